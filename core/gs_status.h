@@ -1,0 +1,23 @@
+/*
+ * gs_status.h -- algorithmic outcome of a solve (never an API error: those are
+ * gs_err). Every solver, the reference oracle included, ends in exactly one of
+ * these; the message table gives a stable name for JSON and a description.
+ */
+#ifndef GS_STATUS_H
+#define GS_STATUS_H
+
+typedef enum {
+    GS_STATUS_OPTIMAL = 0,       /* KKT conditions met within tolerance */
+    GS_STATUS_MAX_ITER,          /* iteration / pivot limit reached */
+    GS_STATUS_NUMERICAL,         /* numerical breakdown (lost positive definiteness...) */
+    GS_STATUS_INFEASIBLE_EQ,     /* equality-fastened set infeasible / dependent */
+    GS_STATUS_NO_PROGRESS,       /* progress guard: iterates stopped improving */
+    GS_STATUS_RAY,               /* Lemke ray termination */
+    GS_STATUS_NOT_RUN,           /* solver not run (invalid input) */
+    GS_STATUS__COUNT
+} gs_status;
+
+const char *gs_status_name(gs_status s);
+const char *gs_status_str(gs_status s);
+
+#endif

@@ -1,0 +1,140 @@
+/* kkt.c -- KKT certificates of a candidate solution (see kkt.h). */
+#include "kkt.h"
+
+#include <cblas.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Residual-gap measures shared by both certificates. O(m). */
+static void measure_w(const gs_problem *pb, const double *lam, const double *w, gs_kkt *k)
+{
+    const int m = pb->pc->m;
+    k->n_act = 0;
+    for (int i = 0; i < m; i++) {
+        double ag = fabs(pb->g[i]), al = fabs(lam[i]);
+        if (ag > k->norm_g)
+            k->norm_g = ag;
+        if (al > k->norm_lam)
+            k->norm_lam = al;
+        if (gs_problem_is_eq(pb, i)) {
+            k->n_act++;
+            if (fabs(w[i]) > k->primal_infeas)
+                k->primal_infeas = fabs(w[i]);
+            continue;
+        }
+        if (lam[i] != 0.0)
+            k->n_act++;
+        if (-w[i] > k->primal_infeas)
+            k->primal_infeas = -w[i];
+        if (-lam[i] > k->dual_infeas)
+            k->dual_infeas = -lam[i];
+        if (fabs(lam[i] * w[i]) > k->complementarity)
+            k->complementarity = fabs(lam[i] * w[i]);
+    }
+}
+
+/* Dual objective and w = Q lam - p, from the support of lambda. O(m |S|). */
+static gs_err dual_side(const gs_problem *pb, const double *lam, double *w, double *obj_dual,
+                        gs_error *err)
+{
+    const gs_precomp *pc = pb->pc;
+    const int m = pc->m;
+    double *p = malloc((size_t)m * sizeof *p), *work = malloc((size_t)m * sizeof *work);
+    if (!p || !work) {
+        free(p);
+        free(work);
+        return gs_errorf(err, GS_ERR_NOMEM, "", "no memory for the certificate");
+    }
+    double s = 0.0;
+    gs_problem_dual_data(pb, p, &s, work);
+    memset(w, 0, (size_t)m * sizeof *w);
+    for (int j = 0; j < m; j++)
+        if (lam[j] != 0.0)
+            cblas_daxpy(m, lam[j], pc->Q + (size_t)j * m, 1, w, 1);
+    double quad = cblas_ddot(m, lam, 1, w, 1), lin = cblas_ddot(m, p, 1, lam, 1);
+    *obj_dual = -(0.5 * quad - lin + s);
+    for (int i = 0; i < m; i++)
+        w[i] -= p[i];
+    free(p);
+    free(work);
+    return GS_OK;
+}
+
+gs_err gs_kkt_dual(const gs_problem *pb, const double *lam, double *w_out, gs_kkt *out,
+                   gs_error *err)
+{
+    memset(out, 0, sizeof *out);
+    const int m = pb->pc->m;
+    double *w = w_out ? w_out : malloc((size_t)m * sizeof *w);
+    if (!w)
+        return gs_errorf(err, GS_ERR_NOMEM, "", "no memory for the certificate");
+    gs_err rc = dual_side(pb, lam, w, &out->obj_dual, err);
+    if (rc == GS_OK) {
+        measure_w(pb, lam, w, out);
+        out->obj_primal = out->obj_dual + cblas_ddot(m, lam, 1, w, 1);
+        out->gap = out->obj_primal - out->obj_dual;
+    }
+    if (!w_out)
+        free(w);
+    return rc;
+}
+
+gs_err gs_kkt_primal(const gs_problem *pb, const double *x, const double *lam, double *w_out,
+                     gs_kkt *out, gs_error *err)
+{
+    memset(out, 0, sizeof *out);
+    out->primal = 1;
+    const gs_precomp *pc = pb->pc;
+    const gs_model *mdl = pc->mdl;
+    const int n = pc->n, m = pc->m;
+    double *f = malloc((size_t)n * sizeof *f), *kx = malloc((size_t)n * sizeof *kx);
+    double *al = calloc((size_t)n, sizeof *al), *w = malloc((size_t)m * sizeof *w);
+    double *wd = malloc((size_t)m * sizeof *wd);
+    gs_err rc = GS_OK;
+    if (!f || !kx || !al || !w || !wd) {
+        rc = gs_errorf(err, GS_ERR_NOMEM, "", "no memory for the certificate");
+        goto done;
+    }
+    gs_problem_load_vector(pb, f);
+    gs_model_A_add(mdl, 1.0, lam, al);
+    /* Kx block by block with the original (unfactored) K: O(sum n_b^2) */
+    for (int b = 0; b < mdl->n_parts; b++) {
+        const int nb = mdl->parts[b].ndof, off = mdl->parts[b].offset;
+        cblas_dsymv(CblasColMajor, CblasLower, nb, 1.0, mdl->parts[b].K, nb, x + off, 1, 0.0,
+                    kx + off, 1);
+    }
+    double rmax = 0.0, fnrm = 0.0, amax = 0.0;
+    for (int i = 0; i < n; i++) {
+        double r = kx[i] - f[i] + al[i];
+        rmax = fmax(rmax, fabs(r));
+        fnrm = fmax(fnrm, fabs(f[i]));
+        amax = fmax(amax, fabs(al[i]));
+    }
+    out->stationarity = (fnrm + amax) > 0.0 ? rmax / (fnrm + amax) : rmax;
+    out->obj_primal = 0.5 * cblas_ddot(n, x, 1, kx, 1) - cblas_ddot(n, f, 1, x, 1);
+    /* w = g - A'x from x itself */
+    gs_model_At(mdl, x, w);
+    for (int i = 0; i < m; i++)
+        w[i] = pb->g[i] - w[i];
+    measure_w(pb, lam, w, out);
+    if ((rc = dual_side(pb, lam, wd, &out->obj_dual, err)) != GS_OK)
+        goto done;
+    out->gap = out->obj_primal - out->obj_dual;
+    if (w_out)
+        memcpy(w_out, w, (size_t)m * sizeof *w);
+done:
+    free(f);
+    free(kx);
+    free(al);
+    free(w);
+    free(wd);
+    return rc;
+}
+
+int gs_kkt_pass(const gs_kkt *k, double tol)
+{
+    double sg = fmax(1.0, k->norm_g), sl = fmax(1.0, k->norm_lam);
+    return k->primal_infeas <= tol * sg && k->dual_infeas <= tol * sl &&
+           k->complementarity <= tol * sg * sl && k->stationarity <= tol;
+}

@@ -1,0 +1,50 @@
+/*
+ * kkt.h -- the KKT certificate carried by every result.
+ *
+ * Optimality of (x, lambda) for  min 1/2 x'Kx - f'x  s.t. A'x <= g  (with
+ * permanently fastened pairs as equalities a_k'x = g_k, lambda_k free):
+ *   Kx - f + A lambda = 0,  w = g - A'x >= 0,  lambda >= 0,  lambda_k w_k = 0.
+ * Two ways to certify:
+ *   gs_kkt_primal  from x and lambda, evaluating K: the independent check
+ *                  (stationarity measured, not assumed). O(sum n_b^2 + m |S|),
+ *                  S = support of lambda.
+ *   gs_kkt_dual    from lambda alone: x = x(lambda) = K^-1(f - A lambda) is
+ *                  exact by construction, w = Q lambda - p. O(m |S|): cheap
+ *                  enough to attach to every solve.
+ * Both report objective values of the primal and the dual and their gap
+ * (= lambda'w at x(lambda)).
+ */
+#ifndef GS_KKT_H
+#define GS_KKT_H
+
+#include "problem.h"
+
+typedef struct {
+    int primal;             /* 1: from x with K; 0: dual certificate */
+    double primal_infeas;   /* mm: max_k (a_k'x - g_k)+, |a_k'x - g_k| on equality pairs */
+    double dual_infeas;     /* N: max_k (-lambda_k)+ over inequality pairs */
+    double complementarity; /* N mm: max_k |lambda_k w_k| over inequality pairs */
+    double stationarity;    /* ||Kx - f + A lambda||_inf / (||f||_inf + ||A lambda||_inf); 0 if dual */
+    double obj_primal;      /* 1/2 x'Kx - f'x */
+    double obj_dual;        /* -(1/2 lambda'Q lambda - p'lambda + s) */
+    double gap;             /* obj_primal - obj_dual */
+    double norm_g;          /* ||g||_inf, mm (scale of the tolerances) */
+    double norm_lam;        /* ||lambda||_inf, N */
+    int n_act;              /* pairs with lambda_k != 0 or equality */
+} gs_kkt;
+
+/* Full certificate from x (n) and lambda (m). w_out (m, optional) gets
+ * g - A'x. Returns GS_ERR_NOMEM only. */
+gs_err gs_kkt_primal(const gs_problem *pb, const double *x, const double *lam, double *w_out,
+                     gs_kkt *out, gs_error *err);
+
+/* Dual certificate from lambda (m). w_out (m, optional) gets Q lambda - p. */
+gs_err gs_kkt_dual(const gs_problem *pb, const double *lam, double *w_out, gs_kkt *out,
+                   gs_error *err);
+
+/* Pass/fail at relative tolerance tol: primal_infeas <= tol max(1,||g||),
+ * dual_infeas <= tol max(1,||lambda||), complementarity <= tol max(1,||g||)
+ * max(1,||lambda||), stationarity <= tol. */
+int gs_kkt_pass(const gs_kkt *k, double tol);
+
+#endif

@@ -1,0 +1,38 @@
+/*
+ * linalg.h -- thin, checked wrappers over BLAS/LAPACK used across gapsim.
+ *
+ * Owns: the Cholesky factorization with LAPACK info turned into a gs_error
+ * naming the matrix, the condition estimate (dlansy + dpotrf + dpocon), and
+ * the monotonic clock. All matrices are column-major, lower triangle
+ * authoritative. Nothing here allocates in a hot loop.
+ */
+#ifndef GS_LINALG_H
+#define GS_LINALG_H
+
+#include <stddef.h>
+#include "gs_error.h"
+
+/* In-place lower Cholesky A = L L' (n x n, leading dim lda). On failure
+ * returns GS_ERR_NOT_SPD (err->lapack_info = leading minor order) naming
+ * `field`. The strict upper triangle is left untouched. O(n^3/3), blocked. */
+gs_err gs_chol(double *A, int n, int lda, const char *field, gs_error *err);
+
+/* 1-norm reciprocal condition estimate of an SPD matrix from its original
+ * 1-norm `anorm` and its Cholesky factor L (dpocon, O(n^2)). */
+gs_err gs_chol_rcond(const double *L, int n, int lda, double anorm, double *rcond,
+                     const char *field, gs_error *err);
+
+/* 1-norm of a symmetric matrix (lower triangle read), O(n^2). */
+double gs_sym_norm1(const double *A, int n, int lda);
+
+/* Condition estimate cond_1(K) of an SPD matrix, not modifying K (factors a
+ * copy). O(n^3/3). */
+gs_err gs_spd_cond_est(const double *K, int n, double *cond, const char *field, gs_error *err);
+
+/* Seconds on a monotonic clock. */
+double gs_now(void);
+
+/* Overflow-checked size products for allocation: returns 0 on overflow. */
+size_t gs_mul_size(size_t a, size_t b);
+
+#endif

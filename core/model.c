@@ -1,0 +1,383 @@
+/*
+ * model.c -- construction, validation and the sparse operator A of an
+ * assembly model (see model.h for the data and its conventions).
+ *
+ * Validation reports the first problem found, naming the field the way the
+ * JSON format does ("parts[1].K", "pairs[12].node[1]"). Checks, in order:
+ * parts (sizes, finite and symmetric blocks), base load, nodes (part and dof
+ * in range, finite coordinates, no dof claimed twice), pairs (nodes in range,
+ * distinct, finite non-zero coefficients, no duplicate node pair), fasteners
+ * (pair in range, finite load >= 0, one fastener per pair). Positive
+ * definiteness is left to the precomputation's Cholesky (it factors anyway).
+ */
+#include "model.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "linalg.h"
+
+#define GS_SYM_RTOL 1e-10
+
+gs_model *gs_model_new(int n_parts, int n_nodes, int m, int n_fast, gs_error *err)
+{
+    if (n_parts < 0 || n_nodes < 0 || m < 0 || n_fast < 0) {
+        gs_errorf(err, GS_ERR_INVALID, "", "negative model size");
+        return NULL;
+    }
+    gs_model *mdl = calloc(1, sizeof *mdl);
+    if (!mdl)
+        goto nomem;
+    mdl->joint = GS_JOINT_AUTO;
+    mdl->n_parts = n_parts;
+    mdl->n_nodes = n_nodes;
+    mdl->m = m;
+    mdl->n_fast = n_fast;
+    mdl->parts = calloc((size_t)n_parts + 1, sizeof *mdl->parts);
+    mdl->nodes = calloc((size_t)n_nodes + 1, sizeof *mdl->nodes);
+    mdl->pairs = calloc((size_t)m + 1, sizeof *mdl->pairs);
+    mdl->fast = calloc((size_t)n_fast + 1, sizeof *mdl->fast);
+    if (!mdl->parts || !mdl->nodes || !mdl->pairs || !mdl->fast)
+        goto nomem;
+    return mdl;
+nomem:
+    gs_model_free(mdl);
+    gs_errorf(err, GS_ERR_NOMEM, "", "no memory for a model with %d nodes and %d pairs",
+              n_nodes, m);
+    return NULL;
+}
+
+gs_err gs_model_alloc_block(gs_model *mdl, int b, int ndof, gs_error *err)
+{
+    char field[48];
+    snprintf(field, sizeof field, "parts[%d].ndof", b);
+    if (b < 0 || b >= mdl->n_parts)
+        return gs_errorf(err, GS_ERR_RANGE, "parts", "part %d out of range [0, %d)", b,
+                         mdl->n_parts);
+    if (ndof < 1)
+        return gs_errorf(err, GS_ERR_INVALID, field, "a part needs at least 1 DOF, got %d", ndof);
+    size_t nn = gs_mul_size((size_t)ndof, (size_t)ndof);
+    if (nn == 0 || nn > SIZE_MAX / sizeof(double))
+        return gs_errorf(err, GS_ERR_LIMIT, field, "block of %d DOFs too large", ndof);
+    free(mdl->parts[b].K);
+    mdl->parts[b].K = calloc(nn, sizeof(double));
+    if (!mdl->parts[b].K) {
+        mdl->parts[b].ndof = 0;
+        return gs_errorf(err, GS_ERR_NOMEM, field, "no memory for a %d x %d block", ndof, ndof);
+    }
+    mdl->parts[b].ndof = ndof;
+    mdl->validated = 0;
+    return GS_OK;
+}
+
+gs_err gs_model_alloc_f(gs_model *mdl, gs_error *err)
+{
+    size_t n = 0;
+    for (int b = 0; b < mdl->n_parts; b++)
+        n += (size_t)(mdl->parts[b].ndof > 0 ? mdl->parts[b].ndof : 0);
+    free(mdl->f);
+    mdl->f = calloc(n + 1, sizeof *mdl->f);
+    if (!mdl->f)
+        return gs_errorf(err, GS_ERR_NOMEM, "f", "no memory for the load vector");
+    return GS_OK;
+}
+
+void gs_model_free(gs_model *mdl)
+{
+    if (!mdl)
+        return;
+    if (mdl->parts)
+        for (int b = 0; b < mdl->n_parts; b++)
+            free(mdl->parts[b].K);
+    free(mdl->parts);
+    free(mdl->nodes);
+    free(mdl->pairs);
+    free(mdl->fast);
+    free(mdl->f);
+    free(mdl->a_row);
+    free(mdl->a_val);
+    free(mdl->pair_parts);
+    free(mdl);
+}
+
+/* ---- validation ---------------------------------------------------------- */
+
+static gs_err validate_parts(gs_model *mdl, gs_error *err)
+{
+    char field[48];
+    if (mdl->n_parts < 1)
+        return gs_errorf(err, GS_ERR_INVALID, "parts", "a model needs at least one part");
+    long long n = 0;
+    for (int b = 0; b < mdl->n_parts; b++) {
+        gs_part *pt = &mdl->parts[b];
+        snprintf(field, sizeof field, "parts[%d].K", b);
+        if (pt->ndof < 1 || !pt->K)
+            return gs_errorf(err, GS_ERR_INVALID, field, "part %d has no stiffness block", b);
+        pt->offset = (int)n;
+        n += pt->ndof;
+        if (n > 1000000000LL)
+            return gs_errorf(err, GS_ERR_LIMIT, "parts", "total DOF count too large");
+        /* finiteness and symmetry: one pass over the lower triangle, O(ndof^2) */
+        const int nd = pt->ndof;
+        double kmax = 0.0;
+        for (size_t idx = 0; idx < (size_t)nd * (size_t)nd; idx++) {
+            double v = pt->K[idx];
+            if (!isfinite(v))
+                return gs_errorf(err, GS_ERR_NONFINITE, field,
+                                 "non-finite entry %g at (%zu, %zu)", v, idx % (size_t)nd,
+                                 idx / (size_t)nd);
+            if (fabs(v) > kmax)
+                kmax = fabs(v);
+        }
+        if (kmax == 0.0)
+            return gs_errorf(err, GS_ERR_NOT_SPD, field, "block is all zeros");
+        const double tol = GS_SYM_RTOL * kmax;
+        for (int j = 0; j < nd; j++)
+            for (int i = j + 1; i < nd; i++) {
+                double a = pt->K[(size_t)j * nd + i], c = pt->K[(size_t)i * nd + j];
+                if (fabs(a - c) > tol)
+                    return gs_errorf(err, GS_ERR_NOT_SYMMETRIC, field,
+                                     "K(%d,%d) = %.17g differs from K(%d,%d) = %.17g "
+                                     "(tolerance %.3g)",
+                                     i, j, a, j, i, c, tol);
+            }
+    }
+    mdl->n = (int)n;
+    if (mdl->f)
+        for (int i = 0; i < mdl->n; i++)
+            if (!isfinite(mdl->f[i]))
+                return gs_errorf(err, GS_ERR_NONFINITE, "f", "non-finite load %g at DOF %d",
+                                 mdl->f[i], i);
+    return GS_OK;
+}
+
+static gs_err validate_nodes(gs_model *mdl, gs_error *err)
+{
+    char field[48];
+    int *owner = malloc((size_t)mdl->n * sizeof *owner);
+    if (!owner)
+        return gs_errorf(err, GS_ERR_NOMEM, "nodes", "no memory");
+    for (int i = 0; i < mdl->n; i++)
+        owner[i] = -1;
+    gs_err rc = GS_OK;
+    for (int v = 0; v < mdl->n_nodes && rc == GS_OK; v++) {
+        const gs_node *nd = &mdl->nodes[v];
+        if (nd->part < 0 || nd->part >= mdl->n_parts) {
+            snprintf(field, sizeof field, "nodes[%d].part", v);
+            rc = gs_errorf(err, GS_ERR_RANGE, field, "node %d: part %d out of range [0, %d)", v,
+                           nd->part, mdl->n_parts);
+            break;
+        }
+        if (nd->dof < 0 || nd->dof >= mdl->parts[nd->part].ndof) {
+            snprintf(field, sizeof field, "nodes[%d].dof", v);
+            rc = gs_errorf(err, GS_ERR_RANGE, field,
+                           "node %d: dof %d out of range [0, %d) of part %d", v, nd->dof,
+                           mdl->parts[nd->part].ndof, nd->part);
+            break;
+        }
+        for (int c = 0; c < 3; c++)
+            if (!isfinite(nd->xyz[c])) {
+                snprintf(field, sizeof field, "nodes[%d].xyz", v);
+                rc = gs_errorf(err, GS_ERR_NONFINITE, field, "node %d: non-finite coordinate", v);
+                break;
+            }
+        if (rc != GS_OK)
+            break;
+        int g = gs_model_node_dof(mdl, v);
+        if (owner[g] >= 0) {
+            snprintf(field, sizeof field, "nodes[%d].dof", v);
+            rc = gs_errorf(err, GS_ERR_DUPLICATE, field,
+                           "node %d: dof %d of part %d already belongs to node %d", v, nd->dof,
+                           nd->part, owner[g]);
+            break;
+        }
+        owner[g] = v;
+    }
+    free(owner);
+    return rc;
+}
+
+typedef struct { int lo, hi, k; } pair_key;
+
+static int pair_key_cmp(const void *a, const void *b)
+{
+    const pair_key *x = a, *y = b;
+    if (x->lo != y->lo)
+        return x->lo < y->lo ? -1 : 1;
+    if (x->hi != y->hi)
+        return x->hi < y->hi ? -1 : 1;
+    return x->k < y->k ? -1 : (x->k > y->k);
+}
+
+static gs_err validate_pairs(gs_model *mdl, gs_error *err)
+{
+    char field[48];
+    if (mdl->m < 1)
+        return gs_errorf(err, GS_ERR_INVALID, "pairs", "a model needs at least one contact pair");
+    for (int k = 0; k < mdl->m; k++) {
+        const gs_pair *pr = &mdl->pairs[k];
+        for (int s = 0; s < 2; s++) {
+            int v = pr->node[s];
+            snprintf(field, sizeof field, "pairs[%d].node[%d]", k, s);
+            if (s == 1 && v == GS_FIXED)
+                continue;
+            if (v < 0 || v >= mdl->n_nodes)
+                return gs_errorf(err, GS_ERR_RANGE, field,
+                                 "pair %d: node %d out of range [0, %d)%s", k, v, mdl->n_nodes,
+                                 s == 1 ? " (use -1 for a fixed part)" : "");
+            snprintf(field, sizeof field, "pairs[%d].coef[%d]", k, s);
+            if (!isfinite(pr->coef[s]))
+                return gs_errorf(err, GS_ERR_NONFINITE, field, "pair %d: non-finite coefficient", k);
+            if (pr->coef[s] == 0.0)
+                return gs_errorf(err, GS_ERR_INVALID, field,
+                                 "pair %d: zero coefficient (a pair's nodes must enter A)", k);
+        }
+        if (pr->node[0] == pr->node[1]) {
+            snprintf(field, sizeof field, "pairs[%d].node[1]", k);
+            return gs_errorf(err, GS_ERR_INVALID, field, "pair %d joins node %d to itself", k,
+                             pr->node[0]);
+        }
+    }
+    /* duplicates: same unordered node set; O(m log m) */
+    pair_key *keys = malloc((size_t)mdl->m * sizeof *keys);
+    if (!keys)
+        return gs_errorf(err, GS_ERR_NOMEM, "pairs", "no memory");
+    for (int k = 0; k < mdl->m; k++) {
+        int a = mdl->pairs[k].node[0], b = mdl->pairs[k].node[1];
+        keys[k] = (pair_key){a < b ? a : b, a < b ? b : a, k};
+    }
+    qsort(keys, (size_t)mdl->m, sizeof *keys, pair_key_cmp);
+    gs_err rc = GS_OK;
+    for (int k = 1; k < mdl->m; k++)
+        if (keys[k].lo == keys[k - 1].lo && keys[k].hi == keys[k - 1].hi) {
+            snprintf(field, sizeof field, "pairs[%d]", keys[k].k);
+            rc = gs_errorf(err, GS_ERR_DUPLICATE, field,
+                           "pair %d joins the same nodes (%d, %d) as pair %d", keys[k].k,
+                           mdl->pairs[keys[k].k].node[0], mdl->pairs[keys[k].k].node[1],
+                           keys[k - 1].k);
+            break;
+        }
+    free(keys);
+    return rc;
+}
+
+static gs_err validate_fasteners(gs_model *mdl, gs_error *err)
+{
+    char field[48];
+    unsigned char *seen = calloc((size_t)mdl->m, 1);
+    if (!seen)
+        return gs_errorf(err, GS_ERR_NOMEM, "fasteners", "no memory");
+    gs_err rc = GS_OK;
+    for (int i = 0; i < mdl->n_fast && rc == GS_OK; i++) {
+        const gs_fastener *fs = &mdl->fast[i];
+        if (fs->pair < 0 || fs->pair >= mdl->m) {
+            snprintf(field, sizeof field, "fasteners[%d].pair", i);
+            rc = gs_errorf(err, GS_ERR_RANGE, field, "fastener %d: pair %d out of range [0, %d)",
+                           i, fs->pair, mdl->m);
+        } else if (seen[fs->pair]) {
+            snprintf(field, sizeof field, "fasteners[%d].pair", i);
+            rc = gs_errorf(err, GS_ERR_DUPLICATE, field,
+                           "fastener %d: pair %d already has a fastener", i, fs->pair);
+        } else if (!isfinite(fs->load)) {
+            snprintf(field, sizeof field, "fasteners[%d].load", i);
+            rc = gs_errorf(err, GS_ERR_NONFINITE, field, "fastener %d: non-finite load", i);
+        } else if (fs->load < 0.0) {
+            snprintf(field, sizeof field, "fasteners[%d].load", i);
+            rc = gs_errorf(err, GS_ERR_INVALID, field,
+                           "fastener %d: load %g < 0 (a fastener presses the pair shut)", i,
+                           fs->load);
+        } else {
+            seen[fs->pair] = 1;
+        }
+    }
+    free(seen);
+    return rc;
+}
+
+/* Compact A: 2 entries per column, and the joint type. O(m + n_nodes). */
+static gs_err derive_operator(gs_model *mdl, gs_error *err)
+{
+    free(mdl->a_row);
+    free(mdl->a_val);
+    free(mdl->pair_parts);
+    mdl->a_row = malloc(2 * (size_t)mdl->m * sizeof *mdl->a_row);
+    mdl->a_val = malloc(2 * (size_t)mdl->m * sizeof *mdl->a_val);
+    mdl->pair_parts = malloc(2 * (size_t)mdl->m * sizeof *mdl->pair_parts);
+    int *uses = calloc((size_t)mdl->n_nodes + 1, sizeof *uses);
+    if (!mdl->a_row || !mdl->a_val || !mdl->pair_parts || !uses) {
+        free(uses);
+        return gs_errorf(err, GS_ERR_NOMEM, "pairs", "no memory");
+    }
+    int shared = 0;
+    for (int k = 0; k < mdl->m; k++)
+        for (int s = 0; s < 2; s++) {
+            int v = mdl->pairs[k].node[s];
+            if (v == GS_FIXED) {
+                mdl->a_row[2 * k + s] = -1;
+                mdl->a_val[2 * k + s] = 0.0;
+                mdl->pair_parts[2 * k + s] = -1;
+                continue;
+            }
+            mdl->a_row[2 * k + s] = gs_model_node_dof(mdl, v);
+            mdl->a_val[2 * k + s] = mdl->pairs[k].coef[s];
+            mdl->pair_parts[2 * k + s] = mdl->nodes[v].part;
+            if (++uses[v] == 2)
+                shared++;
+        }
+    free(uses);
+    if (mdl->joint == GS_JOINT_AUTO)
+        mdl->joint = shared > 0 ? GS_JOINT_SANDWICH : GS_JOINT_SIMPLE;
+    return GS_OK;
+}
+
+gs_err gs_model_validate(gs_model *mdl, gs_error *err)
+{
+    gs_error_clear(err);
+    mdl->validated = 0;
+    gs_err rc;
+    if ((rc = validate_parts(mdl, err)) != GS_OK || (rc = validate_nodes(mdl, err)) != GS_OK ||
+        (rc = validate_pairs(mdl, err)) != GS_OK || (rc = validate_fasteners(mdl, err)) != GS_OK ||
+        (rc = derive_operator(mdl, err)) != GS_OK)
+        return rc;
+    mdl->validated = 1;
+    return GS_OK;
+}
+
+/* ---- the operator A ---------------------------------------------------------- */
+
+void gs_model_At(const gs_model *mdl, const double *x, double *u)
+{
+    const int *r = mdl->a_row;
+    const double *a = mdl->a_val;
+    for (int k = 0; k < mdl->m; k++) {
+        double s = a[2 * k] * x[r[2 * k]];
+        if (r[2 * k + 1] >= 0)
+            s += a[2 * k + 1] * x[r[2 * k + 1]];
+        u[k] = s;
+    }
+}
+
+void gs_model_A_add(const gs_model *mdl, double alpha, const double *lam, double *y)
+{
+    const int *r = mdl->a_row;
+    const double *a = mdl->a_val;
+    for (int k = 0; k < mdl->m; k++) {
+        double l = alpha * lam[k];
+        y[r[2 * k]] += a[2 * k] * l;
+        if (r[2 * k + 1] >= 0)
+            y[r[2 * k + 1]] += a[2 * k + 1] * l;
+    }
+}
+
+void gs_model_pattern_load(const gs_model *mdl, const unsigned char *installed, double *load)
+{
+    memset(load, 0, (size_t)mdl->m * sizeof *load);
+    if (!installed)
+        return;
+    for (int i = 0; i < mdl->n_fast; i++)
+        if (installed[i])
+            load[mdl->fast[i].pair] += mdl->fast[i].load;
+}

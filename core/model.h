@@ -1,0 +1,105 @@
+/*
+ * model.h -- the assembly model: what stays fixed for thousands of solves.
+ *
+ * Owns the in-memory description of an assembly after FE substructuring:
+ *   parts     one dense SPD stiffness block K_b each (K = blockdiag(K_b), n x n)
+ *   nodes     computational nodes: owning part, local DOF of the normal
+ *             displacement inside that part's block, coordinates (mm)
+ *   pairs     contact pairs = columns of A (n x m): entry coef[0] at the DOF of
+ *             node[0], coef[1] at the DOF of node[1] (node[1] = GS_FIXED for a
+ *             node against a fixed part / the jig: one nonzero). A'x is the
+ *             relative displacement that closes the gap: residual w = g - A'x.
+ *   fasteners candidate pairs that can carry a temporary-fastener load F >= 0;
+ *             installed, it adds F * a_k to the load (presses the pair shut)
+ *   f         base load vector (n), optional (NULL = no base load)
+ * Sign convention and formulations: ../shared/FORMULATIONS.md, docs/formats.md.
+ *
+ * Lifecycle: gs_model_new -> fill (gs_model_alloc_block for each K) ->
+ * gs_model_validate (checks everything but positive definiteness, which the
+ * precomputation's Cholesky reports; derives offsets, n and A's compact form)
+ * -> use -> gs_model_free. A validated model is read-only and may be shared by
+ * threads.
+ */
+#ifndef GS_MODEL_H
+#define GS_MODEL_H
+
+#include <stddef.h>
+#include "gs_error.h"
+
+#define GS_FIXED (-1) /* pairs[k].node[1] for a node against a fixed part */
+
+typedef enum {
+    GS_JOINT_AUTO = -1,   /* derive: sandwich iff some node is in two pairs */
+    GS_JOINT_SIMPLE = 0,  /* two parts, each node in at most one pair */
+    GS_JOINT_SANDWICH = 1 /* 3+ parts stacked, some nodes in two pairs */
+} gs_joint;
+
+typedef struct {
+    char name[64];
+    int ndof;      /* block size */
+    int offset;    /* first global DOF (set by gs_model_validate) */
+    double *K;     /* ndof x ndof, column-major, both triangles stored */
+} gs_part;
+
+typedef struct {
+    int part;        /* owning part */
+    int dof;         /* local DOF index within the part's block */
+    double xyz[3];   /* coordinates, mm */
+} gs_node;
+
+typedef struct {
+    int node[2];     /* node[1] == GS_FIXED: against a fixed part */
+    double coef[2];  /* A entries; coef[1] ignored for fixed pairs */
+} gs_pair;
+
+typedef struct {
+    int pair;        /* candidate pair index */
+    double load;     /* N, >= 0 */
+} gs_fastener;
+
+typedef struct {
+    char name[128];
+    gs_joint joint;
+    int n_parts, n_nodes, m, n_fast;
+    gs_part *parts;
+    gs_node *nodes;
+    gs_pair *pairs;
+    gs_fastener *fast;
+    double *f;       /* base load (n) or NULL */
+
+    /* derived by gs_model_validate */
+    int n;           /* total DOFs */
+    int validated;
+    int *a_row;      /* 2m: global row of A's k-th column entries, -1 = none */
+    double *a_val;   /* 2m: the entries */
+    int *pair_parts; /* 2m: part of each entry, -1 = none */
+} gs_model;
+
+/* Allocate a model with zeroed arrays of the given sizes (blocks not allocated). */
+gs_model *gs_model_new(int n_parts, int n_nodes, int m, int n_fast, gs_error *err);
+/* Allocate (zeroed) the K block of part b with ndof DOFs. */
+gs_err gs_model_alloc_block(gs_model *mdl, int b, int ndof, gs_error *err);
+/* Allocate the base load vector f (zeroed); call after all blocks are sized. */
+gs_err gs_model_alloc_f(gs_model *mdl, gs_error *err);
+void gs_model_free(gs_model *mdl);
+
+/* Structural validation with precise errors; derives n, offsets, A's compact
+ * form and the joint type (when GS_JOINT_AUTO). Symmetry tolerance: 1e-10 of
+ * the block's largest entry. Cost O(sum ndof_b^2 + m log m). */
+gs_err gs_model_validate(gs_model *mdl, gs_error *err);
+
+/* u = A'x (x: n, u: m). O(m). */
+void gs_model_At(const gs_model *mdl, const double *x, double *u);
+/* y += alpha * A lam (lam: m, y: n). O(m). */
+void gs_model_A_add(const gs_model *mdl, double alpha, const double *lam, double *y);
+/* Global DOF of a node. */
+static inline int gs_model_node_dof(const gs_model *mdl, int node)
+{
+    return mdl->parts[mdl->nodes[node].part].offset + mdl->nodes[node].dof;
+}
+/* Pair-space load vector of a fastener pattern: load[k] = F of the installed
+ * candidate on pair k, else 0. installed[i] != 0 selects candidate i (NULL:
+ * none). The load vector is f = f_base + A load. */
+void gs_model_pattern_load(const gs_model *mdl, const unsigned char *installed, double *load);
+
+#endif

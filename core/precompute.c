@@ -1,0 +1,258 @@
+/*
+ * precompute.c -- Cholesky of the K blocks, Q = A'K^-1 A and its factor, u0,
+ * condition estimates (see precompute.h for the stages and their cost).
+ */
+#include "precompute.h"
+
+#include <cblas.h>
+#include <lapacke.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "linalg.h"
+
+void gs_precomp_free(gs_precomp *pc)
+{
+    if (!pc)
+        return;
+    if (pc->L)
+        for (int b = 0; b < pc->mdl->n_parts; b++)
+            free(pc->L[b]);
+    free(pc->L);
+    free(pc->Q);
+    free(pc->LQ);
+    free(pc->qdiag);
+    free(pc->u0);
+    free(pc->cond_block);
+    free(pc);
+}
+
+static double *alloc_square(int n)
+{
+    size_t nn = gs_mul_size((size_t)n, (size_t)n);
+    if (n > 0 && (nn == 0 || nn > ((size_t)-1) / sizeof(double)))
+        return NULL;
+    return calloc(nn ? nn : 1, sizeof(double));
+}
+
+/* Stage 1: factor every block, estimate its condition. */
+static gs_err factor_blocks(gs_precomp *pc, gs_error *err)
+{
+    const gs_model *mdl = pc->mdl;
+    char field[48];
+    double inv_max = 0.0;
+    for (int b = 0; b < mdl->n_parts; b++) {
+        const int nb = mdl->parts[b].ndof;
+        snprintf(field, sizeof field, "parts[%d].K", b);
+        pc->L[b] = alloc_square(nb);
+        if (!pc->L[b])
+            return gs_errorf(err, GS_ERR_NOMEM, field, "no memory for the factor of part %d", b);
+        memcpy(pc->L[b], mdl->parts[b].K, (size_t)nb * nb * sizeof(double));
+        double anorm = gs_sym_norm1(mdl->parts[b].K, nb, nb), rc = 0.0;
+        gs_err e = gs_chol(pc->L[b], nb, nb, field, err);
+        if (e != GS_OK)
+            return e;
+        double t0 = gs_now();
+        if ((e = gs_chol_rcond(pc->L[b], nb, nb, anorm, &rc, field, err)) != GS_OK)
+            return e;
+        pc->t.cond += gs_now() - t0;
+        pc->cond_block[b] = rc > 0 ? 1.0 / rc : INFINITY;
+        if (anorm > pc->normK1)
+            pc->normK1 = anorm;
+        double inv = rc > 0 ? 1.0 / (rc * anorm) : INFINITY;
+        if (inv > inv_max)
+            inv_max = inv;
+    }
+    pc->cond_K = pc->normK1 * inv_max;
+    return GS_OK;
+}
+
+/* Stage 2: Q = sum_b B_b'B_b with B_b = L_b^-1 A_b. For part b, `cols` lists
+ * the pairs with an entry in b (m_b of them); A_b is n_b x m_b with one or two
+ * nonzeros per column. Cost per part: n_b^2 m_b (dtrsm) + n_b m_b^2 (dsyrk). */
+static gs_err build_Q(gs_precomp *pc, gs_error *err)
+{
+    const gs_model *mdl = pc->mdl;
+    const int m = pc->m;
+    int *cols = malloc((size_t)m * sizeof *cols);
+    if (!cols)
+        return gs_errorf(err, GS_ERR_NOMEM, "pairs", "no memory");
+    gs_err rc = GS_OK;
+    for (int b = 0; b < mdl->n_parts && rc == GS_OK; b++) {
+        const int nb = mdl->parts[b].ndof, off = mdl->parts[b].offset;
+        int mb = 0;
+        for (int k = 0; k < m; k++)
+            if (mdl->pair_parts[2 * k] == b || mdl->pair_parts[2 * k + 1] == b)
+                cols[mb++] = k;
+        if (mb == 0)
+            continue;
+        double *B = calloc(gs_mul_size((size_t)nb, (size_t)mb), sizeof *B);
+        double *C = calloc(gs_mul_size((size_t)mb, (size_t)mb), sizeof *C);
+        if (!B || !C) {
+            free(B);
+            free(C);
+            rc = gs_errorf(err, GS_ERR_NOMEM, "pairs", "no memory for Q's part-%d term", b);
+            break;
+        }
+        for (int c = 0; c < mb; c++) {
+            const int k = cols[c];
+            for (int s = 0; s < 2; s++)
+                if (mdl->pair_parts[2 * k + s] == b)
+                    B[(size_t)c * nb + (mdl->a_row[2 * k + s] - off)] += mdl->a_val[2 * k + s];
+        }
+        cblas_dtrsm(CblasColMajor, CblasLeft, CblasLower, CblasNoTrans, CblasNonUnit, nb, mb,
+                    1.0, pc->L[b], nb, B, nb);
+        cblas_dsyrk(CblasColMajor, CblasLower, CblasTrans, mb, nb, 1.0, B, nb, 0.0, C, mb);
+        for (int cj = 0; cj < mb; cj++)
+            for (int ci = cj; ci < mb; ci++) {
+                double v = C[(size_t)cj * mb + ci];
+                int i = cols[ci], j = cols[cj];
+                pc->Q[(size_t)j * m + i] += v;
+                if (i != j)
+                    pc->Q[(size_t)i * m + j] += v;
+            }
+        free(B);
+        free(C);
+    }
+    free(cols);
+    return rc;
+}
+
+/* Stage 3: u0 = A'K^-1 f_base, s0 = 1/2 f'K^-1 f. O(sum n_b^2). */
+static gs_err base_loads(gs_precomp *pc, gs_error *err)
+{
+    const gs_model *mdl = pc->mdl;
+    if (!mdl->f)
+        return GS_OK; /* u0 = 0, s0 = 0 (calloc) */
+    double *y = malloc((size_t)pc->n * sizeof *y);
+    if (!y)
+        return gs_errorf(err, GS_ERR_NOMEM, "f", "no memory");
+    memcpy(y, mdl->f, (size_t)pc->n * sizeof *y);
+    gs_precomp_kinv(pc, y);
+    gs_model_At(mdl, y, pc->u0);
+    pc->s0 = 0.5 * cblas_ddot(pc->n, mdl->f, 1, y, 1);
+    free(y);
+    return GS_OK;
+}
+
+/* Stage 4: L_Q. A failure means linearly dependent pairs (Q singular). */
+static gs_err factor_Q(gs_precomp *pc, gs_error *err)
+{
+    const int m = pc->m;
+    memcpy(pc->LQ, pc->Q, (size_t)m * m * sizeof(double));
+    double anorm = gs_sym_norm1(pc->Q, m, m), rc = 0.0;
+    gs_err e = gs_chol(pc->LQ, m, m, "pairs", err);
+    if (e != GS_OK) {
+        int info = err ? err->lapack_info : 0;
+        char field[48];
+        snprintf(field, sizeof field, "pairs[%d]", info > 0 ? info - 1 : 0);
+        gs_errorf(err, GS_ERR_SINGULAR, field,
+                  "Q = A'K^-1 A is singular: contact pair %d is linearly dependent on the "
+                  "pairs before it (dpotrf info %d)",
+                  info - 1, info);
+        if (err)
+            err->lapack_info = info;
+        return GS_ERR_SINGULAR;
+    }
+    /* dpotrf can pass on a numerically singular Q with a round-off-sized pivot:
+     * a pivot^2 below 1e-13 Q_ii means pair i is dependent on those before it
+     * (a valid Q with cond 1e8 has pivot^2 / Q_ii of 1e-8 or more). */
+    for (int i = 0; i < m; i++) {
+        double piv = pc->LQ[(size_t)i * m + i];
+        if (piv * piv < 1e-13 * pc->Q[(size_t)i * m + i]) {
+            char field[48];
+            snprintf(field, sizeof field, "pairs[%d]", i);
+            gs_errorf(err, GS_ERR_SINGULAR, field,
+                      "Q = A'K^-1 A is numerically singular: contact pair %d is linearly "
+                      "dependent on the pairs before it (relative pivot %.3g)",
+                      i, piv * piv / pc->Q[(size_t)i * m + i]);
+            if (err)
+                err->lapack_info = i + 1;
+            return GS_ERR_SINGULAR;
+        }
+    }
+    for (int j = 1; j < m; j++) /* zero the strict upper triangle */
+        memset(pc->LQ + (size_t)j * m, 0, (size_t)j * sizeof(double));
+    double t0 = gs_now();
+    if ((e = gs_chol_rcond(pc->LQ, m, m, anorm, &rc, "pairs", err)) != GS_OK)
+        return e;
+    pc->t.cond += gs_now() - t0;
+    pc->cond_Q = rc > 0 ? 1.0 / rc : INFINITY;
+    for (int i = 0; i < m; i++)
+        pc->qdiag[i] = pc->Q[(size_t)i * m + i];
+    return GS_OK;
+}
+
+gs_err gs_precomp_build(const gs_model *mdl, gs_precomp **out, gs_error *err)
+{
+    *out = NULL;
+    gs_error_clear(err);
+    if (!mdl->validated)
+        return gs_errorf(err, GS_ERR_INVALID, "", "model must be validated before precomputation");
+    gs_precomp *pc = calloc(1, sizeof *pc);
+    if (!pc)
+        return gs_errorf(err, GS_ERR_NOMEM, "", "no memory");
+    pc->mdl = mdl;
+    pc->n = mdl->n;
+    pc->m = mdl->m;
+    pc->L = calloc((size_t)mdl->n_parts, sizeof *pc->L);
+    pc->cond_block = calloc((size_t)mdl->n_parts, sizeof *pc->cond_block);
+    pc->Q = alloc_square(mdl->m);
+    pc->LQ = alloc_square(mdl->m);
+    pc->qdiag = calloc((size_t)mdl->m, sizeof *pc->qdiag);
+    pc->u0 = calloc((size_t)mdl->m, sizeof *pc->u0);
+    gs_err rc = GS_OK;
+    if (!pc->L || !pc->cond_block || !pc->Q || !pc->LQ || !pc->qdiag || !pc->u0) {
+        rc = gs_errorf(err, GS_ERR_NOMEM, "", "no memory for the precomputation (m = %d)", mdl->m);
+        goto fail;
+    }
+    double t0 = gs_now(), t1;
+    if ((rc = factor_blocks(pc, err)) != GS_OK)
+        goto fail;
+    t1 = gs_now();
+    pc->t.factor_K = t1 - t0 - pc->t.cond;
+    if ((rc = build_Q(pc, err)) != GS_OK)
+        goto fail;
+    pc->t.build_Q = gs_now() - t1;
+    t1 = gs_now();
+    if ((rc = base_loads(pc, err)) != GS_OK)
+        goto fail;
+    pc->t.loads = gs_now() - t1;
+    t1 = gs_now();
+    double tc = pc->t.cond;
+    if ((rc = factor_Q(pc, err)) != GS_OK)
+        goto fail;
+    pc->t.factor_Q = gs_now() - t1 - (pc->t.cond - tc);
+    pc->t.total = gs_now() - t0;
+    *out = pc;
+    return GS_OK;
+fail:
+    gs_precomp_free(pc);
+    return rc;
+}
+
+void gs_precomp_kinv(const gs_precomp *pc, double *b)
+{
+    const gs_model *mdl = pc->mdl;
+    for (int p = 0; p < mdl->n_parts; p++) {
+        const int nb = mdl->parts[p].ndof;
+        double *x = b + mdl->parts[p].offset;
+        cblas_dtrsv(CblasColMajor, CblasLower, CblasNoTrans, CblasNonUnit, nb, pc->L[p], nb, x, 1);
+        cblas_dtrsv(CblasColMajor, CblasLower, CblasTrans, CblasNonUnit, nb, pc->L[p], nb, x, 1);
+    }
+}
+
+void gs_precomp_Qx(const gs_precomp *pc, const int *S, int ns, const double *xs, double *y)
+{
+    const int m = pc->m;
+    if (!S) {
+        cblas_dsymv(CblasColMajor, CblasLower, m, 1.0, pc->Q, m, xs, 1, 0.0, y, 1);
+        return;
+    }
+    memset(y, 0, (size_t)m * sizeof *y);
+    for (int i = 0; i < ns; i++)
+        if (xs[i] != 0.0)
+            cblas_daxpy(m, xs[i], pc->Q + (size_t)S[i] * m, 1, y, 1);
+}

@@ -1,0 +1,66 @@
+/*
+ * precompute.h -- the once-per-assembly precomputation every solve reuses.
+ *
+ * From a validated model it builds, in this order (stage times recorded):
+ *   1. L_b      lower Cholesky factor of each stiffness block K_b (dpotrf)
+ *   2. Q        = A'K^-1 A (m x m, SPD, dense). Per part b, with A_b the rows
+ *               of A in block b restricted to the m_b pairs touching b:
+ *               B_b = L_b^-1 A_b (dtrsm), Q += B_b'B_b (dsyrk, scattered).
+ *               A has 1-2 nonzeros per column, so no n x m matrix is formed:
+ *               the largest intermediate is n_b x m_b.
+ *   3. u0       = A'K^-1 f_base, s0 = 1/2 f_base'K^-1 f_base
+ *   4. L_Q      lower Cholesky factor of Q (dpotrf). It is also the factor the
+ *               relative form needs: K~ = Q^-1 = L_Q^-T L_Q^-1, so Goldfarb-
+ *               Idnani on the relative problem takes J = L_Q directly.
+ *   5. cond_1 estimates of K (over all blocks) and Q (dlansy + dpocon).
+ * Cost: sum_b (n_b^3/3 + n_b^2 m_b + n_b m_b^2) + m^3/3 flops, all BLAS-3 /
+ * blocked LAPACK; memory: K blocks + factors (2 sum n_b^2) + Q and L_Q (2 m^2).
+ * The result is read-only and shared by all solver threads.
+ */
+#ifndef GS_PRECOMPUTE_H
+#define GS_PRECOMPUTE_H
+
+#include "gs_error.h"
+#include "model.h"
+
+typedef struct {
+    double factor_K;  /* s, stage 1 */
+    double build_Q;   /* s, stage 2 */
+    double loads;     /* s, stage 3 */
+    double factor_Q;  /* s, stage 4 */
+    double cond;      /* s, stage 5 */
+    double total;
+} gs_precomp_times;
+
+typedef struct {
+    const gs_model *mdl; /* borrowed: must outlive the precomputation */
+    int n, m;
+    double **L;          /* per part: lower factor of K_b, ndof x ndof col-major */
+    double *Q;           /* m x m, both triangles, column-major (Q[:,j] contiguous) */
+    double *LQ;          /* m x m, lower factor of Q, strict upper triangle zero */
+    double *qdiag;       /* diag(Q) */
+    double *u0;          /* A'K^-1 f_base (m) */
+    double s0;           /* 1/2 f_base'K^-1 f_base */
+    double cond_K;       /* cond_1(K) estimate: max_b ||K_b||_1 * max_b ||K_b^-1||_1 */
+    double cond_Q;       /* cond_1(Q) estimate */
+    double *cond_block;  /* cond_1(K_b) estimate per part */
+    double normK1;       /* max_b ||K_b||_1 */
+    gs_precomp_times t;
+} gs_precomp;
+
+/* Build the precomputation of a validated model. Errors: GS_ERR_NOT_SPD naming
+ * "parts[b].K" (with the LAPACK info) for a non-SPD block; GS_ERR_SINGULAR for
+ * a singular Q (linearly dependent contact pairs) naming the pair where the
+ * factorization broke down; GS_ERR_NOMEM. */
+gs_err gs_precomp_build(const gs_model *mdl, gs_precomp **out, gs_error *err);
+void gs_precomp_free(gs_precomp *pc);
+
+/* In place b <- K^-1 b (n), block by block (dpotrs). O(sum n_b^2). */
+void gs_precomp_kinv(const gs_precomp *pc, double *b);
+
+/* y = Q x for a vector x with support S (|S| = ns, x given on S: xs[i] for
+ * index S[i]); y is m long. O(m ns) using contiguous columns of Q. With
+ * S = NULL, x is dense (xs has m entries) and dsymv is used, O(m^2). */
+void gs_precomp_Qx(const gs_precomp *pc, const int *S, int ns, const double *xs, double *y);
+
+#endif

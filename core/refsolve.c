@@ -1,0 +1,315 @@
+/* refsolve.c -- Lawson-Hanson active set on the dual: the test oracle. */
+#include "refsolve.h"
+
+#include <cblas.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "linalg.h"
+
+typedef struct {
+    const gs_precomp *pc;
+    int m, k, cap;     /* |C|, capacity of L */
+    int *C;            /* members of the contact set, in factor order */
+    int *pos;          /* pos[i] = index in C or -1 */
+    double *L;         /* cap x cap, lower factor of Q_CC (leading k x k) */
+    double *col;       /* scratch of cap */
+} ref_set;
+
+static double qv(const gs_precomp *pc, int i, int j)
+{
+    return pc->Q[(size_t)j * pc->m + i];
+}
+
+static int set_grow(ref_set *s)
+{
+    int ncap = s->cap ? 2 * s->cap : 64;
+    if (ncap > s->m)
+        ncap = s->m;
+    double *L = calloc((size_t)ncap * ncap, sizeof *L);
+    double *col = malloc((size_t)ncap * sizeof *col);
+    if (!L || !col) {
+        free(L);
+        free(col);
+        return -1;
+    }
+    for (int j = 0; j < s->k; j++)
+        memcpy(L + (size_t)j * ncap, s->L + (size_t)j * s->cap, (size_t)s->k * sizeof *L);
+    free(s->L);
+    free(s->col);
+    s->L = L;
+    s->col = col;
+    s->cap = ncap;
+    return 0;
+}
+
+/* Append pair j to C: row k of L from L l = Q_Cj, O(k^2). Returns 1 if the
+ * new pivot is numerically zero (j dependent on C: not added), -1 no memory. */
+static int set_append(ref_set *s, int j)
+{
+    if (s->k == s->cap && set_grow(s) != 0)
+        return -1;
+    const int k = s->k, ld = s->cap;
+    for (int c = 0; c < k; c++)
+        s->col[c] = qv(s->pc, s->C[c], j);
+    if (k > 0)
+        cblas_dtrsv(CblasColMajor, CblasLower, CblasNoTrans, CblasNonUnit, k, s->L, ld, s->col, 1);
+    double d2 = qv(s->pc, j, j) - (k > 0 ? cblas_ddot(k, s->col, 1, s->col, 1) : 0.0);
+    if (!(d2 > 1e-13 * qv(s->pc, j, j)))
+        return 1;
+    for (int c = 0; c < k; c++)
+        s->L[k + (size_t)c * ld] = s->col[c];
+    s->L[k + (size_t)k * ld] = sqrt(d2);
+    s->C[k] = j;
+    s->pos[j] = k;
+    s->k++;
+    return 0;
+}
+
+/* Rebuild L from scratch for the current C: O(k^3). */
+static gs_err set_refactor(ref_set *s, gs_error *err)
+{
+    const int k = s->k, ld = s->cap;
+    for (int b = 0; b < k; b++)
+        for (int a = b; a < k; a++)
+            s->L[a + (size_t)b * ld] = qv(s->pc, s->C[a], s->C[b]);
+    return gs_chol(s->L, k, ld, "Q_CC", err);
+}
+
+/* z_C = Q_CC^-1 p_C (z indexed by position in C). O(k^2). */
+static void set_solve(const ref_set *s, const double *p, double *z)
+{
+    for (int c = 0; c < s->k; c++)
+        z[c] = p[s->C[c]];
+    if (s->k == 0)
+        return;
+    cblas_dtrsv(CblasColMajor, CblasLower, CblasNoTrans, CblasNonUnit, s->k, s->L, s->cap, z, 1);
+    cblas_dtrsv(CblasColMajor, CblasLower, CblasTrans, CblasNonUnit, s->k, s->L, s->cap, z, 1);
+}
+
+/* Remove the members flagged in drop[] (by position), keeping order. */
+static void set_remove(ref_set *s, const unsigned char *drop)
+{
+    int k2 = 0;
+    for (int c = 0; c < s->k; c++) {
+        int i = s->C[c];
+        if (drop[c]) {
+            s->pos[i] = -1;
+            continue;
+        }
+        s->C[k2] = i;
+        s->pos[i] = k2++;
+    }
+    s->k = k2;
+}
+
+/* w = Q lam - p using the columns of C only: O(m k). */
+static void residual(const ref_set *s, const double *lam, const double *p, double *w)
+{
+    const int m = s->m;
+    for (int i = 0; i < m; i++)
+        w[i] = -p[i];
+    for (int c = 0; c < s->k; c++)
+        cblas_daxpy(m, lam[s->C[c]], s->pc->Q + (size_t)s->C[c] * m, 1, w, 1);
+}
+
+void gs_ref_default_opts(gs_ref_opts *o)
+{
+    o->tol = 1e-11;
+    o->max_iter = 0; /* 0: 4 m + 100 */
+}
+
+/* Polish: fresh factor of Q_CC, solve, one refinement step. O(k^3 + k^2). */
+static gs_err polish(ref_set *s, const double *p, double *lam, double *z, double *r,
+                     gs_error *err)
+{
+    gs_err e = set_refactor(s, err);
+    if (e != GS_OK)
+        return e;
+    set_solve(s, p, z);
+    /* r = p_C - Q_CC z */
+    for (int a = 0; a < s->k; a++) {
+        double acc = p[s->C[a]];
+        for (int b = 0; b < s->k; b++)
+            acc -= qv(s->pc, s->C[a], s->C[b]) * z[b];
+        r[s->C[a]] = acc;
+    }
+    double *dz = r + s->m; /* second half of the scratch */
+    set_solve(s, r, dz);
+    for (int c = 0; c < s->k; c++)
+        lam[s->C[c]] = z[c] + dz[c];
+    return GS_OK;
+}
+
+gs_err gs_ref_solve(const gs_problem *pb, const gs_ref_opts *opt, double *lam, double *w_out,
+                    gs_ref_info *info, gs_error *err)
+{
+    const gs_precomp *pc = pb->pc;
+    const int m = pc->m;
+    gs_ref_opts o;
+    if (opt)
+        o = *opt;
+    else
+        gs_ref_default_opts(&o);
+    int max_iter = o.max_iter > 0 ? o.max_iter : 4 * m + 100;
+    memset(info, 0, sizeof *info);
+    info->status = GS_STATUS_NOT_RUN;
+    gs_err rc = gs_problem_check(pb, err);
+    if (rc != GS_OK)
+        return rc;
+    double t0 = gs_now();
+
+    ref_set s = {.pc = pc, .m = m};
+    double *p = malloc((size_t)m * sizeof *p), *w = malloc((size_t)m * sizeof *w);
+    double *z = malloc((size_t)m * sizeof *z), *scratch = malloc(2 * (size_t)m * sizeof *scratch);
+    unsigned char *blocked = calloc((size_t)m, 1), *drop = calloc((size_t)m, 1);
+    s.C = malloc((size_t)m * sizeof *s.C);
+    s.pos = malloc((size_t)m * sizeof *s.pos);
+    if (!p || !w || !z || !scratch || !blocked || !drop || !s.C || !s.pos) {
+        rc = gs_errorf(err, GS_ERR_NOMEM, "", "no memory for the reference solver");
+        goto done;
+    }
+    for (int i = 0; i < m; i++)
+        s.pos[i] = -1;
+    memset(lam, 0, (size_t)m * sizeof *lam);
+    gs_problem_dual_data(pb, p, NULL, w);
+    double pmax = 0.0;
+    for (int i = 0; i < m; i++)
+        pmax = fmax(pmax, fabs(p[i]));
+    const double tol = o.tol * fmax(1.0, pmax);
+
+    /* equality pairs enter first and never leave */
+    for (int i = 0; i < m; i++)
+        if (gs_problem_is_eq(pb, i)) {
+            int a = set_append(&s, i);
+            if (a < 0) {
+                rc = gs_errorf(err, GS_ERR_NOMEM, "", "no memory");
+                goto done;
+            }
+            if (a > 0) {
+                info->status = GS_STATUS_INFEASIBLE_EQ;
+                goto done;
+            }
+        }
+    set_solve(&s, p, z);
+    for (int c = 0; c < s.k; c++)
+        lam[s.C[c]] = z[c];
+
+    info->status = GS_STATUS_MAX_ITER;
+    int steps = 0, polished = 0;
+    while (steps < max_iter) {
+        residual(&s, lam, p, w);
+        int j = -1;
+        double wmin = -tol;
+        for (int i = 0; i < m; i++)
+            if (s.pos[i] < 0 && !blocked[i] && w[i] < wmin) {
+                wmin = w[i];
+                j = i;
+            }
+        if (j < 0) {
+            if (polished) {
+                info->status = GS_STATUS_OPTIMAL;
+                break;
+            }
+            /* candidate optimum: polish on the final C, then check again */
+            if ((rc = polish(&s, p, lam, z, scratch, err)) != GS_OK) {
+                info->status = GS_STATUS_NUMERICAL;
+                rc = GS_OK;
+                goto done;
+            }
+            polished = 1;
+            int neg = 0;
+            for (int c = 0; c < s.k; c++)
+                if (!gs_problem_is_eq(pb, s.C[c]) && lam[s.C[c]] < 0.0)
+                    neg = 1;
+            if (!neg)
+                continue; /* recheck w with the polished multipliers */
+            polished = 0;
+        }
+        polished = 0;
+        if (j >= 0) {
+            int a = set_append(&s, j);
+            if (a < 0) {
+                rc = gs_errorf(err, GS_ERR_NOMEM, "", "no memory");
+                goto done;
+            }
+            if (a > 0) { /* numerically dependent on C: never pick it again here */
+                blocked[j] = 1;
+                continue;
+            }
+            info->iterations++;
+        }
+        steps++;
+        /* inner loop: keep the multipliers of C \ E positive */
+        for (;;) {
+            set_solve(&s, p, z);
+            double alpha = 1.0;
+            int worst = -1;
+            for (int c = 0; c < s.k; c++) {
+                int i = s.C[c];
+                if (gs_problem_is_eq(pb, i) || z[c] > 0.0)
+                    continue;
+                double a = lam[i] / (lam[i] - z[c]);
+                if (worst < 0 || a < alpha) {
+                    alpha = a;
+                    worst = c;
+                }
+            }
+            if (worst < 0) {
+                for (int c = 0; c < s.k; c++)
+                    lam[s.C[c]] = z[c];
+                memset(blocked, 0, (size_t)m);
+                break;
+            }
+            if (j >= 0 && s.C[worst] == j && lam[j] == 0.0) {
+                /* the pair just added would leave at once (round-off): undo */
+                memset(drop, 0, (size_t)s.k);
+                drop[worst] = 1;
+                set_remove(&s, drop);
+                blocked[j] = 1;
+                if ((rc = set_refactor(&s, err)) != GS_OK) {
+                    info->status = GS_STATUS_NUMERICAL;
+                    rc = GS_OK;
+                    goto done;
+                }
+                break;
+            }
+            memset(drop, 0, (size_t)s.k);
+            for (int c = 0; c < s.k; c++) {
+                int i = s.C[c];
+                lam[i] += alpha * (z[c] - lam[i]);
+                if (!gs_problem_is_eq(pb, i) && (c == worst || lam[i] <= 0.0)) {
+                    lam[i] = 0.0;
+                    drop[c] = 1;
+                    info->drops++;
+                }
+            }
+            set_remove(&s, drop);
+            if ((rc = set_refactor(&s, err)) != GS_OK) {
+                info->status = GS_STATUS_NUMERICAL;
+                rc = GS_OK;
+                goto done;
+            }
+            if (++steps >= max_iter)
+                break;
+            j = -1;
+        }
+    }
+    if (w_out)
+        residual(&s, lam, p, w_out);
+done:
+    info->n_act = s.k;
+    info->time = gs_now() - t0;
+    free(p);
+    free(w);
+    free(z);
+    free(scratch);
+    free(blocked);
+    free(drop);
+    free(s.C);
+    free(s.pos);
+    free(s.L);
+    free(s.col);
+    return rc;
+}

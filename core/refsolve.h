@@ -1,0 +1,47 @@
+/*
+ * refsolve.h -- the reference solver: a test oracle, not a product solver.
+ *
+ * Problem: the dual (2) of FORMULATIONS.md with equality pairs,
+ *     min 1/2 lam'Q lam - p'lam   s.t. lam_k >= 0 (k not fastened), lam_E free.
+ * Method: Lawson-Hanson primal active set on the dual (NNLS-style). The set C
+ * holds the pairs in contact (plus all equality pairs); each outer step adds
+ * the pair with the most negative residual gap w_j = (Q lam - p)_j, solves
+ * Q_CC z = p_C and, while some z_i <= 0, steps back towards z and drops the
+ * pairs whose multiplier reaches zero. At the end the equality system on the
+ * final C is solved again from a fresh factorization with one step of
+ * iterative refinement (the polish), and optimality is re-checked.
+ * Reference: C. Lawson, R. Hanson, Solving Least Squares Problems (1974), ch. 23.
+ * Invariants: L holds the Cholesky factor of Q_CC (appended in O(|C|^2) per
+ * added pair; rebuilt from scratch, O(|C|^3), after drops); lam is zero
+ * outside C and >= 0 on C \ E.
+ * Cost per outer step: O(m |C|) for w, O(|C|^2) for the append and solves.
+ * Chosen for simplicity and independence from the product solvers, not speed.
+ */
+#ifndef GS_REFSOLVE_H
+#define GS_REFSOLVE_H
+
+#include "gs_status.h"
+#include "problem.h"
+
+typedef struct {
+    double tol;    /* optimality: w_j >= -tol max(1, ||p||_inf); default 1e-11 */
+    int max_iter;  /* outer + inner steps; default 4 m + 100 */
+} gs_ref_opts;
+
+typedef struct {
+    gs_status status;
+    int iterations;       /* outer steps (pairs added) */
+    int drops;            /* pairs dropped in inner steps */
+    int n_act;            /* |C| at the end, equality pairs included */
+    double time;          /* s */
+} gs_ref_info;
+
+void gs_ref_default_opts(gs_ref_opts *o);
+
+/* Solve; lam (m) gets the multipliers, w (m, optional) the residual gaps
+ * Q lam - p. Returns an API error (bad data, no memory); the algorithmic
+ * outcome is info->status. */
+gs_err gs_ref_solve(const gs_problem *pb, const gs_ref_opts *opt, double *lam, double *w,
+                    gs_ref_info *info, gs_error *err);
+
+#endif

@@ -1,0 +1,134 @@
+/* test_kkt.c -- KKT certificates on hand-made problems with exact solutions. */
+#include "gs_test.h"
+#include "test_models.h"
+
+#include "kkt.h"
+
+static gs_precomp *build(gs_model *mdl)
+{
+    gs_error e;
+    GS_CHECK_INT(gs_model_validate(mdl, &e), GS_OK);
+    gs_precomp *pc = NULL;
+    GS_CHECK_INT(gs_precomp_build(mdl, &pc, &e), GS_OK);
+    return pc;
+}
+
+/* Two springs k1 = 2, k2 = 3, fastener F = 6 installed, gap 2 mm:
+ * Q = 5/6, u0 = 5, lambda = 3.6 N, x = (-1.2, 0.8), objectives -9.6 N mm. */
+GS_TEST(two_springs_exact_solution_certifies)
+{
+    gs_model *mdl = tm_two_springs();
+    gs_precomp *pc = build(mdl);
+    double g = 2.0, load = 6.0, lam = 3.6, x[2] = {-1.2, 0.8}, w;
+    gs_problem pb = {.pc = pc, .g = &g, .load = &load};
+    gs_kkt k;
+    GS_CHECK_INT(gs_kkt_primal(&pb, x, &lam, &w, &k, NULL), GS_OK);
+    GS_CHECK_NEAR(w, 0.0, 1e-15);
+    GS_CHECK_NEAR(k.primal_infeas, 0.0, 1e-15);
+    GS_CHECK_NEAR(k.dual_infeas, 0.0, 0.0);
+    GS_CHECK_NEAR(k.complementarity, 0.0, 1e-14);
+    GS_CHECK_NEAR(k.stationarity, 0.0, 1e-15);
+    GS_CHECK_NEAR(k.obj_primal, -9.6, 1e-13);
+    GS_CHECK_NEAR(k.obj_dual, -9.6, 1e-13);
+    GS_CHECK_NEAR(k.gap, 0.0, 1e-13);
+    GS_CHECK_INT(k.n_act, 1);
+    GS_CHECK(gs_kkt_pass(&k, 1e-12));
+    /* the dual certificate agrees */
+    GS_CHECK_INT(gs_kkt_dual(&pb, &lam, &w, &k, NULL), GS_OK);
+    GS_CHECK_NEAR(w, 0.0, 1e-14);
+    GS_CHECK_NEAR(k.obj_dual, -9.6, 1e-13);
+    GS_CHECK_NEAR(k.obj_primal, -9.6, 1e-13);
+    GS_CHECK(gs_kkt_pass(&k, 1e-12));
+    gs_precomp_free(pc);
+    gs_model_free(mdl);
+}
+
+GS_TEST(violations_are_measured)
+{
+    gs_model *mdl = tm_two_springs();
+    gs_precomp *pc = build(mdl);
+    double g = 2.0, load = 6.0, lam = 0.0, x[2] = {-3.0, 2.0}, w; /* free deflection */
+    gs_problem pb = {.pc = pc, .g = &g, .load = &load};
+    gs_kkt k;
+    gs_kkt_primal(&pb, x, &lam, &w, &k, NULL);
+    GS_CHECK_NEAR(w, -3.0, 1e-15); /* penetration 3 mm */
+    GS_CHECK_NEAR(k.primal_infeas, 3.0, 1e-15);
+    GS_CHECK_NEAR(k.stationarity, 0.0, 1e-15);
+    GS_CHECK(!gs_kkt_pass(&k, 1e-6));
+    /* negative force, and a force with an open gap */
+    lam = -1.0;
+    gs_kkt_dual(&pb, &lam, &w, &k, NULL);
+    GS_CHECK_NEAR(k.dual_infeas, 1.0, 0.0);
+    GS_CHECK(!gs_kkt_pass(&k, 1e-6));
+    g = 10.0;
+    lam = 1.0; /* w = Q lam - p = 5/6 - (5 - 10) */
+    gs_kkt_dual(&pb, &lam, &w, &k, NULL);
+    GS_CHECK_NEAR(w, 5.0 / 6.0 + 5.0, 1e-14);
+    GS_CHECK_NEAR(k.complementarity, 5.0 / 6.0 + 5.0, 1e-14);
+    GS_CHECK_NEAR(k.gap, 5.0 / 6.0 + 5.0, 1e-13);
+    /* a wrong x: stationarity residual relative to ||f|| + ||A lam|| */
+    g = 2.0;
+    lam = 3.6;
+    double xb[2] = {-1.2, 0.9}; /* K x - f + A lam = (0, 0.3) ; ||f|| 6, ||A lam|| 3.6 */
+    gs_kkt_primal(&pb, xb, &lam, &w, &k, NULL);
+    GS_CHECK_NEAR(k.stationarity, 0.3 / 9.6, 1e-14);
+    GS_CHECK(!gs_kkt_pass(&k, 1e-6));
+    gs_precomp_free(pc);
+    gs_model_free(mdl);
+}
+
+/* Chain of 3 against a jig, g = (1, 1.7, 1): lambda = (0.5, 0, 0.5),
+ * x = (1, 1.5, 1), w = (0, 0.2, 0). */
+GS_TEST(chain3_exact_solution)
+{
+    gs_model *mdl = tm_chain3();
+    gs_precomp *pc = build(mdl);
+    double g[3] = {1, 1.7, 1}, lam[3] = {0.5, 0, 0.5}, x[3] = {1, 1.5, 1}, w[3];
+    gs_problem pb = {.pc = pc, .g = g};
+    gs_kkt k;
+    GS_CHECK_INT(gs_kkt_primal(&pb, x, lam, w, &k, NULL), GS_OK);
+    GS_CHECK_NEAR(w[0], 0, 1e-15);
+    GS_CHECK_NEAR(w[1], 0.2, 1e-15);
+    GS_CHECK_NEAR(w[2], 0, 1e-15);
+    GS_CHECK_NEAR(k.stationarity, 0, 1e-15);
+    GS_CHECK_NEAR(k.gap, 0, 1e-14);
+    GS_CHECK_INT(k.n_act, 2);
+    GS_CHECK(gs_kkt_pass(&k, 1e-13));
+    /* x(lambda) by back substitution reproduces x */
+    double xb[3];
+    gs_problem_primal(&pb, lam, xb);
+    for (int i = 0; i < 3; i++)
+        GS_CHECK_NEAR(xb[i], x[i], 1e-14);
+    gs_precomp_free(pc);
+    gs_model_free(mdl);
+}
+
+/* Same chain, middle pair permanently fastened: lambda = (0.7, -0.4, 0.7)
+ * (free sign on the equality), x = g = (1, 1.7, 1). */
+GS_TEST(chain3_equality_pair)
+{
+    gs_model *mdl = tm_chain3();
+    gs_precomp *pc = build(mdl);
+    double g[3] = {1, 1.7, 1}, lam[3] = {0.7, -0.4, 0.7}, x[3] = {1, 1.7, 1}, w[3];
+    unsigned char eq[3] = {0, 1, 0};
+    gs_problem pb = {.pc = pc, .g = g, .eq = eq};
+    gs_kkt k;
+    gs_kkt_primal(&pb, x, lam, w, &k, NULL);
+    GS_CHECK_NEAR(k.dual_infeas, 0, 0);
+    GS_CHECK_NEAR(k.stationarity, 0, 1e-15);
+    GS_CHECK(gs_kkt_pass(&k, 1e-13));
+    GS_CHECK_INT(k.n_act, 3);
+    /* without the equality flag the negative force is a violation */
+    pb.eq = NULL;
+    gs_kkt_primal(&pb, x, lam, w, &k, NULL);
+    GS_CHECK_NEAR(k.dual_infeas, 0.4, 1e-15);
+    /* an equality pair that is left open is a primal violation */
+    pb.eq = eq;
+    double lam2[3] = {0.5, 0, 0.5};
+    gs_kkt_dual(&pb, lam2, w, &k, NULL);
+    GS_CHECK_NEAR(k.primal_infeas, 0.2, 1e-14);
+    gs_precomp_free(pc);
+    gs_model_free(mdl);
+}
+
+GS_TEST_MAIN()

@@ -1,0 +1,157 @@
+/* test_precompute.c -- Q, L_Q, u0, K^-1 and condition estimates against
+ * brute-force dense computations on small models. */
+#include "gs_test.h"
+#include "test_models.h"
+
+#include <math.h>
+
+#include "linalg.h"
+#include "precompute.h"
+
+static gs_precomp *build(gs_model *mdl)
+{
+    gs_error e;
+    GS_CHECK_INT(gs_model_validate(mdl, &e), GS_OK);
+    gs_precomp *pc = NULL;
+    GS_CHECK_INT(gs_precomp_build(mdl, &pc, &e), GS_OK);
+    return pc;
+}
+
+static double max_abs(const double *a, size_t n)
+{
+    double r = 0;
+    for (size_t i = 0; i < n; i++)
+        r = fmax(r, fabs(a[i]));
+    return r;
+}
+
+static void check_Q_against_bruteforce(int parts, int nb, int fixed, uint64_t seed)
+{
+    gs_model *mdl = tm_random(parts, nb, fixed, seed);
+    gs_precomp *pc = build(mdl);
+    int m = mdl->m;
+    double *Qb = tm_bruteforce_Q(mdl);
+    double diff = 0.0;
+    for (int i = 0; i < m * m; i++)
+        diff = fmax(diff, fabs(pc->Q[i] - Qb[i]));
+    GS_CHECK_MSG(diff <= 1e-12 * max_abs(Qb, (size_t)m * m), "rel diff %.3g",
+                 diff / max_abs(Qb, (size_t)m * m));
+    /* exact symmetry of the stored Q, and L_Q L_Q' = Q */
+    for (int j = 0; j < m; j++)
+        for (int i = 0; i < m; i++)
+            GS_CHECK(pc->Q[(size_t)j * m + i] == pc->Q[(size_t)i * m + j]);
+    double *R = calloc((size_t)m * m, sizeof *R);
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, m, m, m, 1.0, pc->LQ, m, pc->LQ, m, 0.0,
+                R, m);
+    diff = 0.0;
+    for (int i = 0; i < m * m; i++)
+        diff = fmax(diff, fabs(R[i] - pc->Q[i]));
+    GS_CHECK(diff <= 1e-13 * max_abs(pc->Q, (size_t)m * m));
+    for (int i = 0; i < m; i++)
+        GS_CHECK(pc->qdiag[i] == pc->Q[(size_t)i * m + i]);
+    free(R);
+    free(Qb);
+    gs_precomp_free(pc);
+    gs_model_free(mdl);
+}
+
+GS_TEST(Q_matches_bruteforce_two_parts)
+{
+    check_Q_against_bruteforce(2, 7, 3, 11);
+}
+
+GS_TEST(Q_matches_bruteforce_sandwich_three_parts)
+{
+    check_Q_against_bruteforce(3, 6, 2, 12);
+}
+
+GS_TEST(Q_matches_bruteforce_larger)
+{
+    check_Q_against_bruteforce(2, 60, 10, 13);
+}
+
+GS_TEST(kinv_and_u0)
+{
+    gs_model *mdl = tm_random(3, 5, 2, 14);
+    gs_precomp *pc = build(mdl);
+    int n = mdl->n, m = mdl->m;
+    double *b = malloc(n * sizeof *b), *x = malloc(n * sizeof *x), *kx = calloc(n, sizeof *kx);
+    for (int i = 0; i < n; i++)
+        b[i] = x[i] = sin(i + 1.0);
+    gs_precomp_kinv(pc, x);
+    for (int p = 0; p < mdl->n_parts; p++) {
+        int o = mdl->parts[p].offset, nb = mdl->parts[p].ndof;
+        cblas_dsymv(CblasColMajor, CblasLower, nb, 1.0, mdl->parts[p].K, nb, x + o, 1, 0.0,
+                    kx + o, 1);
+    }
+    for (int i = 0; i < n; i++)
+        GS_CHECK_NEAR(kx[i], b[i], 1e-12);
+    /* u0 = A'K^-1 f, s0 = 1/2 f'K^-1 f */
+    memcpy(x, mdl->f, n * sizeof *x);
+    gs_precomp_kinv(pc, x);
+    double *u = malloc(m * sizeof *u);
+    gs_model_At(mdl, x, u);
+    for (int k = 0; k < m; k++)
+        GS_CHECK_NEAR(pc->u0[k], u[k], 1e-14);
+    GS_CHECK_NEAR(pc->s0, 0.5 * cblas_ddot(n, mdl->f, 1, x, 1), 1e-15);
+    /* sparse Qx = dense Qx */
+    double *xs = calloc(m, sizeof *xs), *y1 = malloc(m * sizeof *y1), *y2 = malloc(m * sizeof *y2);
+    int S[3] = {0, 4, m - 1};
+    double v[3] = {1.5, -2.0, 0.25};
+    for (int i = 0; i < 3; i++)
+        xs[S[i]] = v[i];
+    gs_precomp_Qx(pc, S, 3, v, y1);
+    gs_precomp_Qx(pc, NULL, m, xs, y2);
+    for (int k = 0; k < m; k++)
+        GS_CHECK_NEAR(y1[k], y2[k], 1e-13);
+    free(b); free(x); free(kx); free(u); free(xs); free(y1); free(y2);
+    gs_precomp_free(pc);
+    gs_model_free(mdl);
+}
+
+/* exact cond_1 of an SPD matrix via its explicit inverse */
+static double exact_cond1(const double *K, int n)
+{
+    double *Ki = malloc((size_t)n * n * sizeof *Ki);
+    memcpy(Ki, K, (size_t)n * n * sizeof *Ki);
+    LAPACKE_dpotrf(LAPACK_COL_MAJOR, 'L', n, Ki, n);
+    LAPACKE_dpotri(LAPACK_COL_MAJOR, 'L', n, Ki, n);
+    double c = gs_sym_norm1(K, n, n) * gs_sym_norm1(Ki, n, n);
+    free(Ki);
+    return c;
+}
+
+GS_TEST(condition_estimates)
+{
+    gs_model *mdl = tm_random(2, 12, 4, 15);
+    /* make part 1 ill-conditioned: scale one direction */
+    mdl->parts[1].K[0] *= 1e6;
+    gs_precomp *pc = build(mdl);
+    for (int b = 0; b < 2; b++) {
+        double ex = exact_cond1(mdl->parts[b].K, 12);
+        GS_CHECK_MSG(pc->cond_block[b] <= ex * (1 + 1e-9) && pc->cond_block[b] >= ex / 10,
+                     "block %d: estimate %.4g exact %.4g", b, pc->cond_block[b], ex);
+        double via_helper;
+        GS_CHECK_INT(gs_spd_cond_est(mdl->parts[b].K, 12, &via_helper, "K", NULL), GS_OK);
+        GS_CHECK_NEAR(via_helper, pc->cond_block[b], 1e-6 * via_helper);
+    }
+    GS_CHECK(pc->cond_block[1] > 1e5);
+    GS_CHECK(pc->cond_K >= pc->cond_block[1] * (1 - 1e-12));
+    double exq = exact_cond1(pc->Q, mdl->m);
+    GS_CHECK(pc->cond_Q <= exq * (1 + 1e-9) && pc->cond_Q >= exq / 10);
+    GS_CHECK(pc->t.total >= pc->t.factor_K && pc->t.factor_K >= 0 && pc->t.build_Q >= 0 &&
+             pc->t.factor_Q >= 0);
+    gs_precomp_free(pc);
+    gs_model_free(mdl);
+}
+
+GS_TEST(unvalidated_model_rejected)
+{
+    gs_model *mdl = tm_chain3();
+    gs_precomp *pc = NULL;
+    gs_error e;
+    GS_CHECK_INT(gs_precomp_build(mdl, &pc, &e), GS_ERR_INVALID);
+    gs_model_free(mdl);
+}
+
+GS_TEST_MAIN()

@@ -1,0 +1,206 @@
+/* test_refsolve.c -- the reference oracle on exact hand-made cases, the
+ * degenerate cases, and against brute-force enumeration of contact sets. */
+#include "gs_test.h"
+#include "test_models.h"
+
+#include "kkt.h"
+#include "refsolve.h"
+
+static gs_precomp *build(gs_model *mdl)
+{
+    gs_error e;
+    GS_CHECK_INT(gs_model_validate(mdl, &e), GS_OK);
+    gs_precomp *pc = NULL;
+    GS_CHECK_INT(gs_precomp_build(mdl, &pc, &e), GS_OK);
+    return pc;
+}
+
+static void solve(const gs_problem *pb, double *lam, double *w)
+{
+    gs_ref_info info;
+    gs_error e;
+    GS_CHECK_INT(gs_ref_solve(pb, NULL, lam, w, &info, &e), GS_OK);
+    GS_CHECK_STR(gs_status_name(info.status), "optimal");
+}
+
+GS_TEST(two_springs_contact_and_open)
+{
+    gs_model *mdl = tm_two_springs();
+    gs_precomp *pc = build(mdl);
+    double g = 2.0, load = 6.0, lam, w;
+    gs_problem pb = {.pc = pc, .g = &g, .load = &load};
+    solve(&pb, &lam, &w);
+    GS_CHECK_NEAR(lam, 3.6, 1e-14);
+    GS_CHECK_NEAR(w, 0.0, 1e-14);
+    g = 7.0; /* free deflection 5 mm < 7 mm: no contact */
+    solve(&pb, &lam, &w);
+    GS_CHECK_NEAR(lam, 0.0, 0.0);
+    GS_CHECK_NEAR(w, 2.0, 1e-14);
+    pb.load = NULL; /* no fastener: nothing closes */
+    solve(&pb, &lam, &w);
+    GS_CHECK_NEAR(lam, 0.0, 0.0);
+    GS_CHECK_NEAR(w, 7.0, 1e-14);
+    gs_precomp_free(pc);
+    gs_model_free(mdl);
+}
+
+GS_TEST(chain3_cases)
+{
+    gs_model *mdl = tm_chain3();
+    gs_precomp *pc = build(mdl);
+    double lam[3], w[3];
+    unsigned char eq[3] = {0, 1, 0};
+    /* non-degenerate: two contacts */
+    double g1[3] = {1, 1.7, 1};
+    gs_problem pb = {.pc = pc, .g = g1};
+    solve(&pb, lam, w);
+    GS_CHECK_NEAR(lam[0], 0.5, 1e-14);
+    GS_CHECK_NEAR(lam[1], 0.0, 0.0);
+    GS_CHECK_NEAR(lam[2], 0.5, 1e-14);
+    GS_CHECK_NEAR(w[1], 0.2, 1e-14);
+    /* degenerate (ties): g = 1 everywhere, lambda = (0, 1, 0), w = 0 */
+    double g2[3] = {1, 1, 1};
+    pb.g = g2;
+    solve(&pb, lam, w);
+    GS_CHECK_NEAR(lam[0], 0.0, 1e-14);
+    GS_CHECK_NEAR(lam[1], 1.0, 1e-14);
+    GS_CHECK_NEAR(lam[2], 0.0, 1e-14);
+    for (int i = 0; i < 3; i++)
+        GS_CHECK_NEAR(w[i], 0.0, 1e-14);
+    /* all gaps zero: every pair in contact, lambda = K u0 = (1, 1, 1) */
+    double g3[3] = {0, 0, 0};
+    pb.g = g3;
+    solve(&pb, lam, w);
+    for (int i = 0; i < 3; i++)
+        GS_CHECK_NEAR(lam[i], 1.0, 1e-14);
+    /* large gaps: no contact, w = g - u0 */
+    double g4[3] = {5, 5, 5};
+    pb.g = g4;
+    solve(&pb, lam, w);
+    for (int i = 0; i < 3; i++)
+        GS_CHECK_NEAR(lam[i], 0.0, 0.0);
+    GS_CHECK_NEAR(w[1], 3.0, 1e-14);
+    /* equality-fastened middle pair: lambda = (0.7, -0.4, 0.7) */
+    pb.g = g1;
+    pb.eq = eq;
+    solve(&pb, lam, w);
+    GS_CHECK_NEAR(lam[0], 0.7, 1e-14);
+    GS_CHECK_NEAR(lam[1], -0.4, 1e-14);
+    GS_CHECK_NEAR(lam[2], 0.7, 1e-14);
+    GS_CHECK_NEAR(w[1], 0.0, 1e-14);
+    gs_precomp_free(pc);
+    gs_model_free(mdl);
+}
+
+/* Brute force: try every contact set S (containing the equality pairs),
+ * solve Q_SS lam = p_S and keep the one satisfying KKT. O(2^m m^3). */
+static int enumerate(const gs_precomp *pc, const double *p, const unsigned char *eq, double *lam)
+{
+    int m = pc->m, found = 0;
+    double *Qs = malloc((size_t)m * m * sizeof *Qs), *z = malloc(m * sizeof *z);
+    int *S = malloc(m * sizeof *S);
+    double pn = 0;
+    for (int i = 0; i < m; i++)
+        pn = fmax(pn, fabs(p[i]));
+    for (unsigned mask = 0; mask < (1u << m); mask++) {
+        int k = 0, ok = 1;
+        for (int i = 0; i < m; i++) {
+            if (eq && eq[i] && !(mask >> i & 1u))
+                ok = 0;
+            if (mask >> i & 1u)
+                S[k++] = i;
+        }
+        if (!ok)
+            continue;
+        for (int a = 0; a < k; a++) {
+            z[a] = p[S[a]];
+            for (int b = 0; b < k; b++)
+                Qs[b * k + a] = pc->Q[(size_t)S[b] * m + S[a]];
+        }
+        if (k && LAPACKE_dposv(LAPACK_COL_MAJOR, 'L', k, 1, Qs, k, z, k) != 0)
+            continue;
+        double cand[64] = {0};
+        for (int a = 0; a < k; a++) {
+            cand[S[a]] = z[a];
+            if (!(eq && eq[S[a]]) && z[a] < -1e-12 * fmax(1, pn))
+                ok = 0;
+        }
+        for (int i = 0; i < m && ok; i++) {
+            if (mask >> i & 1u)
+                continue;
+            double w = -p[i];
+            for (int a = 0; a < k; a++)
+                w += pc->Q[(size_t)S[a] * m + i] * z[a];
+            if (w < -1e-12 * fmax(1, pn))
+                ok = 0;
+        }
+        if (ok) {
+            memcpy(lam, cand, m * sizeof *lam);
+            found++;
+        }
+    }
+    free(Qs);
+    free(z);
+    free(S);
+    return found;
+}
+
+GS_TEST(agrees_with_enumeration_on_random_models)
+{
+    int cases = 0;
+    for (uint64_t seed = 1; seed <= 12; seed++) {
+        int parts = seed % 3 == 0 ? 3 : 2;
+        gs_model *mdl = tm_random(parts, parts == 3 ? 3 : 4, 2, 100 + seed);
+        gs_precomp *pc = build(mdl);
+        int m = mdl->m;
+        GS_CHECK(m <= 12);
+        double g[16], load[16], lam[16], w[16], lam_bf[64], p[16], work[16], x[32];
+        unsigned char inst[16] = {0}, eq[16] = {0};
+        for (int v = 0; v < 3; v++) { /* a few gaps per model, patterns and equalities */
+            for (int k = 0; k < m; k++)
+                g[k] = 0.4 * tm_unif();
+            for (int i = 0; i < mdl->n_fast; i++)
+                inst[i] = (unsigned char)((i + v) % 2);
+            gs_model_pattern_load(mdl, inst, load);
+            if (v == 2)
+                eq[seed % m] = 1;
+            gs_problem pb = {.pc = pc, .g = g, .load = load, .eq = v == 2 ? eq : NULL};
+            solve(&pb, lam, w);
+            gs_problem_dual_data(&pb, p, NULL, work);
+            GS_CHECK_INT(enumerate(pc, p, pb.eq, lam_bf) >= 1, 1);
+            double scale = 1.0;
+            for (int k = 0; k < m; k++)
+                scale = fmax(scale, fabs(lam_bf[k]));
+            for (int k = 0; k < m; k++)
+                GS_CHECK_NEAR(lam[k], lam_bf[k], 1e-9 * scale);
+            /* the full primal certificate of the oracle's answer */
+            gs_problem_primal(&pb, lam, x);
+            gs_kkt kk;
+            gs_kkt_primal(&pb, x, lam, NULL, &kk, NULL);
+            GS_CHECK_MSG(gs_kkt_pass(&kk, 1e-10), "pinf %.3g dinf %.3g comp %.3g stat %.3g",
+                         kk.primal_infeas, kk.dual_infeas, kk.complementarity, kk.stationarity);
+            cases++;
+            memset(eq, 0, sizeof eq);
+        }
+        gs_precomp_free(pc);
+        gs_model_free(mdl);
+    }
+    GS_CHECK_INT(cases, 36);
+}
+
+GS_TEST(rejects_nonfinite_gap)
+{
+    gs_model *mdl = tm_chain3();
+    gs_precomp *pc = build(mdl);
+    double g[3] = {1, NAN, 1}, lam[3];
+    gs_problem pb = {.pc = pc, .g = g};
+    gs_ref_info info;
+    gs_error e;
+    GS_CHECK_INT(gs_ref_solve(&pb, NULL, lam, NULL, &info, &e), GS_ERR_NONFINITE);
+    GS_CHECK_STR(e.field, "g[1]");
+    GS_CHECK_INT(info.status, GS_STATUS_NOT_RUN);
+    gs_precomp_free(pc);
+    gs_model_free(mdl);
+}
+
+GS_TEST_MAIN()
