@@ -1,6 +1,7 @@
 /* linalg.c -- checked Cholesky, condition estimates, clock (see linalg.h). */
 #include "linalg.h"
 
+#include <cblas.h>
 #include <lapacke.h>
 #include <math.h>
 #include <stdint.h>
@@ -62,6 +63,11 @@ gs_err gs_spd_cond_est(const double *K, int n, double *cond, const char *field, 
         return rc_err;
     *cond = rc > 0.0 ? 1.0 / rc : INFINITY;
     return GS_OK;
+}
+
+void gs_blas_set_threads(int n)
+{
+    openblas_set_num_threads(n > 0 ? n : 1);
 }
 
 double gs_now(void)

@@ -29,6 +29,10 @@ double gs_sym_norm1(const double *A, int n, int lda);
  * copy). O(n^3/3). */
 gs_err gs_spd_cond_est(const double *K, int n, double *cond, const char *field, gs_error *err);
 
+/* Threads OpenBLAS may use in the calling process (1 while a worker pool
+ * solves one problem per core; all cores for the precomputation). */
+void gs_blas_set_threads(int n);
+
 /* Seconds on a monotonic clock. */
 double gs_now(void);
 

@@ -134,16 +134,20 @@ static gs_err validate_parts(gs_model *mdl, gs_error *err)
         }
         if (kmax == 0.0)
             return gs_errorf(err, GS_ERR_NOT_SPD, field, "block is all zeros");
+        /* symmetry, tile by tile so that the transposed reads stay in cache */
         const double tol = GS_SYM_RTOL * kmax;
-        for (int j = 0; j < nd; j++)
-            for (int i = j + 1; i < nd; i++) {
-                double a = pt->K[(size_t)j * nd + i], c = pt->K[(size_t)i * nd + j];
-                if (fabs(a - c) > tol)
-                    return gs_errorf(err, GS_ERR_NOT_SYMMETRIC, field,
-                                     "K(%d,%d) = %.17g differs from K(%d,%d) = %.17g "
-                                     "(tolerance %.3g)",
-                                     i, j, a, j, i, c, tol);
-            }
+        enum { T = 64 };
+        for (int jb = 0; jb < nd; jb += T)
+            for (int ib = jb; ib < nd; ib += T)
+                for (int j = jb; j < jb + T && j < nd; j++)
+                    for (int i = (ib > j + 1 ? ib : j + 1); i < ib + T && i < nd; i++) {
+                        double a = pt->K[(size_t)j * nd + i], c = pt->K[(size_t)i * nd + j];
+                        if (fabs(a - c) > tol)
+                            return gs_errorf(err, GS_ERR_NOT_SYMMETRIC, field,
+                                             "K(%d,%d) = %.17g differs from K(%d,%d) = %.17g "
+                                             "(tolerance %.3g)",
+                                             i, j, a, j, i, c, tol);
+                    }
     }
     mdl->n = (int)n;
     if (mdl->f)

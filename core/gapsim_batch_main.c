@@ -1,0 +1,281 @@
+/*
+ * gapsim_batch_main.c -- `gapsim-batch`: solve a gap cloud offline, without
+ * the daemon: read a model (JSON + .npy blocks), precompute, solve every gap
+ * of a k x m .npy cloud with the reference solver on a pool of threads (one
+ * solve per core, OpenBLAS single-threaded inside each), print the stage
+ * times and a cloud summary, optionally write the residual gaps (k x m .npy).
+ * The daemon (server/) does the same as a service; this is the offline path
+ * and the demo's engine until then.
+ */
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "generator.h"
+#include "kkt.h"
+#include "linalg.h"
+#include "model_json.h"
+#include "npy.h"
+#include "precompute.h"
+#include "refsolve.h"
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: gapsim-batch MODEL.json --gaps GAPS.npy [options]\n"
+            "Solve every gap vector (rows of a k x m .npy) of a gap cloud on the model.\n"
+            "  --gaps FILE       k x m float64 .npy, one gap vector (mm) per row\n"
+            "  --fraction F      install round(F * candidates) fasteners, evenly spread (0)\n"
+            "  --limit K         solve only the first K gaps\n"
+            "  --threads T       worker threads (default: number of cores)\n"
+            "  --out FILE        write the residual gaps (k x m .npy)\n"
+            "  --threshold MM    report the share of gaps whose max residual exceeds MM (0.1)\n"
+            "  -h, --help        this text\n"
+            "Exit codes: 0 all gaps optimal, 1 error, 2 usage, 3 some gaps not optimal.\n");
+}
+
+typedef struct {
+    const gs_precomp *pc;
+    const double *G, *load;
+    double *W;           /* k x m residual gaps */
+    int k, next;
+    pthread_mutex_t mu;
+    gs_ref_info *info;   /* per gap */
+    double *maxw;        /* per gap: max residual gap */
+    gs_err fail;
+    gs_error err;
+} batch;
+
+static void *worker(void *arg)
+{
+    batch *b = arg;
+    const int m = b->pc->m;
+    double *lam = malloc((size_t)m * sizeof *lam);
+    for (;;) {
+        pthread_mutex_lock(&b->mu);
+        int r = b->next < b->k && b->fail == GS_OK && lam ? b->next++ : -1;
+        pthread_mutex_unlock(&b->mu);
+        if (r < 0)
+            break;
+        gs_problem pb = {.pc = b->pc, .g = b->G + (size_t)r * m, .load = b->load};
+        double *w = b->W + (size_t)r * m;
+        gs_error e;
+        gs_err rc = gs_ref_solve(&pb, NULL, lam, w, &b->info[r], &e);
+        if (rc != GS_OK) {
+            pthread_mutex_lock(&b->mu);
+            if (b->fail == GS_OK) {
+                b->fail = rc;
+                b->err = e;
+                gs_error_prefix_field(&b->err, "gaps");
+            }
+            pthread_mutex_unlock(&b->mu);
+            break;
+        }
+        double mx = 0.0;
+        for (int i = 0; i < m; i++)
+            mx = fmax(mx, w[i]);
+        b->maxw[r] = mx;
+    }
+    free(lam);
+    return NULL;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double quantile(double *v, int n, double q) /* sorts v */
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    int i = (int)ceil(q * n) - 1;
+    return v[i < 0 ? 0 : (i >= n ? n - 1 : i)];
+}
+
+static int fail(const char *what, const gs_error *e)
+{
+    fprintf(stderr, "gapsim-batch: %s: %s%s%s: %s\n", what, gs_err_name(e->code),
+            e->field[0] ? " at " : "", e->field, e->msg);
+    return 1;
+}
+
+int main(int argc, char **argv)
+{
+    const char *model_path = NULL, *gaps_path = NULL, *out_path = NULL;
+    double fraction = 0.0, threshold = 0.1;
+    long limit = -1, threads = sysconf(_SC_NPROCESSORS_ONLN);
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            usage(stdout);
+            return 0;
+        } else if (!strcmp(a, "--gaps") && v) {
+            gaps_path = v, i++;
+        } else if (!strcmp(a, "--out") && v) {
+            out_path = v, i++;
+        } else if (!strcmp(a, "--fraction") && v) {
+            fraction = atof(v), i++;
+        } else if (!strcmp(a, "--threshold") && v) {
+            threshold = atof(v), i++;
+        } else if (!strcmp(a, "--limit") && v) {
+            limit = atol(v), i++;
+        } else if (!strcmp(a, "--threads") && v) {
+            threads = atol(v), i++;
+        } else if (a[0] != '-' && !model_path) {
+            model_path = a;
+        } else {
+            fprintf(stderr, "gapsim-batch: unknown or incomplete option '%s'\n", a);
+            usage(stderr);
+            return 2;
+        }
+    }
+    if (!model_path || !gaps_path || threads < 1 || !(fraction >= 0.0 && fraction <= 1.0)) {
+        usage(stderr);
+        return 2;
+    }
+
+    gs_error e;
+    gs_model_limits lim;
+    gs_model_limits_default(&lim);
+    gs_model *mdl = NULL;
+    double t0 = gs_now();
+    if (gs_model_read_json(model_path, &lim, &mdl, &e) != GS_OK)
+        return fail(model_path, &e);
+    double t_read = gs_now() - t0;
+    printf("model      %s: n = %d unknowns, m = %d pairs, %d parts, %d fastener candidates, "
+           "%s joint (read in %.2f s)\n",
+           mdl->name[0] ? mdl->name : model_path, mdl->n, mdl->m, mdl->n_parts, mdl->n_fast,
+           mdl->joint == GS_JOINT_SANDWICH ? "sandwich" : "simple", t_read);
+
+    gs_precomp *pc = NULL;
+    if (gs_precomp_build(mdl, &pc, &e) != GS_OK) {
+        gs_model_free(mdl);
+        return fail("precomputation", &e);
+    }
+    printf("precompute %.2f s: Cholesky of K %.2f s, Q = A'K^-1 A %.2f s, loads %.3f s, "
+           "Cholesky of Q %.2f s, condition estimates %.2f s\n",
+           pc->t.total, pc->t.factor_K, pc->t.build_Q, pc->t.loads, pc->t.factor_Q, pc->t.cond);
+    printf("           cond_1(K) ~ %.3g, cond_1(Q) ~ %.3g\n", pc->cond_K, pc->cond_Q);
+
+    double *G = NULL;
+    gs_npy_info ni;
+    if (gs_npy_read_file(gaps_path, (size_t)1 << 31, &G, &ni, &e) != GS_OK) {
+        gs_precomp_free(pc);
+        gs_model_free(mdl);
+        return fail(gaps_path, &e);
+    }
+    size_t rows = ni.ndim == 1 ? 1 : ni.shape[0], cols = ni.ndim == 1 ? ni.shape[0] : ni.shape[1];
+    int rc = 0;
+    if (cols != (size_t)mdl->m) {
+        fprintf(stderr, "gapsim-batch: %s: dimension_mismatch: %zu columns, the model has %d "
+                        "pairs\n", gaps_path, cols, mdl->m);
+        rc = 1;
+        goto out;
+    }
+    int k = (int)rows;
+    if (limit >= 0 && limit < k)
+        k = (int)limit;
+    if (k < 1) {
+        fprintf(stderr, "gapsim-batch: %s holds no gap vector\n", gaps_path);
+        rc = 1;
+        goto out;
+    }
+
+    unsigned char *inst = calloc((size_t)mdl->n_fast + 1, 1);
+    double *load = malloc((size_t)mdl->m * sizeof *load);
+    batch b = {.pc = pc, .G = G, .k = k, .load = load, .fail = GS_OK};
+    b.W = malloc((size_t)k * mdl->m * sizeof *b.W);
+    b.info = calloc((size_t)k, sizeof *b.info);
+    b.maxw = calloc((size_t)k, sizeof *b.maxw);
+    pthread_t *tid = calloc((size_t)threads, sizeof *tid);
+    if (!inst || !load || !b.W || !b.info || !b.maxw || !tid) {
+        fprintf(stderr, "gapsim-batch: out of memory for %d gaps\n", k);
+        rc = 1;
+        goto out_batch;
+    }
+    gs_gen_pattern(mdl, fraction, inst);
+    gs_model_pattern_load(mdl, inst, load);
+    int n_inst = 0;
+    for (int i = 0; i < mdl->n_fast; i++)
+        n_inst += inst[i];
+    pthread_mutex_init(&b.mu, NULL);
+    gs_blas_set_threads(1); /* task parallelism: one solve per core */
+    printf("cloud      %d gaps, %d of %d fasteners installed, reference solver on %ld threads\n",
+           k, n_inst, mdl->n_fast, threads);
+    fflush(stdout);
+    t0 = gs_now();
+    for (long t = 0; t < threads; t++)
+        pthread_create(&tid[t], NULL, worker, &b);
+    for (long t = 0; t < threads; t++)
+        pthread_join(tid[t], NULL);
+    double wall = gs_now() - t0;
+    pthread_mutex_destroy(&b.mu);
+    if (b.fail != GS_OK) {
+        rc = fail("solve", &b.err);
+        goto out_batch;
+    }
+
+    /* summary */
+    int optimal = 0, above = 0;
+    double sum_w = 0.0, max_w = 0.0, sum_act = 0.0;
+    int act_min = mdl->m, act_max = 0;
+    double *tt = malloc((size_t)k * sizeof *tt), *mw = malloc((size_t)k * sizeof *mw);
+    for (int r = 0; r < k; r++) {
+        optimal += b.info[r].status == GS_STATUS_OPTIMAL;
+        for (int i = 0; i < mdl->m; i++)
+            sum_w += b.W[(size_t)r * mdl->m + i];
+        max_w = fmax(max_w, b.maxw[r]);
+        above += b.maxw[r] > threshold;
+        sum_act += b.info[r].n_act;
+        act_min = b.info[r].n_act < act_min ? b.info[r].n_act : act_min;
+        act_max = b.info[r].n_act > act_max ? b.info[r].n_act : act_max;
+        tt[r] = b.info[r].time;
+        mw[r] = b.maxw[r];
+    }
+    double mean_t = 0.0;
+    for (int r = 0; r < k; r++)
+        mean_t += tt[r] / k;
+    double med_t = quantile(tt, k, 0.5), max_t = tt[k - 1]; /* quantile sorted tt */
+    double med_w = quantile(mw, k, 0.5), p95_w = quantile(mw, k, 0.95);
+    printf("summary    gaps solved          %d (%d optimal)\n", k, optimal);
+    printf("           residual gap         mean %.4f mm, max %.4f mm\n",
+           sum_w / ((double)k * mdl->m), max_w);
+    printf("           max residual per gap median %.4f mm, p95 %.4f mm\n", med_w, p95_w);
+    printf("           gaps with max > %.3g mm %d (%.1f%%)\n", threshold, above,
+           100.0 * above / k);
+    printf("           pairs in contact     mean %.1f, min %d, max %d\n", sum_act / k, act_min,
+           act_max);
+    printf("           time per solve       mean %.2f ms, median %.2f ms, max %.2f ms "
+           "(reference solver)\n",
+           1e3 * mean_t, 1e3 * med_t, 1e3 * max_t);
+    printf("           throughput           %.1f solves/s on %ld threads (%.2f s wall)\n",
+           k / wall, threads, wall);
+    free(tt);
+    free(mw);
+    if (out_path) {
+        size_t shape[2] = {(size_t)k, (size_t)mdl->m};
+        if (gs_npy_write_file(out_path, b.W, 2, shape, &e) != GS_OK)
+            rc = fail(out_path, &e);
+        else
+            printf("           residual gaps written to %s\n", out_path);
+    }
+    if (rc == 0 && optimal != k)
+        rc = 3;
+out_batch:
+    free(tid);
+    free(inst);
+    free(load);
+    free(b.W);
+    free(b.info);
+    free(b.maxw);
+out:
+    free(G);
+    gs_precomp_free(pc);
+    gs_model_free(mdl);
+    return rc;
+}

@@ -1,0 +1,1020 @@
+/*
+ * model_json.c -- reading and writing the "gapsim-model" JSON description.
+ *
+ * Reading runs in stages so that cheap mistakes are reported before anything
+ * expensive happens and no allocation is driven by an unchecked number:
+ *   1. cJSON parse (syntax errors with line and column), top-level keys,
+ *      format, version, name, joint, units;
+ *   2. array lengths of parts / nodes / pairs / fasteners against the limits,
+ *      then gs_model_new with those counts;
+ *   3. parts: ndof against the block limit; an inline K is checked row by row
+ *      (count, length, numbers) before its block is allocated and filled; a
+ *      file reference is only checked (relative, no "..", extension) here;
+ *   4. nodes, pairs, fasteners, inline f: types and index ranges, each error
+ *      naming the columnar path ("nodes.dof[17]");
+ *   5. referenced files (.npy header checked against ndof before allocating);
+ *   6. gs_model_validate (duplicates, symmetry, finiteness ...).
+ * Arrays are walked through cJSON's linked list (never cJSON_GetArrayItem,
+ * which is O(i) per call). Cost: O(JSON size + sum ndof^2 + m log m).
+ *
+ * Writing prints the JSON directly (no cJSON tree: an inline 2600-DOF block
+ * would be 6.8 million nodes) with %.17g for doubles; blocks go to .npy files
+ * in Fortran order (gs_part.K is column-major), so nothing is transposed.
+ */
+#include "model_json.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "fileio.h"
+#include "mmio.h"
+#include "npy.h"
+
+#define MJ_PATH_MAX 4096
+
+typedef struct {
+    const char *base_dir;  /* NULL: file references rejected */
+    gs_model_limits lim;
+    gs_error *err;
+} mj_ctx;
+
+/* A file to load in stage 5: K of part `part`, or f when part < 0. */
+typedef struct {
+    int part;
+    const char *ref; /* as written in the JSON (owned by the cJSON tree) */
+} mj_ref;
+
+void gs_model_limits_default(gs_model_limits *lim)
+{
+    lim->max_block_elems = (size_t)20000 * 20000;
+    lim->max_parts = 64;
+    lim->max_nodes = 200000;
+    lim->max_pairs = 100000;
+}
+
+/* ---- small helpers ------------------------------------------------------- */
+
+/* Printable-ASCII copy of untrusted text for messages and field names. */
+static const char *mj_show(char *out, size_t cap, const char *s)
+{
+    size_t n = 0;
+    for (; s && s[n] && n + 4 < cap; n++) {
+        unsigned char ch = (unsigned char)s[n];
+        out[n] = (ch >= 0x20 && ch < 0x7f) ? (char)ch : '?';
+    }
+    if (s && s[n])
+        memcpy(out + n, "...", 4);
+    else
+        out[n] = '\0';
+    return out;
+}
+
+static const char *mj_type(const cJSON *v)
+{
+    if (!v)
+        return "nothing";
+    if (cJSON_IsNull(v))
+        return "null";
+    if (cJSON_IsBool(v))
+        return "a boolean";
+    if (cJSON_IsNumber(v))
+        return "a number";
+    if (cJSON_IsString(v))
+        return "a string";
+    if (cJSON_IsArray(v))
+        return "an array";
+    if (cJSON_IsObject(v))
+        return "an object";
+    return "an invalid value";
+}
+
+/* "got 1.5" / "got a string" */
+static const char *mj_got(char *out, size_t cap, const cJSON *v)
+{
+    if (cJSON_IsNumber(v))
+        snprintf(out, cap, "%.17g", v->valuedouble);
+    else
+        snprintf(out, cap, "%s", mj_type(v));
+    return out;
+}
+
+static const cJSON *mj_get(const cJSON *obj, const char *key)
+{
+    return cJSON_GetObjectItemCaseSensitive(obj, key);
+}
+
+static size_t mj_count(const cJSON *arr)
+{
+    size_t n = 0;
+    for (const cJSON *it = arr->child; it; it = it->next)
+        n++;
+    return n;
+}
+
+/* Reject unknown and repeated keys of obj (at most 32 allowed keys). */
+static gs_err mj_keys(const cJSON *obj, const char *path, const char *const *allowed,
+                      gs_error *err)
+{
+    uint32_t seen = 0;
+    char key[48], field[96];
+    for (const cJSON *it = obj->child; it; it = it->next) {
+        int k = -1;
+        for (int a = 0; allowed[a]; a++)
+            if (it->string && strcmp(it->string, allowed[a]) == 0) {
+                k = a;
+                break;
+            }
+        mj_show(key, sizeof key, it->string ? it->string : "");
+        snprintf(field, sizeof field, "%s%s%s", path, *path ? "." : "", key);
+        if (k < 0) {
+            char list[200] = "";
+            for (int a = 0; allowed[a]; a++) {
+                size_t l = strlen(list);
+                snprintf(list + l, sizeof list - l, "%s%s", a ? ", " : "", allowed[a]);
+            }
+            return gs_errorf(err, GS_ERR_INVALID, field, "unknown key '%s' (allowed: %s)", key,
+                             list);
+        }
+        if (seen & (UINT32_C(1) << k))
+            return gs_errorf(err, GS_ERR_INVALID, field, "duplicate key '%s'", key);
+        seen |= UINT32_C(1) << k;
+    }
+    return GS_OK;
+}
+
+static gs_err mj_need_object(const cJSON *v, const char *field, gs_error *err)
+{
+    if (!v)
+        return gs_errorf(err, GS_ERR_INVALID, field, "missing key '%s'", field);
+    if (!cJSON_IsObject(v))
+        return gs_errorf(err, GS_ERR_INVALID, field, "expected an object, got %s", mj_type(v));
+    return GS_OK;
+}
+
+/* v must be an array of exactly `want` items (want < 0: any count <= max). */
+static gs_err mj_array(const cJSON *v, const char *field, const char *what, long want, long max,
+                       int *count, gs_error *err)
+{
+    if (!v)
+        return gs_errorf(err, GS_ERR_INVALID, field, "missing key '%s'", field);
+    if (!cJSON_IsArray(v))
+        return gs_errorf(err, GS_ERR_INVALID, field, "expected an array of %s, got %s", what,
+                         mj_type(v));
+    size_t n = mj_count(v);
+    if (want >= 0 && n != (size_t)want)
+        return gs_errorf(err, GS_ERR_DIM, field, "expected an array of %ld %s, got %zu", want,
+                         what, n);
+    if (want < 0 && n > (size_t)max)
+        return gs_errorf(err, GS_ERR_LIMIT, field, "%zu %s exceed the limit of %ld", n, what, max);
+    if (count)
+        *count = (int)n;
+    return GS_OK;
+}
+
+static gs_err mj_num(const cJSON *v, const char *field, double *out, gs_error *err)
+{
+    if (!cJSON_IsNumber(v))
+        return gs_errorf(err, GS_ERR_INVALID, field, "expected a number, got %s", mj_type(v));
+    if (!isfinite(v->valuedouble))
+        return gs_errorf(err, GS_ERR_NONFINITE, field, "number beyond the double range");
+    *out = v->valuedouble;
+    return GS_OK;
+}
+
+/* An integer in [lo, hi] (GS_ERR_RANGE outside, with `hint` appended). */
+static gs_err mj_int(const cJSON *v, const char *field, long lo, long hi, const char *hint,
+                     int *out, gs_error *err)
+{
+    char got[40];
+    if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) ||
+        v->valuedouble != floor(v->valuedouble))
+        return gs_errorf(err, GS_ERR_INVALID, field, "expected an integer, got %s",
+                         mj_got(got, sizeof got, v));
+    double d = v->valuedouble;
+    if (d < (double)lo || d > (double)hi)
+        return gs_errorf(err, GS_ERR_RANGE, field, "%.17g out of range [%ld, %ld]%s", d, lo, hi,
+                         hint ? hint : "");
+    *out = (int)d;
+    return GS_OK;
+}
+
+static gs_err mj_string(const cJSON *v, const char *field, size_t cap, const char **out,
+                        gs_error *err)
+{
+    if (!cJSON_IsString(v) || !v->valuestring)
+        return gs_errorf(err, GS_ERR_INVALID, field, "expected a string, got %s", mj_type(v));
+    if (strlen(v->valuestring) >= cap)
+        return gs_errorf(err, GS_ERR_INVALID, field, "string longer than %zu bytes", cap - 1);
+    *out = v->valuestring;
+    return GS_OK;
+}
+
+/* 1-based line and column of position p in text (for syntax errors). */
+static void mj_line_col(const char *text, size_t len, const char *p, long *line, long *col)
+{
+    *line = 1;
+    *col = 1;
+    if (!p || p < text || p > text + len)
+        return;
+    for (const char *q = text; q < p; q++) {
+        if (*q == '\n') {
+            ++*line;
+            *col = 1;
+        } else {
+            ++*col;
+        }
+    }
+}
+
+/* ---- file references ------------------------------------------------------ */
+
+/* Check a relative reference and build base_dir/ref; *mtx: .mtx, else .npy. */
+static gs_err mj_resolve(const mj_ctx *cx, const char *ref, const char *field, char *full,
+                         int *mtx, gs_error *err)
+{
+    char show[80];
+    mj_show(show, sizeof show, ref);
+    if (!cx->base_dir)
+        return gs_errorf(err, GS_ERR_INVALID, field,
+                         "file references not allowed here (got '%s'): give the data inline",
+                         show);
+    if (!*ref)
+        return gs_errorf(err, GS_ERR_INVALID, field, "empty file name");
+    if (ref[0] == '/')
+        return gs_errorf(err, GS_ERR_INVALID, field,
+                         "absolute path '%s' not allowed: name the file relative to the model", show);
+    for (const char *c = ref; *c;) {
+        const char *e = strchr(c, '/');
+        size_t n = e ? (size_t)(e - c) : strlen(c);
+        if (n == 2 && c[0] == '.' && c[1] == '.')
+            return gs_errorf(err, GS_ERR_INVALID, field,
+                             "'..' not allowed in '%s': files must lie inside the model's "
+                             "directory", show);
+        c += n + (e ? 1 : 0);
+    }
+    size_t rl = strlen(ref);
+    if (rl > 4 && strcmp(ref + rl - 4, ".npy") == 0)
+        *mtx = 0;
+    else if (rl > 4 && strcmp(ref + rl - 4, ".mtx") == 0)
+        *mtx = 1;
+    else
+        return gs_errorf(err, GS_ERR_INVALID, field,
+                         "unsupported file type '%s': expected a .npy or .mtx file", show);
+    int w = snprintf(full, MJ_PATH_MAX, "%s/%s", cx->base_dir, ref);
+    if (w < 0 || w >= MJ_PATH_MAX)
+        return gs_errorf(err, GS_ERR_INVALID, field, "path of '%s' too long", show);
+    return GS_OK;
+}
+
+/* Load part b's K (ndof x ndof) from a file into a freshly allocated block. */
+static gs_err mj_load_block(const mj_ctx *cx, gs_model *mdl, int b, const char *ref,
+                            gs_error *err)
+{
+    char full[MJ_PATH_MAX], field[48];
+    snprintf(field, sizeof field, "parts[%d].K", b);
+    int mtx;
+    gs_err rc = mj_resolve(cx, ref, field, full, &mtx, err);
+    if (rc != GS_OK)
+        return rc;
+    const int nd = mdl->parts[b].ndof; /* set by stage 3 (block not yet allocated) */
+    if (!mtx) {
+        gs_npy_file f;
+        if ((rc = gs_npy_open(full, SIZE_MAX, &f, err)) != GS_OK)
+            goto fail;
+        if (f.info.ndim != 2 || f.info.shape[0] != (size_t)nd || f.info.shape[1] != (size_t)nd) {
+            rc = gs_errorf(err, GS_ERR_DIM, "", "'%s' holds a %zu x %zu array%s, expected %d x %d",
+                           full, f.info.shape[0], f.info.shape[1],
+                           f.info.ndim == 1 ? " (1-D)" : "", nd, nd);
+        } else if ((rc = gs_model_alloc_block(mdl, b, nd, err)) == GS_OK) {
+            rc = gs_npy_read_data(&f, mdl->parts[b].K, GS_NPY_COL_MAJOR, err);
+        }
+        gs_npy_close(&f);
+        if (rc != GS_OK)
+            goto fail;
+        return GS_OK;
+    }
+    double *d = NULL;
+    int r, c;
+    if ((rc = gs_mm_read_file(full, cx->lim.max_block_elems, &d, &r, &c, err)) != GS_OK)
+        goto fail;
+    if (r != nd || c != nd)
+        rc = gs_errorf(err, GS_ERR_DIM, "", "'%s' holds a %d x %d matrix, expected %d x %d", full,
+                       r, c, nd, nd);
+    else if ((rc = gs_model_alloc_block(mdl, b, nd, err)) == GS_OK)
+        for (size_t i = 0; i < (size_t)nd; i++) /* row-major -> column-major */
+            for (size_t j = 0; j < (size_t)nd; j++)
+                mdl->parts[b].K[j * (size_t)nd + i] = d[i * (size_t)nd + j];
+    free(d);
+    if (rc == GS_OK)
+        return GS_OK;
+fail:
+    if (err && err->field[0] == '\0')
+        gs_error_prefix_field(err, field);
+    return rc;
+}
+
+/* Load the base load f (n values: shape (n,), (n, 1) or (1, n)). */
+static gs_err mj_load_f(const mj_ctx *cx, gs_model *mdl, int n, const char *ref, gs_error *err)
+{
+    char full[MJ_PATH_MAX];
+    int mtx;
+    gs_err rc = mj_resolve(cx, ref, "f", full, &mtx, err);
+    if (rc != GS_OK)
+        return rc;
+    size_t r, c;
+    if (!mtx) {
+        gs_npy_file fl;
+        if ((rc = gs_npy_open(full, SIZE_MAX, &fl, err)) != GS_OK)
+            goto fail;
+        r = fl.info.shape[0];
+        c = fl.info.shape[1];
+        if ((r != (size_t)n || c != 1) && (r != 1 || c != (size_t)n))
+            rc = gs_errorf(err, GS_ERR_DIM, "", "'%s' holds a %zu x %zu array, expected %d values",
+                           full, r, c, n);
+        else if ((rc = gs_model_alloc_f(mdl, err)) == GS_OK)
+            rc = gs_npy_read_data(&fl, mdl->f, GS_NPY_ROW_MAJOR, err);
+        gs_npy_close(&fl);
+        if (rc != GS_OK)
+            goto fail;
+        return GS_OK;
+    }
+    double *d = NULL;
+    int ri, ci;
+    size_t cap = cx->lim.max_block_elems > (size_t)n ? cx->lim.max_block_elems : (size_t)n;
+    if ((rc = gs_mm_read_file(full, cap, &d, &ri, &ci, err)) != GS_OK)
+        goto fail;
+    if ((ri != n || ci != 1) && (ri != 1 || ci != n))
+        rc = gs_errorf(err, GS_ERR_DIM, "", "'%s' holds a %d x %d matrix, expected %d values", full,
+                       ri, ci, n);
+    else if ((rc = gs_model_alloc_f(mdl, err)) == GS_OK)
+        memcpy(mdl->f, d, (size_t)n * sizeof *d);
+    free(d);
+    if (rc == GS_OK)
+        return GS_OK;
+fail:
+    if (err && err->field[0] == '\0')
+        gs_error_prefix_field(err, "f");
+    return rc;
+}
+
+/* ---- stages ---------------------------------------------------------------- */
+
+static gs_err mj_header(const cJSON *root, char *name, size_t name_cap, gs_joint *joint,
+                        gs_error *err)
+{
+    static const char *const top[] = {"format", "version", "name",  "joint", "units", "parts",
+                                       "nodes",  "pairs",   "fasteners", "f", "comment", NULL};
+    static const char *const unit_keys[] = {"length", "force", NULL};
+    char got[80];
+    gs_err rc;
+    const cJSON *v = mj_get(root, "format");
+    if (!v)
+        return gs_errorf(err, GS_ERR_INVALID, "format", "missing key 'format' "
+                         "(expected \"gapsim-model\")");
+    if (!cJSON_IsString(v) || strcmp(v->valuestring, "gapsim-model") != 0)
+        return gs_errorf(err, GS_ERR_FORMAT, "format", "not a gapsim model: expected "
+                         "\"gapsim-model\", got %s",
+                         cJSON_IsString(v) ? mj_show(got, sizeof got, v->valuestring) : mj_type(v));
+    int version;
+    v = mj_get(root, "version");
+    if (!v)
+        return gs_errorf(err, GS_ERR_INVALID, "version", "missing key 'version' (expected 1)");
+    if ((rc = mj_int(v, "version", INT_MIN, INT_MAX, NULL, &version, err)) != GS_OK)
+        return rc;
+    if (version != 1)
+        return gs_errorf(err, GS_ERR_UNSUPPORTED, "version",
+                         "model format version %d not supported (this build reads version 1)",
+                         version);
+    if ((rc = mj_keys(root, "", top, err)) != GS_OK)
+        return rc;
+    name[0] = '\0';
+    if ((v = mj_get(root, "name"))) {
+        const char *s = NULL;
+        if ((rc = mj_string(v, "name", name_cap, &s, err)) != GS_OK)
+            return rc;
+        strcpy(name, s);
+    }
+    *joint = GS_JOINT_AUTO;
+    if ((v = mj_get(root, "joint"))) {
+        if (!cJSON_IsString(v))
+            return gs_errorf(err, GS_ERR_INVALID, "joint", "expected \"simple\", \"sandwich\" or "
+                             "\"auto\", got %s", mj_type(v));
+        if (strcmp(v->valuestring, "simple") == 0)
+            *joint = GS_JOINT_SIMPLE;
+        else if (strcmp(v->valuestring, "sandwich") == 0)
+            *joint = GS_JOINT_SANDWICH;
+        else if (strcmp(v->valuestring, "auto") != 0)
+            return gs_errorf(err, GS_ERR_INVALID, "joint", "expected \"simple\", \"sandwich\" or "
+                             "\"auto\", got '%s'", mj_show(got, sizeof got, v->valuestring));
+    }
+    if ((v = mj_get(root, "units"))) {
+        if ((rc = mj_need_object(v, "units", err)) != GS_OK ||
+            (rc = mj_keys(v, "units", unit_keys, err)) != GS_OK)
+            return rc;
+        const cJSON *u = mj_get(v, "length");
+        if (u && (!cJSON_IsString(u) || strcmp(u->valuestring, "mm") != 0))
+            return gs_errorf(err, GS_ERR_UNSUPPORTED, "units.length",
+                             "length unit must be \"mm\", got %s",
+                             cJSON_IsString(u) ? mj_show(got, sizeof got, u->valuestring)
+                                               : mj_type(u));
+        u = mj_get(v, "force");
+        if (u && (!cJSON_IsString(u) || strcmp(u->valuestring, "N") != 0))
+            return gs_errorf(err, GS_ERR_UNSUPPORTED, "units.force",
+                             "force unit must be \"N\", got %s",
+                             cJSON_IsString(u) ? mj_show(got, sizeof got, u->valuestring)
+                                               : mj_type(u));
+    }
+    return GS_OK;
+}
+
+/* Stage 3 for part b: name, ndof, inline K (checked, then filled) or a file
+ * reference (checked only; loaded in stage 5). */
+static gs_err mj_part(const mj_ctx *cx, const cJSON *pj, gs_model *mdl, int b, mj_ref *refs,
+                      int *nrefs, gs_error *err)
+{
+    static const char *const keys[] = {"name", "ndof", "K", NULL};
+    char path[48], field[96];
+    snprintf(path, sizeof path, "parts[%d]", b);
+    gs_err rc;
+    if (!cJSON_IsObject(pj))
+        return gs_errorf(err, GS_ERR_INVALID, path, "expected an object, got %s", mj_type(pj));
+    if ((rc = mj_keys(pj, path, keys, err)) != GS_OK)
+        return rc;
+    gs_part *pt = &mdl->parts[b];
+    const cJSON *v = mj_get(pj, "name");
+    if (v) {
+        const char *s = NULL;
+        snprintf(field, sizeof field, "%s.name", path);
+        if ((rc = mj_string(v, field, sizeof pt->name, &s, err)) != GS_OK)
+            return rc;
+        strcpy(pt->name, s);
+    }
+    int nd;
+    snprintf(field, sizeof field, "%s.ndof", path);
+    if (!(v = mj_get(pj, "ndof")))
+        return gs_errorf(err, GS_ERR_INVALID, field, "missing key 'ndof'");
+    if ((rc = mj_int(v, field, 1, INT_MAX, NULL, &nd, err)) != GS_OK)
+        return rc;
+    if ((size_t)nd > cx->lim.max_block_elems / (size_t)nd)
+        return gs_errorf(err, GS_ERR_LIMIT, field,
+                         "a block of %d x %d exceeds the limit of %zu elements", nd, nd,
+                         cx->lim.max_block_elems);
+    snprintf(field, sizeof field, "%s.K", path);
+    const cJSON *K = mj_get(pj, "K");
+    if (!K)
+        return gs_errorf(err, GS_ERR_INVALID, field, "missing key 'K'");
+    if (cJSON_IsString(K)) {
+        int mtx;
+        char full[MJ_PATH_MAX];
+        if ((rc = mj_resolve(cx, K->valuestring, field, full, &mtx, err)) != GS_OK)
+            return rc;
+        pt->ndof = nd; /* block allocated in stage 5, once the file's header is checked */
+        refs[(*nrefs)++] = (mj_ref){b, K->valuestring};
+        return GS_OK;
+    }
+    if (!cJSON_IsArray(K))
+        return gs_errorf(err, GS_ERR_INVALID, field,
+                         "expected %d rows of %d numbers or a file name, got %s", nd, nd,
+                         mj_type(K));
+    /* check every row before allocating ndof^2 doubles */
+    if ((rc = mj_array(K, field, "rows", nd, 0, NULL, err)) != GS_OK)
+        return rc;
+    int i = 0;
+    for (const cJSON *row = K->child; row; row = row->next, i++) {
+        char rf[96];
+        snprintf(rf, sizeof rf, "%.60s[%d]", field, i);
+        if ((rc = mj_array(row, rf, "numbers", nd, 0, NULL, err)) != GS_OK)
+            return rc;
+        int j = 0;
+        for (const cJSON *x = row->child; x; x = x->next, j++) {
+            double d;
+            char ef[96];
+            snprintf(ef, sizeof ef, "%.60s[%d][%d]", field, i, j);
+            if ((rc = mj_num(x, ef, &d, err)) != GS_OK)
+                return rc;
+        }
+    }
+    if ((rc = gs_model_alloc_block(mdl, b, nd, err)) != GS_OK)
+        return rc;
+    i = 0;
+    for (const cJSON *row = K->child; row; row = row->next, i++) {
+        int j = 0;
+        for (const cJSON *x = row->child; x; x = x->next, j++)
+            pt->K[(size_t)j * (size_t)nd + (size_t)i] = x->valuedouble;
+    }
+    return GS_OK;
+}
+
+static gs_err mj_nodes(const cJSON *nj, gs_model *mdl, gs_error *err)
+{
+    static const char *const coord[3] = {"x", "y", "z"};
+    char field[96];
+    gs_err rc;
+    const int nn = mdl->n_nodes;
+    const cJSON *part = mj_get(nj, "part"), *dof = mj_get(nj, "dof");
+    if ((rc = mj_array(dof, "nodes.dof", "integers", nn, 0, NULL, err)) != GS_OK)
+        return rc;
+    const cJSON *p = part->child, *d = dof->child;
+    for (int v = 0; v < nn; v++, p = p->next, d = d->next) {
+        gs_node *nd = &mdl->nodes[v];
+        snprintf(field, sizeof field, "nodes.part[%d]", v);
+        if ((rc = mj_int(p, field, 0, mdl->n_parts - 1, " (a part index)", &nd->part, err)) != GS_OK)
+            return rc;
+        snprintf(field, sizeof field, "nodes.dof[%d]", v);
+        char hint[64];
+        snprintf(hint, sizeof hint, " (a DOF of part %d, which has %d)", nd->part,
+                 mdl->parts[nd->part].ndof);
+        if ((rc = mj_int(d, field, 0, mdl->parts[nd->part].ndof - 1, hint, &nd->dof, err)) != GS_OK)
+            return rc;
+    }
+    for (int c = 0; c < 3; c++) {
+        const cJSON *arr = mj_get(nj, coord[c]);
+        if (!arr)
+            continue; /* coordinates default to 0 */
+        char af[32];
+        snprintf(af, sizeof af, "nodes.%s", coord[c]);
+        if ((rc = mj_array(arr, af, "numbers", nn, 0, NULL, err)) != GS_OK)
+            return rc;
+        const cJSON *x = arr->child;
+        for (int v = 0; v < nn; v++, x = x->next) {
+            snprintf(field, sizeof field, "%s[%d]", af, v);
+            if ((rc = mj_num(x, field, &mdl->nodes[v].xyz[c], err)) != GS_OK)
+                return rc;
+        }
+    }
+    return GS_OK;
+}
+
+static gs_err mj_pairs(const cJSON *pj, gs_model *mdl, gs_error *err)
+{
+    char field[96];
+    gs_err rc;
+    const int m = mdl->m;
+    const cJSON *ai = mj_get(pj, "i"), *aj = mj_get(pj, "j");
+    const cJSON *ci = mj_get(pj, "ci"), *cj = mj_get(pj, "cj");
+    if ((rc = mj_array(aj, "pairs.j", "integers", m, 0, NULL, err)) != GS_OK ||
+        (ci && (rc = mj_array(ci, "pairs.ci", "numbers", m, 0, NULL, err)) != GS_OK) ||
+        (cj && (rc = mj_array(cj, "pairs.cj", "numbers", m, 0, NULL, err)) != GS_OK))
+        return rc;
+    const cJSON *x = ai->child, *y = aj->child, *cx = ci ? ci->child : NULL,
+                *cy = cj ? cj->child : NULL;
+    for (int k = 0; k < m; k++, x = x->next, y = y->next) {
+        gs_pair *pr = &mdl->pairs[k];
+        snprintf(field, sizeof field, "pairs.i[%d]", k);
+        if ((rc = mj_int(x, field, 0, mdl->n_nodes - 1, " (a node index)", &pr->node[0], err)) !=
+            GS_OK)
+            return rc;
+        snprintf(field, sizeof field, "pairs.j[%d]", k);
+        if ((rc = mj_int(y, field, -1, mdl->n_nodes - 1, " (a node index, or -1 for a fixed part)",
+                         &pr->node[1], err)) != GS_OK)
+            return rc;
+        pr->coef[0] = -1.0;
+        pr->coef[1] = 1.0;
+        if (cx) {
+            snprintf(field, sizeof field, "pairs.ci[%d]", k);
+            if ((rc = mj_num(cx, field, &pr->coef[0], err)) != GS_OK)
+                return rc;
+            if (pr->coef[0] == 0.0)
+                return gs_errorf(err, GS_ERR_INVALID, field, "zero coefficient: node i of pair %d "
+                                 "would not enter A", k);
+            cx = cx->next;
+        }
+        if (cy) {
+            snprintf(field, sizeof field, "pairs.cj[%d]", k);
+            if ((rc = mj_num(cy, field, &pr->coef[1], err)) != GS_OK)
+                return rc;
+            if (pr->coef[1] == 0.0 && pr->node[1] != GS_FIXED)
+                return gs_errorf(err, GS_ERR_INVALID, field, "zero coefficient: node j of pair %d "
+                                 "would not enter A", k);
+            cy = cy->next;
+        }
+    }
+    return GS_OK;
+}
+
+static gs_err mj_fasteners(const cJSON *fj, gs_model *mdl, gs_error *err)
+{
+    char field[96];
+    gs_err rc;
+    const cJSON *pr = mj_get(fj, "pair"), *ld = mj_get(fj, "load");
+    if ((rc = mj_array(ld, "fasteners.load", "numbers", mdl->n_fast, 0, NULL, err)) != GS_OK)
+        return rc;
+    const cJSON *x = pr->child, *y = ld->child;
+    for (int i = 0; i < mdl->n_fast; i++, x = x->next, y = y->next) {
+        gs_fastener *fs = &mdl->fast[i];
+        snprintf(field, sizeof field, "fasteners.pair[%d]", i);
+        if ((rc = mj_int(x, field, 0, mdl->m - 1, " (a pair index)", &fs->pair, err)) != GS_OK)
+            return rc;
+        snprintf(field, sizeof field, "fasteners.load[%d]", i);
+        if ((rc = mj_num(y, field, &fs->load, err)) != GS_OK)
+            return rc;
+        if (fs->load < 0.0)
+            return gs_errorf(err, GS_ERR_INVALID, field,
+                             "load %.17g N < 0: a fastener presses its pair shut", fs->load);
+    }
+    return GS_OK;
+}
+
+/* Stages 2-6 on a parsed document. */
+static gs_err mj_build(const mj_ctx *cx, const cJSON *root, gs_model **out, gs_error *err)
+{
+    static const char *const node_keys[] = {"part", "dof", "x", "y", "z", NULL};
+    static const char *const pair_keys[] = {"i", "j", "ci", "cj", NULL};
+    static const char *const fast_keys[] = {"pair", "load", NULL};
+    gs_model *mdl = NULL;
+    mj_ref *refs = NULL;
+    int nrefs = 0;
+    char name[sizeof mdl->name] = "";
+    gs_joint joint = GS_JOINT_AUTO;
+    gs_err rc;
+
+    if (!cJSON_IsObject(root))
+        return gs_errorf(err, GS_ERR_FORMAT, "", "a model is a JSON object, got %s",
+                         mj_type(root));
+    if ((rc = mj_header(root, name, sizeof name, &joint, err)) != GS_OK)
+        return rc;
+
+    /* stage 2: counts */
+    const cJSON *parts = mj_get(root, "parts"), *nodes = mj_get(root, "nodes");
+    const cJSON *pairs = mj_get(root, "pairs"), *fast = mj_get(root, "fasteners");
+    const cJSON *fj = mj_get(root, "f");
+    int np, nn, m, nf = 0;
+    if ((rc = mj_array(parts, "parts", "parts", -1, cx->lim.max_parts, &np, err)) != GS_OK ||
+        (rc = mj_need_object(nodes, "nodes", err)) != GS_OK ||
+        (rc = mj_keys(nodes, "nodes", node_keys, err)) != GS_OK ||
+        (rc = mj_array(mj_get(nodes, "part"), "nodes.part", "part indices", -1, cx->lim.max_nodes,
+                       &nn, err)) != GS_OK ||
+        (rc = mj_need_object(pairs, "pairs", err)) != GS_OK ||
+        (rc = mj_keys(pairs, "pairs", pair_keys, err)) != GS_OK ||
+        (rc = mj_array(mj_get(pairs, "i"), "pairs.i", "node indices", -1, cx->lim.max_pairs, &m,
+                       err)) != GS_OK)
+        return rc;
+    if (np < 1)
+        return gs_errorf(err, GS_ERR_INVALID, "parts", "a model needs at least one part");
+    if (fast && ((rc = mj_need_object(fast, "fasteners", err)) != GS_OK ||
+                 (rc = mj_keys(fast, "fasteners", fast_keys, err)) != GS_OK ||
+                 (rc = mj_array(mj_get(fast, "pair"), "fasteners.pair", "pair indices", -1,
+                                cx->lim.max_pairs, &nf, err)) != GS_OK))
+        return rc;
+    if (!(mdl = gs_model_new(np, nn, m, nf, err)))
+        return err ? err->code : GS_ERR_NOMEM;
+    refs = calloc((size_t)np + 2, sizeof *refs);
+    if (!refs) {
+        rc = gs_errorf(err, GS_ERR_NOMEM, "", "no memory");
+        goto fail;
+    }
+    snprintf(mdl->name, sizeof mdl->name, "%s", name);
+    mdl->joint = joint;
+
+    /* stage 3: parts */
+    int b = 0;
+    long long n = 0;
+    for (const cJSON *pj = parts->child; pj; pj = pj->next, b++) {
+        if ((rc = mj_part(cx, pj, mdl, b, refs, &nrefs, err)) != GS_OK)
+            goto fail;
+        n += mdl->parts[b].ndof;
+        if (n > INT_MAX) {
+            rc = gs_errorf(err, GS_ERR_LIMIT, "parts", "total DOF count %lld too large", n);
+            goto fail;
+        }
+    }
+
+    /* stage 4: nodes, pairs, fasteners, f */
+    if ((rc = mj_nodes(nodes, mdl, err)) != GS_OK || (rc = mj_pairs(pairs, mdl, err)) != GS_OK ||
+        (fast && (rc = mj_fasteners(fast, mdl, err)) != GS_OK))
+        goto fail;
+    const char *fref = NULL;
+    if (fj) {
+        if (cJSON_IsString(fj)) {
+            int mtx;
+            char full[MJ_PATH_MAX];
+            if ((rc = mj_resolve(cx, fj->valuestring, "f", full, &mtx, err)) != GS_OK)
+                goto fail;
+            fref = fj->valuestring;
+        } else if (!cJSON_IsArray(fj)) {
+            rc = gs_errorf(err, GS_ERR_INVALID, "f",
+                           "expected an array of %lld numbers or a file name, got %s", n,
+                           mj_type(fj));
+            goto fail;
+        } else {
+            if ((rc = mj_array(fj, "f", "numbers", (long)n, 0, NULL, err)) != GS_OK ||
+                (rc = gs_model_alloc_f(mdl, err)) != GS_OK)
+                goto fail;
+            int i = 0;
+            for (const cJSON *x = fj->child; x; x = x->next, i++) {
+                char field[32];
+                snprintf(field, sizeof field, "f[%d]", i);
+                if ((rc = mj_num(x, field, &mdl->f[i], err)) != GS_OK)
+                    goto fail;
+            }
+        }
+    }
+
+    /* stage 5: referenced files */
+    for (int r = 0; r < nrefs; r++)
+        if ((rc = mj_load_block(cx, mdl, refs[r].part, refs[r].ref, err)) != GS_OK)
+            goto fail;
+    if (fref && (rc = mj_load_f(cx, mdl, (int)n, fref, err)) != GS_OK)
+        goto fail;
+
+    /* stage 6 */
+    if ((rc = gs_model_validate(mdl, err)) != GS_OK)
+        goto fail;
+    free(refs);
+    *out = mdl;
+    return GS_OK;
+fail:
+    free(refs);
+    gs_model_free(mdl);
+    return rc;
+}
+
+gs_err gs_model_parse_json(const char *text, size_t len, const char *base_dir,
+                           const gs_model_limits *lim, gs_model **out, gs_error *err)
+{
+    *out = NULL;
+    gs_error_clear(err);
+    mj_ctx cx = {.base_dir = base_dir, .err = err};
+    if (lim)
+        cx.lim = *lim;
+    else
+        gs_model_limits_default(&cx.lim);
+    if (!text)
+        return gs_errorf(err, GS_ERR_INVALID, "", "no model text");
+    const char *end = NULL;
+    long line, col;
+    /* cJSON bounds every read by len; trailing data is checked below. */
+    cJSON *root = cJSON_ParseWithLengthOpts(text, len, &end, 0);
+    if (!root) {
+        mj_line_col(text, len, end, &line, &col);
+        return gs_errorf(err, GS_ERR_FORMAT, "", "invalid JSON near line %ld, column %ld", line,
+                         col);
+    }
+    gs_err rc = GS_OK;
+    if (end && end >= text && end <= text + len) {
+        const char *p = end;
+        while (p < text + len && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
+            p++;
+        if (p < text + len) {
+            mj_line_col(text, len, p, &line, &col);
+            rc = gs_errorf(err, GS_ERR_FORMAT, "", "unexpected data after the JSON value at line "
+                           "%ld, column %ld", line, col);
+        }
+    }
+    if (rc == GS_OK)
+        rc = mj_build(&cx, root, out, err);
+    cJSON_Delete(root);
+    return rc;
+}
+
+gs_err gs_model_read_json(const char *path, const gs_model_limits *lim, gs_model **out,
+                          gs_error *err)
+{
+    *out = NULL;
+    char *text, dir[MJ_PATH_MAX];
+    size_t len;
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        snprintf(dir, sizeof dir, ".");
+    else if (slash == path)
+        snprintf(dir, sizeof dir, "/");
+    else if ((size_t)(slash - path) >= sizeof dir)
+        return gs_errorf(err, GS_ERR_INVALID, "", "path '%s' too long", path);
+    else
+        snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+    gs_err rc = gs_file_read_all(path, GS_MODEL_JSON_MAX_BYTES, &text, &len, err);
+    if (rc != GS_OK)
+        return rc;
+    rc = gs_model_parse_json(text, len, dir, lim, out, err);
+    free(text);
+    if (rc == GS_ERR_FORMAT && err && err->field[0] == '\0')
+        gs_file_error_context(err, path);
+    return rc;
+}
+
+/* ---- writing ------------------------------------------------------------- */
+
+static void mj_put_string(FILE *fp, const char *s, size_t cap)
+{
+    fputc('"', fp);
+    for (size_t k = 0; k < cap && s[k]; k++) {
+        unsigned char ch = (unsigned char)s[k];
+        if (ch == '"' || ch == '\\')
+            fprintf(fp, "\\%c", ch);
+        else if (ch < 0x20)
+            fprintf(fp, "\\u%04x", ch);
+        else
+            fputc(ch, fp);
+    }
+    fputc('"', fp);
+}
+
+/* Separator before element k of an inline array: 8 per line, then indent. */
+static void mj_sep(FILE *fp, size_t k, const char *indent)
+{
+    if (k == 0)
+        return;
+    if (k % 8)
+        fputs(", ", fp);
+    else
+        fprintf(fp, ",\n%s", indent);
+}
+
+static gs_err mj_nonfinite(const char *what, size_t k, gs_error *err)
+{
+    char field[96];
+    snprintf(field, sizeof field, "%.60s[%zu]", what, k);
+    return gs_errorf(err, GS_ERR_NONFINITE, field, "non-finite value cannot be written as JSON");
+}
+
+/* Structural sanity and finiteness of what goes into the JSON text. */
+static gs_err mj_check_model(const gs_model *mdl, int inline_blocks, long long *n, gs_error *err)
+{
+    char field[96];
+    if (mdl->n_parts < 0 || mdl->n_nodes < 0 || mdl->m < 0 || mdl->n_fast < 0 ||
+        (mdl->n_parts && !mdl->parts) || (mdl->n_nodes && !mdl->nodes) || (mdl->m && !mdl->pairs) ||
+        (mdl->n_fast && !mdl->fast))
+        return gs_errorf(err, GS_ERR_INVALID, "", "inconsistent model sizes");
+    *n = 0;
+    for (int b = 0; b < mdl->n_parts; b++) {
+        const gs_part *pt = &mdl->parts[b];
+        snprintf(field, sizeof field, "parts[%d].K", b);
+        if (pt->ndof < 1 || !pt->K)
+            return gs_errorf(err, GS_ERR_INVALID, field, "part %d has no stiffness block", b);
+        *n += pt->ndof;
+        const size_t nn = (size_t)pt->ndof * (size_t)pt->ndof;
+        for (size_t k = 0; inline_blocks && k < nn; k++)
+            if (!isfinite(pt->K[k]))
+                return gs_errorf(err, GS_ERR_NONFINITE, field,
+                                 "non-finite entry (%zu, %zu) cannot be written as JSON",
+                                 k % (size_t)pt->ndof, k / (size_t)pt->ndof);
+    }
+    for (int v = 0; v < mdl->n_nodes; v++)
+        for (int c = 0; c < 3; c++)
+            if (!isfinite(mdl->nodes[v].xyz[c])) {
+                snprintf(field, sizeof field, "nodes.%c", "xyz"[c]);
+                return mj_nonfinite(field, (size_t)v, err);
+            }
+    for (int k = 0; k < mdl->m; k++) {
+        if (!isfinite(mdl->pairs[k].coef[0]))
+            return mj_nonfinite("pairs.ci", (size_t)k, err);
+        if (mdl->pairs[k].node[1] != GS_FIXED && !isfinite(mdl->pairs[k].coef[1]))
+            return mj_nonfinite("pairs.cj", (size_t)k, err);
+    }
+    for (int i = 0; i < mdl->n_fast; i++)
+        if (!isfinite(mdl->fast[i].load))
+            return mj_nonfinite("fasteners.load", (size_t)i, err);
+    for (long long i = 0; mdl->f && inline_blocks && i < *n; i++)
+        if (!isfinite(mdl->f[i]))
+            return mj_nonfinite("f", (size_t)i, err);
+    return GS_OK;
+}
+
+gs_err gs_model_write_json(const gs_model *mdl, const char *dir, const char *basename,
+                           int inline_blocks, gs_error *err)
+{
+    char path[MJ_PATH_MAX], ref[MJ_PATH_MAX];
+    long long n = 0;
+    gs_err rc;
+    if (!mdl)
+        return gs_errorf(err, GS_ERR_INVALID, "", "no model");
+    if (!dir || !*dir)
+        dir = ".";
+    if (!basename || !*basename || strchr(basename, '/') || strcmp(basename, ".") == 0 ||
+        strcmp(basename, "..") == 0)
+        return gs_errorf(err, GS_ERR_INVALID, "", "invalid base name '%s': non-empty, no '/'",
+                         basename ? basename : "(null)");
+    if (strlen(dir) + strlen(basename) + 40 >= MJ_PATH_MAX)
+        return gs_errorf(err, GS_ERR_INVALID, "", "output path too long");
+    if ((rc = mj_check_model(mdl, inline_blocks, &n, err)) != GS_OK)
+        return rc;
+    /* the .npy files first: the JSON never names a missing file */
+    if (!inline_blocks) {
+        for (int b = 0; b < mdl->n_parts; b++) {
+            size_t shape[2] = {(size_t)mdl->parts[b].ndof, (size_t)mdl->parts[b].ndof};
+            snprintf(path, sizeof path, "%s/%s.part%d.npy", dir, basename, b);
+            if ((rc = gs_npy_write_file_order(path, mdl->parts[b].K, 2, shape, GS_NPY_COL_MAJOR,
+                                              err)) != GS_OK) {
+                char field[48];
+                snprintf(field, sizeof field, "parts[%d].K", b);
+                gs_error_prefix_field(err, field);
+                return rc;
+            }
+        }
+        if (mdl->f) {
+            size_t shape[1] = {(size_t)n};
+            snprintf(path, sizeof path, "%s/%s.f.npy", dir, basename);
+            if ((rc = gs_npy_write_file(path, mdl->f, 1, shape, err)) != GS_OK) {
+                gs_error_prefix_field(err, "f");
+                return rc;
+            }
+        }
+    }
+    snprintf(path, sizeof path, "%s/%s.json", dir, basename);
+    gs_wfile wf;
+    if ((rc = gs_wfile_open(&wf, path, err)) != GS_OK)
+        return rc;
+    FILE *fp = wf.fp;
+    fputs("{\n  \"format\": \"gapsim-model\",\n  \"version\": 1,\n  \"name\": ", fp);
+    mj_put_string(fp, mdl->name, sizeof mdl->name);
+    if (mdl->joint == GS_JOINT_SIMPLE || mdl->joint == GS_JOINT_SANDWICH)
+        fprintf(fp, ",\n  \"joint\": \"%s\"", mdl->joint == GS_JOINT_SIMPLE ? "simple" : "sandwich");
+    fputs(",\n  \"units\": {\"length\": \"mm\", \"force\": \"N\"},\n  \"parts\": [", fp);
+    for (int b = 0; b < mdl->n_parts; b++) {
+        const gs_part *pt = &mdl->parts[b];
+        fputs(b ? ",\n    {\"name\": " : "\n    {\"name\": ", fp);
+        mj_put_string(fp, pt->name, sizeof pt->name);
+        fprintf(fp, ", \"ndof\": %d, \"K\": ", pt->ndof);
+        if (!inline_blocks) {
+            snprintf(ref, sizeof ref, "%s.part%d.npy", basename, b);
+            mj_put_string(fp, ref, sizeof ref);
+        } else {
+            const size_t nd = (size_t)pt->ndof;
+            fputc('[', fp);
+            for (size_t i = 0; i < nd; i++) { /* row i of K: stride ndof in column-major */
+                fputs(i ? "],\n      [" : "\n      [", fp);
+                for (size_t j = 0; j < nd; j++) {
+                    mj_sep(fp, j, "       ");
+                    fprintf(fp, "%.17g", pt->K[j * nd + i]);
+                }
+            }
+            fputs("]]", fp);
+        }
+        fputc('}', fp);
+    }
+    const char *ind = "             ";
+    fputs("\n  ],\n  \"nodes\": {\n    \"part\": [", fp);
+    for (int v = 0; v < mdl->n_nodes; v++) {
+        mj_sep(fp, (size_t)v, ind);
+        fprintf(fp, "%d", mdl->nodes[v].part);
+    }
+    fputs("],\n    \"dof\": [", fp);
+    for (int v = 0; v < mdl->n_nodes; v++) {
+        mj_sep(fp, (size_t)v, ind);
+        fprintf(fp, "%d", mdl->nodes[v].dof);
+    }
+    for (int c = 0; c < 3; c++) {
+        fprintf(fp, "],\n    \"%c\": [", "xyz"[c]);
+        for (int v = 0; v < mdl->n_nodes; v++) {
+            mj_sep(fp, (size_t)v, ind);
+            fprintf(fp, "%.17g", mdl->nodes[v].xyz[c]);
+        }
+    }
+    fputs("]\n  },\n  \"pairs\": {\n    \"i\": [", fp);
+    for (int k = 0; k < mdl->m; k++) {
+        mj_sep(fp, (size_t)k, ind);
+        fprintf(fp, "%d", mdl->pairs[k].node[0]);
+    }
+    fputs("],\n    \"j\": [", fp);
+    for (int k = 0; k < mdl->m; k++) {
+        mj_sep(fp, (size_t)k, ind);
+        fprintf(fp, "%d", mdl->pairs[k].node[1]);
+    }
+    fputs("],\n    \"ci\": [", fp);
+    for (int k = 0; k < mdl->m; k++) {
+        mj_sep(fp, (size_t)k, ind);
+        fprintf(fp, "%.17g", mdl->pairs[k].coef[0]);
+    }
+    fputs("],\n    \"cj\": [", fp);
+    for (int k = 0; k < mdl->m; k++) { /* a fixed pair's cj is ignored: non-finite -> 0 */
+        double c = mdl->pairs[k].coef[1];
+        mj_sep(fp, (size_t)k, ind);
+        fprintf(fp, "%.17g", isfinite(c) ? c : 0.0);
+    }
+    fputs("]\n  }", fp);
+    if (mdl->n_fast > 0) {
+        fputs(",\n  \"fasteners\": {\n    \"pair\": [", fp);
+        for (int i = 0; i < mdl->n_fast; i++) {
+            mj_sep(fp, (size_t)i, ind);
+            fprintf(fp, "%d", mdl->fast[i].pair);
+        }
+        fputs("],\n    \"load\": [", fp);
+        for (int i = 0; i < mdl->n_fast; i++) {
+            mj_sep(fp, (size_t)i, ind);
+            fprintf(fp, "%.17g", mdl->fast[i].load);
+        }
+        fputs("]\n  }", fp);
+    }
+    if (mdl->f) {
+        fputs(",\n  \"f\": ", fp);
+        if (inline_blocks) {
+            fputc('[', fp);
+            for (long long i = 0; i < n; i++) {
+                mj_sep(fp, (size_t)i, "        ");
+                fprintf(fp, "%.17g", mdl->f[i]);
+            }
+            fputc(']', fp);
+        } else {
+            snprintf(ref, sizeof ref, "%s.f.npy", basename);
+            mj_put_string(fp, ref, sizeof ref);
+        }
+    }
+    fputs("\n}\n", fp);
+    return gs_wfile_commit(&wf, err);
+}

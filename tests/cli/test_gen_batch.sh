@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# test_gen_batch.sh -- end-to-end check of the offline commands: gapsim-gen
+# writes a small sandwich model and a cloud, gapsim-batch solves it; plus the
+# documented exit codes on bad input. Usage: test_gen_batch.sh BIN_DIR TMP_DIR
+set -u
+BIN=$1
+TMP=$2/cli_gen_batch
+rm -rf "$TMP" && mkdir -p "$TMP"
+pass=0 fail=0
+check() { # check NAME CONDITION...
+  local name=$1; shift
+  if "$@"; then pass=$((pass + 1)); echo "ok   $name"; else fail=$((fail + 1)); echo "FAIL $name"; fi
+}
+
+"$BIN/gapsim-gen" --kind sandwich --small --out "$TMP" --name sw --gaps 12 --seed 3 > "$TMP/gen.out" 2>&1
+check "gen exit 0" test $? -eq 0
+check "gen wrote model, blocks, gaps" test -f "$TMP/sw.json" -a -f "$TMP/sw.part0.npy" -a -f "$TMP/sw.gaps.npy"
+check "gen reports nodes in two pairs" grep -Eq "two pairs +39 nodes" "$TMP/gen.out"
+
+"$BIN/gapsim-batch" "$TMP/sw.json" --gaps "$TMP/sw.gaps.npy" --fraction 0.5 --threads 2 \
+  --out "$TMP/w.npy" > "$TMP/batch.out" 2>&1
+check "batch exit 0" test $? -eq 0
+check "batch solved all 12 optimally" grep -q "gaps solved          12 (12 optimal)" "$TMP/batch.out"
+check "batch wrote residuals" test -s "$TMP/w.npy"
+# 12 x 156 doubles + header: exactly 12*156*8 bytes of data after a 64-byte-aligned header
+size=$(stat -c %s "$TMP/w.npy")
+check "residual file size" test $(( (size - 12 * 156 * 8) % 64 )) -eq 0 -a "$size" -gt $((12 * 156 * 8))
+
+"$BIN/gapsim-batch" "$TMP/missing.json" --gaps "$TMP/sw.gaps.npy" > "$TMP/e1.out" 2>&1
+check "missing model exits 1" test $? -eq 1
+check "missing model names the file" grep -q "missing.json" "$TMP/e1.out"
+
+"$BIN/gapsim-gen" --kind lap --small --out "$TMP" --name lap --gaps 3 > /dev/null 2>&1
+"$BIN/gapsim-batch" "$TMP/sw.json" --gaps "$TMP/lap.gaps.npy" > "$TMP/e2.out" 2>&1
+check "gaps of another model exit 1" test $? -eq 1
+check "dimension mismatch reported" grep -q "dimension_mismatch" "$TMP/e2.out"
+
+"$BIN/gapsim-batch" "$TMP/sw.json" --bogus > /dev/null 2>&1
+check "unknown option exits 2" test $? -eq 2
+"$BIN/gapsim-gen" --kind nope > /dev/null 2>&1
+check "unknown kind exits 2" test $? -eq 2
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,114 @@
+#!/usr/bin/env python3
+"""Regenerate the fuzz seed corpus in tests/fuzz/corpus/ (no numpy needed).
+
+Seeds are small valid inputs of every accepted variant plus a few invalid
+ones per error class, so mutation starts close to every branch. The files are
+committed; rerun this script only to change them: python3 make_corpus.py
+"""
+import os
+import struct
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+CORPUS = os.path.join(HERE, "corpus")
+
+
+def npy(d, data=(), major=1, fmt="<d"):
+    d = d.encode()
+    pl = 10 if major == 1 else 12
+    total = (pl + len(d) + 1 + 63) // 64 * 64
+    hl = total - pl
+    head = b"\x93NUMPY" + bytes([major, 0])
+    head += struct.pack("<H", hl) if major == 1 else struct.pack("<I", hl)
+    body = d + b" " * (total - pl - len(d) - 1) + b"\n"
+    return head + body + b"".join(struct.pack(fmt, v) for v in data)
+
+
+def dct(shape, fortran=False, descr="<f8"):
+    return "{'descr': '%s', 'fortran_order': %s, 'shape': %s, }" % (descr, fortran, shape)
+
+
+def write(sub, name, data):
+    os.makedirs(os.path.join(CORPUS, sub), exist_ok=True)
+    if isinstance(data, str):
+        data = data.encode()
+    with open(os.path.join(CORPUS, sub, name), "wb") as f:
+        f.write(data)
+
+
+def main():
+    v6 = [1.5, -2.0, 0.1, 0.0, 1e-300, 7.0]
+    write("npy", "c_2x3.npy", npy(dct("(2, 3)"), v6))
+    write("npy", "f_2x3.npy", npy(dct("(2, 3)", True), v6))
+    write("npy", "v2_1d.npy", npy(dct("(3,)"), [1, 2, 3], major=2))
+    write("npy", "v3_1d.npy", npy(dct("(2,)"), [4, 5], major=3))
+    write("npy", "empty_0x3.npy", npy(dct("(0, 3)")))
+    write("npy", "long_3L.npy", npy(dct("(3L,)"), [1, 2, 3]))
+    write("npy", "ws_keys.npy",
+          npy("{ \"shape\" : ( 1 ,2 ) , 'fortran_order':False,'descr':'<f8'}", [8, 9]))
+    write("npy", "f4.npy", npy(dct("(2,)", descr="<f4"), [1, 2], fmt="<f"))
+    write("npy", "be.npy", npy(dct("(2,)", descr=">f8"), [1, 2], fmt=">d"))
+    write("npy", "shape3d.npy", npy(dct("(1, 1, 2)"), [1, 2]))
+    write("npy", "huge.npy", npy(dct("(4000000000, 4000000000)")))
+    write("npy", "truncated.npy", npy(dct("(4,)"), [1, 2, 3]))
+    write("npy", "trailing.npy", npy(dct("(1,)"), [1, 2]))
+
+    write("mmio", "array_general.mtx",
+          "%%MatrixMarket matrix array real general\n% comment\n2 3\n1\n4\n2\n5\n3\n6\n")
+    write("mmio", "array_symmetric.mtx",
+          "%%MatrixMarket matrix array real symmetric\n3 3\n4\n1\n0\n4\n1\n4\n")
+    write("mmio", "coord_general.mtx",
+          "%%MatrixMarket matrix coordinate real general\n%\n3 2 4\n1 1 1.5\n3 2 -2e-3\n\n"
+          "1 1 0.25\n2 1 7\n")
+    write("mmio", "coord_symmetric.mtx",
+          "%%MatrixMarket matrix coordinate double symmetric\n3 3 4\n1 1 4\n2 1 -1\n3 3 2.5\n"
+          "3 2 0.125\n")
+    write("mmio", "integer.mtx", "%%MatrixMarket matrix coordinate integer general\n2 2 2\n1 2 -7\n2 1 3")
+    write("mmio", "crlf.mtx", "%%MATRIXMARKET MATRIX ARRAY REAL GENERAL\r\n1 2\r\n-inf\r\nnan\r\n")
+    write("mmio", "pattern.mtx", "%%MatrixMarket matrix coordinate pattern general\n2 2 1\n1 1\n")
+    write("mmio", "complex.mtx", "%%MatrixMarket matrix array complex general\n1 1\n1 0\n")
+    write("mmio", "out_of_range.mtx", "%%MatrixMarket matrix coordinate real general\n2 2 1\n3 1 1\n")
+    write("mmio", "too_few.mtx", "%%MatrixMarket matrix array real general\n2 1\n1\n")
+    write("mmio", "huge.mtx", "%%MatrixMarket matrix array real general\n4000000000 4000000000\n")
+
+    small = """{
+  "format": "gapsim-model", "version": 1, "name": "lap-small",
+  "units": {"length": "mm", "force": "N"},
+  "parts": [
+    {"name": "panel", "ndof": 3, "K": [[4, 1, 0], [1, 4, 1], [0, 1, 4]]},
+    {"name": "flange", "ndof": 2, "K": [[3, -1], [-1, 3]]}
+  ],
+  "nodes": {"part": [0, 0, 1, 1], "dof": [0, 2, 0, 1],
+            "x": [0, 10, 0, 10], "y": [0, 0, 0, 0], "z": [1, 1, 0, 0]},
+  "pairs": {"i": [0, 1], "j": [2, -1], "cj": [2.5, 1]},
+  "fasteners": {"pair": [0], "load": [500.0]},
+  "f": [0, 0, 0, 0, 1.5]
+}
+"""
+    write("model_json", "small.json", small)
+    write("model_json", "minimal.json",
+          '{"format":"gapsim-model","version":1,"parts":[{"ndof":1,"K":[[2]]}],'
+          '"nodes":{"part":[0],"dof":[0]},"pairs":{"i":[0],"j":[-1]}}')
+    write("model_json", "sandwich.json", """{"format": "gapsim-model", "version": 1,
+ "name": "sandwich-3", "joint": "sandwich", "comment": "three parts, node 1 in two pairs",
+ "parts": [{"name": "skin", "ndof": 2, "K": [[4, -1], [-1, 4]]},
+           {"name": "strap", "ndof": 2, "K": [[5, 1], [1, 5]]},
+           {"name": "rib", "ndof": 2, "K": [[3, 0.5], [0.5, 3]]}],
+ "nodes": {"part": [0, 1, 2, 0, 1], "dof": [0, 0, 0, 1, 1],
+           "x": [0, 0, 0, 20, 20], "y": [0, 0, 0, 0, 0], "z": [2, 1, 0, 2, 1]},
+ "pairs": {"i": [0, 1, 3, 4], "j": [1, 2, 4, -1], "ci": [-1, -1, -1, -1], "cj": [1, 1, 1, 1]},
+ "fasteners": {"pair": [0, 2], "load": [250, 250]},
+ "f": [0, 0, 0, 0, 0, 0]}
+""")
+    write("model_json", "files.json", """{"format": "gapsim-model", "version": 1, "name": "files",
+ "parts": [{"ndof": 2, "K": "k2.npy"}, {"ndof": 3, "K": "k3.mtx"}],
+ "nodes": {"part": [0, 1, 1], "dof": [0, 0, 2]},
+ "pairs": {"i": [0, 2], "j": [1, -1]},
+ "f": "f5.npy"}
+""")
+    write("model_json", "bad_key.json", small.replace('"pairs"', '"pairz"'))
+    write("model_json", "bad_range.json", small.replace('"j": [2, -1]', '"j": [2, 9]'))
+    write("model_json", "bad_symmetry.json", small.replace("[[3, -1], [-1, 3]]", "[[3, -1], [1, 3]]"))
+
+
+if __name__ == "__main__":
+    main()

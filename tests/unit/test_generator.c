@@ -1,0 +1,393 @@
+/*
+ * test_generator.c -- FE-built assembly models, gap clouds and fastener
+ * patterns (core/generator.h).
+ *
+ * Asserts: the small lap / lap-fine / sandwich models validate and have the
+ * documented n, m, fastener and fixed-pair counts, no (lap) or the expected
+ * number of (sandwich) nodes in two pairs; paired nodes coincide in (x, y)
+ * and the pair orientation matches the header (node[0] above node[1], coef
+ * -1 / +1; fixed pairs' sign follows the side of the rigid part); blocks are
+ * exactly symmetric and SPD with cond in a sensible range; the condensed
+ * flexibility grows toward the free edge (the jig is in the matrix); the
+ * paper-size defaults have n within 10% of 5206 / 11308 / 6190, and the
+ * default lap joint (built in full) has cond(K) in 1e5..1e8; gap clouds are
+ * deterministic per seed and per row, non-negative, touching somewhere,
+ * spatially smooth, with mean and peak in the requested ranges (sandwich:
+ * per interface, fixed pairs scaled); patterns install exactly
+ * round(fraction * n_fast) evenly spread candidates; bad parameters fail.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <lapacke.h>
+
+#include "generator.h"
+#include "gs_test.h"
+#include "linalg.h"
+
+static gs_model *build(gs_gen_kind kind, int small, gs_gen_info *info)
+{
+    gs_gen_params p;
+    if (small)
+        gs_gen_small_params(kind, &p);
+    else
+        gs_gen_default_params(kind, &p);
+    gs_model *mdl = NULL;
+    gs_error e;
+    gs_err rc = gs_gen_assembly(&p, &mdl, info, &e);
+    GS_CHECK_MSG(rc == GS_OK, "%s: %s", e.field, e.msg);
+    GS_CHECK(mdl != NULL);
+    return mdl;
+}
+
+/* Structure checks shared by every model. */
+static void check_structure(const gs_model *mdl, const gs_gen_info *info)
+{
+    GS_CHECK(mdl->validated);
+    GS_CHECK_INT(info->n, mdl->n);
+    GS_CHECK_INT(info->m, mdl->m);
+    GS_CHECK_INT(info->n_fast, mdl->n_fast);
+    int sum = 0;
+    for (int b = 0; b < mdl->n_parts; b++) {
+        const gs_part *pt = &mdl->parts[b];
+        GS_CHECK_INT(pt->ndof, info->ndof[b]);
+        sum += pt->ndof;
+        for (int j = 0; j < pt->ndof; j++) {
+            GS_CHECK(pt->K[j + (size_t)j * pt->ndof] > 0.0);
+            for (int i = j + 1; i < pt->ndof; i++)
+                GS_CHECK(pt->K[i + (size_t)j * pt->ndof] == pt->K[j + (size_t)i * pt->ndof]);
+        }
+        double cond = 0.0;
+        gs_error e;
+        GS_CHECK_INT(gs_spd_cond_est(pt->K, pt->ndof, &cond, "K", &e), GS_OK);
+        GS_CHECK_NEAR(cond / info->cond[b], 1.0, 1e-6);
+        GS_CHECK_MSG(cond > 1e2 && cond < 1e9, "part %d cond %g", b, cond);
+        GS_CHECK(info->cond_K >= cond * (1 - 1e-12));
+    }
+    GS_CHECK_INT(sum, mdl->n);
+    int fixed = 0;
+    for (int k = 0; k < mdl->m; k++) {
+        const gs_pair *pr = &mdl->pairs[k];
+        const gs_node *a = &mdl->nodes[pr->node[0]];
+        if (pr->node[1] == GS_FIXED) {
+            fixed++;
+            /* above the rigid part (z > 0) closes moving down: coef -1 */
+            GS_CHECK(a->xyz[2] != 0.0);
+            GS_CHECK(pr->coef[0] == (a->xyz[2] > 0.0 ? -1.0 : 1.0));
+            continue;
+        }
+        const gs_node *b = &mdl->nodes[pr->node[1]];
+        GS_CHECK(a->xyz[0] == b->xyz[0] && a->xyz[1] == b->xyz[1]); /* coincide in x, y */
+        GS_CHECK(a->xyz[2] > b->xyz[2]);                           /* node[0] is the upper */
+        GS_CHECK(a->part != b->part);
+        GS_CHECK(pr->coef[0] == -1.0 && pr->coef[1] == 1.0);
+    }
+    GS_CHECK_INT(fixed, info->n_fixed_pairs);
+    for (int i = 0; i < mdl->n_fast; i++) {
+        GS_CHECK(mdl->fast[i].pair >= 0 && mdl->fast[i].pair < mdl->m);
+        GS_CHECK(mdl->fast[i].load == 500.0);
+    }
+    /* nodes in two pairs, recounted */
+    int *uses = calloc((size_t)mdl->n_nodes, sizeof *uses), two = 0;
+    GS_CHECK(uses);
+    for (int k = 0; k < mdl->m; k++)
+        for (int s = 0; s < 2; s++)
+            if (mdl->pairs[k].node[s] >= 0)
+                uses[mdl->pairs[k].node[s]]++;
+    for (int v = 0; v < mdl->n_nodes; v++) {
+        GS_CHECK(uses[v] >= 1 && uses[v] <= 2);
+        two += uses[v] == 2;
+    }
+    free(uses);
+    GS_CHECK_INT(two, info->nodes_two_pairs);
+}
+
+GS_TEST(small_lap)
+{
+    gs_gen_info info;
+    gs_model *mdl = build(GS_GEN_LAP, 1, &info);
+    check_structure(mdl, &info);
+    GS_CHECK_INT(info.n, 104); /* 2 parts x 13 stations x 4 rows */
+    GS_CHECK_INT(info.m, 52);
+    GS_CHECK_INT(info.n_parts, 2);
+    GS_CHECK_INT(info.nodes_two_pairs, 0);
+    GS_CHECK_INT(info.n_fixed_pairs, 0);
+    GS_CHECK_INT(info.n_fast, 10); /* stations 0,3,..,12 x 2 lines */
+    GS_CHECK(mdl->joint == GS_JOINT_SIMPLE);
+    GS_CHECK(info.cond_K > 1e4 && info.cond_K < 1e8);
+    GS_CHECK(info.fe_ndof[0] > info.ndof[0] && info.fe_ndof[1] > info.ndof[1]);
+    /* the jig is in the matrix: the panel (clamped at y = -far) is most
+     * flexible at its free edge (last junction row), least at the first row */
+    const gs_part *pt = &mdl->parts[0];
+    int nd = pt->ndof;
+    double *F = malloc(sizeof(double) * nd * nd);
+    GS_CHECK(F);
+    memcpy(F, pt->K, sizeof(double) * nd * nd);
+    GS_CHECK_INT(LAPACKE_dpotrf(LAPACK_COL_MAJOR, 'L', nd, F, nd), 0);
+    GS_CHECK_INT(LAPACKE_dpotri(LAPACK_COL_MAJOR, 'L', nd, F, nd), 0);
+    /* local dof = station * 4 + row; middle station 6 */
+    double f_in = F[(6 * 4 + 0) * (nd + 1)], f_edge = F[(6 * 4 + 3) * (nd + 1)];
+    GS_CHECK_MSG(f_edge > 1.5 * f_in, "flexibility edge %g vs inner %g", f_edge, f_in);
+    /* flange (clamped at y = ymax + far): the opposite */
+    pt = &mdl->parts[1];
+    memcpy(F, pt->K, sizeof(double) * nd * nd);
+    GS_CHECK_INT(LAPACKE_dpotrf(LAPACK_COL_MAJOR, 'L', nd, F, nd), 0);
+    GS_CHECK_INT(LAPACKE_dpotri(LAPACK_COL_MAJOR, 'L', nd, F, nd), 0);
+    f_in = F[(6 * 4 + 3) * (nd + 1)];
+    f_edge = F[(6 * 4 + 0) * (nd + 1)];
+    GS_CHECK_MSG(f_edge > 1.5 * f_in, "flange flexibility edge %g vs inner %g", f_edge, f_in);
+    free(F);
+    gs_model_free(mdl);
+}
+
+GS_TEST(small_lap_fine_and_sandwich)
+{
+    gs_gen_info info;
+    gs_model *mdl = build(GS_GEN_LAP_FINE, 1, &info);
+    check_structure(mdl, &info);
+    GS_CHECK_INT(info.n, 170);
+    GS_CHECK_INT(info.m, 85);
+    GS_CHECK_INT(info.nodes_two_pairs, 0);
+    gs_model_free(mdl);
+
+    mdl = build(GS_GEN_SANDWICH, 1, &info);
+    check_structure(mdl, &info);
+    GS_CHECK_INT(info.n_parts, 4);
+    GS_CHECK_INT(info.n, 195);             /* 13 x (3*3 + 2*3) */
+    GS_CHECK_INT(info.m, 156);             /* 13 x (2*3 + 2*3) */
+    GS_CHECK_INT(info.nodes_two_pairs, 39); /* every wing junction node */
+    GS_CHECK_INT(info.n_fixed_pairs, 78);
+    GS_CHECK_INT(info.n_fast, 40);
+    GS_CHECK(mdl->joint == GS_JOINT_SANDWICH);
+    /* every node in two pairs is a wing (part 0) node: above one, below one */
+    int *up = calloc((size_t)mdl->n_nodes, sizeof *up), *down = calloc((size_t)mdl->n_nodes, sizeof *down);
+    GS_CHECK(up && down);
+    for (int k = 0; k < mdl->m; k++) {
+        if (mdl->pairs[k].node[1] == GS_FIXED)
+            continue;
+        down[mdl->pairs[k].node[0]]++; /* node[0] has a part below it */
+        up[mdl->pairs[k].node[1]]++;
+    }
+    for (int v = 0; v < mdl->n_nodes; v++)
+        if (up[v] + down[v] == 2) {
+            GS_CHECK_INT(mdl->nodes[v].part, 0);
+            GS_CHECK(up[v] == 1 && down[v] == 1);
+        }
+    free(up);
+    free(down);
+    gs_model_free(mdl);
+}
+
+GS_TEST(default_sizes)
+{
+    const gs_gen_kind kinds[3] = {GS_GEN_LAP, GS_GEN_LAP_FINE, GS_GEN_SANDWICH};
+    const double paper[3] = {5206, 11308, 6190};
+    for (int q = 0; q < 3; q++) {
+        gs_gen_params p;
+        gs_gen_default_params(kinds[q], &p);
+        double n = kinds[q] == GS_GEN_SANDWICH ? p.nx * (3.0 * p.ny_j + 2.0 * p.ny_c)
+                                                : 2.0 * p.nx * p.ny_j;
+        GS_CHECK_MSG(fabs(n / paper[q] - 1.0) < 0.10, "kind %d: n %g vs %g", q, n, paper[q]);
+    }
+    /* the full-size lap joint: n, m and cond(K) in the paper's range */
+    gs_gen_info info;
+    double t0 = gs_now();
+    gs_model *mdl = build(GS_GEN_LAP, 0, &info);
+    printf("  default lap: n %d m %d cond(K) %.3e (blocks %.3e, %.3e) in %.2f s\n", info.n,
+           info.m, info.cond_K, info.cond[0], info.cond[1], gs_now() - t0);
+    GS_CHECK_INT(info.n, 5206);
+    GS_CHECK_INT(info.m, 2603);
+    GS_CHECK(info.cond_K >= 1e5 && info.cond_K <= 1e8);
+    GS_CHECK(mdl->validated);
+    gs_model_free(mdl);
+    /* scaling keeps the physical width: (ny_j - 1) hy constant */
+    gs_gen_params p;
+    gs_gen_small_params(GS_GEN_LAP, &p);
+    double w = (p.ny_j - 1) * p.hy;
+    gs_gen_params_scale(&p, 2.0);
+    GS_CHECK_INT(p.nx, 25);
+    GS_CHECK_INT(p.ny_j, 7);
+    GS_CHECK_NEAR((p.ny_j - 1) * p.hy, w, 1e-9);
+    GS_CHECK_INT(p.fast_every, 6);
+}
+
+GS_TEST(bad_params)
+{
+    gs_gen_params p;
+    gs_model *mdl = NULL;
+    gs_error e;
+    gs_gen_small_params(GS_GEN_LAP, &p);
+    p.nx = 2;
+    GS_CHECK_INT(gs_gen_assembly(&p, &mdl, NULL, &e), GS_ERR_INVALID);
+    GS_CHECK(mdl == NULL);
+    gs_gen_small_params(GS_GEN_LAP, &p);
+    p.t[1] = 0.0;
+    GS_CHECK_INT(gs_gen_assembly(&p, &mdl, NULL, &e), GS_ERR_INVALID);
+    gs_gen_small_params(GS_GEN_LAP, &p);
+    p.far_width[1] = 0.0; /* the flange needs its web */
+    GS_CHECK_INT(gs_gen_assembly(&p, &mdl, NULL, &e), GS_ERR_INVALID);
+    gs_gen_small_params(GS_GEN_SANDWICH, &p);
+    p.n_support = 1;
+    GS_CHECK_INT(gs_gen_assembly(&p, &mdl, NULL, &e), GS_ERR_INVALID);
+    gs_gen_small_params(GS_GEN_LAP, &p);
+    p.clamp_far = 0; /* a free wing panel without supports */
+    GS_CHECK_INT(gs_gen_assembly(&p, &mdl, NULL, &e), GS_ERR_INVALID);
+    gs_gen_small_params(GS_GEN_LAP, &p);
+    p.fast_lines = 3;
+    GS_CHECK_INT(gs_gen_assembly(&p, &mdl, NULL, &e), GS_ERR_INVALID);
+    GS_CHECK(mdl == NULL);
+    /* the wing on support points only (no clamp) still gives an SPD model */
+    gs_gen_small_params(GS_GEN_LAP, &p);
+    p.clamp_far = 0;
+    p.n_support = 3;
+    gs_gen_info info;
+    GS_CHECK_INT(gs_gen_assembly(&p, &mdl, &info, &e), GS_OK);
+    GS_CHECK(info.cond[0] > 0.0 && info.cond[0] < 1e9);
+    gs_model_free(mdl);
+    gs_gen_kind k;
+    GS_CHECK_INT(gs_gen_kind_parse("sandwich", &k), 0);
+    GS_CHECK(k == GS_GEN_SANDWICH);
+    GS_CHECK_INT(gs_gen_kind_parse("lap-fine", &k), 0);
+    GS_CHECK(k == GS_GEN_LAP_FINE);
+    GS_CHECK_INT(gs_gen_kind_parse("lapx", &k), -1);
+    GS_CHECK_STR(gs_gen_kind_name(GS_GEN_LAP), "lap");
+}
+
+GS_TEST(gap_cloud_lap)
+{
+    gs_gen_info info;
+    gs_model *mdl = build(GS_GEN_LAP, 1, &info);
+    const int k = 300, m = mdl->m;
+    double *G = malloc(sizeof(double) * k * m), *G2 = malloc(sizeof(double) * k * m);
+    GS_CHECK(G && G2);
+    gs_gen_cloud_params cp;
+    gs_gen_cloud_default(&cp);
+    GS_CHECK_INT(gs_gen_gap_cloud(mdl, k, 42, NULL, G, NULL), GS_OK);
+    GS_CHECK_INT(gs_gen_gap_cloud(mdl, k, 42, &cp, G2, NULL), GS_OK);
+    GS_CHECK(memcmp(G, G2, sizeof(double) * k * m) == 0); /* deterministic */
+    GS_CHECK_INT(gs_gen_gap_cloud(mdl, 5, 42, &cp, G2, NULL), GS_OK);
+    GS_CHECK(memcmp(G, G2, sizeof(double) * 5 * m) == 0); /* row r independent of k */
+    GS_CHECK_INT(gs_gen_gap_cloud(mdl, 5, 43, &cp, G2, NULL), GS_OK);
+    GS_CHECK(memcmp(G, G2, sizeof(double) * 5 * m) != 0); /* seed matters */
+    double tot = 0.0, gmax = 0.0, d_near = 0.0, d_far = 0.0;
+    for (int r = 0; r < k; r++) {
+        const double *g = G + (size_t)r * m;
+        double s = 0.0, mx = 0.0, mn = INFINITY;
+        for (int q = 0; q < m; q++) {
+            GS_CHECK(g[q] >= 0.0 && isfinite(g[q]));
+            s += g[q];
+            mx = fmax(mx, g[q]);
+            mn = fmin(mn, g[q]);
+        }
+        GS_CHECK(mn == 0.0); /* the parts touch somewhere */
+        double mean = s / m;
+        GS_CHECK_MSG(mean >= cp.mean * (1 - cp.spread) - 1e-6 &&
+                         mean <= cp.mean * (1 + cp.spread) + 1e-6, "row %d mean %g", r, mean);
+        GS_CHECK_MSG(mx >= cp.peak * (1 - cp.spread) - 1e-9 && mx <= cp.peak * (1 + cp.spread) + 1e-9,
+                     "row %d max %g", r, mx);
+        tot += s;
+        gmax = fmax(gmax, mx);
+        /* smoothness: pairs are station-major (4 rows per station) */
+        for (int q = 0; q + 4 < m; q++) {
+            d_near += fabs(g[q + 4] - g[q]);                  /* next station, 20 mm */
+            d_far += fabs(g[(q * 17 + 7) % m] - g[q]);        /* scattered */
+        }
+    }
+    double mean_all = tot / ((double)k * m);
+    printf("  lap cloud: mean %.3f mm, max %.3f mm, near/far difference ratio %.3f\n", mean_all,
+           gmax, d_near / d_far);
+    GS_CHECK(mean_all > 0.2 && mean_all < 1.0);
+    GS_CHECK(gmax >= 2.0 && gmax <= 3.0);
+    GS_CHECK(d_near < 0.5 * d_far);
+    /* bad parameters */
+    cp.peak = cp.mean;
+    GS_CHECK_INT(gs_gen_gap_cloud(mdl, 1, 1, &cp, G, NULL), GS_ERR_INVALID);
+    gs_gen_cloud_default(&cp);
+    cp.spread = 1.5;
+    GS_CHECK_INT(gs_gen_gap_cloud(mdl, 1, 1, &cp, G, NULL), GS_ERR_INVALID);
+    GS_CHECK_INT(gs_gen_gap_cloud(mdl, -1, 1, NULL, G, NULL), GS_ERR_INVALID);
+    free(G);
+    free(G2);
+    gs_model_free(mdl);
+}
+
+GS_TEST(gap_cloud_sandwich_interfaces)
+{
+    gs_gen_info info;
+    gs_model *mdl = build(GS_GEN_SANDWICH, 1, &info);
+    const int k = 200, m = mdl->m;
+    double *G = malloc(sizeof(double) * k * m);
+    GS_CHECK(G);
+    gs_gen_cloud_params cp;
+    gs_gen_cloud_default(&cp);
+    cp.mean = 0.4;
+    cp.peak = 2.0;
+    GS_CHECK_INT(gs_gen_gap_cloud(mdl, k, 7, &cp, G, NULL), GS_OK);
+    /* interfaces: triform/wing, wing/buttstrap 1, wing/buttstrap 2, fixed ones */
+    double fmax_fixed = 0.0, fmax_free = 0.0;
+    int upper_equals_lower = 0;
+    for (int r = 0; r < k; r++) {
+        const double *g = G + (size_t)r * m;
+        for (int q = 0; q < m; q++) {
+            GS_CHECK(g[q] >= 0.0);
+            if (mdl->pairs[q].node[1] == GS_FIXED)
+                fmax_fixed = fmax(fmax_fixed, g[q]);
+            else
+                fmax_free = fmax(fmax_free, g[q]);
+        }
+        /* upper and lower interfaces at the same wing node get different fields */
+        for (int q = 0; q + 1 < m; q++)
+            if (mdl->pairs[q].node[1] == mdl->pairs[q + 1].node[0] && g[q] == g[q + 1] &&
+                g[q] > 0.0)
+                upper_equals_lower++;
+    }
+    GS_CHECK(fmax_free <= cp.peak * (1 + cp.spread) + 1e-9 && fmax_free >= cp.peak);
+    GS_CHECK(fmax_fixed <= cp.fixed_scale * cp.peak * (1 + cp.spread) + 1e-9);
+    GS_CHECK(fmax_fixed >= cp.fixed_scale * cp.peak * (1 - cp.spread) - 1e-9);
+    GS_CHECK_INT(upper_equals_lower, 0);
+    free(G);
+    gs_model_free(mdl);
+}
+
+GS_TEST(patterns)
+{
+    gs_gen_info info;
+    gs_model *mdl = build(GS_GEN_SANDWICH, 1, &info);
+    const int nf = mdl->n_fast; /* 40 */
+    unsigned char inst[64];
+    const double fr[9] = {0.0, 0.1, 0.25, 0.37, 0.5, 0.9, 1.0, 1.7, NAN};
+    for (int t = 0; t < 9; t++) {
+        memset(inst, 7, sizeof inst);
+        gs_gen_pattern(mdl, fr[t], inst);
+        int want = isnan(fr[t]) ? 0 : (fr[t] >= 1.0 ? nf : (int)lround(fr[t] * nf));
+        GS_CHECK_INT(gs_gen_pattern_count(nf, fr[t]), want);
+        int on = 0, last = -1, first = -1, gmin = nf + 1, gmax = 0;
+        for (int i = 0; i < nf; i++) {
+            GS_CHECK(inst[i] == 0 || inst[i] == 1);
+            if (inst[i]) {
+                if (last >= 0) {
+                    gmin = i - last < gmin ? i - last : gmin;
+                    gmax = i - last > gmax ? i - last : gmax;
+                }
+                if (first < 0)
+                    first = i;
+                last = i;
+                on++;
+            }
+        }
+        GS_CHECK_INT(inst[nf], 7); /* nothing written past n_fast */
+        GS_CHECK_INT(on, want);
+        if (on >= 3) { /* evenly spread over the whole candidate list */
+            int step = (nf + on - 1) / on;
+            GS_CHECK_MSG(gmax - gmin <= 1, "fraction %g: spacing %d..%d", fr[t], gmin, gmax);
+            GS_CHECK_MSG(first < step && last >= nf - step, "fraction %g: %d..%d", fr[t], first,
+                         last);
+        }
+    }
+    GS_CHECK_INT(gs_gen_pattern_count(10, 0.25), 3); /* round(2.5) = 3 */
+    GS_CHECK_INT(gs_gen_pattern_count(10, 0.24), 2);
+    gs_model_free(mdl);
+}
+
+GS_TEST_MAIN()
