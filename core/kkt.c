@@ -34,12 +34,27 @@ static void measure_w(const gs_problem *pb, const double *lam, const double *w, 
     }
 }
 
-/* Dual objective and w = Q lam - p, from the support of lambda. O(m |S|). */
+/* w = Q lam - p over the support of lambda and the dual objective
+ * -(1/2 lam'Q lam - p'lam + s). O(m |S|). */
+static double dual_objective(const gs_precomp *pc, const double *p, double s, const double *lam,
+                             double *w)
+{
+    const int m = pc->m;
+    memset(w, 0, (size_t)m * sizeof *w);
+    for (int j = 0; j < m; j++)
+        if (lam[j] != 0.0)
+            cblas_daxpy(m, lam[j], pc->Q + (size_t)j * m, 1, w, 1);
+    double quad = cblas_ddot(m, lam, 1, w, 1), lin = cblas_ddot(m, p, 1, lam, 1);
+    for (int i = 0; i < m; i++)
+        w[i] -= p[i];
+    return -(0.5 * quad - lin + s);
+}
+
+/* Dual side with its own dual data (allocates p). */
 static gs_err dual_side(const gs_problem *pb, const double *lam, double *w, double *obj_dual,
                         gs_error *err)
 {
-    const gs_precomp *pc = pb->pc;
-    const int m = pc->m;
+    const int m = pb->pc->m;
     double *p = malloc((size_t)m * sizeof *p), *work = malloc((size_t)m * sizeof *work);
     if (!p || !work) {
         free(p);
@@ -48,17 +63,20 @@ static gs_err dual_side(const gs_problem *pb, const double *lam, double *w, doub
     }
     double s = 0.0;
     gs_problem_dual_data(pb, p, &s, work);
-    memset(w, 0, (size_t)m * sizeof *w);
-    for (int j = 0; j < m; j++)
-        if (lam[j] != 0.0)
-            cblas_daxpy(m, lam[j], pc->Q + (size_t)j * m, 1, w, 1);
-    double quad = cblas_ddot(m, lam, 1, w, 1), lin = cblas_ddot(m, p, 1, lam, 1);
-    *obj_dual = -(0.5 * quad - lin + s);
-    for (int i = 0; i < m; i++)
-        w[i] -= p[i];
+    *obj_dual = dual_objective(pb->pc, p, s, lam, w);
     free(p);
     free(work);
     return GS_OK;
+}
+
+void gs_kkt_dual_p(const gs_problem *pb, const double *p, double s, const double *lam, double *w,
+                   gs_kkt *out)
+{
+    memset(out, 0, sizeof *out);
+    out->obj_dual = dual_objective(pb->pc, p, s, lam, w);
+    measure_w(pb, lam, w, out);
+    out->obj_primal = out->obj_dual + cblas_ddot(pb->pc->m, lam, 1, w, 1);
+    out->gap = out->obj_primal - out->obj_dual;
 }
 
 gs_err gs_kkt_dual(const gs_problem *pb, const double *lam, double *w_out, gs_kkt *out,

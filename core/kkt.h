@@ -42,6 +42,12 @@ gs_err gs_kkt_primal(const gs_problem *pb, const double *x, const double *lam, d
 gs_err gs_kkt_dual(const gs_problem *pb, const double *lam, double *w_out, gs_kkt *out,
                    gs_error *err);
 
+/* The dual certificate from precomputed dual data p (m) and s of the problem
+ * (gs_problem_dual_data), without allocation: for the solvers' hot path.
+ * w (m) receives Q lam - p. */
+void gs_kkt_dual_p(const gs_problem *pb, const double *p, double s, const double *lam, double *w,
+                   gs_kkt *out);
+
 /* Pass/fail at relative tolerance tol: primal_infeas <= tol max(1,||g||),
  * dual_infeas <= tol max(1,||lambda||), complementarity <= tol max(1,||g||)
  * max(1,||lambda||), stationarity <= tol. */

@@ -1,0 +1,222 @@
+/* cset.c -- contact set with an updated Cholesky factor of Q_CC (see cset.h). */
+#include "cset.h"
+
+#include <cblas.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "linalg.h"
+
+gs_err gs_cset_init(gs_cset *cs, const gs_precomp *pc, gs_error *err)
+{
+    memset(cs, 0, sizeof *cs);
+    cs->pc = pc;
+    cs->m = pc->m;
+    cs->idx = malloc((size_t)cs->m * sizeof *cs->idx);
+    cs->pos = malloc((size_t)cs->m * sizeof *cs->pos);
+    if (!cs->idx || !cs->pos) {
+        gs_cset_free(cs);
+        return gs_errorf(err, GS_ERR_NOMEM, "", "no memory for a contact set");
+    }
+    for (int i = 0; i < cs->m; i++)
+        cs->pos[i] = -1;
+    return gs_cset_reserve(cs, 64 < cs->m ? 64 : cs->m, err);
+}
+
+void gs_cset_free(gs_cset *cs)
+{
+    free(cs->idx);
+    free(cs->pos);
+    free(cs->L);
+    free(cs->QC);
+    free(cs->slot);
+    free(cs->owner);
+    free(cs->tmp);
+    memset(cs, 0, sizeof *cs);
+}
+
+void gs_cset_clear(gs_cset *cs)
+{
+    for (int c = 0; c < cs->k; c++)
+        cs->pos[cs->idx[c]] = -1;
+    cs->k = 0;
+}
+
+gs_err gs_cset_reserve(gs_cset *cs, int k_new, gs_error *err)
+{
+    if (k_new <= cs->cap)
+        return GS_OK;
+    int cap = cs->cap ? cs->cap : 64;
+    while (cap < k_new)
+        cap *= 2;
+    if (cap > cs->m)
+        cap = cs->m;
+    double *L = malloc((size_t)cap * cap * sizeof *L);
+    double *QC = malloc((size_t)cs->m * cap * sizeof *QC);
+    double *tmp = malloc((size_t)cap * sizeof *tmp);
+    int *slot = malloc((size_t)cap * sizeof *slot), *owner = malloc((size_t)cap * sizeof *owner);
+    if (!L || !QC || !tmp || !slot || !owner) {
+        free(L);
+        free(QC);
+        free(tmp);
+        free(slot);
+        free(owner);
+        return gs_errorf(err, GS_ERR_NOMEM, "", "no memory for a contact set of %d pairs", cap);
+    }
+    for (int j = 0; j < cs->k; j++)
+        memcpy(L + (size_t)j * cap, cs->L + (size_t)j * cs->cap, (size_t)cs->k * sizeof *L);
+    if (cs->k) {
+        memcpy(QC, cs->QC, (size_t)cs->m * cs->k * sizeof *QC);
+        memcpy(slot, cs->slot, (size_t)cs->k * sizeof *slot);
+        memcpy(owner, cs->owner, (size_t)cs->k * sizeof *owner);
+    }
+    free(cs->L);
+    free(cs->QC);
+    free(cs->tmp);
+    free(cs->slot);
+    free(cs->owner);
+    cs->L = L;
+    cs->QC = QC;
+    cs->tmp = tmp;
+    cs->slot = slot;
+    cs->owner = owner;
+    cs->cap = cap;
+    return GS_OK;
+}
+
+double gs_cset_schur(const gs_cset *cs, int j, double *l)
+{
+    const double *qj = cs->pc->Q + (size_t)j * cs->m;
+    for (int c = 0; c < cs->k; c++)
+        l[c] = qj[cs->idx[c]];
+    if (cs->k == 0)
+        return qj[j];
+    cblas_dtrsv(CblasColMajor, CblasLower, CblasNoTrans, CblasNonUnit, cs->k, cs->L, cs->cap, l,
+                1);
+    return qj[j] - cblas_ddot(cs->k, l, 1, l, 1);
+}
+
+void gs_cset_append(gs_cset *cs, int j, const double *l, double s)
+{
+    const int k = cs->k, ld = cs->cap;
+    for (int c = 0; c < k; c++)
+        cs->L[k + (size_t)c * ld] = l[c];
+    cs->L[k + (size_t)k * ld] = sqrt(s);
+    memcpy(cs->QC + (size_t)k * cs->m, cs->pc->Q + (size_t)j * cs->m, (size_t)cs->m * sizeof(double));
+    cs->slot[k] = k;
+    cs->owner[k] = k;
+    cs->idx[k] = j;
+    cs->pos[j] = k;
+    cs->k = k + 1;
+}
+
+void gs_cset_remove(gs_cset *cs, int c)
+{
+    const int k = cs->k, ld = cs->cap, r = k - c - 1;
+    double *L = cs->L;
+    /* trailing block: L33 L33' + l32 l32' (rank-one update, Givens-like) */
+    double *x = cs->tmp;
+    for (int i = 0; i < r; i++)
+        x[i] = L[(c + 1 + i) + (size_t)c * ld];
+    for (int q = 0; q < r; q++) {
+        double *col = L + (c + 1) + (size_t)(c + 1 + q) * ld; /* column q of L33 */
+        double a = col[q], b = x[q];
+        double rr = hypot(a, b), cg = rr / a, sg = b / a;
+        col[q] = rr;
+        for (int i = q + 1; i < r; i++) {
+            col[i] = (col[i] + sg * x[i]) / cg;
+            x[i] = cg * x[i] - sg * col[i];
+        }
+    }
+    /* delete row c and column c (in place, forward order is safe) */
+    for (int jn = c; jn < k - 1; jn++)
+        for (int in = jn; in < k - 1; in++)
+            L[in + (size_t)jn * ld] = L[(in + 1) + (size_t)(jn + 1) * ld];
+    for (int jn = 0; jn < c; jn++)
+        for (int in = c; in < k - 1; in++)
+            L[in + (size_t)jn * ld] = L[(in + 1) + (size_t)jn * ld];
+    /* QC: the last slot's column moves into the freed slot, O(m) */
+    int freed = cs->slot[c], last = k - 1;
+    if (freed != last) {
+        memcpy(cs->QC + (size_t)freed * cs->m, cs->QC + (size_t)last * cs->m,
+               (size_t)cs->m * sizeof(double));
+        cs->slot[cs->owner[last]] = freed;
+        cs->owner[freed] = cs->owner[last];
+    }
+    cs->pos[cs->idx[c]] = -1;
+    for (int q = c; q < k - 1; q++) {
+        cs->idx[q] = cs->idx[q + 1];
+        cs->slot[q] = cs->slot[q + 1];
+        cs->pos[cs->idx[q]] = q;
+        cs->owner[cs->slot[q]] = q;
+    }
+    cs->k = k - 1;
+}
+
+void gs_cset_solve_L(const gs_cset *cs, double *z)
+{
+    if (cs->k)
+        cblas_dtrsv(CblasColMajor, CblasLower, CblasNoTrans, CblasNonUnit, cs->k, cs->L, cs->cap,
+                    z, 1);
+}
+
+void gs_cset_solve_Lt(const gs_cset *cs, double *z)
+{
+    if (cs->k)
+        cblas_dtrsv(CblasColMajor, CblasLower, CblasTrans, CblasNonUnit, cs->k, cs->L, cs->cap, z,
+                    1);
+}
+
+void gs_cset_solve(const gs_cset *cs, double *z)
+{
+    gs_cset_solve_L(cs, z);
+    gs_cset_solve_Lt(cs, z);
+}
+
+void gs_cset_residual(const gs_cset *cs, const double *v, const double *p, double *w)
+{
+    const int m = cs->m;
+    if (p)
+        for (int i = 0; i < m; i++)
+            w[i] = -p[i];
+    else
+        memset(w, 0, (size_t)m * sizeof *w);
+    if (!cs->k)
+        return;
+    for (int c = 0; c < cs->k; c++) /* v in slot order */
+        cs->tmp[cs->slot[c]] = v[c];
+    cblas_dgemv(CblasColMajor, CblasNoTrans, m, cs->k, 1.0, cs->QC, m, cs->tmp, 1, 1.0, w, 1);
+}
+
+gs_err gs_cset_build(gs_cset *cs, const int *list, int k, gs_error *err)
+{
+    gs_cset_clear(cs);
+    gs_err rc = gs_cset_reserve(cs, k, err);
+    if (rc != GS_OK)
+        return rc;
+    const int m = cs->m, ld = cs->cap;
+    const double *Q = cs->pc->Q;
+    for (int b = 0; b < k; b++) {
+        const double *qb = Q + (size_t)list[b] * m;
+        for (int a = b; a < k; a++)
+            cs->L[a + (size_t)b * ld] = qb[list[a]];
+        memcpy(cs->QC + (size_t)b * m, qb, (size_t)m * sizeof(double));
+    }
+    gs_error e2;
+    if (k && gs_chol(cs->L, k, ld, "Q_CC", &e2) != GS_OK)
+        return gs_errorf(err, GS_ERR_NOT_SPD, "warm_start", "Q restricted to the set is singular");
+    for (int c = 0; c < k; c++) {
+        double d = cs->L[c + (size_t)c * ld];
+        if (d * d < GS_CSET_DEP_TOL * Q[(size_t)list[c] * m + list[c]])
+            return gs_errorf(err, GS_ERR_NOT_SPD, "warm_start",
+                             "pair %d is numerically dependent on the set", list[c]);
+    }
+    for (int c = 0; c < k; c++) {
+        cs->idx[c] = list[c];
+        cs->pos[list[c]] = c;
+        cs->slot[c] = cs->owner[c] = c;
+    }
+    cs->k = k;
+    return GS_OK;
+}

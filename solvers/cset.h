@@ -1,0 +1,66 @@
+/*
+ * cset.h -- a contact set C with the Cholesky factor of Q_CC, updated as
+ * pairs enter and leave. The linear algebra of every active-set method on
+ * the dual/relative forms (GI, the Cholesky-updated Newton projection).
+ *
+ * Invariants: idx[0..k) lists the pairs of C in factor order, pos[i] is the
+ * position of pair i or -1; L (leading k x k of a cap x cap column-major
+ * array) is lower triangular with L L' = Q_CC in that order; QC (m x cap)
+ * holds the columns Q[:, idx[c]] in slot order (column slot[c]), so that
+ * Q[:, C] v is one dgemv; a removal moves the last slot into the freed one.
+ * Costs (k = |C|, m pairs):
+ *   schur (l = L^-1 Q_Cj, s = Q_jj - l'l)      O(k^2)   one dtrsv
+ *   append (given l, s)                          O(k + m) row of L, column of QC
+ *   remove at position c                         O((k-c)^2 + m) rank-one update
+ *                                                of the trailing factor, one column move
+ *   solve Q_CC z = b                             O(k^2)   two dtrsv
+ *   residual w = Q[:, C] v - p                   O(m k)   dgemv
+ *   build from a list (warm start)               O(k^3/3 + m k) dpotrf
+ * Capacity grows geometrically (never in the steady state of a solve).
+ */
+#ifndef GS_CSET_H
+#define GS_CSET_H
+
+#include "precompute.h"
+
+typedef struct {
+    const gs_precomp *pc;
+    int m, k, cap;
+    int *idx;     /* m */
+    int *pos;     /* m */
+    double *L;    /* cap x cap */
+    double *QC;   /* m x cap, slot order */
+    int *slot;    /* cap: QC column of position c */
+    int *owner;   /* cap: position whose column sits in slot s */
+    double *tmp;  /* cap scratch */
+} gs_cset;
+
+gs_err gs_cset_init(gs_cset *cs, const gs_precomp *pc, gs_error *err);
+void gs_cset_free(gs_cset *cs);
+/* Empty the set (O(k)). */
+void gs_cset_clear(gs_cset *cs);
+/* Make room for k_new members (geometric growth). */
+gs_err gs_cset_reserve(gs_cset *cs, int k_new, gs_error *err);
+
+/* l (k) = L^-1 Q[C, j]; returns s = Q_jj - l'l, the Schur complement of Q_CC
+ * in Q_{C+j}: how fast w_j grows per unit lam_j when lam_C keeps w_C fixed. */
+double gs_cset_schur(const gs_cset *cs, int j, double *l);
+/* Append pair j given l and s from gs_cset_schur (s > 0). Reserve first. */
+void gs_cset_append(gs_cset *cs, int j, const double *l, double s);
+/* Remove the member at position c. */
+void gs_cset_remove(gs_cset *cs, int c);
+/* z (k, position order) <- Q_CC^-1 z. */
+void gs_cset_solve(const gs_cset *cs, double *z);
+/* z <- L^-1 z and z <- L^-T z. */
+void gs_cset_solve_L(const gs_cset *cs, double *z);
+void gs_cset_solve_Lt(const gs_cset *cs, double *z);
+/* w = Q[:, C] v - p (v in position order; p NULL: no shift). */
+void gs_cset_residual(const gs_cset *cs, const double *v, const double *p, double *w);
+/* Rebuild the set from a list of distinct pairs with one dpotrf. Returns
+ * GS_ERR_NOT_SPD if Q restricted to the list is numerically singular (the
+ * set is left empty). */
+gs_err gs_cset_build(gs_cset *cs, const int *list, int k, gs_error *err);
+/* Relative pivot threshold below which a pair counts as dependent on C. */
+#define GS_CSET_DEP_TOL 1e-12
+
+#endif

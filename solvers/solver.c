@@ -1,0 +1,205 @@
+/*
+ * solver.c -- the generic solve layer: option handling, method dispatch,
+ * per-problem dual data, the residual gaps and the certificate, timing.
+ * Methods live in their own files behind gs_method_ops (solver_impl.h).
+ */
+#include "solver_impl.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "linalg.h"
+
+const gs_method_ops *const gs_methods[GS_METHOD__COUNT] = {
+    [GS_METHOD_GI] = &gs_method_gi,
+    [GS_METHOD_REF] = &gs_method_ref,
+};
+
+static const char *const method_names[GS_METHOD__COUNT] = {
+    [GS_METHOD_AUTO] = "auto", [GS_METHOD_GI] = "gi",   [GS_METHOD_LEMKE] = "lemke",
+    [GS_METHOD_NPM] = "npm",   [GS_METHOD_IPM] = "ipm", [GS_METHOD_REF] = "ref",
+};
+static const char *const form_names[GS_FORM__COUNT] = {
+    [GS_FORM_DEFAULT] = "default", [GS_FORM_DUAL] = "dual",
+    [GS_FORM_RELATIVE] = "relative", [GS_FORM_PRIMAL] = "primal",
+};
+
+const char *gs_method_name(gs_method m)
+{
+    return (m >= 0 && m < GS_METHOD__COUNT) ? method_names[m] : "unknown";
+}
+
+const char *gs_form_name(gs_form f)
+{
+    return (f >= 0 && f < GS_FORM__COUNT) ? form_names[f] : "unknown";
+}
+
+int gs_method_parse(const char *s, gs_method *m)
+{
+    for (int i = 0; i < GS_METHOD__COUNT; i++)
+        if (s && !strcmp(s, method_names[i])) {
+            *m = (gs_method)i;
+            return 0;
+        }
+    return -1;
+}
+
+int gs_form_parse(const char *s, gs_form *f)
+{
+    for (int i = 0; i < GS_FORM__COUNT; i++)
+        if (s && !strcmp(s, form_names[i])) {
+            *f = (gs_form)i;
+            return 0;
+        }
+    return -1;
+}
+
+/* auto: the selection policy arrives with issue 4; until then the active-set
+ * method on the relative form, whose cost follows the contact set. */
+static gs_method resolve_method(gs_method m)
+{
+    return m == GS_METHOD_AUTO ? GS_METHOD_GI : m;
+}
+
+int gs_method_supports(gs_method m, gs_form f)
+{
+    if (m < 0 || m >= GS_METHOD__COUNT || f < 0 || f >= GS_FORM__COUNT)
+        return 0;
+    const gs_method_ops *ops = gs_methods[resolve_method(m)];
+    if (!ops)
+        return 0;
+    return f == GS_FORM_DEFAULT || (ops->forms >> f & 1u);
+}
+
+void gs_solve_default_opts(gs_solve_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->method = GS_METHOD_AUTO;
+    o->form = GS_FORM_DEFAULT;
+    o->tol = 1e-10;
+    o->fasteners_first = 1;
+}
+
+gs_err gs_solve_validate_opts(const gs_solve_opts *o, gs_error *err)
+{
+    if (o->method < 0 || o->method >= GS_METHOD__COUNT)
+        return gs_errorf(err, GS_ERR_INVALID, "method", "unknown method %d", (int)o->method);
+    if (!gs_methods[resolve_method(o->method)])
+        return gs_errorf(err, GS_ERR_UNSUPPORTED, "method", "method '%s' is not available",
+                         gs_method_name(o->method));
+    if (o->form < 0 || o->form >= GS_FORM__COUNT)
+        return gs_errorf(err, GS_ERR_INVALID, "form", "unknown formulation %d", (int)o->form);
+    if (!gs_method_supports(o->method, o->form))
+        return gs_errorf(err, GS_ERR_UNSUPPORTED, "form",
+                         "method '%s' does not support the %s formulation",
+                         gs_method_name(o->method), gs_form_name(o->form));
+    if (!(o->tol > 0.0 && o->tol < 1.0))
+        return gs_errorf(err, GS_ERR_INVALID, "tol", "tolerance must be in (0, 1), got %g", o->tol);
+    if (o->max_iter < 0)
+        return gs_errorf(err, GS_ERR_INVALID, "max_iter", "must be >= 0, got %d", o->max_iter);
+    if (o->warm && (o->warm->n_act < 0 || (o->warm->n_act > 0 && !o->warm->act)))
+        return gs_errorf(err, GS_ERR_INVALID, "warm_start", "malformed warm start");
+    return GS_OK;
+}
+
+gs_solver *gs_solver_new(const gs_precomp *pc, gs_error *err)
+{
+    gs_solver *s = calloc(1, sizeof *s);
+    if (!s)
+        goto nomem;
+    s->pc = pc;
+    s->m = pc->m;
+    s->n = pc->n;
+    s->p = malloc((size_t)pc->m * sizeof *s->p);
+    s->work = malloc(3 * (size_t)pc->m * sizeof *s->work);
+    if (!s->p || !s->work)
+        goto nomem;
+    return s;
+nomem:
+    gs_solver_free(s);
+    gs_errorf(err, GS_ERR_NOMEM, "", "no memory for a solver workspace");
+    return NULL;
+}
+
+void gs_solver_free(gs_solver *s)
+{
+    if (!s)
+        return;
+    for (int i = 0; i < GS_METHOD__COUNT * GS_FORM__COUNT; i++)
+        if (s->ws[i] && s->ws_free[i])
+            s->ws_free[i](s->ws[i]);
+    free(s->p);
+    free(s->work);
+    free(s);
+}
+
+void *gs_solver_ws(gs_solver *s, gs_method m, gs_form f, void *(*ctor)(gs_solver *),
+                   void (*dtor)(void *), gs_error *err)
+{
+    int slot = (int)m * GS_FORM__COUNT + (int)f;
+    if (!s->ws[slot]) {
+        s->ws[slot] = ctor(s);
+        s->ws_free[slot] = dtor;
+        if (!s->ws[slot])
+            gs_errorf(err, GS_ERR_NOMEM, "", "no memory for the %s workspace", gs_method_name(m));
+    }
+    return s->ws[slot];
+}
+
+gs_err gs_solve(gs_solver *s, const gs_problem *pb, const gs_solve_opts *opts, double *lam,
+                double *w, double *x, gs_solve_info *info, gs_error *err)
+{
+    gs_solve_opts o;
+    if (opts)
+        o = *opts;
+    else
+        gs_solve_default_opts(&o);
+    memset(info, 0, sizeof *info);
+    info->status = GS_STATUS_NOT_RUN;
+    gs_error_clear(err);
+    if (pb->pc != s->pc)
+        return gs_errorf(err, GS_ERR_INVALID, "assembly",
+                         "the problem belongs to another precomputation than the solver");
+    gs_err rc = gs_solve_validate_opts(&o, err);
+    if (rc == GS_OK)
+        rc = gs_problem_check(pb, err);
+    if (rc != GS_OK)
+        return rc;
+    const int m = s->m;
+    if (o.warm)
+        for (int c = 0; c < o.warm->n_act; c++)
+            if (o.warm->act[c] < 0 || o.warm->act[c] >= m)
+                return gs_errorf(err, GS_ERR_RANGE, "warm_start", "pair %d out of range [0, %d)",
+                                 o.warm->act[c], m);
+    o.method = resolve_method(o.method);
+    const gs_method_ops *ops = gs_methods[o.method];
+    gs_form form = o.form == GS_FORM_DEFAULT ? ops->default_form : o.form;
+    info->method = o.method;
+    info->form = form;
+
+    double t0 = gs_now();
+    gs_problem_dual_data(pb, s->p, &s->s, s->work);
+    double gmax = 0.0;
+    for (int i = 0; i < m; i++)
+        gmax = fmax(gmax, fabs(pb->g[i]));
+    s->tol_w = o.tol * fmax(1.0, gmax);
+    rc = ops->solve(s, pb, &o, form, lam, info, err);
+    if (rc != GS_OK)
+        return rc;
+    double *wv = w ? w : s->work;
+    gs_kkt_dual_p(pb, s->p, s->s, lam, wv, &info->kkt);
+    info->n_act = info->kkt.n_act;
+    double t1 = gs_now();
+    info->time = t1 - t0;
+    if (x && (o.want_x || o.primal_cert))
+        gs_problem_primal(pb, lam, x);
+    if (o.primal_cert) {
+        if (!x)
+            return gs_errorf(err, GS_ERR_INVALID, "x", "the primal certificate needs x");
+        rc = gs_kkt_primal(pb, x, lam, NULL, &info->kkt, err);
+        info->kkt.n_act = info->n_act;
+    }
+    info->time_cert = gs_now() - t1;
+    return rc;
+}

@@ -1,0 +1,108 @@
+/*
+ * solver.h -- the one interface behind which every gapsim solver sits.
+ *
+ * A gs_solver is a per-thread workspace bound to one precomputation: create
+ * it once per worker thread, solve many problems with it (no allocation in
+ * the iteration loops; buffers grow geometrically the few times a contact
+ * set outgrows them). Methods and formulations:
+ *
+ *   method  formulations                 file
+ *   gi      relative (default), dual, primal   solvers/gi_relative.c, gi_dual.c, gi_primal.c
+ *   lemke   dual (the dual LCP(-p, Q))        solvers/lemke.c
+ *   ref     dual (the test oracle, core/refsolve.h)
+ *   (npm, ipm, auto: issue 4)
+ *
+ * Every solve returns the multipliers lam (contact forces, N), the residual
+ * gaps w (mm) and, on request, the displacements x (mm), with a KKT
+ * certificate (dual by default, primal with opts.primal_cert), the status, the
+ * iteration count and the time. API errors (bad data, unsupported
+ * combination, no memory) are the return value; the algorithmic outcome is
+ * info->status.
+ *
+ * Warm start: opts.warm points at a previous solution of the same assembly
+ * (its contact set, optionally its multipliers). Each method starts from it
+ * where valid and falls back cleanly (info->warm_used, info->warm_kept).
+ */
+#ifndef GS_SOLVER_H
+#define GS_SOLVER_H
+
+#include "gs_status.h"
+#include "kkt.h"
+#include "problem.h"
+
+typedef enum {
+    GS_METHOD_AUTO = 0, /* pick per problem (issue 4; today: gi) */
+    GS_METHOD_GI,       /* Goldfarb-Idnani dual active set (Powell) */
+    GS_METHOD_LEMKE,    /* Lemke's complementary pivoting on the dual LCP */
+    GS_METHOD_NPM,      /* Newton projection (issue 4) */
+    GS_METHOD_IPM,      /* interior point, split preconditioner (issue 4) */
+    GS_METHOD_REF,      /* reference oracle */
+    GS_METHOD__COUNT
+} gs_method;
+
+typedef enum {
+    GS_FORM_DEFAULT = 0, /* the method's default formulation */
+    GS_FORM_DUAL,        /* (2): min 1/2 lam'Q lam - p'lam, lam >= 0 */
+    GS_FORM_RELATIVE,    /* (3): min 1/2 u'Q^-1 u - (Q^-1 u0)'u, u <= g */
+    GS_FORM_PRIMAL,      /* (1): min 1/2 x'Kx - f'x, A'x <= g */
+    GS_FORM__COUNT
+} gs_form;
+
+/* A previous solution of the same assembly (borrowed). */
+typedef struct {
+    int n_act;          /* pairs in the contact set */
+    const int *act;     /* their indices */
+    const double *lam;  /* m multipliers of that solution, or NULL */
+} gs_warm;
+
+typedef struct {
+    gs_method method;      /* default GS_METHOD_AUTO */
+    gs_form form;          /* default GS_FORM_DEFAULT */
+    double tol;            /* relative optimality tolerance (default 1e-10): residual
+                              gaps >= -tol max(1, ||g||_inf) mm; see gs_kkt_pass */
+    int max_iter;          /* 0: method default (a multiple of m) */
+    int fasteners_first;   /* GI: loaded pairs enter the active set first (default 1) */
+    int want_x;            /* also compute x = K^-1 (f - A lam), O(sum n_b^2) */
+    int primal_cert;       /* certify with x and K (independent, O(sum n_b^2)) */
+    const gs_warm *warm;   /* NULL: cold start */
+} gs_solve_opts;
+
+typedef struct {
+    gs_status status;
+    gs_method method;      /* method that ran (auto resolved) */
+    gs_form form;          /* formulation that ran */
+    int iterations;        /* active-set changes (GI), pivots (Lemke), ... */
+    int n_act;             /* pairs in contact (lam != 0) + equality pairs */
+    double time;           /* s, the solve (dual data, iterations, lam, w) */
+    double time_cert;      /* s, certificate and x */
+    int warm_used;         /* 1 if the warm start was used */
+    int warm_kept;         /* pairs of the warm contact set kept at the start */
+    gs_kkt kkt;            /* certificate */
+} gs_solve_info;
+
+typedef struct gs_solver gs_solver;
+
+void gs_solve_default_opts(gs_solve_opts *o);
+/* Reject inconsistent options (unknown method, unsupported formulation,
+ * tol <= 0 or >= 1, negative max_iter), naming the field ("form"). */
+gs_err gs_solve_validate_opts(const gs_solve_opts *o, gs_error *err);
+
+gs_solver *gs_solver_new(const gs_precomp *pc, gs_error *err);
+void gs_solver_free(gs_solver *s);
+
+/* Solve one problem (pb->pc must be the solver's precomputation). lam, w: m
+ * doubles each (w may be NULL); x: n doubles or NULL (filled when
+ * opts->want_x or opts->primal_cert). opts NULL: defaults. */
+gs_err gs_solve(gs_solver *s, const gs_problem *pb, const gs_solve_opts *opts, double *lam,
+                double *w, double *x, gs_solve_info *info, gs_error *err);
+
+const char *gs_method_name(gs_method m);
+const char *gs_form_name(gs_form f);
+/* Parse names ("gi", "lemke", "auto"... / "dual", "relative", "primal",
+ * "default"); 0 on success, -1 if unknown. */
+int gs_method_parse(const char *s, gs_method *m);
+int gs_form_parse(const char *s, gs_form *f);
+/* 1 if the method supports the formulation (GS_FORM_DEFAULT always). */
+int gs_method_supports(gs_method m, gs_form f);
+
+#endif

@@ -1,0 +1,55 @@
+/*
+ * solver_impl.h -- private: the workspace and the method table behind
+ * solver.h. Only the solver sources include it.
+ *
+ * A method implements gs_method_ops.solve: given the solver workspace, whose
+ * p (m) already holds the dual data p = u0 + Q load - g of this problem and
+ * tol_w the residual-gap tolerance in mm, it fills lam (m) and info->status,
+ * info->iterations, info->warm_used, info->warm_kept. The generic layer
+ * (solver.c) computes w, n_act, x and the certificate, and the times.
+ * Method workspaces are created on first use (ws[method], freed by
+ * ws_free[method]) and reused for every later solve on this thread.
+ */
+#ifndef GS_SOLVER_IMPL_H
+#define GS_SOLVER_IMPL_H
+
+#include "solver.h"
+
+struct gs_solver {
+    const gs_precomp *pc;
+    int m, n;
+    double *p;         /* m: dual linear term of the current problem */
+    double s;          /* 1/2 f'K^-1 f of the current problem */
+    double tol_w;      /* mm: a residual gap below -tol_w is a violation */
+    double *work;      /* 3m scratch for the generic layer */
+    void *ws[GS_METHOD__COUNT * GS_FORM__COUNT];
+    void (*ws_free[GS_METHOD__COUNT * GS_FORM__COUNT])(void *);
+};
+
+typedef struct {
+    const char *name;
+    unsigned forms;        /* bit (1u << form) per supported formulation */
+    gs_form default_form;
+    gs_err (*solve)(gs_solver *s, const gs_problem *pb, const gs_solve_opts *o, gs_form form,
+                    double *lam, gs_solve_info *info, gs_error *err);
+} gs_method_ops;
+
+/* The method table, indexed by gs_method (NULL: not available yet). */
+extern const gs_method_ops *const gs_methods[GS_METHOD__COUNT];
+
+extern const gs_method_ops gs_method_gi;
+extern const gs_method_ops gs_method_lemke;
+extern const gs_method_ops gs_method_ref;
+
+/* Method workspace slot of (method, form): create with ctor on first use.
+ * Returns NULL (and fills err) if ctor fails. */
+void *gs_solver_ws(gs_solver *s, gs_method m, gs_form f, void *(*ctor)(gs_solver *),
+                   void (*dtor)(void *), gs_error *err);
+
+/* Default iteration cap of a method: 0 in opts -> 10 m + 100. */
+static inline int gs_solver_max_iter(const gs_solver *s, const gs_solve_opts *o)
+{
+    return o->max_iter > 0 ? o->max_iter : 10 * s->m + 100;
+}
+
+#endif
