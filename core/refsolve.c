@@ -2,6 +2,7 @@
 #include "refsolve.h"
 
 #include <cblas.h>
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -174,10 +175,15 @@ gs_err gs_ref_solve(const gs_problem *pb, const gs_ref_opts *opt, double *lam, d
         s.pos[i] = -1;
     memset(lam, 0, (size_t)m * sizeof *lam);
     gs_problem_dual_data(pb, p, NULL, w);
-    double pmax = 0.0;
-    for (int i = 0; i < m; i++)
+    /* Optimality tolerance in mm: relative to the gaps, not to p (p holds
+     * the free deflection under the fastener loads, which can be thousands
+     * of mm), with a floor at the round-off of w = Q lam - p. */
+    double pmax = 0.0, gmax = 0.0;
+    for (int i = 0; i < m; i++) {
         pmax = fmax(pmax, fabs(p[i]));
-    const double tol = o.tol * fmax(1.0, pmax);
+        gmax = fmax(gmax, fabs(pb->g[i]));
+    }
+    const double tol = fmax(o.tol * fmax(1.0, gmax), 64.0 * DBL_EPSILON * pmax);
 
     /* equality pairs enter first and never leave */
     for (int i = 0; i < m; i++)

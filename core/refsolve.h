@@ -24,7 +24,8 @@
 #include "problem.h"
 
 typedef struct {
-    double tol;    /* optimality: w_j >= -tol max(1, ||p||_inf); default 1e-11 */
+    double tol;    /* optimality: w_j >= -max(tol max(1, ||g||_inf), 64 eps ||p||_inf)
+                      mm; default 1e-11 */
     int max_iter;  /* outer + inner steps; default 4 m + 100 */
 } gs_ref_opts;
 

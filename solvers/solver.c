@@ -5,6 +5,7 @@
  */
 #include "solver_impl.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 
 const gs_method_ops *const gs_methods[GS_METHOD__COUNT] = {
     [GS_METHOD_GI] = &gs_method_gi,
+    [GS_METHOD_LEMKE] = &gs_method_lemke,
     [GS_METHOD_REF] = &gs_method_ref,
 };
 
@@ -180,10 +182,14 @@ gs_err gs_solve(gs_solver *s, const gs_problem *pb, const gs_solve_opts *opts, d
 
     double t0 = gs_now();
     gs_problem_dual_data(pb, s->p, &s->s, s->work);
-    double gmax = 0.0;
-    for (int i = 0; i < m; i++)
+    /* violation tolerance (mm): relative to the gaps, floored at the
+     * round-off of w = Q lam - p (p can be large under fastener loads) */
+    double gmax = 0.0, pmax = 0.0;
+    for (int i = 0; i < m; i++) {
         gmax = fmax(gmax, fabs(pb->g[i]));
-    s->tol_w = o.tol * fmax(1.0, gmax);
+        pmax = fmax(pmax, fabs(s->p[i]));
+    }
+    s->tol_w = fmax(o.tol * fmax(1.0, gmax), 64.0 * DBL_EPSILON * pmax);
     rc = ops->solve(s, pb, &o, form, lam, info, err);
     if (rc != GS_OK)
         return rc;
