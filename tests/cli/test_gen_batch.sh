@@ -26,6 +26,21 @@ check "batch wrote residuals" test -s "$TMP/w.npy"
 size=$(stat -c %s "$TMP/w.npy")
 check "residual file size" test $(( (size - 12 * 156 * 8) % 64 )) -eq 0 -a "$size" -gt $((12 * 156 * 8))
 
+"$BIN/gapsim-batch" "$TMP/sw.json" --gaps "$TMP/sw.gaps.npy" --fraction 0.5 --method ref \
+  --threads 1 --out "$TMP/wref.npy" > "$TMP/ref.out" 2>&1
+check "batch with the oracle exit 0" test $? -eq 0
+check "oracle named in the summary" grep -q "(ref, dual)" "$TMP/ref.out"
+check "default solver is gi relative" grep -q "(gi, relative)" "$TMP/batch.out"
+check "gi and the oracle give identical residual files in size" \
+  test "$(stat -c %s "$TMP/w.npy")" -eq "$(stat -c %s "$TMP/wref.npy")"
+"$BIN/gapsim-batch" "$TMP/sw.json" --gaps "$TMP/sw.gaps.npy" --method gi --form sideways \
+  > "$TMP/e3.out" 2>&1
+check "unknown formulation exits 2" test $? -eq 2
+"$BIN/gapsim-batch" "$TMP/sw.json" --gaps "$TMP/sw.gaps.npy" --method ref --form relative \
+  > "$TMP/e4.out" 2>&1
+check "unsupported method/formulation exits 2" test $? -eq 2
+check "unsupported combination explained" grep -q "does not support the relative formulation" "$TMP/e4.out"
+
 "$BIN/gapsim-batch" "$TMP/missing.json" --gaps "$TMP/sw.gaps.npy" > "$TMP/e1.out" 2>&1
 check "missing model exits 1" test $? -eq 1
 check "missing model names the file" grep -q "missing.json" "$TMP/e1.out"
