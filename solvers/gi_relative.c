@@ -187,16 +187,44 @@ static int cand_cmp(const void *a, const void *b)
     return (x->i > y->i) - (x->i < y->i);
 }
 
-/* Sort the nc candidates in ws->cand. O(nc log nc). */
-static void sort_candidates(gi_rel_ws *ws, int nc, const double *load)
+/* Order the best `want` of the nc candidates in ws->cand (the rest follow
+ * unordered): quickselect on the keys, then a sort of the head.
+ * O(nc + want log want) expected. Returns how many are ordered. */
+static int order_candidates(gi_rel_ws *ws, int nc, int want, const double *load)
 {
+    struct cand_key *key = ws->keys;
     for (int c = 0; c < nc; c++) {
         int i = ws->cand[c];
-        ws->keys[c] = (struct cand_key){load && load[i] > 0.0, ws->w[i], i};
+        key[c] = (struct cand_key){load && load[i] > 0.0, ws->w[i], i};
     }
-    qsort(ws->keys, (size_t)nc, sizeof *ws->keys, cand_cmp);
+    if (want > nc)
+        want = nc;
+    int lo = 0, hi = nc - 1;
+    while (want < nc && lo < hi) { /* Hoare quickselect: key[0..want) holds the best */
+        struct cand_key piv = key[lo + (hi - lo) / 2];
+        int a = lo, b = hi;
+        while (a <= b) {
+            while (cand_cmp(&key[a], &piv) < 0)
+                a++;
+            while (cand_cmp(&key[b], &piv) > 0)
+                b--;
+            if (a <= b) {
+                struct cand_key t = key[a];
+                key[a++] = key[b];
+                key[b--] = t;
+            }
+        }
+        if (want - 1 <= b)
+            hi = b;
+        else if (want - 1 >= a)
+            lo = a;
+        else
+            break;
+    }
+    qsort(key, (size_t)want, sizeof *key, cand_cmp);
     for (int c = 0; c < nc; c++)
-        ws->cand[c] = ws->keys[c].i;
+        ws->cand[c] = key[c].i;
+    return want;
 }
 
 /* Warm start: factor Q on the previous contact set (plus the equality pairs,
@@ -317,13 +345,13 @@ gs_err gs_gi_relative_solve(gs_solver *s, const gs_problem *pb, const gs_solve_o
             continue;
         }
         polished = 0;
-        sort_candidates(ws, nc, o->fasteners_first ? pb->load : NULL);
         /* take at most `batch` pairs from this list before refreshing w: a
          * refresh (O(m k), memory-bound) against the extra GI steps a stale
          * order causes; measured on the 5,206-unknown lap joint, 16 + k/4
          * is within 10% of the best fixed batch at 10..100% fasteners */
         const int batch = 16 + cs->k / 4;
         int taken = 0;
+        nc = order_candidates(ws, nc, 4 * batch, o->fasteners_first ? pb->load : NULL);
         for (int c = 0; c < nc && taken < batch; c++) {
             int j = ws->cand[c];
             double wj = current_w(ws, s, j);
