@@ -266,10 +266,9 @@ static int warm_start(gi_rel_ws *ws, gs_solver *s, const gs_problem *pb, const g
     }
 }
 
-/* Polish: lam_C from a re-solve with one refinement step; w refreshed.
- * Returns the number of inequality multipliers that came out negative
- * (dropped). O(m k + k^2). */
-static int polish(gi_rel_ws *ws, gs_solver *s, const gs_problem *pb)
+/* lam_C = Q_CC^-1 p_C with one step of iterative refinement; w refreshed.
+ * O(m k + k^2). */
+static void resolve_refined(gi_rel_ws *ws, gs_solver *s)
 {
     gs_cset *cs = &ws->cs;
     const int k = cs->k;
@@ -282,14 +281,28 @@ static int polish(gi_rel_ws *ws, gs_solver *s, const gs_problem *pb)
     gs_cset_solve(cs, ws->r);
     for (int c = 0; c < k; c++)
         ws->lc[c] += ws->r[c];
-    int dropped = 0;
-    for (int c = cs->k - 1; c >= 0; c--)
-        if (!gs_problem_is_eq(pb, cs->idx[c]) && ws->lc[c] < 0.0) {
-            drop_at(ws, c);
-            dropped++;
-        }
     gs_cset_residual(cs, ws->lc, s->p, ws->w);
-    return dropped;
+}
+
+/* Polish: re-solve on C; while an inequality multiplier comes out negative
+ * (round-off on a degenerate contact), drop the most negative and re-solve,
+ * so lam_C stays the minimizer on the set. Returns the pairs dropped. */
+static int polish(gi_rel_ws *ws, gs_solver *s, const gs_problem *pb)
+{
+    gs_cset *cs = &ws->cs;
+    int dropped = 0;
+    for (;;) {
+        resolve_refined(ws, s);
+        int worst = -1;
+        for (int c = 0; c < cs->k; c++)
+            if (!gs_problem_is_eq(pb, cs->idx[c]) && ws->lc[c] < 0.0 &&
+                (worst < 0 || ws->lc[c] < ws->lc[worst]))
+                worst = c;
+        if (worst < 0)
+            return dropped;
+        drop_at(ws, worst);
+        dropped++;
+    }
 }
 
 gs_err gs_gi_relative_solve(gs_solver *s, const gs_problem *pb, const gs_solve_opts *o,
@@ -329,7 +342,7 @@ gs_err gs_gi_relative_solve(gs_solver *s, const gs_problem *pb, const gs_solve_o
     }
 
     /* 2. add violated pairs until none is left */
-    int polished = 0;
+    int polished = 0, stalls = 0;
     for (;;) {
         gs_cset_residual(cs, ws->lc, s->p, ws->w);
         int nc = 0;
@@ -369,6 +382,13 @@ gs_err gs_gi_relative_solve(gs_solver *s, const gs_problem *pb, const gs_solve_o
                 info->status = GS_STATUS_MAX_ITER;
                 goto out;
             }
+        }
+        /* progress guard: listed by the dgemv but none violated on the exact
+         * re-check (both within round-off of -tol_w): a candidate optimum */
+        if (taken == 0) {
+            if (polish(ws, s, pb) == 0 && ++stalls >= 2)
+                break;
+            polished = 1;
         }
     }
 out:
