@@ -1,0 +1,137 @@
+/*
+ * gi_chol.h -- private: the updatable Cholesky factor of a working-set
+ * matrix, shared by gi_dual.c (S = M_AA, M = Q^-1) and gi_primal.c (S = Q_CC
+ * assembled from columns computed in x-space). Header-only: two users, and
+ * the callers supply the matrix entries (cset.h reads them from pc->Q, which
+ * neither of these formulations may use as their working matrix).
+ *
+ * Invariant: L, the leading k x k block of a cap x cap column-major array, is
+ * lower triangular with a positive diagonal and L L' = S in position order.
+ * Costs: append O(k) given its row l = L^-1 S_Cj (gi_chol_solve_L, O(k^2));
+ * remove at position c O((k - c)^2): the trailing block absorbs column c by
+ * plane rotations (LINPACK dchud-style rank-one update, every rotation
+ * orthogonal: no hyperbolic downdate, no explicit inverse); solves O(k^2).
+ * Capacity grows geometrically (never in the steady state of a solve).
+ */
+#ifndef GS_GI_CHOL_H
+#define GS_GI_CHOL_H
+
+#include <cblas.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gs_error.h"
+
+typedef struct {
+    double *L;   /* cap x cap */
+    double *x;   /* cap scratch of the removal */
+    int k, cap;  /* order, capacity */
+    int max;     /* largest order ever needed (capacity never exceeds it) */
+} gi_chol;
+
+static inline void gi_chol_free(gi_chol *ch)
+{
+    free(ch->L);
+    free(ch->x);
+    memset(ch, 0, sizeof *ch);
+}
+
+/* Make room for order k_new (geometric growth, contents kept). */
+static inline gs_err gi_chol_reserve(gi_chol *ch, int k_new, gs_error *err)
+{
+    if (k_new <= ch->cap)
+        return GS_OK;
+    int cap = ch->cap ? ch->cap : 64;
+    while (cap < k_new)
+        cap *= 2;
+    if (cap > ch->max)
+        cap = ch->max > k_new ? ch->max : k_new;
+    double *L = malloc((size_t)cap * cap * sizeof *L), *x = malloc((size_t)cap * sizeof *x);
+    if (!L || !x) {
+        free(L);
+        free(x);
+        return gs_errorf(err, GS_ERR_NOMEM, "", "no memory for a working-set factor of order %d",
+                         cap);
+    }
+    for (int j = 0; j < ch->k; j++)
+        memcpy(L + (size_t)j * cap, ch->L + (size_t)j * ch->cap, (size_t)ch->k * sizeof *L);
+    free(ch->L);
+    free(ch->x);
+    ch->L = L;
+    ch->x = x;
+    ch->cap = cap;
+    return GS_OK;
+}
+
+/* z <- L^-1 z, z <- L^-T z (k entries). */
+static inline void gi_chol_solve_L(const gi_chol *ch, double *z)
+{
+    if (ch->k)
+        cblas_dtrsv(CblasColMajor, CblasLower, CblasNoTrans, CblasNonUnit, ch->k, ch->L, ch->cap,
+                    z, 1);
+}
+
+static inline void gi_chol_solve_Lt(const gi_chol *ch, double *z)
+{
+    if (ch->k)
+        cblas_dtrsv(CblasColMajor, CblasLower, CblasTrans, CblasNonUnit, ch->k, ch->L, ch->cap, z,
+                    1);
+}
+
+/* Append a member: row k of L is l (k entries), diagonal d = sqrt(Schur
+ * complement) > 0. Reserve first. */
+static inline void gi_chol_append(gi_chol *ch, const double *l, double d)
+{
+    const int k = ch->k, ld = ch->cap;
+    for (int c = 0; c < k; c++)
+        ch->L[k + (size_t)c * ld] = l[c];
+    ch->L[k + (size_t)k * ld] = d;
+    ch->k = k + 1;
+}
+
+/* Remove the member at position c: with L = [L11 0 0; l21' d 0; L31 l32 L33],
+ * the factor of S without row/column c is [L11 0; L31 L33~] with
+ * L33~ L33~' = L33 L33' + l32 l32' (one rotation per column of L33). */
+static inline void gi_chol_remove(gi_chol *ch, int c)
+{
+    const int k = ch->k, ld = ch->cap, r = k - c - 1;
+    double *L = ch->L, *x = ch->x;
+    for (int i = 0; i < r; i++)
+        x[i] = L[(c + 1 + i) + (size_t)c * ld];
+    for (int q = 0; q < r; q++) {
+        double *col = L + (c + 1) + (size_t)(c + 1 + q) * ld; /* column q of L33 */
+        double a = col[q], b = x[q];
+        if (b == 0.0)
+            continue;
+        double rr = hypot(a, b), cs = a / rr, sn = b / rr;
+        col[q] = rr;
+        for (int i = q + 1; i < r; i++) {
+            double li = col[i], xi = x[i];
+            col[i] = cs * li + sn * xi;
+            x[i] = cs * xi - sn * li;
+        }
+    }
+    /* delete row c and column c: shift the trailing columns left, rows up */
+    for (int jn = c; jn < k - 1; jn++)
+        for (int in = jn; in < k - 1; in++)
+            L[in + (size_t)jn * ld] = L[(in + 1) + (size_t)(jn + 1) * ld];
+    for (int jn = 0; jn < c; jn++)
+        for (int in = c; in < k - 1; in++)
+            L[in + (size_t)jn * ld] = L[(in + 1) + (size_t)jn * ld];
+    ch->k = k - 1;
+}
+
+/* Smallest pivot ratio L_cc^2 / S_cc over the factor (diag: S_cc in position
+ * order), the numerical-dependence measure of the whole set. O(k). */
+static inline double gi_chol_min_pivot(const gi_chol *ch, const double *diag)
+{
+    double mn = INFINITY;
+    for (int c = 0; c < ch->k; c++) {
+        double d = ch->L[c + (size_t)c * ch->cap];
+        mn = fmin(mn, d * d / diag[c]);
+    }
+    return mn;
+}
+
+#endif
