@@ -21,6 +21,7 @@ gs_err gs_cset_init(gs_cset *cs, const gs_precomp *pc, gs_error *err)
     }
     for (int i = 0; i < cs->m; i++)
         cs->pos[i] = -1;
+    cs->f.max = cs->m;
     return gs_cset_reserve(cs, 64 < cs->m ? 64 : cs->m, err);
 }
 
@@ -28,7 +29,7 @@ void gs_cset_free(gs_cset *cs)
 {
     free(cs->idx);
     free(cs->pos);
-    free(cs->L);
+    gs_cholup_free(&cs->f);
     free(cs->QC);
     free(cs->slot);
     free(cs->owner);
@@ -41,42 +42,36 @@ void gs_cset_clear(gs_cset *cs)
     for (int c = 0; c < cs->k; c++)
         cs->pos[cs->idx[c]] = -1;
     cs->k = 0;
+    cs->f.k = 0;
 }
 
 gs_err gs_cset_reserve(gs_cset *cs, int k_new, gs_error *err)
 {
     if (k_new <= cs->cap)
         return GS_OK;
-    int cap = cs->cap ? cs->cap : 64;
-    while (cap < k_new)
-        cap *= 2;
-    if (cap > cs->m)
-        cap = cs->m;
-    double *L = malloc((size_t)cap * cap * sizeof *L);
+    gs_err rc = gs_cholup_reserve(&cs->f, k_new, err);
+    if (rc != GS_OK)
+        return rc;
+    const int cap = cs->f.cap;
     double *QC = malloc((size_t)cs->m * cap * sizeof *QC);
     double *tmp = malloc((size_t)cap * sizeof *tmp);
     int *slot = malloc((size_t)cap * sizeof *slot), *owner = malloc((size_t)cap * sizeof *owner);
-    if (!L || !QC || !tmp || !slot || !owner) {
-        free(L);
+    if (!QC || !tmp || !slot || !owner) {
         free(QC);
         free(tmp);
         free(slot);
         free(owner);
         return gs_errorf(err, GS_ERR_NOMEM, "", "no memory for a contact set of %d pairs", cap);
     }
-    for (int j = 0; j < cs->k; j++)
-        memcpy(L + (size_t)j * cap, cs->L + (size_t)j * cs->cap, (size_t)cs->k * sizeof *L);
     if (cs->k) {
         memcpy(QC, cs->QC, (size_t)cs->m * cs->k * sizeof *QC);
         memcpy(slot, cs->slot, (size_t)cs->k * sizeof *slot);
         memcpy(owner, cs->owner, (size_t)cs->k * sizeof *owner);
     }
-    free(cs->L);
     free(cs->QC);
     free(cs->tmp);
     free(cs->slot);
     free(cs->owner);
-    cs->L = L;
     cs->QC = QC;
     cs->tmp = tmp;
     cs->slot = slot;
@@ -92,17 +87,14 @@ double gs_cset_schur(const gs_cset *cs, int j, double *l)
         l[c] = qj[cs->idx[c]];
     if (cs->k == 0)
         return qj[j];
-    cblas_dtrsv(CblasColMajor, CblasLower, CblasNoTrans, CblasNonUnit, cs->k, cs->L, cs->cap, l,
-                1);
+    gs_cholup_solve_L(&cs->f, l);
     return qj[j] - cblas_ddot(cs->k, l, 1, l, 1);
 }
 
 void gs_cset_append(gs_cset *cs, int j, const double *l, double s)
 {
-    const int k = cs->k, ld = cs->cap;
-    for (int c = 0; c < k; c++)
-        cs->L[k + (size_t)c * ld] = l[c];
-    cs->L[k + (size_t)k * ld] = sqrt(s);
+    const int k = cs->k;
+    gs_cholup_append(&cs->f, l, sqrt(s));
     memcpy(cs->QC + (size_t)k * cs->m, cs->pc->Q + (size_t)j * cs->m, (size_t)cs->m * sizeof(double));
     cs->slot[k] = k;
     cs->owner[k] = k;
@@ -113,29 +105,8 @@ void gs_cset_append(gs_cset *cs, int j, const double *l, double s)
 
 void gs_cset_remove(gs_cset *cs, int c)
 {
-    const int k = cs->k, ld = cs->cap, r = k - c - 1;
-    double *L = cs->L;
-    /* trailing block: L33 L33' + l32 l32' (rank-one update, Givens-like) */
-    double *x = cs->tmp;
-    for (int i = 0; i < r; i++)
-        x[i] = L[(c + 1 + i) + (size_t)c * ld];
-    for (int q = 0; q < r; q++) {
-        double *col = L + (c + 1) + (size_t)(c + 1 + q) * ld; /* column q of L33 */
-        double a = col[q], b = x[q];
-        double rr = hypot(a, b), cg = rr / a, sg = b / a;
-        col[q] = rr;
-        for (int i = q + 1; i < r; i++) {
-            col[i] = (col[i] + sg * x[i]) / cg;
-            x[i] = cg * x[i] - sg * col[i];
-        }
-    }
-    /* delete row c and column c (in place, forward order is safe) */
-    for (int jn = c; jn < k - 1; jn++)
-        for (int in = jn; in < k - 1; in++)
-            L[in + (size_t)jn * ld] = L[(in + 1) + (size_t)(jn + 1) * ld];
-    for (int jn = 0; jn < c; jn++)
-        for (int in = c; in < k - 1; in++)
-            L[in + (size_t)jn * ld] = L[(in + 1) + (size_t)jn * ld];
+    const int k = cs->k;
+    gs_cholup_remove(&cs->f, c);
     /* QC: the last slot's column moves into the freed slot, O(m) */
     int freed = cs->slot[c], last = k - 1;
     if (freed != last) {
@@ -156,16 +127,12 @@ void gs_cset_remove(gs_cset *cs, int c)
 
 void gs_cset_solve_L(const gs_cset *cs, double *z)
 {
-    if (cs->k)
-        cblas_dtrsv(CblasColMajor, CblasLower, CblasNoTrans, CblasNonUnit, cs->k, cs->L, cs->cap,
-                    z, 1);
+    gs_cholup_solve_L(&cs->f, z);
 }
 
 void gs_cset_solve_Lt(const gs_cset *cs, double *z)
 {
-    if (cs->k)
-        cblas_dtrsv(CblasColMajor, CblasLower, CblasTrans, CblasNonUnit, cs->k, cs->L, cs->cap, z,
-                    1);
+    gs_cholup_solve_Lt(&cs->f, z);
 }
 
 void gs_cset_solve(const gs_cset *cs, double *z)
@@ -195,19 +162,20 @@ gs_err gs_cset_build(gs_cset *cs, const int *list, int k, gs_error *err)
     gs_err rc = gs_cset_reserve(cs, k, err);
     if (rc != GS_OK)
         return rc;
-    const int m = cs->m, ld = cs->cap;
+    const int m = cs->m, ld = cs->f.cap;
     const double *Q = cs->pc->Q;
+    double *L = cs->f.L;
     for (int b = 0; b < k; b++) {
         const double *qb = Q + (size_t)list[b] * m;
         for (int a = b; a < k; a++)
-            cs->L[a + (size_t)b * ld] = qb[list[a]];
+            L[a + (size_t)b * ld] = qb[list[a]];
         memcpy(cs->QC + (size_t)b * m, qb, (size_t)m * sizeof(double));
     }
     gs_error e2;
-    if (k && gs_chol(cs->L, k, ld, "Q_CC", &e2) != GS_OK)
+    if (k && gs_chol(L, k, ld, "Q_CC", &e2) != GS_OK)
         return gs_errorf(err, GS_ERR_NOT_SPD, "warm_start", "Q restricted to the set is singular");
     for (int c = 0; c < k; c++) {
-        double d = cs->L[c + (size_t)c * ld];
+        double d = L[c + (size_t)c * ld];
         if (d * d < GS_CSET_DEP_TOL * Q[(size_t)list[c] * m + list[c]])
             return gs_errorf(err, GS_ERR_NOT_SPD, "warm_start",
                              "pair %d is numerically dependent on the set", list[c]);
@@ -217,6 +185,6 @@ gs_err gs_cset_build(gs_cset *cs, const int *list, int k, gs_error *err)
         cs->pos[list[c]] = c;
         cs->slot[c] = cs->owner[c] = c;
     }
-    cs->k = k;
+    cs->k = cs->f.k = k;
     return GS_OK;
 }

@@ -4,8 +4,8 @@
  * the dual/relative forms (GI, the Cholesky-updated Newton projection).
  *
  * Invariants: idx[0..k) lists the pairs of C in factor order, pos[i] is the
- * position of pair i or -1; L (leading k x k of a cap x cap column-major
- * array) is lower triangular with L L' = Q_CC in that order; QC (m x cap)
+ * position of pair i or -1; f (cholup.h) holds the factor L L' = Q_CC in
+ * that order; QC (m x cap)
  * holds the columns Q[:, idx[c]] in slot order (column slot[c]), so that
  * Q[:, C] v is one dgemv; a removal moves the last slot into the freed one.
  * Costs (k = |C|, m pairs):
@@ -21,14 +21,15 @@
 #ifndef GS_CSET_H
 #define GS_CSET_H
 
+#include "cholup.h"
 #include "precompute.h"
 
 typedef struct {
     const gs_precomp *pc;
-    int m, k, cap;
+    int m, k, cap;  /* members; capacity of QC, slot, owner, tmp (= f.cap) */
     int *idx;     /* m */
     int *pos;     /* m */
-    double *L;    /* cap x cap */
+    gs_cholup f;  /* the factor of Q_CC (f.k == k) */
     double *QC;   /* m x cap, slot order */
     int *slot;    /* cap: QC column of position c */
     int *owner;   /* cap: position whose column sits in slot s */

@@ -14,7 +14,7 @@
  *
  * Algebra with M = Q^-1 (= K~, the relative Hessian). By the Schur complement
  * Q_FF^-1 = M_FF - M_FA M_AA^-1 M_AF, so everything follows from the Cholesky
- * factor of M_AA (gi_chol.h), appended as bounds enter and downdated by plane
+ * factor of M_AA (cholup.h), appended as bounds enter and downdated by plane
  * rotations when they leave, and from columns of M. Every iterate is
  *     lam = lam0 + M[:, A] mu_A        (lam_A = 0 by the choice of mu_A).
  * Adding bound j with lam_j < 0 (raising its multiplier mu_j by t):
@@ -79,7 +79,7 @@
 
 #include "cset.h"
 #include "gi.h"
-#include "gi_chol.h"
+#include "cholup.h"
 #include "linalg.h"
 
 #define GI_POLISH_MAX 8 /* polish rounds before GS_STATUS_NO_PROGRESS */
@@ -105,7 +105,7 @@ typedef struct {
     int *idx, *pos;  /* A in factor order / position of a pair or -1 */
     double *mu;      /* m: multipliers of A, position order */
     double *diag;    /* m: M_aa in position order (pivot checks) */
-    gi_chol R;       /* R.L R.L' = M_AA */
+    gs_cholup R;       /* R.L R.L' = M_AA */
     double *l, *y;   /* m: L^-1 M_Aj, M_AA^-1 M_Aj */
     double *musc;    /* m: mu scattered over the pairs (0 off A) */
     double *wq;      /* m: residual gaps of the polish (Q lam - p) */
@@ -134,7 +134,7 @@ static void gi_dual_free(void *p)
     free(ws->pos);
     free(ws->mu);
     free(ws->diag);
-    gi_chol_free(&ws->R);
+    gs_cholup_free(&ws->R);
     free(ws->l);
     free(ws->y);
     free(ws->musc);
@@ -185,7 +185,7 @@ static void *gi_dual_new(gs_solver *s)
     if (!ws->M || !ws->rsd || !ws->lam0 || !ws->lam || !ws->idx || !ws->pos || !ws->mu ||
         !ws->diag || !ws->l || !ws->y || !ws->musc || !ws->wq || !ws->lf || !ws->cand ||
         !ws->list || !ws->keys || !ws->X || !ws->Y || !ws->run_q || !ws->run_app ||
-        gi_chol_reserve(&ws->R, m < 64 ? m : 64, NULL) != GS_OK ||
+        gs_cholup_reserve(&ws->R, m < 64 ? m : 64, NULL) != GS_OK ||
         gs_cset_init(&ws->fs, s->pc, NULL) != GS_OK)
         goto fail;
     memcpy(ws->M, s->pc->LQ, mm * sizeof(double));
@@ -212,7 +212,7 @@ fail:
 static void remove_at(gi_dual_ws *ws, int c)
 {
     const int k = ws->R.k;
-    gi_chol_remove(&ws->R, c);
+    gs_cholup_remove(&ws->R, c);
     ws->pos[ws->idx[c]] = -1;
     for (int q = c; q < k - 1; q++) {
         ws->idx[q] = ws->idx[q + 1];
@@ -242,7 +242,7 @@ static int refactor(gi_dual_ws *ws)
     }
     gs_error e;
     if ((k && gs_chol(ws->R.L, k, ld, "M_AA", &e) != GS_OK) ||
-        gi_chol_min_pivot(&ws->R, ws->diag) <= GS_CSET_DEP_TOL) {
+        gs_cholup_min_pivot(&ws->R, ws->diag) <= GS_CSET_DEP_TOL) {
         clear_set(ws);
         return -1;
     }
@@ -255,8 +255,8 @@ static void exact_mu(gi_dual_ws *ws)
 {
     for (int c = 0; c < ws->R.k; c++)
         ws->mu[c] = -ws->lam0[ws->idx[c]];
-    gi_chol_solve_L(&ws->R, ws->mu);
-    gi_chol_solve_Lt(&ws->R, ws->mu);
+    gs_cholup_solve_L(&ws->R, ws->mu);
+    gs_cholup_solve_Lt(&ws->R, ws->mu);
 }
 
 /* lam = lam0 + M[:, A] mu_A on F (zero on A): over the columns of A when A
@@ -338,7 +338,7 @@ static void run_end(gi_dual_ws *ws)
  * otherwise by two dtrsv, O(k^2). Returns the Schur complement s. */
 static double direction(gi_dual_ws *ws, int j, const double *mj)
 {
-    gi_chol *R = &ws->R;
+    gs_cholup *R = &ws->R;
     const int k = R->k, m = ws->m;
     const int q = ws->run_valid ? ws->run_q[j] : -1;
     if (q >= 0 && k == ws->run_k0 + ws->run_p) {
@@ -364,9 +364,9 @@ static double direction(gi_dual_ws *ws, int j, const double *mj)
     }
     for (int c = 0; c < k; c++)
         ws->l[c] = mj[ws->idx[c]];
-    gi_chol_solve_L(R, ws->l);
+    gs_cholup_solve_L(R, ws->l);
     memcpy(ws->y, ws->l, (size_t)k * sizeof *ws->y);
-    gi_chol_solve_Lt(R, ws->y);
+    gs_cholup_solve_Lt(R, ws->y);
     return mj[j] - (k ? cblas_ddot(k, ws->l, 1, ws->l, 1) : 0.0);
 }
 
@@ -375,11 +375,11 @@ static double direction(gi_dual_ws *ws, int j, const double *mj)
  * A removal or an append outside the run ends the run. */
 static step_result gi_add(gi_dual_ws *ws, int j, double lj, int *iters)
 {
-    gi_chol *R = &ws->R;
+    gs_cholup *R = &ws->R;
     const double *mj = ws->M + (size_t)j * ws->m;
     const double mjj = mj[j];
     double muj = 0.0;
-    if (gi_chol_reserve(R, R->k + 1, NULL) != GS_OK)
+    if (gs_cholup_reserve(R, R->k + 1, NULL) != GS_OK)
         return STEP_NOMEM;
     int refactored = 0;
     for (;;) {
@@ -411,7 +411,7 @@ static step_result gi_add(gi_dual_ws *ws, int j, double lj, int *iters)
             for (int c = 0; c < k; c++)
                 ws->mu[c] -= tfull * ws->y[c];
             muj += tfull;
-            gi_chol_append(R, ws->l, sqrt(sch));
+            gs_cholup_append(R, ws->l, sqrt(sch));
             ws->idx[k] = j;
             ws->pos[j] = k;
             ws->mu[k] = muj;
@@ -515,7 +515,7 @@ static int warm_start(gi_dual_ws *ws, gs_solver *s, const gs_problem *pb, const 
     for (int i = 0; i < m; i++)
         if (fs->pos[i] < 0)
             ws->idx[k++] = i;
-    if (gi_chol_reserve(&ws->R, k, NULL) != GS_OK)
+    if (gs_cholup_reserve(&ws->R, k, NULL) != GS_OK)
         return -1;
     for (int c = 0; c < k; c++) {
         ws->pos[ws->idx[c]] = c;

@@ -26,7 +26,7 @@
  * next GI_PRIMAL_BATCH violated candidates), and cached for the solve in a
  * pool of m-vectors. From them:
  *   Q_Cj = (c_j)_C, Q_jj = (c_j)_j           O(k) gathers
- *   R R' = Q_CC (gi_chol.h): l = R^-1 Q_Cj, s = Q_jj - l'l, r = R^-T l
+ *   R R' = Q_CC (cholup.h): l = R^-1 Q_Cj, s = Q_jj - l'l, r = R^-T l
  *   A'x - g refreshed lazily: w = sum_C lam_c c_c - p0, O(m k)
  *   p0 = A'x0 - g = u0 + sum_loaded load_i c_i - g  (u0 = A'K^-1 f_base from
  *   the precomputation: no solve with K per problem).
@@ -66,7 +66,7 @@
  * k^2, and a block-size x batch buffer; no m x m and no n x m array.
  */
 #include "gi.h"
-#include "gi_chol.h"
+#include "cholup.h"
 #include "cset.h"
 #include "linalg.h"
 
@@ -94,7 +94,7 @@ typedef struct {
     int *freel;     /* pcap: free slots */
     /* active set */
     int *idx, *pos; /* m */
-    gi_chol R;      /* R.L R.L' = Q_CC */
+    gs_cholup R;      /* R.L R.L' = Q_CC */
     double *lc;     /* m: multipliers, position order */
     double *diag;   /* m: Q_cc in position order */
     double *p0, *w; /* m: A'x0 - g; Q lam - p at the last refresh */
@@ -120,7 +120,7 @@ static void gi_prim_free(void *p)
     free(ws->freel);
     free(ws->idx);
     free(ws->pos);
-    gi_chol_free(&ws->R);
+    gs_cholup_free(&ws->R);
     free(ws->lc);
     free(ws->diag);
     free(ws->p0);
@@ -197,7 +197,7 @@ static void *gi_prim_new(gs_solver *s)
     if (!ws->bstart || !ws->e_pair || !ws->e_row || !ws->e_val || !ws->slot_of || !ws->idx ||
         !ws->pos || !ws->lc || !ws->diag || !ws->p0 || !ws->w || !ws->l || !ws->r || !ws->keys ||
         !ws->list || !ws->batch || !ws->bcol || !ws->rhs ||
-        gi_chol_reserve(&ws->R, m < 64 ? m : 64, NULL) != GS_OK ||
+        gs_cholup_reserve(&ws->R, m < 64 ? m : 64, NULL) != GS_OK ||
         pool_reserve(ws, m < 64 ? m : 64) != 0) {
         gi_prim_free(ws);
         return NULL;
@@ -323,7 +323,7 @@ static int ensure_columns(gi_prim_ws *ws, const gs_precomp *pc, const int *J, in
 static void remove_at(gi_prim_ws *ws, int c)
 {
     const int k = ws->R.k;
-    gi_chol_remove(&ws->R, c);
+    gs_cholup_remove(&ws->R, c);
     ws->pos[ws->idx[c]] = -1;
     for (int q = c; q < k - 1; q++) {
         ws->idx[q] = ws->idx[q + 1];
@@ -353,7 +353,7 @@ static int refactor(gi_prim_ws *ws)
     gs_error e;
     if (k && gs_chol(ws->R.L, k, ld, "Q_CC", &e) != GS_OK)
         return -1;
-    return gi_chol_min_pivot(&ws->R, ws->diag) > GS_CSET_DEP_TOL ? 0 : -1;
+    return gs_cholup_min_pivot(&ws->R, ws->diag) > GS_CSET_DEP_TOL ? 0 : -1;
 }
 
 /* w = Q[:, C] lam_C - p0 from the cached columns. O(m k). */
@@ -395,18 +395,18 @@ static int key_cmp_prim(const void *a, const void *b)
 static step_result gi_add(gi_prim_ws *ws, const gs_problem *pb, int j, double wj, int eq,
                           int *iters)
 {
-    gi_chol *R = &ws->R;
+    gs_cholup *R = &ws->R;
     const double *cj = col_of(ws, j);
     const double qjj = cj[j];
     double lamj = 0.0;
     int refactored = 0;
-    if (gi_chol_reserve(R, R->k + 1, NULL) != GS_OK)
+    if (gs_cholup_reserve(R, R->k + 1, NULL) != GS_OK)
         return STEP_NOMEM;
     for (;;) {
         const int k = R->k;
         for (int c = 0; c < k; c++)
             ws->l[c] = cj[ws->idx[c]];
-        gi_chol_solve_L(R, ws->l);
+        gs_cholup_solve_L(R, ws->l);
         double sch = qjj - (k ? cblas_ddot(k, ws->l, 1, ws->l, 1) : 0.0);
         int dependent = !(sch > GS_CSET_DEP_TOL * qjj);
         if (dependent && !refactored && k > 0) {
@@ -416,7 +416,7 @@ static step_result gi_add(gi_prim_ws *ws, const gs_problem *pb, int j, double wj
             continue;
         }
         memcpy(ws->r, ws->l, (size_t)k * sizeof *ws->r);
-        gi_chol_solve_Lt(R, ws->r);
+        gs_cholup_solve_Lt(R, ws->r);
         double tfull = dependent ? INFINITY : -wj / sch;
         double dir = tfull < 0.0 ? -1.0 : 1.0;
         /* ratio test over the inequality pairs of C: lam_i - t r_i >= 0 */
@@ -439,7 +439,7 @@ static step_result gi_add(gi_prim_ws *ws, const gs_problem *pb, int j, double wj
             for (int c = 0; c < k; c++)
                 ws->lc[c] -= tfull * ws->r[c];
             lamj += tfull;
-            gi_chol_append(R, ws->l, sqrt(sch));
+            gs_cholup_append(R, ws->l, sqrt(sch));
             ws->idx[k] = j;
             ws->pos[j] = k;
             ws->lc[k] = eq ? lamj : fmax(lamj, 0.0);
@@ -467,16 +467,16 @@ static int settle(gi_prim_ws *ws, const gs_problem *pb)
         const int k = ws->R.k;
         for (int c = 0; c < k; c++)
             ws->lc[c] = ws->p0[ws->idx[c]];
-        gi_chol_solve_L(&ws->R, ws->lc);
-        gi_chol_solve_Lt(&ws->R, ws->lc);
+        gs_cholup_solve_L(&ws->R, ws->lc);
+        gs_cholup_solve_Lt(&ws->R, ws->lc);
         for (int a = 0; a < k; a++) {
             double acc = ws->p0[ws->idx[a]];
             for (int b = 0; b < k; b++)
                 acc -= col_of(ws, ws->idx[b])[ws->idx[a]] * ws->lc[b];
             ws->r[a] = acc;
         }
-        gi_chol_solve_L(&ws->R, ws->r);
-        gi_chol_solve_Lt(&ws->R, ws->r);
+        gs_cholup_solve_L(&ws->R, ws->r);
+        gs_cholup_solve_Lt(&ws->R, ws->r);
         for (int c = 0; c < k; c++)
             ws->lc[c] += ws->r[c];
         int worst = -1;
@@ -499,11 +499,11 @@ static int append_plain(gi_prim_ws *ws, int j)
     const int k = ws->R.k;
     for (int c = 0; c < k; c++)
         ws->l[c] = cj[ws->idx[c]];
-    gi_chol_solve_L(&ws->R, ws->l);
+    gs_cholup_solve_L(&ws->R, ws->l);
     double sch = cj[j] - (k ? cblas_ddot(k, ws->l, 1, ws->l, 1) : 0.0);
     if (!(sch > GS_CSET_DEP_TOL * cj[j]))
         return 1;
-    gi_chol_append(&ws->R, ws->l, sqrt(sch));
+    gs_cholup_append(&ws->R, ws->l, sqrt(sch));
     ws->idx[k] = j;
     ws->pos[j] = k;
     ws->diag[k] = cj[j];
@@ -552,7 +552,7 @@ gs_err gs_gi_primal_solve(gs_solver *s, const gs_problem *pb, const gs_solve_opt
         }
     for (int c = n_eq; c < k0; c++)
         ws->pos[ws->list[c]] = -1;
-    if (ensure_columns(ws, pc, ws->list, k0) != 0 || gi_chol_reserve(&ws->R, k0, NULL) != GS_OK)
+    if (ensure_columns(ws, pc, ws->list, k0) != 0 || gs_cholup_reserve(&ws->R, k0, NULL) != GS_OK)
         goto nomem;
     if (k0 > n_eq) { /* warm: build the factor directly, then settle */
         int kept = 0;

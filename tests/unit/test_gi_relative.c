@@ -312,7 +312,7 @@ GS_TEST(cset_updates_match_fresh_factor)
         for (int b = 0; b <= a; b++) {
             double acc = 0;
             for (int c = 0; c <= b; c++)
-                acc += cs.L[a + c * cs.cap] * cs.L[b + c * cs.cap];
+                acc += cs.f.L[a + c * cs.f.cap] * cs.f.L[b + c * cs.f.cap];
             GS_CHECK_NEAR(acc, pc->Q[(size_t)expect[b] * m + expect[a]], 1e-13);
         }
     /* QC columns follow the slot map, and the residual uses them */

@@ -1,20 +1,20 @@
 /*
- * gi_chol.h -- private: the updatable Cholesky factor of a working-set
- * matrix, shared by gi_dual.c (S = M_AA, M = Q^-1) and gi_primal.c (S = Q_CC
- * assembled from columns computed in x-space). Header-only: two users, and
- * the callers supply the matrix entries (cset.h reads them from pc->Q, which
- * neither of these formulations may use as their working matrix).
+ * cholup.h -- private: the updatable Cholesky factor of a working-set
+ * matrix S, the one implementation behind every active-set method: cset.c
+ * (S = Q_CC read from pc->Q: GI relative, Lemke), gi_dual.c (S = M_AA,
+ * M = Q^-1) and gi_primal.c (S = Q_CC assembled from columns computed in
+ * x-space). The callers supply the entries of S; this file owns the factor.
  *
  * Invariant: L, the leading k x k block of a cap x cap column-major array, is
  * lower triangular with a positive diagonal and L L' = S in position order.
- * Costs: append O(k) given its row l = L^-1 S_Cj (gi_chol_solve_L, O(k^2));
+ * Costs: append O(k) given its row l = L^-1 S_Cj (gs_cholup_solve_L, O(k^2));
  * remove at position c O((k - c)^2): the trailing block absorbs column c by
  * plane rotations (LINPACK dchud-style rank-one update, every rotation
  * orthogonal: no hyperbolic downdate, no explicit inverse); solves O(k^2).
  * Capacity grows geometrically (never in the steady state of a solve).
  */
-#ifndef GS_GI_CHOL_H
-#define GS_GI_CHOL_H
+#ifndef GS_CHOLUP_H
+#define GS_CHOLUP_H
 
 #include <cblas.h>
 #include <math.h>
@@ -28,9 +28,9 @@ typedef struct {
     double *x;   /* cap scratch of the removal */
     int k, cap;  /* order, capacity */
     int max;     /* largest order ever needed (capacity never exceeds it) */
-} gi_chol;
+} gs_cholup;
 
-static inline void gi_chol_free(gi_chol *ch)
+static inline void gs_cholup_free(gs_cholup *ch)
 {
     free(ch->L);
     free(ch->x);
@@ -38,7 +38,7 @@ static inline void gi_chol_free(gi_chol *ch)
 }
 
 /* Make room for order k_new (geometric growth, contents kept). */
-static inline gs_err gi_chol_reserve(gi_chol *ch, int k_new, gs_error *err)
+static inline gs_err gs_cholup_reserve(gs_cholup *ch, int k_new, gs_error *err)
 {
     if (k_new <= ch->cap)
         return GS_OK;
@@ -65,14 +65,14 @@ static inline gs_err gi_chol_reserve(gi_chol *ch, int k_new, gs_error *err)
 }
 
 /* z <- L^-1 z, z <- L^-T z (k entries). */
-static inline void gi_chol_solve_L(const gi_chol *ch, double *z)
+static inline void gs_cholup_solve_L(const gs_cholup *ch, double *z)
 {
     if (ch->k)
         cblas_dtrsv(CblasColMajor, CblasLower, CblasNoTrans, CblasNonUnit, ch->k, ch->L, ch->cap,
                     z, 1);
 }
 
-static inline void gi_chol_solve_Lt(const gi_chol *ch, double *z)
+static inline void gs_cholup_solve_Lt(const gs_cholup *ch, double *z)
 {
     if (ch->k)
         cblas_dtrsv(CblasColMajor, CblasLower, CblasTrans, CblasNonUnit, ch->k, ch->L, ch->cap, z,
@@ -81,7 +81,7 @@ static inline void gi_chol_solve_Lt(const gi_chol *ch, double *z)
 
 /* Append a member: row k of L is l (k entries), diagonal d = sqrt(Schur
  * complement) > 0. Reserve first. */
-static inline void gi_chol_append(gi_chol *ch, const double *l, double d)
+static inline void gs_cholup_append(gs_cholup *ch, const double *l, double d)
 {
     const int k = ch->k, ld = ch->cap;
     for (int c = 0; c < k; c++)
@@ -93,7 +93,7 @@ static inline void gi_chol_append(gi_chol *ch, const double *l, double d)
 /* Remove the member at position c: with L = [L11 0 0; l21' d 0; L31 l32 L33],
  * the factor of S without row/column c is [L11 0; L31 L33~] with
  * L33~ L33~' = L33 L33' + l32 l32' (one rotation per column of L33). */
-static inline void gi_chol_remove(gi_chol *ch, int c)
+static inline void gs_cholup_remove(gs_cholup *ch, int c)
 {
     const int k = ch->k, ld = ch->cap, r = k - c - 1;
     double *L = ch->L, *x = ch->x;
@@ -124,7 +124,7 @@ static inline void gi_chol_remove(gi_chol *ch, int c)
 
 /* Smallest pivot ratio L_cc^2 / S_cc over the factor (diag: S_cc in position
  * order), the numerical-dependence measure of the whole set. O(k). */
-static inline double gi_chol_min_pivot(const gi_chol *ch, const double *diag)
+static inline double gs_cholup_min_pivot(const gs_cholup *ch, const double *diag)
 {
     double mn = INFINITY;
     for (int c = 0; c < ch->k; c++) {
