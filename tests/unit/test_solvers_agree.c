@@ -71,10 +71,16 @@ static void compare_all(gs_solver *sv, const gs_problem *pb, const char *what)
     free(lr); free(wr); free(xr); free(l); free(w); free(x);
 }
 
-static void cloud_case(gs_gen_kind kind, int ngaps)
+static void cloud_case(gs_gen_kind kind, int ngaps, double scale)
 {
     gs_gen_params gp;
-    gs_gen_small_params(kind, &gp);
+    if (scale > 0) { /* the paper-size model, refined by `scale` */
+        gs_gen_default_params(kind, &gp);
+        gs_gen_params_scale(&gp, scale);
+        gp.compute_cond = 0;
+    } else {
+        gs_gen_small_params(kind, &gp);
+    }
     gs_model *mdl = NULL;
     gs_error e;
     GS_CHECK_INT(gs_gen_assembly(&gp, &mdl, NULL, &e), GS_OK);
@@ -111,12 +117,20 @@ static void cloud_case(gs_gen_kind kind, int ngaps)
 
 GS_TEST(lap_cloud_all_fractions)
 {
-    cloud_case(GS_GEN_LAP, 4);
+    cloud_case(GS_GEN_LAP, 4, 0);
 }
 
 GS_TEST(sandwich_cloud_all_fractions_nodes_in_two_pairs)
 {
-    cloud_case(GS_GEN_SANDWICH, 4);
+    cloud_case(GS_GEN_SANDWICH, 4, 0);
+}
+
+/* Closer to production: the lap joint at half resolution (n ~ 1,300, cond(K)
+ * ~ 1e6) and the sandwich at 0.4 (nodes in two pairs, jig pairs). */
+GS_TEST(medium_models_all_fractions)
+{
+    cloud_case(GS_GEN_LAP, 2, 0.5);
+    cloud_case(GS_GEN_SANDWICH, 2, 0.4);
 }
 
 /* Degenerate gap vectors on the small sandwich model. */
