@@ -1,24 +1,16 @@
 /* test_kkt.c -- KKT certificates on hand-made problems with exact solutions. */
 #include "gs_test.h"
 #include "test_models.h"
+#include "test_solver_support.h"
 
 #include "kkt.h"
-
-static gs_precomp *build(gs_model *mdl)
-{
-    gs_error e;
-    GS_CHECK_INT(gs_model_validate(mdl, &e), GS_OK);
-    gs_precomp *pc = NULL;
-    GS_CHECK_INT(gs_precomp_build(mdl, &pc, &e), GS_OK);
-    return pc;
-}
 
 /* Two springs k1 = 2, k2 = 3, fastener F = 6 installed, gap 2 mm:
  * Q = 5/6, u0 = 5, lambda = 3.6 N, x = (-1.2, 0.8), objectives -9.6 N mm. */
 GS_TEST(two_springs_exact_solution_certifies)
 {
     gs_model *mdl = tm_two_springs();
-    gs_precomp *pc = build(mdl);
+    gs_precomp *pc = ts_build(mdl);
     double g = 2.0, load = 6.0, lam = 3.6, x[2] = {-1.2, 0.8}, w;
     gs_problem pb = {.pc = pc, .g = &g, .load = &load};
     gs_kkt k;
@@ -46,7 +38,7 @@ GS_TEST(two_springs_exact_solution_certifies)
 GS_TEST(violations_are_measured)
 {
     gs_model *mdl = tm_two_springs();
-    gs_precomp *pc = build(mdl);
+    gs_precomp *pc = ts_build(mdl);
     double g = 2.0, load = 6.0, lam = 0.0, x[2] = {-3.0, 2.0}, w; /* free deflection */
     gs_problem pb = {.pc = pc, .g = &g, .load = &load};
     gs_kkt k;
@@ -82,7 +74,7 @@ GS_TEST(violations_are_measured)
 GS_TEST(chain3_exact_solution)
 {
     gs_model *mdl = tm_chain3();
-    gs_precomp *pc = build(mdl);
+    gs_precomp *pc = ts_build(mdl);
     double g[3] = {1, 1.7, 1}, lam[3] = {0.5, 0, 0.5}, x[3] = {1, 1.5, 1}, w[3];
     gs_problem pb = {.pc = pc, .g = g};
     gs_kkt k;
@@ -108,7 +100,7 @@ GS_TEST(chain3_exact_solution)
 GS_TEST(chain3_equality_pair)
 {
     gs_model *mdl = tm_chain3();
-    gs_precomp *pc = build(mdl);
+    gs_precomp *pc = ts_build(mdl);
     double g[3] = {1, 1.7, 1}, lam[3] = {0.7, -0.4, 0.7}, x[3] = {1, 1.7, 1}, w[3];
     unsigned char eq[3] = {0, 1, 0};
     gs_problem pb = {.pc = pc, .g = g, .eq = eq};

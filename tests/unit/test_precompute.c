@@ -2,20 +2,12 @@
  * brute-force dense computations on small models. */
 #include "gs_test.h"
 #include "test_models.h"
+#include "test_solver_support.h"
 
 #include <math.h>
 
 #include "linalg.h"
 #include "precompute.h"
-
-static gs_precomp *build(gs_model *mdl)
-{
-    gs_error e;
-    GS_CHECK_INT(gs_model_validate(mdl, &e), GS_OK);
-    gs_precomp *pc = NULL;
-    GS_CHECK_INT(gs_precomp_build(mdl, &pc, &e), GS_OK);
-    return pc;
-}
 
 static double max_abs(const double *a, size_t n)
 {
@@ -28,7 +20,7 @@ static double max_abs(const double *a, size_t n)
 static void check_Q_against_bruteforce(int parts, int nb, int fixed, uint64_t seed)
 {
     gs_model *mdl = tm_random(parts, nb, fixed, seed);
-    gs_precomp *pc = build(mdl);
+    gs_precomp *pc = ts_build(mdl);
     int m = mdl->m;
     double *Qb = tm_bruteforce_Q(mdl);
     double diff = 0.0;
@@ -73,7 +65,7 @@ GS_TEST(Q_matches_bruteforce_larger)
 GS_TEST(kinv_and_u0)
 {
     gs_model *mdl = tm_random(3, 5, 2, 14);
-    gs_precomp *pc = build(mdl);
+    gs_precomp *pc = ts_build(mdl);
     int n = mdl->n, m = mdl->m;
     double *b = malloc(n * sizeof *b), *x = malloc(n * sizeof *x), *kx = calloc(n, sizeof *kx);
     for (int i = 0; i < n; i++)
@@ -126,7 +118,7 @@ GS_TEST(condition_estimates)
     gs_model *mdl = tm_random(2, 12, 4, 15);
     /* make part 1 ill-conditioned: scale one direction */
     mdl->parts[1].K[0] *= 1e6;
-    gs_precomp *pc = build(mdl);
+    gs_precomp *pc = ts_build(mdl);
     for (int b = 0; b < 2; b++) {
         double ex = exact_cond1(mdl->parts[b].K, 12);
         GS_CHECK_MSG(pc->cond_block[b] <= ex * (1 + 1e-9) && pc->cond_block[b] >= ex / 10,

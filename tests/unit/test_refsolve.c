@@ -2,42 +2,29 @@
  * degenerate cases, and against brute-force enumeration of contact sets. */
 #include "gs_test.h"
 #include "test_models.h"
+#include "test_solver_support.h"
 
 #include "kkt.h"
 #include "refsolve.h"
 
-static gs_precomp *build(gs_model *mdl)
-{
-    gs_error e;
-    GS_CHECK_INT(gs_model_validate(mdl, &e), GS_OK);
-    gs_precomp *pc = NULL;
-    GS_CHECK_INT(gs_precomp_build(mdl, &pc, &e), GS_OK);
-    return pc;
-}
-
-static void solve(const gs_problem *pb, double *lam, double *w)
-{
-    gs_ref_info info;
-    gs_error e;
-    GS_CHECK_INT(gs_ref_solve(pb, NULL, lam, w, &info, &e), GS_OK);
-    GS_CHECK_STR(gs_status_name(info.status), "optimal");
-}
+/* gs_ref_solve is called directly here (ts_ref_solve_ok: checked optimal),
+ * not through gs_solve. */
 
 GS_TEST(two_springs_contact_and_open)
 {
     gs_model *mdl = tm_two_springs();
-    gs_precomp *pc = build(mdl);
+    gs_precomp *pc = ts_build(mdl);
     double g = 2.0, load = 6.0, lam, w;
     gs_problem pb = {.pc = pc, .g = &g, .load = &load};
-    solve(&pb, &lam, &w);
+    ts_ref_solve_ok(&pb, &lam, &w);
     GS_CHECK_NEAR(lam, 3.6, 1e-14);
     GS_CHECK_NEAR(w, 0.0, 1e-14);
     g = 7.0; /* free deflection 5 mm < 7 mm: no contact */
-    solve(&pb, &lam, &w);
+    ts_ref_solve_ok(&pb, &lam, &w);
     GS_CHECK_NEAR(lam, 0.0, 0.0);
     GS_CHECK_NEAR(w, 2.0, 1e-14);
     pb.load = NULL; /* no fastener: nothing closes */
-    solve(&pb, &lam, &w);
+    ts_ref_solve_ok(&pb, &lam, &w);
     GS_CHECK_NEAR(lam, 0.0, 0.0);
     GS_CHECK_NEAR(w, 7.0, 1e-14);
     gs_precomp_free(pc);
@@ -47,13 +34,13 @@ GS_TEST(two_springs_contact_and_open)
 GS_TEST(chain3_cases)
 {
     gs_model *mdl = tm_chain3();
-    gs_precomp *pc = build(mdl);
+    gs_precomp *pc = ts_build(mdl);
     double lam[3], w[3];
     unsigned char eq[3] = {0, 1, 0};
     /* non-degenerate: two contacts */
     double g1[3] = {1, 1.7, 1};
     gs_problem pb = {.pc = pc, .g = g1};
-    solve(&pb, lam, w);
+    ts_ref_solve_ok(&pb, lam, w);
     GS_CHECK_NEAR(lam[0], 0.5, 1e-14);
     GS_CHECK_NEAR(lam[1], 0.0, 0.0);
     GS_CHECK_NEAR(lam[2], 0.5, 1e-14);
@@ -61,7 +48,7 @@ GS_TEST(chain3_cases)
     /* degenerate (ties): g = 1 everywhere, lambda = (0, 1, 0), w = 0 */
     double g2[3] = {1, 1, 1};
     pb.g = g2;
-    solve(&pb, lam, w);
+    ts_ref_solve_ok(&pb, lam, w);
     GS_CHECK_NEAR(lam[0], 0.0, 1e-14);
     GS_CHECK_NEAR(lam[1], 1.0, 1e-14);
     GS_CHECK_NEAR(lam[2], 0.0, 1e-14);
@@ -70,20 +57,20 @@ GS_TEST(chain3_cases)
     /* all gaps zero: every pair in contact, lambda = K u0 = (1, 1, 1) */
     double g3[3] = {0, 0, 0};
     pb.g = g3;
-    solve(&pb, lam, w);
+    ts_ref_solve_ok(&pb, lam, w);
     for (int i = 0; i < 3; i++)
         GS_CHECK_NEAR(lam[i], 1.0, 1e-14);
     /* large gaps: no contact, w = g - u0 */
     double g4[3] = {5, 5, 5};
     pb.g = g4;
-    solve(&pb, lam, w);
+    ts_ref_solve_ok(&pb, lam, w);
     for (int i = 0; i < 3; i++)
         GS_CHECK_NEAR(lam[i], 0.0, 0.0);
     GS_CHECK_NEAR(w[1], 3.0, 1e-14);
     /* equality-fastened middle pair: lambda = (0.7, -0.4, 0.7) */
     pb.g = g1;
     pb.eq = eq;
-    solve(&pb, lam, w);
+    ts_ref_solve_ok(&pb, lam, w);
     GS_CHECK_NEAR(lam[0], 0.7, 1e-14);
     GS_CHECK_NEAR(lam[1], -0.4, 1e-14);
     GS_CHECK_NEAR(lam[2], 0.7, 1e-14);
@@ -151,7 +138,7 @@ GS_TEST(agrees_with_enumeration_on_random_models)
     for (uint64_t seed = 1; seed <= 12; seed++) {
         int parts = seed % 3 == 0 ? 3 : 2;
         gs_model *mdl = tm_random(parts, parts == 3 ? 3 : 4, 2, 100 + seed);
-        gs_precomp *pc = build(mdl);
+        gs_precomp *pc = ts_build(mdl);
         int m = mdl->m;
         GS_CHECK(m <= 12);
         double g[16], load[16], lam[16], w[16], lam_bf[64], p[16], work[16], x[32];
@@ -165,7 +152,7 @@ GS_TEST(agrees_with_enumeration_on_random_models)
             if (v == 2)
                 eq[seed % m] = 1;
             gs_problem pb = {.pc = pc, .g = g, .load = load, .eq = v == 2 ? eq : NULL};
-            solve(&pb, lam, w);
+            ts_ref_solve_ok(&pb, lam, w);
             gs_problem_dual_data(&pb, p, NULL, work);
             GS_CHECK_INT(enumerate(pc, p, pb.eq, lam_bf) >= 1, 1);
             double scale = 1.0;
@@ -191,7 +178,7 @@ GS_TEST(agrees_with_enumeration_on_random_models)
 GS_TEST(rejects_nonfinite_gap)
 {
     gs_model *mdl = tm_chain3();
-    gs_precomp *pc = build(mdl);
+    gs_precomp *pc = ts_build(mdl);
     double g[3] = {1, NAN, 1}, lam[3];
     gs_problem pb = {.pc = pc, .g = g};
     gs_ref_info info;
