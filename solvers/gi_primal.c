@@ -67,18 +67,13 @@
  */
 #include "gi.h"
 #include "cholup.h"
+#include "candidates.h"
 #include "cset.h"
 #include "linalg.h"
 
 #define GI_PRIMAL_BATCH 16 /* candidate columns computed per dtrsm */
 #define GI_BATCH_MAX 256   /* columns per dtrsm at the start (bounds the buffer) */
 #define GI_POLISH_MAX 8    /* polish rounds before GS_STATUS_NO_PROGRESS */
-
-struct prim_key {
-    int group;  /* 0: loaded pair (fasteners first), 1: others */
-    double w;   /* residual gap, most negative first */
-    int i;
-};
 
 typedef struct {
     int m, np;
@@ -99,7 +94,7 @@ typedef struct {
     double *diag;   /* m: Q_cc in position order */
     double *p0, *w; /* m: A'x0 - g; Q lam - p at the last refresh */
     double *l, *r;  /* m: R^-1 Q_Cj, Q_CC^-1 Q_Cj */
-    struct prim_key *keys;
+    gs_cand *keys;
     int *list, *batch, *bcol; /* m */
     double *rhs;              /* max block size x GI_BATCH_MAX */
     int nbmax;
@@ -377,18 +372,6 @@ static double current_w(const gi_prim_ws *ws, int j)
 
 typedef enum { STEP_ADDED, STEP_DEPENDENT, STEP_NOMEM } step_result;
 
-/* Candidate order: group, then residual gap (most violated first), then
- * pair index (deterministic). */
-static int key_cmp_prim(const void *a, const void *b)
-{
-    const struct prim_key *x = a, *y = b;
-    if (x->group != y->group)
-        return x->group - y->group;
-    if (x->w != y->w)
-        return x->w < y->w ? -1 : 1;
-    return (x->i > y->i) - (x->i < y->i);
-}
-
 /* Bring pair j (residual gap wj, column cached) into C by GI steps: partial
  * steps drop blocking pairs, the full step appends j. eq: equality pair
  * (signed step, never blocked by its own sign). */
@@ -590,12 +573,10 @@ gs_err gs_gi_primal_solve(gs_solver *s, const gs_problem *pb, const gs_solve_opt
         int nc = 0;
         for (int i = 0; i < m; i++)
             if (ws->pos[i] < 0 && ws->w[i] < -s->tol_w)
-                ws->keys[nc++] = (struct prim_key){!(loaded_first && pb->load[i] > 0.0),
-                                                   ws->w[i], i};
-        qsort(ws->keys, (size_t)nc, sizeof *ws->keys, key_cmp_prim);
-        /* at most `batch` pairs per list before w is refreshed: the order of
-         * a stale list costs extra GI steps (the batch of gi_relative.c) */
-        const int batch = 16 + ws->R.k / 4;
+                ws->keys[nc++] = (gs_cand){!(loaded_first && pb->load[i] > 0.0), ws->w[i], i};
+        /* at most `batch` pairs per list before w is refreshed (candidates.h) */
+        const int batch = gs_cand_batch(ws->R.k);
+        nc = gs_cand_order_head(ws->keys, nc, 4 * batch);
         int taken = 0;
         for (int c = 0; c < nc && taken < batch; c++) {
             int j = ws->keys[c].i;

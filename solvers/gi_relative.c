@@ -46,6 +46,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "candidates.h"
 #include "cset.h"
 #include "gi.h"
 #include "linalg.h"
@@ -56,7 +57,7 @@ typedef struct {
     double *l, *r;  /* m: L^-1 Q_Cj and Q_CC^-1 Q_Cj */
     double *w;      /* m: residual gaps at the last refresh */
     int *cand;      /* m: violated pairs to take in order */
-    struct cand_key { int loaded; double w; int i; } *keys; /* m: sort keys */
+    gs_cand *keys;  /* m: their sort keys */
     int *list;      /* m: warm start list */
 } gi_rel_ws;
 
@@ -175,56 +176,29 @@ static step_result gi_add(gi_rel_ws *ws, const gs_problem *pb, int j, double wj,
     }
 }
 
-/* Candidate order: pairs with a fastener load first (if asked), then by
- * residual gap, most violated first; ties by index (deterministic). */
-static int cand_cmp(const void *a, const void *b)
-{
-    const struct cand_key *x = a, *y = b;
-    if (x->loaded != y->loaded)
-        return y->loaded - x->loaded;
-    if (x->w != y->w)
-        return x->w < y->w ? -1 : 1;
-    return (x->i > y->i) - (x->i < y->i);
-}
-
-/* Order the best `want` of the nc candidates in ws->cand (the rest follow
- * unordered): quickselect on the keys, then a sort of the head.
- * O(nc + want log want) expected. Returns how many are ordered. */
+/* Order the violated pairs in ws->cand (candidates.h); returns how many
+ * are ordered at the front. */
 static int order_candidates(gi_rel_ws *ws, int nc, int want, const double *load)
 {
-    struct cand_key *key = ws->keys;
     for (int c = 0; c < nc; c++) {
         int i = ws->cand[c];
-        key[c] = (struct cand_key){load && load[i] > 0.0, ws->w[i], i};
+        ws->keys[c] = (gs_cand){!(load && load[i] > 0.0), ws->w[i], i};
     }
-    if (want > nc)
-        want = nc;
-    int lo = 0, hi = nc - 1;
-    while (want < nc && lo < hi) { /* Hoare quickselect: key[0..want) holds the best */
-        struct cand_key piv = key[lo + (hi - lo) / 2];
-        int a = lo, b = hi;
-        while (a <= b) {
-            while (cand_cmp(&key[a], &piv) < 0)
-                a++;
-            while (cand_cmp(&key[b], &piv) > 0)
-                b--;
-            if (a <= b) {
-                struct cand_key t = key[a];
-                key[a++] = key[b];
-                key[b--] = t;
-            }
-        }
-        if (want - 1 <= b)
-            hi = b;
-        else if (want - 1 >= a)
-            lo = a;
-        else
-            break;
-    }
-    qsort(key, (size_t)want, sizeof *key, cand_cmp);
-    for (int c = 0; c < nc; c++)
-        ws->cand[c] = key[c].i;
+    want = gs_cand_order_head(ws->keys, nc, want);
+    for (int c = 0; c < want; c++)
+        ws->cand[c] = ws->keys[c].i;
     return want;
+}
+
+/* Position of the most negative inequality multiplier on C, or -1. O(k). */
+static int most_negative(const gi_rel_ws *ws, const gs_problem *pb)
+{
+    int worst = -1;
+    for (int c = 0; c < ws->cs.k; c++)
+        if (!gs_problem_is_eq(pb, ws->cs.idx[c]) && ws->lc[c] < 0.0 &&
+            (worst < 0 || ws->lc[c] < ws->lc[worst]))
+            worst = c;
+    return worst;
 }
 
 /* Warm start: factor Q on the previous contact set (plus the equality pairs,
@@ -254,11 +228,7 @@ static int warm_start(gi_rel_ws *ws, gs_solver *s, const gs_problem *pb, const g
         for (int c = 0; c < cs->k; c++)
             ws->lc[c] = s->p[cs->idx[c]];
         gs_cset_solve(cs, ws->lc);
-        int worst = -1;
-        for (int c = 0; c < cs->k; c++)
-            if (!gs_problem_is_eq(pb, cs->idx[c]) && ws->lc[c] < 0.0 &&
-                (worst < 0 || ws->lc[c] < ws->lc[worst]))
-                worst = c;
+        int worst = most_negative(ws, pb);
         if (worst < 0)
             return cs->k - n_eq;
         drop_at(ws, worst);
@@ -289,15 +259,10 @@ static void resolve_refined(gi_rel_ws *ws, gs_solver *s)
  * so lam_C stays the minimizer on the set. Returns the pairs dropped. */
 static int polish(gi_rel_ws *ws, gs_solver *s, const gs_problem *pb)
 {
-    gs_cset *cs = &ws->cs;
     int dropped = 0;
     for (;;) {
         resolve_refined(ws, s);
-        int worst = -1;
-        for (int c = 0; c < cs->k; c++)
-            if (!gs_problem_is_eq(pb, cs->idx[c]) && ws->lc[c] < 0.0 &&
-                (worst < 0 || ws->lc[c] < ws->lc[worst]))
-                worst = c;
+        int worst = most_negative(ws, pb);
         if (worst < 0)
             return dropped;
         drop_at(ws, worst);
@@ -358,11 +323,7 @@ gs_err gs_gi_relative_solve(gs_solver *s, const gs_problem *pb, const gs_solve_o
             continue;
         }
         polished = 0;
-        /* take at most `batch` pairs from this list before refreshing w: a
-         * refresh (O(m k), memory-bound) against the extra GI steps a stale
-         * order causes; measured on the 5,206-unknown lap joint, 16 + k/4
-         * is within 10% of the best fixed batch at 10..100% fasteners */
-        const int batch = 16 + cs->k / 4;
+        const int batch = gs_cand_batch(cs->k);
         int taken = 0;
         nc = order_candidates(ws, nc, 4 * batch, o->fasteners_first ? pb->load : NULL);
         for (int c = 0; c < nc && taken < batch; c++) {
