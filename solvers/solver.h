@@ -48,6 +48,34 @@ typedef enum {
     GS_FORM__COUNT
 } gs_form;
 
+/* Newton projection: how the reduced Newton system on the free set is solved. */
+typedef enum {
+    GS_NPM_LIN_COMBINED = 0, /* CG first, updated Cholesky once CG slows (default) */
+    GS_NPM_LIN_CHOL,         /* Cholesky factor updated as the free set changes */
+    GS_NPM_LIN_CG            /* CG with a tolerance tightened over the iterations */
+} gs_npm_linear;
+
+/* Newton projection: step length along the projected path. */
+typedef enum {
+    GS_LS_EXACT = 0,  /* exact minimum of the piecewise quadratic (default) */
+    GS_LS_GOLDEN,     /* golden section on log(alpha) */
+    GS_LS_ARMIJO      /* Armijo backtracking along the projection arc */
+} gs_linesearch;
+
+/* Interior point: how the normal system H = Q + Lambda^-1 Y is solved. */
+typedef enum {
+    GS_IPM_PCG_SPLIT = 0, /* PCG, split preconditioner (L_Q + D)(L_Q + D)' (default) */
+    GS_IPM_PCG_JACOBI,    /* PCG, Jacobi preconditioner diag(H) */
+    GS_IPM_DIRECT         /* Cholesky of H every iteration (O(m^3), for comparison) */
+} gs_ipm_linear;
+
+/* Interior point: starting point. */
+typedef enum {
+    GS_IPM_START_AUTO = 0,   /* feasible for simple joints, infeasible for sandwich */
+    GS_IPM_START_FEASIBLE,   /* physically motivated feasible start */
+    GS_IPM_START_INFEASIBLE  /* D'Apuzzo et al. (2010) infeasible start */
+} gs_ipm_start;
+
 /* A previous solution of the same assembly (borrowed). */
 typedef struct {
     int n_act;          /* pairs in the contact set */
@@ -65,13 +93,18 @@ typedef struct {
     int want_x;            /* also compute x = K^-1 (f - A lam), O(sum n_b^2) */
     int primal_cert;       /* certify with x and K (independent, O(sum n_b^2)) */
     const gs_warm *warm;   /* NULL: cold start */
+    gs_npm_linear npm_linear;  /* NPM: reduced Newton system (default combined) */
+    gs_linesearch linesearch;  /* NPM: step length (default exact) */
+    gs_ipm_linear ipm_linear;  /* IPM: normal system (default PCG with split preconditioner) */
+    gs_ipm_start ipm_start;    /* IPM: starting point (default auto by joint type) */
 } gs_solve_opts;
 
 typedef struct {
     gs_status status;
     gs_method method;      /* method that ran (auto resolved) */
     gs_form form;          /* formulation that ran */
-    int iterations;        /* active-set changes (GI), pivots (Lemke), ... */
+    int iterations;        /* active-set changes (GI), pivots (Lemke), Newton / IPM steps */
+    int cg_iterations;     /* inner CG iterations in total (NPM cg/combined, IPM PCG) */
     int n_act;             /* pairs in contact (lam != 0) + equality pairs */
     double time;           /* s, the solve (dual data, iterations, lam, w) */
     double time_cert;      /* s, certificate and x */
