@@ -57,8 +57,7 @@ int gs_form_parse(const char *s, gs_form *f)
     return -1;
 }
 
-/* auto: the selection policy arrives with issue 4; until then the active-set
- * method on the relative form, whose cost follows the contact set. */
+/* For option checks, auto stands for what it always has: GI (relative). */
 static gs_method resolve_method(gs_method m)
 {
     return m == GS_METHOD_AUTO ? GS_METHOD_GI : m;
@@ -68,6 +67,8 @@ int gs_method_supports(gs_method m, gs_form f)
 {
     if (m < 0 || m >= GS_METHOD__COUNT || f < 0 || f >= GS_FORM__COUNT)
         return 0;
+    if (m == GS_METHOD_AUTO) /* auto picks the formulation too */
+        return f == GS_FORM_DEFAULT;
     const gs_method_ops *ops = gs_methods[resolve_method(m)];
     if (!ops)
         return 0;
@@ -94,7 +95,10 @@ gs_err gs_solve_validate_opts(const gs_solve_opts *o, gs_error *err)
         return gs_errorf(err, GS_ERR_INVALID, "form", "unknown formulation %d", (int)o->form);
     if (!gs_method_supports(o->method, o->form))
         return gs_errorf(err, GS_ERR_UNSUPPORTED, "form",
-                         "method '%s' does not support the %s formulation",
+                         o->method == GS_METHOD_AUTO
+                             ? "method '%s' picks the formulation itself: leave form at "
+                               "'default' (got %s)"
+                             : "method '%s' does not support the %s formulation",
                          gs_method_name(o->method), gs_form_name(o->form));
     if (!(o->tol > 0.0 && o->tol < 1.0))
         return gs_errorf(err, GS_ERR_INVALID, "tol", "tolerance must be in (0, 1), got %g", o->tol);
@@ -174,14 +178,20 @@ gs_err gs_solve(gs_solver *s, const gs_problem *pb, const gs_solve_opts *opts, d
             if (o.warm->act[c] < 0 || o.warm->act[c] >= m)
                 return gs_errorf(err, GS_ERR_RANGE, "warm_start", "pair %d out of range [0, %d)",
                                  o.warm->act[c], m);
-    o.method = resolve_method(o.method);
-    const gs_method_ops *ops = gs_methods[o.method];
-    gs_form form = o.form == GS_FORM_DEFAULT ? ops->default_form : o.form;
-    info->method = o.method;
-    info->form = form;
-
     double t0 = gs_now();
     gs_problem_dual_data(pb, s->p, &s->s, s->work);
+    int auto_cand = -1, auto_bin = 0, auto_explore = 0;
+    gs_form form = o.form;
+    if (o.method == GS_METHOD_AUTO) {
+        gs_auto_choose(s, pb, &o.method, &form, &auto_cand, &auto_bin, &auto_explore);
+        info->auto_chosen = 1;
+        info->auto_explored = auto_explore;
+    }
+    const gs_method_ops *ops = gs_methods[o.method];
+    if (form == GS_FORM_DEFAULT)
+        form = ops->default_form;
+    info->method = o.method;
+    info->form = form;
     /* violation tolerance (mm): relative to the gaps, floored at the
      * round-off of w = Q lam - p (p can be large under fastener loads) */
     double gmax = 0.0, pmax = 0.0;
@@ -198,6 +208,8 @@ gs_err gs_solve(gs_solver *s, const gs_problem *pb, const gs_solve_opts *opts, d
     info->n_act = info->kkt.n_act;
     double t1 = gs_now();
     info->time = t1 - t0;
+    if (auto_cand >= 0)
+        gs_auto_record(s, auto_cand, auto_bin, auto_explore, info->time);
     if (x && (o.want_x || o.primal_cert))
         gs_problem_primal(pb, lam, x);
     if (o.primal_cert) {

@@ -10,7 +10,10 @@
  *   gi      relative (default), dual, primal   solvers/gi_relative.c, gi_dual.c, gi_primal.c
  *   lemke   dual (the dual LCP(-p, Q))        solvers/lemke.c
  *   ref     dual (the test oracle, core/refsolve.h)
- *   (npm, ipm, auto: issue 4)
+ *   npm     dual, relative               solvers/npm.c
+ *   ipm     primal                       solvers/ipm.c
+ *   auto    picks one of the above per problem and learns from measured
+ *           times on this assembly (solvers/auto.c, docs/solvers.md)
  *
  * Every solve returns the multipliers lam (contact forces, N), the residual
  * gaps w (mm) and, on request, the displacements x (mm), with a KKT
@@ -31,7 +34,7 @@
 #include "problem.h"
 
 typedef enum {
-    GS_METHOD_AUTO = 0, /* pick per problem (issue 4; today: gi) */
+    GS_METHOD_AUTO = 0, /* pick per problem (solvers/auto.c) */
     GS_METHOD_GI,       /* Goldfarb-Idnani dual active set (Powell) */
     GS_METHOD_LEMKE,    /* Lemke's complementary pivoting on the dual LCP */
     GS_METHOD_NPM,      /* Newton projection (issue 4) */
@@ -108,6 +111,8 @@ typedef struct {
     int n_act;             /* pairs in contact (lam != 0) + equality pairs */
     double time;           /* s, the solve (dual data, iterations, lam, w) */
     double time_cert;      /* s, certificate and x */
+    int auto_chosen;       /* 1 if method was auto: method/form say what it picked */
+    int auto_explored;     /* 1 if auto tried a candidate to measure it */
     int warm_used;         /* 1 if the warm start was used */
     int warm_kept;         /* pairs of the warm contact set kept at the start */
     gs_kkt kkt;            /* certificate */

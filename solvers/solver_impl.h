@@ -15,6 +15,17 @@
 
 #include "solver.h"
 
+/* auto: measured cost per candidate (method, form) and predicted-contact bin
+ * on this solver's assembly (solvers/auto.c). */
+#define GS_AUTO_BINS 4
+#define GS_AUTO_CANDS 4
+typedef struct {
+    double mean[GS_AUTO_CANDS][GS_AUTO_BINS]; /* running mean time, s */
+    int trials[GS_AUTO_CANDS][GS_AUTO_BINS];
+    double spent[GS_AUTO_BINS];               /* time of every auto solve in the bin */
+    double explored[GS_AUTO_BINS];            /* of which spent exploring */
+} gs_auto_stats;
+
 struct gs_solver {
     const gs_precomp *pc;
     int m, n;
@@ -22,6 +33,7 @@ struct gs_solver {
     double s;          /* 1/2 f'K^-1 f of the current problem */
     double tol_w;      /* mm: a residual gap below -tol_w is a violation */
     double *work;      /* 3m scratch for the generic layer */
+    gs_auto_stats auto_stats;
     void *ws[GS_METHOD__COUNT * GS_FORM__COUNT];
     void (*ws_free[GS_METHOD__COUNT * GS_FORM__COUNT])(void *);
 };
@@ -45,6 +57,14 @@ extern const gs_method_ops gs_method_ref;
  * Returns NULL (and fills err) if ctor fails. */
 void *gs_solver_ws(gs_solver *s, gs_method m, gs_form f, void *(*ctor)(gs_solver *),
                    void (*dtor)(void *), gs_error *err);
+
+/* auto: pick (method, form) for this problem from the dual data s->p
+ * (already computed) and the stats; *cand and *bin identify the choice for
+ * gs_auto_record; *explore is 1 when the pick is a measurement. */
+void gs_auto_choose(gs_solver *s, const gs_problem *pb, gs_method *m, gs_form *f, int *cand,
+                    int *bin, int *explore);
+/* auto: account the time of the solve picked by gs_auto_choose. */
+void gs_auto_record(gs_solver *s, int cand, int bin, int explore, double time);
 
 /* Default iteration cap of a method: 0 in opts -> 10 m + 100. */
 static inline int gs_solver_max_iter(const gs_solver *s, const gs_solve_opts *o)

@@ -1,0 +1,124 @@
+/* test_auto.c -- the auto method: what it reports, that its answers agree with
+ * the oracle, its static first picks, the exploration budget, and option
+ * errors. Works with whichever candidate methods are available. */
+#include "gs_test.h"
+#include "test_models.h"
+#include "test_solver_support.h"
+
+#include "solver_impl.h"
+
+static gs_solve_opts auto_opts(void)
+{
+    gs_solve_opts o;
+    gs_solve_default_opts(&o);
+    o.want_x = 1;
+    GS_CHECK_INT(o.method, GS_METHOD_AUTO);
+    return o;
+}
+
+/* auto answers agree with the oracle and say what ran. */
+static void agree(gs_gen_kind kind)
+{
+    ts_fixture f;
+    ts_fx_generate(&f, kind, 0, 3, 21, 0.0);
+    gs_solve_opts o = auto_opts();
+    double fr[3] = {0.0, 0.5, 1.0};
+    for (int fi = 0; fi < 3; fi++) {
+        ts_fx_pattern(&f, fr[fi]);
+        for (int r = 0; r < 3; r++) {
+            gs_problem pb = ts_fx_problem(&f, r);
+            gs_solve_info info;
+            ts_solve_ok(f.sv, &pb, &o, f.lam, f.w, f.x, &info, 1e-8);
+            GS_CHECK_INT(info.auto_chosen, 1);
+            GS_CHECK(info.method != GS_METHOD_AUTO && info.method != GS_METHOD_REF);
+            GS_CHECK(gs_method_supports(info.method, info.form));
+            ts_fx_reference(&f, &pb);
+            ts_check_matches_ref(&f, "auto");
+        }
+    }
+    ts_fx_free(&f);
+}
+
+GS_TEST(agrees_with_oracle_lap)
+{
+    agree(GS_GEN_LAP);
+}
+
+GS_TEST(agrees_with_oracle_sandwich)
+{
+    agree(GS_GEN_SANDWICH);
+}
+
+/* The first pick on a sandwich joint is the static one: GI relative (the
+ * paper's method for ill-conditioned sandwich joints), not an exploration. */
+GS_TEST(first_pick_on_sandwich_is_gi_relative)
+{
+    ts_fixture f;
+    ts_fx_generate(&f, GS_GEN_SANDWICH, 0, 1, 3, 0.5);
+    gs_solve_opts o = auto_opts();
+    gs_problem pb = ts_fx_problem(&f, 0);
+    gs_solve_info info;
+    ts_solve_ok(f.sv, &pb, &o, f.lam, f.w, f.x, &info, 1e-8);
+    GS_CHECK_INT(info.method, GS_METHOD_GI);
+    GS_CHECK_INT(info.form, GS_FORM_RELATIVE);
+    GS_CHECK_INT(info.auto_explored, 0);
+    ts_fx_free(&f);
+}
+
+/* Over many solves the time spent on measurements stays within 10% of the
+ * time auto spent, plus at most one measurement per candidate; every solve is
+ * accounted in the stats; explored solves are reported. */
+GS_TEST(exploration_budget)
+{
+    ts_fixture f;
+    ts_fx_generate(&f, GS_GEN_LAP, 0, 8, 5, 0.5);
+    gs_solve_opts o = auto_opts();
+    int solves = 0, explored = 0;
+    double fr[3] = {0.1, 0.5, 1.0}, max_t = 0;
+    for (int rep = 0; rep < 5; rep++)
+        for (int fi = 0; fi < 3; fi++) {
+            ts_fx_pattern(&f, fr[fi]);
+            for (int r = 0; r < 8; r++) {
+                gs_problem pb = ts_fx_problem(&f, r);
+                gs_solve_info info;
+                ts_solve_ok(f.sv, &pb, &o, f.lam, f.w, NULL, &info, 1e-8);
+                solves++;
+                explored += info.auto_explored;
+                max_t = fmax(max_t, info.time);
+            }
+        }
+    const gs_auto_stats *st = &f.sv->auto_stats;
+    int counted = 0;
+    for (int b = 0; b < GS_AUTO_BINS; b++) {
+        for (int c = 0; c < GS_AUTO_CANDS; c++)
+            counted += st->trials[c][b];
+        GS_CHECK(st->explored[b] <= 0.1 * st->spent[b] + GS_AUTO_CANDS * max_t);
+        GS_CHECK(st->explored[b] <= st->spent[b]);
+    }
+    GS_CHECK_INT(counted, solves);
+    GS_CHECK(explored <= GS_AUTO_CANDS * GS_AUTO_BINS);
+    ts_fx_free(&f);
+}
+
+GS_TEST(auto_with_a_formulation_is_rejected)
+{
+    gs_model *mdl = tm_chain3();
+    gs_precomp *pc = ts_build(mdl);
+    gs_solver *sv = gs_solver_new(pc, NULL);
+    double g[3] = {1, 1.7, 1}, lam[3];
+    gs_problem pb = {.pc = pc, .g = g};
+    gs_solve_opts o = auto_opts();
+    o.form = GS_FORM_DUAL;
+    gs_solve_info info;
+    gs_error e;
+    GS_CHECK_INT(gs_solve(sv, &pb, &o, lam, NULL, NULL, &info, &e), GS_ERR_UNSUPPORTED);
+    GS_CHECK_STR(e.field, "form");
+    GS_CHECK(strstr(e.msg, "picks the formulation") != NULL);
+    GS_CHECK(!gs_method_supports(GS_METHOD_AUTO, GS_FORM_RELATIVE));
+    GS_CHECK(gs_method_supports(GS_METHOD_AUTO, GS_FORM_DEFAULT));
+    gs_solver_free(sv);
+    gs_precomp_free(pc);
+    gs_model_free(mdl);
+}
+
+GS_TEST_MAIN()
