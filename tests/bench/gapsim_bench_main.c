@@ -92,11 +92,13 @@ static double bound_time(const gs_precomp *pc, const double *lam, double *QCC, d
 static int parse_variants(const char *spec, variant *v, int cap)
 {
     int nv = 0;
-    if (!spec) { /* every available method x formulation */
+    if (!spec) { /* every available method x formulation, then auto */
         for (int m = GS_METHOD_GI; m < GS_METHOD__COUNT; m++)
             for (int f = GS_FORM_DUAL; f < GS_FORM__COUNT; f++)
                 if (m != GS_METHOD_REF && gs_method_supports((gs_method)m, (gs_form)f) && nv < cap)
                     v[nv++] = (variant){(gs_method)m, (gs_form)f};
+        if (nv < cap)
+            v[nv++] = (variant){GS_METHOD_AUTO, GS_FORM_DEFAULT};
         return nv;
     }
     char buf[512];
@@ -251,17 +253,21 @@ int main(int argc, char **argv)
                "Q_CC + Q[:,C] lam: median %.3f ms (reference oracle mean %.1f ms)\n",
                fracs[fi], gs_gen_pattern_count(mdl->n_fast, fracs[fi]), mdl->n_fast, act_sum / k,
                1e3 * bound, 1e3 * tref_sum / k);
-        printf("  %-6s %-9s %9s %9s %9s %9s %7s %7s %11s %11s %7s\n", "method", "form",
-               "median ms", "p95 ms", "max ms", "iter", "n_act", "optimal", "max|dx| mm",
-               "max|dw| mm", "/bound");
+        printf("  %-6s %-9s %9s %9s %9s %9s %9s %7s %7s %11s %11s %7s\n", "method", "form",
+               "median ms", "mean ms", "p95 ms", "max ms", "iter", "n_act", "optimal",
+               "max|dx| mm", "max|dw| mm", "/bound");
+        double best_mean = INFINITY, auto_mean = -1;
+        const char *best_name = "";
+        char best_buf[64];
         for (int vi = 0; vi < nv; vi++) {
             gs_solve_opts o;
             gs_solve_default_opts(&o);
             o.method = vars[vi].method;
             o.form = vars[vi].form;
-            double it = 0, na = 0, dx = 0, dw = 0;
+            double it = 0, na = 0, dx = 0, dw = 0, mean = 0;
             int opt = 0;
             gs_form ran = o.form; /* the formulation that ran (default resolved) */
+            int picked[GS_METHOD__COUNT * GS_FORM__COUNT] = {0};
             for (int r = 0; r < k; r++) {
                 gs_problem pb = {.pc = pc, .g = G + (size_t)r * m, .load = load};
                 gs_solve_info info;
@@ -270,7 +276,9 @@ int main(int argc, char **argv)
                     return 1;
                 }
                 tt[r] = info.time;
+                mean += info.time / k;
                 ran = info.form;
+                picked[info.method * GS_FORM__COUNT + info.form]++;
                 it += info.iterations;
                 na += info.n_act;
                 opt += info.status == GS_STATUS_OPTIMAL;
@@ -282,9 +290,24 @@ int main(int argc, char **argv)
                     dw = fmax(dw, fabs(w[i] - WR[(size_t)r * m + i]));
             }
             double med = pct(tt, k, 0.5), p95 = pct(tt, k, 0.95), mx = tt[k - 1];
-            printf("  %-6s %-9s %9.3f %9.3f %9.3f %9.1f %7.1f %4d/%-3d %11.2e %11.2e %7.2f\n",
-                   gs_method_name(o.method), gs_form_name(ran), 1e3 * med, 1e3 * p95,
+            const char *fname = o.method == GS_METHOD_AUTO ? "picks" : gs_form_name(ran);
+            printf("  %-6s %-9s %9.3f %9.3f %9.3f %9.3f %9.1f %7.1f %4d/%-3d %11.2e %11.2e %7.2f\n",
+                   gs_method_name(o.method), fname, 1e3 * med, 1e3 * mean, 1e3 * p95,
                    1e3 * mx, it / k, na / k, opt, k, dx, dw, med / bound);
+            if (o.method == GS_METHOD_AUTO) {
+                auto_mean = mean;
+                printf("         auto picked:");
+                for (int q = 0; q < GS_METHOD__COUNT * GS_FORM__COUNT; q++)
+                    if (picked[q])
+                        printf(" %s/%s x%d", gs_method_name((gs_method)(q / GS_FORM__COUNT)),
+                               gs_form_name((gs_form)(q % GS_FORM__COUNT)), picked[q]);
+                printf("\n");
+            } else if (mean < best_mean) {
+                best_mean = mean;
+                snprintf(best_buf, sizeof best_buf, "%s/%s", gs_method_name(o.method),
+                         gs_form_name(ran));
+                best_name = best_buf;
+            }
             fflush(stdout);
             if (csv)
                 fprintf(csv, "%.2f,%s,%s,%d,%d,%.4f,%.4f,%.4f,%.2f,%.2f,%.3e,%.3e,%.4f,%.3f\n",
@@ -302,6 +325,9 @@ int main(int argc, char **argv)
                 js_first = 0;
             }
         }
+        if (auto_mean >= 0 && best_mean < INFINITY)
+            printf("  auto mean / best single method mean (%s) = %.2f\n", best_name,
+                   auto_mean / best_mean);
         if (a.warm_seq) {
             /* sequence: pattern changed by one fastener each step; warm from
              * the previous solution vs cold */
