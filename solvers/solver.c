@@ -172,6 +172,8 @@ gs_err gs_solve(gs_solver *s, const gs_problem *pb, const gs_solve_opts *opts, d
         rc = gs_problem_check(pb, err);
     if (rc != GS_OK)
         return rc;
+    if (o.primal_cert && !x)
+        return gs_errorf(err, GS_ERR_INVALID, "x", "the primal certificate needs an x buffer");
     const int m = s->m;
     if (o.warm)
         for (int c = 0; c < o.warm->n_act; c++)
@@ -213,8 +215,6 @@ gs_err gs_solve(gs_solver *s, const gs_problem *pb, const gs_solve_opts *opts, d
     if (x && (o.want_x || o.primal_cert))
         gs_problem_primal(pb, lam, x);
     if (o.primal_cert) {
-        if (!x)
-            return gs_errorf(err, GS_ERR_INVALID, "x", "the primal certificate needs x");
         rc = gs_kkt_primal(pb, x, lam, NULL, &info->kkt, err);
         info->kkt.n_act = info->n_act;
     }
