@@ -32,7 +32,7 @@ static void usage(FILE *f)
             "  --fraction F      install round(F * candidates) fasteners, evenly spread (0)\n"
             "  --limit K         solve only the first K gaps\n"
             "  --threads T       worker threads (default: number of cores)\n"
-            "  --method M        gi (default), lemke, ref, ... (docs/solvers.md)\n"
+            "  --method M        auto (default), gi, npm, ipm, lemke, ref (docs/solvers.md)\n"
             "  --form F          dual, relative, primal (default: the method's own)\n"
             "  --out FILE        write the residual gaps (k x m .npy)\n"
             "  --threshold MM    report the share of gaps whose max residual exceeds MM (0.1)\n"
@@ -121,8 +121,7 @@ int main(int argc, char **argv)
 {
     const char *model_path = NULL, *gaps_path = NULL, *out_path = NULL;
     gs_solve_opts sopts;
-    gs_solve_default_opts(&sopts);
-    sopts.method = GS_METHOD_GI;
+    gs_solve_default_opts(&sopts); /* method auto */
     double fraction = 0.0, threshold = 0.1;
     long limit = -1, threads = sysconf(_SC_NPROCESSORS_ONLN);
     for (int i = 1; i < argc; i++) {
@@ -284,9 +283,17 @@ int main(int argc, char **argv)
            100.0 * above / k);
     printf("           pairs in contact     mean %.1f, min %d, max %d\n", sum_act / k, act_min,
            act_max);
-    printf("           time per solve       mean %.2f ms, median %.2f ms, max %.2f ms (%s, %s)\n",
-           1e3 * mean_t, 1e3 * med_t, 1e3 * max_t, gs_method_name(b.info[0].method),
-           gs_form_name(b.info[0].form));
+    printf("           time per solve       mean %.2f ms, median %.2f ms, max %.2f ms\n",
+           1e3 * mean_t, 1e3 * med_t, 1e3 * max_t);
+    int ran[GS_METHOD__COUNT * GS_FORM__COUNT] = {0};
+    for (int r = 0; r < k; r++)
+        ran[b.info[r].method * GS_FORM__COUNT + b.info[r].form]++;
+    printf("           solver               %s:", gs_method_name(sopts.method));
+    for (int q = 0; q < GS_METHOD__COUNT * GS_FORM__COUNT; q++)
+        if (ran[q])
+            printf(" %s/%s x%d", gs_method_name((gs_method)(q / GS_FORM__COUNT)),
+                   gs_form_name((gs_form)(q % GS_FORM__COUNT)), ran[q]);
+    printf("\n");
     printf("           throughput           %.1f solves/s on %ld threads (%.2f s wall)\n",
            k / wall, threads, wall);
     free(tt);

@@ -29,8 +29,9 @@ check "residual file size" test $(( (size - 12 * 156 * 8) % 64 )) -eq 0 -a "$siz
 "$BIN/gapsim-batch" "$TMP/sw.json" --gaps "$TMP/sw.gaps.npy" --fraction 0.5 --method ref \
   --threads 1 --out "$TMP/wref.npy" > "$TMP/ref.out" 2>&1
 check "batch with the oracle exit 0" test $? -eq 0
-check "oracle named in the summary" grep -q "(ref, dual)" "$TMP/ref.out"
-check "default solver is gi relative" grep -q "(gi, relative)" "$TMP/batch.out"
+check "oracle named in the summary" grep -q "solver               ref: ref/dual x12" "$TMP/ref.out"
+check "default solver is auto and says what it ran" \
+  grep -Eq "solver               auto:( [a-z]+/[a-z]+ x[0-9]+)+$" "$TMP/batch.out"
 check "gi and the oracle give identical residual files in size" \
   test "$(stat -c %s "$TMP/w.npy")" -eq "$(stat -c %s "$TMP/wref.npy")"
 "$BIN/gapsim-batch" "$TMP/sw.json" --gaps "$TMP/sw.gaps.npy" --method gi --form sideways \
