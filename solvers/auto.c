@@ -3,22 +3,27 @@
  * what is known before solving, and improve the pick from the times measured
  * on this assembly as solves accumulate.
  *
- * Features (O(m), from the dual data p = u0 + Q load - g the solve layer has
+ * Feature (O(m), from the dual data p = u0 + Q load - g the solve layer has
  * already computed): the predicted contact share r = #{p_i > 0} / m (pairs
  * that the free deflection under the fastener loads would close: a cheap
- * upper estimate of n_act / m), and the joint type. r falls in one of four
- * bins: < 2%, < 8%, < 20%, >= 20%.
- * Static preference (the paper's conclusions, sect. 4-5; then measurement):
- *   simple joint, few contacts (r < 8%):  npm dual, gi relative, npm relative, ipm
- *   simple joint, many contacts:          npm relative, gi relative, npm dual, ipm
- *   sandwich joint (ill-conditioned):     gi relative, npm relative, npm dual, ipm
- * Only available methods are candidates (lemke, gi dual and gi primal are
- * never competitive on these models and are not candidates).
- * Learning: per bin, each candidate's mean time is recorded. The pick is the
- * candidate with the best measured mean (the static first choice until one
- * is measured). A candidate not yet measured in the bin is tried only while
- * the time spent exploring stays below 10% of all the time auto spent in the
- * bin, so a slow candidate can cost at most about 10% over the best choice.
+ * upper estimate of n_act / m), in one of four bins: < 2%, < 8%, < 20%,
+ * >= 20%. The paper's cost drivers are n_act and the joint type; a bin keeps
+ * problems of similar n_act together, and the measured times per bin capture
+ * the rest (conditioning, joint type) on this very assembly.
+ * Static preference: the paper ranks NPM first for variation analysis and
+ * IPM for pattern optimization of simple joints, but on gapsim's models and
+ * implementations GI on the relative form is measured fastest in every bin
+ * (docs/solvers.md: lap joint at 50% fasteners GI 4.3 ms, NPM dual 18 ms,
+ * NPM relative 1.3 s, Lemke 41 ms). So the first pick is GI relative
+ * everywhere; the others are candidates to measure, in the order NPM dual,
+ * IPM, NPM relative (Lemke, GI dual and GI primal are never candidates).
+ * Learning: per bin, each candidate's mean time is recorded and auto picks
+ * the best measured one. An unmeasured candidate is tried only if its
+ * expected cost (its prior ratio to GI times the best mean measured so far)
+ * fits in the exploration budget: 10% of all the time auto spent in the
+ * bin minus what exploring already cost. So measuring a slow candidate can
+ * never cost more than about 10% over the best choice, and a candidate far
+ * slower than its prior says is measured once and never picked.
  * Stats are per gs_solver (one per worker thread): each thread learns on its
  * own, without locks.
  */
@@ -44,16 +49,15 @@ static int bin_of(double r)
     return r < 0.02 ? 0 : r < 0.08 ? 1 : r < 0.20 ? 2 : 3;
 }
 
-/* Static preference order for the bin and joint type. */
-static void preference(int bin, int sandwich, int order[GS_AUTO_CANDS])
-{
-    static const int few[GS_AUTO_CANDS] = {C_NPM_DUAL, C_GI, C_NPM_REL, C_IPM};
-    static const int many[GS_AUTO_CANDS] = {C_NPM_REL, C_GI, C_NPM_DUAL, C_IPM};
-    static const int sw[GS_AUTO_CANDS] = {C_GI, C_NPM_REL, C_NPM_DUAL, C_IPM};
-    const int *src = sandwich ? sw : (bin <= 1 ? few : many);
-    for (int i = 0; i < GS_AUTO_CANDS; i++)
-        order[i] = src[i];
-}
+/* Measurement order: GI relative (the first pick), then the others. */
+static const int order[GS_AUTO_CANDS] = {C_GI, C_NPM_DUAL, C_IPM, C_NPM_REL};
+
+/* Prior cost of each candidate relative to GI relative, from the lap and
+ * sandwich joints (docs/solvers.md); replaced by the measured mean once a
+ * candidate ran in the bin. */
+static const double prior_ratio[GS_AUTO_CANDS] = {
+    [C_GI] = 1.0, [C_NPM_DUAL] = 5.0, [C_NPM_REL] = 300.0, [C_IPM] = 1500.0,
+};
 
 void gs_auto_choose(gs_solver *s, const gs_problem *pb, gs_method *m, gs_form *f, int *cand_out,
                     int *bin_out, int *explore)
@@ -62,8 +66,6 @@ void gs_auto_choose(gs_solver *s, const gs_problem *pb, gs_method *m, gs_form *f
     for (int i = 0; i < s->m; i++)
         closing += s->p[i] > 0.0;
     const int bin = bin_of((double)closing / s->m);
-    int order[GS_AUTO_CANDS];
-    preference(bin, pb->pc->mdl->joint == GS_JOINT_SANDWICH, order);
     const gs_auto_stats *st = &s->auto_stats;
     int pick = -1, untried = -1;
     for (int i = 0; i < GS_AUTO_CANDS; i++) {
@@ -79,11 +81,14 @@ void gs_auto_choose(gs_solver *s, const gs_problem *pb, gs_method *m, gs_form *f
             pick = c;
     }
     *explore = 0;
-    if (pick < 0) { /* nothing measured yet: the static first choice */
+    if (pick < 0) { /* nothing measured yet: the first in order */
         pick = untried;
-    } else if (untried >= 0 && st->explored[bin] < 0.1 * st->spent[bin]) {
-        pick = untried;
-        *explore = 1;
+    } else if (untried >= 0) {
+        double budget = 0.1 * st->spent[bin] - st->explored[bin];
+        if (prior_ratio[untried] * st->mean[pick][bin] <= budget) {
+            pick = untried;
+            *explore = 1;
+        }
     }
     if (pick < 0) /* no candidate available at all: GI always is */
         pick = C_GI;

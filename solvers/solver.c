@@ -16,6 +16,8 @@ const gs_method_ops *const gs_methods[GS_METHOD__COUNT] = {
     [GS_METHOD_GI] = &gs_method_gi,
     [GS_METHOD_LEMKE] = &gs_method_lemke,
     [GS_METHOD_REF] = &gs_method_ref,
+    [GS_METHOD_NPM] = &gs_method_npm,
+    [GS_METHOD_IPM] = &gs_method_ipm,
 };
 
 static const char *const method_names[GS_METHOD__COUNT] = {

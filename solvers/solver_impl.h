@@ -52,6 +52,8 @@ extern const gs_method_ops *const gs_methods[GS_METHOD__COUNT];
 extern const gs_method_ops gs_method_gi;
 extern const gs_method_ops gs_method_lemke;
 extern const gs_method_ops gs_method_ref;
+extern const gs_method_ops gs_method_npm;
+extern const gs_method_ops gs_method_ipm;
 
 /* Method workspace slot of (method, form): create with ctor on first use.
  * Returns NULL (and fills err) if ctor fails. */

@@ -1,0 +1,717 @@
+/*
+ * ipm.c -- primal-dual interior point method (Mehrotra predictor-corrector)
+ * on the primal formulation (1):
+ *     min 1/2 x'Kx - f'x   s.t.   A'x <= g   (a_k'x = g_k on fastened pairs)
+ *
+ * Variables x (n), multipliers lam (m), slacks y = g - A'x (m). Perturbed KKT
+ *     Kx - f + A lam = 0,   A'x - g + y = 0,   Lambda Y e = mu e.
+ * Newton step with s1 = -(Kx - f + A lam), s2 = -(A'x - g + y),
+ * s3 = -(Lambda Y e - sigma mu e), eliminated to the normal system (m x m,
+ * SPD, dense):
+ *     H dlam = r,  H = Q + Lambda^-1 Y,  r = A'K^-1 s1 + Lambda^-1 s3 - s2,
+ *     dx = K^-1 (s1 - A dlam),  dy = Lambda^-1 (s3 - Y dlam).
+ * K^-1 v uses the block factors (gs_precomp_kinv), Kx the stored blocks
+ * (dsymv per part), A and A' the 1-2 nonzeros per column; Q is stored.
+ * Sigma by Mehrotra's predictor-corrector, sigma = (mu_aff / mu)^3; one step
+ * length for x, lam and y (a QP: separate primal and dual steps would break
+ * the stationarity row), fraction to the boundary tau = 0.995, raised to
+ * 1 - mu/mu0 (at most 0.9999) late; lam and y clipped from below afterwards
+ * (as HPIPM does) at 1e-16 of their scales.
+ * Normal system (opts.ipm_linear): PCG with the split preconditioner
+ *     P3 = (L_Q + D)(L_Q + D)',  D = sqrt(Lambda^-1 Y)    (default)
+ * applied as two triangular solves with L_Q whose diagonal is read as
+ * diag(L_Q) + D (no refactorization, O(m^2)); PCG with Jacobi diag(H); or a
+ * Cholesky of H each iteration (O(m^3), for comparison). The PCG tolerance is
+ * relative, eta = clamp(mu / mu0, 1e-10, 1e-3), so the steps are inexact early
+ * and accurate late; the CG residual enters the next primal residual s2,
+ * which the infeasible Newton step then removes. PCG is capped at 2m + 50
+ * iterations; a capped solve is used as an inexact step. Predictor PCG
+ * starts from 0, corrector PCG from the predictor's dlam.
+ * Fastened pairs (equality): multiplier free in sign, slack fixed at 0, so
+ * their Lambda^-1 Y entry is 0 (H row = Q row), s3 = 0, dy = 0, and they take
+ * no part in the step-length ratio test or in mu.
+ * Starting points (opts.ipm_start):
+ *   feasible: contact forces that push every pair open. lam_I = c e on the
+ *     inequality pairs, lam_E = Q_EE^-1 (p_E - Q_EI lam_I) on the fastened
+ *     ones, x = K^-1 (f - A lam): stationarity holds exactly, and the gaps
+ *     y = w(lam) = Q lam - p are affine in c; c is the smallest value that
+ *     opens every pair by at least delta (delta = 1e-2 ||p||_inf, floored),
+ *     and at least a force of the order of the data. The equalities hold
+ *     exactly unless some pair does not open under the uniform push (possible
+ *     in sandwich joints: a node in two pairs), whose y is then clipped to
+ *     delta (nearly feasible).
+ *   infeasible (D'Apuzzo, De Simone, di Serafino 2010; Mehrotra 1992): x =
+ *     K^-1 f (the free deflection, s1 = -A lam != 0), y = |p| (the gaps of
+ *     the free deflection, in absolute value) and lam = |Q^-1 p| (the forces
+ *     if every pair were in contact, in absolute value), then Mehrotra's
+ *     complementarity-balancing shifts 1/2 y'lam / sum(y) on lam and
+ *     1/2 y'lam / sum(lam) on y; floored at 1e-2 of the data scales.
+ *   auto: feasible for simple joints, infeasible for sandwich joints (paper
+ *     Table 4).
+ * Stopping. The IPM only has to identify the contact set; the answer is
+ * then computed exactly on it. Identification is tried once mu <= 1e-6 mu0,
+ * ||s2||_inf <= 1e-6 max(1, ||g||_inf) mm and ||s1||_inf <= 1e-6 of the force
+ * scale, and again after every further factor 10 in mu: C = E + {i : lam_i >
+ * y_i}, lam_C = Q_CC^-1 p_C exactly (cset.h: one dpotrf, one step of
+ * iterative refinement), lam = 0 elsewhere, then a bounded crossover (at most
+ * 32 changes): an inequality pair with lam_i < 0 leaves C (most negative
+ * first; when all negatives are above -tol_w / max Q_ii, the force that moves
+ * a gap by tol_w, i.e. round-off on degenerate pairs, they leave at once),
+ * else a pair outside C with w_i < -tol_w enters (most violated
+ * first), re-solving each time. Pairs whose multiplier is at round-off level
+ * (degenerate: w = 0 and lam = 0) are dropped if the set passes without them.
+ * The answer is accepted iff lam_C >= 0 on inequality pairs and w = Q lam - p
+ * >= -tol_w outside C (tol_w = the solver's residual-gap tolerance,
+ * 1e-10 max(1, ||g||_inf) mm): the optimality conditions of the exact
+ * solution, so x and w are as accurate as the active-set methods' (far
+ * inside 1e-7 mm). Otherwise the IPM goes on to the next, 10 times smaller,
+ * mu target. A step that makes no progress (alpha < 1e-12) triggers a last
+ * attempt; failing that: GS_STATUS_NUMERICAL.
+ * Warm start: ignored (IPMs warm-start poorly): warm_used = 0.
+ * Status: GS_STATUS_MAX_ITER after min(gs_solver_max_iter, 200) IPM
+ * iterations (lam = the current, unpolished, clipped multipliers);
+ * GS_STATUS_NUMERICAL when H is not numerically SPD (p'Hp <= 0 in PCG,
+ * dpotrf failure) or on non-finite values.
+ * References: S. Mehrotra, SIAM J. Optim. 2 (1992) 575-601; M. D'Apuzzo,
+ * V. De Simone, D. di Serafino, Comput. Optim. Appl. 45 (2010) 283-310 and
+ * Optim. Lett. 4 (2010) 131-146; M. Stefanova et al., "Interior point method
+ * for contact problems of compliant assembly" (2018) and Optim. Eng. 21 (2020)
+ * sect. 3.1 (preconditioner P3, Tables 4-5).
+ * Invariants: lam_I > 0 and y_I > 0 after every step; y_E = 0; the
+ * workspace holds everything (no allocation in the iterations; the m x m
+ * matrix of the direct variant is allocated on its first use).
+ * Cost per IPM iteration: O(sum n_b^2) (one Kx, two K^-1 solves) +
+ * O(m) (A, A') + n_cg O(m^2) (one dsymv and two triangular sweeps per PCG
+ * iteration, two PCG solves: predictor and corrector); the direct variant
+ * O(m^3/3). Polish: O(k^3/3 + m k) per attempt plus O(k^2 + m k) per
+ * crossover change, k = |C|.
+ */
+#include <cblas.h>
+#include <float.h>
+#include <lapacke.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cset.h"
+#include "linalg.h"
+#include "solver_impl.h"
+
+#define IPM_MAX_ITER 200
+#define IPM_TAU 0.995
+#ifndef IPM_ETA_MAX
+#define IPM_ETA_MAX 1e-3
+#endif
+#ifndef IPM_ID_MU
+#define IPM_ID_MU 1e-6
+#define IPM_ID_RES 1e-6
+#define IPM_ID_NEXT 1e-1
+#endif
+
+typedef struct {
+    gs_cset cs;
+    double *x, *dx, *f, *s1, *t; /* n */
+    double *lam, *y, *dl, *dy, *dla, *dya, *s2, *u, *r, *hd, *dg; /* m */
+    double *cr, *cz, *cp, *cq; /* m: PCG */
+    double *lc, *wr;           /* m: polish */
+    int *isE, *list, *list2;   /* m */
+    double *Hf;                /* m x m: direct variant (lazy) */
+} ipm_ws;
+
+static void ipm_free(void *p)
+{
+    ipm_ws *ws = p;
+    if (!ws)
+        return;
+    gs_cset_free(&ws->cs);
+    double **v[] = {&ws->x,  &ws->dx,  &ws->f,  &ws->s1, &ws->t,  &ws->lam, &ws->y,
+                    &ws->dl, &ws->dy,  &ws->dla, &ws->dya, &ws->s2, &ws->u,  &ws->r,
+                    &ws->hd, &ws->dg,  &ws->cr, &ws->cz, &ws->cp, &ws->cq, &ws->lc,
+                    &ws->wr, &ws->Hf};
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
+        free(*v[i]);
+    free(ws->isE);
+    free(ws->list);
+    free(ws->list2);
+    free(ws);
+}
+
+static void *ipm_new(gs_solver *s)
+{
+    ipm_ws *ws = calloc(1, sizeof *ws);
+    if (!ws)
+        return NULL;
+    const size_t m = (size_t)s->m + 1, n = (size_t)s->n + 1;
+    double **vn[] = {&ws->x, &ws->dx, &ws->f, &ws->s1, &ws->t};
+    double **vm[] = {&ws->lam, &ws->y,  &ws->dl, &ws->dy, &ws->dla, &ws->dya,
+                     &ws->s2,  &ws->u,  &ws->r,  &ws->hd, &ws->dg,  &ws->cr,
+                     &ws->cz,  &ws->cp, &ws->cq, &ws->lc, &ws->wr};
+    int ok = 1;
+    for (size_t i = 0; i < sizeof vn / sizeof vn[0]; i++)
+        ok &= (*vn[i] = malloc(n * sizeof(double))) != NULL;
+    for (size_t i = 0; i < sizeof vm / sizeof vm[0]; i++)
+        ok &= (*vm[i] = malloc(m * sizeof(double))) != NULL;
+    ws->isE = malloc(m * sizeof *ws->isE);
+    ws->list = malloc(m * sizeof *ws->list);
+    ws->list2 = malloc(m * sizeof *ws->list2);
+    if (!ok || !ws->isE || !ws->list || !ws->list2 || gs_cset_init(&ws->cs, s->pc, NULL) != GS_OK) {
+        ipm_free(ws);
+        return NULL;
+    }
+    return ws;
+}
+
+static double norm_inf(const double *v, int n)
+{
+    double a = 0.0;
+    for (int i = 0; i < n; i++)
+        a = fmax(a, fabs(v[i]));
+    return a;
+}
+
+/* y = K x, block by block (the stored blocks, both triangles). O(sum n_b^2). */
+static void k_mul(const gs_model *mdl, const double *x, double *y)
+{
+    for (int b = 0; b < mdl->n_parts; b++) {
+        const gs_part *pt = &mdl->parts[b];
+        cblas_dsymv(CblasColMajor, CblasLower, pt->ndof, 1.0, pt->K, pt->ndof, x + pt->offset, 1,
+                    0.0, y + pt->offset, 1);
+    }
+}
+
+/* ---- normal system ------------------------------------------------------ */
+
+/* q = H v = Q v + hd .* v. O(m^2). */
+static void h_mul(const gs_precomp *pc, const double *hd, const double *v, double *q)
+{
+    const int m = pc->m;
+    cblas_dsymv(CblasColMajor, CblasLower, m, 1.0, pc->Q, m, v, 1, 0.0, q, 1);
+    for (int i = 0; i < m; i++)
+        q[i] += hd[i] * v[i];
+}
+
+/* z = P3^-1 r: (L_Q + D) z1 = r, (L_Q + D)' z = z1, the diagonal of L_Q read
+ * as diag(L_Q) + D (dg = diag(L_Q) + D). O(m^2), columns contiguous. */
+static void split_apply(const gs_precomp *pc, const double *dg, const double *r, double *z)
+{
+    const int m = pc->m;
+    const double *L = pc->LQ;
+    if (z != r)
+        memcpy(z, r, (size_t)m * sizeof *z);
+    for (int j = 0; j < m; j++) {
+        const double *lj = L + (size_t)j * m;
+        z[j] /= dg[j];
+        if (j + 1 < m && z[j] != 0.0)
+            cblas_daxpy(m - j - 1, -z[j], lj + j + 1, 1, z + j + 1, 1);
+    }
+    for (int j = m - 1; j >= 0; j--) {
+        const double *lj = L + (size_t)j * m;
+        double acc = j + 1 < m ? cblas_ddot(m - j - 1, lj + j + 1, 1, z + j + 1, 1) : 0.0;
+        z[j] = (z[j] - acc) / dg[j];
+    }
+}
+
+/* Preconditioned CG on H x = b from the x given. Returns the iterations, or
+ * -1 if H is found not positive definite (or non-finite values appear). */
+static int pcg(ipm_ws *ws, const gs_precomp *pc, gs_ipm_linear lin, const double *b, double *x,
+               double eta, int maxit)
+{
+    const int m = pc->m;
+    double *r = ws->cr, *z = ws->cz, *p = ws->cp, *q = ws->cq;
+    const double bn = cblas_dnrm2(m, b, 1);
+    if (bn == 0.0) {
+        memset(x, 0, (size_t)m * sizeof *x);
+        return 0;
+    }
+    h_mul(pc, ws->hd, x, q);
+    for (int i = 0; i < m; i++)
+        r[i] = b[i] - q[i];
+    const double tol = eta * bn;
+    double rn = cblas_dnrm2(m, r, 1);
+    if (rn > bn) { /* a worse start than zero */
+        memset(x, 0, (size_t)m * sizeof *x);
+        memcpy(r, b, (size_t)m * sizeof *r);
+        rn = bn;
+    }
+    int it = 0;
+    double rz = 0.0;
+    while (rn > tol && it < maxit) {
+        if (lin == GS_IPM_PCG_SPLIT)
+            split_apply(pc, ws->dg, r, z);
+        else
+            for (int i = 0; i < m; i++)
+                z[i] = r[i] / ws->dg[i];
+        double rz_new = cblas_ddot(m, r, 1, z, 1);
+        if (it == 0)
+            memcpy(p, z, (size_t)m * sizeof *p);
+        else {
+            double beta = rz_new / rz;
+            for (int i = 0; i < m; i++)
+                p[i] = z[i] + beta * p[i];
+        }
+        rz = rz_new;
+        h_mul(pc, ws->hd, p, q);
+        double pq = cblas_ddot(m, p, 1, q, 1);
+        if (!(pq > 0.0) || !isfinite(rz))
+            return -1;
+        double a = rz / pq;
+        cblas_daxpy(m, a, p, 1, x, 1);
+        cblas_daxpy(m, -a, q, 1, r, 1);
+        rn = cblas_dnrm2(m, r, 1);
+        it++;
+    }
+    return isfinite(rn) ? it : -1;
+}
+
+/* Prepare the normal-system solver for the current hd. 0, or -1 when the
+ * direct factorization fails. */
+static int prepare(ipm_ws *ws, const gs_precomp *pc, gs_ipm_linear lin)
+{
+    const int m = pc->m;
+    if (lin == GS_IPM_PCG_SPLIT) {
+        for (int i = 0; i < m; i++)
+            ws->dg[i] = pc->LQ[(size_t)i * m + i] + sqrt(ws->hd[i]);
+    } else if (lin == GS_IPM_PCG_JACOBI) {
+        for (int i = 0; i < m; i++)
+            ws->dg[i] = pc->qdiag[i] + ws->hd[i];
+    } else {
+        for (int j = 0; j < m; j++) {
+            const double *qj = pc->Q + (size_t)j * m;
+            double *hj = ws->Hf + (size_t)j * m;
+            memcpy(hj + j, qj + j, (size_t)(m - j) * sizeof *hj);
+            hj[j] += ws->hd[j];
+        }
+        if (LAPACKE_dpotrf(LAPACK_COL_MAJOR, 'L', m, ws->Hf, m) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* Solve H x = b (x holds the initial guess for PCG). Returns the CG
+ * iterations (0 for the direct variant) or -1 on breakdown. */
+static int hsolve(ipm_ws *ws, const gs_precomp *pc, gs_ipm_linear lin, const double *b,
+                  double *x, double eta)
+{
+    const int m = pc->m;
+    if (lin == GS_IPM_DIRECT) {
+        memcpy(x, b, (size_t)m * sizeof *x);
+        cblas_dtrsv(CblasColMajor, CblasLower, CblasNoTrans, CblasNonUnit, m, ws->Hf, m, x, 1);
+        cblas_dtrsv(CblasColMajor, CblasLower, CblasTrans, CblasNonUnit, m, ws->Hf, m, x, 1);
+        for (int i = 0; i < m; i++)
+            if (!isfinite(x[i]))
+                return -1;
+        return 0;
+    }
+    return pcg(ws, pc, lin, b, x, eta, 2 * m + 50);
+}
+
+/* ---- starting points ---------------------------------------------------- */
+
+/* Feasible start (header). Returns 0, or -1 if Q_EE is singular. */
+static int start_feasible(ipm_ws *ws, gs_solver *s, int nE, double lam_floor, double delta)
+{
+    const gs_precomp *pc = s->pc;
+    const int m = s->m;
+    double *v = ws->dl, *lam0 = ws->dla, *qv = ws->u, *w0 = ws->r;
+    /* v: direction (1 on I, -Q_EE^-1 Q_EI 1 on E); lam0: (0 on I, Q_EE^-1 p_E) */
+    for (int i = 0; i < m; i++) {
+        v[i] = ws->isE[i] ? 0.0 : 1.0;
+        lam0[i] = 0.0;
+    }
+    if (nE > 0) {
+        int k = 0;
+        for (int i = 0; i < m; i++)
+            if (ws->isE[i])
+                ws->list[k++] = i;
+        if (gs_cset_build(&ws->cs, ws->list, k, NULL) != GS_OK)
+            return -1;
+        h_mul(pc, ws->hd, v, qv); /* hd = 0 here: Q v */
+        for (int c = 0; c < k; c++)
+            ws->lc[c] = -qv[ws->list[c]];
+        gs_cset_solve(&ws->cs, ws->lc);
+        for (int c = 0; c < k; c++)
+            v[ws->list[c]] = ws->lc[c];
+        for (int c = 0; c < k; c++)
+            ws->lc[c] = s->p[ws->list[c]];
+        gs_cset_solve(&ws->cs, ws->lc);
+        for (int c = 0; c < k; c++)
+            lam0[ws->list[c]] = ws->lc[c];
+    }
+    h_mul(pc, ws->hd, v, qv);
+    h_mul(pc, ws->hd, lam0, w0);
+    for (int i = 0; i < m; i++)
+        w0[i] -= s->p[i];
+    double c = lam_floor;
+    for (int i = 0; i < m; i++)
+        if (!ws->isE[i] && qv[i] > 0.0)
+            c = fmax(c, (delta - w0[i]) / qv[i]);
+    for (int i = 0; i < m; i++) {
+        ws->lam[i] = lam0[i] + c * v[i];
+        if (ws->isE[i])
+            ws->y[i] = 0.0;
+        else
+            ws->y[i] = fmax(w0[i] + c * qv[i], delta);
+    }
+    /* x = K^-1 (f - A lam) */
+    memcpy(ws->x, ws->f, (size_t)s->n * sizeof *ws->x);
+    gs_model_A_add(pc->mdl, -1.0, ws->lam, ws->x);
+    gs_precomp_kinv(pc, ws->x);
+    return 0;
+}
+
+/* Infeasible start (header). */
+static void start_infeasible(ipm_ws *ws, gs_solver *s, double lam_floor, double y_floor)
+{
+    const gs_precomp *pc = s->pc;
+    const int m = s->m;
+    memcpy(ws->x, ws->f, (size_t)s->n * sizeof *ws->x);
+    gs_precomp_kinv(pc, ws->x);
+    /* lam_hat = Q^-1 p (two triangular solves with L_Q) */
+    memcpy(ws->lam, s->p, (size_t)m * sizeof *ws->lam);
+    cblas_dtrsv(CblasColMajor, CblasLower, CblasNoTrans, CblasNonUnit, m, pc->LQ, m, ws->lam, 1);
+    cblas_dtrsv(CblasColMajor, CblasLower, CblasTrans, CblasNonUnit, m, pc->LQ, m, ws->lam, 1);
+    for (int i = 0; i < m; i++) {
+        ws->y[i] = fabs(s->p[i]);
+        ws->lam[i] = fabs(ws->lam[i]);
+    }
+    double ly = 0.0, sum_l = 0.0, sum_y = 0.0;
+    for (int i = 0; i < m; i++)
+        if (!ws->isE[i]) {
+            ly += ws->lam[i] * ws->y[i];
+            sum_l += ws->lam[i];
+            sum_y += ws->y[i];
+        }
+    double sl2 = sum_y > 0.0 ? 0.5 * ly / sum_y : 0.0;
+    double sy2 = sum_l > 0.0 ? 0.5 * ly / sum_l : 0.0;
+    for (int i = 0; i < m; i++) {
+        if (ws->isE[i]) {
+            ws->y[i] = 0.0;
+            continue;
+        }
+        ws->lam[i] = fmax(ws->lam[i] + sl2, lam_floor);
+        ws->y[i] = fmax(ws->y[i] + sy2, y_floor);
+    }
+}
+
+/* ---- polish ------------------------------------------------------------- */
+
+/* lam_C = Q_CC^-1 p_C with one step of iterative refinement (position
+ * order in lc), w = Q[:, C] lam_C - p in wr. O(m k + k^2). */
+static void resolve_refined(ipm_ws *ws, gs_solver *s)
+{
+    gs_cset *cs = &ws->cs;
+    const int k = cs->k;
+    for (int c = 0; c < k; c++)
+        ws->lc[c] = s->p[cs->idx[c]];
+    gs_cset_solve(cs, ws->lc);
+    gs_cset_residual(cs, ws->lc, s->p, ws->wr);
+    for (int c = 0; c < k; c++)
+        ws->cr[c] = -ws->wr[cs->idx[c]];
+    gs_cset_solve(cs, ws->cr);
+    for (int c = 0; c < k; c++)
+        ws->lc[c] += ws->cr[c];
+    gs_cset_residual(cs, ws->lc, s->p, ws->wr);
+}
+
+/* Identify C = E + {i : lam_i > y_i}, solve exactly on it, then a bounded
+ * crossover: inequality pairs with a negative multiplier leave C (most
+ * negative first, one at a time), pairs with w < -tol_w outside C enter (most
+ * violated first), at most IPM_XOVER changes. 1: accepted (lam_out filled:
+ * lam_C >= 0 on inequality pairs, w >= -tol_w outside C, lam = 0 there);
+ * 0: rejected (the IPM goes on). */
+#define IPM_XOVER 32
+static int polish(ipm_ws *ws, gs_solver *s, const gs_problem *pb, double *lam_out)
+{
+    const int m = s->m;
+    gs_cset *cs = &ws->cs;
+    int k = 0;
+    for (int i = 0; i < m; i++)
+        if (ws->isE[i] || ws->lam[i] > ws->y[i])
+            ws->list[k++] = i;
+    if (gs_cset_build(cs, ws->list, k, NULL) != GS_OK)
+        return 0;
+    /* the force that changes a residual gap by tol_w: multipliers above -tol_l
+     * are zero to the accuracy of the answer */
+    const double tol_l = s->tol_w / fmax(norm_inf(s->pc->qdiag, m), DBL_MIN);
+    for (int changes = 0;; changes++) {
+        resolve_refined(ws, s);
+        k = cs->k;
+        int worst = -1;
+        for (int c = 0; c < k; c++)
+            if (!gs_problem_is_eq(pb, cs->idx[c]) && ws->lc[c] < 0.0 &&
+                (worst < 0 || ws->lc[c] < ws->lc[worst]))
+                worst = c;
+        int viol = -1;
+        if (worst < 0)
+            for (int i = 0; i < m; i++)
+                if (cs->pos[i] < 0 && !(ws->wr[i] >= -s->tol_w) &&
+                    (viol < 0 || !(ws->wr[i] >= ws->wr[viol])))
+                    viol = i;
+        if (worst < 0 && viol < 0)
+            break;
+        if (changes >= IPM_XOVER)
+            return 0;
+        if (worst >= 0 && ws->lc[worst] >= -tol_l) {
+            /* only round-off negatives (degenerate pairs): all leave at once */
+            for (int c = k - 1; c >= 0; c--)
+                if (!gs_problem_is_eq(pb, cs->idx[c]) && ws->lc[c] < 0.0)
+                    gs_cset_remove(cs, c);
+            continue;
+        }
+        if (worst >= 0) {
+            gs_cset_remove(cs, worst);
+            continue;
+        }
+        if (!isfinite(ws->wr[viol]) || gs_cset_reserve(cs, k + 1, NULL) != GS_OK)
+            return 0;
+        double sch = gs_cset_schur(cs, viol, ws->cz);
+        if (!(sch > GS_CSET_DEP_TOL * s->pc->qdiag[viol]))
+            return 0;
+        gs_cset_append(cs, viol, ws->cz, sch);
+    }
+    /* multipliers at round-off level (degenerate pairs: w = 0 and lam = 0)
+     * leave C if the set without them passes the same check */
+    k = cs->k;
+    const double tiny = 64.0 * DBL_EPSILON * norm_inf(ws->lc, k);
+    int ntiny = 0;
+    for (int c = 0; c < k; c++)
+        ntiny += !gs_problem_is_eq(pb, cs->idx[c]) && ws->lc[c] <= tiny;
+    if (ntiny > 0) {
+        memcpy(ws->list, cs->idx, (size_t)k * sizeof *ws->list);
+        memcpy(ws->dla, ws->lc, (size_t)k * sizeof *ws->dla);
+        int kk = 0;
+        for (int c = 0; c < k; c++)
+            if (gs_problem_is_eq(pb, cs->idx[c]) || ws->lc[c] > tiny)
+                ws->list2[kk++] = cs->idx[c];
+        int ok = gs_cset_build(cs, ws->list2, kk, NULL) == GS_OK;
+        if (ok) {
+            resolve_refined(ws, s);
+            for (int c = 0; c < cs->k && ok; c++)
+                ok = gs_problem_is_eq(pb, cs->idx[c]) || ws->lc[c] >= 0.0;
+            for (int i = 0; i < m && ok; i++)
+                ok = cs->pos[i] >= 0 || ws->wr[i] >= -s->tol_w;
+        }
+        if (!ok) { /* back to the set with them */
+            if (gs_cset_build(cs, ws->list, k, NULL) != GS_OK)
+                return 0;
+            memcpy(ws->lc, ws->dla, (size_t)k * sizeof *ws->lc);
+        }
+    }
+    memset(lam_out, 0, (size_t)m * sizeof *lam_out);
+    for (int c = 0; c < cs->k; c++)
+        lam_out[cs->idx[c]] = ws->lc[c];
+    return 1;
+}
+
+/* ---- the method --------------------------------------------------------- */
+
+/* Largest alpha in (0, 1] with v + alpha dv >= 0 on the inequality pairs. */
+static double max_step(const double *v, const double *dv, const int *isE, int m)
+{
+    double a = 1.0;
+    for (int i = 0; i < m; i++)
+        if (!isE[i] && dv[i] < 0.0)
+            a = fmin(a, -v[i] / dv[i]);
+    return a;
+}
+
+static gs_err ipm_solve(gs_solver *s, const gs_problem *pb, const gs_solve_opts *o, gs_form form,
+                        double *lam_out, gs_solve_info *info, gs_error *err)
+{
+    (void)form;
+    ipm_ws *ws = gs_solver_ws(s, GS_METHOD_IPM, GS_FORM_PRIMAL, ipm_new, ipm_free, err);
+    if (!ws)
+        return GS_ERR_NOMEM;
+    const gs_precomp *pc = s->pc;
+    const gs_model *mdl = pc->mdl;
+    const int m = s->m, n = s->n;
+    const gs_ipm_linear lin = o->ipm_linear;
+    if (lin != GS_IPM_PCG_SPLIT && lin != GS_IPM_PCG_JACOBI && lin != GS_IPM_DIRECT)
+        return gs_errorf(err, GS_ERR_INVALID, "ipm_linear", "unknown IPM linear solver %d",
+                         (int)lin);
+    if (o->ipm_start != GS_IPM_START_AUTO && o->ipm_start != GS_IPM_START_FEASIBLE &&
+        o->ipm_start != GS_IPM_START_INFEASIBLE)
+        return gs_errorf(err, GS_ERR_INVALID, "ipm_start", "unknown IPM starting point %d",
+                         (int)o->ipm_start);
+    if (lin == GS_IPM_DIRECT && !ws->Hf) {
+        const size_t mm = gs_mul_size((size_t)m, (size_t)m);
+        ws->Hf = mm ? malloc(gs_mul_size(mm, sizeof *ws->Hf)) : NULL;
+        if (!ws->Hf)
+            return gs_errorf(err, GS_ERR_NOMEM, "", "no memory for the IPM normal matrix");
+    }
+    int max_iter = gs_solver_max_iter(s, o);
+    if (max_iter > IPM_MAX_ITER)
+        max_iter = IPM_MAX_ITER;
+    info->warm_used = 0;
+    info->warm_kept = 0;
+    info->status = GS_STATUS_OPTIMAL;
+    info->iterations = 0;
+    info->cg_iterations = 0;
+
+    int nE = 0;
+    for (int i = 0; i < m; i++) {
+        ws->isE[i] = gs_problem_is_eq(pb, i);
+        nE += ws->isE[i];
+        ws->hd[i] = 0.0;
+    }
+    const int mI = m - nE;
+    gs_problem_load_vector(pb, ws->f);
+    const double gmax = norm_inf(pb->g, m), pmax = norm_inf(s->p, m);
+    /* scales: gaps (mm), forces (N) ~ p / Q_ii */
+    double qmax = norm_inf(pc->qdiag, m);
+    const double ysc = fmax(fmax(gmax, pmax), 1e-3);
+    const double lsc = qmax > 0.0 ? ysc / qmax : 1.0;
+    const double y_floor = 1e-16 * ysc, l_floor = 1e-16 * lsc;
+
+    gs_ipm_start st = o->ipm_start;
+    if (st == GS_IPM_START_AUTO)
+        st = mdl->joint == GS_JOINT_SANDWICH ? GS_IPM_START_INFEASIBLE : GS_IPM_START_FEASIBLE;
+    if (st == GS_IPM_START_FEASIBLE) {
+        if (start_feasible(ws, s, nE, 1e-2 * lsc, fmax(1e-2 * pmax, 1e-3 * fmax(1.0, gmax))) !=
+            0) {
+            info->status = GS_STATUS_INFEASIBLE_EQ;
+            memset(lam_out, 0, (size_t)m * sizeof *lam_out);
+            return GS_OK;
+        }
+    } else {
+        start_infeasible(ws, s, 1e-2 * lsc, 1e-2 * ysc);
+    }
+
+    const double eps_p = IPM_ID_RES * fmax(1.0, gmax);
+    double mu0 = 0.0, mu_next = 0.0;
+    int iters = 0, cg = 0;
+    for (;;) {
+        /* residuals s1 = f - Kx - A lam, s2 = g - A'x - y */
+        k_mul(mdl, ws->x, ws->s1);
+        for (int j = 0; j < n; j++)
+            ws->s1[j] = ws->f[j] - ws->s1[j];
+        gs_model_A_add(mdl, -1.0, ws->lam, ws->s1);
+        gs_model_At(mdl, ws->x, ws->s2);
+        double ly = 0.0;
+        for (int i = 0; i < m; i++) {
+            ws->s2[i] = pb->g[i] - ws->s2[i] - ws->y[i];
+            if (!ws->isE[i])
+                ly += ws->lam[i] * ws->y[i];
+        }
+        const double mu = mI > 0 ? ly / mI : 0.0;
+        if (iters == 0) {
+            mu0 = fmax(mu, DBL_MIN);
+            mu_next = IPM_ID_MU * mu0;
+        }
+        const double r2 = norm_inf(ws->s2, m);
+        const double fsc = fmax(norm_inf(ws->f, n), 1.0) + lsc;
+        const double r1 = norm_inf(ws->s1, n);
+        if (!isfinite(mu) || !isfinite(r1) || !isfinite(r2)) {
+            info->status = GS_STATUS_NUMERICAL;
+            break;
+        }
+        if (mu <= mu_next && r2 <= eps_p && r1 <= IPM_ID_RES * fsc) {
+            if (polish(ws, s, pb, lam_out)) {
+                info->iterations = iters;
+                info->cg_iterations = cg;
+                return GS_OK;
+            }
+            mu_next = mu * IPM_ID_NEXT;
+        }
+        if (iters >= max_iter) {
+            info->status = GS_STATUS_MAX_ITER;
+            break;
+        }
+        /* normal system of this iteration */
+        for (int i = 0; i < m; i++)
+            ws->hd[i] = ws->isE[i] ? 0.0 : ws->y[i] / ws->lam[i];
+        if (prepare(ws, pc, lin) != 0) {
+            info->status = GS_STATUS_NUMERICAL;
+            break;
+        }
+        const double eta = fmin(IPM_ETA_MAX, fmax(1e-10, mu / mu0));
+        /* u = A'K^-1 s1 */
+        memcpy(ws->t, ws->s1, (size_t)n * sizeof *ws->t);
+        gs_precomp_kinv(pc, ws->t);
+        gs_model_At(mdl, ws->t, ws->u);
+        /* predictor: s3 = -lam y */
+        for (int i = 0; i < m; i++) {
+            ws->r[i] = ws->u[i] - ws->s2[i] - (ws->isE[i] ? 0.0 : ws->y[i]);
+            ws->dla[i] = 0.0;
+        }
+        int it = hsolve(ws, pc, lin, ws->r, ws->dla, eta);
+        if (it < 0) {
+            info->status = GS_STATUS_NUMERICAL;
+            break;
+        }
+        cg += it;
+        for (int i = 0; i < m; i++)
+            ws->dya[i] = ws->isE[i] ? 0.0 : -ws->y[i] - ws->hd[i] * ws->dla[i];
+        double aa = fmin(max_step(ws->lam, ws->dla, ws->isE, m), max_step(ws->y, ws->dya, ws->isE, m));
+        double sigma = 0.0;
+        if (mI > 0) {
+            double mua = 0.0;
+            for (int i = 0; i < m; i++)
+                if (!ws->isE[i])
+                    mua += (ws->lam[i] + aa * ws->dla[i]) * (ws->y[i] + aa * ws->dya[i]);
+            mua /= mI;
+            sigma = mu > 0.0 ? pow(fmax(mua, 0.0) / mu, 3) : 0.0;
+            if (sigma > 1.0)
+                sigma = 1.0;
+        }
+        /* corrector: s3 = -lam y - dlam_aff dy_aff + sigma mu, kept in dy */
+        for (int i = 0; i < m; i++) {
+            if (ws->isE[i]) {
+                ws->r[i] = ws->u[i] - ws->s2[i];
+                ws->dy[i] = 0.0;
+                continue;
+            }
+            ws->dy[i] = -ws->lam[i] * ws->y[i] - ws->dla[i] * ws->dya[i] + sigma * mu;
+            ws->r[i] = ws->u[i] - ws->s2[i] + ws->dy[i] / ws->lam[i];
+        }
+        memcpy(ws->dl, ws->dla, (size_t)m * sizeof *ws->dl);
+        it = hsolve(ws, pc, lin, ws->r, ws->dl, eta);
+        if (it < 0) {
+            info->status = GS_STATUS_NUMERICAL;
+            break;
+        }
+        cg += it;
+        for (int i = 0; i < m; i++)
+            if (!ws->isE[i])
+                ws->dy[i] = (ws->dy[i] - ws->y[i] * ws->dl[i]) / ws->lam[i];
+        /* dx = K^-1 (s1 - A dlam) */
+        memcpy(ws->dx, ws->s1, (size_t)n * sizeof *ws->dx);
+        gs_model_A_add(mdl, -1.0, ws->dl, ws->dx);
+        gs_precomp_kinv(pc, ws->dx);
+        double amax = fmin(max_step(ws->lam, ws->dl, ws->isE, m), max_step(ws->y, ws->dy, ws->isE, m));
+        double tau = fmax(IPM_TAU, fmin(0.9999, 1.0 - mu / mu0));
+        double alpha = fmin(1.0, tau * amax);
+        iters++;
+        cblas_daxpy(n, alpha, ws->dx, 1, ws->x, 1);
+        for (int i = 0; i < m; i++) {
+            ws->lam[i] += alpha * ws->dl[i];
+            if (ws->isE[i])
+                continue;
+            ws->y[i] += alpha * ws->dy[i];
+            if (ws->lam[i] < l_floor)
+                ws->lam[i] = l_floor;
+            if (ws->y[i] < y_floor)
+                ws->y[i] = y_floor;
+        }
+        if (alpha < 1e-12) { /* stalled: last chance */
+            if (polish(ws, s, pb, lam_out)) {
+                info->iterations = iters;
+                info->cg_iterations = cg;
+                return GS_OK;
+            }
+            info->status = GS_STATUS_NUMERICAL;
+            break;
+        }
+    }
+    memcpy(lam_out, ws->lam, (size_t)m * sizeof *lam_out);
+    info->iterations = iters;
+    info->cg_iterations = cg;
+    return GS_OK;
+}
+
+const gs_method_ops gs_method_ipm = {
+    .name = "ipm",
+    .forms = 1u << GS_FORM_PRIMAL,
+    .default_form = GS_FORM_PRIMAL,
+    .solve = ipm_solve,
+};

@@ -1,0 +1,224 @@
+/* test_ipm.c -- the interior point method on the primal form: every normal-
+ * system solver x starting point agrees with the reference oracle (1e-7 mm on
+ * x and w, contact-set size) on small lap and sandwich models across fastener
+ * fractions and with equality-fastened pairs, and on the exact hand-made
+ * cases; the split preconditioner P3 needs far fewer CG iterations than
+ * Jacobi on an ill-conditioned model; the IPM iteration count hardly depends
+ * on the fastener fraction; degenerate gaps; the iteration limit; warm
+ * starts are ignored; unknown ipm_linear / ipm_start values are rejected. */
+#include "gs_test.h"
+#include "test_models.h"
+#include "test_solver_support.h"
+
+#define KKT_TOL 1e-9
+
+static const gs_ipm_linear LIN[3] = {GS_IPM_PCG_SPLIT, GS_IPM_PCG_JACOBI, GS_IPM_DIRECT};
+static const gs_ipm_start START[3] = {GS_IPM_START_AUTO, GS_IPM_START_FEASIBLE,
+                                      GS_IPM_START_INFEASIBLE};
+
+static gs_solve_opts ipm_opts(int l, int st)
+{
+    gs_solve_opts o = ts_opts(GS_METHOD_IPM, GS_FORM_PRIMAL);
+    o.ipm_linear = LIN[l];
+    o.ipm_start = START[st];
+    return o;
+}
+
+/* Every combination on a cloud of a generated model, against the oracle. */
+static void agree_on(gs_gen_kind kind, double fraction, int ngaps, int with_eq)
+{
+    ts_fixture f;
+    ts_fx_generate(&f, kind, 0, ngaps, 7, fraction);
+    if (with_eq)
+        GS_CHECK_INT(ts_fx_fasten_uninstalled(&f, 2), 2);
+    for (int r = 0; r < ngaps; r++) {
+        gs_problem pb = ts_fx_problem(&f, r);
+        pb.eq = with_eq ? f.eq : NULL;
+        gs_ref_info ri = ts_fx_reference(&f, &pb);
+        for (int l = 0; l < 3; l++)
+            for (int st = 0; st < 3; st++) {
+                static char what[96];
+                snprintf(what, sizeof what, "%s fraction %.1f eq %d gap %d lin %d start %d",
+                         gs_gen_kind_name(kind), fraction, with_eq, r, l, st);
+                ts_what = what;
+                gs_solve_opts o = ipm_opts(l, st);
+                gs_solve_info info;
+                ts_solve_ok(f.sv, &pb, &o, f.lam, f.w, f.x, &info, KKT_TOL);
+                ts_check_matches_ref(&f, what);
+                GS_CHECK_INT(info.n_act, ri.n_act);
+                GS_CHECK(info.iterations > 0 || ri.n_act == 0);
+                if (LIN[l] == GS_IPM_DIRECT)
+                    GS_CHECK_INT(info.cg_iterations, 0);
+                else
+                    GS_CHECK(info.cg_iterations >= info.iterations);
+            }
+    }
+    ts_what = "";
+    ts_fx_free(&f);
+}
+
+GS_TEST(agrees_with_oracle_lap)
+{
+    double fr[4] = {0.0, 0.1, 0.5, 1.0};
+    for (int a = 0; a < 4; a++)
+        agree_on(GS_GEN_LAP, fr[a], 3, 0);
+}
+
+GS_TEST(agrees_with_oracle_sandwich)
+{
+    double fr[4] = {0.0, 0.1, 0.5, 1.0};
+    for (int a = 0; a < 4; a++)
+        agree_on(GS_GEN_SANDWICH, fr[a], 3, 0);
+}
+
+GS_TEST(agrees_with_oracle_equality_pairs)
+{
+    agree_on(GS_GEN_LAP, 0.5, 2, 1);
+    agree_on(GS_GEN_SANDWICH, 0.5, 2, 1);
+}
+
+/* The exact hand-made cases (test_solvers_agree.c runs the default options;
+ * here every combination of normal-system solver and start). */
+GS_TEST(exact_cases_every_combination)
+{
+    for (int l = 0; l < 3; l++)
+        for (int st = 0; st < 3; st++) {
+            ts_fixture f;
+            ts_fx_open(&f, tm_chain3(), 1);
+            gs_solve_opts o = ipm_opts(l, st);
+            for (int c = 0; c < TS_C3__COUNT; c++) {
+                const ts_chain3_data *d = ts_chain3((ts_chain3_case)c);
+                gs_solve_info info;
+                ts_chain3_solve(&f, &o, (ts_chain3_case)c, &info);
+                for (int i = 0; i < 3; i++) {
+                    TS_NEAR(d->name, f.lam[i], d->lam[i],
+                            (d->lam_exact >> i & 1u) ? 0.0 : d->tol);
+                    TS_NEAR(d->name, f.x[i], d->x[i], d->tol);
+                    TS_NEAR(d->name, f.w[i], d->w[i], d->tol);
+                }
+            }
+            ts_fx_free(&f);
+        }
+}
+
+/* Massive degeneracy (zero gaps, every fastener: many pairs with w = 0 and
+ * lam = 0) and no contact at all, every combination. */
+GS_TEST(degenerate_gaps_every_combination)
+{
+    ts_fixture f;
+    ts_fx_generate(&f, GS_GEN_SANDWICH, 0, 1, 11, 1.0);
+    gs_problem pb = ts_fx_problem(&f, 0);
+    const double gv[2] = {0.0, 1e4};
+    for (int c = 0; c < 2; c++) {
+        for (int k = 0; k < f.m; k++)
+            f.G[k] = gv[c];
+        ts_fx_reference(&f, &pb);
+        for (int l = 0; l < 3; l++)
+            for (int st = 0; st < 3; st++) {
+                static char what[64];
+                snprintf(what, sizeof what, "gaps %g lin %d start %d", gv[c], l, st);
+                ts_what = what;
+                gs_solve_opts o = ipm_opts(l, st);
+                gs_solve_info info;
+                ts_solve_ok(f.sv, &pb, &o, f.lam, f.w, f.x, &info, KKT_TOL);
+                ts_check_matches_ref(&f, what);
+            }
+    }
+    ts_what = "";
+    ts_fx_free(&f);
+}
+
+/* Total CG iterations of one solve per preconditioner on an ill-conditioned
+ * sandwich model (the paper-size one scaled down; cond(K) ~ 1e7). */
+GS_TEST(split_preconditioner_beats_jacobi)
+{
+    ts_fixture f;
+    ts_fx_generate(&f, GS_GEN_SANDWICH, 0.45, 1, 5, 0.5);
+    gs_problem pb = ts_fx_problem(&f, 0);
+    ts_fx_reference(&f, &pb);
+    int cgs[2], its[2];
+    for (int l = 0; l < 2; l++) {
+        gs_solve_opts o = ipm_opts(l, 0);
+        gs_solve_info info;
+        ts_what = l ? "jacobi" : "split";
+        ts_solve_ok(f.sv, &pb, &o, f.lam, f.w, f.x, &info, KKT_TOL);
+        ts_check_matches_ref(&f, ts_what);
+        cgs[l] = info.cg_iterations;
+        its[l] = info.iterations;
+    }
+    ts_what = "";
+    printf("sandwich m = %d n = %d: split %d CG (%d IPM), jacobi %d CG (%d IPM)\n", f.m, f.n,
+           cgs[0], its[0], cgs[1], its[1]);
+    GS_CHECK_MSG(cgs[1] >= 3 * cgs[0], "jacobi %d vs split %d CG iterations", cgs[1], cgs[0]);
+    ts_fx_free(&f);
+}
+
+/* The IPM iteration count hardly depends on the fastener fraction (unlike
+ * active-set methods, whose work follows the contact set). Measured on one
+ * gap at fractions 0 / 0.1 / 0.5 / 1 (default options): lap 7..10,
+ * sandwich 9..11 iterations; asserted: max <= 2 min. */
+GS_TEST(iterations_nearly_independent_of_fraction)
+{
+    int lo_[2], hi_[2];
+    for (int kind = 0; kind < 2; kind++) {
+        ts_fixture f;
+        ts_fx_generate(&f, (gs_gen_kind)kind, 0, 1, 9, 0.0);
+        double fr[4] = {0.0, 0.1, 0.5, 1.0};
+        int lo = 1 << 30, hi = 0;
+        for (int a = 0; a < 4; a++) {
+            ts_fx_pattern(&f, fr[a]);
+            gs_problem pb = ts_fx_problem(&f, 0);
+            gs_solve_opts o = ipm_opts(0, 0);
+            gs_solve_info info;
+            ts_solve_ok(f.sv, &pb, &o, f.lam, f.w, f.x, &info, KKT_TOL);
+            lo = info.iterations < lo ? info.iterations : lo;
+            hi = info.iterations > hi ? info.iterations : hi;
+        }
+        printf("%s: IPM iterations %d..%d over fractions\n", gs_gen_kind_name((gs_gen_kind)kind),
+               lo, hi);
+        lo_[kind] = lo;
+        hi_[kind] = hi;
+        ts_fx_free(&f);
+    }
+    for (int kind = 0; kind < 2; kind++)
+        GS_CHECK_MSG(hi_[kind] <= 2 * lo_[kind], "%s: %d..%d iterations",
+                     gs_gen_kind_name((gs_gen_kind)kind), lo_[kind], hi_[kind]);
+}
+
+GS_TEST(iteration_limit_warm_ignored_option_errors)
+{
+    ts_fixture f;
+    ts_fx_generate(&f, GS_GEN_LAP, 0, 1, 3, 0.5);
+    gs_problem pb = ts_fx_problem(&f, 0);
+    gs_solve_info info;
+    for (int l = 0; l < 3; l++) {
+        gs_solve_opts o = ipm_opts(l, 0);
+        o.max_iter = 2;
+        GS_CHECK_INT(ts_solve(f.sv, &pb, &o, f.lam, f.w, f.x, &info), GS_STATUS_MAX_ITER);
+        GS_CHECK_INT(info.iterations, 2);
+    }
+    /* warm start: accepted, ignored, same answer */
+    gs_solve_opts o = ipm_opts(0, 0);
+    ts_solve_ok(f.sv, &pb, &o, f.lam, f.w, f.x, &info, KKT_TOL);
+    int na = ts_contact_set(f.lam, NULL, f.m, f.act);
+    memcpy(f.lr, f.lam, (size_t)f.m * sizeof *f.lr);
+    gs_warm warm = {.n_act = na, .act = f.act, .lam = f.lr};
+    o.warm = &warm;
+    ts_solve_ok(f.sv, &pb, &o, f.lam, f.w, f.x, &info, KKT_TOL);
+    GS_CHECK_INT(info.warm_used, 0);
+    GS_CHECK(ts_max_diff(f.lam, f.lr, f.m) == 0.0);
+    gs_error e;
+    o = ipm_opts(0, 0);
+    o.ipm_linear = (gs_ipm_linear)9;
+    GS_CHECK_INT(gs_solve(f.sv, &pb, &o, f.lam, NULL, NULL, &info, &e), GS_ERR_INVALID);
+    GS_CHECK_STR(e.field, "ipm_linear");
+    o = ipm_opts(0, 0);
+    o.ipm_start = (gs_ipm_start)9;
+    GS_CHECK_INT(gs_solve(f.sv, &pb, &o, f.lam, NULL, NULL, &info, &e), GS_ERR_INVALID);
+    GS_CHECK_STR(e.field, "ipm_start");
+    GS_CHECK(gs_method_supports(GS_METHOD_IPM, GS_FORM_PRIMAL));
+    GS_CHECK(!gs_method_supports(GS_METHOD_IPM, GS_FORM_DUAL));
+    ts_fx_free(&f);
+}
+
+GS_TEST_MAIN()
