@@ -106,6 +106,14 @@ gs_err gs_solve_validate_opts(const gs_solve_opts *o, gs_error *err)
         return gs_errorf(err, GS_ERR_INVALID, "tol", "tolerance must be in (0, 1), got %g", o->tol);
     if (o->max_iter < 0)
         return gs_errorf(err, GS_ERR_INVALID, "max_iter", "must be >= 0, got %d", o->max_iter);
+    if ((unsigned)o->npm_linear > GS_NPM_LIN_CG)
+        return gs_errorf(err, GS_ERR_INVALID, "npm_linear", "unknown value %d", (int)o->npm_linear);
+    if ((unsigned)o->linesearch > GS_LS_ARMIJO)
+        return gs_errorf(err, GS_ERR_INVALID, "linesearch", "unknown value %d", (int)o->linesearch);
+    if ((unsigned)o->ipm_linear > GS_IPM_DIRECT)
+        return gs_errorf(err, GS_ERR_INVALID, "ipm_linear", "unknown value %d", (int)o->ipm_linear);
+    if ((unsigned)o->ipm_start > GS_IPM_START_INFEASIBLE)
+        return gs_errorf(err, GS_ERR_INVALID, "ipm_start", "unknown value %d", (int)o->ipm_start);
     if (o->warm && (o->warm->n_act < 0 || (o->warm->n_act > 0 && !o->warm->act)))
         return gs_errorf(err, GS_ERR_INVALID, "warm_start", "malformed warm start");
     return GS_OK;

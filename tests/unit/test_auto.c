@@ -121,4 +121,26 @@ GS_TEST(auto_with_a_formulation_is_rejected)
     gs_model_free(mdl);
 }
 
+/* The generic layer range-checks every option, naming it. */
+GS_TEST(option_ranges_checked_by_the_solve_layer)
+{
+    gs_solve_opts o;
+    gs_error e;
+    const char *names[4] = {"npm_linear", "linesearch", "ipm_linear", "ipm_start"};
+    for (int i = 0; i < 4; i++) {
+        gs_solve_default_opts(&o);
+        GS_CHECK_INT(gs_solve_validate_opts(&o, &e), GS_OK);
+        if (i == 0)
+            o.npm_linear = (gs_npm_linear)7;
+        else if (i == 1)
+            o.linesearch = (gs_linesearch)-1;
+        else if (i == 2)
+            o.ipm_linear = (gs_ipm_linear)3;
+        else
+            o.ipm_start = (gs_ipm_start)9;
+        GS_CHECK_INT(gs_solve_validate_opts(&o, &e), GS_ERR_INVALID);
+        GS_CHECK_STR(e.field, names[i]);
+    }
+}
+
 GS_TEST_MAIN()
