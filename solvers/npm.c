@@ -383,6 +383,28 @@ static int breakpoints(npm_ctx *c, int nl, bp_key *keys)
     return nb;
 }
 
+/* One segment [acur, aend] of the projected path, on which the objective is
+ * phi(acur) + s1 t + s2 t^2 / 2 (t = alpha - acur). Returns 1 with the step
+ * in *alpha if the minimum along the path is on this segment (the slope is
+ * no longer negative, the unconstrained minimizer falls inside, or the
+ * segment is the unbounded tail), else 0: walk on to the next breakpoint. */
+static int segment_min(double s1, double s2, double acur, double aend, double *alpha)
+{
+    if (s1 >= 0.0) {
+        *alpha = acur;
+        return 1;
+    }
+    if (s2 > 0.0 && acur - s1 / s2 <= aend) {
+        *alpha = acur - s1 / s2;
+        return 1;
+    }
+    if (aend == INFINITY) { /* s2 <= 0 on an empty tail: stay */
+        *alpha = acur;
+        return 1;
+    }
+    return 0;
+}
+
 /* Exact minimization of the piecewise quadratic (dual). */
 static double dual_exact(npm_ctx *c, int nl, bp_key *keys)
 {
@@ -396,15 +418,11 @@ static double dual_exact(npm_ctx *c, int nl, bp_key *keys)
     qss_mult(c, ws->L, nl, ws->dl, ws->q);
     double s1 = cblas_ddot(nl, ws->gl, 1, ws->dl, 1), s2 = cblas_ddot(nl, ws->dl, 1, ws->q, 1);
     int nb = breakpoints(c, nl, keys);
-    double acur = 0.0;
+    double acur = 0.0, amin;
     for (int bq = 0; bq <= nb; bq++) {
-        if (s1 >= 0.0)
-            return acur;
         double aend = bq < nb ? keys[bq].a : INFINITY;
-        if (s2 > 0.0 && acur - s1 / s2 <= aend)
-            return acur - s1 / s2;
-        if (bq == nb)
-            return acur; /* s2 <= 0 on an empty tail: stay */
+        if (segment_min(s1, s2, acur, aend, &amin))
+            return amin;
         double len = aend - acur;
         for (int a = 0; a < nl; a++)
             ws->gl[a] += len * ws->q[a];
@@ -522,15 +540,11 @@ static double rel_exact(npm_ctx *c, int nl, bp_key *keys)
     memcpy(ws->yt, ws->y, (size_t)m * sizeof *ws->yt);
     double s1 = cblas_ddot(m, ws->yt, 1, ws->yd, 1), s2 = cblas_ddot(m, ws->yd, 1, ws->yd, 1);
     int nb = breakpoints(c, nl, keys);
-    double acur = 0.0;
+    double acur = 0.0, amin;
     for (int bq = 0; bq <= nb; bq++) {
-        if (s1 >= 0.0)
-            return acur;
         double aend = bq < nb ? keys[bq].a : INFINITY;
-        if (s2 > 0.0 && acur - s1 / s2 <= aend)
-            return acur - s1 / s2;
-        if (bq == nb)
-            return acur;
+        if (segment_min(s1, s2, acur, aend, &amin))
+            return amin;
         double len = aend - acur;
         cblas_daxpy(m, len, ws->yd, 1, ws->yt, 1);
         /* yd -= d_i L^-1 e_i: forward solve on the trailing block from row i */
