@@ -350,6 +350,32 @@ gs_err gs_model_validate(gs_model *mdl, gs_error *err)
     return GS_OK;
 }
 
+int gs_model_equal(const gs_model *a, const gs_model *b)
+{
+    if (strcmp(a->name, b->name) || a->joint != b->joint || a->n_parts != b->n_parts ||
+        a->n_nodes != b->n_nodes || a->m != b->m || a->n_fast != b->n_fast || a->n != b->n)
+        return 0;
+    for (int p = 0; p < a->n_parts; p++) {
+        const gs_part *x = &a->parts[p], *y = &b->parts[p];
+        if (strcmp(x->name, y->name) || x->ndof != y->ndof || x->offset != y->offset ||
+            memcmp(x->K, y->K, (size_t)x->ndof * (size_t)x->ndof * sizeof(double)))
+            return 0;
+    }
+    for (int v = 0; v < a->n_nodes; v++)
+        if (a->nodes[v].part != b->nodes[v].part || a->nodes[v].dof != b->nodes[v].dof ||
+            memcmp(a->nodes[v].xyz, b->nodes[v].xyz, sizeof a->nodes[v].xyz))
+            return 0;
+    for (int k = 0; k < a->m; k++)
+        if (memcmp(a->pairs[k].node, b->pairs[k].node, sizeof a->pairs[k].node) ||
+            memcmp(a->pairs[k].coef, b->pairs[k].coef, sizeof a->pairs[k].coef))
+            return 0;
+    for (int i = 0; i < a->n_fast; i++)
+        if (a->fast[i].pair != b->fast[i].pair ||
+            memcmp(&a->fast[i].load, &b->fast[i].load, sizeof(double)))
+            return 0;
+    return !a->f == !b->f && (!a->f || !memcmp(a->f, b->f, (size_t)a->n * sizeof(double)));
+}
+
 /* ---- the operator A ---------------------------------------------------------- */
 
 void gs_model_At(const gs_model *mdl, const double *x, double *u)

@@ -88,6 +88,11 @@ void gs_model_free(gs_model *mdl);
  * the block's largest entry. Cost O(sum ndof_b^2 + m log m). */
 gs_err gs_model_validate(gs_model *mdl, gs_error *err);
 
+/* 1 if two validated models carry bit-identical content: name, joint type,
+ * parts (names, sizes, offsets, blocks), nodes, pairs, fasteners and base
+ * load; 0 otherwise. O(sum ndof_b^2 + n_nodes + m). */
+int gs_model_equal(const gs_model *a, const gs_model *b);
+
 /* u = A'x (x: n, u: m). O(m). */
 void gs_model_At(const gs_model *mdl, const double *x, double *u);
 /* y += alpha * A lam (lam: m, y: n). O(m). */

@@ -88,31 +88,6 @@ static void check_model(const gs_model *mdl)
         GS_FUZZ_ASSERT(mdl->fast[i].pair >= 0 && mdl->fast[i].pair < mdl->m);
 }
 
-static int same_model(const gs_model *a, const gs_model *b)
-{
-    if (strcmp(a->name, b->name) || a->joint != b->joint || a->n_parts != b->n_parts ||
-        a->n_nodes != b->n_nodes || a->m != b->m || a->n_fast != b->n_fast || a->n != b->n)
-        return 0;
-    for (int p = 0; p < a->n_parts; p++)
-        if (strcmp(a->parts[p].name, b->parts[p].name) || a->parts[p].ndof != b->parts[p].ndof ||
-            memcmp(a->parts[p].K, b->parts[p].K,
-                   (size_t)a->parts[p].ndof * (size_t)a->parts[p].ndof * sizeof(double)))
-            return 0;
-    for (int v = 0; v < a->n_nodes; v++)
-        if (a->nodes[v].part != b->nodes[v].part || a->nodes[v].dof != b->nodes[v].dof ||
-            memcmp(a->nodes[v].xyz, b->nodes[v].xyz, sizeof a->nodes[v].xyz))
-            return 0;
-    for (int k = 0; k < a->m; k++)
-        if (memcmp(a->pairs[k].node, b->pairs[k].node, sizeof a->pairs[k].node) ||
-            memcmp(a->pairs[k].coef, b->pairs[k].coef, sizeof a->pairs[k].coef))
-            return 0;
-    for (int i = 0; i < a->n_fast; i++)
-        if (a->fast[i].pair != b->fast[i].pair ||
-            memcmp(&a->fast[i].load, &b->fast[i].load, sizeof(double)))
-            return 0;
-    return !a->f == !b->f && (!a->f || !memcmp(a->f, b->f, (size_t)a->n * sizeof(double)));
-}
-
 static void check_roundtrip(const gs_model *mdl, const gs_model_limits *lim, int inline_blocks)
 {
     char base[64], path[600];
@@ -128,7 +103,7 @@ static void check_roundtrip(const gs_model *mdl, const gs_model_limits *lim, int
     if (rc != GS_OK)
         fprintf(stderr, "fuzz_model_json: read back failed: %s %s\n", e.field, e.msg);
     GS_FUZZ_ASSERT(rc == GS_OK);
-    GS_FUZZ_ASSERT(same_model(mdl, back));
+    GS_FUZZ_ASSERT(gs_model_equal(mdl, back));
     gs_model_free(back);
     unlink(path);
     for (int b = 0; !inline_blocks && b < mdl->n_parts; b++) {

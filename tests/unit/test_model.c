@@ -216,6 +216,33 @@ GS_TEST(error_singular_Q_from_dependent_pairs)
     gs_model_free(mdl);
 }
 
+GS_TEST(model_equal_sees_every_field)
+{
+    gs_error e;
+    gs_model *a = tm_random(2, 4, 1, 9), *b = tm_random(2, 4, 1, 9);
+    GS_CHECK_INT(validate(a, &e), GS_OK);
+    GS_CHECK_INT(validate(b, &e), GS_OK);
+    GS_CHECK(gs_model_equal(a, b));
+    b->parts[1].K[5] = nextafter(b->parts[1].K[5], 1e300);
+    GS_CHECK(!gs_model_equal(a, b));
+    b->parts[1].K[5] = a->parts[1].K[5];
+    b->pairs[2].coef[1] *= -1.0;
+    GS_CHECK(!gs_model_equal(a, b));
+    b->pairs[2].coef[1] = a->pairs[2].coef[1];
+    b->nodes[3].xyz[1] += 1.0;
+    GS_CHECK(!gs_model_equal(a, b));
+    b->nodes[3].xyz[1] = a->nodes[3].xyz[1];
+    b->fast[0].load += 1.0;
+    GS_CHECK(!gs_model_equal(a, b));
+    b->fast[0].load = a->fast[0].load;
+    b->f[0] += 1e-9;
+    GS_CHECK(!gs_model_equal(a, b));
+    b->f[0] = a->f[0];
+    GS_CHECK(gs_model_equal(a, b));
+    gs_model_free(a);
+    gs_model_free(b);
+}
+
 GS_TEST(pattern_load)
 {
     gs_error e;

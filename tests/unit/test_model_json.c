@@ -102,35 +102,6 @@ static int write_text(const char *path, const char *text)
     return fclose(fp) == 0 && ok;
 }
 
-/* Bit-exact comparison of everything the JSON carries. */
-static int same_model(const gs_model *a, const gs_model *b)
-{
-    if (strcmp(a->name, b->name) || a->joint != b->joint || a->n_parts != b->n_parts ||
-        a->n_nodes != b->n_nodes || a->m != b->m || a->n_fast != b->n_fast || a->n != b->n)
-        return 0;
-    for (int p = 0; p < a->n_parts; p++) {
-        const gs_part *x = &a->parts[p], *y = &b->parts[p];
-        if (strcmp(x->name, y->name) || x->ndof != y->ndof || x->offset != y->offset ||
-            memcmp(x->K, y->K, (size_t)x->ndof * (size_t)x->ndof * sizeof(double)))
-            return 0;
-    }
-    for (int v = 0; v < a->n_nodes; v++)
-        if (a->nodes[v].part != b->nodes[v].part || a->nodes[v].dof != b->nodes[v].dof ||
-            memcmp(a->nodes[v].xyz, b->nodes[v].xyz, sizeof a->nodes[v].xyz))
-            return 0;
-    for (int k = 0; k < a->m; k++)
-        if (memcmp(a->pairs[k].node, b->pairs[k].node, sizeof a->pairs[k].node) ||
-            memcmp(a->pairs[k].coef, b->pairs[k].coef, sizeof a->pairs[k].coef))
-            return 0;
-    for (int i = 0; i < a->n_fast; i++)
-        if (a->fast[i].pair != b->fast[i].pair ||
-            memcmp(&a->fast[i].load, &b->fast[i].load, sizeof(double)))
-            return 0;
-    if (!a->f != !b->f || (a->f && memcmp(a->f, b->f, (size_t)a->n * sizeof(double))))
-        return 0;
-    return 1;
-}
-
 GS_TEST(mj_parse_small_model)
 {
     gs_model *mdl = NULL;
@@ -221,7 +192,7 @@ static void roundtrip(int inline_blocks)
     GS_CHECK_MSG(gs_model_write_json(a, dir, bn, inline_blocks, &e) == GS_OK, "%s", e.msg);
     snprintf(path, sizeof path, "%s/%s.json", dir, bn);
     GS_CHECK_MSG(gs_model_read_json(path, NULL, &b, &e) == GS_OK, "%s: %s", e.field, e.msg);
-    GS_CHECK(same_model(a, b));
+    GS_CHECK(gs_model_equal(a, b));
     snprintf(path, sizeof path, "%s/%s.part1.npy", dir, bn);
     GS_CHECK_INT(access(path, F_OK) == 0, !inline_blocks);
     snprintf(path, sizeof path, "%s/%s.f.npy", dir, bn);
@@ -280,7 +251,7 @@ GS_TEST(mj_referenced_npy_and_mtx_files)
     gs_model *a = NULL, *b = NULL;
     GS_CHECK_MSG(gs_model_read_json(path, NULL, &a, &e) == GS_OK, "%s: %s", e.field, e.msg);
     GS_CHECK_INT(parse_text(BASE, NULL, NULL, &b, &e), GS_OK);
-    GS_CHECK(same_model(a, b));
+    GS_CHECK(gs_model_equal(a, b));
     gs_model_free(a);
     gs_model_free(b);
 }
