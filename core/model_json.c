@@ -22,6 +22,7 @@
  * in Fortran order (gs_part.K is column-major), so nothing is transposed.
  */
 #include "model_json.h"
+#include "json_parse.h"
 
 #include <limits.h>
 #include <math.h>
@@ -747,26 +748,19 @@ gs_err gs_model_parse_json(const char *text, size_t len, const char *base_dir,
         gs_model_limits_default(&cx.lim);
     if (!text)
         return gs_errorf(err, GS_ERR_INVALID, "", "no model text");
-    const char *end = NULL;
     long line, col;
-    /* cJSON bounds every read by len; trailing data is checked below. */
-    cJSON *root = cJSON_ParseWithLengthOpts(text, len, &end, 0);
+    size_t at = 0;
+    int trailing = 0;
+    cJSON *root = gs_json_parse(text, len, &at, &trailing);
     if (!root) {
-        mj_line_col(text, len, end, &line, &col);
+        mj_line_col(text, len, text + at, &line, &col);
+        if (trailing)
+            return gs_errorf(err, GS_ERR_FORMAT, "", "unexpected data after the JSON value at "
+                             "line %ld, column %ld", line, col);
         return gs_errorf(err, GS_ERR_FORMAT, "", "invalid JSON near line %ld, column %ld", line,
                          col);
     }
     gs_err rc = GS_OK;
-    if (end && end >= text && end <= text + len) {
-        const char *p = end;
-        while (p < text + len && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
-            p++;
-        if (p < text + len) {
-            mj_line_col(text, len, p, &line, &col);
-            rc = gs_errorf(err, GS_ERR_FORMAT, "", "unexpected data after the JSON value at line "
-                           "%ld, column %ld", line, col);
-        }
-    }
     if (rc == GS_OK)
         rc = mj_build(&cx, root, out, err);
     cJSON_Delete(root);

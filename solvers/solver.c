@@ -59,6 +59,71 @@ int gs_form_parse(const char *s, gs_form *f)
     return -1;
 }
 
+static const char *const npm_linear_names[] = {"combined", "chol", "cg"};
+static const char *const linesearch_names[] = {"exact", "golden", "armijo"};
+static const char *const ipm_linear_names[] = {"split", "jacobi", "direct"};
+static const char *const ipm_start_names[] = {"auto", "feasible", "infeasible"};
+#define N_NAMES(t) ((int)(sizeof(t) / sizeof(t[0])))
+
+static const char *name_of(int v, const char *const *names, int n)
+{
+    return (v >= 0 && v < n) ? names[v] : "unknown";
+}
+
+static int index_of(const char *s, const char *const *names, int n)
+{
+    for (int i = 0; s && i < n; i++)
+        if (!strcmp(s, names[i]))
+            return i;
+    return -1;
+}
+
+const char *gs_npm_linear_name(gs_npm_linear v)
+{
+    return name_of((int)v, npm_linear_names, N_NAMES(npm_linear_names));
+}
+const char *gs_linesearch_name(gs_linesearch v)
+{
+    return name_of((int)v, linesearch_names, N_NAMES(linesearch_names));
+}
+const char *gs_ipm_linear_name(gs_ipm_linear v)
+{
+    return name_of((int)v, ipm_linear_names, N_NAMES(ipm_linear_names));
+}
+const char *gs_ipm_start_name(gs_ipm_start v)
+{
+    return name_of((int)v, ipm_start_names, N_NAMES(ipm_start_names));
+}
+
+int gs_npm_linear_parse(const char *s, gs_npm_linear *v)
+{
+    int i = index_of(s, npm_linear_names, N_NAMES(npm_linear_names));
+    if (i >= 0)
+        *v = (gs_npm_linear)i;
+    return i >= 0 ? 0 : -1;
+}
+int gs_linesearch_parse(const char *s, gs_linesearch *v)
+{
+    int i = index_of(s, linesearch_names, N_NAMES(linesearch_names));
+    if (i >= 0)
+        *v = (gs_linesearch)i;
+    return i >= 0 ? 0 : -1;
+}
+int gs_ipm_linear_parse(const char *s, gs_ipm_linear *v)
+{
+    int i = index_of(s, ipm_linear_names, N_NAMES(ipm_linear_names));
+    if (i >= 0)
+        *v = (gs_ipm_linear)i;
+    return i >= 0 ? 0 : -1;
+}
+int gs_ipm_start_parse(const char *s, gs_ipm_start *v)
+{
+    int i = index_of(s, ipm_start_names, N_NAMES(ipm_start_names));
+    if (i >= 0)
+        *v = (gs_ipm_start)i;
+    return i >= 0 ? 0 : -1;
+}
+
 /* For option checks, auto stands for what it always has: GI (relative). */
 static gs_method resolve_method(gs_method m)
 {

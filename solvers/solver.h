@@ -140,6 +140,17 @@ const char *gs_form_name(gs_form f);
  * "default"); 0 on success, -1 if unknown. */
 int gs_method_parse(const char *s, gs_method *m);
 int gs_form_parse(const char *s, gs_form *f);
+/* Names of the NPM and IPM option values, and their parsers (0 / -1):
+ * npm_linear "combined" "chol" "cg"; linesearch "exact" "golden" "armijo";
+ * ipm_linear "split" "jacobi" "direct"; ipm_start "auto" "feasible" "infeasible". */
+const char *gs_npm_linear_name(gs_npm_linear v);
+const char *gs_linesearch_name(gs_linesearch v);
+const char *gs_ipm_linear_name(gs_ipm_linear v);
+const char *gs_ipm_start_name(gs_ipm_start v);
+int gs_npm_linear_parse(const char *s, gs_npm_linear *v);
+int gs_linesearch_parse(const char *s, gs_linesearch *v);
+int gs_ipm_linear_parse(const char *s, gs_ipm_linear *v);
+int gs_ipm_start_parse(const char *s, gs_ipm_start *v);
 /* 1 if the method supports the formulation (GS_FORM_DEFAULT always). */
 int gs_method_supports(gs_method m, gs_form f);
 
