@@ -1,0 +1,135 @@
+/*
+ * api.c -- the route table and the helpers shared by the handlers (see api.h).
+ */
+#include "api.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json_parse.h"
+
+#define J (1u << GSD_BODY_JSON)
+#define N (1u << GSD_BODY_NPY)
+#define M (1u << GSD_BODY_MULTIPART)
+
+const gsd_route gsd_routes[] = {
+    {"GET", "/healthz", gsd_h_healthz, 0},
+    {"GET", "/metrics", gsd_h_metrics, 0},
+    {"GET", "/", gsd_h_index, 0},
+    {"GET", "/web/*", gsd_h_static, 0},
+    {"GET", "/v1/assemblies", gsd_h_asm_list, 0},
+    {"POST", "/v1/assemblies", gsd_h_asm_create, J | M},
+    {"GET", "/v1/assemblies/{id}", gsd_h_asm_get, 0},
+    {"DELETE", "/v1/assemblies/{id}", gsd_h_asm_delete, 0},
+    {"GET", "/v1/assemblies/{id}/geometry", gsd_h_asm_geometry, 0},
+    {"GET", "/v1/assemblies/{id}/jobs", gsd_h_asm_jobs, 0},
+    {"POST", "/v1/assemblies/{id}/solve", gsd_h_solve, J},
+    {"POST", "/v1/assemblies/{id}/clouds", gsd_h_cloud_create, J | N},
+    {"GET", "/v1/jobs", gsd_h_job_list, 0},
+    {"GET", "/v1/jobs/{id}", gsd_h_job_get, 0},
+    {"DELETE", "/v1/jobs/{id}", gsd_h_job_cancel, 0},
+    {"GET", "/v1/jobs/{id}/results", gsd_h_job_results, 0},
+    {"GET", "/v1/jobs/{id}/summary", gsd_h_job_summary, 0},
+    {"GET", "/v1/results/{id}", gsd_h_result_get, 0},
+};
+const int gsd_n_routes = (int)(sizeof gsd_routes / sizeof gsd_routes[0]);
+
+cJSON *gsd_api_body(gsd_req *r)
+{
+    if (r->body_kind != GSD_BODY_JSON || r->body.len == 0) {
+        gsd_reply_error(r, 400, "format", "body", "a JSON object body is required");
+        return NULL;
+    }
+    size_t at = 0;
+    int trailing = 0;
+    cJSON *root = gs_json_parse(r->body.p, r->body.len, &at, &trailing);
+    if (!root) {
+        gsd_reply_error(r, 400, "format", "body", "%s at byte %zu",
+                        trailing ? "unexpected data after the JSON value" : "invalid JSON", at);
+        return NULL;
+    }
+    if (!cJSON_IsObject(root)) {
+        cJSON_Delete(root);
+        gsd_reply_error(r, 400, "format", "body", "the body must be a JSON object");
+        return NULL;
+    }
+    return root;
+}
+
+void gsd_api_store_error(gsd_req *r, const gs_error *e)
+{
+    gsd_reply_error(r, 500, "io", "", "store: %s", e->msg);
+}
+
+int gsd_api_assembly(gsd_req *r, gsd_assembly_row *row)
+{
+    gs_error e;
+    int found = 0;
+    if (!gsd_id_valid(r->id, 'a')) {
+        gsd_reply_error(r, 404, "not_found", "id", "no assembly %s (ids look like a_0123456789abcdef)",
+                        r->id);
+        return 0;
+    }
+    if (gsd_store_assembly_get(r->app->st, r->id, row, &found, &e)) {
+        gsd_api_store_error(r, &e);
+        return 0;
+    }
+    if (!found) {
+        gsd_reply_error(r, 404, "not_found", "id", "no assembly %s", r->id);
+        return 0;
+    }
+    return 1;
+}
+
+int gsd_api_ready(gsd_req *r, const gsd_assembly_row *row)
+{
+    if (!strcmp(row->status, "ready"))
+        return 1;
+    if (!strcmp(row->status, "failed"))
+        gsd_reply_error(r, 409, "not_ready", "id",
+                        "assembly %s failed its precomputation (%s: %s); fix the model and "
+                        "upload it again",
+                        row->id, row->err_field, row->err_msg);
+    else
+        gsd_reply_error(r, 409, "not_ready", "id",
+                        "assembly %s is %s; poll GET /v1/assemblies/%s until it is ready",
+                        row->id, row->status, row->id);
+    return 0;
+}
+
+int gsd_api_query_int(gsd_req *r, const char *key, long def, long lo, long hi, long *out)
+{
+    const char *s = gsd_query(r, key);
+    if (!s) {
+        *out = def;
+        return 1;
+    }
+    char *end = NULL;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || end == s || *end || v < lo || v > hi) {
+        gsd_reply_error(r, 400, "invalid", key, "%s must be an integer in [%ld, %ld]", key, lo, hi);
+        return 0;
+    }
+    *out = v;
+    return 1;
+}
+
+int gsd_api_query_num(gsd_req *r, const char *key, double def, double *out)
+{
+    const char *s = gsd_query(r, key);
+    if (!s) {
+        *out = def;
+        return 1;
+    }
+    char *end = NULL;
+    double v = strtod(s, &end);
+    if (end == s || *end || !isfinite(v)) {
+        gsd_reply_error(r, 400, "invalid", key, "%s must be a finite number", key);
+        return 0;
+    }
+    *out = v;
+    return 1;
+}

@@ -1,0 +1,50 @@
+/*
+ * api.h -- the REST API v1 handlers and their shared request helpers.
+ *
+ * Handlers run on MHD connection threads with the request body complete.
+ * Each either answers (gsd_reply_*) or suspends the request and hands it to
+ * the worker pool. Files: api_assemblies.c, api_solve.c, api_clouds.c,
+ * api_jobs.c, api_misc.c; the route table is in api.c. The API is documented
+ * in docs/api.md and schema/openapi.yaml.
+ */
+#ifndef GSD_API_H
+#define GSD_API_H
+
+#include <cjson/cJSON.h>
+
+#include "http.h"
+#include "store.h"
+
+/* The JSON body (object), or NULL after answering 400. */
+cJSON *gsd_api_body(gsd_req *r);
+/* The assembly row of r->id; 0 after answering 404 / 500. */
+int gsd_api_assembly(gsd_req *r, gsd_assembly_row *row);
+/* The assembly must be ready; 0 after answering 409. */
+int gsd_api_ready(gsd_req *r, const gsd_assembly_row *row);
+/* Integer query parameter in [lo, hi] (default def); 0 after answering 400. */
+int gsd_api_query_int(gsd_req *r, const char *key, long def, long lo, long hi, long *out);
+/* Numeric query parameter (default def); 0 after answering 400. */
+int gsd_api_query_num(gsd_req *r, const char *key, double def, double *out);
+/* Store failure: answer 500 with the message. */
+void gsd_api_store_error(gsd_req *r, const gs_error *e);
+
+void gsd_h_healthz(gsd_req *r);
+void gsd_h_metrics(gsd_req *r);
+void gsd_h_static(gsd_req *r);
+void gsd_h_index(gsd_req *r);
+void gsd_h_asm_create(gsd_req *r);
+void gsd_h_asm_list(gsd_req *r);
+void gsd_h_asm_get(gsd_req *r);
+void gsd_h_asm_delete(gsd_req *r);
+void gsd_h_asm_geometry(gsd_req *r);
+void gsd_h_asm_jobs(gsd_req *r);
+void gsd_h_solve(gsd_req *r);
+void gsd_h_cloud_create(gsd_req *r);
+void gsd_h_job_list(gsd_req *r);
+void gsd_h_job_get(gsd_req *r);
+void gsd_h_job_cancel(gsd_req *r);
+void gsd_h_job_results(gsd_req *r);
+void gsd_h_job_summary(gsd_req *r);
+void gsd_h_result_get(gsd_req *r);
+
+#endif

@@ -1,0 +1,296 @@
+/*
+ * api_clouds.c -- POST /v1/assemblies/{id}/clouds: submit a gap cloud.
+ *
+ * Two bodies: JSON {"gaps": [[m numbers], ...], options...}, or a raw .npy
+ * (k x m float64, C order; a 1-D array of m is one gap) with the options in
+ * the query string (?solver=gi&fasteners=all&warm_start=j_...). The gaps are
+ * checked (shape, finite) and stored as data/jobs/<id>/gaps.npy (fsync'ed,
+ * renamed into place) before the job row is written, so a job in the store
+ * always has its input. Answer: 202 with the job.
+ */
+#define _GNU_SOURCE
+#include "api.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "jobs.h"
+#include "npy.h"
+#include "render.h"
+
+/* The "gaps" array of a JSON body as a k x m row-major matrix. 0 after answering. */
+static int json_gaps(gsd_req *r, const cJSON *obj, int m, double **out, int *k_out)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, "gaps");
+    if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) == 0) {
+        gsd_reply_error(r, 422, "invalid", "gaps",
+                        "gaps must be a non-empty array of gap vectors (each m = %d numbers, mm)",
+                        m);
+        return 0;
+    }
+    int k = cJSON_GetArraySize(v);
+    if (k > r->app->o.max_gaps) {
+        gsd_reply_error(r, 413, "limit", "gaps", "%d gaps, more than the limit of %d", k,
+                        r->app->o.max_gaps);
+        return 0;
+    }
+    double *G = malloc(sizeof(double) * (size_t)k * (size_t)m);
+    if (!G) {
+        gsd_reply_error(r, 503, "nomem", "", "out of memory");
+        return 0;
+    }
+    int i = 0;
+    const cJSON *row;
+    cJSON_ArrayForEach(row, v)
+    {
+        if (!cJSON_IsArray(row) || cJSON_GetArraySize(row) != m) {
+            gsd_reply_error(r, 422, "dim", "gaps", "gaps[%d] must be an array of m = %d numbers",
+                            i, m);
+            free(G);
+            return 0;
+        }
+        int j = 0;
+        const cJSON *e;
+        cJSON_ArrayForEach(e, row)
+        {
+            if (!cJSON_IsNumber(e) || !isfinite(e->valuedouble)) {
+                char f[48];
+                snprintf(f, sizeof f, "gaps[%d][%d]", i, j);
+                gsd_reply_error(r, 422, "nonfinite", f, "%s must be a finite number (mm)", f);
+                free(G);
+                return 0;
+            }
+            G[(size_t)i * (size_t)m + (size_t)j++] = e->valuedouble;
+        }
+        i++;
+    }
+    *out = G;
+    *k_out = k;
+    return 1;
+}
+
+/* Check a staged .npy body: shape k x m (or m), C order, finite. 0 after answering. */
+static int check_npy(gsd_req *r, int m, int *k_out)
+{
+    gs_npy_file f = {.fd = -1};
+    gs_error e;
+    if (gs_npy_open(r->file_path, (size_t)r->app->o.max_gaps * (size_t)m, &f, &e)) {
+        gsd_reply_error(r, e.code == GS_ERR_LIMIT ? 413 : e.code == GS_ERR_UNSUPPORTED ? 415 : 422,
+                        gs_err_name(e.code), "body", "%s", e.msg);
+        gs_npy_close(&f);
+        return 0;
+    }
+    int ok = 1;
+    size_t k = f.info.ndim == 1 ? 1 : f.info.shape[0];
+    size_t cols = f.info.ndim == 1 ? f.info.shape[0] : f.info.shape[1];
+    if (cols != (size_t)m || k == 0) {
+        gsd_reply_error(r, 422, "dim", "body", "the array is %zu x %zu; a cloud is k x m with m = %d",
+                        k, cols, m);
+        ok = 0;
+    } else if (f.info.fortran_order && k > 1) {
+        gsd_reply_error(r, 422, "unsupported", "body",
+                        "fortran_order arrays are not accepted; send np.ascontiguousarray(gaps)");
+        ok = 0;
+    } else if (k > (size_t)r->app->o.max_gaps) {
+        gsd_reply_error(r, 413, "limit", "body", "%zu gaps, more than the limit of %d", k,
+                        r->app->o.max_gaps);
+        ok = 0;
+    }
+    /* scan for NaN / Inf, one row at a time: O(k m), O(m) memory */
+    double *row = ok ? malloc(sizeof(double) * (size_t)m) : NULL;
+    if (ok && !row) {
+        gsd_reply_error(r, 503, "nomem", "", "out of memory");
+        ok = 0;
+    }
+    for (size_t i = 0; ok && i < k; i++) {
+        size_t bytes = sizeof(double) * (size_t)m;
+        if (pread(f.fd, row, bytes, (off_t)(f.data_offset + i * bytes)) != (ssize_t)bytes) {
+            gsd_reply_error(r, 500, "io", "body", "cannot read the staged upload");
+            ok = 0;
+            break;
+        }
+        for (int j = 0; j < m; j++)
+            if (!isfinite(row[j])) {
+                char fld[48];
+                snprintf(fld, sizeof fld, "gaps[%zu][%d]", i, j);
+                gsd_reply_error(r, 422, "nonfinite", fld, "%s is not a finite number", fld);
+                ok = 0;
+                break;
+            }
+    }
+    free(row);
+    gs_npy_close(&f);
+    *k_out = (int)k;
+    return ok;
+}
+
+/* Query parameters -> the JSON object gsd_spec_parse reads. */
+static enum MHD_Result add_query(void *cls, enum MHD_ValueKind kind, const char *key,
+                                 const char *value)
+{
+    cJSON *obj = cls;
+    if (!key || !value)
+        return MHD_YES;
+    static const char *const lists[] = {"fasteners", "fixed_pairs"};
+    static const char *const nums[] = {"tol", "max_iter", "fastener_fraction"};
+    for (int i = 0; i < 2; i++)
+        if (!strcmp(key, lists[i]) && strcmp(value, "all") && strcmp(value, "none")) {
+            cJSON *arr = cJSON_AddArrayToObject(obj, key);
+            for (const char *p = value; arr && *p;) {
+                char *end = NULL;
+                double d = strtod(p, &end);
+                if (end == p) {
+                    cJSON_AddItemToArray(arr, cJSON_CreateString(p)); /* reported by the parser */
+                    break;
+                }
+                cJSON_AddItemToArray(arr, cJSON_CreateNumber(d));
+                p = *end == ',' ? end + 1 : end;
+                if (*end && *end != ',') {
+                    cJSON_AddItemToArray(arr, cJSON_CreateString(end));
+                    break;
+                }
+            }
+            return MHD_YES;
+        }
+    for (int i = 0; i < 3; i++)
+        if (!strcmp(key, nums[i])) {
+            char *end = NULL;
+            double d = strtod(value, &end);
+            if (end != value && !*end)
+                cJSON_AddNumberToObject(obj, key, d);
+            else
+                cJSON_AddStringToObject(obj, key, value);
+            return MHD_YES;
+        }
+    cJSON_AddStringToObject(obj, key, value);
+    return MHD_YES;
+}
+
+/* Put the gaps file in place: jobs/<id>/gaps.npy. */
+static int place_gaps(gsd_req *r, const char *job_id, const double *G, int k, int m)
+{
+    char dir[PATH_MAX], path[PATH_MAX];
+    gsd_path_job(r->app, job_id, dir, sizeof dir);
+    gsd_jobs_gaps_path(r->app, job_id, path, sizeof path);
+    if (gsd_mkdirs(dir) != 0) {
+        gsd_reply_error(r, 500, "io", "", "cannot create %s: %s", dir, strerror(errno));
+        return 0;
+    }
+    gs_error e;
+    if (G) {
+        size_t shape[2] = {(size_t)k, (size_t)m};
+        if (gs_npy_write_file(path, G, 2, shape, &e)) {
+            gsd_reply_error(r, 500, "io", "", "cannot store the gaps: %s", e.msg);
+            gsd_rmtree(dir);
+            return 0;
+        }
+    } else {
+        if (rename(r->file_path, path) != 0) {
+            gsd_reply_error(r, 500, "io", "", "cannot store the gaps: %s", strerror(errno));
+            gsd_rmtree(dir);
+            return 0;
+        }
+        r->file_path[0] = '\0'; /* adopted */
+    }
+    return 1;
+}
+
+void gsd_h_cloud_create(gsd_req *r)
+{
+    gsd_assembly_row arow;
+    if (!gsd_api_assembly(r, &arow) || !gsd_api_ready(r, &arow))
+        return;
+    cJSON *obj = NULL;
+    double *G = NULL;
+    int k = 0;
+    if (r->body_kind == GSD_BODY_JSON) {
+        obj = gsd_api_body(r);
+        if (!obj || !json_gaps(r, obj, arow.m, &G, &k)) {
+            cJSON_Delete(obj);
+            return;
+        }
+    } else if (r->body_kind == GSD_BODY_NPY) {
+        obj = cJSON_CreateObject();
+        if (!obj) {
+            gsd_reply_error(r, 503, "nomem", "", "out of memory");
+            return;
+        }
+        MHD_get_connection_values(r->conn, MHD_GET_ARGUMENT_KIND, add_query, obj);
+        if (!check_npy(r, arow.m, &k)) {
+            cJSON_Delete(obj);
+            return;
+        }
+    } else {
+        gsd_reply_error(r, 400, "invalid", "body",
+                        "a cloud needs a body: JSON {\"gaps\": [[...], ...]} or a k x m .npy "
+                        "(Content-Type: application/x-npy)");
+        return;
+    }
+    gsd_spec spec;
+    gs_error e;
+    if (gsd_spec_parse(obj, arow.n_fast, arow.m, 1, &spec, &e)) {
+        cJSON_Delete(obj);
+        free(G);
+        gsd_reply_gs_error(r, &e);
+        return;
+    }
+    cJSON_Delete(obj);
+    if (spec.warm_job[0]) {
+        gsd_job_row wj;
+        int found = 0;
+        int bad = gsd_store_job_get(r->app->st, spec.warm_job, &wj, &found, &e) != GS_OK || !found ||
+                  strcmp(wj.assembly_id, arow.id) != 0 || wj.total != k;
+        if (found)
+            gsd_job_row_free(&wj);
+        if (bad) {
+            gsd_spec_free(&spec);
+            free(G);
+            gsd_reply_error(r, 422, "invalid", "warm_start",
+                            "warm_start must be a job of this assembly with the same number of "
+                            "gaps (%d); gap i starts from that job's result i",
+                            k);
+            return;
+        }
+    }
+    gsd_job_row row = {0};
+    gsd_new_id('j', row.id);
+    snprintf(row.assembly_id, sizeof row.assembly_id, "%s", arow.id);
+    snprintf(row.status, sizeof row.status, "queued");
+    row.total = k;
+    row.created_at = gsd_unix_now();
+    gsd_buf ob = {0};
+    gsd_spec_write(&spec, &ob);
+    row.options_json = gsd_buf_take(&ob, NULL);
+    int ok = row.options_json && place_gaps(r, row.id, G, k, arow.m);
+    free(G);
+    if (ok && gsd_store_job_insert(r->app->st, &row, &e)) {
+        gsd_api_store_error(r, &e);
+        ok = 0;
+    }
+    if (ok && gsd_jobs_add(r->app, &row, arow.m, &spec, &e)) {
+        gsd_reply_gs_error(r, &e);
+        ok = 0;
+    }
+    if (!ok) {
+        if (!r->resp)
+            gsd_reply_error(r, 503, "nomem", "", "out of memory");
+        char dir[PATH_MAX];
+        gsd_path_job(r->app, row.id, dir, sizeof dir);
+        gsd_rmtree(dir);
+        gsd_store_job_set_status(r->app->st, row.id, "failed", gsd_unix_now(), NULL);
+        gsd_spec_free(&spec);
+        gsd_job_row_free(&row);
+        return;
+    }
+    atomic_fetch_add(&r->app->metrics.clouds_submitted, 1);
+    gsd_buf b = {0};
+    gsd_render_job(&row, NULL, &b);
+    gsd_job_row_free(&row);
+    gsd_reply_json(r, 202, &b);
+}

@@ -1,0 +1,330 @@
+/*
+ * api_jobs.c -- GET/DELETE /v1/jobs[/{id}], results (paged JSON or .npy),
+ * summary.
+ */
+#define _GNU_SOURCE
+#include "api.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jobs.h"
+#include "npy.h"
+#include "render.h"
+#include "summary.h"
+
+/* The job row of r->id; 0 after answering 404 / 500. */
+static int get_job(gsd_req *r, gsd_job_row *row)
+{
+    int found = 0;
+    gs_error e;
+    if (!gsd_id_valid(r->id, 'j')) {
+        gsd_reply_error(r, 404, "not_found", "id", "no job %s (ids look like j_0123456789abcdef)",
+                        r->id);
+        return 0;
+    }
+    if (gsd_store_job_get(r->app->st, r->id, row, &found, &e)) {
+        gsd_api_store_error(r, &e);
+        return 0;
+    }
+    if (!found) {
+        gsd_reply_error(r, 404, "not_found", "id", "no job %s", r->id);
+        return 0;
+    }
+    return 1;
+}
+
+static void reply_job(gsd_req *r, gsd_job_row *row, unsigned code)
+{
+    gsd_job_progress p;
+    int live = gsd_jobs_progress(r->app->jobs, row->id, &p);
+    gsd_buf b = {0};
+    gsd_render_job(row, live ? &p : NULL, &b);
+    gsd_reply_json(r, code, &b);
+}
+
+void gsd_h_job_list(gsd_req *r)
+{
+    const char *asm_id = gsd_query(r, "assembly");
+    const char *status = gsd_query(r, "status");
+    gsd_job_row *rows = NULL;
+    int count = 0;
+    gs_error e;
+    if (gsd_store_job_list(r->app->st, asm_id, status, &rows, &count, &e)) {
+        gsd_api_store_error(r, &e);
+        return;
+    }
+    gsd_buf b = {0};
+    gsd_buf_puts(&b, "{\"jobs\":[");
+    for (int i = 0; i < count; i++) {
+        gsd_job_progress p;
+        int live = gsd_jobs_progress(r->app->jobs, rows[i].id, &p);
+        if (i)
+            gsd_buf_puts(&b, ",");
+        gsd_render_job(&rows[i], live ? &p : NULL, &b);
+        gsd_job_row_free(&rows[i]);
+    }
+    free(rows);
+    gsd_buf_puts(&b, "]}");
+    gsd_reply_json(r, 200, &b);
+}
+
+void gsd_h_job_get(gsd_req *r)
+{
+    gsd_job_row row;
+    if (!get_job(r, &row))
+        return;
+    reply_job(r, &row, 200);
+    gsd_job_row_free(&row);
+}
+
+void gsd_h_job_cancel(gsd_req *r)
+{
+    gsd_job_row row;
+    if (!get_job(r, &row))
+        return;
+    if (!gsd_jobs_cancel(r->app, r->id)) {
+        gsd_reply_error(r, 409, "conflict", "id", "job %s is %s; only queued or running jobs can be "
+                        "cancelled", r->id, row.status);
+        gsd_job_row_free(&row);
+        return;
+    }
+    gsd_job_row_free(&row);
+    if (get_job(r, &row)) {
+        reply_job(r, &row, 200);
+        gsd_job_row_free(&row);
+    }
+}
+
+/* ---- results: paged JSON ------------------------------------------------------- */
+
+typedef struct {
+    gsd_buf *b;
+    unsigned ret;
+    int n;
+} page_ctx;
+
+static int page_row(const gsd_result_row *row, void *ctx)
+{
+    page_ctx *pc = ctx;
+    if (pc->n++)
+        gsd_buf_puts(pc->b, ",");
+    gsd_render_result(row, pc->ret, NULL, 0, -1, pc->b);
+    return 0;
+}
+
+static int parse_fields(gsd_req *r, unsigned *ret)
+{
+    const char *f = gsd_query(r, "fields");
+    *ret = GSD_RET_W | GSD_RET_KKT;
+    if (!f)
+        return 1;
+    *ret = GSD_RET_KKT;
+    char tmp[64];
+    snprintf(tmp, sizeof tmp, "%s", f);
+    for (char *save = NULL, *t = strtok_r(tmp, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        if (!strcmp(t, "w"))
+            *ret |= GSD_RET_W;
+        else if (!strcmp(t, "lambda"))
+            *ret |= GSD_RET_LAMBDA;
+        else if (strcmp(t, "none")) {
+            gsd_reply_error(r, 400, "invalid", "fields",
+                            "fields is a comma list of w, lambda (or none)");
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* ---- results: streamed .npy ------------------------------------------------------ */
+
+#define NPY_PAGE 64
+
+typedef struct {
+    gsd_store *st;
+    char job[GSD_ID_LEN];
+    int k, m, lambda;
+    char header[GS_NPY_HEADER_CAP];
+    size_t header_len;
+    double *page;     /* NPY_PAGE x m */
+    int page_row0;    /* first row in page, -1 none */
+    int page_rows;
+} npy_stream;
+
+static int fill_row(const gsd_result_row *row, void *ctx)
+{
+    npy_stream *s = ctx;
+    const double *v = s->lambda ? row->lam : row->w;
+    int i = row->job_index - s->page_row0;
+    if (v && i >= 0 && i < s->page_rows)
+        memcpy(s->page + (size_t)i * (size_t)s->m, v, sizeof(double) * (size_t)s->m);
+    return 0;
+}
+
+static int load_page(npy_stream *s, int row0)
+{
+    s->page_row0 = row0;
+    s->page_rows = s->k - row0 < NPY_PAGE ? s->k - row0 : NPY_PAGE;
+    for (size_t i = 0; i < (size_t)s->page_rows * (size_t)s->m; i++)
+        s->page[i] = NAN; /* gaps not (yet) solved */
+    gs_error e;
+    return gsd_store_job_results(s->st, s->job, row0, s->page_rows, 1, fill_row, s, &e) ? -1 : 0;
+}
+
+static ssize_t npy_read(void *cls, uint64_t pos, char *buf, size_t max)
+{
+    npy_stream *s = cls;
+    size_t done = 0;
+    size_t row_bytes = sizeof(double) * (size_t)s->m;
+    uint64_t total = s->header_len + (uint64_t)s->k * row_bytes;
+    while (done < max && pos < total) {
+        if (pos < s->header_len) {
+            size_t n = s->header_len - (size_t)pos;
+            n = n < max - done ? n : max - done;
+            memcpy(buf + done, s->header + pos, n);
+            done += n;
+            pos += n;
+            continue;
+        }
+        uint64_t off = pos - s->header_len;
+        int row = (int)(off / row_bytes);
+        if (s->page_row0 < 0 || row < s->page_row0 || row >= s->page_row0 + s->page_rows)
+            if (load_page(s, row - row % NPY_PAGE) != 0)
+                return MHD_CONTENT_READER_END_WITH_ERROR;
+        uint64_t page_off = off - (uint64_t)s->page_row0 * row_bytes;
+        uint64_t page_len = (uint64_t)s->page_rows * row_bytes;
+        size_t n = (size_t)(page_len - page_off);
+        n = n < max - done ? n : max - done;
+        memcpy(buf + done, (char *)s->page + page_off, n);
+        done += n;
+        pos += n;
+    }
+    return done ? (ssize_t)done : MHD_CONTENT_READER_END_OF_STREAM;
+}
+
+static void npy_free(void *cls)
+{
+    npy_stream *s = cls;
+    free(s->page);
+    free(s);
+}
+
+static void reply_npy(gsd_req *r, const gsd_job_row *row, int m, int lambda)
+{
+    npy_stream *s = calloc(1, sizeof *s);
+    if (s)
+        s->page = malloc(sizeof(double) * NPY_PAGE * (size_t)m);
+    if (!s || !s->page) {
+        if (s)
+            free(s);
+        gsd_reply_error(r, 503, "nomem", "", "out of memory");
+        return;
+    }
+    s->st = r->app->st;
+    snprintf(s->job, sizeof s->job, "%.18s", row->id);
+    s->k = row->total;
+    s->m = m;
+    s->lambda = lambda;
+    s->page_row0 = -1;
+    size_t shape[2] = {(size_t)row->total, (size_t)m};
+    gs_error e;
+    if (gs_npy_write_header(s->header, sizeof s->header, 2, shape, &s->header_len, &e)) {
+        npy_free(s);
+        gsd_reply_gs_error(r, &e);
+        return;
+    }
+    uint64_t size = s->header_len + (uint64_t)row->total * (uint64_t)m * sizeof(double);
+    gsd_reply_stream(r, 200, "application/x-npy", size, npy_read, s, npy_free);
+}
+
+void gsd_h_job_results(gsd_req *r)
+{
+    gsd_job_row row;
+    if (!get_job(r, &row))
+        return;
+    gsd_assembly_row arow;
+    int found = 0;
+    gs_error e;
+    if (gsd_store_assembly_get(r->app->st, row.assembly_id, &arow, &found, &e) || !found) {
+        gsd_job_row_free(&row);
+        gsd_reply_error(r, 404, "not_found", "id", "the assembly of job %s is gone", r->id);
+        return;
+    }
+    const char *accept = gsd_header(r, "Accept");
+    const char *format = gsd_query(r, "format");
+    int npy = (format && !strcmp(format, "npy")) || (accept && strstr(accept, "application/x-npy"));
+    if (npy) {
+        const char *field = gsd_query(r, "field");
+        if (field && strcmp(field, "w") && strcmp(field, "lambda")) {
+            gsd_reply_error(r, 400, "invalid", "field", "field is w (residual gaps) or lambda");
+        } else {
+            reply_npy(r, &row, arow.m, field && !strcmp(field, "lambda"));
+        }
+        gsd_job_row_free(&row);
+        return;
+    }
+    long offset, limit;
+    unsigned ret;
+    if (!gsd_api_query_int(r, "offset", 0, 0, row.total, &offset) ||
+        !gsd_api_query_int(r, "limit", 100, 1, 1000, &limit) || !parse_fields(r, &ret)) {
+        gsd_job_row_free(&row);
+        return;
+    }
+    gsd_buf b = {0};
+    gsd_buf_printf(&b, "{\"job_id\":\"%s\",\"total\":%d,\"offset\":%ld,\"limit\":%ld,\"results\":[",
+                   row.id, row.total, offset, limit);
+    page_ctx pc = {.b = &b, .ret = ret};
+    if (gsd_store_job_results(r->app->st, row.id, (int)offset, (int)limit,
+                              (ret & (GSD_RET_W | GSD_RET_LAMBDA)) != 0, page_row, &pc, &e)) {
+        gsd_buf_free(&b);
+        gsd_job_row_free(&row);
+        gsd_api_store_error(r, &e);
+        return;
+    }
+    gsd_buf_puts(&b, "],\"next_offset\":");
+    if (offset + limit < row.total)
+        gsd_buf_printf(&b, "%ld", offset + limit);
+    else
+        gsd_buf_puts(&b, "null");
+    gsd_buf_puts(&b, "}");
+    gsd_job_row_free(&row);
+    gsd_reply_json(r, 200, &b);
+}
+
+void gsd_h_job_summary(gsd_req *r)
+{
+    gsd_job_row row;
+    if (!get_job(r, &row))
+        return;
+    gsd_assembly_row arow;
+    int found = 0;
+    gs_error e;
+    gsd_summary_opts o;
+    long bins;
+    if (!gsd_api_query_num(r, "threshold", 0.1, &o.threshold) ||
+        !gsd_api_query_int(r, "bins", 20, 1, 1000, &bins)) {
+        gsd_job_row_free(&row);
+        return;
+    }
+    if (o.threshold < 0) {
+        gsd_job_row_free(&row);
+        gsd_reply_error(r, 400, "invalid", "threshold", "threshold must be >= 0 (mm)");
+        return;
+    }
+    o.bins = (int)bins;
+    if (gsd_store_assembly_get(r->app->st, row.assembly_id, &arow, &found, &e) || !found) {
+        gsd_job_row_free(&row);
+        gsd_reply_error(r, 404, "not_found", "id", "the assembly of job %s is gone", r->id);
+        return;
+    }
+    gsd_buf b = {0};
+    if (gsd_summary(r->app->st, &row, arow.m, &o, &b, &e)) {
+        gsd_buf_free(&b);
+        gsd_reply_gs_error(r, &e);
+    } else {
+        gsd_reply_json(r, 200, &b);
+    }
+    gsd_job_row_free(&row);
+}

@@ -1,0 +1,101 @@
+/*
+ * api_misc.c -- GET /healthz, GET /metrics, and the web page's static files
+ * (GET / and GET /web/<file> from --web-dir).
+ */
+#define _GNU_SOURCE
+#include "api.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ids.h"
+#include "jobs.h"
+#include "pool.h"
+#include "registry.h"
+
+void gsd_h_healthz(gsd_req *r)
+{
+    gsd_app *app = r->app;
+    gsd_buf b = {0};
+    gsd_buf_printf(&b,
+                   "{\"status\":\"ok\",\"version\":\"%s\",\"uptime_s\":%.3f,\"workers\":%d,"
+                   "\"queue_depth\":%d,\"jobs_active\":%d,\"assemblies_loaded\":%d}",
+                   GAPSIM_VERSION, gsd_unix_now() - app->started, app->o.workers,
+                   gsd_pool_depth(app->pool), gsd_jobs_active(app->jobs),
+                   gsd_registry_loaded(app->reg));
+    gsd_reply_json(r, 200, &b);
+}
+
+void gsd_h_metrics(gsd_req *r)
+{
+    gsd_app *app = r->app;
+    gsd_buf b = {0};
+    gsd_metrics_render(&app->metrics, &b, gsd_pool_depth(app->pool), gsd_jobs_active(app->jobs),
+                       gsd_registry_loaded(app->reg), gsd_unix_now() - app->started);
+    gsd_reply(r, 200, "text/plain; version=0.0.4", &b);
+}
+
+static const char *mime_of(const char *path)
+{
+    static const char *const map[][2] = {
+        {".html", "text/html; charset=utf-8"}, {".js", "text/javascript; charset=utf-8"},
+        {".css", "text/css; charset=utf-8"},   {".svg", "image/svg+xml"},
+        {".png", "image/png"},                 {".json", "application/json"},
+    };
+    const char *dot = strrchr(path, '.');
+    for (size_t i = 0; dot && i < sizeof map / sizeof map[0]; i++)
+        if (!strcmp(dot, map[i][0]))
+            return map[i][1];
+    return "application/octet-stream";
+}
+
+static void serve_file(gsd_req *r, const char *rel)
+{
+    if (!r->app->o.web_dir[0]) {
+        gsd_reply_error(r, 404, "not_found", "", "this server has no web page (--web-dir)");
+        return;
+    }
+    /* names below the web directory only: no "..", no hidden files */
+    for (const char *c = rel; *c; c++)
+        if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
+              *c == '.' || *c == '_' || *c == '-' || *c == '/') ||
+            (*c == '.' && (c == rel || c[-1] == '/'))) {
+            gsd_reply_error(r, 404, "not_found", "", "no such file");
+            return;
+        }
+    char path[PATH_MAX + 300];
+    snprintf(path, sizeof path, "%s/%s", r->app->o.web_dir, rel);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat sb;
+    if (fd < 0 || fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+        if (fd >= 0)
+            close(fd);
+        gsd_reply_error(r, 404, "not_found", "", "no such file: /web/%s", rel);
+        return;
+    }
+    struct MHD_Response *resp = MHD_create_response_from_fd((uint64_t)sb.st_size, fd);
+    if (!resp) {
+        close(fd);
+        gsd_reply_error(r, 503, "nomem", "", "out of memory");
+        return;
+    }
+    MHD_add_response_header(resp, "Content-Type", mime_of(path));
+    MHD_add_response_header(resp, "Cache-Control", "no-cache");
+    if (r->resp)
+        MHD_destroy_response(r->resp);
+    r->resp = resp;
+    r->code = 200;
+}
+
+void gsd_h_index(gsd_req *r)
+{
+    serve_file(r, "index.html");
+}
+
+void gsd_h_static(gsd_req *r)
+{
+    serve_file(r, r->rest);
+}

@@ -1,0 +1,267 @@
+/*
+ * api_solve.c -- POST /v1/assemblies/{id}/solve and GET /v1/results/{id}.
+ *
+ * A solve is checked on the connection thread (body, gap vector, options,
+ * warm-start result). If the assembly's factors are in memory, the result
+ * cache is asked right there: a repeated gap is answered without a worker.
+ * Otherwise the request is suspended and queued as an interactive task,
+ * ahead of cloud work; the worker solves, stores the result, answers and
+ * resumes the connection.
+ */
+#include "api.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "assembly.h"
+#include "exec.h"
+#include "linalg.h"
+#include "pool.h"
+#include "render.h"
+
+typedef struct {
+    gsd_task t;
+    gsd_app *app;
+    gsd_req *r;
+    char asm_id[GSD_ID_LEN];
+    int m;
+    double *g, *load;
+    unsigned char *eq;
+    gsd_spec spec;
+    gsd_result_row warm; /* lam set if a warm start was asked */
+} solve_task;
+
+static void task_free(solve_task *st)
+{
+    free(st->g);
+    free(st->load);
+    free(st->eq);
+    gsd_spec_free(&st->spec);
+    gsd_result_row_free(&st->warm);
+    free(st);
+}
+
+/* The gap vector "g": m finite numbers. 0 after answering. */
+static int parse_g(gsd_req *r, const cJSON *obj, int m, double *g)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, "g");
+    if (!v) {
+        gsd_reply_error(r, 422, "invalid", "g", "the body needs \"g\": the %d initial gaps (mm)", m);
+        return 0;
+    }
+    if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) != m) {
+        gsd_reply_error(r, 422, "dim", "g", "g must be an array of m = %d numbers (got %s%d)", m,
+                        cJSON_IsArray(v) ? "" : "a non-array, size ",
+                        cJSON_IsArray(v) ? cJSON_GetArraySize(v) : 0);
+        return 0;
+    }
+    int k = 0;
+    const cJSON *e;
+    cJSON_ArrayForEach(e, v)
+    {
+        if (!cJSON_IsNumber(e) || !isfinite(e->valuedouble)) {
+            char f[32];
+            snprintf(f, sizeof f, "g[%d]", k);
+            gsd_reply_error(r, 422, "nonfinite", f, "%s must be a finite number (mm)", f);
+            return 0;
+        }
+        g[k++] = e->valuedouble;
+    }
+    return 1;
+}
+
+static void reply_result(gsd_req *r, const gsd_result_row *row, unsigned ret, const double *x,
+                         int n, int cached)
+{
+    gsd_buf b = {0};
+    gsd_render_result(row, ret, x, n, cached, &b);
+    gsd_reply_json(r, 200, &b);
+}
+
+/* Answer from the cache if the key is there; 1 if answered. */
+static int try_cache(gsd_app *app, gsd_store *st, gsd_req *r, const char *asm_id, const char *key,
+                     unsigned ret)
+{
+    if (ret & GSD_RET_X)
+        return 0; /* x is not stored: solve again */
+    gsd_result_row hit = {0};
+    int found = 0;
+    gs_error e;
+    if (gsd_store_result_find_key(st, asm_id, key, &hit, &found, &e) || !found)
+        return 0;
+    atomic_fetch_add(&app->metrics.cache_hits, 1);
+    reply_result(r, &hit, ret, NULL, 0, 1);
+    gsd_result_row_free(&hit);
+    return 1;
+}
+
+static void solve_run(gsd_task *t, gsd_worker *w)
+{
+    solve_task *st = (solve_task *)t;
+    gsd_app *app = st->app;
+    gsd_req *r = st->r;
+    gs_error e = {0};
+    gsd_asm *a = gsd_registry_acquire(app->reg, st->asm_id);
+    gs_err rc = a ? gsd_asm_ensure(app, a, w->st, &e) : gs_errorf(&e, GS_ERR_NOMEM, "", "out of memory");
+    if (rc == GS_OK && !st->load) {
+        st->load = malloc(sizeof(double) * (size_t)st->m);
+        st->eq = malloc((size_t)st->m);
+        rc = st->load && st->eq ? gsd_spec_problem(&st->spec, a->mdl, st->load, st->eq, &e)
+                                : gs_errorf(&e, GS_ERR_NOMEM, "", "out of memory");
+    }
+    double *x = NULL;
+    if (rc == GS_OK && (st->spec.ret & GSD_RET_X) &&
+        !(x = malloc(sizeof(double) * (size_t)a->pc->n)))
+        rc = gs_errorf(&e, GS_ERR_NOMEM, "", "out of memory");
+    if (rc) {
+        gsd_reply_error(r, e.code == GS_ERR_NOMEM ? 503 : 409, gs_err_name(e.code), e.field, "%s",
+                        e.msg);
+    } else {
+        gsd_exec_in in = {.g = st->g, .load = st->load, .eq = st->eq, .opts = &st->spec.opts,
+                          .warm = st->warm.lam ? &st->warm : NULL, .x = x};
+        char key[40];
+        gsd_exec_key(a, &in, key);
+        if (!try_cache(app, w->st, r, st->asm_id, key, st->spec.ret)) {
+            atomic_fetch_add(&app->metrics.cache_misses, 1);
+            gsd_result_row row = {0};
+            rc = gsd_exec_solve(w, a, &in, &row, &e);
+            if (rc == GS_OK) {
+                gsd_new_id('r', row.id);
+                snprintf(row.assembly_id, sizeof row.assembly_id, "%s", st->asm_id);
+                snprintf(row.cache_key, sizeof row.cache_key, "%s", key);
+                row.job_index = -1;
+                row.created_at = gsd_unix_now();
+                rc = gsd_store_results_put(w->st, &row, 1, NULL, 0, 0, 0, 0, &e);
+            }
+            if (rc == GS_OK)
+                reply_result(r, &row, st->spec.ret, x, a->pc->n, 0);
+            else
+                gsd_reply_gs_error(r, &e);
+            gsd_result_row_free(&row);
+        }
+    }
+    free(x);
+    gsd_registry_release(app->reg, a);
+    gsd_req_finish(r);
+    task_free(st);
+}
+
+static void solve_cancel(gsd_task *t)
+{
+    solve_task *st = (solve_task *)t;
+    gsd_reply_error(st->r, 503, "unavailable", "", "the server is shutting down");
+    gsd_req_finish(st->r);
+    task_free(st);
+}
+
+/* The warm-start result: must exist and belong to this assembly. 0 after answering. */
+static int load_warm(gsd_req *r, solve_task *st)
+{
+    if (!st->spec.warm[0])
+        return 1;
+    int found = 0;
+    gs_error e;
+    if (gsd_store_result_get(r->app->st, st->spec.warm, &st->warm, &found, &e)) {
+        gsd_api_store_error(r, &e);
+        return 0;
+    }
+    if (!found || strcmp(st->warm.assembly_id, st->asm_id)) {
+        gsd_reply_error(r, 422, "invalid", "warm_start", "no result %s on assembly %s",
+                        st->spec.warm, st->asm_id);
+        return 0;
+    }
+    return 1;
+}
+
+void gsd_h_solve(gsd_req *r)
+{
+    gsd_assembly_row row;
+    if (!gsd_api_assembly(r, &row) || !gsd_api_ready(r, &row))
+        return;
+    cJSON *obj = gsd_api_body(r);
+    if (!obj)
+        return;
+    solve_task *st = calloc(1, sizeof *st);
+    if (st)
+        st->g = malloc(sizeof(double) * (size_t)(row.m > 0 ? row.m : 1));
+    if (!st || !st->g) {
+        free(st);
+        cJSON_Delete(obj);
+        gsd_reply_error(r, 503, "nomem", "", "out of memory");
+        return;
+    }
+    st->app = r->app;
+    st->r = r;
+    st->m = row.m;
+    snprintf(st->asm_id, sizeof st->asm_id, "%.18s", row.id);
+    gs_error e;
+    int ok = parse_g(r, obj, row.m, st->g);
+    if (ok && gsd_spec_parse(obj, row.n_fast, row.m, 0, &st->spec, &e)) {
+        gsd_reply_gs_error(r, &e);
+        ok = 0;
+    }
+    cJSON_Delete(obj);
+    if (!ok || !load_warm(r, st)) {
+        task_free(st);
+        return;
+    }
+    /* fast path: factors in memory -> ask the cache on this thread (never
+     * wait for an entry a worker is loading or precomputing) */
+    gsd_asm *a = gsd_registry_acquire(r->app->reg, row.id);
+    if (a && pthread_mutex_trylock(&a->mu) == 0) {
+        int hit = 0;
+        if (a->pc && a->mdl) {
+            st->load = malloc(sizeof(double) * (size_t)row.m);
+            st->eq = malloc((size_t)row.m);
+            if (st->load && st->eq &&
+                gsd_spec_problem(&st->spec, a->mdl, st->load, st->eq, &e) == GS_OK) {
+                gsd_exec_in in = {.g = st->g, .load = st->load, .eq = st->eq,
+                                  .opts = &st->spec.opts};
+                char key[40];
+                gsd_exec_key(a, &in, key);
+                hit = try_cache(r->app, r->app->st, r, row.id, key, st->spec.ret);
+            } else {
+                free(st->load);
+                free(st->eq);
+                st->load = NULL;
+                st->eq = NULL;
+            }
+        }
+        pthread_mutex_unlock(&a->mu);
+        if (hit) {
+            gsd_registry_release(r->app->reg, a);
+            task_free(st);
+            return;
+        }
+    }
+    gsd_registry_release(r->app->reg, a);
+    st->t.run = solve_run;
+    st->t.cancel = solve_cancel;
+    gsd_req_suspend(r);
+    if (gsd_pool_submit(r->app->pool, &st->t, GSD_PRIO_INTERACTIVE) != 0)
+        solve_cancel(&st->t); /* answers 503 and resumes */
+}
+
+void gsd_h_result_get(gsd_req *r)
+{
+    if (!gsd_id_valid(r->id, 'r')) {
+        gsd_reply_error(r, 404, "not_found", "id", "no result %s", r->id);
+        return;
+    }
+    gsd_result_row row = {0};
+    int found = 0;
+    gs_error e;
+    if (gsd_store_result_get(r->app->st, r->id, &row, &found, &e)) {
+        gsd_api_store_error(r, &e);
+        return;
+    }
+    if (!found) {
+        gsd_reply_error(r, 404, "not_found", "id", "no result %s", r->id);
+        return;
+    }
+    reply_result(r, &row, GSD_RET_W | GSD_RET_LAMBDA | GSD_RET_KKT, NULL, 0, -1);
+    gsd_result_row_free(&row);
+}

@@ -1,0 +1,65 @@
+/*
+ * app.h -- the daemon's shared state and options.
+ *
+ * One gsd_app per process, created by gapsimd_main.c and passed to every
+ * module: options, the store connection used by connection threads, the
+ * assembly registry, the worker pool, the cloud jobs and the metrics.
+ * Threads: MHD connection threads (parse, validate, answer from the store or
+ * the cache), worker threads (precompute, solve), the main thread (signals).
+ */
+#ifndef GSD_APP_H
+#define GSD_APP_H
+
+#include <limits.h>
+#include <stdatomic.h>
+#include <stddef.h>
+
+#include "metrics.h"
+
+typedef struct gsd_store gsd_store;
+typedef struct gsd_registry gsd_registry;
+typedef struct gsd_pool gsd_pool;
+typedef struct gsd_jobs gsd_jobs;
+
+typedef struct {
+    char addr[64];        /* listen address (default 127.0.0.1) */
+    int port;             /* default 8600; 0 = any free port (printed) */
+    char data_dir[PATH_MAX]; /* database, models, factors, cloud inputs */
+    char web_dir[PATH_MAX];  /* static files of the web page ("" = none) */
+    int workers;          /* solver threads (default: online cores) */
+    int http_threads;     /* connection threads (default 2) */
+    size_t max_body;      /* bytes of one JSON body (default 256 MiB) */
+    size_t max_upload;    /* bytes of one upload (npy / multipart) (default 16 GiB) */
+    int max_m, max_n;     /* largest assembly accepted (default 20000 / 50000) */
+    int max_gaps;         /* largest cloud (default 1000000) */
+    int log_level;        /* 0 errors, 1 info (default), 2 debug */
+    int conn_timeout;     /* s, idle connection timeout (default 120) */
+} gsd_opts;
+
+typedef struct gsd_app {
+    gsd_opts o;
+    gsd_store *st;        /* connection for the HTTP threads (serialized inside) */
+    gsd_registry *reg;
+    gsd_pool *pool;
+    gsd_jobs *jobs;
+    gsd_metrics metrics;
+    struct MHD_Daemon *mhd;
+    atomic_int stopping;
+    double started;       /* unix time */
+} gsd_app;
+
+/* Log a line to stderr at a level (0 error, 1 info, 2 debug). */
+void gsd_log(const gsd_app *app, int level, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Paths inside the data directory. */
+void gsd_path_db(const gsd_app *app, char *out, size_t cap);
+void gsd_path_assembly(const gsd_app *app, const char *id, char *out, size_t cap);
+void gsd_path_job(const gsd_app *app, const char *id, char *out, size_t cap);
+void gsd_path_staging(const gsd_app *app, char *out, size_t cap); /* fresh unique name */
+/* Remove a file or directory tree (best effort). */
+void gsd_rmtree(const char *path);
+/* Create a directory and its parents; 0 on success. */
+int gsd_mkdirs(const char *path);
+
+#endif

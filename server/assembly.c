@@ -1,0 +1,340 @@
+/*
+ * assembly.c -- creating, precomputing, loading and deleting assemblies
+ * (see assembly.h).
+ */
+#define _GNU_SOURCE
+#include "assembly.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hash.h"
+#include "jobs.h"
+#include "precomp_io.h"
+
+void gsd_asm_limits(const gsd_app *app, gs_model_limits *lim)
+{
+    gs_model_limits_default(lim);
+    lim->max_pairs = app->o.max_m;
+    if ((size_t)app->o.max_n * (size_t)app->o.max_n < lim->max_block_elems)
+        lim->max_block_elems = (size_t)app->o.max_n * (size_t)app->o.max_n;
+}
+
+static void model_path(const gsd_app *app, const char *id, char *out, size_t cap)
+{
+    char dir[PATH_MAX];
+    gsd_path_assembly(app, id, dir, sizeof dir);
+    snprintf(out, cap, "%.*s/model.json", (int)(cap > 12 ? cap - 12 : 0), dir);
+}
+
+static void factor_path(const gsd_app *app, const char *id, char *out, size_t cap)
+{
+    char dir[PATH_MAX];
+    gsd_path_assembly(app, id, dir, sizeof dir);
+    snprintf(out, cap, "%.*s/factors.bin", (int)(cap > 13 ? cap - 13 : 0), dir);
+}
+
+void gsd_asm_row_json(const gsd_assembly_row *row, gsd_buf *b)
+{
+    gsd_buf_puts(b, "{\"id\":");
+    gsd_buf_json_str(b, row->id);
+    gsd_buf_puts(b, ",\"name\":");
+    gsd_buf_json_str(b, row->name);
+    gsd_buf_puts(b, ",\"joint\":");
+    gsd_buf_json_str(b, row->joint);
+    gsd_buf_puts(b, ",\"status\":");
+    gsd_buf_json_str(b, row->status);
+    gsd_buf_printf(b, ",\"n\":%d,\"m\":%d,\"n_parts\":%d,\"n_nodes\":%d,\"n_fasteners\":%d",
+                   row->n, row->m, row->n_parts, row->n_nodes, row->n_fast);
+    gsd_buf_puts(b, ",\"content_hash\":");
+    gsd_buf_json_str(b, row->content_hash);
+    gsd_buf_printf(b, ",\"created_at\":%.3f,\"ready_at\":", row->created_at);
+    if (row->ready_at > 0)
+        gsd_buf_printf(b, "%.3f", row->ready_at);
+    else
+        gsd_buf_puts(b, "null");
+    if (!strcmp(row->status, "ready")) {
+        const gs_precomp_times *t = &row->t;
+        gsd_buf_printf(b,
+                       ",\"precompute\":{\"times_s\":{\"factor_K\":%.6f,\"build_Q\":%.6f,"
+                       "\"loads\":%.6f,\"factor_Q\":%.6f,\"cond\":%.6f,\"total\":%.6f},"
+                       "\"cond_K\":",
+                       t->factor_K, t->build_Q, t->loads, t->factor_Q, t->cond, t->total);
+        gsd_buf_json_num(b, row->cond_K);
+        gsd_buf_puts(b, ",\"cond_Q\":");
+        gsd_buf_json_num(b, row->cond_Q);
+        gsd_buf_puts(b, "}");
+    }
+    if (!strcmp(row->status, "failed")) {
+        gsd_buf_puts(b, ",\"error\":{\"code\":");
+        gsd_buf_json_str(b, row->err_code);
+        gsd_buf_puts(b, ",\"message\":");
+        gsd_buf_json_str(b, row->err_msg);
+        gsd_buf_puts(b, ",\"field\":");
+        gsd_buf_json_str(b, row->err_field);
+        gsd_buf_puts(b, "}");
+    }
+    gsd_buf_puts(b, ",\"links\":{\"self\":\"/v1/assemblies/");
+    gsd_buf_puts(b, row->id);
+    gsd_buf_puts(b, "\",\"solve\":\"/v1/assemblies/");
+    gsd_buf_puts(b, row->id);
+    gsd_buf_puts(b, "/solve\",\"clouds\":\"/v1/assemblies/");
+    gsd_buf_puts(b, row->id);
+    gsd_buf_puts(b, "/clouds\"}}");
+}
+
+/* ---- precomputation task ----------------------------------------------------- */
+
+typedef struct {
+    gsd_task t;
+    gsd_app *app;
+    char id[GSD_ID_LEN];
+    gsd_req *waiter;
+} pre_task;
+
+static void answer_waiter(gsd_req *r, const gsd_assembly_row *row)
+{
+    if (!r)
+        return;
+    gsd_buf b = {0};
+    if (!strcmp(row->status, "failed")) {
+        gsd_buf_puts(&b, "{\"error\":{\"code\":");
+        gsd_buf_json_str(&b, row->err_code);
+        gsd_buf_puts(&b, ",\"message\":");
+        gsd_buf_json_str(&b, row->err_msg);
+        gsd_buf_puts(&b, ",\"field\":");
+        gsd_buf_json_str(&b, row->err_field);
+        gsd_buf_puts(&b, "},\"assembly\":");
+        gsd_asm_row_json(row, &b);
+        gsd_buf_puts(&b, "}");
+        gsd_reply_json(r, 422, &b);
+    } else {
+        gsd_asm_row_json(row, &b);
+        gsd_reply_json(r, 201, &b);
+    }
+    gsd_req_finish(r);
+}
+
+/* Build, save and install the factors of a (loaded) assembly; row updated. */
+static gs_err build_factors(gsd_app *app, gsd_asm *a, gsd_assembly_row *row, gs_error *err)
+{
+    gs_precomp *pc = NULL;
+    gs_err rc = gs_precomp_build(a->mdl, &pc, err);
+    if (rc)
+        return rc;
+    char path[PATH_MAX];
+    factor_path(app, a->id, path, sizeof path);
+    unsigned long long sum = 0;
+    rc = gs_precomp_save(pc, path, &sum, err);
+    if (rc) {
+        gs_precomp_free(pc);
+        return rc;
+    }
+    snprintf(row->factor_checksum, sizeof row->factor_checksum, "%016llx", sum);
+    row->t = pc->t;
+    row->cond_K = pc->cond_K;
+    row->cond_Q = pc->cond_Q;
+    a->pc = pc;
+    return GS_OK;
+}
+
+static gs_err load_model(const gsd_app *app, gsd_asm *a, gs_error *err)
+{
+    if (a->mdl)
+        return GS_OK;
+    char path[PATH_MAX];
+    model_path(app, a->id, path, sizeof path);
+    gs_model_limits lim;
+    gsd_asm_limits(app, &lim);
+    gs_err rc = gs_model_read_json(path, &lim, &a->mdl, err);
+    if (rc == GS_OK)
+        gs_model_hash(a->mdl, a->hash);
+    return rc;
+}
+
+static void pre_run(gsd_task *t, gsd_worker *w)
+{
+    pre_task *pt = (pre_task *)t;
+    gsd_app *app = pt->app;
+    gsd_assembly_row row;
+    int found = 0;
+    gs_error e = {0};
+    gsd_asm *a = gsd_registry_acquire(app->reg, pt->id);
+    gs_err rc = a ? gsd_store_assembly_get(w->st, pt->id, &row, &found, &e)
+                  : gs_errorf(&e, GS_ERR_NOMEM, "", "out of memory");
+    if (rc == GS_OK && found) {
+        pthread_mutex_lock(&a->mu);
+        rc = load_model(app, a, &e);
+        if (rc == GS_OK && !a->pc)
+            rc = build_factors(app, a, &row, &e);
+        pthread_mutex_unlock(&a->mu);
+        if (rc) {
+            snprintf(row.status, sizeof row.status, "failed");
+            snprintf(row.err_code, sizeof row.err_code, "%s", gs_err_name(e.code));
+            snprintf(row.err_field, sizeof row.err_field, "%s", e.field);
+            snprintf(row.err_msg, sizeof row.err_msg, "%s", e.msg);
+            gsd_log(app, 0, "assembly %s: precomputation failed: %s: %s", pt->id, e.field,
+                    e.msg);
+        } else {
+            snprintf(row.status, sizeof row.status, "ready");
+            row.ready_at = gsd_unix_now();
+            gsd_log(app, 1, "assembly %s ready: n %d, m %d, precomputed in %.2f s", pt->id,
+                    row.n, row.m, row.t.total);
+        }
+        gs_error ue;
+        if (gsd_store_assembly_update(w->st, &row, &ue))
+            gsd_log(app, 0, "assembly %s: cannot record the precomputation: %s", pt->id, ue.msg);
+        answer_waiter(pt->waiter, &row);
+    } else if (pt->waiter) {
+        gsd_reply_error(pt->waiter, 404, "not_found", "", "the assembly was deleted");
+        gsd_req_finish(pt->waiter);
+    }
+    gsd_registry_release(app->reg, a);
+    free(pt);
+}
+
+static void pre_cancel(gsd_task *t)
+{
+    pre_task *pt = (pre_task *)t;
+    if (pt->waiter) {
+        gsd_reply_error(pt->waiter, 503, "unavailable", "",
+                        "the server is shutting down; the precomputation resumes at restart");
+        gsd_req_finish(pt->waiter);
+    }
+    free(pt);
+}
+
+/* Queue the precomputation of an assembly. If the pool is stopping, the row
+ * stays "precomputing" and gsd_asm_resume queues it at the next start; the
+ * waiter (if any) is answered 503. */
+static gs_err queue_precompute(gsd_app *app, const char *id, gsd_req *waiter, gs_error *err)
+{
+    pre_task *pt = calloc(1, sizeof *pt);
+    if (!pt)
+        return gs_errorf(err, GS_ERR_NOMEM, "", "out of memory");
+    pt->t.run = pre_run;
+    pt->t.cancel = pre_cancel;
+    pt->t.exclusive = 1;
+    pt->app = app;
+    pt->waiter = waiter;
+    snprintf(pt->id, sizeof pt->id, "%s", id);
+    if (gsd_pool_submit(app->pool, &pt->t, GSD_PRIO_BACKGROUND) != 0)
+        pre_cancel(&pt->t);
+    return GS_OK;
+}
+
+gs_err gsd_asm_create(gsd_app *app, gs_model *mdl, gsd_assembly_row *row, gsd_req *waiter,
+                      gs_error *err)
+{
+    gsd_asm *a = gsd_registry_acquire(app->reg, row->id);
+    if (!a) {
+        gs_model_free(mdl);
+        return gs_errorf(err, GS_ERR_NOMEM, "", "out of memory");
+    }
+    gsd_asm_install(a, mdl, NULL);
+    pthread_mutex_lock(&a->mu);
+    snprintf(a->hash, sizeof a->hash, "%s", row->content_hash);
+    pthread_mutex_unlock(&a->mu);
+    snprintf(row->status, sizeof row->status, "precomputing");
+    row->created_at = gsd_unix_now();
+    gs_err rc = gsd_store_assembly_insert(app->st, row, err);
+    if (rc == GS_OK) {
+        atomic_fetch_add(&app->metrics.assemblies_created, 1);
+        if (waiter)
+            gsd_req_suspend(waiter);
+        rc = queue_precompute(app, row->id, waiter, err);
+        if (rc && waiter) { /* no memory for the task: answer here */
+            gsd_reply_gs_error(waiter, err);
+            gsd_req_finish(waiter);
+            rc = GS_OK;
+        }
+    }
+    gsd_registry_release(app->reg, a);
+    if (rc)
+        gsd_registry_drop(app->reg, row->id);
+    return rc;
+}
+
+gs_err gsd_asm_ensure(gsd_app *app, gsd_asm *a, gsd_store *st, gs_error *err)
+{
+    pthread_mutex_lock(&a->mu);
+    if (a->pc) {
+        pthread_mutex_unlock(&a->mu);
+        return GS_OK;
+    }
+    gsd_assembly_row row;
+    int found = 0;
+    gs_err rc = gsd_store_assembly_get(st, a->id, &row, &found, err);
+    if (rc == GS_OK && !found)
+        rc = gs_errorf(err, GS_ERR_INVALID, "assembly", "assembly %s was deleted", a->id);
+    if (rc == GS_OK && strcmp(row.status, "ready"))
+        rc = gs_errorf(err, GS_ERR_INVALID, "assembly", "assembly %s is %s, not ready", a->id,
+                       row.status);
+    if (rc == GS_OK)
+        rc = load_model(app, a, err);
+    if (rc == GS_OK) {
+        char path[PATH_MAX];
+        factor_path(app, a->id, path, sizeof path);
+        unsigned long long sum = strtoull(row.factor_checksum, NULL, 16);
+        gs_error le;
+        if (gs_precomp_load(a->mdl, path, sum ? sum : 1, &a->pc, &le) != GS_OK) {
+            gsd_log(app, 0, "assembly %s: factors unusable (%s); recomputing from the model",
+                    a->id, le.msg);
+            rc = build_factors(app, a, &row, err);
+            if (rc == GS_OK)
+                rc = gsd_store_assembly_update(st, &row, err);
+        } else {
+            gsd_log(app, 1, "assembly %s: factors loaded", a->id);
+        }
+    }
+    pthread_mutex_unlock(&a->mu);
+    return rc;
+}
+
+gs_err gsd_asm_resume(gsd_app *app, gs_error *err)
+{
+    gsd_assembly_row *rows = NULL;
+    int count = 0;
+    gs_err rc = gsd_store_assembly_list(app->st, &rows, &count, err);
+    for (int i = 0; rc == GS_OK && i < count; i++)
+        if (!strcmp(rows[i].status, "precomputing")) {
+            gsd_log(app, 1, "assembly %s: precomputation resumes", rows[i].id);
+            rc = queue_precompute(app, rows[i].id, NULL, err);
+        }
+    free(rows);
+    return rc;
+}
+
+gs_err gsd_asm_delete(gsd_app *app, const char *id, gs_error *err)
+{
+    gsd_jobs_cancel_assembly(app, id);
+    gsd_registry_drop(app->reg, id);
+    gsd_job_row *jobs = NULL;
+    int n_jobs = 0;
+    gs_err rc = gsd_store_job_list(app->st, id, NULL, &jobs, &n_jobs, err);
+    if (rc == GS_OK)
+        rc = gsd_store_assembly_delete(app->st, id, err);
+    char dir[PATH_MAX];
+    for (int i = 0; i < n_jobs; i++) {
+        if (rc == GS_OK) {
+            gsd_path_job(app, jobs[i].id, dir, sizeof dir);
+            gsd_rmtree(dir);
+        }
+        gsd_job_row_free(&jobs[i]);
+    }
+    free(jobs);
+    if (rc)
+        return rc;
+    gsd_path_assembly(app, id, dir, sizeof dir);
+    gsd_rmtree(dir);
+    return GS_OK;
+}
+
+gs_err gsd_asm_model(gsd_app *app, gsd_asm *a, gs_error *err)
+{
+    pthread_mutex_lock(&a->mu);
+    gs_err rc = load_model(app, a, err);
+    pthread_mutex_unlock(&a->mu);
+    return rc;
+}

@@ -1,0 +1,41 @@
+/*
+ * assembly.h -- the life of an assembly in the daemon.
+ *
+ * Owns: creating an assembly from an adopted upload directory (store row,
+ * registry entry, precompute task), the precomputation task (exclusive in
+ * the pool: all cores to OpenBLAS), saving and reloading the factors
+ * (data/assemblies/<id>/factors.bin with its checksum in the store; a missing
+ * or damaged file is recomputed from the stored model), deletion, restart
+ * of interrupted precomputations, and the JSON view of an assembly.
+ */
+#ifndef GSD_ASSEMBLY_H
+#define GSD_ASSEMBLY_H
+
+#include "http.h"
+#include "model_json.h"
+#include "pool.h"
+#include "registry.h"
+#include "store.h"
+
+/* Register a new assembly: mdl (validated, taken) whose files are already in
+ * data/assemblies/<row->id>/model.json; row filled by the caller with id,
+ * hash, name and sizes. Queues the precomputation; when it ends, waiter (a
+ * suspended request, or NULL) is answered with the assembly (201) or its
+ * error (422). */
+gs_err gsd_asm_create(gsd_app *app, gs_model *mdl, gsd_assembly_row *row, gsd_req *waiter,
+                      gs_error *err);
+/* Make a ready assembly usable on this thread: load the model and the
+ * factors if needed (or recompute them). st: the caller's connection. */
+gs_err gsd_asm_ensure(gsd_app *app, gsd_asm *a, gsd_store *st, gs_error *err);
+/* Load only the model (geometry queries), not the factors. */
+gs_err gsd_asm_model(gsd_app *app, gsd_asm *a, gs_error *err);
+/* Re-queue the precomputations a stop interrupted (at start). */
+gs_err gsd_asm_resume(gsd_app *app, gs_error *err);
+/* Cancel its jobs, forget it, delete rows and files. */
+gs_err gsd_asm_delete(gsd_app *app, const char *id, gs_error *err);
+/* JSON object of an assembly row. */
+void gsd_asm_row_json(const gsd_assembly_row *row, gsd_buf *b);
+/* Model limits of this daemon's options. */
+void gsd_asm_limits(const gsd_app *app, gs_model_limits *lim);
+
+#endif

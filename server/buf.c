@@ -1,0 +1,145 @@
+/*
+ * buf.c -- growable byte buffer and JSON writing (see buf.h).
+ */
+#include "buf.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void gsd_buf_free(gsd_buf *b)
+{
+    free(b->p);
+    memset(b, 0, sizeof *b);
+}
+
+char *gsd_buf_take(gsd_buf *b, size_t *len)
+{
+    if (b->oom || gsd_buf_reserve(b, 1) != 0) {
+        gsd_buf_free(b);
+        return NULL;
+    }
+    b->p[b->len] = '\0';
+    char *p = b->p;
+    if (len)
+        *len = b->len;
+    memset(b, 0, sizeof *b);
+    return p;
+}
+
+int gsd_buf_reserve(gsd_buf *b, size_t extra)
+{
+    if (b->oom)
+        return -1;
+    if (b->len + extra + 1 <= b->cap)
+        return 0;
+    size_t cap = b->cap ? b->cap : 256;
+    while (cap < b->len + extra + 1) {
+        if (cap > ((size_t)-1) / 2) {
+            b->oom = 1;
+            return -1;
+        }
+        cap *= 2;
+    }
+    char *p = realloc(b->p, cap);
+    if (!p) {
+        b->oom = 1;
+        return -1;
+    }
+    b->p = p;
+    b->cap = cap;
+    return 0;
+}
+
+void gsd_buf_add(gsd_buf *b, const void *data, size_t len)
+{
+    if (gsd_buf_reserve(b, len) != 0)
+        return;
+    memcpy(b->p + b->len, data, len);
+    b->len += len;
+}
+
+void gsd_buf_puts(gsd_buf *b, const char *s)
+{
+    gsd_buf_add(b, s, strlen(s));
+}
+
+void gsd_buf_printf(gsd_buf *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int need = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (need < 0 || gsd_buf_reserve(b, (size_t)need) != 0)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(b->p + b->len, (size_t)need + 1, fmt, ap);
+    va_end(ap);
+    b->len += (size_t)need;
+}
+
+void gsd_buf_json_str(gsd_buf *b, const char *s)
+{
+    static const char hex[] = "0123456789abcdef";
+    gsd_buf_add(b, "\"", 1);
+    for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
+        char esc[6] = {'\\', 0, 0, 0, 0, 0};
+        switch (*c) {
+        case '"': esc[1] = '"'; gsd_buf_add(b, esc, 2); break;
+        case '\\': esc[1] = '\\'; gsd_buf_add(b, esc, 2); break;
+        case '\n': esc[1] = 'n'; gsd_buf_add(b, esc, 2); break;
+        case '\r': esc[1] = 'r'; gsd_buf_add(b, esc, 2); break;
+        case '\t': esc[1] = 't'; gsd_buf_add(b, esc, 2); break;
+        default:
+            if (*c < 0x20) {
+                esc[1] = 'u';
+                esc[2] = '0';
+                esc[3] = '0';
+                esc[4] = hex[*c >> 4];
+                esc[5] = hex[*c & 15];
+                gsd_buf_add(b, esc, 6);
+            } else {
+                gsd_buf_add(b, c, 1);
+            }
+        }
+    }
+    gsd_buf_add(b, "\"", 1);
+}
+
+void gsd_buf_json_num(gsd_buf *b, double v)
+{
+    if (v == 0.0 && !signbit(v)) {
+        gsd_buf_add(b, "0", 1);
+        return;
+    }
+    if (!isfinite(v)) {
+        gsd_buf_add(b, "null", 4);
+        return;
+    }
+    if (gsd_buf_reserve(b, 32) != 0)
+        return;
+    int k = snprintf(b->p + b->len, 32, "%.17g", v);
+    if (k > 0 && k < 32)
+        b->len += (size_t)k;
+}
+
+void gsd_buf_json_nums(gsd_buf *b, const double *v, int n)
+{
+    gsd_buf_add(b, "[", 1);
+    for (int i = 0; i < n; i++) {
+        if (i)
+            gsd_buf_add(b, ",", 1);
+        gsd_buf_json_num(b, v[i]);
+    }
+    gsd_buf_add(b, "]", 1);
+}
+
+void gsd_buf_json_ints(gsd_buf *b, const int *v, int n)
+{
+    gsd_buf_add(b, "[", 1);
+    for (int i = 0; i < n; i++)
+        gsd_buf_printf(b, i ? ",%d" : "%d", v[i]);
+    gsd_buf_add(b, "]", 1);
+}

@@ -1,0 +1,108 @@
+/*
+ * exec.c -- one solve on a worker (see exec.h).
+ * Cost beyond the solve itself: O(m) to build the warm set and copy vectors.
+ */
+#include "exec.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hash.h"
+
+void gsd_exec_key(const gsd_asm *a, const gsd_exec_in *in, char key[40])
+{
+    char k[GS_HASH_HEX];
+    gs_solve_key(a->hash, a->pc->m, in->load, in->eq, in->g, in->opts->tol, k);
+    snprintf(key, 40, "%s", k);
+}
+
+static gs_err warm_from(const gsd_result_row *r, int m, gs_warm *wm, int **act, gs_error *err)
+{
+    *act = NULL;
+    if (!r || !r->lam || r->m != m)
+        return GS_OK;
+    int cnt = 0;
+    for (int i = 0; i < m; i++)
+        cnt += r->lam[i] != 0.0;
+    *act = malloc(sizeof(int) * (size_t)(cnt > 0 ? cnt : 1));
+    if (!*act)
+        return gs_errorf(err, GS_ERR_NOMEM, "warm_start", "out of memory");
+    cnt = 0;
+    for (int i = 0; i < m; i++)
+        if (r->lam[i] != 0.0)
+            (*act)[cnt++] = i;
+    wm->n_act = cnt;
+    wm->act = *act;
+    wm->lam = r->lam;
+    return GS_OK;
+}
+
+gs_err gsd_exec_solve(gsd_worker *w, gsd_asm *a, const gsd_exec_in *in, gsd_result_row *out,
+                      gs_error *err)
+{
+    int m = a->pc->m;
+    gs_solver *sv = gsd_asm_solver(a, w->idx, err);
+    if (!sv)
+        return err ? err->code : GS_ERR_NOMEM;
+    out->m = m;
+    out->w = malloc(sizeof(double) * (size_t)m);
+    out->lam = malloc(sizeof(double) * (size_t)m);
+    if (!out->w || !out->lam) {
+        gsd_result_row_free(out);
+        return gs_errorf(err, GS_ERR_NOMEM, "", "out of memory");
+    }
+    gs_solve_opts o = *in->opts;
+    gs_warm wm = {0};
+    int *act = NULL;
+    gs_err rc = warm_from(in->warm, m, &wm, &act, err);
+    if (rc) {
+        gsd_result_row_free(out);
+        return rc;
+    }
+    o.warm = in->warm && in->warm->lam ? &wm : NULL;
+    o.want_x = in->x != NULL;
+    gs_problem pb = {.pc = a->pc, .g = in->g, .load = in->load, .eq = in->eq};
+    gs_solve_info info;
+    rc = gs_solve(sv, &pb, &o, out->lam, out->w, in->x, &info, err);
+    free(act);
+    if (rc) {
+        gsd_result_row_free(out);
+        return rc;
+    }
+    snprintf(out->status, sizeof out->status, "%s", gs_status_name(info.status));
+    snprintf(out->method, sizeof out->method, "%s", gs_method_name(info.method));
+    snprintf(out->form, sizeof out->form, "%s", gs_form_name(info.form));
+    out->auto_chosen = info.auto_chosen;
+    out->warm_used = info.warm_used;
+    out->n_act = info.n_act;
+    out->iterations = info.iterations;
+    out->cg_iterations = info.cg_iterations;
+    out->time = info.time;
+    out->kkt[0] = info.kkt.primal_infeas;
+    out->kkt[1] = info.kkt.dual_infeas;
+    out->kkt[2] = info.kkt.complementarity;
+    out->kkt[3] = info.kkt.stationarity;
+    out->kkt[4] = info.kkt.gap;
+    out->kkt[5] = info.kkt.obj_primal;
+    out->kkt_pass = gs_kkt_pass(&info.kkt, o.tol);
+    gsd_metrics_solve(&w->app->metrics, info.method, info.status, info.time);
+    return GS_OK;
+}
+
+gs_err gsd_exec_copy(const gsd_result_row *src, gsd_result_row *dst, gs_error *err)
+{
+    *dst = *src;
+    dst->w = dst->lam = NULL;
+    size_t bytes = sizeof(double) * (size_t)src->m;
+    if (src->w && (dst->w = malloc(bytes)) != NULL)
+        memcpy(dst->w, src->w, bytes);
+    if (src->lam && (dst->lam = malloc(bytes)) != NULL)
+        memcpy(dst->lam, src->lam, bytes);
+    if ((src->w && !dst->w) || (src->lam && !dst->lam)) {
+        gsd_result_row_free(dst);
+        return gs_errorf(err, GS_ERR_NOMEM, "", "out of memory");
+    }
+    gsd_new_id('r', dst->id);
+    return GS_OK;
+}

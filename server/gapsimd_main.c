@@ -1,0 +1,196 @@
+/*
+ * gapsimd_main.c -- the gapsim daemon: options, start-up, signals, shutdown.
+ *
+ * Start-up order: data directory (created; staging cleared), store (schema
+ * migrated), registry, jobs, worker pool, interrupted precomputations and
+ * cloud jobs re-queued, HTTP last. Shutdown on SIGINT / SIGTERM: refuse new
+ * requests, answer queued interactive work 503, let running chunks and
+ * precomputations finish and store their results (unfinished jobs stay
+ * "running" in the store and resume at the next start), stop HTTP.
+ */
+#define _GNU_SOURCE
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "app.h"
+#include "assembly.h"
+#include "http.h"
+#include "ids.h"
+#include "jobs.h"
+#include "linalg.h"
+#include "pool.h"
+#include "registry.h"
+#include "store.h"
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: gapsimd [options]\n"
+            "Serve gapsim's REST API (docs/api.md): assemblies, solves, gap clouds.\n\n"
+            "  --addr A          listen address (default 127.0.0.1)\n"
+            "  --port P          TCP port (default 8600; 0 = any free port)\n"
+            "  --data-dir D      database, models, factors, cloud inputs (default ./gapsim-data)\n"
+            "  --web-dir D       static files of the web page (default: the source tree's\n"
+            "                    clients/web; \"\" disables)\n"
+            "  --workers N       solver threads (default: online cores)\n"
+            "  --http-threads N  connection threads (default 2)\n"
+            "  --max-body B      largest JSON body in bytes (default 268435456)\n"
+            "  --max-upload B    largest .npy / multipart upload in bytes (default 17179869184)\n"
+            "  --max-m M         most contact pairs per assembly (default 20000)\n"
+            "  --max-n N         most unknowns per assembly (default 50000)\n"
+            "  --max-gaps K      most gaps per cloud (default 1000000)\n"
+            "  --timeout S       idle connection timeout in seconds (default 120)\n"
+            "  --log-level L     0 errors, 1 info (default), 2 debug (every request)\n"
+            "  --help            this text\n"
+            "On start it prints \"gapsimd: listening on http://ADDR:PORT\" to stdout.\n");
+}
+
+static int parse_long(const char *s, long lo, long hi, long *out)
+{
+    char *end = NULL;
+    long v = strtol(s, &end, 10);
+    if (!*s || *end || v < lo || v > hi)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static int parse_opts(int argc, char **argv, gsd_opts *o)
+{
+    static const struct option lo[] = {
+        {"addr", 1, 0, 'a'},      {"port", 1, 0, 'p'},       {"data-dir", 1, 0, 'd'},
+        {"web-dir", 1, 0, 'W'},   {"workers", 1, 0, 'w'},    {"http-threads", 1, 0, 't'},
+        {"max-body", 1, 0, 'b'},  {"max-upload", 1, 0, 'u'}, {"max-m", 1, 0, 'm'},
+        {"max-n", 1, 0, 'n'},     {"max-gaps", 1, 0, 'k'},   {"timeout", 1, 0, 'T'},
+        {"log-level", 1, 0, 'l'}, {"help", 0, 0, 'h'},       {0, 0, 0, 0}};
+    memset(o, 0, sizeof *o);
+    snprintf(o->addr, sizeof o->addr, "127.0.0.1");
+    o->port = 8600;
+    snprintf(o->data_dir, sizeof o->data_dir, "gapsim-data");
+    snprintf(o->web_dir, sizeof o->web_dir, "%s", GAPSIM_WEB_DIR);
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    o->workers = cores > 0 ? (int)cores : 1;
+    o->http_threads = 2;
+    o->max_body = (size_t)256 << 20;
+    o->max_upload = (size_t)16 << 30;
+    o->max_m = 20000;
+    o->max_n = 50000;
+    o->max_gaps = 1000000;
+    o->log_level = 1;
+    o->conn_timeout = 120;
+    int c;
+    while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+        long v = 0;
+        int bad = 0;
+        switch (c) {
+        case 'a': bad = snprintf(o->addr, sizeof o->addr, "%s", optarg) >= (int)sizeof o->addr; break;
+        case 'd': bad = snprintf(o->data_dir, sizeof o->data_dir, "%s", optarg) >= (int)sizeof o->data_dir; break;
+        case 'W': bad = snprintf(o->web_dir, sizeof o->web_dir, "%s", optarg) >= (int)sizeof o->web_dir; break;
+        case 'p': bad = parse_long(optarg, 0, 65535, &v); o->port = (int)v; break;
+        case 'w': bad = parse_long(optarg, 1, 256, &v); o->workers = (int)v; break;
+        case 't': bad = parse_long(optarg, 1, 64, &v); o->http_threads = (int)v; break;
+        case 'b': bad = parse_long(optarg, 1024, (long)1 << 40, &v); o->max_body = (size_t)v; break;
+        case 'u': bad = parse_long(optarg, 1024, (long)1 << 50, &v); o->max_upload = (size_t)v; break;
+        case 'm': bad = parse_long(optarg, 1, 1000000, &v); o->max_m = (int)v; break;
+        case 'n': bad = parse_long(optarg, 1, 10000000, &v); o->max_n = (int)v; break;
+        case 'k': bad = parse_long(optarg, 1, 100000000, &v); o->max_gaps = (int)v; break;
+        case 'T': bad = parse_long(optarg, 1, 86400, &v); o->conn_timeout = (int)v; break;
+        case 'l': bad = parse_long(optarg, 0, 2, &v); o->log_level = (int)v; break;
+        case 'h': usage(stdout); exit(0);
+        default: usage(stderr); return -1;
+        }
+        if (bad) {
+            fprintf(stderr, "gapsimd: invalid value for --%s: %s\n", lo[0].name ? "option" : "",
+                    optarg);
+            for (int i = 0; lo[i].name; i++)
+                if (lo[i].val == c)
+                    fprintf(stderr, "gapsimd: (--%s)\n", lo[i].name);
+            return -1;
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "gapsimd: unexpected argument: %s\n", argv[optind]);
+        return -1;
+    }
+    return 0;
+}
+
+static int prepare_dirs(gsd_app *app)
+{
+    static const char *const sub[] = {"", "/assemblies", "/jobs", "/staging"};
+    char path[PATH_MAX + 16];
+    for (int i = 0; i < 4; i++) {
+        snprintf(path, sizeof path, "%s%s", app->o.data_dir, sub[i]);
+        if (gsd_mkdirs(path) != 0) {
+            fprintf(stderr, "gapsimd: cannot create %s\n", path);
+            return -1;
+        }
+    }
+    /* uploads interrupted by a stop are incomplete: drop them */
+    snprintf(path, sizeof path, "%s/staging", app->o.data_dir);
+    gsd_rmtree(path);
+    return gsd_mkdirs(path);
+}
+
+int main(int argc, char **argv)
+{
+    static gsd_app app;
+    if (parse_opts(argc, argv, &app.o) != 0)
+        return 2;
+    app.started = gsd_unix_now();
+    signal(SIGPIPE, SIG_IGN);
+    sigset_t sigs;
+    sigemptyset(&sigs);
+    sigaddset(&sigs, SIGINT);
+    sigaddset(&sigs, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &sigs, NULL); /* every thread inherits: main waits for them */
+    if (prepare_dirs(&app) != 0)
+        return 1;
+    char db[PATH_MAX + 16];
+    gsd_path_db(&app, db, sizeof db);
+    gs_error e = {0};
+    gs_err rc = gsd_store_open(db, &app.st, &e);
+    if (!rc && !(app.reg = gsd_registry_new(app.o.workers)))
+        rc = gs_errorf(&e, GS_ERR_NOMEM, "", "out of memory");
+    if (!rc)
+        rc = gsd_jobs_new(&app, &e);
+    if (!rc)
+        rc = gsd_pool_start(&app, &e);
+    if (!rc)
+        rc = gsd_asm_resume(&app, &e);
+    if (!rc)
+        rc = gsd_jobs_resume(&app, &e);
+    if (!rc) {
+        rc = gsd_http_start(&app, &e);
+        gsd_pool_notify(app.pool);
+    }
+    if (rc) {
+        fprintf(stderr, "gapsimd: %s%s%s\n", e.field, e.field[0] ? ": " : "", e.msg);
+        atomic_store(&app.stopping, 1);
+        gsd_pool_stop(app.pool);
+        gsd_jobs_free(app.jobs);
+        gsd_registry_free(app.reg);
+        gsd_store_close(app.st);
+        return 1;
+    }
+    printf("gapsimd: listening on http://%s:%d (data %s, %d workers)\n", app.o.addr,
+           gsd_http_port(&app), app.o.data_dir, app.o.workers);
+    fflush(stdout);
+    int sig = 0;
+    sigwait(&sigs, &sig);
+    gsd_log(&app, 1, "signal %d: stopping (running work finishes and is stored)", sig);
+    atomic_store(&app.stopping, 1);
+    gsd_pool_stop(app.pool);
+    app.pool = NULL;
+    gsd_http_stop(&app);
+    gsd_jobs_free(app.jobs);
+    gsd_registry_free(app.reg);
+    gsd_store_checkpoint(app.st, NULL);
+    gsd_store_close(app.st);
+    gsd_log(&app, 1, "stopped");
+    return 0;
+}

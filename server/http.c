@@ -1,0 +1,546 @@
+/*
+ * http.c -- libmicrohttpd wiring, bodies, routing and responses (see http.h).
+ */
+#define _GNU_SOURCE
+#include "http.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "linalg.h"
+
+static atomic_int live_requests;
+
+/* ---- responses ------------------------------------------------------------ */
+
+static void set_response(gsd_req *r, unsigned code, struct MHD_Response *resp)
+{
+    if (r->resp)
+        MHD_destroy_response(r->resp);
+    r->resp = resp;
+    r->code = code;
+}
+
+void gsd_reply(gsd_req *r, unsigned code, const char *content_type, gsd_buf *b)
+{
+    size_t len = 0;
+    char *p = gsd_buf_take(b, &len);
+    if (!p) {
+        static const char oom[] =
+            "{\"error\":{\"code\":\"nomem\",\"message\":\"out of memory\",\"field\":\"\"}}\n";
+        struct MHD_Response *resp =
+            MHD_create_response_from_buffer(sizeof oom - 1, (void *)oom, MHD_RESPMEM_PERSISTENT);
+        if (resp)
+            MHD_add_response_header(resp, "Content-Type", "application/json");
+        set_response(r, 500, resp);
+        return;
+    }
+    struct MHD_Response *resp =
+        MHD_create_response_from_buffer(len, p, MHD_RESPMEM_MUST_FREE);
+    if (!resp) {
+        free(p);
+        set_response(r, 500, NULL);
+        return;
+    }
+    MHD_add_response_header(resp, "Content-Type", content_type);
+    set_response(r, code, resp);
+}
+
+void gsd_reply_json(gsd_req *r, unsigned code, gsd_buf *b)
+{
+    gsd_buf_add(b, "\n", 1);
+    gsd_reply(r, code, "application/json", b);
+}
+
+static void reply_error_v(gsd_req *r, unsigned code, const char *ecode, const char *field,
+                          const char *msg)
+{
+    gsd_buf b = {0};
+    gsd_buf_puts(&b, "{\"error\":{\"code\":");
+    gsd_buf_json_str(&b, ecode);
+    gsd_buf_puts(&b, ",\"message\":");
+    gsd_buf_json_str(&b, msg);
+    gsd_buf_puts(&b, ",\"field\":");
+    gsd_buf_json_str(&b, field ? field : "");
+    gsd_buf_puts(&b, "}}");
+    gsd_reply_json(r, code, &b);
+}
+
+void gsd_reply_error(gsd_req *r, unsigned code, const char *ecode, const char *field,
+                     const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    reply_error_v(r, code, ecode, field, msg);
+}
+
+unsigned gsd_http_status(gs_err code)
+{
+    switch (code) {
+    case GS_OK: return 200;
+    case GS_ERR_NOMEM: return 503;
+    case GS_ERR_IO: return 500;
+    case GS_ERR_FORMAT: return 400;
+    case GS_ERR_LIMIT: return 413;
+    case GS_ERR_UNSUPPORTED: return 415;
+    default: return 422; /* well-formed, but the values are wrong */
+    }
+}
+
+void gsd_reply_gs_error_code(gsd_req *r, unsigned code, const gs_error *e)
+{
+    reply_error_v(r, code, gs_err_name(e->code), e->field, e->msg[0] ? e->msg : gs_err_str(e->code));
+}
+
+void gsd_reply_gs_error(gsd_req *r, const gs_error *e)
+{
+    gsd_reply_gs_error_code(r, gsd_http_status(e->code), e);
+}
+
+void gsd_reply_stream(gsd_req *r, unsigned code, const char *content_type, uint64_t size,
+                      MHD_ContentReaderCallback cb, void *cls, MHD_ContentReaderFreeCallback fr)
+{
+    struct MHD_Response *resp = MHD_create_response_from_callback(size, 256 * 1024, cb, cls, fr);
+    if (!resp) {
+        if (fr)
+            fr(cls);
+        gsd_reply_error(r, 503, "nomem", "", "out of memory");
+        return;
+    }
+    MHD_add_response_header(resp, "Content-Type", content_type);
+    set_response(r, code, resp);
+}
+
+/* ---- suspend / resume ----------------------------------------------------- */
+
+void gsd_req_suspend(gsd_req *r)
+{
+    r->suspended = 1;
+    MHD_suspend_connection(r->conn);
+}
+
+void gsd_req_finish(gsd_req *r)
+{
+    atomic_store(&r->finished, 1);
+    MHD_resume_connection(r->conn);
+}
+
+/* ---- lookups -------------------------------------------------------------- */
+
+const char *gsd_query(gsd_req *r, const char *key)
+{
+    return MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, key);
+}
+
+const char *gsd_header(gsd_req *r, const char *key)
+{
+    return MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, key);
+}
+
+/* ---- routing -------------------------------------------------------------- */
+
+/* Match url against pattern; "{id}" takes one segment (into id), a trailing
+ * "*" the rest (into rest). O(length of the url). */
+static int match(const char *pattern, const char *url, char id[GSD_ID_LEN], char rest[256])
+{
+    const char *p = pattern, *u = url;
+    while (*p) {
+        if (*p == '*') {
+            if (strlen(u) >= 256)
+                return 0;
+            snprintf(rest, 256, "%s", u);
+            return 1;
+        }
+        if (!strncmp(p, "{id}", 4)) {
+            const char *end = strchr(u, '/');
+            size_t len = end ? (size_t)(end - u) : strlen(u);
+            if (len == 0)
+                return 0;
+            if (len < GSD_ID_LEN) {
+                memcpy(id, u, len);
+                id[len] = '\0';
+            } else {
+                snprintf(id, GSD_ID_LEN, "?"); /* cannot be an id: the handler answers 404 */
+            }
+            u += end ? (size_t)(end - u) : strlen(u);
+            p += 4;
+            continue;
+        }
+        if (*p != *u)
+            return 0;
+        p++;
+        u++;
+    }
+    return *u == '\0';
+}
+
+/* The route of the request; 0 found, 404 unknown path, 405 wrong method. */
+static unsigned route(gsd_req *r)
+{
+    int path_known = 0;
+    for (int i = 0; i < gsd_n_routes; i++) {
+        char id[GSD_ID_LEN] = "", rest[256] = "";
+        if (!match(gsd_routes[i].pattern, r->url, id, rest))
+            continue;
+        path_known = 1;
+        if (strcmp(gsd_routes[i].method, r->method))
+            continue;
+        r->route = &gsd_routes[i];
+        memcpy(r->id, id, sizeof r->id);
+        memcpy(r->rest, rest, sizeof r->rest);
+        return 0;
+    }
+    return path_known ? 405 : 404;
+}
+
+/* ---- bodies --------------------------------------------------------------- */
+
+static int content_type_is(const char *ct, const char *what)
+{
+    size_t n = strlen(what);
+    return ct && !strncasecmp(ct, what, n) && (ct[n] == '\0' || ct[n] == ';' || ct[n] == ' ');
+}
+
+static void fail_body(gsd_req *r, unsigned code, const char *ecode, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void fail_body(gsd_req *r, unsigned code, const char *ecode, const char *fmt, ...)
+{
+    char msg[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (!r->failed)
+        reply_error_v(r, code, ecode, "body", msg);
+    r->failed = 1;
+}
+
+static int write_all(int fd, const char *p, size_t len)
+{
+    while (len) {
+        ssize_t k = write(fd, p, len);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            return -1;
+        p += k;
+        len -= (size_t)k;
+    }
+    return 0;
+}
+
+/* A multipart part name usable as a file name: no path, no leading dot. */
+static int safe_name(const char *s)
+{
+    if (!s || !*s || s[0] == '.' || strlen(s) >= 128)
+        return 0;
+    for (const char *c = s; *c; c++)
+        if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
+              *c == '.' || *c == '_' || *c == '-'))
+            return 0;
+    return 1;
+}
+
+static enum MHD_Result mp_iter(void *cls, enum MHD_ValueKind kind, const char *key,
+                               const char *filename, const char *content_type,
+                               const char *transfer_encoding, const char *data, uint64_t off,
+                               size_t size)
+{
+    gsd_req *r = cls;
+    if (r->failed)
+        return MHD_YES;
+    if (key && !strcmp(key, "model")) {
+        if (r->body.len + size > r->app->o.max_body) {
+            fail_body(r, 413, "limit", "the model part exceeds max_body (%zu bytes)",
+                      r->app->o.max_body);
+            return MHD_YES;
+        }
+        gsd_buf_add(&r->body, data, size);
+        return MHD_YES;
+    }
+    const char *name = filename ? strrchr(filename, '/') : NULL;
+    name = name ? name + 1 : (filename ? filename : key);
+    if (!safe_name(name)) {
+        fail_body(r, 400, "invalid",
+                  "upload part \"%s\": file names may use letters, digits, '.', '_', '-' only",
+                  name ? name : "");
+        return MHD_YES;
+    }
+    if (off == 0 || strcmp(name, r->part_name)) {
+        if (r->fd >= 0)
+            close(r->fd);
+        r->fd = -1;
+        char path[PATH_MAX + 160];
+        snprintf(path, sizeof path, "%s/%s", r->stage_dir, name);
+        r->fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+        if (r->fd < 0) {
+            if (errno == EEXIST)
+                fail_body(r, 400, "duplicate", "upload part \"%s\" appears twice", name);
+            else
+                fail_body(r, 500, "io", "cannot stage upload part \"%s\": %s", name,
+                          strerror(errno));
+            return MHD_YES;
+        }
+        snprintf(r->part_name, sizeof r->part_name, "%s", name);
+        r->n_parts++;
+    }
+    if (size && write_all(r->fd, data, size) != 0)
+        fail_body(r, 500, "io", "cannot write upload part \"%s\": %s", name, strerror(errno));
+    return MHD_YES;
+}
+
+/* First call: decide how the body is received, or answer 413 / 415 now. */
+static void body_begin(gsd_req *r)
+{
+    const char *ct = gsd_header(r, MHD_HTTP_HEADER_CONTENT_TYPE);
+    const char *cl = gsd_header(r, MHD_HTTP_HEADER_CONTENT_LENGTH);
+    const char *te = gsd_header(r, MHD_HTTP_HEADER_TRANSFER_ENCODING);
+    unsigned long long len = cl ? strtoull(cl, NULL, 10) : 0;
+    int has_body = (cl && len > 0) || te;
+    unsigned ok = r->route->bodies;
+    if (!has_body) {
+        r->body_kind = GSD_BODY_NONE;
+        return;
+    }
+    if (!ok) {
+        fail_body(r, 415, "unsupported", "%s %s takes no request body", r->method, r->url);
+        return;
+    }
+    int kind = content_type_is(ct, "application/json")       ? GSD_BODY_JSON
+               : content_type_is(ct, "application/x-npy")    ? GSD_BODY_NPY
+               : content_type_is(ct, "application/octet-stream") ? GSD_BODY_NPY
+               : content_type_is(ct, "multipart/form-data")  ? GSD_BODY_MULTIPART
+                                                             : -1;
+    if (kind < 0 || !(ok & (1u << kind))) {
+        fail_body(r, 415, "unsupported", "Content-Type \"%s\" is not accepted here; use %s%s%s",
+                  ct ? ct : "(none)", (ok & (1u << GSD_BODY_JSON)) ? "application/json" : "",
+                  (ok & (1u << GSD_BODY_NPY)) ? ", application/x-npy" : "",
+                  (ok & (1u << GSD_BODY_MULTIPART)) ? ", multipart/form-data" : "");
+        return;
+    }
+    size_t cap = kind == GSD_BODY_JSON ? r->app->o.max_body : r->app->o.max_upload;
+    if (cl && len > cap) {
+        fail_body(r, 413, "limit", "the body has %llu bytes, more than the limit of %zu", len,
+                  cap);
+        return;
+    }
+    r->body_kind = kind;
+    if (kind == GSD_BODY_NPY) {
+        gsd_path_staging(r->app, r->file_path, sizeof r->file_path);
+        r->fd = open(r->file_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+        if (r->fd < 0) {
+            r->file_path[0] = '\0';
+            fail_body(r, 500, "io", "cannot stage the upload: %s", strerror(errno));
+        }
+    } else if (kind == GSD_BODY_MULTIPART) {
+        gsd_path_staging(r->app, r->stage_dir, sizeof r->stage_dir);
+        if (mkdir(r->stage_dir, 0755) != 0) {
+            r->stage_dir[0] = '\0';
+            fail_body(r, 500, "io", "cannot stage the upload: %s", strerror(errno));
+            return;
+        }
+        r->pp = MHD_create_post_processor(r->conn, 256 * 1024, mp_iter, r);
+        if (!r->pp)
+            fail_body(r, 400, "format", "malformed multipart/form-data header (boundary?)");
+    }
+}
+
+static void body_chunk(gsd_req *r, const char *data, size_t size)
+{
+    r->received += size;
+    if (r->failed)
+        return;
+    size_t cap = r->body_kind == GSD_BODY_JSON ? r->app->o.max_body : r->app->o.max_upload;
+    if (r->received > cap) {
+        fail_body(r, 413, "limit", "the body exceeds the limit of %zu bytes", cap);
+        return;
+    }
+    switch (r->body_kind) {
+    case GSD_BODY_JSON: gsd_buf_add(&r->body, data, size); break;
+    case GSD_BODY_NPY:
+        if (write_all(r->fd, data, size) != 0)
+            fail_body(r, 500, "io", "cannot write the upload: %s", strerror(errno));
+        break;
+    case GSD_BODY_MULTIPART:
+        if (MHD_post_process(r->pp, data, size) != MHD_YES)
+            fail_body(r, 400, "format", "malformed multipart/form-data body");
+        break;
+    default: fail_body(r, 415, "unsupported", "unexpected request body"); break;
+    }
+    if (r->body.oom)
+        fail_body(r, 503, "nomem", "out of memory while receiving the body");
+}
+
+static void body_end(gsd_req *r)
+{
+    if (r->pp) {
+        MHD_destroy_post_processor(r->pp);
+        r->pp = NULL;
+    }
+    if (r->fd >= 0) {
+        if (fsync(r->fd) != 0 && !r->failed)
+            fail_body(r, 500, "io", "cannot store the upload: %s", strerror(errno));
+        close(r->fd);
+        r->fd = -1;
+    }
+}
+
+/* ---- the access handler ------------------------------------------------- */
+
+static enum MHD_Result queue(gsd_req *r)
+{
+    if (!r->resp) {
+        gsd_reply_error(r, 500, "internal", "", "no response was produced");
+        if (!r->resp)
+            return MHD_NO;
+    }
+    gsd_metrics_http(&r->app->metrics, r->code);
+    gsd_log(r->app, 2, "%s %s -> %u (%.2f ms)", r->method, r->url, r->code,
+            1e3 * (gs_now() - r->t0));
+    enum MHD_Result ok = MHD_queue_response(r->conn, r->code, r->resp);
+    MHD_destroy_response(r->resp);
+    r->resp = NULL;
+    return ok;
+}
+
+static enum MHD_Result access_cb(void *cls, struct MHD_Connection *conn, const char *url,
+                                 const char *method, const char *version,
+                                 const char *upload_data, size_t *upload_data_size,
+                                 void **con_cls)
+{
+    gsd_app *app = cls;
+    gsd_req *r = *con_cls;
+    if (!r) {
+        r = calloc(1, sizeof *r);
+        if (!r)
+            return MHD_NO;
+        atomic_fetch_add(&live_requests, 1);
+        r->app = app;
+        r->conn = conn;
+        r->url = url;
+        r->method = method;
+        r->fd = -1;
+        r->t0 = gs_now();
+        *con_cls = r;
+        unsigned code = route(r);
+        if (code == 404) {
+            gsd_reply_error(r, 404, "not_found", "", "no such endpoint: %s", url);
+            return queue(r);
+        }
+        if (code == 405) {
+            gsd_reply_error(r, 405, "method_not_allowed", "", "%s is not allowed on %s", method,
+                            url);
+            return queue(r);
+        }
+        if (atomic_load(&app->stopping)) {
+            gsd_reply_error(r, 503, "unavailable", "", "the server is shutting down");
+            return queue(r);
+        }
+        body_begin(r);
+        if (r->failed)
+            return queue(r); /* 413 / 415 before reading the body */
+        return MHD_YES;
+    }
+    if (r->suspended) {
+        /* resumed by a worker */
+        if (!atomic_load(&r->finished))
+            return MHD_YES;
+        r->suspended = 0;
+        return queue(r);
+    }
+    if (*upload_data_size) {
+        body_chunk(r, upload_data, *upload_data_size);
+        *upload_data_size = 0;
+        return MHD_YES;
+    }
+    body_end(r);
+    if (!r->failed)
+        r->route->handler(r);
+    if (r->suspended)
+        return MHD_YES;
+    return queue(r);
+}
+
+static void completed_cb(void *cls, struct MHD_Connection *conn, void **con_cls,
+                         enum MHD_RequestTerminationCode toe)
+{
+    gsd_req *r = *con_cls;
+    if (!r)
+        return;
+    if (r->pp)
+        MHD_destroy_post_processor(r->pp);
+    if (r->fd >= 0)
+        close(r->fd);
+    if (r->file_path[0])
+        unlink(r->file_path);
+    if (r->stage_dir[0])
+        gsd_rmtree(r->stage_dir); /* staged parts no handler adopted */
+    if (r->resp)
+        MHD_destroy_response(r->resp);
+    if (r->ctx_free)
+        r->ctx_free(r->ctx);
+    gsd_buf_free(&r->body);
+    free(r);
+    *con_cls = NULL;
+    atomic_fetch_sub(&live_requests, 1);
+}
+
+static void mhd_log(void *cls, const char *fmt, va_list ap)
+{
+    const gsd_app *app = cls;
+    if (app->o.log_level >= 1) {
+        fputs("gapsimd: mhd: ", stderr);
+        vfprintf(stderr, fmt, ap);
+    }
+}
+
+gs_err gsd_http_start(gsd_app *app, gs_error *err)
+{
+    struct sockaddr_in sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sin_family = AF_INET;
+    sa.sin_port = htons((uint16_t)app->o.port);
+    if (inet_pton(AF_INET, app->o.addr, &sa.sin_addr) != 1)
+        return gs_errorf(err, GS_ERR_INVALID, "addr", "not an IPv4 address: %s", app->o.addr);
+    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME |
+                     MHD_USE_ERROR_LOG;
+    app->mhd = MHD_start_daemon(
+        flags, (uint16_t)app->o.port, NULL, NULL, access_cb, app, MHD_OPTION_SOCK_ADDR, &sa,
+        MHD_OPTION_THREAD_POOL_SIZE, (unsigned)app->o.http_threads,
+        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)app->o.conn_timeout,
+        MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(512 * 1024),
+        MHD_OPTION_NOTIFY_COMPLETED, completed_cb, app, MHD_OPTION_EXTERNAL_LOGGER, mhd_log, app,
+        MHD_OPTION_END);
+    if (!app->mhd)
+        return gs_errorf(err, GS_ERR_IO, "port", "cannot listen on %s:%d (in use?)", app->o.addr,
+                         app->o.port);
+    return GS_OK;
+}
+
+int gsd_http_port(const gsd_app *app)
+{
+    const union MHD_DaemonInfo *di = MHD_get_daemon_info(app->mhd, MHD_DAEMON_INFO_BIND_PORT);
+    return di ? (int)di->port : app->o.port;
+}
+
+void gsd_http_stop(gsd_app *app)
+{
+    if (!app->mhd)
+        return;
+    /* let answered requests drain (bounded), then close everything */
+    for (int i = 0; i < 200 && atomic_load(&live_requests) > 0; i++)
+        usleep(10000);
+    MHD_stop_daemon(app->mhd);
+    app->mhd = NULL;
+}

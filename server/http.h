@@ -1,0 +1,103 @@
+/*
+ * http.h -- the daemon's HTTP layer on libmicrohttpd.
+ *
+ * Owns: the MHD daemon (internal thread pool, epoll, suspend/resume), one
+ * gsd_req per request (freed in the NOTIFY_COMPLETED callback, whichever way
+ * the connection ends), request bodies (JSON into memory up to max_body; raw
+ * .npy bodies streamed to a staging file; multipart uploads streamed part by
+ * part into a staging directory, never held twice in memory), size and
+ * content-type checks before any byte is stored (413 / 415 answered at once),
+ * routing to the api_*.c handlers, JSON and error responses, and the hand-off
+ * of long work to the worker pool: a handler suspends its connection, a worker
+ * fills in the response and resumes it (gsd_req_finish).
+ */
+#ifndef GSD_HTTP_H
+#define GSD_HTTP_H
+
+#include <limits.h>
+#include <stdatomic.h>
+#include <stddef.h>
+
+#include <microhttpd.h>
+
+#include "app.h"
+#include "buf.h"
+#include "gs_error.h"
+#include "ids.h"
+
+enum { GSD_BODY_NONE = 0, GSD_BODY_JSON, GSD_BODY_NPY, GSD_BODY_MULTIPART };
+
+typedef struct gsd_req gsd_req;
+typedef void (*gsd_handler)(gsd_req *r);
+
+typedef struct {
+    const char *method;
+    const char *pattern;   /* "/v1/assemblies/{id}/solve" */
+    gsd_handler handler;
+    unsigned bodies;       /* bit (1 << GSD_BODY_*) of accepted bodies, 0: none */
+} gsd_route;
+
+struct gsd_req {
+    gsd_app *app;
+    struct MHD_Connection *conn;
+    const char *method;
+    const char *url;
+    const gsd_route *route;
+    char id[GSD_ID_LEN];        /* the {id} path segment ("" if none) */
+    char rest[256];             /* the path below /web/ for static files */
+    double t0;                  /* monotonic start */
+    /* body */
+    int body_kind;
+    size_t received;
+    gsd_buf body;               /* JSON body, or the "model" part of a multipart upload */
+    int fd;                     /* staging file of a raw .npy body / current upload part */
+    char file_path[PATH_MAX];   /* staging file of a raw .npy body */
+    char stage_dir[PATH_MAX];   /* staging directory of a multipart upload */
+    char part_name[128];        /* current multipart part */
+    int n_parts;
+    struct MHD_PostProcessor *pp;
+    int failed;                 /* an error was answered early */
+    /* response */
+    unsigned code;
+    struct MHD_Response *resp;
+    int suspended;
+    atomic_int finished;        /* set by a worker before resuming */
+    /* handler state, released with the request */
+    void *ctx;
+    void (*ctx_free)(void *ctx);
+};
+
+/* Start / stop the HTTP daemon (app->mhd). Prints the bound URL. */
+gs_err gsd_http_start(gsd_app *app, gs_error *err);
+/* Stop accepting; suspended requests are answered 503 first. */
+void gsd_http_stop(gsd_app *app);
+int gsd_http_port(const gsd_app *app);
+
+/* Responses (connection threads, or a worker before gsd_req_finish). The
+ * body is taken from b (b is reset). */
+void gsd_reply(gsd_req *r, unsigned code, const char *content_type, gsd_buf *b);
+void gsd_reply_json(gsd_req *r, unsigned code, gsd_buf *b);
+void gsd_reply_error(gsd_req *r, unsigned code, const char *ecode, const char *field,
+                     const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/* An API error with the status that fits its code (see gsd_http_status). */
+void gsd_reply_gs_error(gsd_req *r, const gs_error *e);
+void gsd_reply_gs_error_code(gsd_req *r, unsigned code, const gs_error *e);
+unsigned gsd_http_status(gs_err code);
+/* Streamed response (large .npy downloads). */
+void gsd_reply_stream(gsd_req *r, unsigned code, const char *content_type, uint64_t size,
+                      MHD_ContentReaderCallback cb, void *cls, MHD_ContentReaderFreeCallback fr);
+
+/* Long work: suspend before handing r to a worker; the worker calls
+ * gsd_req_finish after replying. */
+void gsd_req_suspend(gsd_req *r);
+void gsd_req_finish(gsd_req *r);
+
+/* Query parameter or header (NULL if absent). */
+const char *gsd_query(gsd_req *r, const char *key);
+const char *gsd_header(gsd_req *r, const char *key);
+
+/* Route table (api.c) and the 404 / 405 logic. */
+extern const gsd_route gsd_routes[];
+extern const int gsd_n_routes;
+
+#endif

@@ -1,0 +1,523 @@
+/*
+ * jobs.c -- cloud jobs: claiming, running chunks, progress, resume (see jobs.h).
+ */
+#define _GNU_SOURCE
+#include "jobs.h"
+
+#include <errno.h>
+#include <stdatomic.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "assembly.h"
+#include "exec.h"
+#include "json_parse.h"
+#include "linalg.h"
+#include "npy.h"
+
+#define GSD_CHUNK 4 /* gaps per claim: bounds how long an interactive solve waits */
+
+enum { ST_TODO = 0, ST_CLAIMED = 1, ST_DONE = 2 };
+
+typedef struct gsd_job {
+    char id[GSD_ID_LEN], asm_id[GSD_ID_LEN];
+    int total, m;
+    gsd_spec spec;
+    int fd;
+    size_t data_off;
+    unsigned char *state;
+    int next;              /* claims scan from here */
+    int done, failed, inflight;
+    atomic_int cancelled;
+    int finished, started, refs;
+    double t_start;
+    int done_start;
+    double *load;          /* built on the first chunk, with the model */
+    unsigned char *eq;
+    int prepared;
+    struct gsd_job *next_job;
+} gsd_job;
+
+struct gsd_jobs {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    gsd_job *head;
+};
+
+void gsd_jobs_gaps_path(const gsd_app *app, const char *id, char *out, size_t cap)
+{
+    char dir[PATH_MAX];
+    gsd_path_job(app, id, dir, sizeof dir);
+    snprintf(out, cap, "%.*s/gaps.npy", (int)(cap > 10 ? cap - 10 : 0), dir);
+}
+
+gs_err gsd_jobs_new(gsd_app *app, gs_error *err)
+{
+    gsd_jobs *j = calloc(1, sizeof *j);
+    if (!j)
+        return gs_errorf(err, GS_ERR_NOMEM, "", "out of memory");
+    pthread_mutex_init(&j->mu, NULL);
+    pthread_cond_init(&j->cv, NULL);
+    app->jobs = j;
+    return GS_OK;
+}
+
+static void job_free(gsd_job *job)
+{
+    if (job->fd >= 0)
+        close(job->fd);
+    gsd_spec_free(&job->spec);
+    free(job->state);
+    free(job->load);
+    free(job->eq);
+    free(job);
+}
+
+void gsd_jobs_free(gsd_jobs *jobs)
+{
+    if (!jobs)
+        return;
+    gsd_job *job = jobs->head;
+    while (job) {
+        gsd_job *next = job->next_job;
+        job_free(job);
+        job = next;
+    }
+    pthread_mutex_destroy(&jobs->mu);
+    pthread_cond_destroy(&jobs->cv);
+    free(jobs);
+}
+
+/* ---- registration ---------------------------------------------------------- */
+
+static gs_err open_gaps(const gsd_app *app, gsd_job *job, gs_error *err)
+{
+    char path[PATH_MAX];
+    gsd_jobs_gaps_path(app, job->id, path, sizeof path);
+    gs_npy_file f = {.fd = -1};
+    gs_err rc = gs_npy_open(path, (size_t)-1 / 8, &f, err);
+    if (rc == GS_OK && (f.info.shape[0] != (size_t)job->total ||
+                        f.info.shape[1] != (size_t)job->m || f.info.fortran_order))
+        rc = gs_errorf(err, GS_ERR_FORMAT, "gaps", "%s: not a %d x %d C-order array", path,
+                       job->total, job->m);
+    if (rc == GS_OK) {
+        job->fd = dup(f.fd);
+        job->data_off = f.data_offset;
+        if (job->fd < 0)
+            rc = gs_errorf(err, GS_ERR_IO, "gaps", "%s: %s", path, strerror(errno));
+    }
+    gs_npy_close(&f);
+    return rc;
+}
+
+static void link_job(gsd_jobs *jobs, gsd_job *job)
+{
+    pthread_mutex_lock(&jobs->mu);
+    gsd_job **pp = &jobs->head;
+    while (*pp)
+        pp = &(*pp)->next_job;
+    *pp = job;
+    pthread_mutex_unlock(&jobs->mu);
+}
+
+static gsd_job *job_new(const gsd_job_row *row, int m, gs_error *err)
+{
+    gsd_job *job = calloc(1, sizeof *job);
+    if (job)
+        job->state = calloc((size_t)(row->total > 0 ? row->total : 1), 1);
+    if (!job || !job->state) {
+        free(job);
+        gs_errorf(err, GS_ERR_NOMEM, "", "out of memory");
+        return NULL;
+    }
+    job->fd = -1;
+    snprintf(job->id, sizeof job->id, "%.18s", row->id);
+    snprintf(job->asm_id, sizeof job->asm_id, "%.18s", row->assembly_id);
+    job->total = row->total;
+    job->m = m;
+    return job;
+}
+
+gs_err gsd_jobs_add(gsd_app *app, const gsd_job_row *row, int m, gsd_spec *spec, gs_error *err)
+{
+    gsd_job *job = job_new(row, m, err);
+    if (!job) {
+        gsd_spec_free(spec);
+        return GS_ERR_NOMEM;
+    }
+    job->spec = *spec;
+    memset(spec, 0, sizeof *spec);
+    gs_err rc = open_gaps(app, job, err);
+    if (rc) {
+        job_free(job);
+        return rc;
+    }
+    link_job(app->jobs, job);
+    gsd_pool_notify(app->pool);
+    return GS_OK;
+}
+
+static gs_err resume_one(gsd_app *app, const gsd_job_row *row, gs_error *err)
+{
+    gsd_assembly_row ar;
+    int found = 0;
+    gs_err rc = gsd_store_assembly_get(app->st, row->assembly_id, &ar, &found, err);
+    if (rc)
+        return rc;
+    if (!found)
+        return gs_errorf(err, GS_ERR_INVALID, "assembly_id", "assembly %s is gone",
+                         row->assembly_id);
+    gsd_job *job = job_new(row, ar.m, err);
+    if (!job)
+        return GS_ERR_NOMEM;
+    const char *opts = row->options_json ? row->options_json : "{}";
+    cJSON *obj = gs_json_parse(opts, strlen(opts), NULL, NULL);
+    rc = obj ? gsd_spec_parse(obj, ar.n_fast, ar.m, 1, &job->spec, err)
+             : gs_errorf(err, GS_ERR_FORMAT, "options_json", "stored options are not JSON");
+    cJSON_Delete(obj);
+    if (!rc)
+        rc = open_gaps(app, job, err);
+    if (!rc)
+        rc = gsd_store_job_done_indices(app->st, job->id, job->state, job->total, err);
+    if (rc) {
+        job_free(job);
+        return rc;
+    }
+    for (int i = 0; i < job->total; i++)
+        if (job->state[i]) {
+            job->state[i] = ST_DONE;
+            job->done++;
+        }
+    job->failed = row->failed;
+    link_job(app->jobs, job);
+    gsd_log(app, 1, "job %s resumed: %d of %d gaps done", job->id, job->done, job->total);
+    return GS_OK;
+}
+
+gs_err gsd_jobs_resume(gsd_app *app, gs_error *err)
+{
+    static const char *const live[] = {"queued", "running"};
+    for (int s = 0; s < 2; s++) {
+        gsd_job_row *rows = NULL;
+        int count = 0;
+        gs_err rc = gsd_store_job_list(app->st, NULL, live[s], &rows, &count, err);
+        if (rc)
+            return rc;
+        for (int i = 0; i < count; i++) {
+            gs_error e;
+            if (resume_one(app, &rows[i], &e) != GS_OK) {
+                gsd_log(app, 0, "job %s cannot resume (%s: %s); marked failed", rows[i].id,
+                        e.field, e.msg);
+                gsd_store_job_set_status(app->st, rows[i].id, "failed", gsd_unix_now(), NULL);
+            }
+            gsd_job_row_free(&rows[i]);
+        }
+        free(rows);
+    }
+    return GS_OK;
+}
+
+/* ---- claiming ----------------------------------------------------------------- */
+
+/* Unlink jobs nobody works on any more. Called with the lock held. */
+static void reap(gsd_jobs *jobs)
+{
+    gsd_job **pp = &jobs->head;
+    while (*pp) {
+        gsd_job *job = *pp;
+        if ((job->finished || job->cancelled) && job->inflight == 0 && job->refs == 0) {
+            *pp = job->next_job;
+            job_free(job);
+        } else {
+            pp = &job->next_job;
+        }
+    }
+}
+
+static int claim(gsd_jobs *jobs, gsd_job **out, int *idx, int *first)
+{
+    pthread_mutex_lock(&jobs->mu);
+    reap(jobs);
+    for (gsd_job *job = jobs->head; job; job = job->next_job) {
+        if (job->cancelled || job->finished)
+            continue;
+        int cnt = 0, i = job->next;
+        for (; i < job->total && cnt < GSD_CHUNK; i++)
+            if (job->state[i] == ST_TODO) {
+                job->state[i] = ST_CLAIMED;
+                idx[cnt++] = i;
+            }
+        job->next = i;
+        if (!cnt)
+            continue;
+        job->inflight += cnt;
+        job->refs++;
+        *first = !job->started;
+        if (!job->started) {
+            job->started = 1;
+            job->t_start = gs_now();
+            job->done_start = job->done;
+        }
+        *out = job;
+        pthread_mutex_unlock(&jobs->mu);
+        return cnt;
+    }
+    pthread_mutex_unlock(&jobs->mu);
+    return 0;
+}
+
+/* Return claimed gaps to the job (not run), record the stored ones. */
+static int settle(gsd_app *app, gsd_job *job, const int *idx, int cnt, int n_stored, int n_failed)
+{
+    gsd_jobs *jobs = app->jobs;
+    pthread_mutex_lock(&jobs->mu);
+    for (int k = 0; k < cnt; k++) {
+        if (k < n_stored) {
+            job->state[idx[k]] = ST_DONE;
+        } else {
+            job->state[idx[k]] = ST_TODO;
+            if (idx[k] < job->next)
+                job->next = idx[k];
+        }
+    }
+    job->done += n_stored;
+    job->failed += n_failed;
+    job->inflight -= cnt;
+    job->refs--;
+    int now_finished = !job->finished && !job->cancelled && job->done == job->total;
+    if (now_finished)
+        job->finished = 1;
+    pthread_cond_broadcast(&jobs->cv);
+    pthread_mutex_unlock(&jobs->mu);
+    return now_finished;
+}
+
+static void fail_job(gsd_app *app, gsd_worker *w, gsd_job *job, const gs_error *e)
+{
+    gsd_log(app, 0, "job %s failed: %s%s%s", job->id, e->field, e->field[0] ? ": " : "", e->msg);
+    pthread_mutex_lock(&app->jobs->mu);
+    job->cancelled = 1; /* stops further claims */
+    pthread_mutex_unlock(&app->jobs->mu);
+    gsd_store_job_set_status(w->st, job->id, "failed", gsd_unix_now(), NULL);
+}
+
+/* ---- running a chunk ------------------------------------------------------------ */
+
+typedef struct {
+    gsd_result_row *row;
+    int found;
+} warm_ctx;
+
+static int take_warm(const gsd_result_row *r, void *ctx)
+{
+    warm_ctx *wc = ctx;
+    gs_error e;
+    if (gsd_exec_copy(r, wc->row, &e) == GS_OK)
+        wc->found = 1;
+    return 1;
+}
+
+static gs_err prepare(gsd_job *job, gsd_asm *a, gsd_jobs *jobs, gs_error *err)
+{
+    gs_err rc = GS_OK;
+    pthread_mutex_lock(&jobs->mu);
+    if (!job->prepared) {
+        job->load = malloc(sizeof(double) * (size_t)job->m);
+        job->eq = malloc((size_t)job->m);
+        if (!job->load || !job->eq)
+            rc = gs_errorf(err, GS_ERR_NOMEM, "", "out of memory");
+        else
+            rc = gsd_spec_problem(&job->spec, a->mdl, job->load, job->eq, err);
+        job->prepared = rc == GS_OK;
+    }
+    pthread_mutex_unlock(&jobs->mu);
+    return rc;
+}
+
+static gs_err read_gap(const gsd_job *job, int i, double *g, gs_error *err)
+{
+    size_t bytes = sizeof(double) * (size_t)job->m;
+    off_t off = (off_t)(job->data_off + (size_t)i * bytes);
+    size_t got = 0;
+    while (got < bytes) {
+        ssize_t k = pread(job->fd, (char *)g + got, bytes - got, off + (off_t)got);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            return gs_errorf(err, GS_ERR_IO, "gaps", "job %s: cannot read gap %d", job->id, i);
+        got += (size_t)k;
+    }
+    return GS_OK;
+}
+
+/* Solve (or take from the cache) gap i into row. */
+static gs_err one_gap(gsd_app *app, gsd_worker *w, gsd_job *job, gsd_asm *a, int i, double *g,
+                      gsd_result_row *row, gs_error *err)
+{
+    gs_err rc = read_gap(job, i, g, err);
+    if (rc)
+        return rc;
+    gsd_exec_in in = {.g = g, .load = job->load, .eq = job->eq, .opts = &job->spec.opts};
+    char key[40];
+    gsd_exec_key(a, &in, key);
+    gsd_result_row hit = {0};
+    int found = 0;
+    rc = gsd_store_result_find_key(w->st, job->asm_id, key, &hit, &found, err);
+    if (rc)
+        return rc;
+    if (found) {
+        atomic_fetch_add(&app->metrics.cache_hits, 1);
+        rc = gsd_exec_copy(&hit, row, err);
+        gsd_result_row_free(&hit);
+    } else {
+        atomic_fetch_add(&app->metrics.cache_misses, 1);
+        gsd_result_row warm = {0};
+        warm_ctx wc = {.row = &warm};
+        if (job->spec.warm_job[0])
+            rc = gsd_store_job_results(w->st, job->spec.warm_job, i, 1, 1, take_warm, &wc, err);
+        in.warm = wc.found ? &warm : NULL;
+        if (!rc)
+            rc = gsd_exec_solve(w, a, &in, row, err);
+        gsd_result_row_free(&warm);
+        gsd_new_id('r', row->id);
+    }
+    if (rc)
+        return rc;
+    snprintf(row->assembly_id, sizeof row->assembly_id, "%s", job->asm_id);
+    snprintf(row->job_id, sizeof row->job_id, "%s", job->id);
+    snprintf(row->cache_key, sizeof row->cache_key, "%s", key);
+    row->job_index = i;
+    row->created_at = gsd_unix_now();
+    return GS_OK;
+}
+
+static void run_chunk(gsd_app *app, gsd_worker *w, gsd_job *job, const int *idx, int cnt)
+{
+    gsd_result_row rows[GSD_CHUNK];
+    memset(rows, 0, sizeof rows);
+    int n = 0, n_failed = 0;
+    double t_sum = 0;
+    long long it_sum = 0;
+    gs_error e = {0};
+    gs_err rc = GS_OK;
+    double *g = malloc(sizeof(double) * (size_t)job->m);
+    gsd_asm *a = gsd_registry_acquire(app->reg, job->asm_id);
+    if (!g || !a)
+        rc = gs_errorf(&e, GS_ERR_NOMEM, "", "out of memory");
+    if (!rc)
+        rc = gsd_asm_ensure(app, a, w->st, &e);
+    if (!rc)
+        rc = prepare(job, a, app->jobs, &e);
+    for (int k = 0; !rc && k < cnt; k++) {
+        if (job->cancelled || (k > 0 && gsd_pool_urgent(app->pool)))
+            break; /* the rest goes back to the job */
+        rc = one_gap(app, w, job, a, idx[k], g, &rows[n], &e);
+        if (rc)
+            break;
+        n_failed += strcmp(rows[n].status, "optimal") != 0;
+        t_sum += rows[n].time;
+        it_sum += rows[n].iterations;
+        n++;
+    }
+    if (n > 0) {
+        gs_error se;
+        if (gsd_store_results_put(w->st, rows, n, job->id, n, n_failed, t_sum, it_sum, &se)) {
+            e = se;
+            rc = se.code;
+            n = n_failed = 0;
+        }
+    }
+    for (int k = 0; k < GSD_CHUNK; k++)
+        gsd_result_row_free(&rows[k]);
+    free(g);
+    gsd_registry_release(app->reg, a);
+    if (rc)
+        fail_job(app, w, job, &e);
+    if (settle(app, job, idx, cnt, n, n_failed)) {
+        gsd_store_job_set_status(w->st, job->id, "done", gsd_unix_now(), NULL);
+        gsd_log(app, 1, "job %s done: %d gaps, %d not optimal", job->id, job->total, job->failed);
+    }
+}
+
+int gsd_jobs_work(gsd_app *app, gsd_worker *w)
+{
+    int idx[GSD_CHUNK], first = 0;
+    gsd_job *job = NULL;
+    int cnt = claim(app->jobs, &job, idx, &first);
+    if (!cnt)
+        return 0;
+    if (first)
+        gsd_store_job_set_status(w->st, job->id, "running", gsd_unix_now(), NULL);
+    run_chunk(app, w, job, idx, cnt);
+    return 1;
+}
+
+/* ---- queries and cancellation ----------------------------------------------------- */
+
+int gsd_jobs_progress(gsd_jobs *jobs, const char *id, gsd_job_progress *out)
+{
+    int live = 0;
+    pthread_mutex_lock(&jobs->mu);
+    for (gsd_job *job = jobs->head; job; job = job->next_job) {
+        if (strcmp(job->id, id) || job->cancelled || job->finished)
+            continue;
+        live = 1;
+        out->done = job->done;
+        out->failed = job->failed;
+        out->total = job->total;
+        out->inflight = job->inflight;
+        double dt = job->started ? gs_now() - job->t_start : 0;
+        out->rate = dt > 0 ? (double)(job->done - job->done_start) / dt : 0;
+        out->eta = out->rate > 0 ? (double)(job->total - job->done) / out->rate : -1;
+        break;
+    }
+    pthread_mutex_unlock(&jobs->mu);
+    return live;
+}
+
+int gsd_jobs_cancel(gsd_app *app, const char *id)
+{
+    int hit = 0;
+    pthread_mutex_lock(&app->jobs->mu);
+    for (gsd_job *job = app->jobs->head; job; job = job->next_job)
+        if (!strcmp(job->id, id) && !job->cancelled && !job->finished) {
+            job->cancelled = 1;
+            hit = 1;
+        }
+    pthread_mutex_unlock(&app->jobs->mu);
+    if (hit)
+        gsd_store_job_set_status(app->st, id, "cancelled", gsd_unix_now(), NULL);
+    return hit;
+}
+
+void gsd_jobs_cancel_assembly(gsd_app *app, const char *assembly_id)
+{
+    gsd_jobs *jobs = app->jobs;
+    pthread_mutex_lock(&jobs->mu);
+    for (gsd_job *job = jobs->head; job; job = job->next_job)
+        if (!strcmp(job->asm_id, assembly_id))
+            job->cancelled = 1;
+    for (;;) {
+        int busy = 0;
+        for (gsd_job *job = jobs->head; job; job = job->next_job)
+            busy |= !strcmp(job->asm_id, assembly_id) && job->inflight > 0;
+        if (!busy)
+            break;
+        pthread_cond_wait(&jobs->cv, &jobs->mu);
+    }
+    reap(jobs);
+    pthread_mutex_unlock(&jobs->mu);
+}
+
+int gsd_jobs_active(gsd_jobs *jobs)
+{
+    int n = 0;
+    pthread_mutex_lock(&jobs->mu);
+    for (gsd_job *job = jobs->head; job; job = job->next_job)
+        n += !job->cancelled && !job->finished;
+    pthread_mutex_unlock(&jobs->mu);
+    return n;
+}

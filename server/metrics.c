@@ -1,0 +1,81 @@
+/*
+ * metrics.c -- counters and their Prometheus rendering (see metrics.h).
+ */
+#include "metrics.h"
+
+static const double time_le[GSD_TIME_BUCKETS] = {0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05,
+                                                  0.1,    0.2,   0.5,   1,     2,    5,    10};
+
+void gsd_metrics_solve(gsd_metrics *mt, gs_method method, gs_status status, double seconds)
+{
+    int mi = (method >= 0 && method < GS_METHOD__COUNT) ? (int)method : 0;
+    int si = ((int)status >= 0 && (int)status < GSD_STATUS_SLOTS) ? (int)status : 0;
+    atomic_fetch_add(&mt->solves[mi][si], 1);
+    int b = 0;
+    while (b < GSD_TIME_BUCKETS && seconds > time_le[b])
+        b++;
+    atomic_fetch_add(&mt->time_bucket[b], 1);
+    atomic_fetch_add(&mt->time_sum_us, (long long)(seconds * 1e6));
+}
+
+void gsd_metrics_http(gsd_metrics *mt, unsigned code)
+{
+    unsigned c = code / 100;
+    if (c >= 1 && c <= 5)
+        atomic_fetch_add(&mt->http[c], 1);
+}
+
+void gsd_metrics_render(const gsd_metrics *mt, gsd_buf *b, int queue_depth, int jobs_active,
+                        int assemblies_loaded, double uptime)
+{
+    gsd_buf_puts(b, "# HELP gapsim_solves_total Solves by method that ran and status.\n"
+                    "# TYPE gapsim_solves_total counter\n");
+    for (int m = 0; m < GS_METHOD__COUNT; m++)
+        for (int s = 0; s < GSD_STATUS_SLOTS; s++) {
+            long long v = atomic_load(&mt->solves[m][s]);
+            if (!v)
+                continue;
+            gsd_buf_printf(b, "gapsim_solves_total{solver=\"%s\",status=\"%s\"} %lld\n",
+                           gs_method_name((gs_method)m), gs_status_name((gs_status)s), v);
+        }
+    gsd_buf_puts(b, "# HELP gapsim_solve_seconds Solve time (the solver's own time).\n"
+                    "# TYPE gapsim_solve_seconds histogram\n");
+    long long cum = 0;
+    for (int i = 0; i <= GSD_TIME_BUCKETS; i++) {
+        cum += atomic_load(&mt->time_bucket[i]);
+        if (i < GSD_TIME_BUCKETS)
+            gsd_buf_printf(b, "gapsim_solve_seconds_bucket{le=\"%g\"} %lld\n", time_le[i], cum);
+        else
+            gsd_buf_printf(b, "gapsim_solve_seconds_bucket{le=\"+Inf\"} %lld\n", cum);
+    }
+    gsd_buf_printf(b, "gapsim_solve_seconds_sum %.6f\ngapsim_solve_seconds_count %lld\n",
+                   1e-6 * (double)atomic_load(&mt->time_sum_us), cum);
+    gsd_buf_printf(b,
+                   "# HELP gapsim_cache_hits_total Results served from the result cache.\n"
+                   "# TYPE gapsim_cache_hits_total counter\ngapsim_cache_hits_total %lld\n"
+                   "# HELP gapsim_cache_misses_total Cache lookups that had to solve.\n"
+                   "# TYPE gapsim_cache_misses_total counter\ngapsim_cache_misses_total %lld\n",
+                   atomic_load(&mt->cache_hits), atomic_load(&mt->cache_misses));
+    gsd_buf_puts(b, "# HELP gapsim_http_responses_total HTTP responses by status class.\n"
+                    "# TYPE gapsim_http_responses_total counter\n");
+    for (int c = 1; c <= 5; c++)
+        gsd_buf_printf(b, "gapsim_http_responses_total{class=\"%dxx\"} %lld\n", c,
+                       atomic_load(&mt->http[c]));
+    gsd_buf_printf(b,
+                   "# HELP gapsim_assemblies_created_total Assemblies created.\n"
+                   "# TYPE gapsim_assemblies_created_total counter\n"
+                   "gapsim_assemblies_created_total %lld\n"
+                   "# HELP gapsim_clouds_submitted_total Gap clouds submitted.\n"
+                   "# TYPE gapsim_clouds_submitted_total counter\n"
+                   "gapsim_clouds_submitted_total %lld\n"
+                   "# HELP gapsim_queue_depth Interactive and precompute tasks waiting.\n"
+                   "# TYPE gapsim_queue_depth gauge\ngapsim_queue_depth %d\n"
+                   "# HELP gapsim_jobs_active Cloud jobs queued or running.\n"
+                   "# TYPE gapsim_jobs_active gauge\ngapsim_jobs_active %d\n"
+                   "# HELP gapsim_assemblies_loaded Assemblies with factors in memory.\n"
+                   "# TYPE gapsim_assemblies_loaded gauge\ngapsim_assemblies_loaded %d\n"
+                   "# HELP gapsim_uptime_seconds Seconds since the daemon started.\n"
+                   "# TYPE gapsim_uptime_seconds gauge\ngapsim_uptime_seconds %.3f\n",
+                   atomic_load(&mt->assemblies_created), atomic_load(&mt->clouds_submitted),
+                   queue_depth, jobs_active, assemblies_loaded, uptime);
+}

@@ -1,0 +1,36 @@
+/*
+ * metrics.h -- the daemon's counters, exported at GET /metrics.
+ *
+ * Owns: lock-free counters (C11 atomics) updated by workers and connection
+ * threads, and their Prometheus text rendering: solves by method and status,
+ * a solve-time histogram, cache hits and misses, HTTP responses by status
+ * class. Gauges (queue depth, jobs) are read from their owners at render time.
+ */
+#ifndef GSD_METRICS_H
+#define GSD_METRICS_H
+
+#include <stdatomic.h>
+
+#include "buf.h"
+#include "gs_status.h"
+#include "solver.h"
+
+#define GSD_TIME_BUCKETS 14
+#define GSD_STATUS_SLOTS 16
+
+typedef struct {
+    atomic_llong solves[GS_METHOD__COUNT][GSD_STATUS_SLOTS];
+    atomic_llong time_bucket[GSD_TIME_BUCKETS + 1]; /* last: +Inf */
+    atomic_llong time_sum_us;
+    atomic_llong cache_hits, cache_misses;
+    atomic_llong http[6]; /* 1xx..5xx by class, [0] unused */
+    atomic_llong assemblies_created, clouds_submitted;
+} gsd_metrics;
+
+void gsd_metrics_solve(gsd_metrics *mt, gs_method method, gs_status status, double seconds);
+void gsd_metrics_http(gsd_metrics *mt, unsigned code);
+/* Render counters plus the given gauges in Prometheus text format 0.0.4. */
+void gsd_metrics_render(const gsd_metrics *mt, gsd_buf *b, int queue_depth, int jobs_active,
+                        int assemblies_loaded, double uptime);
+
+#endif

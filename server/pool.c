@@ -1,0 +1,198 @@
+/*
+ * pool.c -- worker threads, priority queues and exclusive tasks (see pool.h).
+ */
+#include "pool.h"
+
+#include <stdlib.h>
+
+#include "jobs.h"
+#include "linalg.h"
+#include "store.h"
+
+struct gsd_pool {
+    gsd_app *app;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    gsd_task *head[2], *tail[2];
+    int depth[2];
+    int n;
+    gsd_worker *w;
+    int busy;            /* workers running something */
+    int exclusive;       /* an exclusive task is waiting or running */
+    int stopping;
+    unsigned long gen;   /* bumped by gsd_pool_notify */
+};
+
+static gsd_task *pop(gsd_pool *p)
+{
+    for (int q = 0; q < 2; q++) {
+        gsd_task *t = p->head[q];
+        if (!t)
+            continue;
+        p->head[q] = t->next;
+        if (!p->head[q])
+            p->tail[q] = NULL;
+        p->depth[q]--;
+        t->next = NULL;
+        return t;
+    }
+    return NULL;
+}
+
+static void run_exclusive(gsd_pool *p, gsd_task *t, gsd_worker *w)
+{
+    /* called with p->mu held and exclusive set: wait for the others to go idle */
+    while (p->busy > 0)
+        pthread_cond_wait(&p->cv, &p->mu);
+    p->busy++;
+    pthread_mutex_unlock(&p->mu);
+    gs_blas_set_threads(p->n);
+    t->run(t, w);
+    gs_blas_set_threads(1);
+    pthread_mutex_lock(&p->mu);
+    p->busy--;
+    p->exclusive = 0;
+    pthread_cond_broadcast(&p->cv);
+}
+
+static void *worker_main(void *arg)
+{
+    gsd_worker *w = arg;
+    gsd_pool *p = w->app->pool;
+    pthread_mutex_lock(&p->mu);
+    while (!p->stopping) {
+        if (p->exclusive) { /* someone waits to run alone */
+            pthread_cond_wait(&p->cv, &p->mu);
+            continue;
+        }
+        gsd_task *t = pop(p);
+        if (t) {
+            if (t->exclusive) {
+                p->exclusive = 1;
+                run_exclusive(p, t, w);
+                continue;
+            }
+            p->busy++;
+            pthread_mutex_unlock(&p->mu);
+            t->run(t, w);
+            pthread_mutex_lock(&p->mu);
+            p->busy--;
+            pthread_cond_broadcast(&p->cv);
+            continue;
+        }
+        unsigned long gen = p->gen;
+        p->busy++;
+        pthread_mutex_unlock(&p->mu);
+        int worked = gsd_jobs_work(w->app, w);
+        pthread_mutex_lock(&p->mu);
+        p->busy--;
+        pthread_cond_broadcast(&p->cv);
+        if (!worked && gen == p->gen && !p->head[0] && !p->head[1] && !p->stopping)
+            pthread_cond_wait(&p->cv, &p->mu);
+    }
+    pthread_mutex_unlock(&p->mu);
+    return NULL;
+}
+
+gs_err gsd_pool_start(gsd_app *app, gs_error *err)
+{
+    gsd_pool *p = calloc(1, sizeof *p);
+    if (!p)
+        return gs_errorf(err, GS_ERR_NOMEM, "", "out of memory");
+    p->app = app;
+    p->n = app->o.workers;
+    p->w = calloc((size_t)p->n, sizeof *p->w);
+    if (!p->w) {
+        free(p);
+        return gs_errorf(err, GS_ERR_NOMEM, "", "out of memory");
+    }
+    pthread_mutex_init(&p->mu, NULL);
+    pthread_cond_init(&p->cv, NULL);
+    app->pool = p;
+    char db[PATH_MAX + 16];
+    gsd_path_db(app, db, sizeof db);
+    gs_blas_set_threads(1);
+    for (int i = 0; i < p->n; i++) {
+        p->w[i].idx = i;
+        p->w[i].app = app;
+        gs_err rc = gsd_store_open(db, &p->w[i].st, err);
+        if (rc == GS_OK && pthread_create(&p->w[i].th, NULL, worker_main, &p->w[i]) != 0)
+            rc = gs_errorf(err, GS_ERR_NOMEM, "workers", "cannot start worker %d", i);
+        if (rc) {
+            gsd_store_close(p->w[i].st);
+            p->n = i; /* stop the ones that run */
+            gsd_pool_stop(p);
+            app->pool = NULL;
+            return rc;
+        }
+    }
+    return GS_OK;
+}
+
+int gsd_pool_submit(gsd_pool *p, gsd_task *t, int prio)
+{
+    pthread_mutex_lock(&p->mu);
+    if (p->stopping) {
+        pthread_mutex_unlock(&p->mu);
+        return -1;
+    }
+    t->next = NULL;
+    if (p->tail[prio])
+        p->tail[prio]->next = t;
+    else
+        p->head[prio] = t;
+    p->tail[prio] = t;
+    p->depth[prio]++;
+    pthread_cond_broadcast(&p->cv);
+    pthread_mutex_unlock(&p->mu);
+    return 0;
+}
+
+void gsd_pool_notify(gsd_pool *p)
+{
+    pthread_mutex_lock(&p->mu);
+    p->gen++;
+    pthread_cond_broadcast(&p->cv);
+    pthread_mutex_unlock(&p->mu);
+}
+
+int gsd_pool_depth(gsd_pool *p)
+{
+    pthread_mutex_lock(&p->mu);
+    int d = p->depth[0] + p->depth[1];
+    pthread_mutex_unlock(&p->mu);
+    return d;
+}
+
+int gsd_pool_urgent(gsd_pool *p)
+{
+    pthread_mutex_lock(&p->mu);
+    int u = p->head[0] != NULL || p->exclusive;
+    pthread_mutex_unlock(&p->mu);
+    return u;
+}
+
+void gsd_pool_stop(gsd_pool *p)
+{
+    if (!p)
+        return;
+    pthread_mutex_lock(&p->mu);
+    p->stopping = 1;
+    gsd_task *t;
+    while ((t = pop(p)) != NULL) {
+        pthread_mutex_unlock(&p->mu);
+        if (t->cancel)
+            t->cancel(t);
+        pthread_mutex_lock(&p->mu);
+    }
+    pthread_cond_broadcast(&p->cv);
+    pthread_mutex_unlock(&p->mu);
+    for (int i = 0; i < p->n; i++) {
+        pthread_join(p->w[i].th, NULL);
+        gsd_store_close(p->w[i].st);
+    }
+    pthread_mutex_destroy(&p->mu);
+    pthread_cond_destroy(&p->cv);
+    free(p->w);
+    free(p);
+}

@@ -1,0 +1,53 @@
+/*
+ * pool.h -- the solver worker pool.
+ *
+ * Owns: the worker threads (one per core by default, each with its own store
+ * connection), two task queues and the cloud work source:
+ *   interactive  single solves waiting on a suspended connection (first)
+ *   background   precomputations and factor loads (next)
+ *   clouds       chunks of gaps claimed from the oldest running job (last;
+ *                small chunks, so an interactive solve waits at most one
+ *                chunk of one worker)
+ * An exclusive task (a precomputation) runs alone: the other workers finish
+ * their current task and wait, and OpenBLAS gets all the workers' threads for
+ * it; every other task runs with OpenBLAS single-threaded (one solve per
+ * core, as the paper recommends for clouds).
+ */
+#ifndef GSD_POOL_H
+#define GSD_POOL_H
+
+#include <pthread.h>
+
+#include "app.h"
+
+typedef struct gsd_worker {
+    int idx;
+    gsd_app *app;
+    gsd_store *st;   /* this worker's own connection */
+    pthread_t th;
+} gsd_worker;
+
+typedef struct gsd_task gsd_task;
+struct gsd_task {
+    void (*run)(gsd_task *t, gsd_worker *w);
+    void (*cancel)(gsd_task *t); /* instead of run when the pool stops first */
+    int exclusive;
+    gsd_task *next;
+};
+
+enum { GSD_PRIO_INTERACTIVE = 0, GSD_PRIO_BACKGROUND = 1 };
+
+gs_err gsd_pool_start(gsd_app *app, gs_error *err);
+/* Queue a task; -1 if the pool is stopping (the caller answers 503 and
+ * frees the task). */
+int gsd_pool_submit(gsd_pool *p, gsd_task *t, int prio);
+/* New cloud work is available. */
+void gsd_pool_notify(gsd_pool *p);
+/* Tasks waiting in the two queues. */
+int gsd_pool_depth(gsd_pool *p);
+/* 1 if an interactive task is waiting (cloud chunks yield to it). */
+int gsd_pool_urgent(gsd_pool *p);
+/* Stop: queued tasks are cancelled, running ones finish, threads joined. */
+void gsd_pool_stop(gsd_pool *p);
+
+#endif

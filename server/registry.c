@@ -1,0 +1,140 @@
+/*
+ * registry.c -- reference-counted assemblies in memory (see registry.h).
+ * Lookups are a linear scan: tens of assemblies, O(count) string compares.
+ */
+#include "registry.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct gsd_registry {
+    pthread_mutex_t mu;
+    gsd_asm *head;
+    int n_workers;
+};
+
+gsd_registry *gsd_registry_new(int n_workers)
+{
+    gsd_registry *reg = calloc(1, sizeof *reg);
+    if (!reg)
+        return NULL;
+    pthread_mutex_init(&reg->mu, NULL);
+    reg->n_workers = n_workers;
+    return reg;
+}
+
+static void asm_free(gsd_asm *a)
+{
+    for (int i = 0; i < a->n_workers; i++)
+        gs_solver_free(a->solvers[i]);
+    free(a->solvers);
+    gs_precomp_free(a->pc);
+    gs_model_free(a->mdl);
+    pthread_mutex_destroy(&a->mu);
+    free(a);
+}
+
+void gsd_registry_free(gsd_registry *reg)
+{
+    if (!reg)
+        return;
+    gsd_asm *a = reg->head;
+    while (a) {
+        gsd_asm *next = a->next;
+        asm_free(a);
+        a = next;
+    }
+    pthread_mutex_destroy(&reg->mu);
+    free(reg);
+}
+
+gsd_asm *gsd_registry_acquire(gsd_registry *reg, const char *id)
+{
+    pthread_mutex_lock(&reg->mu);
+    gsd_asm *a = reg->head;
+    while (a && strcmp(a->id, id))
+        a = a->next;
+    if (!a) {
+        a = calloc(1, sizeof *a);
+        gs_solver **sv = calloc((size_t)reg->n_workers, sizeof *sv);
+        if (!a || !sv) {
+            free(a);
+            free(sv);
+            pthread_mutex_unlock(&reg->mu);
+            return NULL;
+        }
+        snprintf(a->id, sizeof a->id, "%s", id);
+        pthread_mutex_init(&a->mu, NULL);
+        a->solvers = sv;
+        a->n_workers = reg->n_workers;
+        a->next = reg->head;
+        reg->head = a;
+    }
+    a->refs++;
+    pthread_mutex_unlock(&reg->mu);
+    return a;
+}
+
+void gsd_registry_release(gsd_registry *reg, gsd_asm *a)
+{
+    if (!a)
+        return;
+    pthread_mutex_lock(&reg->mu);
+    int free_it = --a->refs == 0 && a->dropped;
+    pthread_mutex_unlock(&reg->mu);
+    if (free_it)
+        asm_free(a);
+}
+
+void gsd_registry_drop(gsd_registry *reg, const char *id)
+{
+    pthread_mutex_lock(&reg->mu);
+    gsd_asm **pp = &reg->head;
+    while (*pp && strcmp((*pp)->id, id))
+        pp = &(*pp)->next;
+    gsd_asm *a = *pp;
+    int free_it = 0;
+    if (a) {
+        *pp = a->next;
+        a->dropped = 1;
+        free_it = a->refs == 0;
+    }
+    pthread_mutex_unlock(&reg->mu);
+    if (free_it)
+        asm_free(a);
+}
+
+int gsd_registry_loaded(gsd_registry *reg)
+{
+    int n = 0;
+    pthread_mutex_lock(&reg->mu);
+    for (gsd_asm *a = reg->head; a; a = a->next) {
+        pthread_mutex_lock(&a->mu);
+        n += a->pc != NULL;
+        pthread_mutex_unlock(&a->mu);
+    }
+    pthread_mutex_unlock(&reg->mu);
+    return n;
+}
+
+void gsd_asm_install(gsd_asm *a, gs_model *mdl, gs_precomp *pc)
+{
+    pthread_mutex_lock(&a->mu);
+    if (a->mdl != mdl)
+        gs_model_free(a->mdl);
+    a->mdl = mdl;
+    a->pc = pc;
+    pthread_mutex_unlock(&a->mu);
+}
+
+gs_solver *gsd_asm_solver(gsd_asm *a, int worker, gs_error *err)
+{
+    if (worker < 0 || worker >= a->n_workers || !a->pc) {
+        gs_errorf(err, GS_ERR_INVALID, "", "assembly %s is not ready", a->id);
+        return NULL;
+    }
+    if (!a->solvers[worker])
+        a->solvers[worker] = gs_solver_new(a->pc, err);
+    return a->solvers[worker];
+}

@@ -1,0 +1,311 @@
+/*
+ * spec.c -- request options of solves and clouds (see spec.h).
+ */
+#include "spec.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "generator.h"
+
+static gs_err want_string(const cJSON *v, const char *key, gs_error *err)
+{
+    if (!cJSON_IsString(v))
+        return gs_errorf(err, GS_ERR_INVALID, key, "%s must be a string", key);
+    return GS_OK;
+}
+
+static gs_err want_number(const cJSON *v, const char *key, gs_error *err)
+{
+    if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble))
+        return gs_errorf(err, GS_ERR_INVALID, key, "%s must be a finite number", key);
+    return GS_OK;
+}
+
+/* An array of distinct integers in [0, hi). */
+static gs_err parse_index_list(const cJSON *v, const char *key, int hi, int **out, int *n,
+                               gs_error *err)
+{
+    if (!cJSON_IsArray(v))
+        return gs_errorf(err, GS_ERR_INVALID, key, "%s must be an array of indices", key);
+    int cnt = cJSON_GetArraySize(v);
+    if (cnt > hi)
+        return gs_errorf(err, GS_ERR_RANGE, key, "%s has %d entries, more than the %d that exist",
+                         key, cnt, hi);
+    int *list = malloc(sizeof(int) * (size_t)(cnt > 0 ? cnt : 1));
+    unsigned char *seen = calloc((size_t)(hi > 0 ? hi : 1), 1);
+    if (!list || !seen) {
+        free(list);
+        free(seen);
+        return gs_errorf(err, GS_ERR_NOMEM, key, "out of memory");
+    }
+    int i = 0;
+    const cJSON *e;
+    cJSON_ArrayForEach(e, v)
+    {
+        char f[96];
+        snprintf(f, sizeof f, "%s[%d]", key, i);
+        double d = cJSON_IsNumber(e) ? e->valuedouble : NAN;
+        if (!(d >= 0 && d < hi && d == floor(d))) {
+            free(list);
+            free(seen);
+            return gs_errorf(err, GS_ERR_RANGE, f, "%s must be an integer in [0, %d)", f, hi);
+        }
+        if (seen[(int)d]) {
+            free(list);
+            free(seen);
+            return gs_errorf(err, GS_ERR_DUPLICATE, f, "%s repeats index %d", f, (int)d);
+        }
+        seen[(int)d] = 1;
+        list[i++] = (int)d;
+    }
+    free(seen);
+    *out = list;
+    *n = i;
+    return GS_OK;
+}
+
+static gs_err parse_pattern(const cJSON *v, int n_fast, gsd_spec *sp, gs_error *err)
+{
+    if (cJSON_IsString(v)) {
+        if (!strcmp(v->valuestring, "all")) {
+            sp->pattern = GSD_PAT_ALL;
+            return GS_OK;
+        }
+        if (!strcmp(v->valuestring, "none")) {
+            sp->pattern = GSD_PAT_NONE;
+            return GS_OK;
+        }
+        return gs_errorf(err, GS_ERR_INVALID, "fasteners",
+                         "fasteners must be \"all\", \"none\" or an array of candidate indices");
+    }
+    sp->pattern = GSD_PAT_LIST;
+    return parse_index_list(v, "fasteners", n_fast, &sp->list, &sp->n_list, err);
+}
+
+static gs_err parse_return(const cJSON *v, gsd_spec *sp, gs_error *err)
+{
+    static const char *const names[] = {"w", "lambda", "x", "kkt"};
+    if (!cJSON_IsArray(v))
+        return gs_errorf(err, GS_ERR_INVALID, "return",
+                         "return must be an array of \"w\", \"lambda\", \"x\", \"kkt\"");
+    sp->ret = 0;
+    int i = 0;
+    const cJSON *e;
+    cJSON_ArrayForEach(e, v)
+    {
+        unsigned bit = 0;
+        for (int k = 0; k < 4; k++)
+            if (cJSON_IsString(e) && !strcmp(e->valuestring, names[k]))
+                bit = 1u << k;
+        if (!bit)
+            return gs_errorf(err, GS_ERR_INVALID, "return",
+                             "return[%d] must be one of \"w\", \"lambda\", \"x\", \"kkt\"", i);
+        sp->ret |= bit;
+        i++;
+    }
+    return GS_OK;
+}
+
+static gs_err parse_warm(const cJSON *v, int cloud, gsd_spec *sp, gs_error *err)
+{
+    if (cJSON_IsNull(v))
+        return GS_OK;
+    gs_err rc = want_string(v, "warm_start", err);
+    if (rc)
+        return rc;
+    if (cloud && gsd_id_valid(v->valuestring, 'j')) {
+        snprintf(sp->warm_job, sizeof sp->warm_job, "%s", v->valuestring);
+        return GS_OK;
+    }
+    if (!cloud && gsd_id_valid(v->valuestring, 'r')) {
+        snprintf(sp->warm, sizeof sp->warm, "%s", v->valuestring);
+        return GS_OK;
+    }
+    return gs_errorf(err, GS_ERR_INVALID, "warm_start", "warm_start must be %s",
+                     cloud ? "the id of a previous job (\"j_...\")"
+                           : "the id of a previous result (\"r_...\")");
+}
+
+/* An enum-valued option given by name. */
+static gs_err parse_named(const cJSON *v, const char *key, int (*parse)(const char *, void *),
+                          void *dst, const char *allowed, gs_error *err)
+{
+    gs_err rc = want_string(v, key, err);
+    if (rc)
+        return rc;
+    if (parse(v->valuestring, dst) != 0)
+        return gs_errorf(err, GS_ERR_INVALID, key, "%s must be one of %s", key, allowed);
+    return GS_OK;
+}
+
+static int p_method(const char *s, void *d) { return gs_method_parse(s, d); }
+static int p_form(const char *s, void *d) { return gs_form_parse(s, d); }
+static int p_npm(const char *s, void *d) { return gs_npm_linear_parse(s, d); }
+static int p_ls(const char *s, void *d) { return gs_linesearch_parse(s, d); }
+static int p_ipml(const char *s, void *d) { return gs_ipm_linear_parse(s, d); }
+static int p_ipms(const char *s, void *d) { return gs_ipm_start_parse(s, d); }
+
+static gs_err parse_key(const cJSON *v, int n_fast, int m, int cloud, gsd_spec *sp,
+                        gs_error *err)
+{
+    const char *k = v->string;
+    gs_solve_opts *o = &sp->opts;
+    if (!strcmp(k, "solver"))
+        return parse_named(v, k, p_method, &o->method, "auto, gi, lemke, npm, ipm, ref", err);
+    if (!strcmp(k, "formulation"))
+        return parse_named(v, k, p_form, &o->form, "default, dual, relative, primal", err);
+    if (!strcmp(k, "npm_linear"))
+        return parse_named(v, k, p_npm, &o->npm_linear, "combined, chol, cg", err);
+    if (!strcmp(k, "linesearch"))
+        return parse_named(v, k, p_ls, &o->linesearch, "exact, golden, armijo", err);
+    if (!strcmp(k, "ipm_linear"))
+        return parse_named(v, k, p_ipml, &o->ipm_linear, "split, jacobi, direct", err);
+    if (!strcmp(k, "ipm_start"))
+        return parse_named(v, k, p_ipms, &o->ipm_start, "auto, feasible, infeasible", err);
+    if (!strcmp(k, "tol")) {
+        gs_err rc = want_number(v, k, err);
+        if (!rc && !(v->valuedouble > 0 && v->valuedouble < 1))
+            rc = gs_errorf(err, GS_ERR_RANGE, k, "tol must be in (0, 1)");
+        if (!rc)
+            o->tol = v->valuedouble;
+        return rc;
+    }
+    if (!strcmp(k, "max_iter")) {
+        gs_err rc = want_number(v, k, err);
+        if (!rc && !(v->valuedouble >= 0 && v->valuedouble <= 1e9 &&
+                     v->valuedouble == floor(v->valuedouble)))
+            rc = gs_errorf(err, GS_ERR_RANGE, k, "max_iter must be an integer in [0, 1e9]");
+        if (!rc)
+            o->max_iter = (int)v->valuedouble;
+        return rc;
+    }
+    if (!strcmp(k, "fasteners"))
+        return parse_pattern(v, n_fast, sp, err);
+    if (!strcmp(k, "fastener_fraction")) {
+        gs_err rc = want_number(v, k, err);
+        if (!rc && !(v->valuedouble >= 0 && v->valuedouble <= 1))
+            rc = gs_errorf(err, GS_ERR_RANGE, k, "fastener_fraction must be in [0, 1]");
+        if (!rc) {
+            sp->pattern = GSD_PAT_FRACTION;
+            sp->fraction = v->valuedouble;
+        }
+        return rc;
+    }
+    if (!strcmp(k, "fixed_pairs"))
+        return parse_index_list(v, k, m, &sp->fixed, &sp->n_fixed, err);
+    if (!strcmp(k, "warm_start"))
+        return parse_warm(v, cloud, sp, err);
+    if (!strcmp(k, "return") && !cloud)
+        return parse_return(v, sp, err);
+    return gs_errorf(err, GS_ERR_INVALID, k, "unknown option \"%s\"", k);
+}
+
+gs_err gsd_spec_parse(const cJSON *obj, int n_fast, int m, int cloud, gsd_spec *sp,
+                      gs_error *err)
+{
+    memset(sp, 0, sizeof *sp);
+    gs_solve_default_opts(&sp->opts);
+    sp->ret = GSD_RET_W | GSD_RET_LAMBDA | GSD_RET_KKT;
+    if (!cJSON_IsObject(obj))
+        return gs_errorf(err, GS_ERR_INVALID, "", "the body must be a JSON object");
+    int have_list = 0, have_frac = 0;
+    const cJSON *v;
+    cJSON_ArrayForEach(v, obj)
+    {
+        if (!strcmp(v->string, "g") || !strcmp(v->string, "gaps"))
+            continue;
+        have_list |= !strcmp(v->string, "fasteners");
+        have_frac |= !strcmp(v->string, "fastener_fraction");
+        gs_err rc = parse_key(v, n_fast, m, cloud, sp, err);
+        if (rc) {
+            gsd_spec_free(sp);
+            return rc;
+        }
+    }
+    if (have_list && have_frac) {
+        gsd_spec_free(sp);
+        return gs_errorf(err, GS_ERR_INVALID, "fastener_fraction",
+                         "give either fasteners or fastener_fraction, not both");
+    }
+    gs_err rc = gs_solve_validate_opts(&sp->opts, err);
+    if (rc)
+        gsd_spec_free(sp);
+    return rc;
+}
+
+void gsd_spec_free(gsd_spec *sp)
+{
+    free(sp->list);
+    free(sp->fixed);
+    sp->list = sp->fixed = NULL;
+    sp->n_list = sp->n_fixed = 0;
+}
+
+void gsd_spec_write(const gsd_spec *sp, gsd_buf *b)
+{
+    const gs_solve_opts *o = &sp->opts;
+    gsd_buf_printf(b, "{\"solver\":\"%s\",\"formulation\":\"%s\",\"tol\":", gs_method_name(o->method),
+                   gs_form_name(o->form));
+    gsd_buf_json_num(b, o->tol);
+    gsd_buf_printf(b, ",\"max_iter\":%d,\"npm_linear\":\"%s\",\"linesearch\":\"%s\","
+                      "\"ipm_linear\":\"%s\",\"ipm_start\":\"%s\"",
+                   o->max_iter, gs_npm_linear_name(o->npm_linear), gs_linesearch_name(o->linesearch),
+                   gs_ipm_linear_name(o->ipm_linear), gs_ipm_start_name(o->ipm_start));
+    switch (sp->pattern) {
+    case GSD_PAT_ALL: gsd_buf_puts(b, ",\"fasteners\":\"all\""); break;
+    case GSD_PAT_LIST:
+        gsd_buf_puts(b, ",\"fasteners\":");
+        gsd_buf_json_ints(b, sp->list, sp->n_list);
+        break;
+    case GSD_PAT_FRACTION:
+        gsd_buf_puts(b, ",\"fastener_fraction\":");
+        gsd_buf_json_num(b, sp->fraction);
+        break;
+    default: gsd_buf_puts(b, ",\"fasteners\":\"none\""); break;
+    }
+    if (sp->n_fixed) {
+        gsd_buf_puts(b, ",\"fixed_pairs\":");
+        gsd_buf_json_ints(b, sp->fixed, sp->n_fixed);
+    }
+    if (sp->warm[0] || sp->warm_job[0]) {
+        gsd_buf_puts(b, ",\"warm_start\":");
+        gsd_buf_json_str(b, sp->warm[0] ? sp->warm : sp->warm_job);
+    }
+    gsd_buf_puts(b, "}");
+}
+
+gs_err gsd_spec_problem(const gsd_spec *sp, const gs_model *mdl, double *load, unsigned char *eq,
+                        gs_error *err)
+{
+    unsigned char *inst = NULL;
+    if (sp->pattern != GSD_PAT_NONE && mdl->n_fast > 0) {
+        inst = calloc((size_t)mdl->n_fast, 1);
+        if (!inst)
+            return gs_errorf(err, GS_ERR_NOMEM, "fasteners", "out of memory");
+    }
+    if (inst) {
+        if (sp->pattern == GSD_PAT_ALL)
+            memset(inst, 1, (size_t)mdl->n_fast);
+        else if (sp->pattern == GSD_PAT_LIST)
+            for (int i = 0; i < sp->n_list; i++)
+                inst[sp->list[i]] = 1;
+        else
+            gs_gen_pattern(mdl, sp->fraction, inst);
+    }
+    gs_model_pattern_load(mdl, inst, load);
+    free(inst);
+    if (eq) {
+        memset(eq, 0, (size_t)mdl->m);
+        for (int i = 0; i < sp->n_fixed; i++)
+            eq[sp->fixed[i]] = 1;
+    }
+    return GS_OK;
+}
+
+int gsd_spec_is_plain(const gsd_spec *sp)
+{
+    return sp->pattern == GSD_PAT_NONE && sp->n_fixed == 0;
+}

@@ -1,0 +1,51 @@
+/*
+ * spec.h -- what a solve or a cloud asks for, beyond the gap values.
+ *
+ * Owns: parsing the request options shared by POST .../solve and
+ * POST .../clouds (solver, formulation, tolerance and method options, the
+ * fastener pattern, permanently fastened pairs, warm start, returned fields)
+ * from a JSON object, and writing them back as JSON (a job keeps its options
+ * in the store and re-reads them after a restart, through the same parser).
+ * Query strings of .npy cloud uploads are turned into the same JSON object
+ * first, so there is one parser. Every error names the field.
+ */
+#ifndef GSD_SPEC_H
+#define GSD_SPEC_H
+
+#include <cjson/cJSON.h>
+
+#include "buf.h"
+#include "ids.h"
+#include "model.h"
+#include "solver.h"
+
+enum { GSD_PAT_NONE = 0, GSD_PAT_ALL, GSD_PAT_LIST, GSD_PAT_FRACTION };
+enum { GSD_RET_W = 1, GSD_RET_LAMBDA = 2, GSD_RET_X = 4, GSD_RET_KKT = 8 };
+
+typedef struct {
+    gs_solve_opts opts;          /* method, form, tol, max_iter, NPM / IPM options */
+    int pattern;                 /* GSD_PAT_* */
+    int n_list, *list;           /* installed fastener candidates (GSD_PAT_LIST) */
+    double fraction;             /* GSD_PAT_FRACTION: spread pattern (core/generator.h) */
+    int n_fixed, *fixed;         /* permanently fastened pairs */
+    char warm[GSD_ID_LEN];       /* solve: result id to warm-start from ("" none) */
+    char warm_job[GSD_ID_LEN];   /* cloud: gap i warm-starts from gap i of this job */
+    unsigned ret;                /* GSD_RET_* fields returned by a solve */
+} gsd_spec;
+
+/* Parse the options of obj (keys "g" and "gaps" are skipped: the caller
+ * reads them; any other unknown key is an error). n_fast, m bound the
+ * indices. cloud: accept warm_start as a job id ("j_..."), else a result id. */
+gs_err gsd_spec_parse(const cJSON *obj, int n_fast, int m, int cloud, gsd_spec *sp,
+                      gs_error *err);
+void gsd_spec_free(gsd_spec *sp);
+/* The options as a JSON object (parseable by gsd_spec_parse). */
+void gsd_spec_write(const gsd_spec *sp, gsd_buf *b);
+/* Pair-space load vector (m) and equality flags (m, zeroed first) of the
+ * spec on a model. O(m + n_fast). */
+gs_err gsd_spec_problem(const gsd_spec *sp, const gs_model *mdl, double *load, unsigned char *eq,
+                        gs_error *err);
+/* 1 if the spec installs no fastener and fixes no pair. */
+int gsd_spec_is_plain(const gsd_spec *sp);
+
+#endif

@@ -1,0 +1,167 @@
+/*
+ * store.h -- the SQLite store of gapsimd: assemblies, cloud jobs and results.
+ *
+ * Owns: the database connection and its settings (WAL, synchronous=NORMAL,
+ * foreign keys, 10 s busy timeout), the schema migrations (schema/NNN_*.sql,
+ * compiled in at build time, applied in order inside BEGIN IMMEDIATE, each
+ * bumping PRAGMA user_version), the prepared statements, and the row <->
+ * column mapping of the three tables, including the binary encoding of the
+ * result vectors (w: m little-endian doubles; lam: packed (int32 index,
+ * double value) pairs for the entries that are not +0.0, so -0.0 and every
+ * other bit pattern round-trip exactly).
+ *
+ * Threading: a gsd_store is one connection plus a mutex, so any thread may
+ * use it, but calls on one store are serialized. For concurrency open one
+ * store per thread on the same file: every write transaction starts with
+ * BEGIN IMMEDIATE and waits up to the busy timeout, so concurrent writers
+ * queue instead of failing with SQLITE_BUSY.
+ *
+ * Errors: SQLite failures -> GS_ERR_IO with the SQLite message; a malformed
+ * stored vector -> GS_ERR_FORMAT; a row that does not exist is not an error
+ * for lookups (*found = 0) and deletes (no-op); writes that must modify an
+ * existing row (assembly_update, job_set_status, the job counters of
+ * results_put) give GS_ERR_INVALID naming "id" / "job_id" when it is absent.
+ * Doubles: the vectors w and lam are exact to the bit. Scalar REAL columns
+ * are exact too (denormals, infinities) except that NaN is stored as NULL and
+ * read back as NaN, and a zero comes back as +0.0 (SQLite keeps no sign on a
+ * zero REAL: it stores integral values as integers).
+ */
+#ifndef GSD_STORE_H
+#define GSD_STORE_H
+
+#include "gs_error.h"
+#include "precompute.h"
+
+typedef struct gsd_store gsd_store;
+
+/* Open (create if absent) the database at path and bring its schema up to
+ * date. A database written by a newer gapsimd (user_version above the last
+ * compiled-in migration) gives GS_ERR_UNSUPPORTED; a file that is not an
+ * SQLite database gives GS_ERR_IO. */
+gs_err gsd_store_open(const char *path, gsd_store **out, gs_error *err);
+void gsd_store_close(gsd_store *st);
+/* user_version of the database (= number of the last migration applied). */
+int gsd_store_schema_version(gsd_store *st);
+/* PRAGMA wal_checkpoint(RESTART). Readers that keep the checkpoint from
+ * completing are not an error: the next checkpoint continues. */
+gs_err gsd_store_checkpoint(gsd_store *st, gs_error *err);
+
+/* ---- assemblies ------------------------------------------------------------ */
+
+typedef struct {
+    char id[40];            /* "a_" + hex */
+    char content_hash[40];  /* hex */
+    char name[128];
+    char joint[16];         /* "simple" | "sandwich" */
+    int n, m, n_parts, n_nodes, n_fast;
+    char status[16];        /* "precomputing" | "ready" | "failed" */
+    char err_code[32], err_field[96], err_msg[320];  /* when failed */
+    gs_precomp_times t;     /* stage times, s */
+    double cond_K, cond_Q;
+    double created_at, ready_at;   /* unix time, s (0 = unset) */
+    char factor_checksum[40]; /* hex checksum of the saved precomputation file ("" = none) */
+} gsd_assembly_row;
+
+gs_err gsd_store_assembly_insert(gsd_store *st, const gsd_assembly_row *row, gs_error *err);
+/* Overwrite every field of the assembly row->id (GS_ERR_INVALID if absent). */
+gs_err gsd_store_assembly_update(gsd_store *st, const gsd_assembly_row *row, gs_error *err);
+gs_err gsd_store_assembly_get(gsd_store *st, const char *id, gsd_assembly_row *out, int *found,
+                              gs_error *err);
+/* The most recently created assembly with that content hash. */
+gs_err gsd_store_assembly_find_hash(gsd_store *st, const char *hash, gsd_assembly_row *out,
+                                    int *found, gs_error *err);
+/* All assemblies by created_at (then insertion order); *rows is malloc'ed
+ * (NULL when *count is 0), free() it. */
+gs_err gsd_store_assembly_list(gsd_store *st, gsd_assembly_row **rows, int *count,
+                               gs_error *err);
+/* Delete the assembly, its results and jobs in one transaction. */
+gs_err gsd_store_assembly_delete(gsd_store *st, const char *id, gs_error *err);
+
+/* ---- jobs ------------------------------------------------------------------ */
+
+typedef struct {
+    char id[40];            /* "j_" + hex */
+    char assembly_id[40];
+    char status[16];        /* "queued" | "running" | "done" | "cancelled" | "failed" */
+    int total, done, failed;
+    char *options_json;     /* malloc'ed JSON text (solver options, pattern...), owned by
+                               the row; may be NULL */
+    double created_at, started_at, finished_at;
+    double solve_time_sum;  /* s, sum of solve times of finished gaps */
+    long long iterations_sum;
+} gsd_job_row;
+
+void gsd_job_row_free(gsd_job_row *row); /* frees options_json (set to NULL) */
+gs_err gsd_store_job_insert(gsd_store *st, const gsd_job_row *row, gs_error *err);
+gs_err gsd_store_job_get(gsd_store *st, const char *id, gsd_job_row *out, int *found,
+                         gs_error *err);
+/* Set the status; "running" also sets started_at = when, "done" /
+ * "cancelled" / "failed" set finished_at = when. GS_ERR_INVALID if absent. */
+gs_err gsd_store_job_set_status(gsd_store *st, const char *id, const char *status, double when,
+                                gs_error *err);
+/* Jobs by created_at, optionally filtered (NULL: any). *rows is malloc'ed;
+ * release each with gsd_job_row_free, then free(*rows). */
+gs_err gsd_store_job_list(gsd_store *st, const char *assembly_id, const char *status,
+                          gsd_job_row **rows, int *count, gs_error *err);
+
+/* ---- results --------------------------------------------------------------- */
+
+typedef struct {
+    char id[40];            /* "r_" + hex */
+    char assembly_id[40];
+    char job_id[40];        /* "" for a single solve (stored as NULL) */
+    int job_index;          /* -1 for a single solve */
+    char cache_key[40];     /* hex */
+    char status[16];        /* gs_status_name(...) */
+    char method[16], form[16];
+    int auto_chosen, warm_used;
+    int n_act, iterations, cg_iterations;
+    double time;            /* s */
+    double kkt[6];          /* primal_infeas, dual_infeas, complementarity, stationarity,
+                               gap, obj_primal */
+    int kkt_pass;
+    int m;
+    double *w;              /* m residual gaps (owned when read back); NULL: not stored */
+    double *lam;            /* m contact forces, stored sparse; NULL: not stored */
+    double created_at;
+} gsd_result_row;
+
+void gsd_result_row_free(gsd_result_row *row); /* frees w, lam (set to NULL) */
+
+/* Insert count results in one BEGIN IMMEDIATE transaction; if job_id != NULL,
+ * in the same transaction add done_delta / failed_delta / time_delta /
+ * iter_delta to that job's counters (GS_ERR_INVALID if the job is absent).
+ * All or nothing: on any error nothing is written. */
+gs_err gsd_store_results_put(gsd_store *st, const gsd_result_row *rows, int count,
+                             const char *job_id, int done_delta, int failed_delta,
+                             double time_delta, long long iter_delta, gs_error *err);
+/* out->w / out->lam are malloc'ed (release with gsd_result_row_free). */
+gs_err gsd_store_result_get(gsd_store *st, const char *id, gsd_result_row *out, int *found,
+                            gs_error *err);
+/* Most recent result of the assembly with that key and status "optimal". */
+gs_err gsd_store_result_find_key(gsd_store *st, const char *assembly_id, const char *cache_key,
+                                 gsd_result_row *out, int *found, gs_error *err);
+/* Results of a job with job_index in [offset, offset+limit) in index order
+ * (limit < 0: no upper bound). with_vectors 0 skips w/lam (passed as NULL).
+ * The row passed to cb, w and lam included, is valid only during the call.
+ * cb returns 0 to continue, non-zero to stop (not an error). cb runs with the
+ * store locked: it must not call this store (other stores are fine). */
+gs_err gsd_store_job_results(gsd_store *st, const char *job_id, int offset, int limit,
+                             int with_vectors, int (*cb)(const gsd_result_row *, void *),
+                             void *ctx, gs_error *err);
+/* bitmap[i] = 1 for each job_index i < total that has a result, else 0. */
+gs_err gsd_store_job_done_indices(gsd_store *st, const char *job_id, unsigned char *bitmap,
+                                  int total, gs_error *err);
+
+/* ---- migrations (generated from schema/NNN_name.sql by CMake) -------------- */
+
+typedef struct {
+    int version;        /* NNN: user_version after this migration */
+    const char *name;   /* file name */
+    const char *sql;    /* the file's text */
+} gsd_migration;
+
+extern const gsd_migration gsd_migrations[]; /* in version order, versions 1..count */
+extern const int gsd_migrations_count;
+
+#endif

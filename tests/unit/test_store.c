@@ -1,0 +1,1003 @@
+/*
+ * test_store.c -- the daemon's SQLite store (server/store.c): create / reopen
+ * / future-version / non-database opens, exact round trips of every row type
+ * (result vectors bit for bit: -0.0, denormals, infinities, NaN), results_put
+ * atomicity with the job counters, job paging and done bitmap, find_key,
+ * delete cascade, two connections writing from two threads, and the timing
+ * of the hot paths (results_put of 32 rows with m = 2603, find_key).
+ */
+#include <pthread.h>
+#include <sqlite3.h>
+#include <stdint.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "gs_test.h"
+#include "store.h"
+
+/* ---- helpers --------------------------------------------------------------- */
+
+/* Scratch database path with no leftover database, WAL or shm file. */
+static const char *fresh_db(char *buf, size_t len, const char *name)
+{
+    char side[600];
+    gs_test_tmp_path(buf, len, name);
+    unlink(buf);
+    snprintf(side, sizeof side, "%s-wal", buf);
+    unlink(side);
+    snprintf(side, sizeof side, "%s-shm", buf);
+    unlink(side);
+    return buf;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int same_bits(double a, double b)
+{
+    return memcmp(&a, &b, sizeof a) == 0;
+}
+
+/* Scalar REAL columns: exact, except that NaN is stored as NULL (read back as
+ * NaN) and SQLite keeps no sign on a zero (-0.0 reads back as +0.0). */
+static int same_real(double a, double b)
+{
+    return same_bits(a, b) || (isnan(a) && isnan(b)) || (a == 0.0 && b == 0.0);
+}
+
+/* One SQL integer from a separate raw connection (checks what is on disk). */
+static long long raw_int(const char *path, const char *sql)
+{
+    sqlite3 *db = NULL;
+    sqlite3_stmt *s = NULL;
+    long long v = -999;
+    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL) == SQLITE_OK &&
+        sqlite3_prepare_v2(db, sql, -1, &s, NULL) == SQLITE_OK && sqlite3_step(s) == SQLITE_ROW)
+        v = sqlite3_column_int64(s, 0);
+    sqlite3_finalize(s);
+    sqlite3_close(db);
+    return v;
+}
+
+static gsd_store *open_ok(const char *path)
+{
+    gsd_store *st = NULL;
+    gs_error e;
+    gs_err rc = gsd_store_open(path, &st, &e);
+    if (rc != GS_OK) {
+        fprintf(stderr, "  open %s: %s\n", path, e.msg);
+        return NULL;
+    }
+    return st;
+}
+
+static gsd_assembly_row make_assembly(const char *id, const char *hash, double created)
+{
+    gsd_assembly_row a;
+    memset(&a, 0, sizeof a);
+    snprintf(a.id, sizeof a.id, "%s", id);
+    snprintf(a.content_hash, sizeof a.content_hash, "%s", hash);
+    snprintf(a.name, sizeof a.name, "wing panel \"7\" – été"); /* quotes, UTF-8 */
+    snprintf(a.joint, sizeof a.joint, "sandwich");
+    a.n = 12345;
+    a.m = 2603;
+    a.n_parts = 3;
+    a.n_nodes = 4115;
+    a.n_fast = 17;
+    snprintf(a.status, sizeof a.status, "precomputing");
+    a.t = (gs_precomp_times){0.125, 1.0 / 3.0, 1e-300, 4.9406564584124654e-324, -0.0, 2.5};
+    a.cond_K = 1.2345678901234567e12;
+    a.cond_Q = NAN;
+    a.created_at = created;
+    return a;
+}
+
+static void check_assembly_eq(const gsd_assembly_row *a, const gsd_assembly_row *b)
+{
+    GS_CHECK_STR(a->id, b->id);
+    GS_CHECK_STR(a->content_hash, b->content_hash);
+    GS_CHECK_STR(a->name, b->name);
+    GS_CHECK_STR(a->joint, b->joint);
+    GS_CHECK_INT(a->n, b->n);
+    GS_CHECK_INT(a->m, b->m);
+    GS_CHECK_INT(a->n_parts, b->n_parts);
+    GS_CHECK_INT(a->n_nodes, b->n_nodes);
+    GS_CHECK_INT(a->n_fast, b->n_fast);
+    GS_CHECK_STR(a->status, b->status);
+    GS_CHECK_STR(a->err_code, b->err_code);
+    GS_CHECK_STR(a->err_field, b->err_field);
+    GS_CHECK_STR(a->err_msg, b->err_msg);
+    GS_CHECK(same_real(a->t.factor_K, b->t.factor_K));
+    GS_CHECK(same_real(a->t.build_Q, b->t.build_Q));
+    GS_CHECK(same_real(a->t.loads, b->t.loads));
+    GS_CHECK(same_real(a->t.factor_Q, b->t.factor_Q));
+    GS_CHECK(same_real(a->t.cond, b->t.cond));
+    GS_CHECK(same_real(a->t.total, b->t.total));
+    GS_CHECK(same_real(a->cond_K, b->cond_K));
+    GS_CHECK(same_real(a->cond_Q, b->cond_Q));
+    GS_CHECK(same_real(a->created_at, b->created_at));
+    GS_CHECK(same_real(a->ready_at, b->ready_at));
+    GS_CHECK_STR(a->factor_checksum, b->factor_checksum);
+}
+
+static gsd_job_row make_job(const char *id, const char *asm_id, int total, double created)
+{
+    gsd_job_row j;
+    memset(&j, 0, sizeof j);
+    snprintf(j.id, sizeof j.id, "%s", id);
+    snprintf(j.assembly_id, sizeof j.assembly_id, "%s", asm_id);
+    snprintf(j.status, sizeof j.status, "queued");
+    j.total = total;
+    j.options_json = (char *)"{\"method\":\"auto\",\"pattern\":[1,2,3]}";
+    j.created_at = created;
+    return j;
+}
+
+/* A result with deterministic vectors (seed varies the values). */
+static gsd_result_row make_result(const char *id, const char *asm_id, const char *job_id,
+                                  int job_index, int m, double *w, double *lam, int seed)
+{
+    gsd_result_row r;
+    memset(&r, 0, sizeof r);
+    snprintf(r.id, sizeof r.id, "%s", id);
+    snprintf(r.assembly_id, sizeof r.assembly_id, "%s", asm_id);
+    snprintf(r.job_id, sizeof r.job_id, "%s", job_id);
+    r.job_index = job_index;
+    snprintf(r.cache_key, sizeof r.cache_key, "k%08x", (unsigned)seed);
+    snprintf(r.status, sizeof r.status, "optimal");
+    snprintf(r.method, sizeof r.method, "gi");
+    snprintf(r.form, sizeof r.form, "relative");
+    r.auto_chosen = seed & 1;
+    r.warm_used = (seed >> 1) & 1;
+    r.n_act = m / 10;
+    r.iterations = 17 + seed;
+    r.cg_iterations = 3 * seed;
+    r.time = 1e-3 * (seed + 1);
+    for (int k = 0; k < 6; k++)
+        r.kkt[k] = 1e-12 * (k + 1) + seed;
+    r.kkt_pass = 1;
+    r.m = m;
+    for (int i = 0; i < m; i++) {
+        w[i] = 1e-3 * sin(0.1 * i + seed);
+        lam[i] = i % 10 == seed % 10 ? 100.0 + i : 0.0;
+    }
+    r.w = w;
+    r.lam = lam;
+    r.created_at = 1.7e9 + seed;
+    return r;
+}
+
+static void check_result_eq(const gsd_result_row *a, const gsd_result_row *b, int vectors)
+{
+    GS_CHECK_STR(a->id, b->id);
+    GS_CHECK_STR(a->assembly_id, b->assembly_id);
+    GS_CHECK_STR(a->job_id, b->job_id);
+    GS_CHECK_INT(a->job_index, b->job_index);
+    GS_CHECK_STR(a->cache_key, b->cache_key);
+    GS_CHECK_STR(a->status, b->status);
+    GS_CHECK_STR(a->method, b->method);
+    GS_CHECK_STR(a->form, b->form);
+    GS_CHECK_INT(a->auto_chosen, b->auto_chosen);
+    GS_CHECK_INT(a->warm_used, b->warm_used);
+    GS_CHECK_INT(a->n_act, b->n_act);
+    GS_CHECK_INT(a->iterations, b->iterations);
+    GS_CHECK_INT(a->cg_iterations, b->cg_iterations);
+    GS_CHECK(same_real(a->time, b->time));
+    for (int k = 0; k < 6; k++)
+        GS_CHECK(same_real(a->kkt[k], b->kkt[k]));
+    GS_CHECK_INT(a->kkt_pass, b->kkt_pass);
+    GS_CHECK_INT(a->m, b->m);
+    GS_CHECK(same_real(a->created_at, b->created_at));
+    if (!vectors)
+        return;
+    GS_CHECK((a->w == NULL) == (b->w == NULL));
+    GS_CHECK((a->lam == NULL) == (b->lam == NULL));
+    if (a->w && b->w)
+        GS_CHECK(memcmp(a->w, b->w, (size_t)a->m * sizeof(double)) == 0);
+    if (a->lam && b->lam)
+        GS_CHECK(memcmp(a->lam, b->lam, (size_t)a->m * sizeof(double)) == 0);
+}
+
+/* An assembly "a_1" and a job "j_1" (total) to hang results on. */
+static void seed_parents(gsd_store *st, int total)
+{
+    gs_error e;
+    gsd_assembly_row a = make_assembly("a_1", "h1", 1.0);
+    GS_CHECK_INT(gsd_store_assembly_insert(st, &a, &e), GS_OK);
+    gsd_job_row j = make_job("j_1", "a_1", total, 2.0);
+    GS_CHECK_INT(gsd_store_job_insert(st, &j, &e), GS_OK);
+}
+
+/* ---- open / migrations ----------------------------------------------------- */
+
+GS_TEST(store_migrations_embedded)
+{
+    GS_CHECK(gsd_migrations_count >= 1);
+    for (int i = 0; i < gsd_migrations_count; i++) {
+        GS_CHECK_INT(gsd_migrations[i].version, i + 1);
+        GS_CHECK(strstr(gsd_migrations[i].sql, "CREATE TABLE") != NULL);
+    }
+    GS_CHECK_STR(gsd_migrations[0].name, "001_init.sql");
+}
+
+GS_TEST(store_open_creates_wal_db)
+{
+    char p[512];
+    fresh_db(p, sizeof p, "store_create.db");
+    gsd_store *st = open_ok(p);
+    GS_CHECK(st != NULL);
+    int latest = gsd_migrations[gsd_migrations_count - 1].version;
+    GS_CHECK_INT(gsd_store_schema_version(st), latest);
+    gs_error e;
+    GS_CHECK_INT(gsd_store_checkpoint(st, &e), GS_OK);
+    GS_CHECK_INT(raw_int(p, "PRAGMA user_version"), latest);
+    GS_CHECK_INT(raw_int(p, "SELECT count(*) FROM sqlite_schema WHERE type='table' AND name IN "
+                            "('assemblies','jobs','results')"), 3);
+    /* WAL is persistent in the file: a plain connection sees it. */
+    sqlite3 *db = NULL;
+    GS_CHECK_INT(sqlite3_open(p, &db), SQLITE_OK);
+    sqlite3_stmt *s = NULL;
+    GS_CHECK_INT(sqlite3_prepare_v2(db, "PRAGMA journal_mode", -1, &s, NULL), SQLITE_OK);
+    GS_CHECK_INT(sqlite3_step(s), SQLITE_ROW);
+    GS_CHECK_STR((const char *)sqlite3_column_text(s, 0), "wal");
+    sqlite3_finalize(s);
+    sqlite3_close(db);
+    gsd_store_close(st);
+}
+
+GS_TEST(store_reopen_keeps_data_and_version)
+{
+    char p[512];
+    fresh_db(p, sizeof p, "store_reopen.db");
+    gsd_store *st = open_ok(p);
+    GS_CHECK(st != NULL);
+    gs_error e;
+    gsd_assembly_row a = make_assembly("a_keep", "hk", 5.0);
+    GS_CHECK_INT(gsd_store_assembly_insert(st, &a, &e), GS_OK);
+    int v = gsd_store_schema_version(st);
+    gsd_store_close(st);
+
+    /* Another connection holds the write lock: a reopen that tried to migrate
+     * would wait for it (busy timeout) and fail; an up-to-date one only reads. */
+    sqlite3 *db = NULL;
+    GS_CHECK_INT(sqlite3_open(p, &db), SQLITE_OK);
+    GS_CHECK_INT(sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL), SQLITE_OK);
+    double t0 = now_s();
+    st = open_ok(p);
+    double dt = now_s() - t0;
+    GS_CHECK_INT(sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(db);
+    GS_CHECK(st != NULL);
+    GS_CHECK_MSG(dt < 2.0, "reopen took %.3f s", dt);
+    GS_CHECK_INT(gsd_store_schema_version(st), v);
+    gsd_assembly_row b;
+    int found = 0;
+    GS_CHECK_INT(gsd_store_assembly_get(st, "a_keep", &b, &found, &e), GS_OK);
+    GS_CHECK_INT(found, 1);
+    check_assembly_eq(&a, &b);
+    gsd_store_close(st);
+    GS_CHECK_INT(raw_int(p, "PRAGMA user_version"), v);
+}
+
+GS_TEST(store_future_version_rejected)
+{
+    char p[512];
+    fresh_db(p, sizeof p, "store_future.db");
+    sqlite3 *db = NULL;
+    GS_CHECK_INT(sqlite3_open(p, &db), SQLITE_OK);
+    GS_CHECK_INT(sqlite3_exec(db, "CREATE TABLE x(a); PRAGMA user_version=999;", NULL, NULL,
+                              NULL), SQLITE_OK);
+    sqlite3_close(db);
+    gsd_store *st = (gsd_store *)&db; /* must be reset to NULL */
+    gs_error e;
+    GS_CHECK_INT(gsd_store_open(p, &st, &e), GS_ERR_UNSUPPORTED);
+    GS_CHECK(st == NULL);
+    GS_CHECK(strstr(e.msg, "999") != NULL);
+    GS_CHECK_INT(raw_int(p, "PRAGMA user_version"), 999); /* untouched */
+}
+
+GS_TEST(store_not_a_database_is_an_error)
+{
+    char p[512];
+    fresh_db(p, sizeof p, "store_garbage.db");
+    FILE *f = fopen(p, "wb");
+    GS_CHECK(f != NULL);
+    for (int i = 0; i < 512; i++)
+        fputs("not a database ", f);
+    fclose(f);
+    gsd_store *st = NULL;
+    gs_error e;
+    GS_CHECK_INT(gsd_store_open(p, &st, &e), GS_ERR_IO);
+    GS_CHECK(st == NULL);
+    GS_CHECK(strstr(e.msg, p) != NULL); /* names the file */
+
+    fresh_db(p, sizeof p, "store_dir_missing/x.db"); /* directory does not exist */
+    GS_CHECK_INT(gsd_store_open(p, &st, &e), GS_ERR_IO);
+    GS_CHECK(st == NULL);
+    GS_CHECK_INT(gsd_store_open("", &st, &e), GS_ERR_INVALID);
+}
+
+/* ---- assemblies ------------------------------------------------------------- */
+
+GS_TEST(store_assembly_roundtrip)
+{
+    char p[512];
+    gsd_store *st = open_ok(fresh_db(p, sizeof p, "store_asm.db"));
+    GS_CHECK(st != NULL);
+    gs_error e;
+    gsd_assembly_row a = make_assembly("a_00ff", "hash_x", 1.7e9 + 0.25);
+    GS_CHECK_INT(gsd_store_assembly_insert(st, &a, &e), GS_OK);
+    GS_CHECK_INT(gsd_store_assembly_insert(st, &a, &e), GS_ERR_IO); /* duplicate id */
+
+    gsd_assembly_row b;
+    int found = -1;
+    GS_CHECK_INT(gsd_store_assembly_get(st, "a_00ff", &b, &found, &e), GS_OK);
+    GS_CHECK_INT(found, 1);
+    check_assembly_eq(&a, &b);
+    GS_CHECK(same_bits(b.t.factor_Q, 4.9406564584124654e-324)); /* denormal exact */
+    GS_CHECK(isnan(b.cond_Q));                                   /* NaN <-> NULL */
+    GS_CHECK(same_bits(b.t.cond, 0.0));                          /* -0.0 -> +0.0 */
+    GS_CHECK_INT(gsd_store_assembly_get(st, "a_nope", &b, &found, &e), GS_OK);
+    GS_CHECK_INT(found, 0);
+
+    /* update: every field (failed with error detail) */
+    snprintf(a.status, sizeof a.status, "failed");
+    snprintf(a.err_code, sizeof a.err_code, "not_spd");
+    snprintf(a.err_field, sizeof a.err_field, "parts[1].K");
+    snprintf(a.err_msg, sizeof a.err_msg, "block 1 is not positive definite (info 42)");
+    snprintf(a.factor_checksum, sizeof a.factor_checksum, "0123456789abcdef");
+    snprintf(a.joint, sizeof a.joint, "simple");
+    a.n = 7;
+    a.cond_Q = -INFINITY;
+    a.ready_at = 1.7e9 + 3.5;
+    GS_CHECK_INT(gsd_store_assembly_update(st, &a, &e), GS_OK);
+    GS_CHECK_INT(gsd_store_assembly_get(st, "a_00ff", &b, &found, &e), GS_OK);
+    GS_CHECK_INT(found, 1);
+    check_assembly_eq(&a, &b);
+
+    gsd_assembly_row ghost = make_assembly("a_ghost", "h", 1.0);
+    GS_CHECK_INT(gsd_store_assembly_update(st, &ghost, &e), GS_ERR_INVALID);
+    GS_CHECK_STR(e.field, "id");
+    snprintf(ghost.joint, sizeof ghost.joint, "glued"); /* CHECK constraint */
+    GS_CHECK_INT(gsd_store_assembly_insert(st, &ghost, &e), GS_ERR_IO);
+    gsd_store_close(st);
+}
+
+GS_TEST(store_assembly_find_hash_and_list)
+{
+    char p[512];
+    gsd_store *st = open_ok(fresh_db(p, sizeof p, "store_asm_list.db"));
+    GS_CHECK(st != NULL);
+    gs_error e;
+    gsd_assembly_row a1 = make_assembly("a_1", "same", 30.0);
+    gsd_assembly_row a2 = make_assembly("a_2", "same", 40.0);
+    gsd_assembly_row a3 = make_assembly("a_3", "other", 10.0);
+    GS_CHECK_INT(gsd_store_assembly_insert(st, &a2, &e), GS_OK);
+    GS_CHECK_INT(gsd_store_assembly_insert(st, &a1, &e), GS_OK);
+    GS_CHECK_INT(gsd_store_assembly_insert(st, &a3, &e), GS_OK);
+
+    gsd_assembly_row b;
+    int found = 0;
+    GS_CHECK_INT(gsd_store_assembly_find_hash(st, "same", &b, &found, &e), GS_OK);
+    GS_CHECK_INT(found, 1);
+    GS_CHECK_STR(b.id, "a_2"); /* most recent */
+    GS_CHECK_INT(gsd_store_assembly_find_hash(st, "none", &b, &found, &e), GS_OK);
+    GS_CHECK_INT(found, 0);
+
+    gsd_assembly_row *rows = NULL;
+    int n = 0;
+    GS_CHECK_INT(gsd_store_assembly_list(st, &rows, &n, &e), GS_OK);
+    GS_CHECK_INT(n, 3);
+    GS_CHECK_STR(rows[0].id, "a_3");
+    GS_CHECK_STR(rows[1].id, "a_1");
+    GS_CHECK_STR(rows[2].id, "a_2");
+    check_assembly_eq(&rows[1], &a1);
+    free(rows);
+    gsd_store_close(st);
+
+    st = open_ok(fresh_db(p, sizeof p, "store_asm_empty.db"));
+    GS_CHECK(st != NULL);
+    rows = (gsd_assembly_row *)&n;
+    GS_CHECK_INT(gsd_store_assembly_list(st, &rows, &n, &e), GS_OK);
+    GS_CHECK_INT(n, 0);
+    GS_CHECK(rows == NULL);
+    gsd_store_close(st);
+}
+
+/* ---- jobs ------------------------------------------------------------------- */
+
+GS_TEST(store_job_roundtrip_status_list)
+{
+    char p[512];
+    gsd_store *st = open_ok(fresh_db(p, sizeof p, "store_job.db"));
+    GS_CHECK(st != NULL);
+    gs_error e;
+    gsd_assembly_row a1 = make_assembly("a_1", "h1", 1.0), a2 = make_assembly("a_2", "h2", 2.0);
+    GS_CHECK_INT(gsd_store_assembly_insert(st, &a1, &e), GS_OK);
+    GS_CHECK_INT(gsd_store_assembly_insert(st, &a2, &e), GS_OK);
+    gsd_job_row j1 = make_job("j_1", "a_1", 1000, 20.0);
+    gsd_job_row j2 = make_job("j_2", "a_1", 5, 10.0);
+    gsd_job_row j3 = make_job("j_3", "a_2", 7, 30.0);
+    j1.done = 3;
+    j1.failed = 1;
+    j1.solve_time_sum = 0.1 + 0.2;
+    j1.iterations_sum = 1LL << 40;
+    j2.options_json = NULL;
+    GS_CHECK_INT(gsd_store_job_insert(st, &j1, &e), GS_OK);
+    GS_CHECK_INT(gsd_store_job_insert(st, &j2, &e), GS_OK);
+    GS_CHECK_INT(gsd_store_job_insert(st, &j3, &e), GS_OK);
+    gsd_job_row bad = make_job("j_bad", "a_missing", 1, 1.0); /* foreign key */
+    GS_CHECK_INT(gsd_store_job_insert(st, &bad, &e), GS_ERR_IO);
+
+    gsd_job_row g;
+    int found = 0;
+    GS_CHECK_INT(gsd_store_job_get(st, "j_1", &g, &found, &e), GS_OK);
+    GS_CHECK_INT(found, 1);
+    GS_CHECK_STR(g.id, "j_1");
+    GS_CHECK_STR(g.assembly_id, "a_1");
+    GS_CHECK_STR(g.status, "queued");
+    GS_CHECK_INT(g.total, 1000);
+    GS_CHECK_INT(g.done, 3);
+    GS_CHECK_INT(g.failed, 1);
+    GS_CHECK_STR(g.options_json, j1.options_json);
+    GS_CHECK(same_bits(g.created_at, 20.0));
+    GS_CHECK(same_bits(g.started_at, 0.0));
+    GS_CHECK(same_bits(g.solve_time_sum, 0.1 + 0.2));
+    GS_CHECK_INT(g.iterations_sum, 1LL << 40);
+    gsd_job_row_free(&g);
+    GS_CHECK(g.options_json == NULL);
+    GS_CHECK_INT(gsd_store_job_get(st, "j_2", &g, &found, &e), GS_OK);
+    GS_CHECK(g.options_json == NULL);
+    GS_CHECK_INT(gsd_store_job_get(st, "j_none", &g, &found, &e), GS_OK);
+    GS_CHECK_INT(found, 0);
+
+    GS_CHECK_INT(gsd_store_job_set_status(st, "j_1", "running", 100.5, &e), GS_OK);
+    GS_CHECK_INT(gsd_store_job_set_status(st, "j_1", "done", 200.25, &e), GS_OK);
+    GS_CHECK_INT(gsd_store_job_get(st, "j_1", &g, &found, &e), GS_OK);
+    GS_CHECK_STR(g.status, "done");
+    GS_CHECK(same_bits(g.started_at, 100.5));
+    GS_CHECK(same_bits(g.finished_at, 200.25));
+    gsd_job_row_free(&g);
+    GS_CHECK_INT(gsd_store_job_set_status(st, "j_2", "cancelled", 50.0, &e), GS_OK);
+    GS_CHECK_INT(gsd_store_job_get(st, "j_2", &g, &found, &e), GS_OK);
+    GS_CHECK(same_bits(g.started_at, 0.0));
+    GS_CHECK(same_bits(g.finished_at, 50.0));
+    gsd_job_row_free(&g);
+    GS_CHECK_INT(gsd_store_job_set_status(st, "j_none", "done", 1.0, &e), GS_ERR_INVALID);
+    GS_CHECK_INT(gsd_store_job_set_status(st, "j_3", "bogus", 1.0, &e), GS_ERR_IO);
+
+    gsd_job_row *rows = NULL;
+    int n = 0;
+    GS_CHECK_INT(gsd_store_job_list(st, NULL, NULL, &rows, &n, &e), GS_OK);
+    GS_CHECK_INT(n, 3);
+    GS_CHECK_STR(rows[0].id, "j_2"); /* by created_at */
+    GS_CHECK_STR(rows[1].id, "j_1");
+    GS_CHECK_STR(rows[2].id, "j_3");
+    GS_CHECK_STR(rows[1].options_json, j1.options_json);
+    for (int i = 0; i < n; i++)
+        gsd_job_row_free(&rows[i]);
+    free(rows);
+    GS_CHECK_INT(gsd_store_job_list(st, "a_1", NULL, &rows, &n, &e), GS_OK);
+    GS_CHECK_INT(n, 2);
+    for (int i = 0; i < n; i++)
+        gsd_job_row_free(&rows[i]);
+    free(rows);
+    GS_CHECK_INT(gsd_store_job_list(st, NULL, "queued", &rows, &n, &e), GS_OK);
+    GS_CHECK_INT(n, 1);
+    GS_CHECK_STR(rows[0].id, "j_3");
+    gsd_job_row_free(&rows[0]);
+    free(rows);
+    GS_CHECK_INT(gsd_store_job_list(st, "a_1", "cancelled", &rows, &n, &e), GS_OK);
+    GS_CHECK_INT(n, 1);
+    GS_CHECK_STR(rows[0].id, "j_2");
+    gsd_job_row_free(&rows[0]);
+    free(rows);
+    GS_CHECK_INT(gsd_store_job_list(st, "a_2", "running", &rows, &n, &e), GS_OK);
+    GS_CHECK_INT(n, 0);
+    free(rows);
+    gsd_store_close(st);
+}
+
+/* ---- results ---------------------------------------------------------------- */
+
+GS_TEST(store_result_roundtrip_exact)
+{
+    char p[512];
+    gsd_store *st = open_ok(fresh_db(p, sizeof p, "store_res.db"));
+    GS_CHECK(st != NULL);
+    seed_parents(st, 4);
+    gs_error e;
+    enum { M = 9 };
+    double w[M] = {1.5, -0.0, 4.9406564584124654e-324, -2.2250738585072009e-308, INFINITY,
+                   -1.7976931348623157e308, 0.0, 1.0 / 3.0, NAN};
+    double lam[M] = {0.0, -0.0, 3.0, 0.0, 4.9406564584124654e-324, 0.0, 0.0, 1e300, -INFINITY};
+    gsd_result_row r;
+    memset(&r, 0, sizeof r);
+    snprintf(r.id, sizeof r.id, "r_single");
+    snprintf(r.assembly_id, sizeof r.assembly_id, "a_1");
+    r.job_index = -1; /* single solve: job_id "" */
+    snprintf(r.cache_key, sizeof r.cache_key, "00112233445566778899aabbccddeeff");
+    snprintf(r.status, sizeof r.status, "max_iter");
+    snprintf(r.method, sizeof r.method, "ipm");
+    snprintf(r.form, sizeof r.form, "absolute");
+    r.auto_chosen = 1;
+    r.warm_used = 1;
+    r.n_act = 4;
+    r.iterations = 1000;
+    r.cg_iterations = 123456;
+    r.time = 0.0123;
+    double kkt[6] = {1e-15, 2.5e-9, -0.0, 4.9406564584124654e-324, 1e-7, -123.456};
+    memcpy(r.kkt, kkt, sizeof kkt);
+    r.kkt_pass = 0;
+    r.m = M;
+    r.w = w;
+    r.lam = lam;
+    r.created_at = 1.7e9 + 0.001;
+    GS_CHECK_INT(gsd_store_results_put(st, &r, 1, NULL, 0, 0, 0, 0, &e), GS_OK);
+
+    gsd_result_row b;
+    int found = 0;
+    GS_CHECK_INT(gsd_store_result_get(st, "r_single", &b, &found, &e), GS_OK);
+    GS_CHECK_INT(found, 1);
+    check_result_eq(&r, &b, 1);
+    GS_CHECK_STR(b.job_id, "");
+    gsd_result_row_free(&b);
+    GS_CHECK(b.w == NULL && b.lam == NULL);
+    /* lam is stored sparse: 12 bytes per entry whose bits are not +0.0 */
+    GS_CHECK_INT(raw_int(p, "SELECT length(lam) FROM results WHERE id='r_single'"), 12 * 5);
+    GS_CHECK_INT(raw_int(p, "SELECT length(w) FROM results WHERE id='r_single'"), 8 * M);
+    GS_CHECK_INT(raw_int(p, "SELECT job_id IS NULL FROM results WHERE id='r_single'"), 1);
+
+    /* no vectors stored; m = 0 */
+    gsd_result_row r2 = r;
+    snprintf(r2.id, sizeof r2.id, "r_novec");
+    r2.w = NULL;
+    r2.lam = NULL;
+    gsd_result_row r3 = r;
+    snprintf(r3.id, sizeof r3.id, "r_m0");
+    r3.m = 0;
+    gsd_result_row two[2] = {r2, r3};
+    GS_CHECK_INT(gsd_store_results_put(st, two, 2, NULL, 0, 0, 0, 0, &e), GS_OK);
+    GS_CHECK_INT(gsd_store_result_get(st, "r_novec", &b, &found, &e), GS_OK);
+    GS_CHECK_INT(found, 1);
+    check_result_eq(&r2, &b, 1);
+    gsd_result_row_free(&b);
+    GS_CHECK_INT(gsd_store_result_get(st, "r_m0", &b, &found, &e), GS_OK);
+    GS_CHECK_INT(found, 1);
+    GS_CHECK_INT(b.m, 0);
+    GS_CHECK(b.w != NULL && b.lam != NULL);
+    gsd_result_row_free(&b);
+    GS_CHECK_INT(gsd_store_result_get(st, "r_none", &b, &found, &e), GS_OK);
+    GS_CHECK_INT(found, 0);
+
+    /* a corrupted vector on disk is reported, not trusted */
+    sqlite3 *db = NULL;
+    GS_CHECK_INT(sqlite3_open(p, &db), SQLITE_OK);
+    GS_CHECK_INT(sqlite3_exec(db, "UPDATE results SET lam=x'0900000000000000000000f0' "
+                                  "WHERE id='r_single'", NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(db);
+    GS_CHECK_INT(gsd_store_result_get(st, "r_single", &b, &found, &e), GS_ERR_FORMAT);
+    GS_CHECK(b.w == NULL && b.lam == NULL);
+    gsd_store_close(st);
+}
+
+GS_TEST(store_results_put_job_counters_atomic)
+{
+    char p[512];
+    gsd_store *st = open_ok(fresh_db(p, sizeof p, "store_put.db"));
+    GS_CHECK(st != NULL);
+    seed_parents(st, 10);
+    gs_error e;
+    enum { M = 50 };
+    static double w[4][M], lam[4][M];
+    gsd_result_row rows[4];
+    for (int i = 0; i < 4; i++) {
+        char id[16];
+        snprintf(id, sizeof id, "r_%d", i);
+        rows[i] = make_result(id, "a_1", "j_1", i, M, w[i], lam[i], i);
+    }
+    GS_CHECK_INT(gsd_store_results_put(st, rows, 3, "j_1", 2, 1, 0.75, 123, &e), GS_OK);
+    gsd_job_row j;
+    int found = 0;
+    GS_CHECK_INT(gsd_store_job_get(st, "j_1", &j, &found, &e), GS_OK);
+    GS_CHECK_INT(j.done, 2);
+    GS_CHECK_INT(j.failed, 1);
+    GS_CHECK(same_bits(j.solve_time_sum, 0.75));
+    GS_CHECK_INT(j.iterations_sum, 123);
+    gsd_job_row_free(&j);
+
+    /* second row duplicates index 0 of the job: nothing of the batch lands */
+    gsd_result_row batch[2] = {rows[3], rows[0]};
+    snprintf(batch[1].id, sizeof batch[1].id, "r_dup");
+    GS_CHECK_INT(gsd_store_results_put(st, batch, 2, "j_1", 2, 0, 1.0, 10, &e), GS_ERR_IO);
+    GS_CHECK(strstr(e.msg, "UNIQUE") != NULL);
+    GS_CHECK_INT(gsd_store_job_get(st, "j_1", &j, &found, &e), GS_OK);
+    GS_CHECK_INT(j.done, 2);
+    GS_CHECK_INT(j.iterations_sum, 123);
+    gsd_job_row_free(&j);
+    gsd_result_row b;
+    GS_CHECK_INT(gsd_store_result_get(st, "r_3", &b, &found, &e), GS_OK);
+    GS_CHECK_INT(found, 0);
+
+    /* missing job: GS_ERR_INVALID, nothing written */
+    GS_CHECK_INT(gsd_store_results_put(st, &rows[3], 1, "j_gone", 1, 0, 0, 0, &e),
+                 GS_ERR_INVALID);
+    GS_CHECK_STR(e.field, "job_id");
+    GS_CHECK_INT(gsd_store_result_get(st, "r_3", &b, &found, &e), GS_OK);
+    GS_CHECK_INT(found, 0);
+    /* the store still works after the rollbacks */
+    GS_CHECK_INT(gsd_store_results_put(st, &rows[3], 1, "j_1", 1, 0, 0.25, 7, &e), GS_OK);
+    GS_CHECK_INT(gsd_store_job_get(st, "j_1", &j, &found, &e), GS_OK);
+    GS_CHECK_INT(j.done, 3);
+    GS_CHECK(same_bits(j.solve_time_sum, 1.0));
+    GS_CHECK_INT(j.iterations_sum, 130);
+    gsd_job_row_free(&j);
+    GS_CHECK_INT(gsd_store_result_get(st, "r_2", &b, &found, &e), GS_OK);
+    GS_CHECK_INT(found, 1);
+    check_result_eq(&rows[2], &b, 1);
+    gsd_result_row_free(&b);
+    gsd_store_close(st);
+}
+
+typedef struct {
+    int n;
+    int idx[64];
+    int vectors_ok;
+    int stop_after;
+    const double (*w)[32];
+    const double (*lam)[32];
+} page_ctx;
+
+static int page_cb(const gsd_result_row *r, void *vctx)
+{
+    page_ctx *c = vctx;
+    c->idx[c->n++] = r->job_index;
+    if (c->w) {
+        if (!r->w || !r->lam || memcmp(r->w, c->w[r->job_index], sizeof c->w[0]) != 0 ||
+            memcmp(r->lam, c->lam[r->job_index], sizeof c->lam[0]) != 0)
+            c->vectors_ok = 0;
+    } else if (r->w || r->lam) {
+        c->vectors_ok = 0;
+    }
+    return c->stop_after && c->n >= c->stop_after;
+}
+
+GS_TEST(store_job_results_paging_and_done_indices)
+{
+    char p[512];
+    gsd_store *st = open_ok(fresh_db(p, sizeof p, "store_page.db"));
+    GS_CHECK(st != NULL);
+    enum { N = 25, M = 32 };
+    seed_parents(st, 40);
+    gs_error e;
+    static double w[40][M], lam[40][M];
+    gsd_result_row rows[N];
+    for (int k = 0; k < N; k++) {
+        int i = (k * 7) % N; /* stored out of index order */
+        char id[16];
+        snprintf(id, sizeof id, "r_%02d", i);
+        rows[k] = make_result(id, "a_1", "j_1", i, M, w[i], lam[i], i);
+    }
+    /* in three batches */
+    GS_CHECK_INT(gsd_store_results_put(st, rows, 10, "j_1", 10, 0, 0, 0, &e), GS_OK);
+    GS_CHECK_INT(gsd_store_results_put(st, rows + 10, 10, "j_1", 10, 0, 0, 0, &e), GS_OK);
+    GS_CHECK_INT(gsd_store_results_put(st, rows + 20, 5, "j_1", 5, 0, 0, 0, &e), GS_OK);
+
+    page_ctx c = {.vectors_ok = 1, .w = (const double (*)[32])w, .lam = (const double (*)[32])lam};
+    GS_CHECK_INT(gsd_store_job_results(st, "j_1", 5, 10, 1, page_cb, &c, &e), GS_OK);
+    GS_CHECK_INT(c.n, 10);
+    for (int k = 0; k < 10; k++)
+        GS_CHECK_INT(c.idx[k], 5 + k);
+    GS_CHECK(c.vectors_ok);
+
+    page_ctx c2 = {.vectors_ok = 1};
+    GS_CHECK_INT(gsd_store_job_results(st, "j_1", 20, 10, 0, page_cb, &c2, &e), GS_OK);
+    GS_CHECK_INT(c2.n, 5); /* 20..24 exist */
+    GS_CHECK_INT(c2.idx[0], 20);
+    GS_CHECK_INT(c2.idx[4], 24);
+    GS_CHECK(c2.vectors_ok); /* no vectors */
+
+    page_ctx c3 = {.vectors_ok = 1, .stop_after = 3};
+    GS_CHECK_INT(gsd_store_job_results(st, "j_1", 0, -1, 0, page_cb, &c3, &e), GS_OK);
+    GS_CHECK_INT(c3.n, 3);
+    page_ctx c4 = {.vectors_ok = 1};
+    GS_CHECK_INT(gsd_store_job_results(st, "j_1", 0, -1, 0, page_cb, &c4, &e), GS_OK);
+    GS_CHECK_INT(c4.n, N);
+    for (int k = 0; k < N; k++)
+        GS_CHECK_INT(c4.idx[k], k);
+    page_ctx c5 = {.vectors_ok = 1};
+    GS_CHECK_INT(gsd_store_job_results(st, "j_none", 0, 10, 1, page_cb, &c5, &e), GS_OK);
+    GS_CHECK_INT(c5.n, 0);
+
+    unsigned char bm[40];
+    memset(bm, 7, sizeof bm);
+    GS_CHECK_INT(gsd_store_job_done_indices(st, "j_1", bm, 40, &e), GS_OK);
+    for (int i = 0; i < 40; i++)
+        GS_CHECK_INT(bm[i], i < N);
+    GS_CHECK_INT(gsd_store_job_done_indices(st, "j_1", bm, 10, &e), GS_OK); /* clipped */
+    for (int i = 0; i < 10; i++)
+        GS_CHECK_INT(bm[i], 1);
+    gsd_store_close(st);
+}
+
+GS_TEST(store_find_key_picks_recent_optimal)
+{
+    char p[512];
+    gsd_store *st = open_ok(fresh_db(p, sizeof p, "store_key.db"));
+    GS_CHECK(st != NULL);
+    seed_parents(st, 1);
+    gs_error e;
+    gsd_assembly_row a2 = make_assembly("a_2", "h2", 3.0);
+    GS_CHECK_INT(gsd_store_assembly_insert(st, &a2, &e), GS_OK);
+    enum { M = 8 };
+    static double w[5][M], lam[5][M];
+    gsd_result_row r[5];
+    r[0] = make_result("r_old", "a_1", "", -1, M, w[0], lam[0], 1);     /* optimal, older */
+    r[1] = make_result("r_best", "a_1", "", -1, M, w[1], lam[1], 2);    /* optimal, newest */
+    r[2] = make_result("r_fail", "a_1", "", -1, M, w[2], lam[2], 3);    /* newer, not optimal */
+    r[3] = make_result("r_other", "a_2", "", -1, M, w[3], lam[3], 4);   /* other assembly */
+    r[4] = make_result("r_diffkey", "a_1", "", -1, M, w[4], lam[4], 5); /* other key */
+    for (int i = 0; i < 5; i++)
+        snprintf(r[i].cache_key, sizeof r[i].cache_key, "%s", i == 4 ? "key2" : "key1");
+    r[0].created_at = 100;
+    r[1].created_at = 200;
+    r[2].created_at = 300;
+    r[3].created_at = 400;
+    r[4].created_at = 500;
+    snprintf(r[2].status, sizeof r[2].status, "numerical");
+    GS_CHECK_INT(gsd_store_results_put(st, r, 5, NULL, 0, 0, 0, 0, &e), GS_OK);
+
+    gsd_result_row b;
+    int found = 0;
+    GS_CHECK_INT(gsd_store_result_find_key(st, "a_1", "key1", &b, &found, &e), GS_OK);
+    GS_CHECK_INT(found, 1);
+    check_result_eq(&r[1], &b, 1);
+    gsd_result_row_free(&b);
+    GS_CHECK_INT(gsd_store_result_find_key(st, "a_2", "key2", &b, &found, &e), GS_OK);
+    GS_CHECK_INT(found, 0);
+    GS_CHECK_INT(gsd_store_result_find_key(st, "a_1", "key3", &b, &found, &e), GS_OK);
+    GS_CHECK_INT(found, 0);
+    gsd_store_close(st);
+}
+
+GS_TEST(store_delete_cascades)
+{
+    char p[512];
+    gsd_store *st = open_ok(fresh_db(p, sizeof p, "store_del.db"));
+    GS_CHECK(st != NULL);
+    seed_parents(st, 3); /* a_1 + j_1 */
+    gs_error e;
+    gsd_assembly_row a2 = make_assembly("a_2", "h2", 3.0);
+    GS_CHECK_INT(gsd_store_assembly_insert(st, &a2, &e), GS_OK);
+    gsd_job_row j2 = make_job("j_2", "a_2", 1, 4.0);
+    GS_CHECK_INT(gsd_store_job_insert(st, &j2, &e), GS_OK);
+    enum { M = 4 };
+    static double w[4][M], lam[4][M];
+    gsd_result_row r[4];
+    r[0] = make_result("r_0", "a_1", "j_1", 0, M, w[0], lam[0], 0);
+    r[1] = make_result("r_1", "a_1", "j_1", 1, M, w[1], lam[1], 1);
+    r[2] = make_result("r_s", "a_1", "", -1, M, w[2], lam[2], 2);
+    r[3] = make_result("r_k", "a_2", "j_2", 0, M, w[3], lam[3], 3);
+    GS_CHECK_INT(gsd_store_results_put(st, r, 4, NULL, 0, 0, 0, 0, &e), GS_OK);
+
+    GS_CHECK_INT(gsd_store_assembly_delete(st, "a_1", &e), GS_OK);
+    int found = 1;
+    gsd_assembly_row a;
+    GS_CHECK_INT(gsd_store_assembly_get(st, "a_1", &a, &found, &e), GS_OK);
+    GS_CHECK_INT(found, 0);
+    gsd_job_row j;
+    GS_CHECK_INT(gsd_store_job_get(st, "j_1", &j, &found, &e), GS_OK);
+    GS_CHECK_INT(found, 0);
+    gsd_result_row b;
+    for (int i = 0; i < 3; i++) {
+        GS_CHECK_INT(gsd_store_result_get(st, r[i].id, &b, &found, &e), GS_OK);
+        GS_CHECK_INT(found, 0);
+    }
+    GS_CHECK_INT(gsd_store_result_get(st, "r_k", &b, &found, &e), GS_OK); /* untouched */
+    GS_CHECK_INT(found, 1);
+    gsd_result_row_free(&b);
+    GS_CHECK_INT(gsd_store_job_get(st, "j_2", &j, &found, &e), GS_OK);
+    GS_CHECK_INT(found, 1);
+    gsd_job_row_free(&j);
+    GS_CHECK_INT(gsd_store_assembly_delete(st, "a_1", &e), GS_OK); /* idempotent */
+    GS_CHECK_INT(raw_int(p, "SELECT count(*) FROM results"), 1);
+    GS_CHECK_INT(raw_int(p, "SELECT count(*) FROM jobs"), 1);
+    gsd_store_close(st);
+}
+
+/* ---- concurrency ------------------------------------------------------------ */
+
+enum { CW_THREADS = 2, CW_PER_THREAD = 200, CW_M = 300 };
+
+typedef struct {
+    const char *path;
+    int t;
+    gs_err rc;
+    char msg[400];
+} writer_ctx;
+
+/* Own connection; results one transaction each (the daemon's worst case). */
+static void *writer_main(void *vctx)
+{
+    writer_ctx *c = vctx;
+    gs_error e;
+    gsd_store *st = NULL;
+    c->rc = gsd_store_open(c->path, &st, &e);
+    double *w = malloc(CW_M * sizeof *w), *lam = malloc(CW_M * sizeof *lam);
+    for (int i = 0; i < CW_PER_THREAD && c->rc == GS_OK; i++) {
+        char id[32];
+        int index = c->t * CW_PER_THREAD + i;
+        snprintf(id, sizeof id, "r_t%d_%d", c->t, i);
+        gsd_result_row r = make_result(id, "a_1", "j_1", index, CW_M, w, lam, index);
+        c->rc = gsd_store_results_put(st, &r, 1, "j_1", 1, 0, 0.5, 2, &e);
+        if (c->rc == GS_OK && i % 50 == 0) {
+            gsd_result_row b;
+            int found = 0;
+            c->rc = gsd_store_result_find_key(st, "a_1", r.cache_key, &b, &found, &e);
+            gsd_result_row_free(&b);
+        }
+    }
+    if (c->rc != GS_OK)
+        snprintf(c->msg, sizeof c->msg, "%s", e.msg);
+    gsd_store_close(st);
+    free(w);
+    free(lam);
+    return NULL;
+}
+
+GS_TEST(store_two_connections_write_concurrently)
+{
+    char p[512];
+    gsd_store *st = open_ok(fresh_db(p, sizeof p, "store_conc.db"));
+    GS_CHECK(st != NULL);
+    seed_parents(st, CW_THREADS * CW_PER_THREAD);
+    pthread_t th[CW_THREADS];
+    writer_ctx c[CW_THREADS];
+    for (int t = 0; t < CW_THREADS; t++) {
+        c[t] = (writer_ctx){.path = p, .t = t};
+        GS_CHECK_INT(pthread_create(&th[t], NULL, writer_main, &c[t]), 0);
+    }
+    for (int t = 0; t < CW_THREADS; t++)
+        pthread_join(th[t], NULL);
+    for (int t = 0; t < CW_THREADS; t++)
+        GS_CHECK_MSG(c[t].rc == GS_OK, "thread %d: %s", t, c[t].msg);
+    gs_error e;
+    gsd_job_row j;
+    int found = 0;
+    GS_CHECK_INT(gsd_store_job_get(st, "j_1", &j, &found, &e), GS_OK);
+    GS_CHECK_INT(j.done, CW_THREADS * CW_PER_THREAD);
+    GS_CHECK_INT(j.iterations_sum, 2 * CW_THREADS * CW_PER_THREAD);
+    GS_CHECK(same_bits(j.solve_time_sum, 0.5 * CW_THREADS * CW_PER_THREAD));
+    gsd_job_row_free(&j);
+    static unsigned char bm[CW_THREADS * CW_PER_THREAD];
+    GS_CHECK_INT(gsd_store_job_done_indices(st, "j_1", bm, (int)sizeof bm, &e), GS_OK);
+    for (size_t i = 0; i < sizeof bm; i++)
+        GS_CHECK_INT(bm[i], 1);
+    GS_CHECK_INT(gsd_store_checkpoint(st, &e), GS_OK);
+    gsd_store_close(st);
+}
+
+typedef struct {
+    const char *path;
+    pthread_barrier_t *go;
+    gs_err rc;
+    int version;
+    char msg[400];
+} opener_ctx;
+
+static void *opener_main(void *vctx)
+{
+    opener_ctx *c = vctx;
+    gs_error e;
+    gsd_store *st = NULL;
+    pthread_barrier_wait(c->go);
+    c->rc = gsd_store_open(c->path, &st, &e);
+    if (c->rc == GS_OK)
+        c->version = gsd_store_schema_version(st);
+    else
+        snprintf(c->msg, sizeof c->msg, "%s", e.msg);
+    gsd_store_close(st);
+    return NULL;
+}
+
+/* Two processes / threads creating the same new database: one migrates, the
+ * other waits for it and finds the schema current. */
+GS_TEST(store_concurrent_create_migrates_once)
+{
+    for (int round = 0; round < 10; round++) {
+        char p[512];
+        fresh_db(p, sizeof p, "store_race.db");
+        pthread_barrier_t go;
+        GS_CHECK_INT(pthread_barrier_init(&go, NULL, 2), 0);
+        pthread_t th[2];
+        opener_ctx c[2];
+        for (int t = 0; t < 2; t++) {
+            c[t] = (opener_ctx){.path = p, .go = &go};
+            GS_CHECK_INT(pthread_create(&th[t], NULL, opener_main, &c[t]), 0);
+        }
+        for (int t = 0; t < 2; t++)
+            pthread_join(th[t], NULL);
+        pthread_barrier_destroy(&go);
+        for (int t = 0; t < 2; t++) {
+            GS_CHECK_MSG(c[t].rc == GS_OK, "round %d thread %d: %s", round, t, c[t].msg);
+            GS_CHECK_INT(c[t].version, gsd_migrations[gsd_migrations_count - 1].version);
+        }
+    }
+}
+
+/* ---- hot-path timing ---------------------------------------------------------- */
+
+static int count_cb(const gsd_result_row *r, void *ctx)
+{
+    (*(int *)ctx)++;
+    return 0;
+}
+
+GS_TEST(store_hot_path_timing)
+{
+    char p[512];
+    gsd_store *st = open_ok(fresh_db(p, sizeof p, "store_bench.db"));
+    GS_CHECK(st != NULL);
+    enum { M = 2603, BATCH = 32, NBATCH = 20 };
+    seed_parents(st, BATCH * NBATCH);
+    gs_error e;
+    double *w = malloc((size_t)BATCH * M * sizeof *w);
+    double *lam = malloc((size_t)BATCH * M * sizeof *lam);
+    GS_CHECK(w && lam);
+    gsd_result_row rows[BATCH];
+    double t_put = 0, t_max = 0;
+    for (int b = 0; b < NBATCH; b++) {
+        for (int k = 0; k < BATCH; k++) {
+            int i = b * BATCH + k;
+            char id[32];
+            snprintf(id, sizeof id, "r_%05d", i);
+            rows[k] = make_result(id, "a_1", "j_1", i, M, w + (size_t)k * M,
+                                  lam + (size_t)k * M, i);
+        }
+        double t0 = now_s();
+        GS_CHECK_INT(gsd_store_results_put(st, rows, BATCH, "j_1", BATCH, 0, 1.0, 100, &e),
+                     GS_OK);
+        double dt = now_s() - t0;
+        t_put += dt;
+        t_max = dt > t_max ? dt : t_max;
+    }
+    enum { NFIND = 2000 };
+    double t0 = now_s();
+    for (int q = 0; q < NFIND; q++) {
+        char key[40];
+        snprintf(key, sizeof key, "k%08x", (unsigned)((q * 37) % (BATCH * NBATCH)));
+        gsd_result_row r;
+        int found = 0;
+        GS_CHECK_INT(gsd_store_result_find_key(st, "a_1", key, &r, &found, &e), GS_OK);
+        GS_CHECK_INT(found, 1);
+        gsd_result_row_free(&r);
+    }
+    double t_find = (now_s() - t0) / NFIND;
+    t0 = now_s();
+    for (int q = 0; q < NFIND; q++) {
+        gsd_result_row r;
+        int found = 1;
+        GS_CHECK_INT(gsd_store_result_find_key(st, "a_1", "miss", &r, &found, &e), GS_OK);
+        GS_CHECK_INT(found, 0);
+    }
+    double t_miss = (now_s() - t0) / NFIND;
+    int n = 0;
+    t0 = now_s();
+    GS_CHECK_INT(gsd_store_job_results(st, "j_1", 0, -1, 0, count_cb, &n, &e), GS_OK);
+    double t_page = now_s() - t0;
+    GS_CHECK_INT(n, BATCH * NBATCH);
+    printf("  results_put %d rows m=%d: mean %.2f ms, max %.2f ms (%.0f rows/s)\n", BATCH, M,
+           1e3 * t_put / NBATCH, 1e3 * t_max, BATCH * NBATCH / t_put);
+    printf("  find_key hit (m=%d, vectors decoded): %.1f us; miss: %.1f us\n", M, 1e6 * t_find,
+           1e6 * t_miss);
+    printf("  job_results %d rows without vectors: %.2f ms\n", n, 1e3 * t_page);
+    free(w);
+    free(lam);
+    gsd_store_close(st);
+}
+
+GS_TEST_MAIN()
