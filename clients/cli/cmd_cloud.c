@@ -1,0 +1,589 @@
+/*
+ * cmd_cloud.c -- `gapsim cloud submit|list|status|cancel|summary|results`:
+ * gap-cloud jobs. submit streams the .npy to POST /v1/assemblies/{id}/clouds
+ * (options in the query string); --wait polls GET /v1/jobs/{id} with a
+ * progress display (progress.h) and exits 4 if the job ends failed or
+ * cancelled. results -o streams the job's .npy (Accept: application/x-npy)
+ * into the file (written atomically); without -o it pages the JSON results.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "args.h"
+#include "cli.h"
+#include "fileio.h"
+#include "http.h"
+#include "npyio.h"
+#include "out.h"
+#include "progress.h"
+#include "reqopts.h"
+
+static const char group_help[] =
+    "usage: gapsim cloud submit --assembly ID --gaps GAPS.npy [options] [--wait]\n"
+    "       gapsim cloud list [--assembly ID] [--status S]\n"
+    "       gapsim cloud status JOB [--wait]\n"
+    "       gapsim cloud cancel JOB\n"
+    "       gapsim cloud summary JOB [--threshold MM] [--bins N]\n"
+    "       gapsim cloud results JOB [-o W.npy] [--field w|lambda]\n"
+    "Gap-cloud jobs: one solve per gap vector, run by the server's workers; see\n"
+    "gapsim cloud COMMAND --help.\n";
+
+static void job_path(char *buf, size_t cap, const char *job, const char *tail)
+{
+    char *id = gc_escape(job);
+    snprintf(buf, cap, "/v1/jobs/%s%s", id ? id : "", tail);
+    free(id);
+}
+
+static int job_ended(const char *status)
+{
+    return !strcmp(status, "done") || !strcmp(status, "failed") || !strcmp(status, "cancelled");
+}
+
+static void print_job(const cJSON *j)
+{
+    char t[64];
+    gc_kv("job", "%s", gc_jstr(j, "id", "-"));
+    gc_kv("assembly", "%s", gc_jstr(j, "assembly_id", "-"));
+    gc_kv("status", "%s", gc_jstr(j, "status", "-"));
+    gc_kv("progress", "%d/%d done, %d failed", gc_jint(j, "done", 0), gc_jint(j, "total", 0),
+          gc_jint(j, "failed", 0));
+    if (gc_jis_num(j, "solves_per_s"))
+        gc_kv("rate", "%.1f solves/s", gc_jnum(j, "solves_per_s", 0));
+    if (gc_jis_num(j, "eta_s") && !job_ended(gc_jstr(j, "status", "")))
+        gc_kv("eta", "%s", gc_fmt_duration(gc_jnum(j, "eta_s", 0), t, sizeof t));
+    gc_kv("mean_solve", "%.3f ms", gc_jnum(j, "mean_solve_ms", 0));
+    gc_kv("iterations", "%.0f", gc_jnum(j, "iterations", 0));
+    gc_kv("created", "%s", gc_fmt_time(gc_jnum(j, "created_at", 0), t, sizeof t));
+    gc_kv("started", "%s", gc_fmt_time(gc_jnum(j, "started_at", 0), t, sizeof t));
+    gc_kv("finished", "%s", gc_fmt_time(gc_jnum(j, "finished_at", 0), t, sizeof t));
+    const cJSON *o = cJSON_GetObjectItemCaseSensitive(j, "options");
+    char *opts = o ? cJSON_PrintUnformatted(o) : NULL;
+    if (opts)
+        gc_kv("options", "%s", opts);
+    free(opts);
+}
+
+static void sleep_s(double s)
+{
+    struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
+    nanosleep(&ts, NULL);
+}
+
+/* Poll the job until it ends; *final / *raw: its last state. */
+static int wait_job(gc_ctx *cx, const char *prog, const char *job, cJSON **final, gc_buf *raw)
+{
+    char path[512];
+    job_path(path, sizeof path, job, "");
+    gc_progress pg;
+    gc_progress_init(&pg, cx->tty);
+    for (;;) {
+        cJSON *j = NULL;
+        gc_buf b = {0};
+        gc_req rq = {.method = "GET", .path = path};
+        int rc = gc_call_json(cx, prog, &rq, &j, &b);
+        if (rc != GC_OK) {
+            gc_progress_end(&pg);
+            return rc;
+        }
+        const char *st = gc_jstr(j, "status", "?");
+        gc_progress_update(&pg, gc_jstr(j, "id", job), st, gc_jint(j, "done", 0),
+                           gc_jint(j, "total", 0), gc_jint(j, "failed", 0),
+                           gc_jnum(j, "solves_per_s", -1),
+                           job_ended(st) ? -1 : gc_jnum(j, "eta_s", -1));
+        if (job_ended(st)) {
+            gc_progress_end(&pg);
+            *final = j;
+            *raw = b;
+            return GC_OK;
+        }
+        cJSON_Delete(j);
+        gc_buf_free(&b);
+        sleep_s(0.25);
+    }
+}
+
+/* Print a job (as is with --json); with wait, wait first; exit code. */
+static int show_job(gc_ctx *cx, const char *prog, cJSON *j, gc_buf *raw, int wait, int quiet)
+{
+    int rc = GC_OK;
+    if (wait) {
+        char id[64];
+        snprintf(id, sizeof id, "%s", gc_jstr(j, "id", ""));
+        cJSON_Delete(j);
+        gc_buf_free(raw);
+        j = NULL;
+        rc = wait_job(cx, prog, id, &j, raw);
+    }
+    if (rc == GC_OK) {
+        if (cx->json)
+            gc_print_body(raw);
+        else if (quiet)
+            printf("%s\n", gc_jstr(j, "id", ""));
+        else
+            print_job(j);
+        const char *st = gc_jstr(j, "status", "");
+        if (wait && (!strcmp(st, "failed") || !strcmp(st, "cancelled"))) {
+            fprintf(stderr, "%s: job %s %s\n", prog, gc_jstr(j, "id", ""), st);
+            rc = GC_EJOB;
+        }
+    }
+    cJSON_Delete(j);
+    gc_buf_free(raw);
+    return rc;
+}
+
+/* ---- submit ------------------------------------------------------------------ */
+
+static int cmd_submit(gc_ctx *cx, int argc, char **argv)
+{
+    const gc_cmd cmd = {
+        "gapsim cloud submit",
+        "Submit a gap cloud: GAPS.npy is a k x m float64 array (C order), one gap\n"
+        "vector per row, uploaded as is. Prints the job (or only its id with -q).\n"
+        "options:\n"
+        "  --assembly ID      the assembly (required)\n"
+        "  --gaps GAPS.npy    the cloud (required)\n" GC_SOLVE_OPT_HELP
+        "  --warm-start JOB   gap i starts from result i of a previous job j_... of\n"
+        "                     this assembly with the same number of gaps\n"
+        "  --wait             wait for the job: a progress bar on a terminal (plain\n"
+        "                     lines otherwise, on stderr); exit 4 if it ends failed\n"
+        "                     or cancelled\n"
+        "  -q, --quiet        print only the job id\n",
+        "gapsim cloud submit --assembly ID --gaps GAPS.npy [options] [--wait] [-q]", 0, 0};
+    gc_solve_opts so = {0};
+    const char *asm_id = NULL, *gaps = NULL;
+    int wait = 0, quiet = 0;
+    const gc_opt opts[] = {
+        {"--assembly", "-a", &asm_id, NULL}, {"--gaps", NULL, &gaps, NULL},
+        {"--wait", NULL, NULL, &wait},       {"--quiet", "-q", NULL, &quiet},
+        GC_SOLVE_OPT_ENTRIES(so),            {0},
+    };
+    const char *pos[1];
+    int npos;
+    int rc = gc_args(cx, &cmd, opts, argc, argv, pos, &npos);
+    if (rc >= 0)
+        return rc;
+    if (!asm_id)
+        return gc_usage_error(cmd.prog, "--assembly ID is required");
+    if (!gaps)
+        return gc_usage_error(cmd.prog, "--gaps GAPS.npy is required");
+    if ((rc = gc_solve_opts_check(cmd.prog, &so)) != GC_OK)
+        return rc;
+    size_t k, m;
+    if ((rc = gc_npy_shape(cmd.prog, gaps, &k, &m)) != GC_OK)
+        return rc;
+    gc_buf path = {0};
+    char *id = gc_escape(asm_id);
+    int bad = !id || gc_buf_add(&path, "/v1/assemblies/", 15) || gc_buf_add(&path, id, strlen(id)) ||
+              gc_buf_add(&path, "/clouds", 7) || gc_solve_opts_query(&so, &path, '?');
+    free(id);
+    if (bad) {
+        gc_buf_free(&path);
+        fprintf(stderr, "%s: out of memory\n", cmd.prog);
+        return GC_EFILE;
+    }
+    gc_req rq = {.method = "POST", .path = path.p, .content_type = "application/x-npy",
+                 .body_file = gaps};
+    cJSON *j = NULL;
+    gc_buf raw = {0};
+    rc = gc_call_json(cx, cmd.prog, &rq, &j, &raw);
+    gc_buf_free(&path);
+    if (rc != GC_OK)
+        return rc;
+    if (wait && !quiet && !cx->json)
+        fprintf(stderr, "submitted %s: %zu gaps of m = %zu\n", gc_jstr(j, "id", "?"), k, m);
+    return show_job(cx, cmd.prog, j, &raw, wait, quiet);
+}
+
+/* ---- list / status / cancel ------------------------------------------------------- */
+
+static int cmd_list(gc_ctx *cx, int argc, char **argv)
+{
+    const gc_cmd cmd = {"gapsim cloud list",
+                        "List jobs, newest first.\n"
+                        "options:\n"
+                        "  --assembly ID   only the jobs of this assembly\n"
+                        "  --status S      only jobs in status S (queued, running, done, failed,\n"
+                        "                  cancelled)\n",
+                        "gapsim cloud list [--assembly ID] [--status S]", 0, 0};
+    const char *asm_id = NULL, *status = NULL;
+    const gc_opt opts[] = {{"--assembly", "-a", &asm_id, NULL}, {"--status", NULL, &status, NULL}, {0}};
+    const char *pos[1];
+    int npos;
+    int rc = gc_args(cx, &cmd, opts, argc, argv, pos, &npos);
+    if (rc >= 0)
+        return rc;
+    gc_buf path = {0};
+    char sep = '?';
+    int bad = gc_buf_add(&path, "/v1/jobs", 8);
+    const char *keys[2] = {"assembly", "status"}, *vals[2] = {asm_id, status};
+    for (int i = 0; i < 2 && !bad; i++) {
+        if (!vals[i])
+            continue;
+        char *e = gc_escape(vals[i]);
+        bad = !e || gc_buf_add(&path, &sep, 1) || gc_buf_add(&path, keys[i], strlen(keys[i])) ||
+              gc_buf_add(&path, "=", 1) || gc_buf_add(&path, e, strlen(e));
+        free(e);
+        sep = '&';
+    }
+    if (bad) {
+        gc_buf_free(&path);
+        return GC_EFILE;
+    }
+    gc_req rq = {.method = "GET", .path = path.p};
+    cJSON *ans = NULL;
+    gc_buf raw = {0};
+    rc = gc_call_json(cx, cmd.prog, &rq, &ans, &raw);
+    gc_buf_free(&path);
+    if (rc == GC_OK && cx->json) {
+        gc_print_body(&raw);
+    } else if (rc == GC_OK) {
+        printf("%-18s  %-18s  %-9s %9s %7s %9s  %s\n", "JOB", "ASSEMBLY", "STATUS", "DONE", "FAILED",
+               "SOLVES/S", "CREATED");
+        const cJSON *j;
+        cJSON_ArrayForEach(j, cJSON_GetObjectItemCaseSensitive(ans, "jobs"))
+        {
+            char t[64], done[32], rate[32] = "-";
+            snprintf(done, sizeof done, "%d/%d", gc_jint(j, "done", 0), gc_jint(j, "total", 0));
+            if (gc_jis_num(j, "solves_per_s"))
+                snprintf(rate, sizeof rate, "%.1f", gc_jnum(j, "solves_per_s", 0));
+            printf("%-18s  %-18s  %-9s %9s %7d %9s  %s\n", gc_jstr(j, "id", "-"),
+                   gc_jstr(j, "assembly_id", "-"), gc_jstr(j, "status", "-"), done,
+                   gc_jint(j, "failed", 0), rate,
+                   gc_fmt_time(gc_jnum(j, "created_at", 0), t, sizeof t));
+        }
+    }
+    gc_buf_free(&raw);
+    cJSON_Delete(ans);
+    return rc;
+}
+
+static int cmd_status(gc_ctx *cx, int argc, char **argv)
+{
+    const gc_cmd cmd = {"gapsim cloud status",
+                        "Show a job: status, done/total, failed, solves/s, ETA, options.\n"
+                        "options:\n"
+                        "  --wait   wait until it ends (progress on stderr); exit 4 if it ends\n"
+                        "           failed or cancelled\n",
+                        "gapsim cloud status JOB [--wait]", 1, 1};
+    int wait = 0;
+    const gc_opt opts[] = {{"--wait", NULL, NULL, &wait}, {0}};
+    const char *pos[1];
+    int npos;
+    int rc = gc_args(cx, &cmd, opts, argc, argv, pos, &npos);
+    if (rc >= 0)
+        return rc;
+    char path[512];
+    job_path(path, sizeof path, pos[0], "");
+    gc_req rq = {.method = "GET", .path = path};
+    cJSON *j = NULL;
+    gc_buf raw = {0};
+    if ((rc = gc_call_json(cx, cmd.prog, &rq, &j, &raw)) != GC_OK)
+        return rc;
+    return show_job(cx, cmd.prog, j, &raw, wait, 0);
+}
+
+static int cmd_cancel(gc_ctx *cx, int argc, char **argv)
+{
+    const gc_cmd cmd = {"gapsim cloud cancel",
+                        "Cancel a queued or running job (results solved so far are kept).\n"
+                        "A job that already ended is a server error (exit 1).\n",
+                        "gapsim cloud cancel JOB", 1, 1};
+    const gc_opt opts[] = {{0}};
+    const char *pos[1];
+    int npos;
+    int rc = gc_args(cx, &cmd, opts, argc, argv, pos, &npos);
+    if (rc >= 0)
+        return rc;
+    char path[512];
+    job_path(path, sizeof path, pos[0], "");
+    gc_req rq = {.method = "DELETE", .path = path};
+    cJSON *j = NULL;
+    gc_buf raw = {0};
+    if ((rc = gc_call_json(cx, cmd.prog, &rq, &j, &raw)) != GC_OK)
+        return rc;
+    return show_job(cx, cmd.prog, j, &raw, 0, 0);
+}
+
+/* ---- summary ------------------------------------------------------------------- */
+
+static void print_dist(const char *key, const cJSON *d, const char *unit)
+{
+    gc_kv(key, "min %.4g  mean %.4g  median %.4g  p95 %.4g  max %.4g%s", gc_jnum(d, "min", 0),
+          gc_jnum(d, "mean", 0), gc_jnum(d, "median", 0), gc_jnum(d, "p95", 0),
+          gc_jnum(d, "max", 0), unit);
+}
+
+static void print_counts(const char *key, const cJSON *obj)
+{
+    char line[512] = "";
+    size_t len = 0;
+    const cJSON *c;
+    cJSON_ArrayForEach(c, obj)
+    {
+        int w = snprintf(line + len, sizeof line - len, "%s%s %d", len ? ", " : "", c->string,
+                         c->valueint);
+        if (w < 0 || (size_t)w >= sizeof line - len)
+            break;
+        len += (size_t)w;
+    }
+    gc_kv(key, "%s", len ? line : "-");
+}
+
+static void print_summary(const cJSON *s)
+{
+    double thr = gc_jnum(s, "threshold", 0);
+    gc_kv("job", "%s", gc_jstr(s, "job_id", "-"));
+    gc_kv("status", "%s", gc_jstr(s, "status", "-"));
+    gc_kv("solved", "%d of %d gaps (m = %d pairs)", gc_jint(s, "count", 0), gc_jint(s, "total", 0),
+          gc_jint(s, "m", 0));
+    gc_kv("threshold", "%g mm", thr);
+    gc_kv("gaps_above", "%.1f %% (largest residual > %g mm)",
+          100 * gc_jnum(s, "share_gaps_above", 0), thr);
+    gc_kv("values_above", "%.2f %% of all residuals", 100 * gc_jnum(s, "share_values_above", 0));
+    print_dist("max_residual", cJSON_GetObjectItemCaseSensitive(s, "max_residual"), " mm");
+    print_dist("n_act", cJSON_GetObjectItemCaseSensitive(s, "n_act"), "");
+    print_dist("time", cJSON_GetObjectItemCaseSensitive(s, "time_ms"), " ms");
+    print_counts("statuses", cJSON_GetObjectItemCaseSensitive(s, "statuses"));
+    print_counts("solvers", cJSON_GetObjectItemCaseSensitive(s, "solvers"));
+    gc_kv("failures", "%d", gc_jint(s, "failures", 0));
+    gc_kv("warm_started", "%d", gc_jint(s, "warm_started", 0));
+    const cJSON *it = cJSON_GetObjectItemCaseSensitive(s, "iterations");
+    gc_kv("iterations", "total %.0f, mean %.1f", gc_jnum(it, "total", 0), gc_jnum(it, "mean", 0));
+    const cJSON *h = cJSON_GetObjectItemCaseSensitive(s, "residual_histogram");
+    const cJSON *edges = cJSON_GetObjectItemCaseSensitive(h, "edges");
+    const cJSON *counts = cJSON_GetObjectItemCaseSensitive(h, "counts");
+    int nb = cJSON_GetArraySize(counts);
+    if (nb <= 0 || cJSON_GetArraySize(edges) != nb + 1)
+        return;
+    double cmax = 0;
+    for (int i = 0; i < nb; i++) {
+        double c = cJSON_GetArrayItem(counts, i)->valuedouble;
+        cmax = c > cmax ? c : cmax;
+    }
+    printf("residual gaps (all pairs, mm):\n");
+    for (int i = 0; i < nb; i++) {
+        double lo = cJSON_GetArrayItem(edges, i)->valuedouble;
+        double hi = cJSON_GetArrayItem(edges, i + 1)->valuedouble;
+        double c = cJSON_GetArrayItem(counts, i)->valuedouble;
+        int bar = cmax > 0 ? (int)(40.0 * c / cmax + 0.5) : 0;
+        if (c > 0 && bar == 0)
+            bar = 1;
+        printf("  [%9.4g, %9.4g%c %9.0f  %.*s\n", lo, hi, i == nb - 1 ? ']' : ')', c, bar,
+               "########################################");
+    }
+}
+
+static int cmd_summary(gc_ctx *cx, int argc, char **argv)
+{
+    const gc_cmd cmd = {"gapsim cloud summary",
+                        "Statistics of a job's results: share of gaps whose largest residual\n"
+                        "exceeds the threshold, distributions of the largest residual, contacts\n"
+                        "and solve times, statuses, solvers, and a histogram of all residuals.\n"
+                        "options:\n"
+                        "  --threshold MM   residual gap threshold (default: the server's, 0.1)\n"
+                        "  --bins N         histogram bins (default 20)\n",
+                        "gapsim cloud summary JOB [--threshold MM] [--bins N]", 1, 1};
+    const char *thr_s = NULL, *bins_s = NULL;
+    const gc_opt opts[] = {{"--threshold", NULL, &thr_s, NULL}, {"--bins", NULL, &bins_s, NULL}, {0}};
+    const char *pos[1];
+    int npos;
+    int rc = gc_args(cx, &cmd, opts, argc, argv, pos, &npos);
+    if (rc >= 0)
+        return rc;
+    double thr = 0;
+    long bins = 0;
+    if (thr_s && gc_arg_double(cmd.prog, "--threshold", thr_s, 0, 1e300, &thr))
+        return GC_EUSAGE;
+    if (bins_s && gc_arg_long(cmd.prog, "--bins", bins_s, 1, 1000, &bins))
+        return GC_EUSAGE;
+    char tail[128] = "/summary";
+    size_t len = strlen(tail);
+    if (thr_s)
+        len += (size_t)snprintf(tail + len, sizeof tail - len, "?threshold=%.17g", thr);
+    if (bins_s)
+        snprintf(tail + len, sizeof tail - len, "%cbins=%ld", thr_s ? '&' : '?', bins);
+    char path[512];
+    job_path(path, sizeof path, pos[0], tail);
+    gc_req rq = {.method = "GET", .path = path};
+    cJSON *s = NULL;
+    gc_buf raw = {0};
+    rc = gc_call_json(cx, cmd.prog, &rq, &s, &raw);
+    if (rc == GC_OK) {
+        if (cx->json)
+            gc_print_body(&raw);
+        else
+            print_summary(s);
+    }
+    gc_buf_free(&raw);
+    cJSON_Delete(s);
+    return rc;
+}
+
+/* ---- results ------------------------------------------------------------------ */
+
+/* Stream the job's .npy into out (atomically). */
+static int results_npy(gc_ctx *cx, const char *prog, const char *job, const char *field,
+                       const char *out)
+{
+    /* the job first: a clear error for an unknown id, a warning if unfinished */
+    char path[512];
+    job_path(path, sizeof path, job, "");
+    gc_req jq = {.method = "GET", .path = path};
+    cJSON *j = NULL;
+    int rc = gc_call_json(cx, prog, &jq, &j, NULL);
+    if (rc != GC_OK)
+        return rc;
+    const char *st = gc_jstr(j, "status", "");
+    if (strcmp(st, "done"))
+        fprintf(stderr, "%s: warning: job %s is %s (%d/%d done): rows not solved are NaN\n", prog,
+                job, st, gc_jint(j, "done", 0), gc_jint(j, "total", 0));
+    cJSON_Delete(j);
+
+    gs_wfile wf = {0};
+    gs_error e;
+    if (gs_wfile_open(&wf, out, &e)) {
+        fprintf(stderr, "%s: %s\n", prog, e.msg);
+        return GC_EFILE;
+    }
+    char tail[64];
+    snprintf(tail, sizeof tail, "/results?field=%s", field);
+    job_path(path, sizeof path, job, tail);
+    gc_req rq = {.method = "GET", .path = path, .accept = "application/x-npy", .sink = wf.fp};
+    gc_resp rs;
+    rc = gc_http(cx, prog, &rq, &rs);
+    if (rc == GC_OK && (rs.status < 200 || rs.status >= 300))
+        rc = gc_report_error(cx, prog, &rs);
+    gc_resp_free(&rs);
+    if (rc != GC_OK) {
+        gs_wfile_abort(&wf);
+        return rc;
+    }
+    if (gs_wfile_commit(&wf, &e)) {
+        fprintf(stderr, "%s: %s\n", prog, e.msg);
+        return GC_EFILE;
+    }
+    size_t k, m;
+    if (gc_npy_shape(prog, out, &k, &m) != GC_OK)
+        return GC_ESERVER; /* the server sent something that is not a .npy */
+    if (cx->json)
+        printf("{\"job_id\":\"%s\",\"field\":\"%s\",\"path\":\"%s\",\"shape\":[%zu,%zu]}\n", job,
+               field, out, k, m);
+    else
+        printf("wrote %s: %zu x %zu (%s)\n", out, k, m, field);
+    return GC_OK;
+}
+
+/* Page through the JSON results: a table, or (--json) one merged document. */
+static int results_json(gc_ctx *cx, const char *prog, const char *job, const char *field)
+{
+    cJSON *all = cx->json ? cJSON_CreateArray() : NULL;
+    cJSON *first = NULL;
+    long offset = 0;
+    int rc = GC_OK;
+    if (!cx->json)
+        printf("%6s  %-18s  %-12s %-6s %6s %6s %10s %12s %4s\n", "INDEX", "RESULT", "STATUS",
+               "SOLVER", "N_ACT", "ITER", "TIME_MS", "MAX_RES_MM", "WARM");
+    for (;;) {
+        char tail[128], path[512];
+        snprintf(tail, sizeof tail, "/results?offset=%ld&limit=1000&fields=%s", offset,
+                 cx->json && field ? field : "w"); /* max_residual needs w */
+        job_path(path, sizeof path, job, tail);
+        gc_req rq = {.method = "GET", .path = path};
+        cJSON *page = NULL;
+        rc = gc_call_json(cx, prog, &rq, &page, NULL);
+        if (rc != GC_OK)
+            break;
+        cJSON *res = cJSON_GetObjectItemCaseSensitive(page, "results");
+        if (cx->json) {
+            cJSON *r;
+            while ((r = cJSON_DetachItemFromArray(res, 0)) != NULL)
+                cJSON_AddItemToArray(all, r);
+        } else {
+            const cJSON *r;
+            cJSON_ArrayForEach(r, res)
+            {
+                char mr[32] = "-";
+                if (gc_jis_num(r, "max_residual"))
+                    snprintf(mr, sizeof mr, "%.6g", gc_jnum(r, "max_residual", 0));
+                printf("%6d  %-18s  %-12s %-6s %6d %6d %10.3f %12s %4s\n",
+                       gc_jint(r, "job_index", -1), gc_jstr(r, "id", "-"),
+                       gc_jstr(r, "status", "-"), gc_jstr(r, "solver", "-"),
+                       gc_jint(r, "n_act", 0), gc_jint(r, "iterations", 0),
+                       gc_jnum(r, "time_ms", 0), mr, gc_jbool(r, "warm_start_used", 0) ? "yes" : "no");
+            }
+        }
+        const cJSON *next = cJSON_GetObjectItemCaseSensitive(page, "next_offset");
+        if (!first)
+            first = page;
+        else
+            cJSON_Delete(page);
+        if (!cJSON_IsNumber(next))
+            break;
+        offset = (long)next->valuedouble;
+    }
+    if (rc == GC_OK && cx->json && first) {
+        /* the server's page format, as if one page held every result */
+        cJSON_ReplaceItemInObjectCaseSensitive(first, "results", all);
+        all = NULL;
+        cJSON_ReplaceItemInObjectCaseSensitive(first, "limit",
+                                               cJSON_CreateNumber(gc_jnum(first, "total", 0)));
+        cJSON_ReplaceItemInObjectCaseSensitive(first, "next_offset", cJSON_CreateNull());
+        char *text = gc_json_print(first);
+        if (text)
+            printf("%s\n", text);
+        free(text);
+    }
+    cJSON_Delete(all);
+    cJSON_Delete(first);
+    return rc;
+}
+
+static int cmd_results(gc_ctx *cx, int argc, char **argv)
+{
+    const gc_cmd cmd = {"gapsim cloud results",
+                        "A job's results. With -o, the k x m array of one field streamed into a\n"
+                        ".npy file (row i = gap i; rows not solved yet are NaN). Without -o, a\n"
+                        "table of the per-gap results (with --json: every result, as the\n"
+                        "server's result pages merged into one, vectors of --field included).\n"
+                        "options:\n"
+                        "  -o, --out FILE   write the .npy here\n"
+                        "  --field F        w (residual gaps, mm; default) or lambda (contact\n"
+                        "                   forces, N)\n",
+                        "gapsim cloud results JOB [-o W.npy] [--field w|lambda]", 1, 1};
+    const char *out = NULL, *field = NULL;
+    const gc_opt opts[] = {{"--out", "-o", &out, NULL}, {"--field", NULL, &field, NULL}, {0}};
+    const char *pos[1];
+    int npos;
+    int rc = gc_args(cx, &cmd, opts, argc, argv, pos, &npos);
+    if (rc >= 0)
+        return rc;
+    if (field && strcmp(field, "w") && strcmp(field, "lambda"))
+        return gc_usage_error(cmd.prog, "--field must be w or lambda, not '%s'", field);
+    if (out)
+        return results_npy(cx, cmd.prog, pos[0], field ? field : "w", out);
+    return results_json(cx, cmd.prog, pos[0], field);
+}
+
+int gc_cmd_cloud(gc_ctx *cx, int argc, char **argv)
+{
+    if (argc < 2)
+        return gc_group_help(group_help, 1);
+    const char *sub = argv[1];
+    if (!strcmp(sub, "-h") || !strcmp(sub, "--help") || !strcmp(sub, "help"))
+        return gc_group_help(group_help, 0);
+    static const struct {
+        const char *name;
+        int (*fn)(gc_ctx *, int, char **);
+    } subs[] = {{"submit", cmd_submit}, {"list", cmd_list},       {"ls", cmd_list},
+                {"status", cmd_status}, {"cancel", cmd_cancel},   {"summary", cmd_summary},
+                {"results", cmd_results}};
+    for (size_t i = 0; i < sizeof subs / sizeof subs[0]; i++)
+        if (!strcmp(sub, subs[i].name))
+            return subs[i].fn(cx, argc - 1, argv + 1);
+    fprintf(stderr, "gapsim cloud: unknown command '%s' (see gapsim cloud --help)\n", sub);
+    return GC_EUSAGE;
+}

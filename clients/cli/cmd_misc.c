@@ -1,0 +1,53 @@
+/*
+ * cmd_misc.c -- `gapsim gen` (the FE generator, core/gen_cli.h, the same code
+ * as gapsim-gen; its failure exit 1 becomes 5, a local file/model error) and
+ * `gapsim health` (GET /healthz).
+ */
+#include <stdio.h>
+
+#include "args.h"
+#include "cli.h"
+#include "gen_cli.h"
+#include "http.h"
+#include "out.h"
+
+int gc_cmd_gen(gc_ctx *cx, int argc, char **argv)
+{
+    int rc = gs_gen_cli("gapsim gen", argc, argv);
+    return rc == 1 ? GC_EFILE : rc; /* 0 ok, 2 usage */
+}
+
+int gc_cmd_health(gc_ctx *cx, int argc, char **argv)
+{
+    const gc_cmd cmd = {"gapsim health",
+                        "Ask the server whether it is up (GET /healthz): version, uptime,\n"
+                        "workers, queue depth, active jobs, assemblies in memory. Exit 3 when\n"
+                        "it cannot be reached.\n",
+                        "gapsim health [--server URL] [--json]", 0, 0};
+    const gc_opt opts[] = {{0}};
+    const char *pos[1];
+    int npos;
+    int rc = gc_args(cx, &cmd, opts, argc, argv, pos, &npos);
+    if (rc >= 0)
+        return rc;
+    gc_req rq = {.method = "GET", .path = "/healthz"};
+    cJSON *h = NULL;
+    gc_buf raw = {0};
+    rc = gc_call_json(cx, cmd.prog, &rq, &h, &raw);
+    if (rc == GC_OK && cx->json) {
+        gc_print_body(&raw);
+    } else if (rc == GC_OK) {
+        char t[64];
+        gc_kv("server", "%s", cx->server);
+        gc_kv("status", "%s", gc_jstr(h, "status", "-"));
+        gc_kv("version", "%s", gc_jstr(h, "version", "-"));
+        gc_kv("uptime", "%s", gc_fmt_duration(gc_jnum(h, "uptime_s", 0), t, sizeof t));
+        gc_kv("workers", "%d", gc_jint(h, "workers", 0));
+        gc_kv("queue_depth", "%d", gc_jint(h, "queue_depth", 0));
+        gc_kv("jobs_active", "%d", gc_jint(h, "jobs_active", 0));
+        gc_kv("assemblies_loaded", "%d", gc_jint(h, "assemblies_loaded", 0));
+    }
+    gc_buf_free(&raw);
+    cJSON_Delete(h);
+    return rc;
+}

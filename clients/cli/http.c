@@ -1,0 +1,275 @@
+/*
+ * http.c -- libcurl wrapper of the `gapsim` command (see http.h).
+ */
+#include "http.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <curl/curl.h>
+
+#include "json_parse.h"
+
+int gc_buf_add(gc_buf *b, const void *p, size_t len)
+{
+    if (b->len + len + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 4096;
+        while (cap < b->len + len + 1)
+            cap *= 2;
+        char *q = realloc(b->p, cap);
+        if (!q)
+            return -1;
+        b->p = q;
+        b->cap = cap;
+    }
+    if (len)
+        memcpy(b->p + b->len, p, len);
+    b->len += len;
+    b->p[b->len] = '\0';
+    return 0;
+}
+
+void gc_buf_free(gc_buf *b)
+{
+    free(b->p);
+    b->p = NULL;
+    b->len = b->cap = 0;
+}
+
+void gc_http_init(void)
+{
+    curl_global_init(CURL_GLOBAL_DEFAULT);
+}
+
+void gc_http_cleanup(void)
+{
+    curl_global_cleanup();
+}
+
+void gc_resp_free(gc_resp *rs)
+{
+    gc_buf_free(&rs->body);
+}
+
+typedef struct {
+    CURL *h;
+    gc_resp *rs;
+    FILE *sink;
+    int sink_failed, oom;
+} write_ctx;
+
+static size_t on_write(char *data, size_t size, size_t nmemb, void *ud)
+{
+    write_ctx *w = ud;
+    size_t n = size * nmemb;
+    long code = 0;
+    curl_easy_getinfo(w->h, CURLINFO_RESPONSE_CODE, &code);
+    if (w->sink && code >= 200 && code < 300) {
+        if (fwrite(data, 1, n, w->sink) != n) {
+            w->sink_failed = 1;
+            return 0; /* aborts the transfer */
+        }
+        return n;
+    }
+    if (gc_buf_add(&w->rs->body, data, n) != 0) {
+        w->oom = 1;
+        return 0;
+    }
+    return n;
+}
+
+static size_t on_read(char *buf, size_t size, size_t nmemb, void *ud)
+{
+    FILE *f = ud;
+    size_t n = fread(buf, 1, size * nmemb, f);
+    if (n == 0 && ferror(f))
+        return CURL_READFUNC_ABORT;
+    return n;
+}
+
+int gc_http(const gc_ctx *cx, const char *prog, const gc_req *rq, gc_resp *rs)
+{
+    memset(rs, 0, sizeof *rs);
+    size_t slen = strlen(cx->server);
+    while (slen > 0 && cx->server[slen - 1] == '/')
+        slen--;
+    size_t ulen = slen + strlen(rq->path) + 1;
+    char *url = malloc(ulen);
+    CURL *h = curl_easy_init();
+    if (!url || !h) {
+        free(url);
+        if (h)
+            curl_easy_cleanup(h);
+        fprintf(stderr, "%s: out of memory\n", prog);
+        return GC_ECONNECT;
+    }
+    snprintf(url, ulen, "%.*s%s", (int)slen, cx->server, rq->path);
+    char errbuf[CURL_ERROR_SIZE] = "";
+    struct curl_slist *hdrs = NULL;
+    curl_mime *mime = NULL;
+    FILE *body_f = NULL;
+    write_ctx w = {.h = h, .rs = rs, .sink = rq->sink};
+    int rc = GC_OK;
+
+    curl_easy_setopt(h, CURLOPT_URL, url);
+    curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
+    curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT, 10L);
+    curl_easy_setopt(h, CURLOPT_USERAGENT, "gapsim-cli/" GAPSIM_VERSION);
+    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_write);
+    curl_easy_setopt(h, CURLOPT_WRITEDATA, &w);
+    hdrs = curl_slist_append(hdrs, "Expect:"); /* no 100-continue round trip */
+    if (rq->accept) {
+        char line[160];
+        snprintf(line, sizeof line, "Accept: %s", rq->accept);
+        hdrs = curl_slist_append(hdrs, line);
+    }
+    if (rq->content_type && !rq->parts) {
+        char line[160];
+        snprintf(line, sizeof line, "Content-Type: %s", rq->content_type);
+        hdrs = curl_slist_append(hdrs, line);
+    }
+    if (rq->parts) {
+        mime = curl_mime_init(h);
+        for (int i = 0; mime && i < rq->n_parts; i++) {
+            const gc_part *p = &rq->parts[i];
+            curl_mimepart *mp = curl_mime_addpart(mime);
+            curl_mime_name(mp, p->name);
+            if (p->path) {
+                if (curl_mime_filedata(mp, p->path) != CURLE_OK) {
+                    fprintf(stderr, "%s: cannot read %s: %s\n", prog, p->path, strerror(errno));
+                    rc = GC_EFILE;
+                    break;
+                }
+            } else {
+                curl_mime_data(mp, p->data, p->len);
+            }
+            /* after filedata, which sets the file's own base name */
+            if (p->filename)
+                curl_mime_filename(mp, p->filename);
+            if (p->type)
+                curl_mime_type(mp, p->type);
+        }
+        curl_easy_setopt(h, CURLOPT_MIMEPOST, mime);
+    } else if (rq->body_file) {
+        struct stat sb;
+        body_f = fopen(rq->body_file, "rb");
+        if (!body_f || fstat(fileno(body_f), &sb) != 0) {
+            fprintf(stderr, "%s: cannot read %s: %s\n", prog, rq->body_file, strerror(errno));
+            rc = GC_EFILE;
+        } else {
+            curl_easy_setopt(h, CURLOPT_POST, 1L);
+            curl_easy_setopt(h, CURLOPT_READFUNCTION, on_read);
+            curl_easy_setopt(h, CURLOPT_READDATA, body_f);
+            curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)sb.st_size);
+        }
+    } else if (rq->body) {
+        curl_easy_setopt(h, CURLOPT_POSTFIELDS, rq->body);
+        curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)rq->body_len);
+    }
+    if (strcmp(rq->method, "GET") && strcmp(rq->method, "POST"))
+        curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, rq->method);
+    curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdrs);
+
+    if (rc == GC_OK) {
+        CURLcode cc = curl_easy_perform(h);
+        curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &rs->status);
+        const char *ct = NULL;
+        if (curl_easy_getinfo(h, CURLINFO_CONTENT_TYPE, &ct) == CURLE_OK && ct)
+            snprintf(rs->ctype, sizeof rs->ctype, "%s", ct);
+        if (w.sink_failed) {
+            fprintf(stderr, "%s: cannot write the answer: %s\n", prog, strerror(errno));
+            rc = GC_EFILE;
+        } else if (w.oom) {
+            fprintf(stderr, "%s: out of memory for the answer\n", prog);
+            rc = GC_ECONNECT;
+        } else if (cc == CURLE_URL_MALFORMAT || cc == CURLE_UNSUPPORTED_PROTOCOL) {
+            fprintf(stderr, "%s: bad server URL '%s': %s\n", prog, cx->server,
+                    errbuf[0] ? errbuf : curl_easy_strerror(cc));
+            rc = GC_EUSAGE;
+        } else if (cc == CURLE_READ_ERROR || cc == CURLE_ABORTED_BY_CALLBACK) {
+            fprintf(stderr, "%s: cannot read the request body: %s\n", prog,
+                    errbuf[0] ? errbuf : curl_easy_strerror(cc));
+            rc = GC_EFILE;
+        } else if (cc != CURLE_OK) {
+            fprintf(stderr, "%s: cannot %s %s: %s\n", prog,
+                    rs->status ? "complete the request to" : "connect to", cx->server,
+                    errbuf[0] ? errbuf : curl_easy_strerror(cc));
+            rc = GC_ECONNECT;
+        }
+    }
+    if (body_f)
+        fclose(body_f);
+    curl_mime_free(mime);
+    curl_slist_free_all(hdrs);
+    curl_easy_cleanup(h);
+    free(url);
+    return rc;
+}
+
+int gc_report_error(const gc_ctx *cx, const char *prog, const gc_resp *rs)
+{
+    const char *code = "", *msg = NULL, *field = "";
+    cJSON *root = rs->body.p ? gs_json_parse(rs->body.p, rs->body.len, NULL, NULL) : NULL;
+    const cJSON *e = cJSON_GetObjectItemCaseSensitive(root, "error");
+    const cJSON *v;
+    if ((v = cJSON_GetObjectItemCaseSensitive(e, "code")) && cJSON_IsString(v))
+        code = v->valuestring;
+    if ((v = cJSON_GetObjectItemCaseSensitive(e, "message")) && cJSON_IsString(v))
+        msg = v->valuestring;
+    if ((v = cJSON_GetObjectItemCaseSensitive(e, "field")) && cJSON_IsString(v))
+        field = v->valuestring;
+    if (msg)
+        fprintf(stderr, "%s: error %s (HTTP %ld)%s%s: %s\n", prog, code, rs->status,
+                field[0] ? " at " : "", field, msg);
+    else
+        fprintf(stderr, "%s: HTTP %ld from the server%s%.200s\n", prog, rs->status,
+                rs->body.len ? ": " : "", rs->body.len ? rs->body.p : "");
+    if (cx->json && rs->body.len)
+        gc_print_body(&rs->body);
+    cJSON_Delete(root);
+    return GC_ESERVER;
+}
+
+int gc_call_json(const gc_ctx *cx, const char *prog, const gc_req *rq, cJSON **out, gc_buf *raw)
+{
+    gc_resp rs;
+    *out = NULL;
+    int rc = gc_http(cx, prog, rq, &rs);
+    if (rc == GC_OK && (rs.status < 200 || rs.status >= 300))
+        rc = gc_report_error(cx, prog, &rs);
+    if (rc == GC_OK && rs.body.len) {
+        size_t at = 0;
+        *out = gs_json_parse(rs.body.p, rs.body.len, &at, NULL);
+        if (!*out) {
+            fprintf(stderr, "%s: the server's answer is not JSON (byte %zu)\n", prog, at);
+            rc = GC_ESERVER;
+        }
+    }
+    if (rc == GC_OK && raw) {
+        *raw = rs.body;
+        memset(&rs.body, 0, sizeof rs.body);
+    }
+    gc_resp_free(&rs);
+    return rc;
+}
+
+void gc_print_body(const gc_buf *b)
+{
+    fwrite(b->p, 1, b->len, stdout);
+    if (b->len && b->p[b->len - 1] != '\n')
+        putchar('\n');
+    fflush(stdout);
+}
+
+char *gc_escape(const char *s)
+{
+    char *e = curl_easy_escape(NULL, s, 0);
+    if (!e)
+        return NULL;
+    char *copy = strdup(e);
+    curl_free(e);
+    return copy;
+}

@@ -1,0 +1,118 @@
+/*
+ * reqopts.c -- solve options of `gapsim solve` / `gapsim cloud submit` (see
+ * reqopts.h).
+ */
+#include "reqopts.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "args.h"
+#include "cli.h"
+#include "solver.h"
+
+int gc_solve_opts_check(const char *prog, const gc_solve_opts *o)
+{
+    gs_method meth;
+    gs_form form;
+    double d;
+    long l;
+    if (o->solver && gs_method_parse(o->solver, &meth) != 0)
+        return gc_usage_error(prog, "--solver must be auto, gi, lemke, npm, ipm or ref, not '%s'",
+                              o->solver);
+    if (o->formulation && gs_form_parse(o->formulation, &form) != 0)
+        return gc_usage_error(prog,
+                              "--formulation must be default, dual, relative or primal, not '%s'",
+                              o->formulation);
+    if (o->tol) {
+        if (gc_arg_double(prog, "--tol", o->tol, 0, 1, &d))
+            return GC_EUSAGE;
+        if (!(d > 0 && d < 1))
+            return gc_usage_error(prog, "--tol must be in (0, 1), not '%s'", o->tol);
+    }
+    if (o->max_iter && gc_arg_long(prog, "--max-iter", o->max_iter, 0, 1000000000L, &l))
+        return GC_EUSAGE;
+    if (o->fraction && gc_arg_double(prog, "--fraction", o->fraction, 0, 1, &d))
+        return GC_EUSAGE;
+    if (o->fraction && o->fasteners)
+        return gc_usage_error(prog, "give either --fasteners or --fraction, not both");
+    int *v = NULL, n = 0;
+    if (o->fasteners && strcmp(o->fasteners, "all") && strcmp(o->fasteners, "none")) {
+        if (gc_arg_index_list(prog, "--fasteners", o->fasteners, &v, &n))
+            return GC_EUSAGE;
+        free(v);
+    }
+    if (o->fixed) {
+        if (gc_arg_index_list(prog, "--fixed-pairs", o->fixed, &v, &n))
+            return GC_EUSAGE;
+        free(v);
+    }
+    return GC_OK;
+}
+
+static cJSON *index_array(const char *s)
+{
+    int *v = NULL, n = 0;
+    if (gc_arg_index_list("gapsim", "list", s, &v, &n))
+        return NULL; /* checked before: cannot happen */
+    cJSON *a = cJSON_CreateIntArray(v, n);
+    free(v);
+    return a;
+}
+
+int gc_solve_opts_json(const gc_solve_opts *o, cJSON *obj)
+{
+    int ok = 1;
+    if (o->solver)
+        ok &= cJSON_AddStringToObject(obj, "solver", o->solver) != NULL;
+    if (o->formulation)
+        ok &= cJSON_AddStringToObject(obj, "formulation", o->formulation) != NULL;
+    if (o->tol)
+        ok &= cJSON_AddNumberToObject(obj, "tol", strtod(o->tol, NULL)) != NULL;
+    if (o->max_iter)
+        ok &= cJSON_AddNumberToObject(obj, "max_iter", strtod(o->max_iter, NULL)) != NULL;
+    if (o->fraction)
+        ok &= cJSON_AddNumberToObject(obj, "fastener_fraction", strtod(o->fraction, NULL)) != NULL;
+    if (o->fasteners) {
+        if (!strcmp(o->fasteners, "all") || !strcmp(o->fasteners, "none"))
+            ok &= cJSON_AddStringToObject(obj, "fasteners", o->fasteners) != NULL;
+        else {
+            cJSON *a = index_array(o->fasteners);
+            ok &= a && cJSON_AddItemToObject(obj, "fasteners", a);
+        }
+    }
+    if (o->fixed) {
+        cJSON *a = index_array(o->fixed);
+        ok &= a && cJSON_AddItemToObject(obj, "fixed_pairs", a);
+    }
+    if (o->warm)
+        ok &= cJSON_AddStringToObject(obj, "warm_start", o->warm) != NULL;
+    return ok ? 0 : -1;
+}
+
+static int add_q(gc_buf *q, char *sep, const char *key, const char *value)
+{
+    if (!value)
+        return 0;
+    char *e = gc_escape(value);
+    if (!e)
+        return -1;
+    int rc = gc_buf_add(q, sep, 1) || gc_buf_add(q, key, strlen(key)) || gc_buf_add(q, "=", 1) ||
+             gc_buf_add(q, e, strlen(e));
+    free(e);
+    *sep = '&';
+    return rc ? -1 : 0;
+}
+
+int gc_solve_opts_query(const gc_solve_opts *o, gc_buf *q, char sep)
+{
+    char s = sep;
+    return add_q(q, &s, "solver", o->solver) || add_q(q, &s, "formulation", o->formulation) ||
+                   add_q(q, &s, "tol", o->tol) || add_q(q, &s, "max_iter", o->max_iter) ||
+                   add_q(q, &s, "fasteners", o->fasteners) ||
+                   add_q(q, &s, "fastener_fraction", o->fraction) ||
+                   add_q(q, &s, "fixed_pairs", o->fixed) || add_q(q, &s, "warm_start", o->warm)
+               ? -1
+               : 0;
+}

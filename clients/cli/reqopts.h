@@ -1,0 +1,44 @@
+/*
+ * reqopts.h -- the solve options shared by `gapsim solve` and `gapsim cloud
+ * submit` (--solver, --formulation, --tol, --max-iter, --fasteners,
+ * --fraction, --fixed-pairs, --warm-start): their option table entries,
+ * help text, local checks (bad values are usage errors, exit 2) and their
+ * encoding as JSON body members (solve) or as a query string (cloud .npy
+ * upload).
+ */
+#ifndef GC_REQOPTS_H
+#define GC_REQOPTS_H
+
+#include <cjson/cJSON.h>
+
+#include "http.h"
+
+typedef struct {
+    const char *solver, *formulation, *tol, *max_iter, *fasteners, *fraction, *fixed, *warm;
+} gc_solve_opts;
+
+/* Option table entries for the fields of o (8 entries). */
+#define GC_SOLVE_OPT_ENTRIES(o)                                                                   \
+    {"--solver", NULL, &(o).solver, NULL}, {"--formulation", NULL, &(o).formulation, NULL},       \
+        {"--tol", NULL, &(o).tol, NULL}, {"--max-iter", NULL, &(o).max_iter, NULL},               \
+        {"--fasteners", NULL, &(o).fasteners, NULL}, {"--fraction", NULL, &(o).fraction, NULL},   \
+        {"--fixed-pairs", NULL, &(o).fixed, NULL}, {"--warm-start", NULL, &(o).warm, NULL}
+
+#define GC_SOLVE_OPT_HELP                                                                         \
+    "  --solver S         auto (default), gi, lemke, npm, ipm, ref\n"                             \
+    "  --formulation F    default, dual, relative, primal\n"                                      \
+    "  --tol T            solver tolerance in (0, 1)\n"                                           \
+    "  --max-iter N       iteration limit (0: the solver's default)\n"                            \
+    "  --fasteners P      all, none (default) or candidate indices i,j,...\n"                     \
+    "  --fraction F       install round(F * n_fast) fasteners, evenly spaced (not with\n"         \
+    "                     --fasteners)\n"                                                         \
+    "  --fixed-pairs LIST pairs held closed (equalities), i,j,...\n"
+
+/* Check the values; GC_EUSAGE (reported) or GC_OK. */
+int gc_solve_opts_check(const char *prog, const gc_solve_opts *o);
+/* Add the given options to a JSON body; -1 out of memory. */
+int gc_solve_opts_json(const gc_solve_opts *o, cJSON *obj);
+/* Append "key=value" pairs ("&"-separated, starting with sep) to q. */
+int gc_solve_opts_query(const gc_solve_opts *o, gc_buf *q, char sep);
+
+#endif

@@ -1,0 +1,359 @@
+"""test_cli -- the `gapsim` command end to end against a real gapsimd.
+
+Every command (assembly upload/list/show/delete, solve, cloud submit/list/
+status/cancel/summary/results, gen, health) on small generated models: exit
+codes (0 ok, 1 server error, 2 usage, 3 cannot connect, 4 job failed or
+cancelled, 5 local file error), human output, --json output that parses, and
+numbers checked against the JSON API (solve -o w.npy equals the API's w;
+cloud results -o equals the JSON results).
+"""
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+import unittest
+
+from gsd_harness import BIN_DIR, TMP, Daemon, binary, gen_model, read_npy, write_npy
+
+GAPSIM = os.path.join(BIN_DIR, "gapsim")
+
+
+class CliTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.gapsim = binary("gapsim")
+        cls.dir = tempfile.mkdtemp(prefix="cli-", dir=TMP)
+        cls.model, cls.gaps = gen_model(cls.dir, "lap", gaps=12, name="lap")
+        cls.inline_model, cls.inline_gaps = gen_model(cls.dir, "sandwich", gaps=4, name="sw",
+                                                      inline=True)
+        cls.d = Daemon(workers=2).start()
+        r = cls.run_cli(["assembly", "upload", cls.model, "--wait", "-q"])
+        assert r.returncode == 0, r.stderr
+        cls.asm = r.stdout.strip()
+        _, cls.G = read_npy(cls.gaps)
+        cls.m = json.loads(cls.run_cli(["--json", "assembly", "show", cls.asm]).stdout)["m"]
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.d.cleanup()
+        shutil.rmtree(cls.dir, ignore_errors=True)
+
+    @classmethod
+    def run_cli(cls, args, server=True, env=None, stdin=None, timeout=300):
+        e = dict(os.environ)
+        e.pop("GAPSIM_SERVER", None)
+        if server:
+            e["GAPSIM_SERVER"] = cls.d.url
+        e.update(env or {})
+        return subprocess.run([GAPSIM] + list(args), env=e, input=stdin, capture_output=True,
+                              text=True, timeout=timeout)
+
+    def cli(self, args, rc=0, **kw):
+        r = self.run_cli(args, **kw)
+        self.assertEqual(r.returncode, rc, "gapsim %s -> %d\nstdout: %s\nstderr: %s" %
+                         (" ".join(args), r.returncode, r.stdout, r.stderr))
+        return r
+
+    def cli_json(self, args, **kw):
+        return json.loads(self.cli(["--json"] + list(args), **kw).stdout)
+
+    def row(self, k):
+        return self.G[k * self.m:(k + 1) * self.m]
+
+    def tmp(self, name):
+        return os.path.join(self.dir, name)
+
+    # ---- help, version, usage errors ------------------------------------------------
+    def test_help_everywhere(self):
+        for args in (["--help"], ["assembly", "--help"], ["assembly", "upload", "--help"],
+                     ["assembly", "list", "--help"], ["assembly", "show", "--help"],
+                     ["assembly", "delete", "--help"], ["solve", "--help"], ["cloud", "--help"],
+                     ["cloud", "submit", "--help"], ["cloud", "list", "--help"],
+                     ["cloud", "status", "--help"], ["cloud", "cancel", "--help"],
+                     ["cloud", "summary", "--help"], ["cloud", "results", "--help"],
+                     ["gen", "--help"], ["health", "--help"]):
+            r = self.cli(args, server=False)
+            self.assertTrue(r.stdout.startswith("usage: gapsim"), (args, r.stdout[:80]))
+        r = self.cli(["--version"], server=False)
+        self.assertRegex(r.stdout, r"^gapsim \d+\.\d+\.\d+")
+
+    def test_usage_errors_exit_2(self):
+        cases = [[], ["frobnicate"], ["assembly"], ["assembly", "nope"], ["cloud", "nope"],
+                 ["assembly", "list", "--bogus"], ["assembly", "show"],
+                 ["assembly", "show", "a", "b"],
+                 ["solve", "--gaps", self.gaps],                        # no --assembly
+                 ["solve", "--assembly", self.asm],                     # no gap
+                 ["solve", "--assembly", self.asm, "--gaps", self.gaps, "--g-json", "x"],
+                 ["solve", "--assembly", self.asm, "--gaps", self.gaps, "--tol", "2"],
+                 ["solve", "--assembly", self.asm, "--gaps", self.gaps, "--tol", "abc"],
+                 ["solve", "--assembly", self.asm, "--gaps", self.gaps, "--solver", "magic"],
+                 ["solve", "--assembly", self.asm, "--gaps", self.gaps, "--fasteners", "1,x"],
+                 ["solve", "--assembly", self.asm, "--gaps", self.gaps, "--fasteners", "all",
+                  "--fraction", "0.5"],
+                 ["solve", "--assembly", self.asm, "--gaps", self.gaps, "--row", "12"],
+                 ["solve", "--assembly", self.asm, "--gaps", self.gaps, "--row"],
+                 ["cloud", "submit", "--assembly", self.asm],
+                 ["cloud", "summary", "j_0123456789abcdef", "--bins", "0"],
+                 ["cloud", "results", "j_0123456789abcdef", "--field", "x"],
+                 ["gen", "--kind", "nope"], ["gen", "--bogus"]]
+        for args in cases:
+            r = self.cli(args, rc=2)
+            self.assertTrue(r.stderr.strip(), args)
+            self.assertEqual(r.stdout, "", args)
+
+    def test_cannot_connect_exit_3(self):
+        dead = "http://127.0.0.1:1"
+        r = self.cli(["--server", dead, "health"], rc=3, server=False)
+        self.assertIn("cannot connect", r.stderr)
+        self.cli(["assembly", "list"], rc=3, server=False, env={"GAPSIM_SERVER": dead})
+        self.cli(["assembly", "list", "--server", dead], rc=3)  # after the command too
+        self.cli(["solve", "--assembly", self.asm, "--gaps", self.gaps, "--server=" + dead], rc=3)
+
+    def test_local_file_errors_exit_5(self):
+        r = self.cli(["assembly", "upload", self.tmp("missing.json")], rc=5)
+        self.assertIn("missing.json", r.stderr)
+        # a model whose .npy block is not next to it
+        lonely = os.path.join(self.dir, "lonely")
+        os.makedirs(lonely, exist_ok=True)
+        shutil.copy(self.model, lonely)
+        r = self.cli(["assembly", "upload", os.path.join(lonely, "lap.json")], rc=5)
+        self.assertIn("lap.part0.npy", r.stderr)
+        with open(self.tmp("bad.json"), "w") as f:
+            f.write('{"format": ')
+        self.cli(["assembly", "upload", self.tmp("bad.json")], rc=5)
+        self.cli(["solve", "--assembly", self.asm, "--gaps", self.tmp("missing.npy")], rc=5)
+        self.cli(["solve", "--assembly", self.asm, "--gaps", self.model], rc=5)  # not a .npy
+        self.cli(["solve", "--assembly", self.asm, "--g-json", self.tmp("missing.json")], rc=5)
+        self.cli(["cloud", "submit", "--assembly", self.asm, "--gaps", self.tmp("missing.npy")],
+                 rc=5)
+        r = self.cli(["solve", "--assembly", self.asm, "--gaps", self.gaps, "-o",
+                      self.tmp("no/such/dir/w.npy")], rc=5)
+        self.assertIn("w.npy", r.stderr)
+
+    # ---- server errors -------------------------------------------------------------------
+    def test_server_errors_exit_1(self):
+        r = self.cli(["assembly", "show", "a_0123456789abcdef"], rc=1)
+        self.assertIn("no assembly a_0123456789abcdef", r.stderr)
+        self.assertIn("not_found", r.stderr)
+        r = self.cli(["solve", "--assembly", "a_0123456789abcdef", "--gaps", self.gaps], rc=1)
+        self.assertIn("no assembly a_0123456789abcdef", r.stderr)
+        r = self.cli(["cloud", "status", "j_0123456789abcdef"], rc=1)
+        self.assertIn("no job j_0123456789abcdef", r.stderr)
+        self.cli(["cloud", "summary", "j_0123456789abcdef"], rc=1)
+        self.cli(["cloud", "results", "j_0123456789abcdef", "-o", self.tmp("never.npy")], rc=1)
+        self.assertFalse(os.path.exists(self.tmp("never.npy")))
+        # the server's field is printed: a gap of the wrong length
+        with open(self.tmp("short.json"), "w") as f:
+            json.dump([0.1, 0.2], f)
+        r = self.cli(["solve", "--assembly", self.asm, "--g-json", self.tmp("short.json")], rc=1)
+        self.assertIn("at g:", r.stderr)
+        # a warm start that is not a result id
+        r = self.cli(["solve", "--assembly", self.asm, "--gaps", self.gaps, "--warm-start",
+                      "j_0123456789abcdef"], rc=1)
+        self.assertIn("warm_start", r.stderr)
+        # --json: the error body as is on stdout
+        r = self.cli(["--json", "assembly", "show", "a_0123456789abcdef"], rc=1)
+        self.assertEqual(json.loads(r.stdout)["error"]["code"], "not_found")
+        # a JSON file that is not a model: rejected by the server
+        with open(self.tmp("notmodel.json"), "w") as f:
+            json.dump({"format": "something-else"}, f)
+        r = self.cli(["assembly", "upload", self.tmp("notmodel.json")], rc=1)
+        self.assertIn("format", r.stderr)
+
+    # ---- assemblies ------------------------------------------------------------------------
+    def test_health(self):
+        r = self.cli(["health"])
+        self.assertIn("status:", r.stdout)
+        self.assertEqual(self.cli_json(["health"])["status"], "ok")
+
+    def test_assembly_commands(self):
+        r = self.cli(["assembly", "show", self.asm])
+        self.assertRegex(r.stdout, r"status:\s+ready")
+        self.assertRegex(r.stdout, r"m:\s+%d contact pairs" % self.m)
+        a = self.cli_json(["assembly", "show", self.asm])
+        api = self.d.get("/v1/assemblies/" + self.asm).json()
+        self.assertEqual(a, api)
+        # the same content again: the existing assembly
+        again = self.cli_json(["assembly", "upload", self.model])
+        self.assertEqual(again["id"], self.asm)
+        r = self.cli(["assembly", "list"])
+        self.assertTrue(r.stdout.startswith("ID "))
+        self.assertIn(self.asm, r.stdout)
+        ids = [x["id"] for x in self.cli_json(["assembly", "list"])["assemblies"]]
+        self.assertIn(self.asm, ids)
+
+    def test_upload_inline_then_delete(self):
+        r = self.cli(["assembly", "upload", self.inline_model, "--wait"])
+        self.assertRegex(r.stdout, r"status:\s+ready")
+        self.assertRegex(r.stdout, r"joint:\s+sandwich")
+        aid = [ln.split()[1] for ln in r.stdout.splitlines() if ln.startswith("id:")][0]
+        with open(self.inline_model) as f:
+            self.assertIsInstance(json.load(f)["parts"][0]["K"], list)  # really inline
+        # no --wait: accepted, then ready by polling show
+        r = self.cli(["assembly", "delete", aid])
+        self.assertEqual(r.stdout.strip(), "deleted " + aid)
+        r = self.cli(["assembly", "show", aid], rc=1)
+        self.assertIn("no assembly " + aid, r.stderr)
+        a = self.cli_json(["assembly", "upload", self.inline_model])
+        self.assertIn(a["status"], ("queued", "loading", "precomputing", "ready"))
+        self.assertEqual(self.cli_json(["assembly", "delete", a["id"]]),
+                         {"id": a["id"], "deleted": True})
+
+    # ---- solve -------------------------------------------------------------------------------
+    def test_solve_matches_api(self):
+        out = self.tmp("w2.npy")
+        r = self.cli(["solve", "--assembly", self.asm, "--gaps", self.gaps, "--row", "2",
+                      "--fasteners", "all", "-o", out])
+        self.assertRegex(r.stdout, r"status:\s+optimal")
+        self.assertRegex(r.stdout, r"kkt:\s+pass")
+        rid = [ln.split()[1] for ln in r.stdout.splitlines() if ln.startswith("result:")][0]
+        shape, w = read_npy(out)
+        self.assertEqual(shape, (self.m,))
+        api = self.d.post("/v1/assemblies/%s/solve" % self.asm,
+                          {"g": self.row(2), "fasteners": "all"}).json()
+        self.assertEqual(w, api["w"])
+        self.assertEqual(rid, api["id"])  # the same solve: the cached result
+        stored = self.d.get("/v1/results/" + rid).json()
+        self.assertEqual(w, stored["w"])
+        # --json: the server's answer as is; -o --field lambda
+        lam_out = self.tmp("lam2.npy")
+        j = self.cli_json(["solve", "--assembly", self.asm, "--gaps", self.gaps, "--row", "2",
+                           "--fasteners", "all", "-o", lam_out, "--field", "lambda"])
+        self.assertEqual(j["w"], api["w"])
+        self.assertEqual(read_npy(lam_out)[1], api["lambda"])
+
+    def test_solve_g_json_options_and_warm_start(self):
+        g = self.row(5)
+        with open(self.tmp("g5.json"), "w") as f:
+            json.dump({"g": g}, f)
+        j = self.cli_json(["solve", "--assembly", self.asm, "--g-json", self.tmp("g5.json"),
+                           "--solver", "npm", "--formulation", "dual", "--tol", "1e-9",
+                           "--fasteners", "0,2,4"])
+        self.assertEqual(j["solver"], "npm")
+        self.assertEqual(j["formulation"], "dual")
+        api = self.d.post("/v1/assemblies/%s/solve" % self.asm,
+                          {"g": g, "solver": "npm", "formulation": "dual", "tol": 1e-9,
+                           "fasteners": [0, 2, 4]}).json()
+        self.assertEqual(j["w"], api["w"])
+        # a bare array from stdin, a warm start from that result, x written
+        x_out = self.tmp("x5.npy")
+        j2 = self.cli_json(["solve", "--assembly", self.asm, "--g-json", "-", "--solver", "npm",
+                            "--fasteners", "0,2,4", "--warm-start", j["id"], "-o", x_out,
+                            "--field", "x"], stdin=json.dumps(g))
+        self.assertTrue(j2["warm_start_used"])
+        self.assertEqual(read_npy(x_out)[1], j2["x"])
+        r = self.cli(["solve", "--assembly", self.asm, "--gaps", self.gaps, "--fraction", "0.5",
+                      "--fixed-pairs", "0,1"])
+        self.assertRegex(r.stdout, r"status:\s+optimal")
+
+    # ---- clouds --------------------------------------------------------------------------------
+    def test_cloud_flow(self):
+        r = self.cli(["cloud", "submit", "--assembly", self.asm, "--gaps", self.gaps,
+                      "--fasteners", "all", "--wait"])
+        self.assertRegex(r.stdout, r"status:\s+done")
+        self.assertRegex(r.stdout, r"progress:\s+12/12 done, 0 failed")
+        # not a terminal: plain progress lines on stderr, the last one final
+        self.assertIn("done: 12/12 done", r.stderr.strip().splitlines()[-1])
+        job = [ln.split()[1] for ln in r.stdout.splitlines() if ln.startswith("job:")][0]
+
+        st = self.cli_json(["cloud", "status", job])
+        self.assertEqual(st["status"], "done")
+        self.assertEqual(st["options"]["fasteners"], "all")
+        r = self.cli(["cloud", "status", job, "--wait"])  # already ended: returns at once
+        self.assertRegex(r.stdout, r"status:\s+done")
+        self.assertIn(job, self.cli(["cloud", "list", "--assembly", self.asm]).stdout)
+        self.assertIn(job, [x["id"] for x in self.cli_json(["cloud", "list", "--status",
+                                                            "done"])["jobs"]])
+
+        # summary: human and JSON (equal to the API's)
+        r = self.cli(["cloud", "summary", job, "--threshold", "0.05", "--bins", "5"])
+        self.assertRegex(r.stdout, r"solved:\s+12 of 12 gaps")
+        self.assertRegex(r.stdout, r"threshold:\s+0.05 mm")
+        self.assertEqual(len([ln for ln in r.stdout.splitlines() if ln.startswith("  [")]), 5)
+        s = self.cli_json(["cloud", "summary", job, "--threshold", "0.05", "--bins", "5"])
+        api = self.d.get("/v1/jobs/%s/summary?threshold=0.05&bins=5" % job).json()
+        self.assertEqual(s, api)
+
+        # results -o: the .npy equals the JSON results
+        page = self.d.get("/v1/jobs/%s/results?limit=1000&fields=w,lambda" % job).json()
+        by_index = {x["job_index"]: x for x in page["results"]}
+        for field in ("w", "lambda"):
+            out = self.tmp("W_%s.npy" % field)
+            args = ["cloud", "results", job, "-o", out] + (["--field", field] if field != "w"
+                                                           else [])
+            r = self.cli(args)
+            self.assertEqual(r.stdout.strip(), "wrote %s: 12 x %d (%s)" % (out, self.m, field))
+            shape, v = read_npy(out)
+            self.assertEqual(shape, (12, self.m))
+            for i in range(12):
+                self.assertEqual(v[i * self.m:(i + 1) * self.m], by_index[i][field])
+        # results without -o: a table, or every result as JSON
+        r = self.cli(["cloud", "results", job])
+        self.assertEqual(len(r.stdout.strip().splitlines()), 13)
+        allr = self.cli_json(["cloud", "results", job])
+        self.assertEqual(allr["total"], 12)
+        self.assertIsNone(allr["next_offset"])
+        self.assertEqual([x["w"] for x in sorted(allr["results"], key=lambda x: x["job_index"])],
+                         [by_index[i]["w"] for i in range(12)])
+
+        # cancelling an ended job: the server's 409
+        r = self.cli(["cloud", "cancel", job], rc=1)
+        self.assertIn("conflict", r.stderr)
+
+        # warm start from that job
+        r = self.cli(["cloud", "submit", "--assembly", self.asm, "--gaps", self.gaps,
+                      "--fasteners", "all", "--warm-start", job, "--wait", "-q"])
+        job2 = r.stdout.strip()
+        self.assertRegex(job2, r"^j_[0-9a-f]{16}$")
+        st2 = self.cli_json(["cloud", "status", job2])
+        self.assertEqual((st2["status"], st2["options"]["warm_start"]), ("done", job))
+        # a warm start with another number of gaps: the server says why
+        write_npy(self.tmp("g3.npy"), [self.row(i) for i in range(3)])
+        r = self.cli(["cloud", "submit", "--assembly", self.asm, "--gaps", self.tmp("g3.npy"),
+                      "--warm-start", job], rc=1)
+        self.assertIn("warm_start", r.stderr)
+
+    def test_cloud_submit_json_no_wait(self):
+        j = self.cli_json(["cloud", "submit", "--assembly", self.asm, "--gaps", self.gaps,
+                           "--fraction", "0.5", "--solver", "gi"])
+        self.assertIn(j["status"], ("queued", "running", "done"))
+        self.assertEqual(j["total"], 12)
+        self.assertEqual(j["options"]["solver"], "gi")
+        self.assertEqual(j["options"]["fastener_fraction"], 0.5)
+        final = self.cli_json(["cloud", "status", j["id"], "--wait"])
+        self.assertEqual(final["status"], "done")
+        self.assertEqual(final["done"], 12)
+
+    def test_cloud_cancelled_wait_exit_4(self):
+        # a cloud slow enough to cancel: many gaps with the reference solver
+        rows = [self.row(i % 12) for i in range(3000)]
+        big = write_npy(self.tmp("big.npy"), rows)
+        job = self.cli(["cloud", "submit", "--assembly", self.asm, "--gaps", big,
+                        "--solver", "ref", "-q"]).stdout.strip()
+        r = self.run_cli(["cloud", "cancel", job])
+        if r.returncode != 0:
+            self.skipTest("the job ended before it could be cancelled: " + r.stderr)
+        self.assertRegex(r.stdout, r"status:\s+cancel")
+        r = self.cli(["cloud", "status", job, "--wait"], rc=4)
+        self.assertIn("cancelled", r.stderr)
+        self.assertRegex(r.stdout, r"status:\s+cancelled")
+
+    # ---- gen ------------------------------------------------------------------------------------
+    def test_gen_same_as_gapsim_gen(self):
+        a = os.path.join(self.dir, "gen-a")
+        b = os.path.join(self.dir, "gen-b")
+        r = self.cli(["gen", "--kind", "lap", "--small", "--out", a, "--name", "x", "--gaps", "3",
+                      "--no-cond"], server=False)
+        self.assertIn("files", r.stdout)
+        subprocess.run([binary("gapsim-gen"), "--kind", "lap", "--small", "--out", b, "--name",
+                        "x", "--gaps", "3", "--no-cond"], check=True, stdout=subprocess.DEVNULL)
+        for name in ("x.json", "x.part0.npy", "x.part1.npy", "x.gaps.npy"):
+            with open(os.path.join(a, name), "rb") as fa, open(os.path.join(b, name), "rb") as fb:
+                self.assertEqual(fa.read(), fb.read(), name)
+        r = self.cli(["gen", "--kind", "lap", "--out", "/proc/nope/x"], rc=5, server=False)
+        self.assertIn("gapsim gen: cannot create directory", r.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()
