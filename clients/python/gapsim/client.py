@@ -1,0 +1,380 @@
+"""The gapsimd client: assemblies, single solves, gap clouds (jobs).
+
+Example::
+
+    from gapsim import Client
+    c = Client()                                   # $GAPSIM_SERVER or http://127.0.0.1:8600
+    a = c.upload_assembly("data/demo/lap.json")    # multipart with its .npy files
+    r = c.solve(a, g, fasteners="all")             # one gap vector -> result dict
+    job = c.submit_cloud(a, gaps, fastener_fraction=0.5)
+    job.wait(progress=True)                        # progress line on stderr
+    s = c.summary(job)["max_residual"]["p95"]
+    w = c.results(job)                             # k x m residual gaps (.npy)
+"""
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from typing import Any, Dict, Iterator, List, Optional, Union
+
+from . import npy
+from .errors import GapsimError
+from .transport import Transport, default_url, multipart
+
+__all__ = ["Client", "Job", "AssemblyRef", "JobRef"]
+
+AssemblyRef = Union[str, Dict[str, Any]]
+"""An assembly id ("a_...") or an assembly dict as returned by the client."""
+JobRef = Union[str, "Job", Dict[str, Any]]
+"""A job id ("j_..."), a Job, or a job dict."""
+
+TERMINAL = ("done", "failed", "cancelled")
+
+
+def _id(ref: Any, what: str) -> str:
+    if isinstance(ref, Job):
+        return ref.id
+    if isinstance(ref, dict):
+        ref = ref.get("id")
+    if not isinstance(ref, str) or not ref:
+        raise TypeError("expected %s id or object, got %r" % (what, ref))
+    return ref
+
+
+def _options(options: Dict[str, Any]) -> Dict[str, Any]:
+    """Normalize request options: Job/dict warm starts -> ids, tuples/arrays -> lists."""
+    out: Dict[str, Any] = {}
+    for key, value in options.items():
+        if value is None:
+            continue
+        if key == "warm_start" and not isinstance(value, str):
+            value = _id(value, "job or result")
+        elif key in ("fasteners", "fixed_pairs") and not isinstance(value, str):
+            value = sorted(int(v) for v in value) if isinstance(value, (set, frozenset)) \
+                else [int(v) for v in value]
+        elif isinstance(value, tuple) or npy.is_ndarray(value):
+            value = list(value.tolist() if npy.is_ndarray(value) else value)
+        out[key] = value
+    return out
+
+
+def _model_refs(model: Dict[str, Any]) -> List[str]:
+    """File names a model JSON references (parts[b].K and f given as strings)."""
+    refs = [p.get("K") for p in model.get("parts") or [] if isinstance(p, dict)]
+    refs.append(model.get("f"))
+    seen: List[str] = []
+    for r in refs:
+        if isinstance(r, str) and r not in seen:
+            seen.append(r)
+    return seen
+
+
+class Client:
+    """A connection to one gapsimd.
+
+    Args:
+        url: base URL; default ``$GAPSIM_SERVER`` or ``http://127.0.0.1:8600``.
+        timeout: seconds per HTTP request (a synchronous upload includes the
+            precomputation, so keep this generous).
+
+    Every method raises :class:`GapsimError` for an error answer.
+    """
+
+    def __init__(self, url: Optional[str] = None, timeout: float = 300.0) -> None:
+        self.url = (url or default_url()).rstrip("/")
+        self.http = Transport(self.url, timeout)
+
+    def __repr__(self) -> str:
+        return "Client(%r)" % self.url
+
+    # ---- service ------------------------------------------------------------------
+    def health(self) -> Dict[str, Any]:
+        """GET /healthz."""
+        return self.http.request("GET", "/healthz").json()
+
+    # ---- assemblies ---------------------------------------------------------------
+    def upload_assembly(self, model: Union[str, os.PathLike, Dict[str, Any]], wait: bool = True,
+                        base_dir: Optional[str] = None) -> Dict[str, Any]:
+        """Upload a model and return its assembly (dict with "id", "status", "n", "m", ...).
+
+        Args:
+            model: path of a model JSON, or the model as a dict. A model that
+                references .npy/.mtx files (``"K": "lap.part0.npy"``) is sent as
+                multipart/form-data with one part per referenced file, read
+                from the model's directory (or ``base_dir`` for a dict). A fully
+                inline model is sent as application/json.
+            wait: True: the call returns when the precomputation is done
+                (status "ready"; a model that fails it raises GapsimError 422).
+                False: returns at once (status "queued"/"precomputing"); see
+                :meth:`wait_assembly`.
+            base_dir: directory of the referenced files for a dict model.
+
+        Uploading the same content again returns the existing assembly.
+        """
+        query = {"wait": 1} if wait else None
+        if isinstance(model, dict):
+            raw = json.dumps(model).encode("utf-8")
+            doc = model
+            base = base_dir or "."
+        else:
+            path = os.fspath(model)
+            with open(path, "rb") as f:
+                raw = f.read()
+            doc = json.loads(raw.decode("utf-8"))
+            base = base_dir or os.path.dirname(os.path.abspath(path))
+        refs = _model_refs(doc) if isinstance(doc, dict) else []
+        if not refs:
+            r = self.http.request("POST", "/v1/assemblies", raw,
+                                  {"Content-Type": "application/json"}, query)
+        else:
+            fields = [("model", "model.json", raw)]
+            for ref in refs:
+                with open(os.path.join(base, ref), "rb") as f:
+                    fields.append(("file", os.path.basename(ref), f.read()))
+            ctype, body = multipart(fields)
+            r = self.http.request("POST", "/v1/assemblies", body, {"Content-Type": ctype}, query)
+        asm = r.json()
+        # the same content uploaded before answers with the existing assembly, which may
+        # still be precomputing (another upload) or have failed: honour wait=True for it too
+        if wait and asm.get("status") != "ready":
+            asm = self.wait_assembly(asm)
+        return asm
+
+    def wait_assembly(self, assembly: AssemblyRef, timeout: float = 600.0,
+                      poll: float = 0.2) -> Dict[str, Any]:
+        """Poll until the assembly is "ready" (returned) or "failed" (GapsimError)."""
+        aid = _id(assembly, "assembly")
+        deadline = time.time() + timeout
+        while True:
+            a = self.assembly(aid)
+            if a["status"] == "ready":
+                return a
+            if a["status"] == "failed":
+                err = a.get("error") or {}
+                raise GapsimError(422, err.get("code", "failed"), err.get("message", ""),
+                                  err.get("field", ""), a)
+            if time.time() > deadline:
+                raise GapsimError(None, "timeout", "assembly %s still %s" % (aid, a["status"]))
+            time.sleep(poll)
+
+    def assemblies(self) -> List[Dict[str, Any]]:
+        """All assemblies (GET /v1/assemblies)."""
+        return self.http.request("GET", "/v1/assemblies").json()["assemblies"]
+
+    def assembly(self, assembly: AssemblyRef) -> Dict[str, Any]:
+        """One assembly by id (GET /v1/assemblies/{id})."""
+        return self.http.request("GET", "/v1/assemblies/" + _id(assembly, "assembly")).json()
+
+    def delete_assembly(self, assembly: AssemblyRef) -> None:
+        """Delete an assembly, its factors, jobs and results."""
+        self.http.request("DELETE", "/v1/assemblies/" + _id(assembly, "assembly"))
+
+    def geometry(self, assembly: AssemblyRef) -> Dict[str, Any]:
+        """Pair coordinates (mm), fixed flags, fastener candidates (pair, load) and the box."""
+        return self.http.request("GET", "/v1/assemblies/%s/geometry"
+                                 % _id(assembly, "assembly")).json()
+
+    # ---- single solves ------------------------------------------------------------
+    def solve(self, assembly: AssemblyRef, g: Any, **options: Any) -> Dict[str, Any]:
+        """Solve one gap vector (POST /v1/assemblies/{id}/solve).
+
+        Args:
+            assembly: id or assembly dict.
+            g: the m initial gaps in mm (list or 1-D ndarray).
+            **options: solver, formulation, tol, max_iter, fasteners ("all",
+                "none" or candidate indices), fastener_fraction, fixed_pairs,
+                warm_start (a result id "r_..." or result dict), return
+                (list of "w", "lambda", "x", "kkt"), and the solver tunables.
+
+        Returns:
+            The result dict as the daemon sends it: "id", "status", "w",
+            "lambda", "contact", "n_act", "iterations", "time_ms", "cached",
+            "warm_start_used", "max_residual", "kkt", ... (lists of floats).
+        """
+        body = _options(options)
+        body["g"] = [float(v) for v in (g.tolist() if npy.is_ndarray(g) else g)]
+        return self.http.request("POST", "/v1/assemblies/%s/solve" % _id(assembly, "assembly"),
+                                 body).json()
+
+    def result(self, result: Union[str, Dict[str, Any]]) -> Dict[str, Any]:
+        """A stored result by id (GET /v1/results/{id}), with w and lambda."""
+        return self.http.request("GET", "/v1/results/" + _id(result, "result")).json()
+
+    # ---- clouds (jobs) ------------------------------------------------------------
+    def submit_cloud(self, assembly: AssemblyRef, gaps: Any, encoding: str = "npy",
+                     **options: Any) -> "Job":
+        """Submit a cloud of gap vectors; returns a :class:`Job` (status "queued").
+
+        Args:
+            assembly: id or assembly dict.
+            gaps: k x m gaps in mm: a 2-D ndarray, a list of rows, or one row.
+            encoding: "npy" (default: a binary body, options in the query) or
+                "json" (``{"gaps": [...], options}``).
+            **options: as for :meth:`solve` (no "return"); ``warm_start`` is a
+                previous job (Job or "j_...") with the same number of gaps:
+                gap i starts from that job's result i.
+        """
+        aid = _id(assembly, "assembly")
+        opts = _options(options)
+        path = "/v1/assemblies/%s/clouds" % aid
+        if encoding == "json":
+            body = dict(opts)
+            body["gaps"] = npy.as_rows(gaps)
+            r = self.http.request("POST", path, body)
+        elif encoding == "npy":
+            data = npy.encode(gaps if npy.is_ndarray(gaps) else npy.as_rows(gaps))
+            r = self.http.request("POST", path, data, {"Content-Type": "application/x-npy"}, opts)
+        else:
+            raise ValueError("encoding must be 'npy' or 'json'")
+        return Job(self, r.json())
+
+    def job(self, job: JobRef) -> "Job":
+        """A Job handle for an existing job id (its status fetched)."""
+        j = Job(self, {"id": _id(job, "job")})
+        j.status()
+        return j
+
+    def jobs(self, assembly: Optional[AssemblyRef] = None,
+             status: Optional[str] = None) -> List[Dict[str, Any]]:
+        """Job dicts (GET /v1/jobs), optionally of one assembly and/or one status."""
+        query = {"assembly": _id(assembly, "assembly") if assembly is not None else None,
+                 "status": status}
+        return self.http.request("GET", "/v1/jobs", query=query).json()["jobs"]
+
+    def job_status(self, job: JobRef) -> Dict[str, Any]:
+        """GET /v1/jobs/{id}: status, done, total, failed, solves_per_s, eta_s, iterations."""
+        return self.http.request("GET", "/v1/jobs/" + _id(job, "job")).json()
+
+    def cancel(self, job: JobRef) -> Dict[str, Any]:
+        """Cancel a queued or running job (409 GapsimError if it already ended)."""
+        return self.http.request("DELETE", "/v1/jobs/" + _id(job, "job")).json()
+
+    def summary(self, job: JobRef, threshold: Optional[float] = None,
+                bins: Optional[int] = None) -> Dict[str, Any]:
+        """Cloud statistics (GET /v1/jobs/{id}/summary).
+
+        Keys include "count", "max_residual" (min/mean/median/p95/max of the
+        per-gap largest residual, mm, with a histogram), "share_gaps_above"
+        (``threshold``, default 0.1 mm), "pairs" (per-pair mean/std/max/p95),
+        "n_act", "time_ms", "statuses", "iterations", "warm_started".
+        """
+        return self.http.request("GET", "/v1/jobs/%s/summary" % _id(job, "job"),
+                                 query={"threshold": threshold, "bins": bins}).json()
+
+    def results(self, job: JobRef, field: str = "w") -> Any:
+        """All results of a job as a k x m array (the .npy download, decoded).
+
+        ``field`` is "w" (residual gaps, mm) or "lambda" (contact forces, N).
+        Rows of gaps not (yet) solved are NaN. Returns an ndarray with numpy,
+        else a list of row lists of floats.
+        """
+        r = self.http.request("GET", "/v1/jobs/%s/results" % _id(job, "job"),
+                              headers={"Accept": "application/x-npy"}, query={"field": field})
+        return npy.decode(r.body)
+
+    def result_rows(self, job: JobRef, fields: str = "none",
+                    page: int = 1000) -> Iterator[Dict[str, Any]]:
+        """Iterate over a job's per-gap result dicts (paged JSON).
+
+        ``fields`` is "none" (metadata only: status, n_act, iterations,
+        time_ms, max_residual, kkt), "w", "lambda" or "w,lambda".
+        """
+        jid = _id(job, "job")
+        offset: Optional[int] = 0
+        while offset is not None:
+            doc = self.http.request("GET", "/v1/jobs/%s/results" % jid,
+                                    query={"offset": offset, "limit": page,
+                                           "fields": fields}).json()
+            for row in doc["results"]:
+                yield row
+            offset = doc["next_offset"]
+
+
+class Job:
+    """A cloud job. ``info`` is the last job document fetched from the daemon."""
+
+    def __init__(self, client: Client, info: Dict[str, Any]) -> None:
+        self.client = client
+        self.info = info
+        self.id: str = info["id"]
+
+    def __repr__(self) -> str:
+        return "Job(%s, %s %s/%s)" % (self.id, self.info.get("status"), self.info.get("done"),
+                                      self.info.get("total"))
+
+    def status(self) -> Dict[str, Any]:
+        """Refresh and return the job document."""
+        self.info = self.client.job_status(self.id)
+        return self.info
+
+    @property
+    def done(self) -> bool:
+        """True once the job is done, failed or cancelled (as of the last refresh)."""
+        return self.info.get("status") in TERMINAL
+
+    def cancel(self) -> Dict[str, Any]:
+        """Cancel the job; returns the job document."""
+        self.info = self.client.cancel(self.id)
+        return self.info
+
+    def wait(self, progress: bool = False, timeout: Optional[float] = None,
+             poll: float = 0.1, stream: Any = None) -> Dict[str, Any]:
+        """Block until the job ends; return its final document.
+
+        Args:
+            progress: print a progress line on stderr (rewritten in place on a
+                terminal, a line every few seconds otherwise): done/total,
+                solves/s, ETA.
+            timeout: seconds before GapsimError(code="timeout"); None waits forever.
+            poll: seconds between polls (grows to 1 s for long jobs).
+            stream: where progress goes (default sys.stderr).
+
+        Raises:
+            GapsimError: code "job_failed" if the job ends "failed".
+        """
+        out = stream or sys.stderr
+        tty = hasattr(out, "isatty") and out.isatty()
+        start = time.time()
+        last_print = 0.0
+        delay = poll
+        while True:
+            info = self.status()
+            now = time.time()
+            if progress and (tty or now - last_print >= 5.0 or info["status"] in TERMINAL):
+                line = self.progress_line(info)
+                out.write(("\r\x1b[K" + line) if tty else line + "\n")
+                out.flush()
+                last_print = now
+            if info["status"] in TERMINAL:
+                break
+            if timeout is not None and now - start > timeout:
+                raise GapsimError(None, "timeout", "job %s not done after %.0f s"
+                                  % (self.id, timeout))
+            time.sleep(delay)
+            delay = min(1.0, delay * 1.2)
+        if progress and tty:
+            out.write("\n")
+            out.flush()
+        if info["status"] == "failed":
+            raise GapsimError(None, "job_failed", "job %s failed" % self.id, "", info)
+        return info
+
+    @staticmethod
+    def progress_line(info: Dict[str, Any]) -> str:
+        """'job j_...: 120/200 gaps (0 failed), 385.2 solves/s, ETA 0.2 s [running]'."""
+        rate = info.get("solves_per_s")
+        eta = info.get("eta_s")
+        return "job %s: %d/%d gaps (%d failed), %s solves/s, ETA %s [%s]" % (
+            info.get("id"), info.get("done", 0), info.get("total", 0), info.get("failed", 0),
+            "%.1f" % rate if isinstance(rate, (int, float)) else "-",
+            "%.1f s" % eta if isinstance(eta, (int, float)) else "-", info.get("status"))
+
+    def summary(self, **kw: Any) -> Dict[str, Any]:
+        """Client.summary of this job."""
+        return self.client.summary(self.id, **kw)
+
+    def results(self, field: str = "w") -> Any:
+        """Client.results of this job."""
+        return self.client.results(self.id, field)

@@ -1,0 +1,51 @@
+"""Errors raised by the gapsim client.
+
+Every non-2xx answer of gapsimd carries ``{"error": {"code", "message",
+"field"}}``; :class:`GapsimError` holds those, plus the HTTP status.
+Transport failures (connection refused, timeouts) are raised as
+:class:`GapsimError` with ``status=None`` and ``code="connection"``.
+"""
+from __future__ import annotations
+
+import json
+from typing import Any, Dict, Optional
+
+__all__ = ["GapsimError"]
+
+
+class GapsimError(Exception):
+    """An error answer of the daemon, or a failure to reach it.
+
+    Attributes:
+        status: HTTP status (e.g. 404, 422), or None when no answer came.
+        code: the daemon's error code ("not_found", "invalid", "dim", ...).
+        message: human-readable explanation.
+        field: the offending request field ("g", "fasteners[3]", "id", ...),
+            "" when the error is not about one field.
+        body: the decoded error document (dict), when there was one.
+    """
+
+    def __init__(self, status: Optional[int], code: str, message: str, field: str = "",
+                 body: Optional[Dict[str, Any]] = None) -> None:
+        self.status = status
+        self.code = code
+        self.message = message
+        self.field = field or ""
+        self.body = body
+        where = " (field %s)" % self.field if self.field else ""
+        prefix = "HTTP %d " % status if status is not None else ""
+        super().__init__("%s%s: %s%s" % (prefix, code, message, where))
+
+    @classmethod
+    def from_response(cls, status: int, data: bytes) -> "GapsimError":
+        """Build the exception from an error response body (JSON or not)."""
+        try:
+            doc = json.loads(data.decode("utf-8"))
+            err = doc.get("error") if isinstance(doc, dict) else None
+        except (ValueError, UnicodeDecodeError):
+            doc, err = None, None
+        if isinstance(err, dict):
+            return cls(status, str(err.get("code") or "error"), str(err.get("message") or ""),
+                       str(err.get("field") or ""), doc)
+        text = data[:200].decode("utf-8", "replace").strip()
+        return cls(status, "http", text or "HTTP status %d" % status, "", None)

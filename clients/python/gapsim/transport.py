@@ -1,0 +1,101 @@
+"""HTTP transport with the standard library (urllib), and multipart encoding."""
+from __future__ import annotations
+
+import json
+import os
+import urllib.error
+import urllib.parse
+import urllib.request
+import uuid
+from typing import Any, Dict, Iterable, Mapping, Optional, Tuple
+
+from .errors import GapsimError
+
+__all__ = ["Response", "Transport", "multipart", "query_string"]
+
+
+class Response:
+    """A decoded HTTP answer: status, headers (lower-case keys) and body bytes."""
+
+    def __init__(self, status: int, headers: Mapping[str, str], body: bytes) -> None:
+        self.status = status
+        self.headers = {k.lower(): v for k, v in headers.items()}
+        self.body = body
+
+    def json(self) -> Any:
+        """The body as JSON (None for an empty body)."""
+        return json.loads(self.body.decode("utf-8")) if self.body else None
+
+
+def query_string(params: Optional[Mapping[str, Any]]) -> str:
+    """Encode query parameters; lists become comma lists, None values are dropped."""
+    if not params:
+        return ""
+    items = []
+    for key, value in params.items():
+        if value is None:
+            continue
+        if isinstance(value, bool):
+            value = "1" if value else "0"
+        elif isinstance(value, (list, tuple)):
+            value = ",".join(str(int(v)) for v in value)
+        elif isinstance(value, float):
+            value = repr(value)
+        items.append((key, str(value)))
+    return ("?" + urllib.parse.urlencode(items)) if items else ""
+
+
+def multipart(fields: Iterable[Tuple[str, Optional[str], bytes]]) -> Tuple[str, bytes]:
+    """A multipart/form-data body from (name, filename or None, data) fields.
+
+    Returns (content type with the boundary, body bytes).
+    """
+    boundary = "gapsim-" + uuid.uuid4().hex
+    out = bytearray()
+    for name, filename, data in fields:
+        out += b"--" + boundary.encode() + b"\r\n"
+        disp = 'form-data; name="%s"' % name
+        if filename:
+            disp += '; filename="%s"' % filename
+        ctype = "application/json" if name == "model" else "application/octet-stream"
+        out += ("Content-Disposition: %s\r\nContent-Type: %s\r\n\r\n" % (disp, ctype)).encode()
+        out += data + b"\r\n"
+    out += b"--" + boundary.encode() + b"--\r\n"
+    return "multipart/form-data; boundary=" + boundary, bytes(out)
+
+
+class Transport:
+    """Sends requests to one base URL; raises GapsimError for non-2xx answers."""
+
+    def __init__(self, url: str, timeout: float = 300.0) -> None:
+        self.url = url.rstrip("/")
+        self.timeout = timeout
+
+    def request(self, method: str, path: str, body: Any = None,
+                headers: Optional[Dict[str, str]] = None,
+                query: Optional[Mapping[str, Any]] = None,
+                timeout: Optional[float] = None) -> Response:
+        """Send a request. A dict/list body is sent as JSON; bytes as they are."""
+        hdrs = dict(headers or {})
+        data: Optional[bytes]
+        if body is None or isinstance(body, (bytes, bytearray)):
+            data = bytes(body) if body is not None else None
+        else:
+            data = json.dumps(body).encode("utf-8")
+            hdrs.setdefault("Content-Type", "application/json")
+        req = urllib.request.Request(self.url + path + query_string(query), data=data,
+                                     method=method, headers=hdrs)
+        try:
+            with urllib.request.urlopen(req, timeout=timeout or self.timeout) as r:
+                return Response(r.status, dict(r.headers), r.read())
+        except urllib.error.HTTPError as e:
+            raise GapsimError.from_response(e.code, e.read()) from None
+        except (urllib.error.URLError, OSError) as e:
+            reason = getattr(e, "reason", e)
+            raise GapsimError(None, "connection",
+                              "cannot reach %s: %s" % (self.url, reason)) from None
+
+
+def default_url() -> str:
+    """GAPSIM_SERVER from the environment, else http://127.0.0.1:8600."""
+    return os.environ.get("GAPSIM_SERVER") or "http://127.0.0.1:8600"

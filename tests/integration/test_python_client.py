@@ -1,0 +1,465 @@
+"""Python client (clients/python/gapsim) against a real gapsimd.
+
+Every client method is called on small generated models and its answer is
+compared with the raw HTTP answer (gsd_harness); error answers must raise
+GapsimError with the daemon's status, code and field. The fastener
+optimization example runs on a small model and must not worsen its objective
+and must print the warm-start saving. Standard library only: the tests run
+without numpy (the client's list path); the numpy path is tested when numpy
+is importable.
+"""
+import io
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+import gsd_harness as h
+
+CLIENT_DIR = os.path.join(h.SOURCE_DIR, "clients", "python")
+sys.path.insert(0, CLIENT_DIR)
+
+from gapsim import Client, GapsimError, Job, npy  # noqa: E402
+
+EXAMPLE = os.path.join(CLIENT_DIR, "examples", "fastener_optimization.py")
+
+
+def rows_of(path):
+    shape, flat = h.read_npy(path)
+    k, m = shape
+    return [flat[i * m:(i + 1) * m] for i in range(k)]
+
+
+def load_json(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def read_bytes(path):
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def as_list(x):
+    """Client arrays as lists: ndarrays (numpy installed) or lists already."""
+    return x.tolist() if hasattr(x, "tolist") else x
+
+
+def max_abs_diff(a, b):
+    a, b = as_list(a), as_list(b)
+    fa = [v for r in a for v in r] if a and isinstance(a[0], list) else list(a)
+    fb = [v for r in b for v in r] if b and isinstance(b[0], list) else list(b)
+    assert len(fa) == len(fb), (len(fa), len(fb))
+    return max((abs(x - y) for x, y in zip(fa, fb)), default=0.0)
+
+
+class ClientTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.d = h.Daemon().start()
+        cls.dir = tempfile.mkdtemp(prefix="pyc-", dir=h.TMP)
+        cls.model, cls.gaps_path = h.gen_model(cls.dir, kind="lap", small=True, gaps=8)
+        cls.gaps = rows_of(cls.gaps_path)
+        cls.c = Client(cls.d.url)
+        cls.asm = cls.c.upload_assembly(cls.model)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.d.cleanup()
+
+    # ---- construction, transport ------------------------------------------------
+    def test_default_url(self):
+        old = os.environ.pop("GAPSIM_SERVER", None)
+        try:
+            self.assertEqual(Client().url, "http://127.0.0.1:8600")
+            os.environ["GAPSIM_SERVER"] = self.d.url + "/"
+            c = Client()
+            self.assertEqual(c.url, self.d.url)
+            self.assertEqual(c.health()["status"], "ok")
+        finally:
+            os.environ.pop("GAPSIM_SERVER", None)
+            if old is not None:
+                os.environ["GAPSIM_SERVER"] = old
+
+    def test_connection_error(self):
+        with self.assertRaises(GapsimError) as cm:
+            Client("http://127.0.0.1:9", timeout=5).assemblies()
+        self.assertIsNone(cm.exception.status)
+        self.assertEqual(cm.exception.code, "connection")
+
+    def test_package_has_no_required_dependencies(self):
+        code = ("import sys; sys.modules['numpy'] = None; sys.path.insert(0, %r); "
+                "import gapsim; print(gapsim.HAVE_NUMPY, gapsim.__version__)" % CLIENT_DIR)
+        out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True,
+                             text=True).stdout
+        self.assertEqual(out.split()[0], "False")
+
+    # ---- assemblies ----------------------------------------------------------------
+    def test_upload_multipart(self):
+        a = self.asm
+        model = load_json(self.model)
+        self.assertEqual(a["status"], "ready")
+        self.assertEqual(a["m"], len(model["pairs"]["i"]))
+        self.assertEqual(a["n"], sum(p["ndof"] for p in model["parts"]))
+        self.assertEqual(a["n_fasteners"], len(model["fasteners"]["pair"]))
+        self.assertTrue(isinstance(model["parts"][0]["K"], str))  # really multipart
+        # the same content again: the same assembly
+        self.assertEqual(self.c.upload_assembly(self.model)["id"], a["id"])
+        # GET equals the raw answer
+        self.assertEqual(self.c.assembly(a["id"]), self.d.get("/v1/assemblies/" + a["id"]).json())
+        self.assertEqual(self.c.assembly(a)["id"], a["id"])  # a dict works as reference
+        ids = [x["id"] for x in self.c.assemblies()]
+        self.assertIn(a["id"], ids)
+        self.assertEqual(self.c.assemblies(), self.d.get("/v1/assemblies").json()["assemblies"])
+
+    def test_upload_inline_dict_and_base_dir(self):
+        d = tempfile.mkdtemp(prefix="pyc-inl-", dir=h.TMP)
+        mp, _ = h.gen_model(d, kind="lap", small=True, gaps=2, inline=True, name="inl",
+                            extra=["--fast-load", "450"])  # another model than the class's
+        model = load_json(mp)
+        a = self.c.upload_assembly(model)  # application/json
+        self.assertEqual(a["status"], "ready")
+        self.assertEqual(a["m"], len(model["pairs"]["i"]))
+        # a dict that references files needs base_dir
+        ref = load_json(self.model)
+        b = self.c.upload_assembly(ref, base_dir=os.path.dirname(self.model))
+        self.assertEqual(b["status"], "ready")
+        self.assertEqual(b["m"], self.asm["m"])
+        with self.assertRaises(FileNotFoundError):
+            self.c.upload_assembly(ref, base_dir=d)
+
+    def test_upload_no_wait_then_wait_assembly(self):
+        d = tempfile.mkdtemp(prefix="pyc-nw-", dir=h.TMP)
+        mp, _ = h.gen_model(d, kind="sandwich", small=True, gaps=2, name="sw")
+        a = self.c.upload_assembly(mp, wait=False)
+        self.assertIn(a["status"], ("queued", "precomputing", "ready"))
+        r = self.c.wait_assembly(a, timeout=120)
+        self.assertEqual(r["status"], "ready")
+        self.assertEqual(r["joint"], "sandwich")
+
+    def test_upload_errors(self):
+        model = load_json(self.model)
+        bad = dict(model, format="not-gapsim")
+        with self.assertRaises(GapsimError) as cm:
+            self.c.upload_assembly(bad, base_dir=os.path.dirname(self.model))
+        e = cm.exception
+        raw = h.multipart([("model", "model.json", json.dumps(bad).encode())] +
+                          [("file", p["K"], read_bytes(os.path.join(self.dir, p["K"])))
+                           for p in model["parts"]])
+        r = self.d.post("/v1/assemblies?wait=1", raw[1], headers={"Content-Type": raw[0]})
+        self.assertEqual(e.status, r.status)
+        self.assertEqual((e.code, e.field), (r.json()["error"]["code"], r.json()["error"]["field"]))
+        self.assertEqual(e.field, "format")
+        self.assertTrue(400 <= e.status < 500)
+        # an inline model whose stiffness is not positive definite fails the precomputation
+        d = tempfile.mkdtemp(prefix="pyc-spd-", dir=h.TMP)
+        mp, _ = h.gen_model(d, kind="lap", small=True, gaps=1, inline=True, name="spd",
+                            extra=["--fast-load", "350"])
+        m2 = load_json(mp)
+        K = m2["parts"][0]["K"]
+        for i in range(len(K)):
+            K[i][i] = -abs(K[i][i])
+        with self.assertRaises(GapsimError) as cm:
+            self.c.upload_assembly(m2)
+        self.assertEqual(cm.exception.status, 422)
+        self.assertEqual(cm.exception.code, "not_spd")
+        self.assertEqual(cm.exception.field, "parts[0].K")
+        # the same content again: the daemon answers 200 with the failed assembly; the
+        # client raises the same error
+        with self.assertRaises(GapsimError) as cm2:
+            self.c.upload_assembly(m2)
+        self.assertEqual((cm2.exception.status, cm2.exception.code, cm2.exception.field),
+                         (422, "not_spd", "parts[0].K"))
+
+    def test_geometry_and_delete(self):
+        g = self.c.geometry(self.asm)
+        self.assertEqual(g, self.d.get("/v1/assemblies/%s/geometry" % self.asm["id"]).json())
+        self.assertEqual(len(g["pairs"]["x"]), self.asm["m"])
+        self.assertEqual(len(g["fasteners"]["pair"]), self.asm["n_fasteners"])
+        d = tempfile.mkdtemp(prefix="pyc-del-", dir=h.TMP)
+        mp, _ = h.gen_model(d, kind="lap", small=True, gaps=1, name="del",
+                            extra=["--fast-load", "300"])  # not the class's model
+        a = self.c.upload_assembly(mp)
+        self.assertIsNone(self.c.delete_assembly(a["id"]))
+        with self.assertRaises(GapsimError) as cm:
+            self.c.assembly(a["id"])
+        self.assertEqual((cm.exception.status, cm.exception.code, cm.exception.field),
+                         (404, "not_found", "id"))
+        with self.assertRaises(GapsimError) as cm:
+            self.c.delete_assembly("a_0000000000000000")
+        self.assertEqual(cm.exception.status, 404)
+
+    # ---- solves -----------------------------------------------------------------
+    def test_solve_equals_raw(self):
+        g = self.gaps[0]
+        r = self.c.solve(self.asm, g, fasteners=[0, 2, 4], solver="gi")
+        raw = self.d.post("/v1/assemblies/%s/solve" % self.asm["id"],
+                          {"g": g, "fasteners": [0, 2, 4], "solver": "gi"}).json()
+        self.assertEqual(r["status"], "optimal")
+        self.assertTrue(r["kkt"]["pass"])
+        self.assertEqual(len(r["w"]), self.asm["m"])
+        self.assertEqual(raw["id"], r["id"])  # the raw call is answered from the cache
+        self.assertTrue(raw["cached"])
+        for key in ("w", "lambda", "contact", "n_act", "iterations", "max_residual", "status"):
+            self.assertEqual(r[key], raw[key], key)
+        self.assertAlmostEqual(max(r["w"]), r["max_residual"], places=12)
+        # "return" picks the vectors; x has n entries
+        r2 = self.c.solve(self.asm, g, fasteners=(0, 2, 4), solver="gi", **{"return": ["x"]})
+        self.assertEqual(len(r2["x"]), self.asm["n"])
+        self.assertNotIn("w", r2)
+
+    def test_solve_warm_start_and_result(self):
+        g = self.gaps[1]
+        cold = self.c.solve(self.asm, g, fasteners=[1, 3, 5, 7])
+        warm = self.c.solve(self.asm, g, fasteners=[1, 3, 5, 7, 8], warm_start=cold)
+        self.assertTrue(warm["warm_start_used"])
+        self.assertFalse(cold["warm_start_used"])
+        ref = self.c.solve(self.asm, g, fasteners=[1, 3, 5, 7, 8], tol=1e-11)  # cold, not cached
+        self.assertLess(max_abs_diff(warm["w"], ref["w"]), 1e-7)
+        stored = self.c.result(warm["id"])
+        self.assertEqual(stored, self.d.get("/v1/results/" + warm["id"]).json())
+        self.assertEqual(stored["w"], warm["w"])
+
+    def test_solve_errors(self):
+        g = self.gaps[0]
+        cases = [
+            ({"g": g[:-1]}, 422, "dim", "g"),
+            ({"g": g, "solver": "magic"}, 422, "invalid", "solver"),
+            ({"g": g, "fasteners": [0, 10 ** 6]}, 422, "out_of_range", "fasteners[1]"),
+            ({"g": g, "fasteners": [1, 1]}, 422, "duplicate", "fasteners[1]"),
+            ({"g": g, "tol": 2.0}, 422, "out_of_range", "tol"),
+            ({"g": g, "warm_start": "r_0000000000000000"}, 422, "invalid", "warm_start"),
+            ({"g": g, "bogus": 1}, 422, "invalid", "bogus"),
+        ]
+        for body, status, code, field in cases:
+            opts = {k: v for k, v in body.items() if k != "g"}
+            with self.assertRaises(GapsimError, msg=str(opts)) as cm:
+                self.c.solve(self.asm, body["g"], **opts)
+            raw = self.d.post("/v1/assemblies/%s/solve" % self.asm["id"], body)
+            e = cm.exception
+            err = raw.json()["error"]
+            self.assertEqual((e.status, e.code, e.field, e.message),
+                             (raw.status, err["code"], err["field"], err["message"]), str(opts))
+            self.assertEqual(e.status, status, str(opts))
+            self.assertEqual(e.field, field, str(opts))
+            self.assertEqual(e.code, code, str(opts))
+        with self.assertRaises(GapsimError) as cm:
+            self.c.solve("a_0123456789abcdef", g)
+        self.assertEqual((cm.exception.status, cm.exception.field), (404, "id"))
+
+    # ---- clouds ------------------------------------------------------------------
+    def test_cloud_results_summary_equal_raw(self):
+        job = self.c.submit_cloud(self.asm, self.gaps, fasteners=[0, 3, 6, 9])
+        self.assertIsInstance(job, Job)
+        self.assertEqual(job.info["total"], len(self.gaps))
+        info = job.wait()
+        self.assertEqual(info["status"], "done")
+        self.assertEqual(info["done"], len(self.gaps))
+        self.assertTrue(job.done)
+        self.assertEqual(info["options"]["fasteners"], [0, 3, 6, 9])
+        # status equals the raw job document
+        self.assertEqual(job.status(), self.d.get("/v1/jobs/" + job.id).json())
+        # results: .npy download decoded == raw .npy == JSON pages
+        w = as_list(self.c.results(job))
+        lam = as_list(job.results("lambda"))
+        raw = self.d.get("/v1/jobs/%s/results" % job.id, headers={"Accept": "application/x-npy"})
+        shape, flat = h.read_npy(raw.body)
+        self.assertEqual(shape, (len(self.gaps), self.asm["m"]))
+        self.assertEqual([v for r in w for v in r], flat)
+        pages = self.d.get("/v1/jobs/%s/results?fields=w,lambda&limit=1000" % job.id).json()
+        by_index = {p["job_index"]: p for p in pages["results"]}
+        for i in range(len(self.gaps)):
+            self.assertEqual(list(w[i]), by_index[i]["w"])
+            self.assertEqual(list(lam[i]), by_index[i]["lambda"])
+        # each gap equals a single solve with the same options
+        for i in (0, len(self.gaps) - 1):
+            s = self.c.solve(self.asm, self.gaps[i], fasteners=[0, 3, 6, 9], tol=1e-11)
+            self.assertLess(max_abs_diff(w[i], s["w"]), 1e-7)
+        # summary equals the raw summary and the results
+        s = self.c.summary(job)
+        self.assertEqual(s, self.d.get("/v1/jobs/%s/summary" % job.id).json())
+        self.assertEqual(s["count"], len(self.gaps))
+        gmax = sorted(max(r) for r in w)
+        self.assertAlmostEqual(s["max_residual"]["max"], gmax[-1], places=12)
+        self.assertAlmostEqual(s["max_residual"]["min"], gmax[0], places=12)
+        s2 = job.summary(threshold=0.5, bins=5)
+        self.assertEqual(len(s2["max_residual"]["histogram"]["counts"]), 5)
+        self.assertAlmostEqual(s2["share_gaps_above"],
+                               sum(v > 0.5 for v in gmax) / len(gmax), places=12)
+        # paged metadata rows
+        rows = list(self.c.result_rows(job, page=3))
+        self.assertEqual(sorted(r["job_index"] for r in rows), list(range(len(self.gaps))))
+        self.assertEqual(sum(r["iterations"] for r in rows), info["iterations"])
+        self.assertNotIn("w", rows[0])
+        # listings
+        self.assertIn(job.id, [j["id"] for j in self.c.jobs(self.asm)])
+        self.assertIn(job.id, [j["id"] for j in self.c.jobs(status="done")])
+        self.assertEqual(self.c.job(job.id).info["id"], job.id)
+
+    def test_cloud_json_equals_npy_encoding(self):
+        a = self.c.submit_cloud(self.asm, self.gaps, encoding="npy", fastener_fraction=0.3,
+                                solver="lemke")
+        b = self.c.submit_cloud(self.asm, self.gaps, encoding="json", fastener_fraction=0.3,
+                                solver="lemke", tol=1e-11)
+        a.wait()
+        b.wait()
+        self.assertEqual(a.info["options"]["solver"], "lemke")
+        self.assertEqual(a.info["options"]["fastener_fraction"], 0.3)
+        self.assertLess(max_abs_diff(a.results(), b.results()), 1e-7)
+        # one row as a flat list is a cloud of one gap
+        one = self.c.submit_cloud(self.asm, self.gaps[2], fasteners="all")
+        self.assertEqual(one.wait()["total"], 1)
+
+    def test_cloud_warm_start(self):
+        cold = self.c.submit_cloud(self.asm, self.gaps, fasteners=[1, 3, 5, 7, 9])
+        cold.wait()
+        warm = self.c.submit_cloud(self.asm, self.gaps, fasteners=[1, 3, 5, 7, 8],
+                                   warm_start=cold)
+        info = warm.wait()
+        self.assertEqual(info["options"]["warm_start"], cold.id)
+        self.assertEqual(warm.summary()["warm_started"], len(self.gaps))
+        ref = self.c.submit_cloud(self.asm, self.gaps, fasteners=[1, 3, 5, 7, 8], tol=1e-11)
+        ref.wait()
+        self.assertLess(max_abs_diff(warm.results(), ref.results()), 1e-7)
+        # a warm start with another number of gaps is refused
+        with self.assertRaises(GapsimError) as cm:
+            self.c.submit_cloud(self.asm, self.gaps[:3], warm_start=cold.id)
+        self.assertEqual((cm.exception.status, cm.exception.field), (422, "warm_start"))
+
+    def test_cloud_errors(self):
+        m = self.asm["m"]
+        cases = [
+            ({"gaps": [[0.0] * (m - 1)]}, "json", 422, "dim"),
+            ({"gaps": [[0.0] * m], "fasteners": [99]}, "json", 422, "out_of_range"),
+            ({"gaps": [[0.0] * m], "fasteners": [99]}, "npy", 422, "out_of_range"),
+            ({"gaps": [[0.0] * m], "warm_start": "r_0123456789abcdef"}, "npy", 422, "invalid"),
+        ]
+        for body, enc, status, code in cases:
+            opts = {k: v for k, v in body.items() if k != "gaps"}
+            with self.assertRaises(GapsimError, msg=str(body)[:80]) as cm:
+                self.c.submit_cloud(self.asm, body["gaps"], encoding=enc, **opts)
+            self.assertEqual((cm.exception.status, cm.exception.code), (status, code))
+            raw = self.d.post("/v1/assemblies/%s/clouds" % self.asm["id"], body).json()["error"]
+            self.assertEqual(cm.exception.field, raw["field"])
+        with self.assertRaises(GapsimError) as cm:
+            self.c.submit_cloud(self.asm, [[float("nan")] + [0.0] * (m - 1)])
+        self.assertEqual((cm.exception.status, cm.exception.code, cm.exception.field),
+                         (422, "nonfinite", "gaps[0][0]"))
+        with self.assertRaises(GapsimError) as cm:
+            self.c.summary("j_0123456789abcdef")
+        self.assertEqual((cm.exception.status, cm.exception.field), (404, "id"))
+        job = self.c.submit_cloud(self.asm, self.gaps[:1])
+        job.wait()
+        with self.assertRaises(GapsimError) as cm:
+            self.c.results(job, field="x")
+        self.assertEqual((cm.exception.status, cm.exception.field), (400, "field"))
+        with self.assertRaises(ValueError):
+            self.c.submit_cloud(self.asm, self.gaps, encoding="csv")
+
+    def test_wait_progress_and_cancel(self):
+        job = self.c.submit_cloud(self.asm, self.gaps, fasteners="none")
+        buf = io.StringIO()
+        info = job.wait(progress=True, stream=buf)
+        last = buf.getvalue().strip().splitlines()[-1]
+        self.assertIn("%d/%d gaps" % (len(self.gaps), len(self.gaps)), last)
+        self.assertIn("solves/s", last)
+        self.assertIn("ETA", last)
+        self.assertIn("[done]", last)
+        self.assertEqual(info["status"], "done")
+        # a finished job cannot be cancelled: 409 conflict on field id
+        with self.assertRaises(GapsimError) as cm:
+            job.cancel()
+        self.assertEqual((cm.exception.status, cm.exception.code, cm.exception.field),
+                         (409, "conflict", "id"))
+        # a long cloud is cancelled while it runs (or queued)
+        big = [self.gaps[i % len(self.gaps)][:] for i in range(20000)]
+        for i, r in enumerate(big):
+            r[0] += 1e-6 * i  # distinct gaps: no cache hits
+        job = self.c.submit_cloud(self.asm, big, fasteners="all", solver="lemke")
+        try:
+            doc = job.cancel()
+        except GapsimError as e:  # finished first on a fast machine
+            self.assertEqual(e.status, 409)
+            doc = job.status()
+        final = job.wait(timeout=120)
+        self.assertIn(final["status"], ("cancelled", "done"))
+        self.assertEqual(doc["id"], job.id)
+        if final["status"] == "cancelled":
+            self.assertLess(final["done"], final["total"])
+
+    # ---- npy codec -------------------------------------------------------------
+    def test_npy_codec(self):
+        rows = [[1.0, -2.5, 3e-300], [4.0, 5.0, float("inf")]]
+        data = npy.encode(rows)
+        path = os.path.join(self.dir, "codec.npy")
+        with open(path, "wb") as f:
+            f.write(data)
+        self.assertEqual(h.read_npy(path), ((2, 3), [v for r in rows for v in r]))
+        self.assertEqual(as_list(npy.decode(data)), rows)
+        self.assertEqual(len(npy.encode([1.0, 2.0])) % 64, 16 % 64)  # header aligned to 64
+        self.assertEqual(as_list(npy.decode(npy.encode([1.0, 2.0]))), [1.0, 2.0])
+        # Fortran order and big-endian files (written by hand)
+        import struct
+        hdr = "{'descr': '>f8', 'fortran_order': True, 'shape': (2, 3), }"
+        hdr += " " * (64 - (10 + len(hdr) + 1) % 64) + "\n"
+        raw = b"\x93NUMPY\x01\x00" + struct.pack("<H", len(hdr)) + hdr.encode()
+        raw += struct.pack(">6d", 1, 4, 2, 5, 3, 6)  # column-major
+        self.assertEqual(as_list(npy.decode(raw)), [[1, 2, 3], [4, 5, 6]])
+        with self.assertRaises(ValueError):
+            npy.decode(b"not an npy file")
+        with self.assertRaises(ValueError):
+            npy.encode([[1.0, 2.0], [3.0]])
+
+    @unittest.skipUnless(npy.HAVE_NUMPY, "numpy not installed")
+    def test_numpy_path(self):  # pragma: no cover - only where numpy exists
+        import numpy as np
+        G = np.array(self.gaps)
+        job = self.c.submit_cloud(self.asm, G, fasteners=[0, 1])
+        job.wait()
+        w = job.results()
+        self.assertIsInstance(w, np.ndarray)
+        self.assertEqual(w.shape, G.shape)
+        r = self.c.solve(self.asm, G[0], fasteners=np.array([0, 1]))
+        self.assertLess(np.max(np.abs(np.array(r["w"]) - w[0])), 1e-7)
+
+    # ---- the example -----------------------------------------------------------
+    def test_example_bresenham_is_fastener_fraction(self):
+        sys.path.insert(0, os.path.dirname(EXAMPLE))
+        import fastener_optimization as fo
+        n = self.asm["n_fasteners"]
+        for f in (0.0, 0.3, 0.5, 1.0):
+            a = self.c.submit_cloud(self.asm, self.gaps[:2], fastener_fraction=f)
+            b = self.c.submit_cloud(self.asm, self.gaps[:2], fasteners=fo.bresenham(n, f))
+            a.wait()
+            b.wait()
+            self.assertEqual(as_list(a.results()), as_list(b.results()), f)
+            self.assertEqual(len(fo.bresenham(n, f)), int(math.floor(f * n + 0.5)))
+
+    def test_example_improves(self):
+        out_json = os.path.join(self.dir, "opt.json")
+        env = dict(os.environ, GAPSIM_SERVER=self.d.url, PYTHONPATH=CLIENT_DIR)
+        p = subprocess.run([sys.executable, EXAMPLE, "--model", self.model, "--gaps", "8",
+                            "--max-steps", "3", "--moves", "3", "--json-out", out_json],
+                           env=env, capture_output=True, text=True, timeout=300)
+        self.assertEqual(p.returncode, 0, p.stderr + p.stdout)
+        res = load_json(out_json)
+        self.assertLessEqual(res["objective_best"], res["objective_start"])
+        self.assertEqual(len(res["best"]), len(res["start"]))
+        self.assertEqual(res["solves"], 8 * res["clouds"])
+        self.assertLessEqual(res["clouds"], 1 + 3 * 3)
+        self.assertIn("warm start saved", p.stdout)
+        self.assertIn("p95 of the max residual gap: start", p.stdout)
+        self.assertRegex(p.stdout, r"step 1: .*iterations/gap \(-?\d+% saved\)")
+        self.assertGreater(res["cold_iterations"], 0)
+        # the reported objectives are the daemon's summaries of those patterns
+        job = self.c.submit_cloud(self.asm, self.gaps, fasteners=res["best"])
+        job.wait()
+        self.assertAlmostEqual(job.summary()["max_residual"]["p95"], res["objective_best"],
+                               places=9)
+
+
+if __name__ == "__main__":
+    unittest.main()
