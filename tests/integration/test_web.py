@@ -1,0 +1,350 @@
+"""test_web -- the web page (clients/web) in headless Chromium against a real gapsimd.
+
+One daemon serving the page, one small lap-joint assembly. Page loads,
+each selected by URL parameters so no clicks are needed:
+  1. /?assembly=A&submit_demo=K&seed=S&fraction=0.5: the page generates K demo
+     gaps, POSTs them as .npy and shows the job's progress (the DOM names the job);
+  2. /?assembly=A&job=J&gap=G&seed=S&mode=residual&threshold=T&bins=B: heat map,
+     color bar, summary and histograms, checked against the API; also saved as
+     a screenshot (GS_BIN_DIR/web-screenshot.png, 1400 x 1000);
+  3. the same with mode=initial: the page's regenerated initial gaps must be
+     the gaps gapsim-gen makes with the same seed (the page ports its generator),
+     so the "initial gap" view shows what was solved;
+  4. a small sandwich joint, whose stacked interfaces share (x, y): one panel
+     per layer, no dot hidden under another.
+
+Chromium (Debian package chromium; scripts/test installs it) is required: if it
+is missing the test fails and says so, it is not skipped.
+"""
+import os
+import shutil
+import struct
+import subprocess
+import tempfile
+import unittest
+from html.parser import HTMLParser
+
+from gsd_harness import BIN_DIR, SOURCE_DIR, TMP, Daemon, gen_model, read_npy
+
+K = 12          # demo gaps the page submits
+SEED = 3        # demo seed
+GAP = 5         # gap shown
+BINS = 12       # histogram bins asked through the URL
+THRESHOLD = 0.05
+
+VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source",
+        "track", "wbr"}
+
+
+class Node:
+    def __init__(self, tag, attrs, parent):
+        self.tag = tag
+        self.attrs = dict(attrs)
+        self.parent = parent
+        self.children = []
+        self.text = ""
+
+    @property
+    def classes(self):
+        return (self.attrs.get("class") or "").split()
+
+    def iter(self):
+        yield self
+        for c in self.children:
+            yield from c.iter()
+
+    def find_all(self, tag=None, cls=None):
+        return [n for n in self.iter() if (tag is None or n.tag == tag) and (cls is None or cls in n.classes)]
+
+    def all_text(self):
+        return self.text + "".join(c.all_text() for c in self.children)
+
+
+class Dom(HTMLParser):
+    """The dumped DOM as a small tree (stdlib only)."""
+
+    def __init__(self, html):
+        super().__init__(convert_charrefs=True)
+        self.root = Node("#root", {}, None)
+        self.cur = self.root
+        self.feed(html)
+        self.close()
+
+    def handle_starttag(self, tag, attrs):
+        n = Node(tag, attrs, self.cur)
+        self.cur.children.append(n)
+        if tag not in VOID:
+            self.cur = n
+
+    def handle_startendtag(self, tag, attrs):
+        self.cur.children.append(Node(tag, attrs, self.cur))
+
+    def handle_endtag(self, tag):
+        n = self.cur
+        while n is not self.root and n.tag != tag:
+            n = n.parent
+        if n is not self.root:
+            self.cur = n.parent
+
+    def handle_data(self, data):
+        self.cur.text += data
+
+    def by_id(self, ident):
+        for n in self.root.iter():
+            if n.attrs.get("id") == ident:
+                return n
+        return None
+
+
+def find_chromium():
+    for name in (os.environ.get("GS_CHROMIUM"), "chromium", "chromium-browser", "google-chrome"):
+        if name and shutil.which(name):
+            return shutil.which(name)
+    return None
+
+
+def png_size(path):
+    with open(path, "rb") as f:
+        head = f.read(24)
+    assert head[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
+    return struct.unpack(">II", head[16:24])
+
+
+class WebPage(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.browser = find_chromium()
+        if not cls.browser:
+            raise RuntimeError(
+                "test_web needs headless Chromium and none was found (chromium, chromium-browser, "
+                "google-chrome or $GS_CHROMIUM): install the Debian package chromium "
+                "(scripts/test does it: scripts/setup chromium)")
+        os.makedirs(TMP, exist_ok=True)
+        cls.work = tempfile.mkdtemp(prefix="web-", dir=TMP)
+        cls.profile = os.path.join(cls.work, "chromium-profile")
+        cls.d = Daemon(extra=["--web-dir", os.path.join(SOURCE_DIR, "clients", "web")]).start()
+        model, cls.gaps_npy = gen_model(cls.work, kind="lap", small=True, inline=True, gaps=K,
+                                        extra=["--seed", str(SEED)])
+        with open(model, "rb") as f:
+            r = cls.d.post("/v1/assemblies?wait=1", f.read(), headers={"Content-Type": "application/json"})
+        assert r.status in (200, 201), r.body
+        cls.asm = r.json()
+        assert cls.asm["status"] == "ready", cls.asm
+        cls.geo = cls.d.get("/v1/assemblies/%s/geometry" % cls.asm["id"]).json()
+        cls.m = cls.asm["m"]
+
+    @classmethod
+    def tearDownClass(cls):
+        d = getattr(cls, "d", None)
+        if d:
+            d.cleanup()
+        if getattr(cls, "work", None):
+            shutil.rmtree(cls.work, ignore_errors=True)
+
+    # ---- helpers
+    def load(self, query, screenshot=None):
+        """Load /?query headless; returns the DOM after the page settled."""
+        url = self.d.url + "/?" + query
+        args = [self.browser, "--headless", "--no-sandbox", "--disable-gpu",
+                "--disable-background-networking", "--disable-dev-shm-usage",
+                "--no-first-run", "--user-data-dir=" + self.profile, "--hide-scrollbars",
+                "--virtual-time-budget=10000"]
+        if screenshot:
+            args += ["--screenshot=" + screenshot, "--window-size=1400,1000", url]
+        else:
+            args += ["--window-size=1400,1000", "--dump-dom", url]
+        p = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=300)
+        self.assertEqual(p.returncode, 0, "chromium failed: %s" % p.stderr.decode(errors="replace")[-2000:])
+        if screenshot:
+            return None
+        html = p.stdout.decode("utf-8")
+        self.assertIn('data-ready="1"', html, "the page did not finish loading:\n" + html[:3000])
+        dom = Dom(html)
+        msg = dom.by_id("message")
+        self.assertIsNotNone(msg)
+        self.assertIn("hidden", msg.attrs, "the page shows an error: %s" % msg.all_text())
+        return dom
+
+    def submit_from_page(self):
+        if hasattr(type(self), "job"):
+            return type(self).job
+        dom = self.load("assembly=%s&submit_demo=%d&seed=%d&fraction=0.5" % (self.asm["id"], K, SEED))
+        prog = dom.by_id("progress")
+        job_id = prog.attrs.get("data-job")
+        self.assertTrue(job_id and job_id.startswith("j_"), "the page did not submit a cloud: %r" % prog.attrs)
+        self.assertNotIn("hidden", prog.attrs, "the progress bar is not shown")
+        self.assertEqual(int(prog.attrs["data-total"]), K)
+        job = self.d.wait_job(job_id)
+        self.assertEqual(job["status"], "done")
+        self.assertEqual((job["total"], job["done"], job["failed"]), (K, K, 0))
+        self.assertEqual(job["options"].get("fastener_fraction"), 0.5)
+        self.assertEqual(job["assembly_id"], self.asm["id"])
+        type(self).job = job
+        return job
+
+    def view(self, mode):
+        job = self.submit_from_page()
+        return self.load("assembly=%s&job=%s&gap=%d&seed=%d&mode=%s&threshold=%g&bins=%d"
+                             % (self.asm["id"], job["id"], GAP, SEED, mode, THRESHOLD, BINS))
+
+    # ---- tests
+    def test_1_residual_view(self):
+        job = self.submit_from_page()
+        dom = self.view("residual")
+        m = self.m
+        # heat map: one circle per contact pair, at the geometry's coordinates
+        svg = dom.by_id("map")
+        nodes = svg.find_all("circle", "node")
+        self.assertEqual(len(nodes), m)
+        nodes.sort(key=lambda c: int(c.attrs["data-k"]))
+        self.assertEqual([int(c.attrs["data-k"]) for c in nodes], list(range(m)))
+        fast = svg.find_all("circle", "fastener")
+        nf = len(self.geo["fasteners"]["pair"])
+        self.assertEqual(len(fast), nf)
+        self.assertEqual([int(c.attrs["data-pair"]) for c in fast], self.geo["fasteners"]["pair"])
+        installed = [c for c in fast if "installed" in c.classes]
+        self.assertEqual(len(installed), int(round(0.5 * nf)))
+        texts = [t.all_text() for t in svg.find_all("text")]
+        self.assertIn("x (mm)", texts)
+        self.assertIn("y (mm)", texts)
+        # aspect ratio kept: node spacing in x and y in pixels per mm agree
+        xs, ys = self.geo["pairs"]["x"], self.geo["pairs"]["y"]
+        k0 = 0
+        kx = max(range(m), key=lambda k: (xs[k] - xs[k0]) ** 2)
+        ky = max(range(m), key=lambda k: (ys[k] - ys[k0]) ** 2)
+        sx = (float(nodes[kx].attrs["cx"]) - float(nodes[k0].attrs["cx"])) / (xs[kx] - xs[k0])
+        sy = -(float(nodes[ky].attrs["cy"]) - float(nodes[k0].attrs["cy"])) / (ys[ky] - ys[k0])
+        self.assertAlmostEqual(sx / sy, 1.0, delta=0.01)
+        # colors are the residual gaps of the chosen gap
+        res = self.d.get("/v1/jobs/%s/results?offset=%d&limit=1&fields=w" % (job["id"], GAP)).json()
+        w = res["results"][0]["w"]
+        self.assertEqual(res["results"][0]["job_index"], GAP)
+        self.assertEqual([float(c.attrs["data-v"]) for c in nodes], w)
+        self.assertTrue(all(c.attrs.get("fill", "").startswith("#") for c in nodes))
+        self.assertGreater(len({c.attrs["fill"] for c in nodes}), 3, "the heat map has no color variation")
+        # color bar labeled in mm
+        cb = dom.by_id("colorbar")
+        ticks = [t.all_text() for t in cb.find_all("text", "cb-tick")]
+        self.assertGreaterEqual(len(ticks), 3, ticks)
+        self.assertTrue(all(t.endswith(" mm") for t in ticks), ticks)
+        self.assertEqual(float(ticks[0].split()[0]), 0.0)
+        self.assertGreaterEqual(float(ticks[-1].split()[0]) * 1.3, max(w))
+        self.assertIn("(mm)", cb.find_all("text", "cb-title")[0].all_text())
+        # the gap picker covers the cloud
+        self.assertEqual(dom.by_id("gap-slider").attrs["max"], str(K - 1))
+        self.assertEqual(dom.by_id("gap-index").attrs["value"], str(GAP))
+        self.assertNotIn("disabled", dom.by_id("mode-initial").attrs)
+        # summary: the API's numbers for the same threshold and bins
+        s = self.d.get("/v1/jobs/%s/summary?threshold=%g&bins=%d" % (job["id"], THRESHOLD, BINS)).json()
+
+        def val(ident):
+            n = dom.by_id(ident)
+            self.assertIsNotNone(n, ident)
+            return float(n.attrs["data-value"])
+
+        self.assertEqual(val("stat-count"), s["count"])
+        self.assertEqual(val("stat-share-gaps"), s["share_gaps_above"])
+        self.assertEqual(val("stat-share-values"), s["share_values_above"])
+        self.assertEqual(val("stat-maxres-p95"), s["max_residual"]["p95"])
+        self.assertEqual(val("stat-maxres-max"), s["max_residual"]["max"])
+        self.assertEqual(val("stat-nact-median"), s["n_act"]["median"])
+        self.assertEqual(val("stat-time-median"), s["time_ms"]["median"])
+        for ident, hist in (("hist-residual", s["residual_histogram"]),
+                            ("hist-maxres", s["max_residual"]["histogram"]),
+                            ("hist-nact", s["n_act"]["histogram"]),
+                            ("hist-time", s["time_ms"]["histogram"])):
+            bars = dom.by_id(ident).find_all("rect", "hist-bar")
+            self.assertEqual(len(bars), BINS, ident)
+            self.assertEqual([int(b.attrs["data-count"]) for b in bars], hist["counts"], ident)
+        self.assertEqual(sum(int(b.attrs["data-count"]) for b in dom.by_id("hist-residual").find_all("rect", "hist-bar")),
+                         K * m)
+        # assemblies and jobs lists
+        rows = dom.by_id("assemblies").find_all("tr", "asm-row")
+        self.assertEqual([r.attrs["data-id"] for r in rows], [self.asm["id"]])
+        self.assertIn(str(m), rows[0].all_text())
+        jobs = dom.by_id("jobs").find_all("tr", "job-row")
+        self.assertEqual([r.attrs["data-id"] for r in jobs], [job["id"]])
+        self.assertIn("selected", jobs[0].classes)
+
+    def test_2_initial_view_is_the_solved_cloud(self):
+        dom = self.view("initial")
+        nodes = sorted(dom.by_id("map").find_all("circle", "node"), key=lambda c: int(c.attrs["data-k"]))
+        self.assertEqual([int(c.attrs["data-k"]) for c in nodes], list(range(self.m)))
+        g_page = [float(c.attrs["data-v"]) for c in nodes]
+        shape, flat = read_npy(self.gaps_npy)
+        self.assertEqual(shape, (K, self.m))
+        g_gen = flat[GAP * self.m:(GAP + 1) * self.m]
+        # the page's port of gs_gen_gap_cloud: same gaps as gapsim-gen --seed S
+        self.assertEqual(len(g_page), len(g_gen))
+        worst = max(abs(a - b) for a, b in zip(g_page, g_gen))
+        self.assertLess(worst, 1e-9, "initial gaps differ from gapsim-gen's by %g mm" % worst)
+        # and they are what the daemon solved: solving them again gives the job's residuals
+        job = self.submit_from_page()
+        r = self.d.post("/v1/assemblies/%s/solve" % self.asm["id"],
+                        {"g": g_page, "fastener_fraction": 0.5, "return": ["w"]})
+        self.assertEqual(r.status, 200, r.body)
+        w_solve = r.json()["w"]
+        w_job = self.d.get("/v1/jobs/%s/results?offset=%d&limit=1&fields=w" % (job["id"], GAP)).json()["results"][0]["w"]
+        self.assertLess(max(abs(a - b) for a, b in zip(w_solve, w_job)), 1e-9)
+        ticks = [t.all_text() for t in dom.by_id("colorbar").find_all("text", "cb-tick")]
+        self.assertTrue(ticks and all(t.endswith(" mm") for t in ticks), ticks)
+        self.assertIn("initial gap", dom.by_id("colorbar").find_all("text", "cb-title")[0].all_text())
+
+    def test_4_stacked_interfaces_get_panels(self):
+        # the sandwich joint: interfaces stacked in z share (x, y) positions
+        sw_dir = os.path.join(self.work, "sandwich")
+        os.makedirs(sw_dir, exist_ok=True)
+        model, gaps = gen_model(sw_dir, kind="sandwich", small=True, inline=True, gaps=2)
+        with open(model, "rb") as f:
+            asm = self.d.post("/v1/assemblies?wait=1", f.read(), headers={"Content-Type": "application/json"}).json()
+        self.assertEqual(asm["status"], "ready", asm)
+        with open(gaps, "rb") as f:
+            r = self.d.post("/v1/assemblies/%s/clouds?fastener_fraction=1" % asm["id"], f.read(),
+                            headers={"Content-Type": "application/x-npy"})
+        self.assertEqual(r.status, 202, r.body)
+        job = self.d.wait_job(r.json()["id"])
+        try:
+            dom = self.load("assembly=%s&job=%s&gap=1&mode=initial" % (asm["id"], job["id"]))
+            svg = dom.by_id("map")
+            nodes = svg.find_all("circle", "node")
+            self.assertEqual(len(nodes), asm["m"])
+            p = self.d.get("/v1/assemblies/%s/geometry" % asm["id"]).json()["pairs"]
+            layers = {(f, z) for f, z in zip(p["fixed"], p["z"])}
+            titles = [t.all_text() for t in svg.find_all("text", "layer-title")]
+            self.assertEqual(len(titles), len(layers), titles)
+            self.assertGreater(len(layers), 1)
+            spots = {(c.attrs["cx"], c.attrs["cy"]) for c in nodes}
+            self.assertEqual(len(spots), len(nodes), "dots drawn over each other")
+            # initial view of a cloud the page did not make: the server's gaps
+            # (GET /v1/jobs/{id}/gaps?index=i); a server without that endpoint
+            # leaves the page on the residual view
+            shape, flat = read_npy(gaps)
+            m = asm["m"]
+            v = [float(c.attrs["data-v"]) for c in sorted(nodes, key=lambda c: int(c.attrs["data-k"]))]
+            if self.d.get("/v1/jobs/%s/gaps?index=1" % job["id"]).status == 200:
+                self.assertEqual(v, flat[m:2 * m])
+                self.assertNotIn("disabled", dom.by_id("mode-initial").attrs)
+            else:
+                w = self.d.get("/v1/jobs/%s/results?offset=1&limit=1&fields=w" % job["id"]).json()["results"][0]["w"]
+                self.assertEqual(v, w)
+                self.assertIn("disabled", dom.by_id("mode-initial").attrs)
+            self.assertTrue(all("installed" in c.classes for c in svg.find_all("circle", "fastener")))
+        finally:
+            self.d.delete("/v1/assemblies/%s" % asm["id"])
+
+    def test_3_screenshot(self):
+        job = self.submit_from_page()
+        out_dir = BIN_DIR if os.path.isdir(BIN_DIR) else TMP
+        path = os.path.join(out_dir, "web-screenshot.png")
+        if os.path.exists(path):
+            os.remove(path)
+        self.load("assembly=%s&job=%s&gap=%d&seed=%d&mode=residual" % (self.asm["id"], job["id"], GAP, SEED),
+                      screenshot=path)
+        self.assertTrue(os.path.exists(path), "no screenshot written")
+        self.assertEqual(png_size(path), (1400, 1000))
+        self.assertGreater(os.path.getsize(path), 20000)
+        print("\nscreenshot: %s" % os.path.abspath(path))
+
+
+if __name__ == "__main__":
+    unittest.main()
