@@ -32,6 +32,7 @@ const gsd_route gsd_routes[] = {
     {"DELETE", "/v1/jobs/{id}", gsd_h_job_cancel, 0},
     {"GET", "/v1/jobs/{id}/results", gsd_h_job_results, 0},
     {"GET", "/v1/jobs/{id}/summary", gsd_h_job_summary, 0},
+    {"GET", "/v1/jobs/{id}/gaps", gsd_h_job_gaps, 0},
     {"GET", "/v1/results/{id}", gsd_h_result_get, 0},
 };
 const int gsd_n_routes = (int)(sizeof gsd_routes / sizeof gsd_routes[0]);

@@ -4,7 +4,7 @@
  * Handlers run on MHD connection threads with the request body complete.
  * Each either answers (gsd_reply_*) or suspends the request and hands it to
  * the worker pool. Files: api_assemblies.c, api_solve.c, api_clouds.c,
- * api_jobs.c, api_misc.c; the route table is in api.c. The API is documented
+ * api_jobs.c, api_gaps.c, api_misc.c; the route table is in api.c. The API is documented
  * in docs/api.md and schema/openapi.yaml.
  */
 #ifndef GSD_API_H
@@ -45,6 +45,7 @@ void gsd_h_job_get(gsd_req *r);
 void gsd_h_job_cancel(gsd_req *r);
 void gsd_h_job_results(gsd_req *r);
 void gsd_h_job_summary(gsd_req *r);
+void gsd_h_job_gaps(gsd_req *r);
 void gsd_h_result_get(gsd_req *r);
 
 #endif

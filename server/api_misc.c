@@ -5,11 +5,8 @@
 #define _GNU_SOURCE
 #include "api.h"
 
-#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "ids.h"
 #include "jobs.h"
@@ -68,26 +65,7 @@ static void serve_file(gsd_req *r, const char *rel)
         }
     char path[PATH_MAX + 300];
     snprintf(path, sizeof path, "%s/%s", r->app->o.web_dir, rel);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    struct stat sb;
-    if (fd < 0 || fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
-        if (fd >= 0)
-            close(fd);
-        gsd_reply_error(r, 404, "not_found", "", "no such file: /web/%s", rel);
-        return;
-    }
-    struct MHD_Response *resp = MHD_create_response_from_fd((uint64_t)sb.st_size, fd);
-    if (!resp) {
-        close(fd);
-        gsd_reply_error(r, 503, "nomem", "", "out of memory");
-        return;
-    }
-    MHD_add_response_header(resp, "Content-Type", mime_of(path));
-    MHD_add_response_header(resp, "Cache-Control", "no-cache");
-    if (r->resp)
-        MHD_destroy_response(r->resp);
-    r->resp = resp;
-    r->code = 200;
+    gsd_reply_file(r, path, mime_of(path));
 }
 
 void gsd_h_index(gsd_req *r)

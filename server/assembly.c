@@ -218,7 +218,7 @@ static gs_err queue_precompute(gsd_app *app, const char *id, gsd_req *waiter, gs
     pt->t.exclusive = 1;
     pt->app = app;
     pt->waiter = waiter;
-    snprintf(pt->id, sizeof pt->id, "%s", id);
+    snprintf(pt->id, sizeof pt->id, "%.18s", id);
     if (gsd_pool_submit(app->pool, &pt->t, GSD_PRIO_BACKGROUND) != 0)
         pre_cancel(&pt->t);
     return GS_OK;

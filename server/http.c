@@ -122,6 +122,27 @@ void gsd_reply_stream(gsd_req *r, unsigned code, const char *content_type, uint6
     set_response(r, code, resp);
 }
 
+void gsd_reply_file(gsd_req *r, const char *path, const char *content_type)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat sb;
+    if (fd < 0 || fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+        if (fd >= 0)
+            close(fd);
+        gsd_reply_error(r, 404, "not_found", "", "no such file");
+        return;
+    }
+    struct MHD_Response *resp = MHD_create_response_from_fd((uint64_t)sb.st_size, fd);
+    if (!resp) {
+        close(fd);
+        gsd_reply_error(r, 503, "nomem", "", "out of memory");
+        return;
+    }
+    MHD_add_response_header(resp, "Content-Type", content_type);
+    MHD_add_response_header(resp, "Cache-Control", "no-cache");
+    set_response(r, 200, resp);
+}
+
 /* ---- suspend / resume ----------------------------------------------------- */
 
 void gsd_req_suspend(gsd_req *r)
@@ -516,12 +537,12 @@ gs_err gsd_http_start(gsd_app *app, gs_error *err)
     unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME |
                      MHD_USE_ERROR_LOG;
     app->mhd = MHD_start_daemon(
-        flags, (uint16_t)app->o.port, NULL, NULL, access_cb, app, MHD_OPTION_SOCK_ADDR, &sa,
-        MHD_OPTION_THREAD_POOL_SIZE, (unsigned)app->o.http_threads,
+        flags, (uint16_t)app->o.port, NULL, NULL, access_cb, app,
+        MHD_OPTION_EXTERNAL_LOGGER, mhd_log, app, /* first: it applies to the options after it */
+        MHD_OPTION_SOCK_ADDR, &sa, MHD_OPTION_THREAD_POOL_SIZE, (unsigned)app->o.http_threads,
         MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)app->o.conn_timeout,
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(512 * 1024),
-        MHD_OPTION_NOTIFY_COMPLETED, completed_cb, app, MHD_OPTION_EXTERNAL_LOGGER, mhd_log, app,
-        MHD_OPTION_END);
+        MHD_OPTION_NOTIFY_COMPLETED, completed_cb, app, MHD_OPTION_END);
     if (!app->mhd)
         return gs_errorf(err, GS_ERR_IO, "port", "cannot listen on %s:%d (in use?)", app->o.addr,
                          app->o.port);

@@ -87,6 +87,9 @@ unsigned gsd_http_status(gs_err code);
 void gsd_reply_stream(gsd_req *r, unsigned code, const char *content_type, uint64_t size,
                       MHD_ContentReaderCallback cb, void *cls, MHD_ContentReaderFreeCallback fr);
 
+/* A regular file as the body (sent with sendfile); 404 if it is not one. */
+void gsd_reply_file(gsd_req *r, const char *path, const char *content_type);
+
 /* Long work: suspend before handing r to a worker; the worker calls
  * gsd_req_finish after replying. */
 void gsd_req_suspend(gsd_req *r);

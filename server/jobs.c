@@ -99,8 +99,11 @@ static gs_err open_gaps(const gsd_app *app, gsd_job *job, gs_error *err)
     gsd_jobs_gaps_path(app, job->id, path, sizeof path);
     gs_npy_file f = {.fd = -1};
     gs_err rc = gs_npy_open(path, (size_t)-1 / 8, &f, err);
-    if (rc == GS_OK && (f.info.shape[0] != (size_t)job->total ||
-                        f.info.shape[1] != (size_t)job->m || f.info.fortran_order))
+    /* a 1-D body of m values (one gap) is stored as it came */
+    size_t rows = f.info.ndim == 1 ? 1 : f.info.shape[0];
+    size_t cols = f.info.ndim == 1 ? f.info.shape[0] : f.info.shape[1];
+    if (rc == GS_OK && (rows != (size_t)job->total || cols != (size_t)job->m ||
+                        (f.info.fortran_order && rows > 1)))
         rc = gs_errorf(err, GS_ERR_FORMAT, "gaps", "%s: not a %d x %d C-order array", path,
                        job->total, job->m);
     if (rc == GS_OK) {
@@ -436,7 +439,10 @@ static void run_chunk(gsd_app *app, gsd_worker *w, gsd_job *job, const int *idx,
     gsd_registry_release(app->reg, a);
     if (rc)
         fail_job(app, w, job, &e);
-    if (settle(app, job, idx, cnt, n, n_failed)) {
+    int finished = settle(app, job, idx, cnt, n, n_failed);
+    if (n < cnt && !rc)
+        gsd_pool_notify(app->pool); /* gaps handed back: an idle worker may take them */
+    if (finished) {
         gsd_store_job_set_status(w->st, job->id, "done", gsd_unix_now(), NULL);
         gsd_log(app, 1, "job %s done: %d gaps, %d not optimal", job->id, job->total, job->failed);
     }

@@ -77,7 +77,8 @@ static void *worker_main(void *arg)
             t->run(t, w);
             pthread_mutex_lock(&p->mu);
             p->busy--;
-            pthread_cond_broadcast(&p->cv);
+            if (p->exclusive) /* only an exclusive task waits for busy to drop */
+                pthread_cond_broadcast(&p->cv);
             continue;
         }
         unsigned long gen = p->gen;
@@ -86,7 +87,8 @@ static void *worker_main(void *arg)
         int worked = gsd_jobs_work(w->app, w);
         pthread_mutex_lock(&p->mu);
         p->busy--;
-        pthread_cond_broadcast(&p->cv);
+        if (p->exclusive)
+            pthread_cond_broadcast(&p->cv);
         if (!worked && gen == p->gen && !p->head[0] && !p->head[1] && !p->stopping)
             pthread_cond_wait(&p->cv, &p->mu);
     }
