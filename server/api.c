@@ -40,28 +40,40 @@ const int gsd_n_routes = (int)(sizeof gsd_routes / sizeof gsd_routes[0]);
 cJSON *gsd_api_body(gsd_req *r)
 {
     if (r->body_kind != GSD_BODY_JSON || r->body.len == 0) {
-        gsd_reply_error(r, 400, "format", "body", "a JSON object body is required");
+        gsd_reply_error(r, 400, "bad_format", "body", "a JSON object body is required");
         return NULL;
     }
     size_t at = 0;
     int trailing = 0;
     cJSON *root = gs_json_parse(r->body.p, r->body.len, &at, &trailing);
     if (!root) {
-        gsd_reply_error(r, 400, "format", "body", "%s at byte %zu",
+        gsd_reply_error(r, 400, "bad_format", "body", "%s at byte %zu",
                         trailing ? "unexpected data after the JSON value" : "invalid JSON", at);
         return NULL;
     }
     if (!cJSON_IsObject(root)) {
         cJSON_Delete(root);
-        gsd_reply_error(r, 400, "format", "body", "the body must be a JSON object");
+        gsd_reply_error(r, 400, "bad_format", "body", "the body must be a JSON object");
         return NULL;
     }
     return root;
 }
 
+void gsd_api_scrub(gs_error *e, const char *dir)
+{
+    size_t n = strlen(dir);
+    char *hit;
+    while (n && (hit = strstr(e->msg, dir)) != NULL) {
+        size_t cut = n + (hit[n] == '/');
+        if (hit == e->msg && hit[cut] == ':' && hit[cut + 1] == ' ')
+            cut += 2; /* "<path>: what" -> "what" */
+        memmove(hit, hit + cut, strlen(hit + cut) + 1);
+    }
+}
+
 void gsd_api_store_error(gsd_req *r, const gs_error *e)
 {
-    gsd_reply_error(r, 500, "io", "", "store: %s", e->msg);
+    gsd_reply_error(r, 500, "io_error", "", "store: %s", e->msg);
 }
 
 int gsd_api_assembly(gsd_req *r, gsd_assembly_row *row)

@@ -5,7 +5,7 @@
  * Each either answers (gsd_reply_*) or suspends the request and hands it to
  * the worker pool. Files: api_assemblies.c, api_solve.c, api_clouds.c,
  * api_jobs.c, api_gaps.c, api_misc.c; the route table is in api.c. The API is documented
- * in docs/api.md and schema/openapi.yaml.
+ * in docs/api.md and schema/openapi.json.
  */
 #ifndef GSD_API_H
 #define GSD_API_H
@@ -25,6 +25,9 @@ int gsd_api_ready(gsd_req *r, const gsd_assembly_row *row);
 int gsd_api_query_int(gsd_req *r, const char *key, long def, long lo, long hi, long *out);
 /* Numeric query parameter (default def); 0 after answering 400. */
 int gsd_api_query_num(gsd_req *r, const char *key, double def, double *out);
+/* Remove the server-side directory dir (and its '/') from an error message:
+ * clients see the names they sent, not the daemon's staging paths. */
+void gsd_api_scrub(gs_error *e, const char *dir);
 /* Store failure: answer 500 with the message. */
 void gsd_api_store_error(gsd_req *r, const gs_error *e);
 

@@ -52,7 +52,7 @@ static gs_model *parse_upload(gsd_req *r, char *dir, size_t cap)
     if (r->body_kind == GSD_BODY_JSON && r->body.len) {
         gsd_path_staging(r->app, dir, cap);
         if (mkdir(dir, 0755) != 0) {
-            gsd_reply_error(r, 500, "io", "", "cannot stage the model: %s", strerror(errno));
+            gsd_reply_error(r, 500, "io_error", "", "cannot stage the model: %s", strerror(errno));
             return NULL;
         }
         snprintf(r->stage_dir, sizeof r->stage_dir, "%s", dir); /* removed with the request */
@@ -81,11 +81,22 @@ static gs_model *parse_upload(gsd_req *r, char *dir, size_t cap)
         return NULL;
     }
     if (!mdl) {
+        if (r->body_kind == GSD_BODY_MULTIPART) {
+            gsd_api_scrub(&e, dir);
+            if (e.code == GS_ERR_IO) { /* a referenced file is not among the parts */
+                gsd_reply_error(r, 422, gs_err_name(e.code), e.field,
+                                "%s (every file the model references must be uploaded as a "
+                                "part whose file name is the referenced name, without "
+                                "directories)",
+                                e.msg);
+                return NULL;
+            }
+        }
         gsd_reply_gs_error(r, &e);
         return NULL;
     }
     if (mdl->n > r->app->o.max_n || mdl->m > r->app->o.max_m) {
-        gsd_reply_error(r, 413, "limit", mdl->n > r->app->o.max_n ? "parts" : "pairs",
+        gsd_reply_error(r, 413, "too_large", mdl->n > r->app->o.max_n ? "parts" : "pairs",
                         "the model has n = %d unknowns and m = %d pairs; this server accepts "
                         "n <= %d and m <= %d (gapsimd --max-n / --max-m)",
                         mdl->n, mdl->m, r->app->o.max_n, r->app->o.max_m);
@@ -127,6 +138,15 @@ void gsd_h_asm_create(gsd_req *r)
         return;
     }
     gsd_buf b = {0};
+    if (found && !strcmp(row.status, "failed")) {
+        /* a failed precomputation is retried: forget the old attempt */
+        if (gsd_asm_delete(r->app, row.id, &e)) {
+            gs_model_free(mdl);
+            gsd_api_store_error(r, &e);
+            return;
+        }
+        found = 0;
+    }
     if (found) { /* same content: the existing assembly */
         gs_model_free(mdl);
         gsd_asm_row_json(&row, &b);
@@ -138,7 +158,7 @@ void gsd_h_asm_create(gsd_req *r)
     gsd_path_assembly(r->app, row.id, dir, sizeof dir);
     if (rename(stage, dir) != 0) {
         gs_model_free(mdl);
-        gsd_reply_error(r, 500, "io", "", "cannot store the model: %s", strerror(errno));
+        gsd_reply_error(r, 500, "io_error", "", "cannot store the model: %s", strerror(errno));
         return;
     }
     r->stage_dir[0] = '\0'; /* adopted */
@@ -210,7 +230,7 @@ void gsd_h_asm_geometry(gsd_req *r)
     gs_error e;
     if (!a || gsd_asm_model(r->app, a, &e)) {
         gsd_registry_release(r->app->reg, a);
-        gsd_reply_error(r, 500, "io", "", "cannot read the model of %s", r->id);
+        gsd_reply_error(r, 500, "io_error", "", "cannot read the model of %s", r->id);
         return;
     }
     const gs_model *mdl = a->mdl;
@@ -233,6 +253,14 @@ void gsd_h_asm_geometry(gsd_req *r)
     gsd_buf_puts(&b, ",\"fixed\":[");
     for (int k = 0; k < mdl->m; k++)
         gsd_buf_printf(&b, k ? ",%d" : "%d", mdl->pairs[k].node[1] == GS_FIXED);
+    gsd_buf_puts(&b, "],\"part_i\":[");
+    for (int k = 0; k < mdl->m; k++)
+        gsd_buf_printf(&b, k ? ",%d" : "%d", mdl->nodes[mdl->pairs[k].node[0]].part);
+    gsd_buf_puts(&b, "],\"part_j\":[");
+    for (int k = 0; k < mdl->m; k++) {
+        int nj = mdl->pairs[k].node[1];
+        gsd_buf_printf(&b, k ? ",%d" : "%d", nj == GS_FIXED ? -1 : mdl->nodes[nj].part);
+    }
     gsd_buf_puts(&b, "]},\"fasteners\":{\"pair\":[");
     for (int i = 0; i < mdl->n_fast; i++)
         gsd_buf_printf(&b, i ? ",%d" : "%d", mdl->fast[i].pair);

@@ -36,13 +36,13 @@ static int json_gaps(gsd_req *r, const cJSON *obj, int m, double **out, int *k_o
     }
     int k = cJSON_GetArraySize(v);
     if (k > r->app->o.max_gaps) {
-        gsd_reply_error(r, 413, "limit", "gaps", "%d gaps, more than the limit of %d", k,
+        gsd_reply_error(r, 413, "too_large", "gaps", "%d gaps, more than the limit of %d", k,
                         r->app->o.max_gaps);
         return 0;
     }
     double *G = malloc(sizeof(double) * (size_t)k * (size_t)m);
     if (!G) {
-        gsd_reply_error(r, 503, "nomem", "", "out of memory");
+        gsd_reply_error(r, 503, "out_of_memory", "", "out of memory");
         return 0;
     }
     int i = 0;
@@ -50,7 +50,7 @@ static int json_gaps(gsd_req *r, const cJSON *obj, int m, double **out, int *k_o
     cJSON_ArrayForEach(row, v)
     {
         if (!cJSON_IsArray(row) || cJSON_GetArraySize(row) != m) {
-            gsd_reply_error(r, 422, "dim", "gaps", "gaps[%d] must be an array of m = %d numbers",
+            gsd_reply_error(r, 422, "dimension_mismatch", "gaps", "gaps[%d] must be an array of m = %d numbers",
                             i, m);
             free(G);
             return 0;
@@ -62,7 +62,7 @@ static int json_gaps(gsd_req *r, const cJSON *obj, int m, double **out, int *k_o
             if (!cJSON_IsNumber(e) || !isfinite(e->valuedouble)) {
                 char f[48];
                 snprintf(f, sizeof f, "gaps[%d][%d]", i, j);
-                gsd_reply_error(r, 422, "nonfinite", f, "%s must be a finite number (mm)", f);
+                gsd_reply_error(r, 422, "not_finite", f, "%s must be a finite number (mm)", f);
                 free(G);
                 return 0;
             }
@@ -81,8 +81,9 @@ static int check_npy(gsd_req *r, int m, int *k_out)
     gs_npy_file f = {.fd = -1};
     gs_error e;
     if (gs_npy_open(r->file_path, (size_t)r->app->o.max_gaps * (size_t)m, &f, &e)) {
-        gsd_reply_error(r, e.code == GS_ERR_LIMIT ? 413 : e.code == GS_ERR_UNSUPPORTED ? 415 : 422,
-                        gs_err_name(e.code), "body", "%s", e.msg);
+        gsd_api_scrub(&e, r->file_path);
+        snprintf(e.field, sizeof e.field, "body");
+        gsd_reply_gs_error(r, &e); /* malformed 400, too large 413, not float64 422 */
         gs_npy_close(&f);
         return 0;
     }
@@ -90,7 +91,7 @@ static int check_npy(gsd_req *r, int m, int *k_out)
     size_t k = f.info.ndim == 1 ? 1 : f.info.shape[0];
     size_t cols = f.info.ndim == 1 ? f.info.shape[0] : f.info.shape[1];
     if (cols != (size_t)m || k == 0) {
-        gsd_reply_error(r, 422, "dim", "body", "the array is %zu x %zu; a cloud is k x m with m = %d",
+        gsd_reply_error(r, 422, "dimension_mismatch", "body", "the array is %zu x %zu; a cloud is k x m with m = %d",
                         k, cols, m);
         ok = 0;
     } else if (f.info.fortran_order && k > 1) {
@@ -98,20 +99,20 @@ static int check_npy(gsd_req *r, int m, int *k_out)
                         "fortran_order arrays are not accepted; send np.ascontiguousarray(gaps)");
         ok = 0;
     } else if (k > (size_t)r->app->o.max_gaps) {
-        gsd_reply_error(r, 413, "limit", "body", "%zu gaps, more than the limit of %d", k,
+        gsd_reply_error(r, 413, "too_large", "body", "%zu gaps, more than the limit of %d", k,
                         r->app->o.max_gaps);
         ok = 0;
     }
     /* scan for NaN / Inf, one row at a time: O(k m), O(m) memory */
     double *row = ok ? malloc(sizeof(double) * (size_t)m) : NULL;
     if (ok && !row) {
-        gsd_reply_error(r, 503, "nomem", "", "out of memory");
+        gsd_reply_error(r, 503, "out_of_memory", "", "out of memory");
         ok = 0;
     }
     for (size_t i = 0; ok && i < k; i++) {
         size_t bytes = sizeof(double) * (size_t)m;
         if (pread(f.fd, row, bytes, (off_t)(f.data_offset + i * bytes)) != (ssize_t)bytes) {
-            gsd_reply_error(r, 500, "io", "body", "cannot read the staged upload");
+            gsd_reply_error(r, 500, "io_error", "body", "cannot read the staged upload");
             ok = 0;
             break;
         }
@@ -119,7 +120,7 @@ static int check_npy(gsd_req *r, int m, int *k_out)
             if (!isfinite(row[j])) {
                 char fld[48];
                 snprintf(fld, sizeof fld, "gaps[%zu][%d]", i, j);
-                gsd_reply_error(r, 422, "nonfinite", fld, "%s is not a finite number", fld);
+                gsd_reply_error(r, 422, "not_finite", fld, "%s is not a finite number", fld);
                 ok = 0;
                 break;
             }
@@ -179,20 +180,20 @@ static int place_gaps(gsd_req *r, const char *job_id, const double *G, int k, in
     gsd_path_job(r->app, job_id, dir, sizeof dir);
     gsd_jobs_gaps_path(r->app, job_id, path, sizeof path);
     if (gsd_mkdirs(dir) != 0) {
-        gsd_reply_error(r, 500, "io", "", "cannot create %s: %s", dir, strerror(errno));
+        gsd_reply_error(r, 500, "io_error", "", "cannot create %s: %s", dir, strerror(errno));
         return 0;
     }
     gs_error e;
     if (G) {
         size_t shape[2] = {(size_t)k, (size_t)m};
         if (gs_npy_write_file(path, G, 2, shape, &e)) {
-            gsd_reply_error(r, 500, "io", "", "cannot store the gaps: %s", e.msg);
+            gsd_reply_error(r, 500, "io_error", "", "cannot store the gaps: %s", e.msg);
             gsd_rmtree(dir);
             return 0;
         }
     } else {
         if (rename(r->file_path, path) != 0) {
-            gsd_reply_error(r, 500, "io", "", "cannot store the gaps: %s", strerror(errno));
+            gsd_reply_error(r, 500, "io_error", "", "cannot store the gaps: %s", strerror(errno));
             gsd_rmtree(dir);
             return 0;
         }
@@ -218,7 +219,7 @@ void gsd_h_cloud_create(gsd_req *r)
     } else if (r->body_kind == GSD_BODY_NPY) {
         obj = cJSON_CreateObject();
         if (!obj) {
-            gsd_reply_error(r, 503, "nomem", "", "out of memory");
+            gsd_reply_error(r, 503, "out_of_memory", "", "out of memory");
             return;
         }
         MHD_get_connection_values(r->conn, MHD_GET_ARGUMENT_KIND, add_query, obj);
@@ -279,7 +280,7 @@ void gsd_h_cloud_create(gsd_req *r)
     }
     if (!ok) {
         if (!r->resp)
-            gsd_reply_error(r, 503, "nomem", "", "out of memory");
+            gsd_reply_error(r, 503, "out_of_memory", "", "out of memory");
         char dir[PATH_MAX];
         gsd_path_job(r->app, row.id, dir, sizeof dir);
         gsd_rmtree(dir);

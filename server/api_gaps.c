@@ -24,7 +24,7 @@ static void one_gap(gsd_req *r, const gsd_job_row *row, const char *path, long i
     gs_npy_file f = {.fd = -1};
     gs_error e;
     if (gs_npy_open(path, (size_t)-1 / 8, &f, &e)) {
-        gsd_reply_error(r, 500, "io", "", "cannot read the gaps of %s: %s", row->id, e.msg);
+        gsd_reply_error(r, 500, "io_error", "", "cannot read the gaps of %s: %s", row->id, e.msg);
         return;
     }
     size_t m = f.info.ndim == 1 ? f.info.shape[0] : f.info.shape[1];
@@ -34,7 +34,7 @@ static void one_gap(gsd_req *r, const gsd_job_row *row, const char *path, long i
                   (ssize_t)bytes) {
         free(g);
         gs_npy_close(&f);
-        gsd_reply_error(r, 500, "io", "", "cannot read gap %ld of %s", index, row->id);
+        gsd_reply_error(r, 500, "io_error", "", "cannot read gap %ld of %s", index, row->id);
         return;
     }
     gs_npy_close(&f);

@@ -49,6 +49,15 @@ void gsd_h_job_list(gsd_req *r)
 {
     const char *asm_id = gsd_query(r, "assembly");
     const char *status = gsd_query(r, "status");
+    static const char *const statuses[] = {"queued", "running", "done", "cancelled", "failed"};
+    int ok = !status;
+    for (int i = 0; !ok && i < 5; i++)
+        ok = !strcmp(status, statuses[i]);
+    if (!ok) {
+        gsd_reply_error(r, 400, "invalid", "status",
+                        "status is one of queued, running, done, cancelled, failed");
+        return;
+    }
     gsd_job_row *rows = NULL;
     int count = 0;
     gs_error e;
@@ -219,7 +228,7 @@ static void reply_npy(gsd_req *r, const gsd_job_row *row, int m, int lambda)
     if (!s || !s->page) {
         if (s)
             free(s);
-        gsd_reply_error(r, 503, "nomem", "", "out of memory");
+        gsd_reply_error(r, 503, "out_of_memory", "", "out of memory");
         return;
     }
     s->st = r->app->st;
@@ -276,8 +285,9 @@ void gsd_h_job_results(gsd_req *r)
     gsd_buf_printf(&b, "{\"job_id\":\"%s\",\"total\":%d,\"offset\":%ld,\"limit\":%ld,\"results\":[",
                    row.id, row.total, offset, limit);
     page_ctx pc = {.b = &b, .ret = ret};
-    if (gsd_store_job_results(r->app->st, row.id, (int)offset, (int)limit,
-                              (ret & (GSD_RET_W | GSD_RET_LAMBDA)) != 0, page_row, &pc, &e)) {
+    /* vectors are always read: max_residual and contact need them */
+    if (gsd_store_job_results(r->app->st, row.id, (int)offset, (int)limit, 1, page_row, &pc,
+                              &e)) {
         gsd_buf_free(&b);
         gsd_job_row_free(&row);
         gsd_api_store_error(r, &e);

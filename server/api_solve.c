@@ -53,7 +53,7 @@ static int parse_g(gsd_req *r, const cJSON *obj, int m, double *g)
         return 0;
     }
     if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) != m) {
-        gsd_reply_error(r, 422, "dim", "g", "g must be an array of m = %d numbers (got %s%d)", m,
+        gsd_reply_error(r, 422, "dimension_mismatch", "g", "g must be an array of m = %d numbers (got %s%d)", m,
                         cJSON_IsArray(v) ? "" : "a non-array, size ",
                         cJSON_IsArray(v) ? cJSON_GetArraySize(v) : 0);
         return 0;
@@ -65,7 +65,7 @@ static int parse_g(gsd_req *r, const cJSON *obj, int m, double *g)
         if (!cJSON_IsNumber(e) || !isfinite(e->valuedouble)) {
             char f[32];
             snprintf(f, sizeof f, "g[%d]", k);
-            gsd_reply_error(r, 422, "nonfinite", f, "%s must be a finite number (mm)", f);
+            gsd_reply_error(r, 422, "not_finite", f, "%s must be a finite number (mm)", f);
             return 0;
         }
         g[k++] = e->valuedouble;
@@ -190,7 +190,7 @@ void gsd_h_solve(gsd_req *r)
     if (!st || !st->g) {
         free(st);
         cJSON_Delete(obj);
-        gsd_reply_error(r, 503, "nomem", "", "out of memory");
+        gsd_reply_error(r, 503, "out_of_memory", "", "out of memory");
         return;
     }
     st->app = r->app;

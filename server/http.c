@@ -35,7 +35,7 @@ void gsd_reply(gsd_req *r, unsigned code, const char *content_type, gsd_buf *b)
     char *p = gsd_buf_take(b, &len);
     if (!p) {
         static const char oom[] =
-            "{\"error\":{\"code\":\"nomem\",\"message\":\"out of memory\",\"field\":\"\"}}\n";
+            "{\"error\":{\"code\":\"out_of_memory\",\"message\":\"out of memory\",\"field\":\"\"}}\n";
         struct MHD_Response *resp =
             MHD_create_response_from_buffer(sizeof oom - 1, (void *)oom, MHD_RESPMEM_PERSISTENT);
         if (resp)
@@ -93,7 +93,6 @@ unsigned gsd_http_status(gs_err code)
     case GS_ERR_IO: return 500;
     case GS_ERR_FORMAT: return 400;
     case GS_ERR_LIMIT: return 413;
-    case GS_ERR_UNSUPPORTED: return 415;
     default: return 422; /* well-formed, but the values are wrong */
     }
 }
@@ -115,7 +114,7 @@ void gsd_reply_stream(gsd_req *r, unsigned code, const char *content_type, uint6
     if (!resp) {
         if (fr)
             fr(cls);
-        gsd_reply_error(r, 503, "nomem", "", "out of memory");
+        gsd_reply_error(r, 503, "out_of_memory", "", "out of memory");
         return;
     }
     MHD_add_response_header(resp, "Content-Type", content_type);
@@ -135,7 +134,7 @@ void gsd_reply_file(gsd_req *r, const char *path, const char *content_type)
     struct MHD_Response *resp = MHD_create_response_from_fd((uint64_t)sb.st_size, fd);
     if (!resp) {
         close(fd);
-        gsd_reply_error(r, 503, "nomem", "", "out of memory");
+        gsd_reply_error(r, 503, "out_of_memory", "", "out of memory");
         return;
     }
     MHD_add_response_header(resp, "Content-Type", content_type);
@@ -283,7 +282,7 @@ static enum MHD_Result mp_iter(void *cls, enum MHD_ValueKind kind, const char *k
         return MHD_YES;
     if (key && !strcmp(key, "model")) {
         if (r->body.len + size > r->app->o.max_body) {
-            fail_body(r, 413, "limit", "the model part exceeds max_body (%zu bytes)",
+            fail_body(r, 413, "too_large", "the model part exceeds max_body (%zu bytes)",
                       r->app->o.max_body);
             return MHD_YES;
         }
@@ -309,7 +308,7 @@ static enum MHD_Result mp_iter(void *cls, enum MHD_ValueKind kind, const char *k
             if (errno == EEXIST)
                 fail_body(r, 400, "duplicate", "upload part \"%s\" appears twice", name);
             else
-                fail_body(r, 500, "io", "cannot stage upload part \"%s\": %s", name,
+                fail_body(r, 500, "io_error", "cannot stage upload part \"%s\": %s", name,
                           strerror(errno));
             return MHD_YES;
         }
@@ -317,7 +316,7 @@ static enum MHD_Result mp_iter(void *cls, enum MHD_ValueKind kind, const char *k
         r->n_parts++;
     }
     if (size && write_all(r->fd, data, size) != 0)
-        fail_body(r, 500, "io", "cannot write upload part \"%s\": %s", name, strerror(errno));
+        fail_body(r, 500, "io_error", "cannot write upload part \"%s\": %s", name, strerror(errno));
     return MHD_YES;
 }
 
@@ -335,7 +334,7 @@ static void body_begin(gsd_req *r)
         return;
     }
     if (!ok) {
-        fail_body(r, 415, "unsupported", "%s %s takes no request body", r->method, r->url);
+        fail_body(r, 415, "unsupported_media_type", "%s %s takes no request body", r->method, r->url);
         return;
     }
     int kind = content_type_is(ct, "application/json")       ? GSD_BODY_JSON
@@ -344,7 +343,7 @@ static void body_begin(gsd_req *r)
                : content_type_is(ct, "multipart/form-data")  ? GSD_BODY_MULTIPART
                                                              : -1;
     if (kind < 0 || !(ok & (1u << kind))) {
-        fail_body(r, 415, "unsupported", "Content-Type \"%s\" is not accepted here; use %s%s%s",
+        fail_body(r, 415, "unsupported_media_type", "Content-Type \"%s\" is not accepted here; use %s%s%s",
                   ct ? ct : "(none)", (ok & (1u << GSD_BODY_JSON)) ? "application/json" : "",
                   (ok & (1u << GSD_BODY_NPY)) ? ", application/x-npy" : "",
                   (ok & (1u << GSD_BODY_MULTIPART)) ? ", multipart/form-data" : "");
@@ -352,7 +351,7 @@ static void body_begin(gsd_req *r)
     }
     size_t cap = kind == GSD_BODY_JSON ? r->app->o.max_body : r->app->o.max_upload;
     if (cl && len > cap) {
-        fail_body(r, 413, "limit", "the body has %llu bytes, more than the limit of %zu", len,
+        fail_body(r, 413, "too_large", "the body has %llu bytes, more than the limit of %zu", len,
                   cap);
         return;
     }
@@ -362,18 +361,18 @@ static void body_begin(gsd_req *r)
         r->fd = open(r->file_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
         if (r->fd < 0) {
             r->file_path[0] = '\0';
-            fail_body(r, 500, "io", "cannot stage the upload: %s", strerror(errno));
+            fail_body(r, 500, "io_error", "cannot stage the upload: %s", strerror(errno));
         }
     } else if (kind == GSD_BODY_MULTIPART) {
         gsd_path_staging(r->app, r->stage_dir, sizeof r->stage_dir);
         if (mkdir(r->stage_dir, 0755) != 0) {
             r->stage_dir[0] = '\0';
-            fail_body(r, 500, "io", "cannot stage the upload: %s", strerror(errno));
+            fail_body(r, 500, "io_error", "cannot stage the upload: %s", strerror(errno));
             return;
         }
         r->pp = MHD_create_post_processor(r->conn, 256 * 1024, mp_iter, r);
         if (!r->pp)
-            fail_body(r, 400, "format", "malformed multipart/form-data header (boundary?)");
+            fail_body(r, 400, "bad_format", "malformed multipart/form-data header (boundary?)");
     }
 }
 
@@ -384,23 +383,23 @@ static void body_chunk(gsd_req *r, const char *data, size_t size)
         return;
     size_t cap = r->body_kind == GSD_BODY_JSON ? r->app->o.max_body : r->app->o.max_upload;
     if (r->received > cap) {
-        fail_body(r, 413, "limit", "the body exceeds the limit of %zu bytes", cap);
+        fail_body(r, 413, "too_large", "the body exceeds the limit of %zu bytes", cap);
         return;
     }
     switch (r->body_kind) {
     case GSD_BODY_JSON: gsd_buf_add(&r->body, data, size); break;
     case GSD_BODY_NPY:
         if (write_all(r->fd, data, size) != 0)
-            fail_body(r, 500, "io", "cannot write the upload: %s", strerror(errno));
+            fail_body(r, 500, "io_error", "cannot write the upload: %s", strerror(errno));
         break;
     case GSD_BODY_MULTIPART:
         if (MHD_post_process(r->pp, data, size) != MHD_YES)
-            fail_body(r, 400, "format", "malformed multipart/form-data body");
+            fail_body(r, 400, "bad_format", "malformed multipart/form-data body");
         break;
-    default: fail_body(r, 415, "unsupported", "unexpected request body"); break;
+    default: fail_body(r, 415, "unsupported_media_type", "unexpected request body"); break;
     }
     if (r->body.oom)
-        fail_body(r, 503, "nomem", "out of memory while receiving the body");
+        fail_body(r, 503, "out_of_memory", "out of memory while receiving the body");
 }
 
 static void body_end(gsd_req *r)
@@ -411,7 +410,7 @@ static void body_end(gsd_req *r)
     }
     if (r->fd >= 0) {
         if (fsync(r->fd) != 0 && !r->failed)
-            fail_body(r, 500, "io", "cannot store the upload: %s", strerror(errno));
+            fail_body(r, 500, "io_error", "cannot store the upload: %s", strerror(errno));
         close(r->fd);
         r->fd = -1;
     }

@@ -231,8 +231,14 @@ gs_err gsd_spec_parse(const cJSON *obj, int n_fast, int m, int cloud, gsd_spec *
                          "give either fasteners or fastener_fraction, not both");
     }
     gs_err rc = gs_solve_validate_opts(&sp->opts, err);
-    if (rc)
+    if (rc) {
+        /* the library names its own fields; the API's keys are these */
+        if (err && !strcmp(err->field, "method"))
+            snprintf(err->field, sizeof err->field, "solver");
+        else if (err && !strcmp(err->field, "form"))
+            snprintf(err->field, sizeof err->field, "formulation");
         gsd_spec_free(sp);
+    }
     return rc;
 }
 

@@ -152,7 +152,11 @@ def gen_model(out_dir, kind="lap", small=True, inline=False, gaps=10, name=None,
 
 def read_npy(path_or_bytes):
     """Minimal float64 .npy reader: returns (shape, flat list) without numpy."""
-    data = path_or_bytes if isinstance(path_or_bytes, (bytes, bytearray)) else open(path_or_bytes, "rb").read()
+    if isinstance(path_or_bytes, (bytes, bytearray)):
+        data = path_or_bytes
+    else:
+        with open(path_or_bytes, "rb") as f:
+            data = f.read()
     assert data[:6] == b"\x93NUMPY", "not an npy file"
     major = data[6]
     if major == 1:

@@ -226,7 +226,7 @@ class ClientTest(unittest.TestCase):
     def test_solve_errors(self):
         g = self.gaps[0]
         cases = [
-            ({"g": g[:-1]}, 422, "dim", "g"),
+            ({"g": g[:-1]}, 422, "dimension_mismatch", "g"),
             ({"g": g, "solver": "magic"}, 422, "invalid", "solver"),
             ({"g": g, "fasteners": [0, 10 ** 6]}, 422, "out_of_range", "fasteners[1]"),
             ({"g": g, "fasteners": [1, 1]}, 422, "duplicate", "fasteners[1]"),
@@ -332,7 +332,7 @@ class ClientTest(unittest.TestCase):
     def test_cloud_errors(self):
         m = self.asm["m"]
         cases = [
-            ({"gaps": [[0.0] * (m - 1)]}, "json", 422, "dim"),
+            ({"gaps": [[0.0] * (m - 1)]}, "json", 422, "dimension_mismatch"),
             ({"gaps": [[0.0] * m], "fasteners": [99]}, "json", 422, "out_of_range"),
             ({"gaps": [[0.0] * m], "fasteners": [99]}, "npy", 422, "out_of_range"),
             ({"gaps": [[0.0] * m], "warm_start": "r_0123456789abcdef"}, "npy", 422, "invalid"),
@@ -347,7 +347,7 @@ class ClientTest(unittest.TestCase):
         with self.assertRaises(GapsimError) as cm:
             self.c.submit_cloud(self.asm, [[float("nan")] + [0.0] * (m - 1)])
         self.assertEqual((cm.exception.status, cm.exception.code, cm.exception.field),
-                         (422, "nonfinite", "gaps[0][0]"))
+                         (422, "not_finite", "gaps[0][0]"))
         with self.assertRaises(GapsimError) as cm:
             self.c.summary("j_0123456789abcdef")
         self.assertEqual((cm.exception.status, cm.exception.field), (404, "id"))

@@ -18,7 +18,7 @@ class GapsimError(Exception):
 
     Attributes:
         status: HTTP status (e.g. 404, 422), or None when no answer came.
-        code: the daemon's error code ("not_found", "invalid", "dim", ...).
+        code: the daemon's error code ("not_found", "invalid", "dimension_mismatch", ...).
         message: human-readable explanation.
         field: the offending request field ("g", "fasteners[3]", "id", ...),
             "" when the error is not about one field.

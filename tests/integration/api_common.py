@@ -1,0 +1,194 @@
+"""api_common -- shared pieces of the REST API integration tests (test_api_*.py).
+
+Built on gsd_harness: generated models cached per process, a test case base
+class that starts one daemon per class and uploads the small lap model, and
+assertion helpers for the error body and for vectors compared to a
+tolerance. Standard library only.
+"""
+import json
+import math
+import os
+import re
+import tempfile
+import unittest
+
+import gsd_harness as h
+
+_MODELS = {}
+
+
+def model(kind="lap", small=True, inline=True, gaps=10, extra=None):
+    """Generate (once per process) a model; returns (json path, gaps path)."""
+    key = (kind, small, inline, gaps, tuple(extra or ()))
+    if key not in _MODELS:
+        os.makedirs(h.TMP, exist_ok=True)
+        out = tempfile.mkdtemp(prefix="model-%s-" % kind, dir=h.TMP)
+        _MODELS[key] = h.gen_model(out, kind=kind, small=small, inline=inline, gaps=gaps,
+                                   extra=extra)
+    return _MODELS[key]
+
+
+def gaps_rows(npy_path):
+    """The gap cloud of a generated model as a list of rows."""
+    shape, flat = h.read_npy(npy_path)
+    k, m = shape
+    return [flat[i * m:(i + 1) * m] for i in range(k)]
+
+
+def npy_bytes(rows):
+    path = os.path.join(tempfile.mkdtemp(dir=h.TMP), "g.npy")
+    h.write_npy(path, rows)
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def upload_json(d, path, wait=True):
+    with open(path, "rb") as f:
+        body = f.read()
+    return d.post("/v1/assemblies" + ("?wait=1" if wait else ""), body,
+                  headers={"Content-Type": "application/json"})
+
+
+def upload_multipart(d, json_path, wait=True):
+    """The model JSON as part "model" plus every block file it references."""
+    with open(json_path, "rb") as f:
+        text = f.read()
+    base = os.path.dirname(json_path)
+    names = sorted(set(re.findall(rb'"([A-Za-z0-9_.-]+\.npy)"', text)))
+    fields = [("model", None, text)]
+    for n in names:
+        with open(os.path.join(base, n.decode()), "rb") as f:
+            fields.append(("file", n.decode(), f.read()))
+    ct, body = h.multipart(fields)
+    return d.post("/v1/assemblies" + ("?wait=1" if wait else ""), body,
+                  headers={"Content-Type": ct})
+
+
+def metric(d, name, labels=None):
+    """The value of one Prometheus sample (labels: exact label string)."""
+    text = d.get("/metrics").body.decode()
+    want = name + ("{%s}" % labels if labels else "")
+    for line in text.splitlines():
+        if line.startswith("#"):
+            continue
+        parts = line.rsplit(" ", 1)
+        if len(parts) == 2 and parts[0] == want:
+            return float(parts[1])
+    raise AssertionError("no metric %s in:\n%s" % (want, text))
+
+
+def sanitizer_report(d):
+    """The first lines of an ASan/UBSan/LSan report in the daemon's log, or None."""
+    try:
+        with open(d.log_path, "rb") as f:
+            text = f.read().decode(errors="replace")
+    except OSError:
+        return None
+    for key in ("ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "runtime error:"):
+        i = text.find(key)
+        if i >= 0:
+            return "%s: %s" % (d.log_path, text[max(0, i - 200):i + 2000])
+    return None
+
+
+def max_diff(a, b):
+    assert len(a) == len(b), (len(a), len(b))
+    return max((abs(x - y) for x, y in zip(a, b)), default=0.0)
+
+
+def p95(values):
+    """Nearest-rank 95th percentile (the daemon's rule)."""
+    v = sorted(values)
+    i = int(math.ceil(0.95 * len(v))) - 1
+    return v[max(0, min(i, len(v) - 1))]
+
+
+class ApiCase(unittest.TestCase):
+    """One daemon per class with the small inline lap model uploaded (ready)."""
+
+    workers = 2
+    daemon_extra = None
+
+    @classmethod
+    def setUpClass(cls):
+        cls.model_json, cls.gaps_npy = model("lap", small=True, inline=True, gaps=40)
+        cls.G = gaps_rows(cls.gaps_npy)
+        cls.d = h.Daemon(workers=cls.workers, extra=cls.daemon_extra).start()
+        try:
+            r = upload_json(cls.d, cls.model_json)
+            assert r.status == 201, (r.status, r.body)
+            cls.asm = r.json()
+            cls.aid = cls.asm["id"]
+            cls.m = cls.asm["m"]
+        except Exception:
+            cls.d.cleanup()
+            raise
+
+    @classmethod
+    def tearDownClass(cls):
+        rc = cls.d.stop()
+        report = sanitizer_report(cls.d)
+        cls.d.cleanup()
+        assert report is None, report
+        assert rc == 0, "gapsimd exited with %r (log %s)" % (rc, cls.d.log_path)
+
+    # ---- helpers ----
+    def solve(self, g, status=200, d=None, **opts):
+        body = dict(opts)
+        body["g"] = g
+        r = (d or self.d).post("/v1/assemblies/%s/solve" % self.aid, body)
+        self.assertEqual(r.status, status, r.body[:400])
+        return r.json()
+
+    def cloud(self, rows, d=None, aid=None, **opts):
+        body = dict(opts)
+        body["gaps"] = rows
+        r = (d or self.d).post("/v1/assemblies/%s/clouds" % (aid or self.aid), body)
+        self.assertEqual(r.status, 202, r.body[:400])
+        return r.json()
+
+    def all_results(self, job_id, fields="w,lambda", d=None, limit=1000):
+        out, off = [], 0
+        while off is not None:
+            r = (d or self.d).get("/v1/jobs/%s/results?offset=%d&limit=%d&fields=%s"
+                                  % (job_id, off, limit, fields))
+            self.assertEqual(r.status, 200, r.body[:400])
+            page = r.json()
+            out += page["results"]
+            off = page["next_offset"]
+        return out
+
+    def assert_error(self, r, status, field=None, code=None):
+        """r is an error response with the JSON error body; field/code checked if given."""
+        self.assertEqual(r.status, status, r.body[:400])
+        self.assertTrue(r.headers.get("Content-Type", "").startswith("application/json"),
+                        r.headers)
+        body = json.loads(r.body.decode())
+        self.assertEqual(set(body), {"error"}, body)
+        err = body["error"]
+        self.assertEqual(set(err), {"code", "message", "field"}, err)
+        self.assertIsInstance(err["message"], str)
+        self.assertTrue(err["message"], err)
+        if field is not None:
+            self.assertEqual(err["field"], field, err)
+        if code is not None:
+            self.assertEqual(err["code"], code, err)
+        return err
+
+    def assert_close(self, a, b, tol=1e-7, what=""):
+        self.assertLessEqual(max_diff(a, b), tol, what)
+
+    def assert_complementary(self, res, g=None, tol=1e-7):
+        """w >= 0, lambda >= 0, w . lambda = 0; contact/n_act/max_residual consistent."""
+        w, lam = res["w"], res["lambda"]
+        self.assertEqual(len(w), self.m)
+        self.assertEqual(len(lam), self.m)
+        self.assertGreaterEqual(min(w), -tol)
+        self.assertGreaterEqual(min(lam), 0.0)
+        scale = max(1.0, max(lam))
+        for wi, li in zip(w, lam):
+            self.assertLessEqual(abs(wi * li), tol * scale)
+        self.assertEqual(res["contact"], [k for k in range(self.m) if lam[k] != 0.0])
+        self.assertEqual(res["n_act"], len(res["contact"]))
+        self.assertAlmostEqual(res["max_residual"], max(0.0, max(w)), delta=1e-15)
+        self.assertTrue(res["kkt"]["pass"], res["kkt"])

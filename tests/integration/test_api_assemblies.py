@@ -1,0 +1,225 @@
+"""Assemblies: create (inline ?wait=1, async + polling, multipart with .npy
+blocks, duplicate content), list, get, geometry, jobs, delete; healthz and
+metrics; a precomputation that fails (non-SPD block)."""
+import json
+import os
+import time
+import unittest
+
+import gsd_harness as h
+from api_common import ApiCase, model, upload_json, upload_multipart, metric
+
+
+class AssemblyTest(ApiCase):
+
+    def test_healthz(self):
+        r = self.d.get("/healthz")
+        self.assertEqual(r.status, 200)
+        b = r.json()
+        self.assertEqual(b["status"], "ok")
+        self.assertEqual(b["workers"], 2)
+        self.assertGreaterEqual(b["uptime_s"], 0)
+        self.assertGreaterEqual(b["assemblies_loaded"], 1)
+        for k in ("version", "queue_depth", "jobs_active"):
+            self.assertIn(k, b)
+
+    def test_metrics_counters(self):
+        r = self.d.get("/metrics")
+        self.assertEqual(r.status, 200)
+        self.assertTrue(r.headers["Content-Type"].startswith("text/plain"))
+        text = r.body.decode()
+        for name in ("gapsim_solves_total", "gapsim_solve_seconds_bucket", "gapsim_cache_hits_total",
+                     "gapsim_cache_misses_total", "gapsim_queue_depth", "gapsim_jobs_active",
+                     "gapsim_http_responses_total", "gapsim_assemblies_created_total"):
+            self.assertIn("# TYPE " + name.replace("_bucket", ""), text)
+        self.assertGreaterEqual(metric(self.d, "gapsim_assemblies_created_total"), 1)
+        n0 = metric(self.d, "gapsim_solve_seconds_count")
+        s0 = metric(self.d, "gapsim_solves_total", 'solver="gi",status="optimal"') \
+            if 'solver="gi",status="optimal"' in text else 0.0
+        g = [x - 0.3 for x in self.G[3]]
+        res = self.solve(g, solver="gi", fasteners="all", **{"return": ["w", "x"]})
+        self.assertEqual(res["solver"], "gi")
+        self.assertEqual(metric(self.d, "gapsim_solve_seconds_count"), n0 + 1)
+        self.assertEqual(metric(self.d, "gapsim_solves_total", 'solver="gi",status="optimal"'),
+                         s0 + 1)
+        self.assertGreaterEqual(metric(self.d, "gapsim_http_responses_total", 'class="2xx"'), 2)
+
+    def test_get_and_list(self):
+        r = self.d.get("/v1/assemblies/" + self.aid)
+        self.assertEqual(r.status, 200)
+        a = r.json()
+        self.assertEqual(a["id"], self.aid)
+        self.assertEqual(a["status"], "ready")
+        self.assertEqual((a["n"], a["m"], a["n_parts"], a["n_nodes"], a["n_fasteners"]),
+                         (104, 52, 2, 104, 10))
+        self.assertEqual(a["joint"], "simple")
+        self.assertEqual(len(a["content_hash"]), 32)
+        self.assertGreater(a["precompute"]["cond_K"], 1e4)
+        self.assertGreater(a["precompute"]["times_s"]["total"], 0)
+        self.assertGreaterEqual(a["ready_at"], a["created_at"])
+        self.assertEqual(a["links"]["solve"], "/v1/assemblies/%s/solve" % self.aid)
+        r = self.d.get("/v1/assemblies")
+        self.assertEqual(r.status, 200)
+        listed = {x["id"]: x for x in r.json()["assemblies"]}
+        self.assertIn(self.aid, listed)
+        self.assertEqual(listed[self.aid]["content_hash"], a["content_hash"])
+
+    def test_geometry(self):
+        with open(self.model_json) as f:
+            mdl = json.load(f)
+        r = self.d.get("/v1/assemblies/%s/geometry" % self.aid)
+        self.assertEqual(r.status, 200)
+        geo = r.json()
+        self.assertEqual(geo["m"], 52)
+        nodes, pairs = mdl["nodes"], mdl["pairs"]
+        for axis in "xyz":
+            want = [float(nodes[axis][i]) for i in pairs["i"]]
+            self.assertEqual(geo["pairs"][axis], want)
+            self.assertEqual(geo["bbox"]["min"]["xyz".index(axis)], min(want))
+            self.assertEqual(geo["bbox"]["max"]["xyz".index(axis)], max(want))
+        self.assertEqual(geo["fasteners"]["pair"], mdl["fasteners"]["pair"])
+        self.assertEqual(geo["fasteners"]["load"], [float(x) for x in mdl["fasteners"]["load"]])
+        self.assertEqual(geo["pairs"]["fixed"], [0] * 52)
+
+    def test_assembly_jobs(self):
+        job = self.cloud(self.G[:3])
+        self.d.wait_job(job["id"])
+        r = self.d.get("/v1/assemblies/%s/jobs" % self.aid)
+        self.assertEqual(r.status, 200)
+        jobs = {j["id"]: j for j in r.json()["jobs"]}
+        self.assertIn(job["id"], jobs)
+        self.assertEqual(jobs[job["id"]]["total"], 3)
+        self.assertEqual(jobs[job["id"]]["done"], 3)
+        self.assertTrue(all(j["assembly_id"] == self.aid for j in jobs.values()))
+
+    def test_async_create_then_poll(self):
+        path, _ = model("sandwich", small=True, inline=True, gaps=2)
+        r = upload_json(self.d, path, wait=False)
+        self.assertIn(r.status, (200, 202), r.body[:300])
+        a = r.json()
+        if r.status == 202:
+            self.assertIn(a["status"], ("precomputing", "ready"))
+        deadline = time.time() + 120
+        while a["status"] != "ready" and time.time() < deadline:
+            time.sleep(0.05)
+            a = self.d.get("/v1/assemblies/" + a["id"]).json()
+        self.assertEqual(a["status"], "ready")
+        self.assertEqual(a["joint"], "sandwich")
+        self.assertGreater(a["n"], 0)
+        self.assertIn("precompute", a)
+        # the same content again: 200 with the existing id, not a new assembly
+        r2 = upload_json(self.d, path, wait=False)
+        self.assertEqual(r2.status, 200)
+        self.assertEqual(r2.json()["id"], a["id"])
+
+    def test_multipart_same_hash_as_inline(self):
+        path_files, _ = model("lap", small=True, inline=False, gaps=2)
+        with open(path_files) as f:
+            self.assertIn("lap.part0.npy", f.read())  # really references block files
+        n_before = len(self.d.get("/v1/assemblies").json()["assemblies"])
+        r = upload_multipart(self.d, path_files)
+        # the inline upload of the same content exists: same hash, same id, 200
+        self.assertEqual(r.status, 200, r.body[:300])
+        b = r.json()
+        self.assertEqual(b["id"], self.aid)
+        self.assertEqual(b["content_hash"], self.asm["content_hash"])
+        self.assertEqual(len(self.d.get("/v1/assemblies").json()["assemblies"]), n_before)
+
+    def test_multipart_fresh_then_duplicate(self):
+        d = h.Daemon(workers=1).start()
+        try:
+            path_files, _ = model("lap", small=True, inline=False, gaps=2)
+            r = upload_multipart(d, path_files)
+            self.assertEqual(r.status, 201, r.body[:300])
+            a = r.json()
+            self.assertEqual(a["status"], "ready")
+            self.assertEqual(a["content_hash"], self.asm["content_hash"])
+            stored = os.path.join(d.data_dir, "assemblies", a["id"])
+            self.assertTrue(os.path.exists(os.path.join(stored, "lap.part0.npy")))
+            self.assertTrue(os.path.exists(os.path.join(stored, "model.json")))
+            r2 = upload_multipart(d, path_files)
+            self.assertEqual(r2.status, 200)
+            self.assertEqual(r2.json()["id"], a["id"])
+            # and the inline form of the same model too
+            r3 = upload_json(d, self.model_json)
+            self.assertEqual(r3.status, 200)
+            self.assertEqual(r3.json()["id"], a["id"])
+            # solve on the multipart assembly equals the inline one
+            g = [x - 0.2 for x in self.G[5]]
+            s1 = d.post("/v1/assemblies/%s/solve" % a["id"], {"g": g, "fasteners": "all"}).json()
+            s2 = self.solve(g, fasteners="all", **{"return": ["w", "lambda", "x"]})
+            self.assert_close(s1["w"], s2["w"])
+            self.assert_close(s1["lambda"], s2["lambda"], 1e-6 * max(1, max(s2["lambda"])))
+        finally:
+            d.cleanup()
+
+    def test_delete(self):
+        d = h.Daemon(workers=1).start()
+        try:
+            r = upload_json(d, self.model_json)
+            self.assertEqual(r.status, 201)
+            aid = r.json()["id"]
+            job = d.post("/v1/assemblies/%s/clouds" % aid, {"gaps": self.G[:4]}).json()
+            d.wait_job(job["id"])
+            res = d.post("/v1/assemblies/%s/solve" % aid, {"g": self.G[0]}).json()
+            adir = os.path.join(d.data_dir, "assemblies", aid)
+            jdir = os.path.join(d.data_dir, "jobs", job["id"])
+            self.assertTrue(os.path.isdir(adir) and os.path.isdir(jdir))
+            self.assertTrue(os.path.exists(os.path.join(adir, "factors.bin")))
+            r = d.delete("/v1/assemblies/" + aid)
+            self.assertEqual(r.status, 204)
+            self.assertEqual(r.body, b"")
+            self.assert_error(d.get("/v1/assemblies/" + aid), 404, "id", "not_found")
+            self.assert_error(d.delete("/v1/assemblies/" + aid), 404, "id")
+            self.assert_error(d.post("/v1/assemblies/%s/solve" % aid, {"g": self.G[0]}), 404, "id")
+            self.assert_error(d.get("/v1/jobs/" + job["id"]), 404, "id")
+            self.assert_error(d.get("/v1/results/" + res["id"]), 404, "id")
+            self.assertFalse(os.path.exists(adir))
+            self.assertFalse(os.path.exists(jdir))
+            self.assertNotIn(aid, [a["id"] for a in d.get("/v1/assemblies").json()["assemblies"]])
+            # uploading it again makes a new assembly
+            r = upload_json(d, self.model_json)
+            self.assertEqual(r.status, 201)
+            self.assertNotEqual(r.json()["id"], aid)
+        finally:
+            d.cleanup()
+
+    def test_failed_precompute_non_spd(self):
+        with open(self.model_json) as f:
+            mdl = json.load(f)
+        K = mdl["parts"][1]["K"]
+        mdl["parts"][1]["K"] = [[-v for v in row] for row in K]  # negative definite
+        body = json.dumps(mdl).encode()
+        r = self.d.post("/v1/assemblies?wait=1", body, headers={"Content-Type": "application/json"})
+        self.assertEqual(r.status, 422, r.body[:400])
+        b = r.json()
+        self.assertEqual(b["error"]["field"], "parts[1].K")
+        self.assertEqual(b["assembly"]["status"], "failed")
+        aid = b["assembly"]["id"]
+        a = self.d.get("/v1/assemblies/" + aid).json()
+        self.assertEqual(a["status"], "failed")
+        self.assertEqual(a["error"]["field"], "parts[1].K")
+        self.assertNotIn("precompute", a)
+        err = self.assert_error(self.d.post("/v1/assemblies/%s/solve" % aid, {"g": self.G[0]}),
+                                409, "id", "not_ready")
+        self.assertIn("failed", err["message"])
+        self.assert_error(self.d.post("/v1/assemblies/%s/clouds" % aid, {"gaps": self.G[:2]}),
+                          409, "id", "not_ready")
+        # the async form: 202 (or 200 for the same content), then polls to failed
+        mdl["parts"][0]["K"] = [[-v for v in row] for row in mdl["parts"][0]["K"]]
+        r = self.d.post("/v1/assemblies", json.dumps(mdl).encode(),
+                        headers={"Content-Type": "application/json"})
+        self.assertEqual(r.status, 202, r.body[:300])
+        aid2 = r.json()["id"]
+        deadline = time.time() + 60
+        while time.time() < deadline:
+            a2 = self.d.get("/v1/assemblies/" + aid2).json()
+            if a2["status"] != "precomputing":
+                break
+            time.sleep(0.05)
+        self.assertEqual(a2["status"], "failed")
+        self.assertEqual(a2["error"]["field"], "parts[0].K")
+
+
+if __name__ == "__main__":
+    unittest.main()

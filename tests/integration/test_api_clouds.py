@@ -1,0 +1,307 @@
+"""Clouds and jobs: POST /v1/assemblies/{id}/clouds (JSON and raw .npy with
+query options), GET /v1/jobs[/{id}], DELETE (cancel), results (paged JSON,
+.npy by Accept or ?format=npy, field=lambda), summary checked against the
+statistics computed here from the results, cloud warm start."""
+import math
+import time
+import unittest
+
+from api_common import ApiCase, metric, npy_bytes, p95, upload_json
+import gsd_harness as h
+
+
+class CloudTest(ApiCase):
+
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        # one JSON cloud shared by several tests: 40 gaps shifted so that
+        # some pairs interpenetrate (contact without load) plus all fasteners
+        cls.rows = [[x - 0.05 for x in g] for g in cls.G]
+        r = cls.d.post("/v1/assemblies/%s/clouds" % cls.aid,
+                       {"gaps": cls.rows, "fasteners": "all", "solver": "gi"})
+        assert r.status == 202, (r.status, r.body)
+        cls.job = r.json()
+        cls.final = cls.d.wait_job(cls.job["id"])
+
+    def test_submit_and_get(self):
+        j = self.job
+        self.assertTrue(j["id"].startswith("j_"))
+        self.assertEqual(j["assembly_id"], self.aid)
+        self.assertEqual(j["total"], 40)
+        self.assertIn(j["status"], ("queued", "running", "done"))
+        self.assertEqual(j["options"]["solver"], "gi")
+        self.assertEqual(j["options"]["fasteners"], "all")
+        self.assertEqual(j["links"]["results"], "/v1/jobs/%s/results" % j["id"])
+        f = self.final
+        self.assertEqual(f["status"], "done")
+        self.assertEqual((f["done"], f["failed"], f["total"]), (40, 0, 40))
+        self.assertEqual(f["progress"], 1.0)
+        self.assertEqual(f["eta_s"], 0)
+        self.assertGreater(f["solves_per_s"], 0)
+        self.assertGreaterEqual(f["finished_at"], f["started_at"])
+        self.assertGreaterEqual(f["started_at"], f["created_at"])
+        g = self.d.get("/v1/jobs/" + j["id"])
+        self.assertEqual(g.status, 200)
+        self.assertEqual(g.json()["done"], 40)
+
+    def test_job_list(self):
+        r = self.d.get("/v1/jobs")
+        self.assertEqual(r.status, 200)
+        self.assertIn(self.job["id"], [j["id"] for j in r.json()["jobs"]])
+        r = self.d.get("/v1/jobs?assembly=%s&status=done" % self.aid)
+        jobs = r.json()["jobs"]
+        self.assertIn(self.job["id"], [j["id"] for j in jobs])
+        self.assertTrue(all(j["status"] == "done" and j["assembly_id"] == self.aid for j in jobs))
+        r = self.d.get("/v1/jobs?status=cancelled&assembly=%s" % self.aid)
+        self.assertNotIn(self.job["id"], [j["id"] for j in r.json()["jobs"]])
+
+    def test_results_paged(self):
+        jid = self.job["id"]
+        r = self.d.get("/v1/jobs/%s/results?offset=0&limit=15" % jid)
+        self.assertEqual(r.status, 200)
+        p = r.json()
+        self.assertEqual((p["job_id"], p["total"], p["offset"], p["limit"]), (jid, 40, 0, 15))
+        self.assertEqual(p["next_offset"], 15)
+        self.assertEqual([x["job_index"] for x in p["results"]], list(range(15)))
+        # default fields: w and kkt, not lambda
+        self.assertIn("w", p["results"][0])
+        self.assertNotIn("lambda", p["results"][0])
+        self.assertIn("kkt", p["results"][0])
+        p = self.d.get("/v1/jobs/%s/results?offset=30&limit=15&fields=lambda" % jid).json()
+        self.assertIsNone(p["next_offset"])
+        self.assertEqual([x["job_index"] for x in p["results"]], list(range(30, 40)))
+        self.assertIn("lambda", p["results"][0])
+        self.assertNotIn("w", p["results"][0])
+        p = self.d.get("/v1/jobs/%s/results?offset=40&fields=none" % jid).json()
+        self.assertEqual(p["results"], [])
+        self.assertIsNone(p["next_offset"])
+        p = self.d.get("/v1/jobs/%s/results?limit=1000&fields=none" % jid).json()
+        self.assertEqual(len(p["results"]), 40)
+        self.assertNotIn("w", p["results"][0])
+        self.assertEqual(p["results"][0]["job_id"], jid)
+        # every page concatenated = the whole cloud, every result certified
+        res = self.all_results(jid, limit=7)
+        self.assertEqual([x["job_index"] for x in res], list(range(40)))
+        for x in res:
+            self.assertEqual(x["status"], "optimal")
+            self.assertTrue(x["kkt"]["pass"], x)
+            self.assert_complementary(x)
+        # bad paging parameters
+        self.assert_error(self.d.get("/v1/jobs/%s/results?limit=0" % jid), 400, "limit")
+        self.assert_error(self.d.get("/v1/jobs/%s/results?offset=41" % jid), 400, "offset")
+        self.assert_error(self.d.get("/v1/jobs/%s/results?offset=x" % jid), 400, "offset")
+        self.assert_error(self.d.get("/v1/jobs/%s/results?fields=x" % jid), 400, "fields")
+        self.assert_error(self.d.get("/v1/jobs/%s/results?format=npy&field=x" % jid), 400,
+                          "field")
+
+    def test_results_equal_individual_solves(self):
+        res = self.all_results(self.job["id"])
+        for i in (0, 7, 19, 39):
+            # x asked: never from the cache, really solved again (other solver too)
+            s = self.solve(self.rows[i], fasteners="all", solver="lemke",
+                           **{"return": ["w", "lambda", "x", "kkt"]})
+            self.assertFalse(s["cached"])
+            self.assert_close(res[i]["w"], s["w"], 1e-7, "w %d" % i)
+            self.assert_close(res[i]["lambda"], s["lambda"], 1e-7 * max(1.0, max(s["lambda"])),
+                              "lambda %d" % i)
+            self.assertEqual(res[i]["n_act"], s["n_act"])
+            # and the individual solve without x is a stored result (cache): the
+            # cloud's or the one just solved, the same numbers
+            c = self.solve(self.rows[i], fasteners="all")
+            self.assertTrue(c["cached"])
+            self.assertIn(c["id"], (res[i]["id"], s["id"]))
+            self.assert_close(c["w"], res[i]["w"], 1e-7)
+            r = self.d.get("/v1/results/" + res[i]["id"]).json()
+            self.assertEqual(r["job_id"], self.job["id"])
+            self.assertEqual(r["job_index"], i)
+            self.assertEqual(r["w"], res[i]["w"])
+
+    def test_results_npy(self):
+        jid = self.job["id"]
+        res = self.all_results(jid)
+        W = [x for r in res for x in r["w"]]
+        L = [x for r in res for x in r["lambda"]]
+        r = self.d.get("/v1/jobs/%s/results" % jid, headers={"Accept": "application/x-npy"})
+        self.assertEqual(r.status, 200)
+        self.assertEqual(r.headers["Content-Type"], "application/x-npy")
+        shape, flat = h.read_npy(r.body)
+        self.assertEqual(shape, (40, self.m))
+        self.assertEqual(flat, W)
+        r = self.d.get("/v1/jobs/%s/results?format=npy" % jid)
+        self.assertEqual(h.read_npy(r.body), ((40, self.m), W))
+        r = self.d.get("/v1/jobs/%s/results?format=npy&field=lambda" % jid)
+        self.assertEqual(h.read_npy(r.body), ((40, self.m), L))
+        r = self.d.get("/v1/jobs/%s/results?field=lambda" % jid,
+                       headers={"Accept": "application/x-npy"})
+        self.assertEqual(h.read_npy(r.body), ((40, self.m), L))
+
+    def test_summary(self):
+        jid = self.job["id"]
+        res = self.all_results(jid)
+        n, m = len(res), self.m
+        W = [[max(0.0, x) for x in r["w"]] for r in res]
+        for thr in (0.1, 0.02):
+            r = self.d.get("/v1/jobs/%s/summary?threshold=%g&bins=10" % (jid, thr))
+            self.assertEqual(r.status, 200)
+            s = r.json()
+            self.assertEqual((s["count"], s["total"], s["m"], s["status"]), (n, n, m, "done"))
+            self.assertEqual(s["threshold"], thr)
+            pairs = s["pairs"]
+            for k in range(m):
+                col = [W[i][k] for i in range(n)]
+                mean = sum(col) / n
+                self.assertAlmostEqual(pairs["mean"][k], mean, delta=1e-12)
+                std = math.sqrt(max(0.0, sum((c - mean) ** 2 for c in col) / (n - 1)))
+                self.assertAlmostEqual(pairs["std"][k], std, delta=1e-9)
+                self.assertEqual(pairs["max"][k], max(col))
+                self.assertEqual(pairs["p95"][k], p95(col))
+                self.assertAlmostEqual(pairs["share_above"][k],
+                                       sum(c > thr for c in col) / n, delta=1e-15)
+            self.assertTrue(pairs["p95_exact"])
+            gmax = [max(row) for row in W]
+            share = sum(g > thr for g in gmax) / n
+            self.assertAlmostEqual(s["share_gaps_above"], share, delta=1e-15)
+            self.assertGreater(s["share_gaps_above"], 0)  # the check is not vacuous
+            self.assertAlmostEqual(s["share_values_above"],
+                                   sum(v > thr for row in W for v in row) / (n * m), delta=1e-15)
+            self.assertEqual(s["max_residual"]["max"], max(gmax))
+            self.assertEqual(s["max_residual"]["p95"], p95(gmax))
+            self.assertEqual(sum(s["max_residual"]["histogram"]["counts"]), n)
+            self.assertEqual(len(s["residual_histogram"]["counts"]), 10)
+            self.assertEqual(sum(s["residual_histogram"]["counts"]), n * m)
+            nact = [r["n_act"] for r in res]
+            self.assertEqual(s["n_act"]["max"], max(nact))
+            self.assertAlmostEqual(s["n_act"]["mean"], sum(nact) / n, delta=1e-12)
+            self.assertEqual(s["statuses"], {"optimal": n})
+            self.assertEqual(s["failures"], 0)
+            self.assertEqual(sum(s["solvers"].values()), n)
+        self.assert_error(self.d.get("/v1/jobs/%s/summary?threshold=-1" % jid), 400, "threshold")
+        self.assert_error(self.d.get("/v1/jobs/%s/summary?threshold=abc" % jid), 400, "threshold")
+        self.assert_error(self.d.get("/v1/jobs/%s/summary?bins=0" % jid), 400, "bins")
+
+    def test_npy_body_with_query_options(self):
+        rows = [[x - 0.02 for x in g] for g in self.G[:12]]
+        body = npy_bytes(rows)
+        r = self.d.post("/v1/assemblies/%s/clouds?solver=lemke&fasteners=0,2,4,6" % self.aid, body,
+                        headers={"Content-Type": "application/x-npy"})
+        self.assertEqual(r.status, 202, r.body[:300])
+        j = r.json()
+        self.assertEqual(j["total"], 12)
+        self.assertEqual(j["options"]["solver"], "lemke")
+        self.assertEqual(j["options"]["fasteners"], [0, 2, 4, 6])
+        f = self.d.wait_job(j["id"])
+        self.assertEqual((f["status"], f["done"]), ("done", 12))
+        res = self.all_results(j["id"])
+        for i in (0, 11):
+            s = self.solve(rows[i], fasteners=[0, 2, 4, 6], **{"return": ["w", "lambda", "x"]})
+            self.assert_close(res[i]["w"], s["w"], 1e-7)
+            self.assert_close(res[i]["lambda"], s["lambda"], 1e-7 * max(1.0, max(s["lambda"])))
+        # the stored input is exactly what was sent
+        p = self.d.get("/v1/jobs/%s/results?format=npy" % j["id"])
+        self.assertEqual(h.read_npy(p.body)[0], (12, self.m))
+        # application/octet-stream is taken as .npy too, and a 1-D array is one gap
+        one = npy_bytes([rows[3]])
+        hdr_len = int.from_bytes(one[8:10], "little")
+        header = one[10:10 + hdr_len].decode("latin1").replace("(1, %d)" % self.m, "(%d,)" % self.m)
+        header = header.rstrip("\n")
+        header = header + " " * (hdr_len - len(header) - 1) + "\n"
+        one1d = one[:10] + header.encode("latin1") + one[10 + hdr_len:]
+        r = self.d.post("/v1/assemblies/%s/clouds?fasteners=0,2,4,6" % self.aid, one1d,
+                        headers={"Content-Type": "application/octet-stream"})
+        self.assertEqual(r.status, 202, r.body[:300])
+        f = self.d.wait_job(r.json()["id"])
+        self.assertEqual((f["total"], f["done"]), (1, 1))
+        self.assertEqual(self.all_results(f["id"])[0]["w"], res[3]["w"])
+
+    def test_cloud_warm_start(self):
+        rows = [[x - 0.1 for x in g] for g in self.G[10:22]]
+        cold = self.cloud(rows, fasteners=[0, 1, 2, 3, 4], solver="auto")
+        self.d.wait_job(cold["id"])
+        cold_res = self.all_results(cold["id"])
+        # the warm cloud runs on a second daemon: here every gap would be a
+        # cache hit of the cold cloud (same QP), never warm-started
+        d2 = h.Daemon(workers=2).start()
+        try:
+            a2 = upload_json(d2, self.model_json).json()["id"]
+            p2 = d2.post("/v1/assemblies/%s/clouds" % a2, {"gaps": rows, "fasteners": [0, 1, 2, 3]})
+            self.assertEqual(p2.status, 202)
+            prev = p2.json()["id"]
+            d2.wait_job(prev)
+            w2 = d2.post("/v1/assemblies/%s/clouds" % a2,
+                         {"gaps": rows, "fasteners": [0, 1, 2, 3, 4], "warm_start": prev})
+            self.assertEqual(w2.status, 202, w2.body[:300])
+            self.assertEqual(w2.json()["options"]["warm_start"], prev)
+            f = d2.wait_job(w2.json()["id"])
+            self.assertEqual((f["status"], f["done"], f["failed"]), ("done", 12, 0))
+            warm_res = self.all_results(f["id"], d=d2)
+            for i in range(12):
+                self.assertTrue(warm_res[i]["warm_start_used"], i)
+                self.assertFalse(cold_res[i]["warm_start_used"], i)
+                self.assertTrue(warm_res[i]["kkt"]["pass"])
+                self.assert_close(warm_res[i]["w"], cold_res[i]["w"], 1e-7, "w %d" % i)
+                self.assert_close(warm_res[i]["lambda"], cold_res[i]["lambda"],
+                                  1e-7 * max(1.0, max(cold_res[i]["lambda"])), "lambda %d" % i)
+            s = d2.get("/v1/jobs/%s/summary" % f["id"]).json()
+            self.assertEqual(s["warm_started"], 12)
+            # warm_start naming a job of another size, an unknown job, a result id: 422
+            for bad in ({"gaps": rows[:3], "warm_start": prev},
+                        {"gaps": rows, "warm_start": "j_0000000000000000"},
+                        {"gaps": rows, "warm_start": "r_0000000000000000"},
+                        {"gaps": rows, "warm_start": 5}):
+                self.assert_error(d2.post("/v1/assemblies/%s/clouds" % a2, bad), 422,
+                                  "warm_start")
+            # a job of another assembly
+            self.assert_error(self.d.post("/v1/assemblies/%s/clouds" % self.aid,
+                                          {"gaps": rows, "warm_start": prev}), 422, "warm_start")
+        finally:
+            d2.cleanup()
+
+    def test_cache_in_clouds(self):
+        rows = [[x + 0.01 for x in g] for g in self.G[:5]]
+        hits0 = metric(self.d, "gapsim_cache_hits_total")
+        a = self.cloud(rows + rows, fasteners=[1, 3])  # each gap twice
+        self.d.wait_job(a["id"])
+        ra = self.all_results(a["id"])
+        self.assertEqual(len(ra), 10)
+        for i in range(5):
+            self.assertEqual(ra[i]["w"], ra[i + 5]["w"])
+        b = self.cloud(rows, fasteners=[1, 3])
+        self.d.wait_job(b["id"])
+        rb = self.all_results(b["id"])
+        for i in range(5):
+            self.assertEqual(rb[i]["w"], ra[i]["w"])
+            self.assertEqual(rb[i]["lambda"], ra[i]["lambda"])
+        # the second cloud hit the cache for every gap (and the repeats in the
+        # first one may have, depending on worker order)
+        self.assertGreaterEqual(metric(self.d, "gapsim_cache_hits_total"), hits0 + 5)
+
+    def test_cancel(self):
+        # a cloud long enough to be cancelled while it runs: many gaps, a
+        # slow solver
+        rows = [[x - 0.1 - 0.001 * i for x in self.G[i % 40]] for i in range(3000)]
+        j = self.cloud(rows, fasteners="all", solver="ipm")
+        r = self.d.delete("/v1/jobs/" + j["id"])
+        self.assertEqual(r.status, 200, r.body[:300])
+        c = r.json()
+        self.assertEqual(c["status"], "cancelled")
+        self.assertLess(c["done"], 3000)
+        time.sleep(0.3)
+        c2 = self.d.get("/v1/jobs/" + j["id"]).json()
+        self.assertEqual(c2["status"], "cancelled")
+        self.assertLess(c2["done"], 3000)
+        # no more work is done once the running chunks have been stored
+        time.sleep(0.3)
+        c3 = self.d.get("/v1/jobs/" + j["id"]).json()
+        self.assertEqual(c3["done"], c2["done"])
+        got = self.all_results(j["id"], fields="none")
+        self.assertEqual(len(got), c3["done"])
+        self.assertEqual(len(set(x["job_index"] for x in got)), c3["done"])
+        # cancelling again, or cancelling a finished job: 409
+        self.assert_error(self.d.delete("/v1/jobs/" + j["id"]), 409, "id", "conflict")
+        self.assert_error(self.d.delete("/v1/jobs/" + self.job["id"]), 409, "id", "conflict")
+        self.assertEqual(self.d.get("/v1/jobs/" + self.job["id"]).json()["status"], "done")
+
+
+if __name__ == "__main__":
+    unittest.main()
