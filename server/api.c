@@ -96,6 +96,27 @@ int gsd_api_assembly(gsd_req *r, gsd_assembly_row *row)
     return 1;
 }
 
+/* The job row of r->id; 0 after answering 404 / 500. */
+int gsd_api_job(gsd_req *r, gsd_job_row *row)
+{
+    int found = 0;
+    gs_error e;
+    if (!gsd_id_valid(r->id, 'j')) {
+        gsd_reply_error(r, 404, "not_found", "id", "no job %s (ids look like j_0123456789abcdef)",
+                        r->id);
+        return 0;
+    }
+    if (gsd_store_job_get(r->app->st, r->id, row, &found, &e)) {
+        gsd_api_store_error(r, &e);
+        return 0;
+    }
+    if (!found) {
+        gsd_reply_error(r, 404, "not_found", "id", "no job %s", r->id);
+        return 0;
+    }
+    return 1;
+}
+
 int gsd_api_ready(gsd_req *r, const gsd_assembly_row *row)
 {
     if (!strcmp(row->status, "ready"))

@@ -19,6 +19,11 @@
 cJSON *gsd_api_body(gsd_req *r);
 /* The assembly row of r->id; 0 after answering 404 / 500. */
 int gsd_api_assembly(gsd_req *r, gsd_assembly_row *row);
+/* The job row of r->id (release with gsd_job_row_free); 0 after answering
+ * 404 / 500. */
+int gsd_api_job(gsd_req *r, gsd_job_row *row);
+/* Answer {"jobs": [...]} of an assembly and / or a status (NULL: any). */
+void gsd_api_reply_jobs(gsd_req *r, const char *assembly_id, const char *status);
 /* The assembly must be ready; 0 after answering 409. */
 int gsd_api_ready(gsd_req *r, const gsd_assembly_row *row);
 /* Integer query parameter in [lo, hi] (default def); 0 after answering 400. */

@@ -282,26 +282,6 @@ void gsd_h_asm_geometry(gsd_req *r)
 void gsd_h_asm_jobs(gsd_req *r)
 {
     gsd_assembly_row row;
-    if (!gsd_api_assembly(r, &row))
-        return;
-    gsd_job_row *rows = NULL;
-    int count = 0;
-    gs_error e;
-    if (gsd_store_job_list(r->app->st, r->id, NULL, &rows, &count, &e)) {
-        gsd_api_store_error(r, &e);
-        return;
-    }
-    gsd_buf b = {0};
-    gsd_buf_puts(&b, "{\"jobs\":[");
-    for (int i = 0; i < count; i++) {
-        gsd_job_progress p;
-        int live = gsd_jobs_progress(r->app->jobs, rows[i].id, &p);
-        if (i)
-            gsd_buf_puts(&b, ",");
-        gsd_render_job(&rows[i], live ? &p : NULL, &b);
-        gsd_job_row_free(&rows[i]);
-    }
-    free(rows);
-    gsd_buf_puts(&b, "]}");
-    gsd_reply_json(r, 200, &b);
+    if (gsd_api_assembly(r, &row))
+        gsd_api_reply_jobs(r, row.id, NULL);
 }

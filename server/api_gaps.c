@@ -48,21 +48,9 @@ static void one_gap(gsd_req *r, const gsd_job_row *row, const char *path, long i
 
 void gsd_h_job_gaps(gsd_req *r)
 {
-    if (!gsd_id_valid(r->id, 'j')) {
-        gsd_reply_error(r, 404, "not_found", "id", "no job %s", r->id);
-        return;
-    }
     gsd_job_row row;
-    int found = 0;
-    gs_error e;
-    if (gsd_store_job_get(r->app->st, r->id, &row, &found, &e)) {
-        gsd_api_store_error(r, &e);
+    if (!gsd_api_job(r, &row))
         return;
-    }
-    if (!found) {
-        gsd_reply_error(r, 404, "not_found", "id", "no job %s", r->id);
-        return;
-    }
     char path[PATH_MAX];
     gsd_jobs_gaps_path(r->app, row.id, path, sizeof path);
     long index = -1;

@@ -15,22 +15,14 @@
 #include "render.h"
 #include "summary.h"
 
-/* The job row of r->id; 0 after answering 404 / 500. */
-static int get_job(gsd_req *r, gsd_job_row *row)
+/* The assembly of a job; 0 after answering 404 / 500 (row released then). */
+static int job_assembly(gsd_req *r, gsd_job_row *row, gsd_assembly_row *arow)
 {
     int found = 0;
     gs_error e;
-    if (!gsd_id_valid(r->id, 'j')) {
-        gsd_reply_error(r, 404, "not_found", "id", "no job %s (ids look like j_0123456789abcdef)",
-                        r->id);
-        return 0;
-    }
-    if (gsd_store_job_get(r->app->st, r->id, row, &found, &e)) {
-        gsd_api_store_error(r, &e);
-        return 0;
-    }
-    if (!found) {
-        gsd_reply_error(r, 404, "not_found", "id", "no job %s", r->id);
+    if (gsd_store_assembly_get(r->app->st, row->assembly_id, arow, &found, &e) || !found) {
+        gsd_job_row_free(row);
+        gsd_reply_error(r, 404, "not_found", "id", "the assembly of job %s is gone", r->id);
         return 0;
     }
     return 1;
@@ -45,23 +37,12 @@ static void reply_job(gsd_req *r, gsd_job_row *row, unsigned code)
     gsd_reply_json(r, code, &b);
 }
 
-void gsd_h_job_list(gsd_req *r)
+void gsd_api_reply_jobs(gsd_req *r, const char *assembly_id, const char *status)
 {
-    const char *asm_id = gsd_query(r, "assembly");
-    const char *status = gsd_query(r, "status");
-    static const char *const statuses[] = {"queued", "running", "done", "cancelled", "failed"};
-    int ok = !status;
-    for (int i = 0; !ok && i < 5; i++)
-        ok = !strcmp(status, statuses[i]);
-    if (!ok) {
-        gsd_reply_error(r, 400, "invalid", "status",
-                        "status is one of queued, running, done, cancelled, failed");
-        return;
-    }
     gsd_job_row *rows = NULL;
     int count = 0;
     gs_error e;
-    if (gsd_store_job_list(r->app->st, asm_id, status, &rows, &count, &e)) {
+    if (gsd_store_job_list(r->app->st, assembly_id, status, &rows, &count, &e)) {
         gsd_api_store_error(r, &e);
         return;
     }
@@ -80,10 +61,25 @@ void gsd_h_job_list(gsd_req *r)
     gsd_reply_json(r, 200, &b);
 }
 
+void gsd_h_job_list(gsd_req *r)
+{
+    const char *status = gsd_query(r, "status");
+    static const char *const statuses[] = {"queued", "running", "done", "cancelled", "failed"};
+    int ok = !status;
+    for (int i = 0; !ok && i < 5; i++)
+        ok = !strcmp(status, statuses[i]);
+    if (!ok) {
+        gsd_reply_error(r, 400, "invalid", "status",
+                        "status is one of queued, running, done, cancelled, failed");
+        return;
+    }
+    gsd_api_reply_jobs(r, gsd_query(r, "assembly"), status);
+}
+
 void gsd_h_job_get(gsd_req *r)
 {
     gsd_job_row row;
-    if (!get_job(r, &row))
+    if (!gsd_api_job(r, &row))
         return;
     reply_job(r, &row, 200);
     gsd_job_row_free(&row);
@@ -92,7 +88,7 @@ void gsd_h_job_get(gsd_req *r)
 void gsd_h_job_cancel(gsd_req *r)
 {
     gsd_job_row row;
-    if (!get_job(r, &row))
+    if (!gsd_api_job(r, &row))
         return;
     if (!gsd_jobs_cancel(r->app, r->id)) {
         gsd_reply_error(r, 409, "conflict", "id", "job %s is %s; only queued or running jobs can be "
@@ -101,7 +97,7 @@ void gsd_h_job_cancel(gsd_req *r)
         return;
     }
     gsd_job_row_free(&row);
-    if (get_job(r, &row)) {
+    if (gsd_api_job(r, &row)) {
         reply_job(r, &row, 200);
         gsd_job_row_free(&row);
     }
@@ -251,16 +247,12 @@ static void reply_npy(gsd_req *r, const gsd_job_row *row, int m, int lambda)
 void gsd_h_job_results(gsd_req *r)
 {
     gsd_job_row row;
-    if (!get_job(r, &row))
+    if (!gsd_api_job(r, &row))
         return;
     gsd_assembly_row arow;
-    int found = 0;
     gs_error e;
-    if (gsd_store_assembly_get(r->app->st, row.assembly_id, &arow, &found, &e) || !found) {
-        gsd_job_row_free(&row);
-        gsd_reply_error(r, 404, "not_found", "id", "the assembly of job %s is gone", r->id);
+    if (!job_assembly(r, &row, &arow))
         return;
-    }
     const char *accept = gsd_header(r, "Accept");
     const char *format = gsd_query(r, "format");
     int npy = (format && !strcmp(format, "npy")) || (accept && strstr(accept, "application/x-npy"));
@@ -306,10 +298,9 @@ void gsd_h_job_results(gsd_req *r)
 void gsd_h_job_summary(gsd_req *r)
 {
     gsd_job_row row;
-    if (!get_job(r, &row))
+    if (!gsd_api_job(r, &row))
         return;
     gsd_assembly_row arow;
-    int found = 0;
     gs_error e;
     gsd_summary_opts o;
     long bins;
@@ -324,11 +315,8 @@ void gsd_h_job_summary(gsd_req *r)
         return;
     }
     o.bins = (int)bins;
-    if (gsd_store_assembly_get(r->app->st, row.assembly_id, &arow, &found, &e) || !found) {
-        gsd_job_row_free(&row);
-        gsd_reply_error(r, 404, "not_found", "id", "the assembly of job %s is gone", r->id);
+    if (!job_assembly(r, &row, &arow))
         return;
-    }
     gsd_buf b = {0};
     if (gsd_summary(r->app->st, &row, arow.m, &o, &b, &e)) {
         gsd_buf_free(&b);
