@@ -272,7 +272,8 @@ static int claim(gsd_jobs *jobs, gsd_job **out, int *idx, int *first)
     return 0;
 }
 
-/* Return claimed gaps to the job (not run), record the stored ones. */
+/* Return claimed gaps to the job (not run), record the stored ones. The
+ * caller still holds its reference (released at the end of run_chunk). */
 static int settle(gsd_app *app, gsd_job *job, const int *idx, int cnt, int n_stored, int n_failed)
 {
     gsd_jobs *jobs = app->jobs;
@@ -289,7 +290,6 @@ static int settle(gsd_app *app, gsd_job *job, const int *idx, int cnt, int n_sto
     job->done += n_stored;
     job->failed += n_failed;
     job->inflight -= cnt;
-    job->refs--;
     int now_finished = !job->finished && !job->cancelled && job->done == job->total;
     if (now_finished)
         job->finished = 1;
@@ -446,6 +446,10 @@ static void run_chunk(gsd_app *app, gsd_worker *w, gsd_job *job, const int *idx,
         gsd_store_job_set_status(w->st, job->id, "done", gsd_unix_now(), NULL);
         gsd_log(app, 1, "job %s done: %d gaps, %d not optimal", job->id, job->total, job->failed);
     }
+    /* last use of job: from here another worker may reap and free it */
+    pthread_mutex_lock(&app->jobs->mu);
+    job->refs--;
+    pthread_mutex_unlock(&app->jobs->mu);
 }
 
 int gsd_jobs_work(gsd_app *app, gsd_worker *w)
