@@ -11,6 +11,14 @@
  * measured per gap (its median is printed), and the time of one Cholesky of
  * the whole Q for comparison. --warm-seq measures warm starts on a sequence of
  * similar problems (pattern changed by one fastener): iterations cold vs warm.
+ * A variant is method[:form][:option...][@K]: the NPM linear strategy
+ * (combined|chol|cg) and line search (exact|golden|armijo), the IPM normal
+ * system (split|jacobi|direct) and start (feasible|infeasible); "*" expands
+ * every option the variant leaves unset, "all" is every variant; @K runs it
+ * on the first K gaps only (for the slow ones). --fractions gives the sweep
+ * (time vs n_act, the paper's Fig. 9), --dist the time distribution per
+ * variant (Fig. 11), --times the per-gap rows, --check TOL the acceptance
+ * verdict (every solve optimal, x and w within TOL mm of the reference).
  * Output: a table on stdout, optionally CSV and JSON files. Timing is the
  * measurement here; tests never assert times.
  */
@@ -20,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "generator.h"
 #include "linalg.h"
@@ -28,25 +37,122 @@
 #include "refsolve.h"
 #include "solver.h"
 
-typedef struct { gs_method method; gs_form form; } variant;
+typedef struct {
+    gs_method method;
+    gs_form form;
+    gs_npm_linear npm_linear;
+    gs_linesearch linesearch;
+    gs_ipm_linear ipm_linear;
+    gs_ipm_start ipm_start;
+    int ngaps; /* 0: every gap of the cloud */
+} variant;
+
+#define MAX_VARIANTS 64
+#define MAX_FRACTIONS 16
 
 typedef struct {
-    const char *model_path, *gaps_path, *csv_path, *json_path, *methods;
+    const char *model_path, *gaps_path, *csv_path, *json_path, *methods, *times_path;
     gs_gen_kind kind;
-    int small, ngaps, sweep, warm_seq;
+    int small, ngaps, sweep, warm_seq, dist, nfrac, repeat, cpu_clock, no_ref;
     unsigned long long seed;
-    double fraction;
+    double fraction, check_tol;
+    double fracs[MAX_FRACTIONS];
 } bench_args;
 
 static void usage(FILE *f)
 {
     fprintf(f,
         "usage: gapsim-bench [--model M.json | --kind lap|sandwich|lap-fine [--small]]\n"
-        "                    [--gaps G.npy | --ngaps K --seed S] [--fraction F | --sweep]\n"
-        "                    [--methods gi:relative,gi:dual,lemke,...] [--warm-seq]\n"
-        "                    [--csv FILE] [--json FILE]\n"
+        "                    [--gaps G.npy | --ngaps K --seed S]\n"
+        "                    [--fraction F | --sweep | --fractions F1,F2,...]\n"
+        "                    [--methods VARIANT,VARIANT,... | all] [--warm-seq] [--dist]\n"
+        "                    [--repeat R] [--clock wall|cpu] [--check TOL]\n"
+        "                    [--no-ref] [--csv FILE] [--json FILE]\n"
+        "                    [--times FILE]\n"
         "Defaults: --kind lap, --ngaps 50, --seed 1, --fraction 0.5, every available\n"
-        "method x formulation. Single-threaded (OpenBLAS 1 thread).\n");
+        "method x formulation with default options, then auto. Single-threaded\n"
+        "(OpenBLAS 1 thread).\n"
+        "\n"
+        "  --sweep          fastener fractions 0, 0.1, 0.5, 1 (the paper's Fig. 9)\n"
+        "  --fractions L    the fractions to run, comma-separated (time vs n_act sweep)\n"
+        "  --methods L      comma-separated variants METHOD[:FORM][:OPTION...][@K]\n"
+        "                     METHOD  gi lemke npm ipm auto ref\n"
+        "                     FORM    dual relative primal (default: the method's)\n"
+        "                     npm     combined|chol|cg (reduced Newton system, Table 8)\n"
+        "                             exact|golden|armijo (line search, Table 9)\n"
+        "                     ipm     split|jacobi|direct (normal system, Table 5)\n"
+        "                             feasible|infeasible (start; default by joint type)\n"
+        "                     *       every value of each option left unset\n"
+        "                     @K      run this variant on the first K gaps only\n"
+        "                   'all' = gi:relative,gi:dual,gi:primal,lemke,npm:dual:*,\n"
+        "                   npm:relative:*,ipm:*,auto (29 variants); e.g.\n"
+        "                   --methods gi:relative,npm:dual:*,npm:relative:*@5,ipm:*@2,auto\n"
+        "  --dist           per variant the time distribution: min, deciles, max (Fig. 11)\n"
+        "  --repeat R       solve each gap R times and keep the shortest time (suppresses\n"
+        "                   noise from other processes; auto learns from every repeat)\n"
+        "  --clock C        wall: the solver's own time (info.time, default); cpu: the\n"
+        "                   thread CPU time of the gs_solve call, robust to time-slicing\n"
+        "                   on a loaded machine (the solvers run on the calling thread)\n"
+        "  --no-ref         skip the reference solves (timing runs only: no deviations, no\n"
+        "                   bound, no --check)\n"
+        "  --check TOL      acceptance: every solve optimal and max|dx|, max|dw| <= TOL mm\n"
+        "                   against the reference; prints a verdict per row and in total,\n"
+        "                   exit status 3 if any row fails\n"
+        "  --times FILE     per-gap CSV: fraction, variant, gap, time, iterations, CG\n"
+        "                   iterations, n_act, status (for plots of Fig. 9 and 11)\n"
+        "  --warm-seq       warm vs cold starts on a sequence of patterns differing by one\n"
+        "                   fastener\n"
+        "Columns: median / mean / p95 / max time per solve, mean iterations (GI: active-set\n"
+        "changes, Lemke: pivots, NPM: Newton steps, IPM: interior point steps), mean inner\n"
+        "CG iterations per solve and per outer iteration (NPM cg/combined, IPM PCG), mean\n"
+        "n_act, optimal solves, largest deviation from the reference in x and w (mm), median\n"
+        "time / (Cholesky of Q_CC + Q[:,C] lam). After the single variants auto's mean is\n"
+        "compared with the best single variant's mean (among those run on every gap),\n"
+        "with the per-gap best of them, and with every variant on its own first K gaps.\n");
+}
+
+static const char *const npm_lin_names[] = {"combined", "chol", "cg"};
+static const char *const ls_names[] = {"exact", "golden", "armijo"};
+static const char *const ipm_lin_names[] = {"split", "jacobi", "direct"};
+static const char *const start_names[] = {"auto", "feasible", "infeasible"};
+
+static int name_index(const char *s, const char *const *names, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (!strcmp(s, names[i]))
+            return i;
+    return -1;
+}
+
+static void variant_label(const variant *v, gs_form ran, char *buf, size_t cap)
+{
+    int len = snprintf(buf, cap, "%s", gs_method_name(v->method));
+    if (v->method != GS_METHOD_AUTO)
+        len += snprintf(buf + len, cap - (size_t)len, ":%s", gs_form_name(ran));
+    if (v->method == GS_METHOD_NPM)
+        snprintf(buf + len, cap - (size_t)len, ":%s:%s", npm_lin_names[v->npm_linear],
+                 ls_names[v->linesearch]);
+    else if (v->method == GS_METHOD_IPM)
+        snprintf(buf + len, cap - (size_t)len, ":%s:%s", ipm_lin_names[v->ipm_linear],
+                 start_names[v->ipm_start]);
+}
+
+static void variant_opts(const variant *v, gs_solve_opts *o)
+{
+    gs_solve_default_opts(o);
+    o->method = v->method;
+    o->form = v->form;
+    o->npm_linear = v->npm_linear;
+    o->linesearch = v->linesearch;
+    o->ipm_linear = v->ipm_linear;
+    o->ipm_start = v->ipm_start;
+}
+
+static double thread_cpu(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 static int cmp_d(const void *a, const void *b)
@@ -89,6 +195,64 @@ static double bound_time(const gs_precomp *pc, const double *lam, double *QCC, d
     return best;
 }
 
+/* One token METHOD[:FORM][:OPTION...][@K]; appends its expansion to v.
+ * Returns the new count, -1 on a bad token or overflow. */
+static int parse_token(char *tok, variant *v, int nv, int cap)
+{
+    int ngaps = 0;
+    char *at = strchr(tok, '@');
+    if (at) {
+        *at = '\0';
+        char *end;
+        long k = strtol(at + 1, &end, 10);
+        if (*end || k < 1)
+            return -1;
+        ngaps = (int)k;
+    }
+    char *save = NULL, *part = strtok_r(tok, ":", &save);
+    gs_method m;
+    if (!part || gs_method_parse(part, &m) != 0)
+        return -1;
+    gs_form f = GS_FORM_DEFAULT;
+    int nl = -1, ls = -1, il = -1, st = -1, star = 0;
+    while ((part = strtok_r(NULL, ":", &save))) {
+        int i;
+        if (!strcmp(part, "*"))
+            star = 1;
+        else if (gs_form_parse(part, &f) == 0)
+            ;
+        else if (m == GS_METHOD_NPM && (i = name_index(part, npm_lin_names, 3)) >= 0)
+            nl = i;
+        else if (m == GS_METHOD_NPM && (i = name_index(part, ls_names, 3)) >= 0)
+            ls = i;
+        else if (m == GS_METHOD_IPM && (i = name_index(part, ipm_lin_names, 3)) >= 0)
+            il = i;
+        else if (m == GS_METHOD_IPM && (i = name_index(part, start_names, 3)) >= 0)
+            st = i;
+        else
+            return -1;
+    }
+    if (!gs_method_supports(m, f))
+        return -1;
+    /* ranges of each option: the given value, all values under '*', else the default */
+    int nl0 = nl >= 0 ? nl : 0, nl1 = nl >= 0 ? nl : (star && m == GS_METHOD_NPM ? 2 : 0);
+    int ls0 = ls >= 0 ? ls : 0, ls1 = ls >= 0 ? ls : (star && m == GS_METHOD_NPM ? 2 : 0);
+    int il0 = il >= 0 ? il : 0, il1 = il >= 0 ? il : (star && m == GS_METHOD_IPM ? 2 : 0);
+    /* the start: '*' means both explicit starts (auto is one of them) */
+    int st0 = st >= 0 ? st : (star && m == GS_METHOD_IPM ? 1 : 0);
+    int st1 = st >= 0 ? st : (star && m == GS_METHOD_IPM ? 2 : 0);
+    for (int a = nl0; a <= nl1; a++)
+        for (int b = ls0; b <= ls1; b++)
+            for (int c = il0; c <= il1; c++)
+                for (int d = st0; d <= st1; d++) {
+                    if (nv >= cap)
+                        return -1;
+                    v[nv++] = (variant){m, f, (gs_npm_linear)a, (gs_linesearch)b,
+                                        (gs_ipm_linear)c, (gs_ipm_start)d, ngaps};
+                }
+    return nv;
+}
+
 static int parse_variants(const char *spec, variant *v, int cap)
 {
     int nv = 0;
@@ -96,32 +260,43 @@ static int parse_variants(const char *spec, variant *v, int cap)
         for (int m = GS_METHOD_GI; m < GS_METHOD__COUNT; m++)
             for (int f = GS_FORM_DUAL; f < GS_FORM__COUNT; f++)
                 if (m != GS_METHOD_REF && gs_method_supports((gs_method)m, (gs_form)f) && nv < cap)
-                    v[nv++] = (variant){(gs_method)m, (gs_form)f};
+                    v[nv++] = (variant){.method = (gs_method)m, .form = (gs_form)f};
         if (nv < cap)
-            v[nv++] = (variant){GS_METHOD_AUTO, GS_FORM_DEFAULT};
+            v[nv++] = (variant){.method = GS_METHOD_AUTO};
         return nv;
     }
-    char buf[512];
-    snprintf(buf, sizeof buf, "%s", spec);
-    for (char *tok = strtok(buf, ","); tok && nv < cap; tok = strtok(NULL, ",")) {
-        char *colon = strchr(tok, ':');
-        gs_form f = GS_FORM_DEFAULT;
-        if (colon) {
-            *colon = '\0';
-            if (gs_form_parse(colon + 1, &f) != 0)
-                return -1;
-        }
-        gs_method m;
-        if (gs_method_parse(tok, &m) != 0 || !gs_method_supports(m, f))
+    if (!strcmp(spec, "all"))
+        spec = "gi:relative,gi:dual,gi:primal,lemke,npm:dual:*,npm:relative:*,ipm:*,auto";
+    char buf[1024];
+    if (snprintf(buf, sizeof buf, "%s", spec) >= (int)sizeof buf)
+        return -1;
+    char *save = NULL;
+    for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+        if ((nv = parse_token(tok, v, nv, cap)) < 0)
             return -1;
-        v[nv++] = (variant){m, f};
-    }
     return nv;
+}
+
+static int parse_fractions(const char *spec, double *f, int cap)
+{
+    int n = 0;
+    const char *p = spec;
+    while (*p) {
+        char *end;
+        double x = strtod(p, &end);
+        if (end == p || x < 0 || x > 1 || n >= cap)
+            return -1;
+        f[n++] = x;
+        p = *end == ',' ? end + 1 : end;
+        if (*end && *end != ',')
+            return -1;
+    }
+    return n;
 }
 
 int main(int argc, char **argv)
 {
-    bench_args a = {.kind = GS_GEN_LAP, .ngaps = 50, .seed = 1, .fraction = 0.5};
+    bench_args a = {.kind = GS_GEN_LAP, .ngaps = 50, .seed = 1, .fraction = 0.5, .repeat = 1};
     for (int i = 1; i < argc; i++) {
         const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(o, "-h") || !strcmp(o, "--help")) { usage(stdout); return 0; }
@@ -135,16 +310,36 @@ int main(int argc, char **argv)
         else if (!strcmp(o, "--seed") && v) a.seed = strtoull(v, NULL, 10), i++;
         else if (!strcmp(o, "--fraction") && v) a.fraction = atof(v), i++;
         else if (!strcmp(o, "--sweep")) a.sweep = 1;
-        else if (!strcmp(o, "--warm-seq")) a.warm_seq = 1;
+        else if (!strcmp(o, "--fractions") && v) {
+            if ((a.nfrac = parse_fractions(v, a.fracs, MAX_FRACTIONS)) <= 0) {
+                fprintf(stderr, "gapsim-bench: bad --fractions '%s'\n", v);
+                return 2;
+            }
+            i++;
+        } else if (!strcmp(o, "--warm-seq")) a.warm_seq = 1;
+        else if (!strcmp(o, "--dist")) a.dist = 1;
+        else if (!strcmp(o, "--repeat") && v) a.repeat = atoi(v), i++;
+        else if (!strcmp(o, "--no-ref")) a.no_ref = 1;
+        else if (!strcmp(o, "--clock") && v) {
+            if (strcmp(v, "wall") && strcmp(v, "cpu")) { usage(stderr); return 2; }
+            a.cpu_clock = !strcmp(v, "cpu");
+            i++;
+        }
+        else if (!strcmp(o, "--check") && v) a.check_tol = atof(v), i++;
         else if (!strcmp(o, "--methods") && v) a.methods = v, i++;
         else if (!strcmp(o, "--csv") && v) a.csv_path = v, i++;
         else if (!strcmp(o, "--json") && v) a.json_path = v, i++;
+        else if (!strcmp(o, "--times") && v) a.times_path = v, i++;
         else { fprintf(stderr, "gapsim-bench: bad option '%s'\n", o); usage(stderr); return 2; }
     }
-    variant vars[32];
-    int nv = parse_variants(a.methods, vars, 32);
-    if (nv <= 0 || a.ngaps < 1) {
-        fprintf(stderr, "gapsim-bench: bad --methods or --ngaps\n");
+    variant vars[MAX_VARIANTS];
+    int nv = parse_variants(a.methods, vars, MAX_VARIANTS);
+    if (a.no_ref && a.check_tol > 0) {
+        fprintf(stderr, "gapsim-bench: --check needs the reference (no --no-ref)\n");
+        return 2;
+    }
+    if (nv <= 0 || a.ngaps < 1 || a.repeat < 1) {
+        fprintf(stderr, "gapsim-bench: bad --methods, --ngaps or --repeat\n");
         return 2;
     }
 
@@ -208,39 +403,58 @@ int main(int argc, char **argv)
            "cond_1(K) ~ %.2g, cond_1(Q) ~ %.2g\n",
            mdl->name, n, m, mdl->n_parts, mdl->n_fast,
            mdl->joint == GS_JOINT_SANDWICH ? "sandwich" : "simple", pc->cond_K, pc->cond_Q);
-    printf("       %d gaps, single thread; one Cholesky of Q (m = %d): %.1f ms\n", k, m,
+    printf("       %d gaps, single thread, %s time%s; one Cholesky of Q (m = %d): %.1f ms\n", k,
+           a.cpu_clock ? "thread CPU" : "wall", a.repeat > 1 ? " (min of repeats)" : "", m,
            1e3 * t_cholQ);
 
     FILE *csv = a.csv_path ? fopen(a.csv_path, "w") : NULL;
     FILE *js = a.json_path ? fopen(a.json_path, "w") : NULL;
+    FILE *tf = a.times_path ? fopen(a.times_path, "w") : NULL;
+    if ((a.csv_path && !csv) || (a.json_path && !js) || (a.times_path && !tf)) {
+        fprintf(stderr, "gapsim-bench: cannot open an output file\n");
+        return 1;
+    }
     if (csv)
-        fprintf(csv, "fraction,method,form,gaps,optimal,median_ms,p95_ms,max_ms,mean_iter,"
-                     "mean_nact,max_dx_mm,max_dw_mm,bound_median_ms,ratio\n");
+        fprintf(csv, "fraction,method,form,variant,gaps,optimal,median_ms,mean_ms,p95_ms,max_ms,"
+                     "mean_iter,mean_cg,mean_nact,max_dx_mm,max_dw_mm,bound_median_ms,ratio\n");
     if (js)
         fprintf(js, "{\"model\": \"%s\", \"n\": %d, \"m\": %d, \"gaps\": %d, "
                     "\"chol_Q_ms\": %.4f, \"rows\": [", mdl->name, n, m, k, 1e3 * t_cholQ);
+    if (tf)
+        fprintf(tf, "fraction,variant,gap,time_ms,iterations,cg_iterations,n_act,status\n");
     int js_first = 1;
 
-    double fracs[4] = {0.0, 0.1, 0.5, 1.0};
+    double fracs[MAX_FRACTIONS] = {0.0, 0.1, 0.5, 1.0};
     int nf = a.sweep ? 4 : 1;
-    if (!a.sweep)
+    if (a.nfrac > 0) {
+        nf = a.nfrac;
+        memcpy(fracs, a.fracs, (size_t)nf * sizeof *fracs);
+    } else if (!a.sweep) {
         fracs[0] = a.fraction;
+    }
     unsigned char *inst = calloc((size_t)mdl->n_fast + 1, 1);
     double *load = malloc((size_t)m * sizeof *load);
     double *LR = malloc((size_t)k * m * sizeof *LR), *WR = malloc((size_t)k * m * sizeof *WR);
     double *lam = malloc((size_t)m * sizeof *lam), *w = malloc((size_t)m * sizeof *w);
     double *x = malloc((size_t)n * sizeof *x), *xr = malloc((size_t)n * sizeof *xr);
     double *tt = malloc((size_t)k * sizeof *tt), *tb = malloc((size_t)k * sizeof *tb);
+    double *tbest = malloc((size_t)k * sizeof *tbest);
+    double *T = malloc((size_t)nv * k * sizeof *T); /* per variant and gap: time, s */
+    int *KV = malloc((size_t)nv * sizeof *KV);
+    static char labels[MAX_VARIANTS][64];
     double *QCC = malloc((size_t)m * m * sizeof *QCC), *QC = malloc((size_t)m * m * sizeof *QC);
     int *C = malloc((size_t)m * sizeof *C);
     gs_solver *sv = gs_solver_new(pc, &e);
+    int rows_failed = 0, rows_checked = 0;
+    double sweep_auto = 0, sweep_best = 0, sweep_gapbest = 0; /* sums of means over fractions */
+    int sweep_nf = 0;
 
     for (int fi = 0; fi < nf; fi++) {
         gs_gen_pattern(mdl, fracs[fi], inst);
         gs_model_pattern_load(mdl, inst, load);
         /* reference solutions and the bound */
         double act_sum = 0, tref_sum = 0;
-        for (int r = 0; r < k; r++) {
+        for (int r = 0; r < k && !a.no_ref; r++) {
             gs_problem pb = {.pc = pc, .g = G + (size_t)r * m, .load = load};
             gs_ref_info ri;
             gs_ref_solve(&pb, NULL, LR + (size_t)r * m, WR + (size_t)r * m, &ri, &e);
@@ -248,95 +462,168 @@ int main(int argc, char **argv)
             tref_sum += ri.time;
             tb[r] = bound_time(pc, LR + (size_t)r * m, QCC, QC, C, w);
         }
-        double bound = pct(tb, k, 0.5);
-        printf("\nfraction %.2f (%d of %d fasteners): mean n_act %.1f; bound = Cholesky of "
-               "Q_CC + Q[:,C] lam: median %.3f ms (reference oracle mean %.1f ms)\n",
-               fracs[fi], gs_gen_pattern_count(mdl->n_fast, fracs[fi]), mdl->n_fast, act_sum / k,
-               1e3 * bound, 1e3 * tref_sum / k);
-        printf("  %-6s %-9s %9s %9s %9s %9s %9s %7s %7s %11s %11s %7s\n", "method", "form",
-               "median ms", "mean ms", "p95 ms", "max ms", "iter", "n_act", "optimal",
-               "max|dx| mm", "max|dw| mm", "/bound");
+        for (int r = 0; r < k; r++)
+            tbest[r] = INFINITY;
+        double bound = a.no_ref ? NAN : pct(tb, k, 0.5);
+        if (a.no_ref)
+            printf("\nfraction %.2f (%d of %d fasteners): no reference solves\n", fracs[fi],
+                   gs_gen_pattern_count(mdl->n_fast, fracs[fi]), mdl->n_fast);
+        else
+            printf("\nfraction %.2f (%d of %d fasteners): mean n_act %.1f; bound = Cholesky of "
+                   "Q_CC + Q[:,C] lam: median %.3f ms (reference oracle mean %.1f ms)\n",
+                   fracs[fi], gs_gen_pattern_count(mdl->n_fast, fracs[fi]), mdl->n_fast,
+                   act_sum / k, 1e3 * bound, 1e3 * tref_sum / k);
+        printf("  %-32s %5s %9s %9s %9s %9s %7s %8s %6s %7s %7s %10s %10s %8s%s\n", "variant",
+               "gaps", "median ms", "mean ms", "p95 ms", "max ms", "iter", "cg", "cg/it",
+               "n_act", "optimal", "max|dx| mm", "max|dw| mm", "/bound",
+               a.check_tol > 0 ? "  check" : "");
         double best_mean = INFINITY, auto_mean = -1;
-        const char *best_name = "";
-        char best_buf[64];
+        int auto_vi = -1;
+        char best_name[64] = "";
         for (int vi = 0; vi < nv; vi++) {
             gs_solve_opts o;
-            gs_solve_default_opts(&o);
-            o.method = vars[vi].method;
-            o.form = vars[vi].form;
-            double it = 0, na = 0, dx = 0, dw = 0, mean = 0;
+            variant_opts(&vars[vi], &o);
+            const int kv = vars[vi].ngaps > 0 && vars[vi].ngaps < k ? vars[vi].ngaps : k;
+            KV[vi] = kv;
+            double it = 0, cg = 0, na = 0, dx = 0, dw = 0, mean = 0;
             int opt = 0;
             gs_form ran = o.form; /* the formulation that ran (default resolved) */
             int picked[GS_METHOD__COUNT * GS_FORM__COUNT] = {0};
-            for (int r = 0; r < k; r++) {
+            char label[64];
+            variant_label(&vars[vi], o.form, label, sizeof label);
+            for (int r = 0; r < kv; r++) {
                 gs_problem pb = {.pc = pc, .g = G + (size_t)r * m, .load = load};
                 gs_solve_info info;
-                if (gs_solve(sv, &pb, &o, lam, w, NULL, &info, &e) != GS_OK) {
-                    fprintf(stderr, "gapsim-bench: %s: %s\n", gs_method_name(o.method), e.msg);
-                    return 1;
+                double tmin = INFINITY;
+                for (int rep = 0; rep < a.repeat; rep++) {
+                    double c0 = a.cpu_clock ? thread_cpu() : 0.0;
+                    if (gs_solve(sv, &pb, &o, lam, w, NULL, &info, &e) != GS_OK) {
+                        fprintf(stderr, "gapsim-bench: %s: %s\n", gs_method_name(o.method),
+                                e.msg);
+                        return 1;
+                    }
+                    tmin = fmin(tmin, a.cpu_clock ? thread_cpu() - c0 : info.time);
                 }
+                info.time = tmin;
                 tt[r] = info.time;
-                mean += info.time / k;
+                T[(size_t)vi * k + r] = info.time;
+                mean += info.time / kv;
                 ran = info.form;
+                if (r == 0)
+                    variant_label(&vars[vi], ran, label, sizeof label);
                 picked[info.method * GS_FORM__COUNT + info.form]++;
                 it += info.iterations;
+                cg += info.cg_iterations;
                 na += info.n_act;
                 opt += info.status == GS_STATUS_OPTIMAL;
-                gs_problem_primal(&pb, lam, x);
-                gs_problem_primal(&pb, LR + (size_t)r * m, xr);
-                for (int i = 0; i < n; i++)
-                    dx = fmax(dx, fabs(x[i] - xr[i]));
-                for (int i = 0; i < m; i++)
-                    dw = fmax(dw, fabs(w[i] - WR[(size_t)r * m + i]));
+                if (o.method != GS_METHOD_AUTO && kv == k && info.time < tbest[r])
+                    tbest[r] = info.time;
+                if (a.no_ref) {
+                    dx = dw = NAN;
+                } else {
+                    gs_problem_primal(&pb, lam, x);
+                    gs_problem_primal(&pb, LR + (size_t)r * m, xr);
+                    for (int i = 0; i < n; i++)
+                        dx = fmax(dx, fabs(x[i] - xr[i]));
+                    for (int i = 0; i < m; i++)
+                        dw = fmax(dw, fabs(w[i] - WR[(size_t)r * m + i]));
+                }
+                if (tf)
+                    fprintf(tf, "%.2f,%s,%d,%.4f,%d,%d,%d,%s\n", fracs[fi], label, r,
+                            1e3 * info.time, info.iterations, info.cg_iterations, info.n_act,
+                            gs_status_name(info.status));
             }
-            double med = pct(tt, k, 0.5), p95 = pct(tt, k, 0.95), mx = tt[k - 1];
-            const char *fname = o.method == GS_METHOD_AUTO ? "picks" : gs_form_name(ran);
-            printf("  %-6s %-9s %9.3f %9.3f %9.3f %9.3f %9.1f %7.1f %4d/%-3d %11.2e %11.2e %7.2f\n",
-                   gs_method_name(o.method), fname, 1e3 * med, 1e3 * mean, 1e3 * p95,
-                   1e3 * mx, it / k, na / k, opt, k, dx, dw, med / bound);
+            memcpy(labels[vi], label, sizeof label);
+            double med = pct(tt, kv, 0.5), p95 = pct(tt, kv, 0.95), mx = tt[kv - 1];
+            const char *verdict = "";
+            if (a.check_tol > 0) {
+                int ok = opt == kv && dx <= a.check_tol && dw <= a.check_tol;
+                verdict = ok ? "  ok" : "  FAIL";
+                rows_checked++;
+                rows_failed += !ok;
+            }
+            printf("  %-32s %5d %9.3f %9.3f %9.3f %9.3f %7.1f %8.1f %6.1f %7.1f %3d/%-3d %10.2e "
+                   "%10.2e %8.2f%s\n",
+                   label, kv, 1e3 * med, 1e3 * mean, 1e3 * p95, 1e3 * mx, it / kv, cg / kv,
+                   it > 0 ? cg / it : 0.0, na / kv, opt, kv, dx, dw, med / bound, verdict);
+            if (a.dist) {
+                printf("    distribution ms: min %.3f", 1e3 * tt[0]);
+                for (int d = 1; d <= 9; d++)
+                    printf(" p%d %.3f", 10 * d, 1e3 * pct(tt, kv, 0.1 * d));
+                printf(" max %.3f\n", 1e3 * mx);
+            }
             if (o.method == GS_METHOD_AUTO) {
                 auto_mean = mean;
+                auto_vi = vi;
                 printf("         auto picked:");
                 for (int q = 0; q < GS_METHOD__COUNT * GS_FORM__COUNT; q++)
                     if (picked[q])
                         printf(" %s/%s x%d", gs_method_name((gs_method)(q / GS_FORM__COUNT)),
                                gs_form_name((gs_form)(q % GS_FORM__COUNT)), picked[q]);
                 printf("\n");
-            } else if (mean < best_mean) {
+            } else if (kv == k && mean < best_mean) {
                 best_mean = mean;
-                snprintf(best_buf, sizeof best_buf, "%s/%s", gs_method_name(o.method),
-                         gs_form_name(ran));
-                best_name = best_buf;
+                snprintf(best_name, sizeof best_name, "%s", label);
             }
             fflush(stdout);
             if (csv)
-                fprintf(csv, "%.2f,%s,%s,%d,%d,%.4f,%.4f,%.4f,%.2f,%.2f,%.3e,%.3e,%.4f,%.3f\n",
-                        fracs[fi], gs_method_name(o.method), gs_form_name(ran), k, opt,
-                        1e3 * med, 1e3 * p95, 1e3 * mx, it / k, na / k, dx, dw, 1e3 * bound,
-                        med / bound);
+                fprintf(csv, "%.2f,%s,%s,%s,%d,%d,%.4f,%.4f,%.4f,%.4f,%.2f,%.2f,%.2f,%.3e,%.3e,"
+                             "%.4f,%.3f\n",
+                        fracs[fi], gs_method_name(o.method), gs_form_name(ran), label, kv, opt,
+                        1e3 * med, 1e3 * mean, 1e3 * p95, 1e3 * mx, it / kv, cg / kv, na / kv,
+                        dx, dw, 1e3 * bound, med / bound);
             if (js) {
                 fprintf(js, "%s\n  {\"fraction\": %.2f, \"method\": \"%s\", \"form\": \"%s\", "
-                            "\"optimal\": %d, \"median_ms\": %.4f, \"p95_ms\": %.4f, "
-                            "\"max_ms\": %.4f, \"mean_iter\": %.2f, \"mean_nact\": %.2f, "
+                            "\"variant\": \"%s\", \"gaps\": %d, "
+                            "\"optimal\": %d, \"median_ms\": %.4f, \"mean_ms\": %.4f, "
+                            "\"p95_ms\": %.4f, "
+                            "\"max_ms\": %.4f, \"mean_iter\": %.2f, \"mean_cg\": %.2f, "
+                            "\"mean_nact\": %.2f, "
                             "\"max_dx_mm\": %.3e, \"max_dw_mm\": %.3e, \"bound_ms\": %.4f}",
                         js_first ? "" : ",", fracs[fi], gs_method_name(o.method),
-                        gs_form_name(ran), opt, 1e3 * med, 1e3 * p95, 1e3 * mx, it / k,
-                        na / k, dx, dw, 1e3 * bound);
+                        gs_form_name(ran), label, kv, opt, 1e3 * med, 1e3 * mean, 1e3 * p95,
+                        1e3 * mx, it / kv, cg / kv, na / kv, dx, dw, 1e3 * bound);
                 js_first = 0;
             }
         }
-        if (auto_mean >= 0 && best_mean < INFINITY)
-            printf("  auto mean / best single method mean (%s) = %.2f\n", best_name,
-                   auto_mean / best_mean);
+        if (auto_mean >= 0 && best_mean < INFINITY) {
+            double gapbest = 0;
+            for (int r = 0; r < k; r++)
+                gapbest += tbest[r] / k;
+            printf("  auto mean / best single variant mean (%s) = %.2f; "
+                   "/ per-gap best of the variants = %.2f\n",
+                   best_name, auto_mean / best_mean, auto_mean / gapbest);
+            sweep_auto += auto_mean;
+            sweep_best += best_mean;
+            sweep_gapbest += gapbest;
+            sweep_nf++;
+        }
+        if (auto_vi >= 0 && KV[auto_vi] == k) {
+            /* every single variant against auto on the same (first kv) gaps */
+            double worst = 0;
+            int wv = -1;
+            for (int vi = 0; vi < nv; vi++) {
+                if (vars[vi].method == GS_METHOD_AUTO)
+                    continue;
+                double sa = 0, sv_ = 0;
+                for (int r = 0; r < KV[vi]; r++) {
+                    sa += T[(size_t)auto_vi * k + r];
+                    sv_ += T[(size_t)vi * k + r];
+                }
+                if (sv_ > 0 && sa / sv_ > worst)
+                    worst = sa / sv_, wv = vi;
+            }
+            if (wv >= 0)
+                printf("  auto mean / best single variant mean on the same gaps = %.2f (%s, %d "
+                       "gaps)\n", worst, labels[wv], KV[wv]);
+        }
         if (a.warm_seq) {
             /* sequence: pattern changed by one fastener each step; warm from
              * the previous solution vs cold */
             printf("  warm start on a sequence (one fastener added per step, gap 0):\n");
             for (int vi = 0; vi < nv; vi++) {
                 gs_solve_opts o;
-                gs_solve_default_opts(&o);
-                o.method = vars[vi].method;
-                o.form = vars[vi].form;
+                variant_opts(&vars[vi], &o);
                 unsigned char *seq = calloc((size_t)mdl->n_fast + 1, 1);
                 memcpy(seq, inst, (size_t)mdl->n_fast);
                 int *act = malloc((size_t)m * sizeof *act), na = 0, steps = 0;
@@ -389,6 +676,15 @@ int main(int argc, char **argv)
             }
         }
     }
+    if (sweep_nf > 1)
+        printf("\nover the %d fractions: auto mean / best single variant mean = %.2f; "
+               "/ per-gap best = %.2f\n",
+               sweep_nf, sweep_auto / sweep_best, sweep_auto / sweep_gapbest);
+    if (a.check_tol > 0)
+        printf("\ncheck (optimal, |dx|, |dw| <= %.0e mm): %d of %d rows pass%s\n", a.check_tol,
+               rows_checked - rows_failed, rows_checked, rows_failed ? "  FAIL" : "");
+    if (tf)
+        fclose(tf);
     if (csv)
         fclose(csv);
     if (js) {
@@ -397,8 +693,8 @@ int main(int argc, char **argv)
     }
     gs_solver_free(sv);
     free(inst); free(load); free(LR); free(WR); free(lam); free(w); free(x); free(xr);
-    free(tt); free(tb); free(QCC); free(QC); free(C); free(G);
+    free(tt); free(tb); free(tbest); free(T); free(KV); free(QCC); free(QC); free(C); free(G);
     gs_precomp_free(pc);
     gs_model_free(mdl);
-    return 0;
+    return rows_failed ? 3 : 0;
 }

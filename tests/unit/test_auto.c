@@ -100,6 +100,68 @@ GS_TEST(exploration_budget)
     ts_fx_free(&f);
 }
 
+/* No pair closes (p <= 0, no permanently fastened pair): the answer is
+ * lam = 0; auto takes Lemke's immediate exit and does not learn from it. With
+ * a permanently fastened pair the same gaps are a real problem again. */
+GS_TEST(no_closing_pair_picks_the_trivial_exit)
+{
+    ts_fixture f;
+    ts_fx_generate(&f, GS_GEN_LAP, 0, 1, 5, 0.0);
+    for (int i = 0; i < f.m; i++)
+        f.G[i] += 100.0; /* every gap wide open: p = u0 - g < 0 */
+    gs_solve_opts o = auto_opts();
+    gs_problem pb = ts_fx_problem(&f, 0);
+    gs_solve_info info;
+    ts_solve_ok(f.sv, &pb, &o, f.lam, f.w, f.x, &info, 1e-8);
+    GS_CHECK_INT(info.auto_chosen, 1);
+    GS_CHECK_INT(info.method, GS_METHOD_LEMKE);
+    GS_CHECK_INT(info.n_act, 0);
+    for (int i = 0; i < f.m; i++)
+        GS_CHECK(f.lam[i] == 0.0);
+    const gs_auto_stats *st = &f.sv->auto_stats;
+    for (int b = 0; b < GS_AUTO_BINS; b++) {
+        GS_CHECK(st->spent[b] == 0.0);
+        for (int c = 0; c < GS_AUTO_CANDS; c++)
+            GS_CHECK_INT(st->trials[c][b], 0);
+    }
+    ts_fx_fasten_uninstalled(&f, 1);
+    pb.eq = f.eq;
+    ts_solve_ok(f.sv, &pb, &o, f.lam, f.w, f.x, &info, 1e-8);
+    GS_CHECK(info.method != GS_METHOD_LEMKE);
+    ts_fx_reference(&f, &pb);
+    ts_check_matches_ref(&f, "auto, one pair fastened");
+    ts_fx_free(&f);
+}
+
+/* A candidate measured much slower than its prior in one bin is not measured
+ * again in another bin on the prior's word: NPM dual at 40x GI in bin 1 is not
+ * explored in bin 2 with a budget that its prior (5x) would fit. */
+GS_TEST(exploration_uses_the_ratio_measured_in_a_nearby_bin)
+{
+    ts_fixture f;
+    ts_fx_generate(&f, GS_GEN_LAP, 0, 1, 5, 0.5);
+    gs_solver *s = f.sv;
+    for (int i = 0; i < s->m; i++) /* closing share 10%: bin 2 */
+        s->p[i] = i < s->m / 10 ? 1.0 : -1.0;
+    gs_problem pb = ts_fx_problem(&f, 0);
+    gs_auto_stats *st = &s->auto_stats;
+    memset(st, 0, sizeof *st);
+    st->trials[0][2] = 100, st->mean[0][2] = 1e-3, st->spent[2] = 0.1; /* GI: budget 10 ms */
+    gs_method m;
+    gs_form fm;
+    int cand, bin, explore;
+    gs_auto_choose(s, &pb, &m, &fm, &cand, &bin, &explore);
+    GS_CHECK_INT(bin, 2);
+    int prior_explores = explore; /* NPM dual's prior 5 ms fits the 10 ms budget */
+    GS_CHECK_INT(prior_explores, gs_methods[GS_METHOD_NPM] != NULL);
+    st->trials[0][1] = 10, st->mean[0][1] = 1e-3;  /* bin 1: GI 1 ms, */
+    st->trials[1][1] = 1, st->mean[1][1] = 40e-3;  /* NPM dual 40 ms */
+    gs_auto_choose(s, &pb, &m, &fm, &cand, &bin, &explore);
+    GS_CHECK_INT(explore, 0);
+    GS_CHECK_INT(m, GS_METHOD_GI);
+    ts_fx_free(&f);
+}
+
 GS_TEST(auto_with_a_formulation_is_rejected)
 {
     gs_model *mdl = tm_chain3();
