@@ -111,30 +111,17 @@ static void usage(FILE *f)
         "with the per-gap best of them, and with every variant on its own first K gaps.\n");
 }
 
-static const char *const npm_lin_names[] = {"combined", "chol", "cg"};
-static const char *const ls_names[] = {"exact", "golden", "armijo"};
-static const char *const ipm_lin_names[] = {"split", "jacobi", "direct"};
-static const char *const start_names[] = {"auto", "feasible", "infeasible"};
-
-static int name_index(const char *s, const char *const *names, int n)
-{
-    for (int i = 0; i < n; i++)
-        if (!strcmp(s, names[i]))
-            return i;
-    return -1;
-}
-
 static void variant_label(const variant *v, gs_form ran, char *buf, size_t cap)
 {
     int len = snprintf(buf, cap, "%s", gs_method_name(v->method));
     if (v->method != GS_METHOD_AUTO)
         len += snprintf(buf + len, cap - (size_t)len, ":%s", gs_form_name(ran));
     if (v->method == GS_METHOD_NPM)
-        snprintf(buf + len, cap - (size_t)len, ":%s:%s", npm_lin_names[v->npm_linear],
-                 ls_names[v->linesearch]);
+        snprintf(buf + len, cap - (size_t)len, ":%s:%s", gs_npm_linear_name(v->npm_linear),
+                 gs_linesearch_name(v->linesearch));
     else if (v->method == GS_METHOD_IPM)
-        snprintf(buf + len, cap - (size_t)len, ":%s:%s", ipm_lin_names[v->ipm_linear],
-                 start_names[v->ipm_start]);
+        snprintf(buf + len, cap - (size_t)len, ":%s:%s", gs_ipm_linear_name(v->ipm_linear),
+                 gs_ipm_start_name(v->ipm_start));
 }
 
 static void variant_opts(const variant *v, gs_solve_opts *o)
@@ -216,19 +203,22 @@ static int parse_token(char *tok, variant *v, int nv, int cap)
     gs_form f = GS_FORM_DEFAULT;
     int nl = -1, ls = -1, il = -1, st = -1, star = 0;
     while ((part = strtok_r(NULL, ":", &save))) {
-        int i;
+        gs_npm_linear v_nl;
+        gs_linesearch v_ls;
+        gs_ipm_linear v_il;
+        gs_ipm_start v_st;
         if (!strcmp(part, "*"))
             star = 1;
         else if (gs_form_parse(part, &f) == 0)
             ;
-        else if (m == GS_METHOD_NPM && (i = name_index(part, npm_lin_names, 3)) >= 0)
-            nl = i;
-        else if (m == GS_METHOD_NPM && (i = name_index(part, ls_names, 3)) >= 0)
-            ls = i;
-        else if (m == GS_METHOD_IPM && (i = name_index(part, ipm_lin_names, 3)) >= 0)
-            il = i;
-        else if (m == GS_METHOD_IPM && (i = name_index(part, start_names, 3)) >= 0)
-            st = i;
+        else if (m == GS_METHOD_NPM && gs_npm_linear_parse(part, &v_nl) == 0)
+            nl = (int)v_nl;
+        else if (m == GS_METHOD_NPM && gs_linesearch_parse(part, &v_ls) == 0)
+            ls = (int)v_ls;
+        else if (m == GS_METHOD_IPM && gs_ipm_linear_parse(part, &v_il) == 0)
+            il = (int)v_il;
+        else if (m == GS_METHOD_IPM && gs_ipm_start_parse(part, &v_st) == 0)
+            st = (int)v_st;
         else
             return -1;
     }
