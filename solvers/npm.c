@@ -1,6 +1,7 @@
 /*
  * npm.c -- Newton projection method (Bertsekas 1982) on the dual (2) and the
- * relative (3) formulation.
+ * relative (3) formulation, and on the primal through the square change of
+ * variables (4) (section "primal (4)" below, docs/solvers.md).
  *
  * Problem. Dual:  min 1/2 lam'Q lam - p'lam, lam >= 0 (equality pairs free),
  * gradient w = Q lam - p (the residual gaps). Relative, written in the
@@ -43,7 +44,8 @@
  * Termination: no violation (inequality pair with lam_i = 0 and w_i <
  * -tol_w), the set S unchanged and the last step full and unclipped -> polish
  * (re-solve Q_CC lam_C = p_C on the contact set with one refinement step,
- * drop negative multipliers) and check again; a polished point that still
+ * drop negative multipliers and those at round-off level, 64 eps of the
+ * largest: a degenerate pair with w = lam = 0) and check again; a polished point that still
  * has violations restarts the iteration from it.
  * Warm start: dual: lam from the solve on the warm set (+ equality pairs),
  * clipped at 0; relative: w = 0 on the warm set, w = Q lam - p (clipped)
@@ -56,6 +58,12 @@
  * Invariants: x >= 0 on inequality pairs; g is the exact gradient at x
  * (recomputed every step, not accumulated); with the Cholesky variant cs
  * holds S and L L' = Q_SS.
+ * Primal (4): the iterate is z = (w, x_U) over y = A~'x (A' plus unit rows
+ * for the unmatched DOFs U, a forest in peel order: O(n) transforms); the
+ * Newton point with C at its bound is x = K^-1 (f - A_C lam_C), Q_CC lam_C =
+ * p_C + w_C (the Schur complement of H = A~^-1 K A~^-T: (H^-1)_CC = Q_CC), so
+ * the same system machinery on S = C serves; gradient, exact line search and
+ * Newton point cost one O(sum n_b^2) pass over the K blocks or factors each.
  * Cost per Newton iteration (k = |S|, m pairs): dual O(k^2) solve (+ O(k^2)
  * per set change, or k^3/3 on a rebuild) + O(m k) gradient + O(k^2 + k log k)
  * exact line search; relative the same linear algebra on C plus about three
@@ -94,6 +102,18 @@ typedef struct {
     unsigned char *in;  /* m: membership marks */
     void *bkeys;        /* m breakpoint keys (bp_key) */
     gs_cand *cand;      /* m: violated pairs entering the free set (dual) */
+    int nv;             /* length of the iterate: m (dual, relative), n (primal) */
+    /* primal (4): the square change of variables y = A~'x (sq_build) */
+    int sq_bad;         /* -1: A~ built; else the pair with no acyclic DOF */
+    int *pk, *qk;       /* m: matched DOF p(k) of pair k, its other DOF or -1 */
+    double *ap, *aq;    /* m: the entries of A at p(k), q(k) */
+    int *order;         /* m: peel order (A~^-1: forward, A~^-T: backward) */
+    int *urow;          /* n - m: the DOF of unit row m + t */
+    int *chs, *chp;     /* n + 1, m: pairs k' with q(k') = DOF j (CSR) */
+    int *dpart;         /* n: part of each DOF */
+    int *exi;           /* n: support of a column of A~^-T */
+    double *exv;        /* n: its values */
+    double *px, *pr, *pf, *pdx, *pkdx, *prt, *ptmp; /* n: x, Kx - f, f, scratch */
 } npm_ws;
 
 static void npm_free(void *p)
@@ -115,15 +135,25 @@ static void npm_free(void *p)
     free(ws->in);
     free(ws->bkeys);
     free(ws->cand);
+    int **iv[] = {&ws->pk, &ws->qk, &ws->order, &ws->urow, &ws->chs, &ws->chp, &ws->dpart,
+                  &ws->exi};
+    for (size_t i = 0; i < sizeof iv / sizeof *iv; i++)
+        free(*iv[i]);
+    double **pv[] = {&ws->ap, &ws->aq, &ws->exv, &ws->px, &ws->pr, &ws->pf, &ws->pdx, &ws->pkdx,
+                     &ws->prt, &ws->ptmp};
+    for (size_t i = 0; i < sizeof pv / sizeof *pv; i++)
+        free(*pv[i]);
     free(ws);
 }
 
-static void *npm_new(gs_solver *s)
+/* Workspace with iterate length nv (m, or n for the primal). */
+static npm_ws *npm_alloc(gs_solver *s, int nv)
 {
     npm_ws *ws = calloc(1, sizeof *ws);
     if (!ws)
         return NULL;
-    const size_t m = (size_t)s->m;
+    ws->nv = nv;
+    const size_t m = (size_t)nv;
     double **dv[] = {&ws->x, &ws->g, &ws->d, &ws->xn, &ws->z, &ws->b, &ws->r, &ws->pv, &ws->qv,
                      &ws->hv, &ws->q, &ws->gl, &ws->dl, &ws->y, &ws->yd, &ws->yt, &ws->v,
                      &ws->ba};
@@ -146,6 +176,11 @@ static void *npm_new(gs_solver *s)
     for (size_t i = 0; i < m; i++)
         ws->spos[i] = -1;
     return ws;
+}
+
+static void *npm_new(gs_solver *s)
+{
+    return npm_alloc(s, s->m);
 }
 
 /* ---- the reduced system Q_SS z = b ------------------------------------ */
@@ -376,7 +411,7 @@ static int breakpoints(npm_ctx *c, int nl, bp_key *keys)
     int nb = 0;
     for (int a = 0; a < nl; a++) {
         int i = ws->L[a];
-        if (ws->d[i] < 0.0 && !gs_problem_is_eq(c->pb, i))
+        if (ws->d[i] < 0.0 && i < c->s->m && !gs_problem_is_eq(c->pb, i))
             keys[nb++] = (bp_key){ws->x[i] / -ws->d[i], a};
     }
     qsort(keys, (size_t)nb, sizeof *keys, bp_cmp);
@@ -564,6 +599,278 @@ static double rel_exact(npm_ctx *c, int nl, bp_key *keys)
     return acur;
 }
 
+/* ---- primal (4): y = A~'x, iterate z = (w, x_U) ------------------------------
+ * A~' = A' with n - m unit rows e_j' appended. Pair k is matched to one DOF
+ * p(k) of its column (p distinct) by peeling: a DOF touched by exactly one
+ * remaining pair takes that pair, which is then removed. On the pair graph
+ * (DOFs as vertices, pairs as edges, a jig pair a half-edge) this matches
+ * every pair iff no component holds a cycle; the unmatched DOFs U get the
+ * unit rows. In peel order the matched DOFs form a forest (x_p(k) depends on
+ * x_q(k) only), so A~'x, A~^-T y and A~^-1 r cost O(n) each.
+ * The iterate is z = (w, x_U): w_k = g_k - y_k >= 0 on the pair rows (so the
+ * bound is the same clamp at 0 as the relative form, and the gradient on the
+ * pair rows is lam), x_j free on the unit rows. */
+
+/* Build the matching; ws->sq_bad = -1 on success, else an unmatched pair. */
+static int sq_build(npm_ws *ws, const gs_model *mdl)
+{
+    const int n = mdl->n, m = mdl->m;
+    int *deg = calloc((size_t)n + 1, sizeof *deg), *adjs = calloc((size_t)n + 2, sizeof *adjs);
+    int *adj = malloc((2 * (size_t)m + 1) * sizeof *adj);
+    int *queue = malloc(((size_t)n + 1) * sizeof *queue);
+    unsigned char *done = calloc((size_t)m + 1, 1), *matched = calloc((size_t)n + 1, 1);
+    int ok = deg && adjs && adj && queue && done && matched;
+    if (!ok)
+        goto out;
+    for (int k = 0; k < m; k++)
+        for (int e = 0; e < 2; e++)
+            if (mdl->a_row[2 * k + e] >= 0)
+                adjs[mdl->a_row[2 * k + e] + 1]++;
+    for (int j = 0; j < n; j++) {
+        deg[j] = adjs[j + 1];
+        adjs[j + 1] += adjs[j];
+    }
+    for (int k = 0; k < m; k++)
+        for (int e = 0; e < 2; e++)
+            if (mdl->a_row[2 * k + e] >= 0)
+                adj[adjs[mdl->a_row[2 * k + e]] + --deg[mdl->a_row[2 * k + e]]] = k;
+    int nq = 0, no = 0;
+    for (int j = 0; j < n; j++) {
+        deg[j] = adjs[j + 1] - adjs[j];
+        if (deg[j] == 1)
+            queue[nq++] = j;
+    }
+    for (int h = 0; h < nq; h++) {
+        int j = queue[h];
+        if (deg[j] != 1)
+            continue;
+        int k = -1;
+        for (int a = adjs[j]; a < adjs[j + 1]; a++)
+            if (!done[adj[a]])
+                k = adj[a];
+        int e = mdl->a_row[2 * k] == j ? 0 : 1;
+        int q = mdl->a_row[2 * k + 1 - e];
+        if (mdl->a_val[2 * k + e] == 0.0 || q == j)
+            break; /* reported below as unmatched */
+        done[k] = 1;
+        matched[j] = 1;
+        ws->pk[k] = j;
+        ws->ap[k] = mdl->a_val[2 * k + e];
+        ws->qk[k] = q;
+        ws->aq[k] = q >= 0 ? mdl->a_val[2 * k + 1 - e] : 0.0;
+        ws->order[no++] = k;
+        deg[j]--;
+        if (q >= 0 && --deg[q] == 1)
+            queue[nq++] = q;
+    }
+    ws->sq_bad = -1;
+    for (int k = 0; k < m && ws->sq_bad < 0; k++)
+        if (!done[k])
+            ws->sq_bad = k;
+    if (ws->sq_bad < 0) {
+        int t = 0;
+        for (int j = 0; j < n; j++) {
+            if (!matched[j])
+                ws->urow[t++] = j;
+            ws->chs[j] = 0;
+        }
+        ws->chs[n] = 0;
+        for (int k = 0; k < m; k++)
+            if (ws->qk[k] >= 0)
+                ws->chs[ws->qk[k] + 1]++;
+        for (int j = 0; j < n; j++)
+            ws->chs[j + 1] += ws->chs[j];
+        for (int j = 0; j <= n; j++)
+            deg[j] = 0;
+        for (int k = 0; k < m; k++)
+            if (ws->qk[k] >= 0)
+                ws->chp[ws->chs[ws->qk[k]] + deg[ws->qk[k]]++] = k;
+        for (int b = 0; b < mdl->n_parts; b++)
+            for (int l = 0; l < mdl->parts[b].ndof; l++)
+                ws->dpart[mdl->parts[b].offset + l] = b;
+    }
+out:
+    free(deg);
+    free(adjs);
+    free(adj);
+    free(queue);
+    free(done);
+    free(matched);
+    return ok;
+}
+
+static void *npm_primal_new(gs_solver *s)
+{
+    npm_ws *ws = npm_alloc(s, s->n);
+    if (!ws)
+        return NULL;
+    const size_t m = (size_t)s->m + 1, n = (size_t)s->n + 1;
+    int ok = 1;
+    int **iv[] = {&ws->pk, &ws->qk, &ws->order, &ws->chp};
+    for (size_t i = 0; i < sizeof iv / sizeof *iv; i++)
+        ok &= (*iv[i] = calloc(m, sizeof(int))) != NULL;
+    int **jv[] = {&ws->urow, &ws->chs, &ws->dpart, &ws->exi};
+    for (size_t i = 0; i < sizeof jv / sizeof *jv; i++)
+        ok &= (*jv[i] = calloc(n + 1, sizeof(int))) != NULL;
+    double **pv[] = {&ws->ap, &ws->aq};
+    for (size_t i = 0; i < sizeof pv / sizeof *pv; i++)
+        ok &= (*pv[i] = calloc(m, sizeof(double))) != NULL;
+    double **qv[] = {&ws->exv, &ws->px, &ws->pr, &ws->pf, &ws->pdx, &ws->pkdx, &ws->prt,
+                     &ws->ptmp};
+    for (size_t i = 0; i < sizeof qv / sizeof *qv; i++)
+        ok &= (*qv[i] = calloc(n, sizeof(double))) != NULL;
+    if (!ok || !sq_build(ws, s->pc->mdl)) {
+        npm_free(ws);
+        return NULL;
+    }
+    return ws;
+}
+
+/* x = A~^-T y with y = (g - z_pairs, z_U) (affine) or y = (-z_pairs, z_U)
+ * (a direction). O(n). */
+static void sq_x_of_z(const npm_ctx *c, const double *z, int affine, double *x)
+{
+    const npm_ws *ws = c->ws;
+    const int m = c->s->m, n = c->s->n;
+    for (int t = 0; t < n - m; t++)
+        x[ws->urow[t]] = z[m + t];
+    for (int o = m - 1; o >= 0; o--) {
+        int k = ws->order[o], q = ws->qk[k];
+        double yk = (affine ? c->pb->g[k] : 0.0) - z[k];
+        x[ws->pk[k]] = (yk - (q >= 0 ? ws->aq[k] * x[q] : 0.0)) / ws->ap[k];
+    }
+}
+
+/* z = (g - A'x, x_U). O(n). */
+static void sq_z_of_x(const npm_ctx *c, const double *x, double *z)
+{
+    const npm_ws *ws = c->ws;
+    const int m = c->s->m, n = c->s->n;
+    gs_model_At(c->s->pc->mdl, x, z);
+    for (int k = 0; k < m; k++)
+        z[k] = c->pb->g[k] - z[k];
+    for (int t = 0; t < n - m; t++)
+        z[m + t] = x[ws->urow[t]];
+}
+
+/* y = K x, block by block. O(sum n_b^2). */
+static void k_mult(const gs_model *mdl, const double *x, double *y)
+{
+    for (int b = 0; b < mdl->n_parts; b++) {
+        const gs_part *pt = &mdl->parts[b];
+        cblas_dsymv(CblasColMajor, CblasLower, pt->ndof, 1.0, pt->K, pt->ndof, x + pt->offset, 1,
+                    0.0, y + pt->offset, 1);
+    }
+}
+
+/* px = x(z), pr = K px - f, g = dphi/dz = (-(A~^-1 r)_pairs, (A~^-1 r)_U):
+ * on the pair rows the contact forces. O(sum n_b^2 + n). */
+static void prim_gradient(npm_ctx *c)
+{
+    npm_ws *ws = c->ws;
+    const int m = c->s->m, n = c->s->n;
+    sq_x_of_z(c, ws->x, 1, ws->px);
+    k_mult(c->s->pc->mdl, ws->px, ws->pr);
+    for (int j = 0; j < n; j++) {
+        ws->pr[j] -= ws->pf[j];
+        ws->ptmp[j] = ws->pr[j];
+    }
+    for (int o = 0; o < m; o++) {
+        int k = ws->order[o], q = ws->qk[k];
+        double gy = ws->ptmp[ws->pk[k]] / ws->ap[k];
+        if (q >= 0)
+            ws->ptmp[q] -= ws->aq[k] * gy;
+        ws->g[k] = -gy;
+    }
+    for (int t = 0; t < n - m; t++)
+        ws->g[m + t] = ws->ptmp[ws->urow[t]];
+}
+
+/* The primal point of multipliers lam (m): px = K^-1 (f - A lam), z(px) into
+ * zt. O(sum n_b^2 + n). */
+static void prim_point(npm_ctx *c, const double *lam, double *zt)
+{
+    npm_ws *ws = c->ws;
+    memcpy(ws->px, ws->pf, (size_t)c->s->n * sizeof *ws->px);
+    gs_model_A_add(c->s->pc->mdl, -1.0, lam, ws->px);
+    gs_precomp_kinv(c->s->pc, ws->px);
+    sq_z_of_x(c, ws->px, zt);
+}
+
+/* phi(P(z + alpha d)) - phi(z) = r'dx + 1/2 dx'K dx, dx = A~^-T dy. ws->dl
+ * holds Delta on the support (Armijo's g'Delta). O(sum n_b^2 + n). */
+static double prim_phi_inc(npm_ctx *c, int nl, double alpha)
+{
+    npm_ws *ws = c->ws;
+    const int m = c->s->m, n = c->s->n;
+    memset(ws->yt, 0, (size_t)n * sizeof *ws->yt);
+    for (int a = 0; a < nl; a++) {
+        int i = ws->L[a];
+        double t = ws->x[i] + alpha * ws->d[i];
+        if (t < 0.0 && i < m)
+            t = 0.0;
+        ws->dl[a] = t - ws->x[i];
+        ws->yt[i] = ws->dl[a];
+    }
+    sq_x_of_z(c, ws->yt, 0, ws->pdx);
+    k_mult(c->s->pc->mdl, ws->pdx, ws->pkdx);
+    return cblas_ddot(n, ws->pr, 1, ws->pdx, 1) +
+           0.5 * cblas_ddot(n, ws->pdx, 1, ws->pkdx, 1);
+}
+
+/* Exact minimization along the projected path (primal), in x space: slope
+ * r'dx, curvature dx'K dx. When pair k hits its bound its component leaves
+ * dy: dx -= dy_k A~^-T e_k (sparse: p(k) and the DOFs hanging on it) and K dx
+ * loses the matching columns of K. O(n + n_b |A~^-T e_k|) per breakpoint. */
+static double prim_exact(npm_ctx *c, int nl, bp_key *keys)
+{
+    npm_ws *ws = c->ws;
+    const gs_model *mdl = c->s->pc->mdl;
+    const int n = c->s->n;
+    memset(ws->yt, 0, (size_t)n * sizeof *ws->yt);
+    for (int a = 0; a < nl; a++)
+        ws->yt[ws->L[a]] = ws->d[ws->L[a]];
+    sq_x_of_z(c, ws->yt, 0, ws->pdx);
+    k_mult(mdl, ws->pdx, ws->pkdx);
+    memcpy(ws->prt, ws->pr, (size_t)n * sizeof *ws->prt);
+    double s1 = cblas_ddot(n, ws->prt, 1, ws->pdx, 1);
+    double s2 = cblas_ddot(n, ws->pdx, 1, ws->pkdx, 1);
+    int nb = breakpoints(c, nl, keys);
+    double acur = 0.0, amin;
+    for (int bq = 0; bq <= nb; bq++) {
+        double aend = bq < nb ? keys[bq].a : INFINITY;
+        if (segment_min(s1, s2, acur, aend, &amin))
+            return amin;
+        cblas_daxpy(n, aend - acur, ws->pkdx, 1, ws->prt, 1);
+        int k = ws->L[keys[bq].i];
+        double dyk = -ws->d[k];
+        /* e = A~^-T e_k: x_p(k) = 1/a_p, then the pairs hanging on it */
+        int ne = 1;
+        ws->exi[0] = ws->pk[k];
+        ws->exv[0] = 1.0 / ws->ap[k];
+        for (int h = 0; h < ne; h++) {
+            int j = ws->exi[h];
+            for (int a = ws->chs[j]; a < ws->chs[j + 1]; a++) {
+                int kk = ws->chp[a];
+                ws->exi[ne] = ws->pk[kk];
+                ws->exv[ne++] = -ws->aq[kk] * ws->exv[h] / ws->ap[kk];
+            }
+        }
+        for (int h = 0; h < ne; h++) {
+            int j = ws->exi[h];
+            double v = dyk * ws->exv[h];
+            const gs_part *pt = &mdl->parts[ws->dpart[j]];
+            ws->pdx[j] -= v;
+            cblas_daxpy(pt->ndof, -v, pt->K + (size_t)(j - pt->offset) * pt->ndof, 1,
+                        ws->pkdx + pt->offset, 1);
+        }
+        s1 = cblas_ddot(n, ws->prt, 1, ws->pdx, 1);
+        s2 = cblas_ddot(n, ws->pdx, 1, ws->pkdx, 1);
+        acur = aend;
+    }
+    return acur;
+}
+
 /* ---- the iteration --------------------------------------------------------- */
 
 /* Polish on the contact set marked by lam != 0 or eq (dual) / by C (relative):
@@ -606,9 +913,15 @@ static int polish(npm_ctx *c, double *lam, double *w)
         gs_cset_solve(cs, ws->r);
         for (int q = 0; q < k; q++)
             ws->z[q] += ws->r[q];
+        /* a multiplier at round-off level of the largest is a zero: a
+         * degenerate pair (w = lam = 0) leaves the set like a negative one */
+        double zmax = 0.0;
+        for (int q = 0; q < k; q++)
+            zmax = fmax(zmax, fabs(ws->z[q]));
+        const double zfloor = 64.0 * DBL_EPSILON * zmax;
         int worst = -1;
         for (int q = 0; q < k; q++)
-            if (!gs_problem_is_eq(c->pb, cs->idx[q]) && ws->z[q] < 0.0 &&
+            if (!gs_problem_is_eq(c->pb, cs->idx[q]) && ws->z[q] < zfloor &&
                 (worst < 0 || ws->z[q] < ws->z[worst]))
                 worst = q;
         if (worst < 0)
@@ -663,20 +976,32 @@ static void restart_from(npm_ctx *c, const double *lam, const double *w)
         memcpy(ws->x, lam, (size_t)m * sizeof *lam);
         dual_gradient(c->s, ws->x, ws->g);
     } else {
+        if (c->form == GS_FORM_PRIMAL)
+            prim_point(c, lam, ws->x); /* x_U; the pair rows from w below */
         for (int i = 0; i < m; i++)
             ws->x[i] = (ws->cs.pos[i] >= 0 || w[i] < 0.0) ? 0.0 : w[i];
-        rel_gradient(c->s, ws->x, ws->y, ws->g);
+        if (c->form == GS_FORM_PRIMAL)
+            prim_gradient(c);
+        else
+            rel_gradient(c->s, ws->x, ws->y, ws->g);
     }
 }
 
 static gs_err npm_solve(gs_solver *s, const gs_problem *pb, const gs_solve_opts *o, gs_form form,
                         double *lam, gs_solve_info *info, gs_error *err)
 {
-    npm_ws *ws = gs_solver_ws(s, GS_METHOD_NPM, form, npm_new, npm_free, err);
+    const int primal = form == GS_FORM_PRIMAL;
+    npm_ws *ws = gs_solver_ws(s, GS_METHOD_NPM, form, primal ? npm_primal_new : npm_new,
+                              npm_free, err);
     if (!ws)
         return GS_ERR_NOMEM;
+    if (primal && ws->sq_bad >= 0)
+        return gs_errorf(err, GS_ERR_UNSUPPORTED, "pairs",
+                         "npm primal: no square A~ by unit rows: pair %d closes a cycle of "
+                         "pairs over shared DOFs (use the dual or relative form)",
+                         ws->sq_bad);
     const int m = s->m, max_iter = gs_solver_max_iter(s, o);
-    const int dual = form == GS_FORM_DUAL;
+    const int dual = form == GS_FORM_DUAL, nv = ws->nv;
     npm_ctx c = {.ws = ws, .s = s, .pb = pb, .o = o, .form = form,
                  .chol = o->npm_linear == GS_NPM_LIN_CHOL};
     gs_cset *cs = &ws->cs;
@@ -685,7 +1010,9 @@ static gs_err npm_solve(gs_solver *s, const gs_problem *pb, const gs_solve_opts 
     double *wv = ws->xn; /* scratch m for polish */
 
     /* start */
-    memset(ws->x, 0, (size_t)m * sizeof *ws->x);
+    memset(ws->x, 0, (size_t)nv * sizeof *ws->x);
+    if (primal)
+        gs_problem_load_vector(pb, ws->pf);
     int warm_ok = 0;
     if (o->warm && o->warm->n_act > 0) {
         /* the warm set + equality pairs, lam_C = Q_CC^-1 p_C clipped */
@@ -723,6 +1050,8 @@ static gs_err npm_solve(gs_solver *s, const gs_problem *pb, const gs_solve_opts 
             info->warm_kept = kept;
             if (!dual) { /* w = 0 on the warm set, Q lam - p (clipped) elsewhere */
                 dual_gradient(s, ws->x, ws->z);
+                if (primal) /* x_U from x = K^-1 (f - A lam) */
+                    prim_point(&c, ws->x, ws->x);
                 for (int i = 0; i < m; i++)
                     ws->x[i] = cs->pos[i] >= 0 || ws->z[i] < 0.0 ? 0.0 : ws->z[i];
             }
@@ -732,6 +1061,19 @@ static gs_err npm_solve(gs_solver *s, const gs_problem *pb, const gs_solve_opts 
     }
     if (dual) {
         dual_gradient(s, ws->x, ws->g);
+    } else if (primal) {
+        /* primal: cold y = min(A~'x0, g), x0 = K^-1 f (w = max(g - A'x0, 0));
+         * warm as relative, x_U from the warm multipliers */
+        if (!warm_ok) {
+            memset(ws->z, 0, (size_t)m * sizeof *ws->z);
+            prim_point(&c, ws->z, ws->x);
+            for (int i = 0; i < m; i++)
+                ws->x[i] = fmax(ws->x[i], 0.0);
+        }
+        for (int i = 0; i < m; i++)
+            if (gs_problem_is_eq(pb, i))
+                ws->x[i] = 0.0;
+        prim_gradient(&c);
     } else {
         /* relative: u = g (w = 0) cold; warm: w = 0 on the warm set, w = Q lam
          * - p (clipped) elsewhere */
@@ -862,7 +1204,7 @@ static gs_err npm_solve(gs_solver *s, const gs_problem *pb, const gs_solve_opts 
             return gs_errorf(err, GS_ERR_NOMEM, "", "no memory for the Newton system");
         S = sys_set(&c, &k);
         c.newton++;
-        memset(ws->d, 0, (size_t)m * sizeof *ws->d);
+        memset(ws->d, 0, (size_t)nv * sizeof *ws->d);
         int nsupp = 0;
         if (dual) {
             for (int a = 0; a < k; a++)
@@ -870,6 +1212,18 @@ static gs_err npm_solve(gs_solver *s, const gs_problem *pb, const gs_solve_opts 
             for (int i = 0; i < m; i++)
                 if (ws->x[i] > 0.0 && !(c.chol ? cs->pos[i] >= 0 : ws->spos[i] >= 0))
                     ws->d[i] = -ws->x[i];
+        } else if (primal) {
+            /* the minimizer with C at its bound: x = K^-1 (f - A_C lam_C)
+             * (the Schur complement: the exact Newton step on the free rows,
+             * (H_FF)^-1 from Q_CC^-1 and K^-1), O(sum n_b^2 + n) */
+            memset(ws->hv, 0, (size_t)m * sizeof *ws->hv);
+            for (int a = 0; a < k; a++)
+                ws->hv[S[a]] = ws->z[a];
+            prim_point(&c, ws->hv, ws->yd);
+            for (int i = 0; i < nv; i++) {
+                int inC = i < m && (c.chol ? cs->pos[i] >= 0 : ws->spos[i] >= 0);
+                ws->d[i] = inC ? -ws->x[i] : ws->yd[i] - ws->x[i];
+            }
         } else {
             /* w_F target = Q[F, C] lam_C - p_F: one O(m k) product */
             for (int i = 0; i < m; i++)
@@ -881,7 +1235,7 @@ static gs_err npm_solve(gs_solver *s, const gs_problem *pb, const gs_solve_opts 
                 ws->d[i] = inC ? -ws->x[i] : ws->hv[i] - ws->x[i];
             }
         }
-        for (int i = 0; i < m; i++)
+        for (int i = 0; i < nv; i++)
             if (ws->d[i] != 0.0)
                 ws->L[nsupp++] = i;
         if (nsupp == 0) {
@@ -890,16 +1244,18 @@ static gs_err npm_solve(gs_solver *s, const gs_problem *pb, const gs_solve_opts 
         }
         double alpha = 0.0;
         /* step length */
+        inc_fn inc = dual ? dual_phi_inc : primal ? prim_phi_inc : rel_phi_inc;
         switch (o->linesearch) {
         case GS_LS_GOLDEN:
-            alpha = golden(&c, nsupp, dual ? dual_phi_inc : rel_phi_inc);
+            alpha = golden(&c, nsupp, inc);
             break;
         case GS_LS_ARMIJO:
-            alpha = armijo(&c, nsupp, dual ? dual_phi_inc : rel_phi_inc);
+            alpha = armijo(&c, nsupp, inc);
             break;
         default:
-            alpha = dual ? dual_exact(&c, nsupp, (bp_key *)ws->bkeys)
-                         : rel_exact(&c, nsupp, (bp_key *)ws->bkeys);
+            alpha = dual     ? dual_exact(&c, nsupp, (bp_key *)ws->bkeys)
+                    : primal ? prim_exact(&c, nsupp, (bp_key *)ws->bkeys)
+                             : rel_exact(&c, nsupp, (bp_key *)ws->bkeys);
             break;
         }
         /* the new point */
@@ -907,7 +1263,7 @@ static gs_err npm_solve(gs_solver *s, const gs_problem *pb, const gs_solve_opts 
         for (int a = 0; a < nsupp; a++) {
             int i = ws->L[a];
             double t = ws->x[i] + alpha * ws->d[i];
-            if (t < 0.0 && !(dual && gs_problem_is_eq(pb, i))) {
+            if (t < 0.0 && i < m && !(dual && gs_problem_is_eq(pb, i))) {
                 t = 0.0;
                 clipped++;
             }
@@ -920,6 +1276,8 @@ static gs_err npm_solve(gs_solver *s, const gs_problem *pb, const gs_solve_opts 
         (void)clipped;
         if (dual)
             dual_gradient(s, ws->x, ws->g);
+        else if (primal)
+            prim_gradient(&c);
         else
             rel_gradient(s, ws->x, ws->y, ws->g);
     }
@@ -932,7 +1290,7 @@ done_nopolish:
 
 const gs_method_ops gs_method_npm = {
     .name = "npm",
-    .forms = (1u << GS_FORM_DUAL) | (1u << GS_FORM_RELATIVE),
+    .forms = (1u << GS_FORM_DUAL) | (1u << GS_FORM_RELATIVE) | (1u << GS_FORM_PRIMAL),
     .default_form = GS_FORM_DUAL,
     .solve = npm_solve,
 };

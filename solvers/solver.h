@@ -10,7 +10,7 @@
  *   gi      relative (default), dual, primal   solvers/gi_relative.c, gi_dual.c, gi_primal.c
  *   lemke   dual (the dual LCP(-p, Q))        solvers/lemke.c
  *   ref     dual (the test oracle, core/refsolve.h)
- *   npm     dual, relative               solvers/npm.c
+ *   npm     dual (default), relative, primal (square A~)   solvers/npm.c
  *   ipm     primal                       solvers/ipm.c
  *   auto    picks one of the above per problem and learns from measured
  *           times on this assembly (solvers/auto.c, docs/solvers.md)

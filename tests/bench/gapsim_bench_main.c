@@ -85,7 +85,7 @@ static void usage(FILE *f)
         "                     *       every value of each option left unset\n"
         "                     @K      run this variant on the first K gaps only\n"
         "                   'all' = gi:relative,gi:dual,gi:primal,lemke,npm:dual:*,\n"
-        "                   npm:relative:*,ipm:*,auto (29 variants); e.g.\n"
+        "                   npm:relative:*,npm:primal:*,ipm:*,auto (38 variants); e.g.\n"
         "                   --methods gi:relative,npm:dual:*,npm:relative:*@5,ipm:*@2,auto\n"
         "  --dist           per variant the time distribution: min, deciles, max (Fig. 11)\n"
         "  --repeat R       solve each gap R times and keep the shortest time (suppresses\n"
@@ -256,7 +256,8 @@ static int parse_variants(const char *spec, variant *v, int cap)
         return nv;
     }
     if (!strcmp(spec, "all"))
-        spec = "gi:relative,gi:dual,gi:primal,lemke,npm:dual:*,npm:relative:*,ipm:*,auto";
+        spec = "gi:relative,gi:dual,gi:primal,lemke,npm:dual:*,npm:relative:*,npm:primal:*,ipm:*,"
+               "auto";
     char buf[1024];
     if (snprintf(buf, sizeof buf, "%s", spec) >= (int)sizeof buf)
         return -1;
