@@ -230,6 +230,14 @@ static int cmd_upload(gc_ctx *cx, int argc, char **argv)
 
 /* ---- list / show / delete -------------------------------------------------------- */
 
+/* "/v1/assemblies/ID" with ID URL-escaped. */
+static void assembly_path(char *buf, size_t cap, const char *id)
+{
+    char *esc = gc_escape(id);
+    snprintf(buf, cap, "/v1/assemblies/%s", esc ? esc : "");
+    free(esc);
+}
+
 static int cmd_list(gc_ctx *cx, int argc, char **argv)
 {
     const gc_cmd cmd = {"gapsim assembly list",
@@ -278,10 +286,8 @@ static int cmd_show(gc_ctx *cx, int argc, char **argv)
     int rc = gc_args(cx, &cmd, opts, argc, argv, pos, &npos);
     if (rc >= 0)
         return rc;
-    char *id = gc_escape(pos[0]);
     char path[512];
-    snprintf(path, sizeof path, "/v1/assemblies/%s", id ? id : "");
-    free(id);
+    assembly_path(path, sizeof path, pos[0]);
     cJSON *ans = NULL;
     gc_buf raw = {0};
     gc_req rq = {.method = "GET", .path = path};
@@ -308,10 +314,8 @@ static int cmd_delete(gc_ctx *cx, int argc, char **argv)
     int rc = gc_args(cx, &cmd, opts, argc, argv, pos, &npos);
     if (rc >= 0)
         return rc;
-    char *id = gc_escape(pos[0]);
     char path[512];
-    snprintf(path, sizeof path, "/v1/assemblies/%s", id ? id : "");
-    free(id);
+    assembly_path(path, sizeof path, pos[0]);
     cJSON *ans = NULL;
     gc_req rq = {.method = "DELETE", .path = path};
     rc = gc_call_json(cx, cmd.prog, &rq, &ans, NULL);

@@ -261,6 +261,25 @@ static int cmd_list(gc_ctx *cx, int argc, char **argv)
     return rc;
 }
 
+/* GET or DELETE /v1/jobs/JOB and show the job (status and cancel). */
+static int job_command(gc_ctx *cx, const gc_cmd *cmd, const gc_opt *opts, int argc, char **argv,
+                       const char *method, const int *wait)
+{
+    const char *pos[1];
+    int npos;
+    int rc = gc_args(cx, cmd, opts, argc, argv, pos, &npos);
+    if (rc >= 0)
+        return rc;
+    char path[512];
+    job_path(path, sizeof path, pos[0], "");
+    gc_req rq = {.method = method, .path = path};
+    cJSON *j = NULL;
+    gc_buf raw = {0};
+    if ((rc = gc_call_json(cx, cmd->prog, &rq, &j, &raw)) != GC_OK)
+        return rc;
+    return show_job(cx, cmd->prog, j, &raw, wait ? *wait : 0, 0);
+}
+
 static int cmd_status(gc_ctx *cx, int argc, char **argv)
 {
     const gc_cmd cmd = {"gapsim cloud status",
@@ -271,19 +290,7 @@ static int cmd_status(gc_ctx *cx, int argc, char **argv)
                         "gapsim cloud status JOB [--wait]", 1, 1};
     int wait = 0;
     const gc_opt opts[] = {{"--wait", NULL, NULL, &wait}, {0}};
-    const char *pos[1];
-    int npos;
-    int rc = gc_args(cx, &cmd, opts, argc, argv, pos, &npos);
-    if (rc >= 0)
-        return rc;
-    char path[512];
-    job_path(path, sizeof path, pos[0], "");
-    gc_req rq = {.method = "GET", .path = path};
-    cJSON *j = NULL;
-    gc_buf raw = {0};
-    if ((rc = gc_call_json(cx, cmd.prog, &rq, &j, &raw)) != GC_OK)
-        return rc;
-    return show_job(cx, cmd.prog, j, &raw, wait, 0);
+    return job_command(cx, &cmd, opts, argc, argv, "GET", &wait);
 }
 
 static int cmd_cancel(gc_ctx *cx, int argc, char **argv)
@@ -293,19 +300,7 @@ static int cmd_cancel(gc_ctx *cx, int argc, char **argv)
                         "A job that already ended is a server error (exit 1).\n",
                         "gapsim cloud cancel JOB", 1, 1};
     const gc_opt opts[] = {{0}};
-    const char *pos[1];
-    int npos;
-    int rc = gc_args(cx, &cmd, opts, argc, argv, pos, &npos);
-    if (rc >= 0)
-        return rc;
-    char path[512];
-    job_path(path, sizeof path, pos[0], "");
-    gc_req rq = {.method = "DELETE", .path = path};
-    cJSON *j = NULL;
-    gc_buf raw = {0};
-    if ((rc = gc_call_json(cx, cmd.prog, &rq, &j, &raw)) != GC_OK)
-        return rc;
-    return show_job(cx, cmd.prog, j, &raw, 0, 0);
+    return job_command(cx, &cmd, opts, argc, argv, "DELETE", NULL);
 }
 
 /* ---- summary ------------------------------------------------------------------- */
