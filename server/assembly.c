@@ -116,8 +116,11 @@ static void answer_waiter(gsd_req *r, const gsd_assembly_row *row)
     gsd_req_finish(r);
 }
 
-/* Build, save and install the factors of a (loaded) assembly; row updated. */
-static gs_err build_factors(gsd_app *app, gsd_asm *a, gsd_assembly_row *row, gs_error *err)
+/* Build and save the factors of a loaded assembly (a->mdl is read-only);
+ * row gets the checksum, times and condition estimates. The caller installs
+ * the result in a->pc under a->mu. */
+static gs_err build_factors(gsd_app *app, gsd_asm *a, gsd_assembly_row *row, gs_precomp **out,
+                            gs_error *err)
 {
     gs_precomp *pc = NULL;
     gs_err rc = gs_precomp_build(a->mdl, &pc, err);
@@ -135,7 +138,7 @@ static gs_err build_factors(gsd_app *app, gsd_asm *a, gsd_assembly_row *row, gs_
     row->t = pc->t;
     row->cond_K = pc->cond_K;
     row->cond_Q = pc->cond_Q;
-    a->pc = pc;
+    *out = pc;
     return GS_OK;
 }
 
@@ -166,9 +169,16 @@ static void pre_run(gsd_task *t, gsd_worker *w)
     if (rc == GS_OK && found) {
         pthread_mutex_lock(&a->mu);
         rc = load_model(app, a, &e);
-        if (rc == GS_OK && !a->pc)
-            rc = build_factors(app, a, &row, &e);
+        int todo = rc == GS_OK && !a->pc;
         pthread_mutex_unlock(&a->mu);
+        /* the build runs without the entry lock: connection threads may read
+         * the model (geometry) meanwhile; solves wait for status "ready" */
+        gs_precomp *pc = NULL;
+        if (todo && (rc = build_factors(app, a, &row, &pc, &e)) == GS_OK) {
+            pthread_mutex_lock(&a->mu);
+            a->pc = pc;
+            pthread_mutex_unlock(&a->mu);
+        }
         if (rc) {
             snprintf(row.status, sizeof row.status, "failed");
             snprintf(row.err_code, sizeof row.err_code, "%s", gs_err_name(e.code));
@@ -281,7 +291,7 @@ gs_err gsd_asm_ensure(gsd_app *app, gsd_asm *a, gsd_store *st, gs_error *err)
         if (gs_precomp_load(a->mdl, path, sum ? sum : 1, &a->pc, &le) != GS_OK) {
             gsd_log(app, 0, "assembly %s: factors unusable (%s); recomputing from the model",
                     a->id, le.msg);
-            rc = build_factors(app, a, &row, err);
+            rc = build_factors(app, a, &row, &a->pc, err);
             if (rc == GS_OK)
                 rc = gsd_store_assembly_update(st, &row, err);
         } else {

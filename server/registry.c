@@ -110,9 +110,11 @@ int gsd_registry_loaded(gsd_registry *reg)
     int n = 0;
     pthread_mutex_lock(&reg->mu);
     for (gsd_asm *a = reg->head; a; a = a->next) {
-        pthread_mutex_lock(&a->mu);
-        n += a->pc != NULL;
-        pthread_mutex_unlock(&a->mu);
+        /* an entry being loaded holds its lock for seconds: not loaded yet */
+        if (pthread_mutex_trylock(&a->mu) == 0) {
+            n += a->pc != NULL;
+            pthread_mutex_unlock(&a->mu);
+        }
     }
     pthread_mutex_unlock(&reg->mu);
     return n;
