@@ -134,4 +134,31 @@ static inline double gs_cholup_min_pivot(const gs_cholup *ch, const double *diag
     return mn;
 }
 
+/* The pair list that goes with a factor: idx[0..k) the pairs in factor
+ * (position) order, pos[pair] its position or -1. Every active-set method
+ * keeps one (cset.c, gi_dual.c, gi_primal.c). */
+
+/* Remove position c: later pairs move up one position. O(k - c). */
+static inline void gs_wlist_remove(int *idx, int *pos, int k, int c)
+{
+    pos[idx[c]] = -1;
+    for (int q = c; q < k - 1; q++) {
+        idx[q] = idx[q + 1];
+        pos[idx[q]] = q;
+    }
+}
+
+/* Empty the list (positions back to -1). O(k). */
+static inline void gs_wlist_clear(const int *idx, int *pos, int k)
+{
+    for (int c = 0; c < k; c++)
+        pos[idx[c]] = -1;
+}
+
+/* A per-position array of the list follows a removal at c. O(k - c). */
+static inline void gs_wlist_shift(double *a, int k, int c)
+{
+    memmove(a + c, a + c + 1, sizeof(double) * (size_t)(k - c - 1));
+}
+
 #endif

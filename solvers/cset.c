@@ -39,8 +39,7 @@ void gs_cset_free(gs_cset *cs)
 
 void gs_cset_clear(gs_cset *cs)
 {
-    for (int c = 0; c < cs->k; c++)
-        cs->pos[cs->idx[c]] = -1;
+    gs_wlist_clear(cs->idx, cs->pos, cs->k);
     cs->k = 0;
     cs->f.k = 0;
 }
@@ -115,11 +114,9 @@ void gs_cset_remove(gs_cset *cs, int c)
         cs->slot[cs->owner[last]] = freed;
         cs->owner[freed] = cs->owner[last];
     }
-    cs->pos[cs->idx[c]] = -1;
+    gs_wlist_remove(cs->idx, cs->pos, k, c);
     for (int q = c; q < k - 1; q++) {
-        cs->idx[q] = cs->idx[q + 1];
         cs->slot[q] = cs->slot[q + 1];
-        cs->pos[cs->idx[q]] = q;
         cs->owner[cs->slot[q]] = q;
     }
     cs->k = k - 1;

@@ -213,20 +213,15 @@ static void remove_at(gi_dual_ws *ws, int c)
 {
     const int k = ws->R.k;
     gs_cholup_remove(&ws->R, c);
-    ws->pos[ws->idx[c]] = -1;
-    for (int q = c; q < k - 1; q++) {
-        ws->idx[q] = ws->idx[q + 1];
-        ws->pos[ws->idx[q]] = q;
-        ws->mu[q] = ws->mu[q + 1];
-        ws->diag[q] = ws->diag[q + 1];
-    }
+    gs_wlist_remove(ws->idx, ws->pos, k, c);
+    gs_wlist_shift(ws->mu, k, c);
+    gs_wlist_shift(ws->diag, k, c);
 }
 
 /* Empty A. O(k). */
 static void clear_set(gi_dual_ws *ws)
 {
-    for (int c = 0; c < ws->R.k; c++)
-        ws->pos[ws->idx[c]] = -1;
+    gs_wlist_clear(ws->idx, ws->pos, ws->R.k);
     ws->R.k = 0;
 }
 

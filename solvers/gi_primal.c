@@ -319,19 +319,14 @@ static void remove_at(gi_prim_ws *ws, int c)
 {
     const int k = ws->R.k;
     gs_cholup_remove(&ws->R, c);
-    ws->pos[ws->idx[c]] = -1;
-    for (int q = c; q < k - 1; q++) {
-        ws->idx[q] = ws->idx[q + 1];
-        ws->pos[ws->idx[q]] = q;
-        ws->lc[q] = ws->lc[q + 1];
-        ws->diag[q] = ws->diag[q + 1];
-    }
+    gs_wlist_remove(ws->idx, ws->pos, k, c);
+    gs_wlist_shift(ws->lc, k, c);
+    gs_wlist_shift(ws->diag, k, c);
 }
 
 static void clear_set(gi_prim_ws *ws)
 {
-    for (int c = 0; c < ws->R.k; c++)
-        ws->pos[ws->idx[c]] = -1;
+    gs_wlist_clear(ws->idx, ws->pos, ws->R.k);
     ws->R.k = 0;
 }
 
