@@ -4,6 +4,7 @@
 #include <cblas.h>
 #include <float.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -121,9 +122,10 @@ void gs_ref_default_opts(gs_ref_opts *o)
     o->max_iter = 0; /* 0: 4 m + 100 */
 }
 
-/* Polish: fresh factor of Q_CC, solve, one refinement step. O(k^3 + k^2). */
-static gs_err polish(ref_set *s, const double *p, double *lam, double *z, double *r,
-                     gs_error *err)
+/* Refined multipliers on the current C: fresh factor of Q_CC, z = Q_CC^-1
+ * p_C, one step of iterative refinement, into lam. O(k^3 + k^2). */
+static gs_err solve_refined(ref_set *s, const double *p, double *lam, double *z, double *r,
+                            gs_error *err)
 {
     gs_err e = set_refactor(s, err);
     if (e != GS_OK)
@@ -141,6 +143,125 @@ static gs_err polish(ref_set *s, const double *p, double *lam, double *z, double
     for (int c = 0; c < s->k; c++)
         lam[s->C[c]] = z[c] + dz[c];
     return GS_OK;
+}
+
+/* Polish with the zero rule: refined multipliers on C; while an inequality
+ * multiplier is negative, drop pairs and solve again: every negative one at
+ * once when all lie in the zero band [-tol_lam, 0) (contacts that carry no
+ * force to the accuracy of the answer; removing lam_i moves w_i by at most
+ * |lam_i| Q_ii <= tol / 2), else the most negative alone. Dropped pairs are
+ * blocked from re-entering until the next full step (their w_i is >= 0 up
+ * to round-off after the drop). Returns the pairs dropped, or -1 on a
+ * factorization failure (err set). O(k^3) per round. */
+static int polish(ref_set *s, const gs_problem *pb, const double *p, double tol_lam, double *lam,
+                  double *z, double *r, unsigned char *drop, unsigned char *blocked,
+                  gs_error *err)
+{
+    int dropped = 0;
+    for (;;) {
+        if (solve_refined(s, p, lam, z, r, err) != GS_OK)
+            return -1;
+        int worst = -1, outside = 0;
+        for (int c = 0; c < s->k; c++) {
+            int i = s->C[c];
+            if (gs_problem_is_eq(pb, i) || !(lam[i] < 0.0))
+                continue;
+            if (lam[i] < -tol_lam)
+                outside = 1;
+            if (worst < 0 || lam[i] < lam[s->C[worst]])
+                worst = c;
+        }
+        if (worst < 0)
+            return dropped;
+        memset(drop, 0, (size_t)s->k);
+        for (int c = 0; c < s->k; c++) {
+            int i = s->C[c];
+            if (c == worst || (!outside && !gs_problem_is_eq(pb, i) && lam[i] < 0.0)) {
+                drop[c] = 1;
+                lam[i] = 0.0;
+                blocked[i] = 1;
+                dropped++;
+            }
+        }
+        set_remove(s, drop);
+    }
+}
+
+/* The entering pair: the most violated unblocked pair outside C (w_j <
+ * -tol), or under Bland's rule the violated one of smallest index. -1 if
+ * none. O(m). */
+static int pick_entering(const ref_set *s, const double *w, const unsigned char *blocked,
+                         double tol, int bland)
+{
+    int j = -1;
+    double wmin = -tol;
+    for (int i = 0; i < s->m; i++)
+        if (s->pos[i] < 0 && !blocked[i] && w[i] < wmin) {
+            if (bland)
+                return i;
+            wmin = w[i];
+            j = i;
+        }
+    return j;
+}
+
+/* Zobrist key of pair i: the hash of a set is the XOR of its members' keys,
+ * updated in O(1) per entering or leaving pair. */
+static uint64_t pair_key(int i)
+{
+    uint64_t z = (uint64_t)i * 0x9E3779B97F4A7C15ULL + 0x632BE59BD9B4E019ULL;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+
+static uint64_t set_hash(const ref_set *s)
+{
+    uint64_t h = 0;
+    for (int c = 0; c < s->k; c++)
+        h ^= pair_key(s->C[c]);
+    return h;
+}
+
+/* Sets reached after full steps, an open-addressing table of hashes (0 is
+ * the empty slot; the empty set's hash 0 is never stored). In exact
+ * arithmetic they never repeat (the objective strictly decreases); a repeat
+ * is a cycle made by round-off. Returns 1 if h was already there. */
+typedef struct {
+    uint64_t *slot;
+    size_t mask;
+    size_t n;
+} set_seen;
+
+static int seen_insert(set_seen *t, uint64_t h)
+{
+    if (h == 0)
+        return 0;
+    if (2 * (t->n + 1) > t->mask + 1) { /* keep the load under 1/2 */
+        size_t cap = (t->mask + 1) * 2;
+        uint64_t *ns = calloc(cap, sizeof *ns);
+        if (!ns)
+            return 0; /* without memory: no detection (max_iter still bounds) */
+        for (size_t a = 0; a <= t->mask; a++)
+            if (t->slot[a]) {
+                size_t b = t->slot[a] & (cap - 1);
+                while (ns[b])
+                    b = (b + 1) & (cap - 1);
+                ns[b] = t->slot[a];
+            }
+        free(t->slot);
+        t->slot = ns;
+        t->mask = cap - 1;
+    }
+    size_t a = h & t->mask;
+    while (t->slot[a]) {
+        if (t->slot[a] == h)
+            return 1;
+        a = (a + 1) & t->mask;
+    }
+    t->slot[a] = h;
+    t->n++;
+    return 0;
 }
 
 gs_err gs_ref_solve(const gs_problem *pb, const gs_ref_opts *opt, double *lam, double *w_out,
@@ -162,12 +283,13 @@ gs_err gs_ref_solve(const gs_problem *pb, const gs_ref_opts *opt, double *lam, d
     double t0 = gs_now();
 
     ref_set s = {.pc = pc, .m = m};
+    set_seen seen = {.slot = calloc(64, sizeof(uint64_t)), .mask = 63};
     double *p = malloc((size_t)m * sizeof *p), *w = malloc((size_t)m * sizeof *w);
     double *z = malloc((size_t)m * sizeof *z), *scratch = malloc(2 * (size_t)m * sizeof *scratch);
     unsigned char *blocked = calloc((size_t)m, 1), *drop = calloc((size_t)m, 1);
     s.C = malloc((size_t)m * sizeof *s.C);
     s.pos = malloc((size_t)m * sizeof *s.pos);
-    if (!p || !w || !z || !scratch || !blocked || !drop || !s.C || !s.pos) {
+    if (!p || !w || !z || !scratch || !blocked || !drop || !s.C || !s.pos || !seen.slot) {
         rc = gs_errorf(err, GS_ERR_NOMEM, "", "no memory for the reference solver");
         goto done;
     }
@@ -177,13 +299,17 @@ gs_err gs_ref_solve(const gs_problem *pb, const gs_ref_opts *opt, double *lam, d
     gs_problem_dual_data(pb, p, NULL, w);
     /* Optimality tolerance in mm: relative to the gaps, not to p (p holds
      * the free deflection under the fastener loads, which can be thousands
-     * of mm), with a floor at the round-off of w = Q lam - p. */
-    double pmax = 0.0, gmax = 0.0;
+     * of mm), with a floor at the round-off of w = Q lam - p. The zero rule
+     * for multipliers follows from it: a force below tol_lam moves no gap by
+     * more than tol / 2. */
+    double pmax = 0.0, gmax = 0.0, qmax = 0.0;
     for (int i = 0; i < m; i++) {
         pmax = fmax(pmax, fabs(p[i]));
         gmax = fmax(gmax, fabs(pb->g[i]));
+        qmax = fmax(qmax, qv(pc, i, i));
     }
     const double tol = fmax(o.tol * fmax(1.0, gmax), 64.0 * DBL_EPSILON * pmax);
+    const double tol_lam = 0.5 * tol / fmax(qmax, DBL_MIN);
 
     /* equality pairs enter first and never leave */
     for (int i = 0; i < m; i++)
@@ -203,51 +329,42 @@ gs_err gs_ref_solve(const gs_problem *pb, const gs_ref_opts *opt, double *lam, d
         lam[s.C[c]] = z[c];
 
     info->status = GS_STATUS_MAX_ITER;
-    int steps = 0, polished = 0;
+    int steps = 0, polished = 0, bland = 0;
     while (steps < max_iter) {
         residual(&s, lam, p, w);
-        int j = -1;
-        double wmin = -tol;
-        for (int i = 0; i < m; i++)
-            if (s.pos[i] < 0 && !blocked[i] && w[i] < wmin) {
-                wmin = w[i];
-                j = i;
-            }
+        int j = pick_entering(&s, w, blocked, tol, bland);
         if (j < 0) {
             if (polished) {
                 info->status = GS_STATUS_OPTIMAL;
                 break;
             }
             /* candidate optimum: polish on the final C, then check again */
-            if ((rc = polish(&s, p, lam, z, scratch, err)) != GS_OK) {
+            int d = polish(&s, pb, p, tol_lam, lam, z, scratch, drop, blocked, err);
+            if (d < 0) {
                 info->status = GS_STATUS_NUMERICAL;
                 rc = GS_OK;
                 goto done;
             }
+            info->drops += d;
             polished = 1;
-            int neg = 0;
-            for (int c = 0; c < s.k; c++)
-                if (!gs_problem_is_eq(pb, s.C[c]) && lam[s.C[c]] < 0.0)
-                    neg = 1;
-            if (!neg)
-                continue; /* recheck w with the polished multipliers */
-            polished = 0;
+            steps++;
+            continue; /* recheck w with the polished multipliers */
         }
         polished = 0;
-        if (j >= 0) {
-            int a = set_append(&s, j);
-            if (a < 0) {
-                rc = gs_errorf(err, GS_ERR_NOMEM, "", "no memory");
-                goto done;
-            }
-            if (a > 0) { /* numerically dependent on C: never pick it again here */
-                blocked[j] = 1;
-                continue;
-            }
-            info->iterations++;
+        int a = set_append(&s, j);
+        if (a < 0) {
+            rc = gs_errorf(err, GS_ERR_NOMEM, "", "no memory");
+            goto done;
         }
+        if (a > 0) { /* numerically dependent on C: never pick it again here */
+            blocked[j] = 1;
+            continue;
+        }
+        info->iterations++;
         steps++;
-        /* inner loop: keep the multipliers of C \ E positive */
+        /* inner loop: keep the multipliers of C \ E positive. Ratio-test ties
+         * go to the first member (in factor order) normally, to the smallest
+         * pair index under Bland's rule. */
         for (;;) {
             set_solve(&s, p, z);
             double alpha = 1.0;
@@ -256,16 +373,21 @@ gs_err gs_ref_solve(const gs_problem *pb, const gs_ref_opts *opt, double *lam, d
                 int i = s.C[c];
                 if (gs_problem_is_eq(pb, i) || z[c] > 0.0)
                     continue;
-                double a = lam[i] / (lam[i] - z[c]);
-                if (worst < 0 || a < alpha) {
-                    alpha = a;
+                double t = lam[i] / (lam[i] - z[c]);
+                if (worst < 0 || t < alpha || (bland && t == alpha && i < s.C[worst])) {
+                    alpha = t;
                     worst = c;
                 }
             }
             if (worst < 0) {
                 for (int c = 0; c < s.k; c++)
                     lam[s.C[c]] = z[c];
-                memset(blocked, 0, (size_t)m);
+                /* a full step: a new set clears the blocks; a set seen
+                 * before is a round-off cycle, broken by Bland's rule */
+                if (seen_insert(&seen, set_hash(&s)))
+                    bland = 1;
+                else
+                    memset(blocked, 0, (size_t)m);
                 break;
             }
             if (j >= 0 && s.C[worst] == j && lam[j] == 0.0) {
@@ -302,11 +424,16 @@ gs_err gs_ref_solve(const gs_problem *pb, const gs_ref_opts *opt, double *lam, d
             j = -1;
         }
     }
+    if (info->status == GS_STATUS_OPTIMAL)
+        for (int i = 0; i < m; i++) /* blocked pairs count too: none may violate */
+            if (s.pos[i] < 0 && w[i] < -tol)
+                info->status = GS_STATUS_NUMERICAL;
     if (w_out)
         residual(&s, lam, p, w_out);
 done:
     info->n_act = s.k;
     info->time = gs_now() - t0;
+    free(seen.slot);
     free(p);
     free(w);
     free(z);

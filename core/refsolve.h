@@ -10,6 +10,20 @@
  * pairs whose multiplier reaches zero. At the end the equality system on the
  * final C is solved again from a fresh factorization with one step of
  * iterative refinement (the polish), and optimality is re-checked.
+ * Degenerate problems (zero gaps, ties, dependent pairs) must end whatever
+ * the rounding of the BLAS kernel:
+ *   - zero rule: a polished multiplier in [-tol_lam, 0), tol_lam = tol /
+ *     (2 max_i Q_ii), is a contact without force (it moves no gap by more
+ *     than tol / 2): all such pairs leave C together; a more negative one
+ *     leaves alone; either way it is blocked until the next full step;
+ *   - a pair that would leave as soon as it entered, or is dependent on C,
+ *     is blocked likewise;
+ *   - anti-cycling: in exact arithmetic the sets reached after full steps
+ *     never repeat (the objective decreases strictly); their hashes are
+ *     kept, and a repeat switches to Bland's rule (the violated pair of
+ *     smallest index enters, ratio-test ties leave by smallest index) and
+ *     keeps the blocks. max_iter remains a last bound, never reached on the
+ *     degenerate families of tests/unit/test_refsolve.c under any kernel.
  * Reference: C. Lawson, R. Hanson, Solving Least Squares Problems (1974), ch. 23.
  * Invariants: L holds the Cholesky factor of Q_CC (appended in O(|C|^2) per
  * added pair; rebuilt from scratch, O(|C|^3), after drops); lam is zero
