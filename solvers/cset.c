@@ -2,11 +2,13 @@
 #include "cset.h"
 
 #include <cblas.h>
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "linalg.h"
+#include "problem.h"
 
 gs_err gs_cset_init(gs_cset *cs, const gs_precomp *pc, gs_error *err)
 {
@@ -184,4 +186,61 @@ gs_err gs_cset_build(gs_cset *cs, const int *list, int k, gs_error *err)
     }
     cs->k = cs->f.k = k;
     return GS_OK;
+}
+
+double gs_zero_force(const gs_precomp *pc, double tol_w)
+{
+    double qmax = 0.0;
+    for (int i = 0; i < pc->m; i++)
+        qmax = fmax(qmax, pc->qdiag[i]);
+    return 0.5 * tol_w / fmax(qmax, DBL_MIN);
+}
+
+int gs_zero_rule(int k, const int *idx, const double *lc, const gs_problem *pb, double tol_lam,
+                 int *out)
+{
+    int worst = -1, n = 0;
+    for (int c = 0; c < k; c++)
+        if (!gs_problem_is_eq(pb, idx[c]) && (worst < 0 || lc[c] < lc[worst]))
+            worst = c;
+    if (worst < 0 || !(lc[worst] < tol_lam))
+        return 0;
+    if (lc[worst] <= -tol_lam) {
+        out[0] = worst;
+        return 1;
+    }
+    for (int c = k - 1; c >= 0; c--)
+        if (!gs_problem_is_eq(pb, idx[c]) && lc[c] < tol_lam)
+            out[n++] = c;
+    return n;
+}
+
+void gs_cset_solve_refined(const gs_cset *cs, const double *p, double *lc, double *r, double *w)
+{
+    const int k = cs->k;
+    for (int c = 0; c < k; c++)
+        lc[c] = p[cs->idx[c]];
+    gs_cset_solve(cs, lc);
+    gs_cset_residual(cs, lc, p, w);
+    for (int c = 0; c < k; c++)
+        r[c] = -w[cs->idx[c]];
+    gs_cset_solve(cs, r);
+    for (int c = 0; c < k; c++)
+        lc[c] += r[c];
+    gs_cset_residual(cs, lc, p, w);
+}
+
+int gs_cset_settle(gs_cset *cs, const gs_problem *pb, const double *p, double tol_lam, double *lc,
+                   double *r, double *w, int *out)
+{
+    int removed = 0;
+    for (;;) {
+        gs_cset_solve_refined(cs, p, lc, r, w);
+        int n = gs_zero_rule(cs->k, cs->idx, lc, pb, tol_lam, out);
+        if (n == 0)
+            return removed;
+        for (int q = 0; q < n; q++) /* decreasing positions */
+            gs_cset_remove(cs, out[q]);
+        removed += n;
+    }
 }

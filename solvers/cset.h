@@ -23,6 +23,7 @@
 
 #include "cholup.h"
 #include "precompute.h"
+#include "problem.h"
 
 typedef struct {
     const gs_precomp *pc;
@@ -63,5 +64,36 @@ void gs_cset_residual(const gs_cset *cs, const double *v, const double *p, doubl
 gs_err gs_cset_build(gs_cset *cs, const int *list, int k, gs_error *err);
 /* Relative pivot threshold below which a pair counts as dependent on C. */
 #define GS_CSET_DEP_TOL 1e-12
+
+/* ---- the refined solve on C and the zero rule (every method's polish) ----
+ *
+ * The zero rule: a multiplier is zero to the accuracy of the answer when
+ * its magnitude is below tol_lam = tol_w / (2 max_i Q_ii): removing such a
+ * force from C moves no residual gap by more than tol_w / 2 (the Schur
+ * complement of a pair is at most its Q_ii). An inequality multiplier is
+ * never negative in a solution. When one is below -tol_lam, the most
+ * negative leaves C alone (removing one pair changes the others); when none
+ * is, every inequality member in the zero band (-tol_lam, tol_lam) leaves
+ * together (degenerate contacts, w = lam = 0, whose multiplier is round-off
+ * of either sign); then C is solved again. A pair that re-enters for a real
+ * violation (w < -tol_w) gets lam >= tol_w / Q_ii >= 2 tol_lam, outside the
+ * band, so the rule cannot cycle with the outer iteration. */
+
+/* tol_lam of the zero rule (N) for the violation tolerance tol_w (mm). O(m). */
+double gs_zero_force(const gs_precomp *pc, double tol_w);
+/* The zero rule on multipliers lc (k, position order) of the members idx:
+ * returns how many members leave and writes their positions, in decreasing
+ * order (safe to remove one after another), to out (k). 0: none leaves. */
+int gs_zero_rule(int k, const int *idx, const double *lc, const gs_problem *pb, double tol_lam,
+                 int *out);
+/* lc (k, position order) = Q_CC^-1 p_C with one step of iterative refinement;
+ * w (m) = Q[:, C] lc - p. r: k scratch. O(m k + k^2). */
+void gs_cset_solve_refined(const gs_cset *cs, const double *p, double *lc, double *r, double *w);
+/* Refined solve, then the zero rule until no member leaves: every
+ * inequality multiplier >= tol_lam (lc, w as above for the final C). out: m
+ * ints of scratch.
+ * Returns the pairs removed. O(m k + k^2) per round. */
+int gs_cset_settle(gs_cset *cs, const gs_problem *pb, const double *p, double tol_lam, double *lc,
+                   double *r, double *w, int *out);
 
 #endif

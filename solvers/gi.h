@@ -16,7 +16,38 @@
 #ifndef GS_GI_H
 #define GS_GI_H
 
+#include <math.h>
+
 #include "solver_impl.h"
+
+/* The ratio test of a GI step, for all three forms: over the members c of
+ * the active set (k of them, pair idx[c], multiplier lam[c]) whose
+ * multiplier falls at rate dir r[c] > 0 per unit step, the first to reach
+ * zero: t_c = max(lam_c, 0) / (dir r_c). Equality members never block (pb
+ * NULL: none). Ties go to the smallest pair index, so the choice does not
+ * depend on the order of the set. A t_c that is not finite (r_c denormal,
+ * lam_c huge) cannot block. Returns the blocking position (*tpart its step)
+ * or -1 (*tpart = +inf). O(k). */
+static inline int gs_gi_ratio_test(int k, const double *lam, const double *r, double dir,
+                                   const int *idx, const gs_problem *pb, double *tpart)
+{
+    int block = -1;
+    double tmin = INFINITY;
+    for (int c = 0; c < k; c++) {
+        double rc = dir * r[c];
+        if (!(rc > 0.0) || (pb && gs_problem_is_eq(pb, idx[c])))
+            continue;
+        double tc = fmax(lam[c], 0.0) / rc;
+        if (!(tc < INFINITY))
+            continue;
+        if (block < 0 || tc < tmin || (tc == tmin && idx[c] < idx[block])) {
+            tmin = tc;
+            block = c;
+        }
+    }
+    *tpart = tmin;
+    return block;
+}
 
 gs_err gs_gi_relative_solve(gs_solver *s, const gs_problem *pb, const gs_solve_opts *o,
                             double *lam, gs_solve_info *info, gs_error *err);

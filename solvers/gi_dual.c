@@ -390,17 +390,8 @@ static step_result gi_add(gi_dual_ws *ws, int j, double lj, int *iters)
             continue;
         }
         /* ratio test: mu_a - t y_a >= 0 over the active bounds */
-        double tfull = -lj / sch, tpart = INFINITY;
-        int block = -1;
-        for (int c = 0; c < k; c++) {
-            if (!(ws->y[c] > 0.0))
-                continue;
-            double tc = fmax(ws->mu[c], 0.0) / ws->y[c];
-            if (tc < tpart || (tc == tpart && ws->idx[c] < ws->idx[block])) {
-                tpart = tc;
-                block = c;
-            }
-        }
+        double tfull = -lj / sch, tpart;
+        int block = gs_gi_ratio_test(k, ws->mu, ws->y, 1.0, ws->idx, NULL, &tpart);
         (*iters)++;
         if (tfull <= tpart) { /* full step: bound j becomes active */
             for (int c = 0; c < k; c++)
@@ -524,11 +515,11 @@ static int warm_start(gi_dual_ws *ws, gs_solver *s, const gs_problem *pb, const 
 }
 
 /* Polish on the final free set F with Q itself: lam_F = Q_FF^-1 p_F plus one
- * refinement step, w = Q lam - p. Counts the violations: inequality pairs of
- * F with lam_i < -tol_lam (*bad_lam) and active bounds with w_a < -tol_w
- * (*bad_w). Returns -1 if Q_FF is numerically singular. O(f^3/3 + m f). */
-static int polish(gi_dual_ws *ws, gs_solver *s, const gs_problem *pb, double tol,
-                  int *bad_lam, int *bad_w)
+ * refinement step (cset.h), w = Q lam - p. Counts the violations: inequality
+ * pairs of F with lam_i <= -tol_lam, below the zero rule's band (*bad_lam),
+ * and active bounds with w_a < -tol_w (*bad_w). Returns -1 if Q_FF is
+ * numerically singular. O(f^3/3 + m f). */
+static int polish(gi_dual_ws *ws, gs_solver *s, const gs_problem *pb, int *bad_lam, int *bad_w)
 {
     const int m = ws->m;
     gs_cset *fs = &ws->fs;
@@ -538,31 +529,37 @@ static int polish(gi_dual_ws *ws, gs_solver *s, const gs_problem *pb, double tol
             ws->list[f++] = i;
     if (gs_cset_build(fs, ws->list, f, NULL) != GS_OK)
         return -1;
-    for (int c = 0; c < f; c++)
-        ws->lf[c] = s->p[fs->idx[c]];
-    gs_cset_solve(fs, ws->lf);
-    gs_cset_residual(fs, ws->lf, s->p, ws->wq);
-    for (int c = 0; c < f; c++)
-        ws->l[c] = -ws->wq[fs->idx[c]];
-    gs_cset_solve(fs, ws->l);
-    for (int c = 0; c < f; c++)
-        ws->lf[c] += ws->l[c];
-    gs_cset_residual(fs, ws->lf, s->p, ws->wq);
+    gs_cset_solve_refined(fs, s->p, ws->lf, ws->l, ws->wq);
     memset(ws->lam, 0, (size_t)m * sizeof *ws->lam);
-    double lmax = 0.0;
-    for (int c = 0; c < f; c++) {
+    for (int c = 0; c < f; c++)
         ws->lam[fs->idx[c]] = ws->lf[c];
-        lmax = fmax(lmax, fabs(ws->lf[c]));
-    }
-    const double tol_lam = tol * fmax(1.0, lmax);
     *bad_lam = *bad_w = 0;
     for (int c = 0; c < f; c++)
-        if (!gs_problem_is_eq(pb, fs->idx[c]) && ws->lf[c] < -tol_lam)
+        if (!gs_problem_is_eq(pb, fs->idx[c]) && ws->lf[c] <= -s->tol_lam)
             (*bad_lam)++;
     for (int c = 0; c < ws->R.k; c++)
         if (ws->wq[ws->idx[c]] < -s->tol_w)
             (*bad_w)++;
     return 0;
+}
+
+/* After a verified polish: the zero rule on F (degenerate free pairs, w = 0
+ * and a multiplier in the band of round-off, carry no force: they leave F
+ * and F is solved again, cset.h gs_cset_settle); lam from the settled F.
+ * 1 if every pair outside the settled F keeps w >= -tol_w (the answer), 0
+ * if not (the caller polishes again). O(m f + f^2) per round. */
+static int zero_rule_verified(gi_dual_ws *ws, gs_solver *s, const gs_problem *pb)
+{
+    gs_cset *fs = &ws->fs;
+    if (gs_cset_settle(fs, pb, s->p, s->tol_lam, ws->lf, ws->l, ws->wq, ws->list) == 0)
+        return 1;
+    for (int i = 0; i < ws->m; i++)
+        if (fs->pos[i] < 0 && ws->wq[i] < -s->tol_w)
+            return 0;
+    memset(ws->lam, 0, (size_t)ws->m * sizeof *ws->lam);
+    for (int c = 0; c < fs->k; c++)
+        ws->lam[fs->idx[c]] = ws->lf[c];
+    return 1;
 }
 
 /* Equality pairs must be independent: factor Q_EE (O(|E|^3/3 + m |E|)). */
@@ -646,20 +643,12 @@ gs_err gs_gi_dual_solve(gs_solver *s, const gs_problem *pb, const gs_solve_opts 
         /* no violated bound confirmed (this also guards against a list whose
          * members all fail the exact re-check): candidate optimum, polish */
         int bad_lam = 0, bad_w = 0;
-        if (polish(ws, s, pb, o->tol, &bad_lam, &bad_w) != 0) {
+        if (polish(ws, s, pb, &bad_lam, &bad_w) != 0) {
             info->status = GS_STATUS_NUMERICAL;
             goto out;
         }
-        if (bad_lam == 0 && bad_w == 0) {
-            /* verified. Degenerate free pairs (w = 0 and a multiplier whose
-             * effect on any gap is below 1e-3 tol_w: noise such as 1e-15 N on
-             * a pair with g = 0) carry no force: report them open */
-            for (int i = 0; i < m; i++)
-                if (ws->pos[i] < 0 && !gs_problem_is_eq(pb, i) &&
-                    fabs(ws->lam[i]) * s->pc->qdiag[i] <= 1e-3 * s->tol_w)
-                    ws->lam[i] = 0.0;
+        if (bad_lam == 0 && bad_w == 0 && zero_rule_verified(ws, s, pb))
             break;
-        }
         if (++rounds > GI_POLISH_MAX) { /* progress guard */
             info->status = GS_STATUS_NO_PROGRESS;
             goto out;
@@ -675,13 +664,9 @@ gs_err gs_gi_dual_solve(gs_solver *s, const gs_problem *pb, const gs_solve_opts 
                 }
             iters += settle(ws);
         } else {
-            double pl = 0.0;
-            for (int i = 0; i < m; i++)
-                pl = fmax(pl, fabs(ws->lam[i]));
-            const double tl = o->tol * fmax(1.0, pl);
             int j = -1;
             for (int i = 0; i < m; i++)
-                if (ws->pos[i] < 0 && !gs_problem_is_eq(pb, i) && ws->lam[i] < -tl &&
+                if (ws->pos[i] < 0 && !gs_problem_is_eq(pb, i) && ws->lam[i] <= -s->tol_lam &&
                     (j < 0 || ws->lam[i] * ws->rsd[i] < ws->lam[j] * ws->rsd[j]))
                     j = i;
             exact_mu(ws);

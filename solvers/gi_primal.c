@@ -398,18 +398,8 @@ static step_result gi_add(gi_prim_ws *ws, const gs_problem *pb, int j, double wj
         double tfull = dependent ? INFINITY : -wj / sch;
         double dir = tfull < 0.0 ? -1.0 : 1.0;
         /* ratio test over the inequality pairs of C: lam_i - t r_i >= 0 */
-        double tpart = INFINITY;
-        int block = -1;
-        for (int c = 0; c < k; c++) {
-            double rc = dir * ws->r[c];
-            if (!(rc > 0.0) || gs_problem_is_eq(pb, ws->idx[c]))
-                continue;
-            double tc = fmax(ws->lc[c], 0.0) / rc;
-            if (tc < tpart || (tc == tpart && ws->idx[c] < ws->idx[block])) {
-                tpart = tc;
-                block = c;
-            }
-        }
+        double tpart;
+        int block = gs_gi_ratio_test(k, ws->lc, ws->r, dir, ws->idx, pb, &tpart);
         if (dependent && block < 0)
             return STEP_DEPENDENT;
         (*iters)++;
@@ -435,10 +425,10 @@ static step_result gi_add(gi_prim_ws *ws, const gs_problem *pb, int j, double wj
 }
 
 /* lam_C = Q_CC^-1 p0_C with one step of iterative refinement (residual from
- * the columns); while an inequality multiplier is negative, the most negative
- * leaves C and the system is solved again (one at a time: removing one pair
- * changes the others). Returns pairs dropped. O(k^2) per round. */
-static int settle(gi_prim_ws *ws, const gs_problem *pb)
+ * this form's own columns of Q, not gs_cset's); members leave by the zero
+ * rule of cset.h (gs_zero_rule, tol_lam) and the system is solved again.
+ * Returns pairs dropped. ws->batch is scratch. O(k^2) per round. */
+static int settle(gi_prim_ws *ws, const gs_problem *pb, double tol_lam)
 {
     int dropped = 0;
     for (;;) {
@@ -457,15 +447,12 @@ static int settle(gi_prim_ws *ws, const gs_problem *pb)
         gs_cholup_solve_Lt(&ws->R, ws->r);
         for (int c = 0; c < k; c++)
             ws->lc[c] += ws->r[c];
-        int worst = -1;
-        for (int c = 0; c < k; c++)
-            if (!gs_problem_is_eq(pb, ws->idx[c]) && ws->lc[c] < 0.0 &&
-                (worst < 0 || ws->lc[c] < ws->lc[worst]))
-                worst = c;
-        if (worst < 0)
+        int n = gs_zero_rule(k, ws->idx, ws->lc, pb, tol_lam, ws->batch);
+        if (n == 0)
             return dropped;
-        remove_at(ws, worst);
-        dropped++;
+        for (int q = 0; q < n; q++) /* decreasing positions */
+            remove_at(ws, ws->batch[q]);
+        dropped += n;
     }
 }
 
@@ -542,7 +529,7 @@ gs_err gs_gi_primal_solve(gs_solver *s, const gs_problem *pb, const gs_solve_opt
             }
             kept += !dep && c >= n_eq;
         }
-        int dropped = settle(ws, pb);
+        int dropped = settle(ws, pb, s->tol_lam);
         iters += dropped;
         info->warm_used = 1;
         info->warm_kept = kept - dropped;
@@ -617,7 +604,7 @@ gs_err gs_gi_primal_solve(gs_solver *s, const gs_problem *pb, const gs_solve_opt
             info->status = GS_STATUS_NUMERICAL;
             goto out;
         }
-        iters += settle(ws, pb);
+        iters += settle(ws, pb, s->tol_lam);
         polished = 1;
         if (iters >= max_iter) {
             info->status = GS_STATUS_MAX_ITER;

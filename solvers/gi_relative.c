@@ -137,18 +137,8 @@ static step_result gi_add(gi_rel_ws *ws, const gs_problem *pb, int j, double wj,
         double tfull = dependent ? INFINITY : -wj / sch;
         double dir = tfull < 0 ? -1.0 : 1.0;
         /* ratio test over the inequality pairs of C: lam_i - t r_i >= 0 */
-        double tpart = INFINITY;
-        int block = -1;
-        for (int c = 0; c < k; c++) {
-            double rc = dir * ws->r[c];
-            if (rc <= 0.0 || gs_problem_is_eq(pb, cs->idx[c]))
-                continue;
-            double tc = ws->lc[c] / rc;
-            if (tc < tpart || (tc == tpart && block >= 0 && cs->idx[c] < cs->idx[block])) {
-                tpart = tc;
-                block = c;
-            }
-        }
+        double tpart;
+        int block = gs_gi_ratio_test(k, ws->lc, ws->r, dir, cs->idx, pb, &tpart);
         if (dependent && block < 0)
             return STEP_DEPENDENT;
         (*iters)++;
@@ -236,38 +226,12 @@ static int warm_start(gi_rel_ws *ws, gs_solver *s, const gs_problem *pb, const g
     }
 }
 
-/* lam_C = Q_CC^-1 p_C with one step of iterative refinement; w refreshed.
- * O(m k + k^2). */
-static void resolve_refined(gi_rel_ws *ws, gs_solver *s)
-{
-    gs_cset *cs = &ws->cs;
-    const int k = cs->k;
-    for (int c = 0; c < k; c++)
-        ws->lc[c] = s->p[cs->idx[c]];
-    gs_cset_solve(cs, ws->lc);
-    gs_cset_residual(cs, ws->lc, s->p, ws->w);
-    for (int c = 0; c < k; c++)
-        ws->r[c] = -ws->w[cs->idx[c]];
-    gs_cset_solve(cs, ws->r);
-    for (int c = 0; c < k; c++)
-        ws->lc[c] += ws->r[c];
-    gs_cset_residual(cs, ws->lc, s->p, ws->w);
-}
-
-/* Polish: re-solve on C; while an inequality multiplier comes out negative
- * (round-off on a degenerate contact), drop the most negative and re-solve,
- * so lam_C stays the minimizer on the set. Returns the pairs dropped. */
+/* Polish: the refined solve on C with the zero rule (cset.h), so lam_C
+ * stays the minimizer on the set; w refreshed. Returns the pairs dropped.
+ * Uses ws->cand as scratch. O(m k + k^2) per round. */
 static int polish(gi_rel_ws *ws, gs_solver *s, const gs_problem *pb)
 {
-    int dropped = 0;
-    for (;;) {
-        resolve_refined(ws, s);
-        int worst = most_negative(ws, pb);
-        if (worst < 0)
-            return dropped;
-        drop_at(ws, worst);
-        dropped++;
-    }
+    return gs_cset_settle(&ws->cs, pb, s->p, s->tol_lam, ws->lc, ws->r, ws->w, ws->cand);
 }
 
 gs_err gs_gi_relative_solve(gs_solver *s, const gs_problem *pb, const gs_solve_opts *o,

@@ -395,30 +395,12 @@ static void start_infeasible(ipm_ws *ws, gs_solver *s, double lam_floor, double 
 
 /* ---- polish ------------------------------------------------------------- */
 
-/* lam_C = Q_CC^-1 p_C with one step of iterative refinement (position
- * order in lc), w = Q[:, C] lam_C - p in wr. O(m k + k^2). */
-static void resolve_refined(ipm_ws *ws, gs_solver *s)
-{
-    gs_cset *cs = &ws->cs;
-    const int k = cs->k;
-    for (int c = 0; c < k; c++)
-        ws->lc[c] = s->p[cs->idx[c]];
-    gs_cset_solve(cs, ws->lc);
-    gs_cset_residual(cs, ws->lc, s->p, ws->wr);
-    for (int c = 0; c < k; c++)
-        ws->cr[c] = -ws->wr[cs->idx[c]];
-    gs_cset_solve(cs, ws->cr);
-    for (int c = 0; c < k; c++)
-        ws->lc[c] += ws->cr[c];
-    gs_cset_residual(cs, ws->lc, s->p, ws->wr);
-}
-
-/* Identify C = E + {i : lam_i > y_i}, solve exactly on it, then a bounded
- * crossover: inequality pairs with a negative multiplier leave C (most
- * negative first, one at a time), pairs with w < -tol_w outside C enter (most
- * violated first), at most IPM_XOVER changes. 1: accepted (lam_out filled:
- * lam_C >= 0 on inequality pairs, w >= -tol_w outside C, lam = 0 there);
- * 0: rejected (the IPM goes on). */
+/* Identify C = E + {i : lam_i > y_i}, solve exactly on it with the zero rule
+ * (cset.h gs_cset_settle), then a bounded crossover: pairs with w < -tol_w
+ * outside C enter (most violated first), each followed by the settle again,
+ * at most IPM_XOVER changes. 1: accepted (lam_out filled: lam_C >= tol_lam
+ * on inequality pairs, w >= -tol_w outside C, lam = 0 there); 0: rejected
+ * (the IPM goes on). */
 #define IPM_XOVER 32
 static int polish(ipm_ws *ws, gs_solver *s, const gs_problem *pb, double *lam_out)
 {
@@ -430,72 +412,23 @@ static int polish(ipm_ws *ws, gs_solver *s, const gs_problem *pb, double *lam_ou
             ws->list[k++] = i;
     if (gs_cset_build(cs, ws->list, k, NULL) != GS_OK)
         return 0;
-    /* the force that changes a residual gap by tol_w: multipliers above -tol_l
-     * are zero to the accuracy of the answer */
-    const double tol_l = s->tol_w / fmax(norm_inf(s->pc->qdiag, m), DBL_MIN);
     for (int changes = 0;; changes++) {
-        resolve_refined(ws, s);
-        k = cs->k;
-        int worst = -1;
-        for (int c = 0; c < k; c++)
-            if (!gs_problem_is_eq(pb, cs->idx[c]) && ws->lc[c] < 0.0 &&
-                (worst < 0 || ws->lc[c] < ws->lc[worst]))
-                worst = c;
+        changes += gs_cset_settle(cs, pb, s->p, s->tol_lam, ws->lc, ws->cr, ws->wr, ws->list2);
         int viol = -1;
-        if (worst < 0)
-            for (int i = 0; i < m; i++)
-                if (cs->pos[i] < 0 && !(ws->wr[i] >= -s->tol_w) &&
-                    (viol < 0 || !(ws->wr[i] >= ws->wr[viol])))
-                    viol = i;
-        if (worst < 0 && viol < 0)
+        for (int i = 0; i < m; i++)
+            if (cs->pos[i] < 0 && !(ws->wr[i] >= -s->tol_w) &&
+                (viol < 0 || !(ws->wr[i] >= ws->wr[viol])))
+                viol = i;
+        if (viol < 0)
             break;
         if (changes >= IPM_XOVER)
             return 0;
-        if (worst >= 0 && ws->lc[worst] >= -tol_l) {
-            /* only round-off negatives (degenerate pairs): all leave at once */
-            for (int c = k - 1; c >= 0; c--)
-                if (!gs_problem_is_eq(pb, cs->idx[c]) && ws->lc[c] < 0.0)
-                    gs_cset_remove(cs, c);
-            continue;
-        }
-        if (worst >= 0) {
-            gs_cset_remove(cs, worst);
-            continue;
-        }
-        if (!isfinite(ws->wr[viol]) || gs_cset_reserve(cs, k + 1, NULL) != GS_OK)
+        if (!isfinite(ws->wr[viol]) || gs_cset_reserve(cs, cs->k + 1, NULL) != GS_OK)
             return 0;
         double sch = gs_cset_schur(cs, viol, ws->cz);
         if (!(sch > GS_CSET_DEP_TOL * s->pc->qdiag[viol]))
             return 0;
         gs_cset_append(cs, viol, ws->cz, sch);
-    }
-    /* multipliers at round-off level (degenerate pairs: w = 0 and lam = 0)
-     * leave C if the set without them passes the same check */
-    k = cs->k;
-    const double tiny = 64.0 * DBL_EPSILON * norm_inf(ws->lc, k);
-    int ntiny = 0;
-    for (int c = 0; c < k; c++)
-        ntiny += !gs_problem_is_eq(pb, cs->idx[c]) && ws->lc[c] <= tiny;
-    if (ntiny > 0) {
-        memcpy(ws->list, cs->idx, (size_t)k * sizeof *ws->list);
-        memcpy(ws->dla, ws->lc, (size_t)k * sizeof *ws->dla);
-        int kk = 0;
-        for (int c = 0; c < k; c++)
-            if (gs_problem_is_eq(pb, cs->idx[c]) || ws->lc[c] > tiny)
-                ws->list2[kk++] = cs->idx[c];
-        int ok = gs_cset_build(cs, ws->list2, kk, NULL) == GS_OK;
-        if (ok) {
-            resolve_refined(ws, s);
-            for (int c = 0; c < cs->k && ok; c++)
-                ok = gs_problem_is_eq(pb, cs->idx[c]) || ws->lc[c] >= 0.0;
-            for (int i = 0; i < m && ok; i++)
-                ok = cs->pos[i] >= 0 || ws->wr[i] >= -s->tol_w;
-        }
-        if (!ok) { /* back to the set with them */
-            if (gs_cset_build(cs, ws->list, k, NULL) != GS_OK)
-                return 0;
-            memcpy(ws->lc, ws->dla, (size_t)k * sizeof *ws->lc);
-        }
     }
     memset(lam_out, 0, (size_t)m * sizeof *lam_out);
     for (int c = 0; c < cs->k; c++)

@@ -875,7 +875,7 @@ static double prim_exact(npm_ctx *c, int nl, bp_key *keys)
 
 /* Polish on the contact set marked by lam != 0 or eq (dual) / by C (relative):
  * factor the set (updates, or one dpotrf), lam_C = Q_CC^-1 p_C with one
- * refinement step, drop negative multipliers. Leaves lam in ws->x-order
+ * refinement step and the zero rule (cset.h gs_cset_settle). Leaves lam in ws->x-order
  * full vector `lam` (m) and w = Q lam - p in ws->g-like `w`. Returns the
  * violations left (pairs outside C with w < -tol_w), or -1 on no memory. */
 static int polish(npm_ctx *c, double *lam, double *w)
@@ -902,33 +902,9 @@ static int polish(npm_ctx *c, double *lam, double *w)
         ws->in[ws->list[a]] = 0;
     if (rc != GS_OK)
         return -1;
-    for (;;) {
-        const int k = cs->k;
-        for (int q = 0; q < k; q++)
-            ws->z[q] = s->p[cs->idx[q]];
-        gs_cset_solve(cs, ws->z);
-        gs_cset_residual(cs, ws->z, s->p, w);
-        for (int q = 0; q < k; q++)
-            ws->r[q] = -w[cs->idx[q]];
-        gs_cset_solve(cs, ws->r);
-        for (int q = 0; q < k; q++)
-            ws->z[q] += ws->r[q];
-        /* a multiplier at round-off level of the largest is a zero: a
-         * degenerate pair (w = lam = 0) leaves the set like a negative one */
-        double zmax = 0.0;
-        for (int q = 0; q < k; q++)
-            zmax = fmax(zmax, fabs(ws->z[q]));
-        const double zfloor = 64.0 * DBL_EPSILON * zmax;
-        int worst = -1;
-        for (int q = 0; q < k; q++)
-            if (!gs_problem_is_eq(c->pb, cs->idx[q]) && ws->z[q] < zfloor &&
-                (worst < 0 || ws->z[q] < ws->z[worst]))
-                worst = q;
-        if (worst < 0)
-            break;
-        gs_cset_remove(cs, worst);
-    }
-    gs_cset_residual(cs, ws->z, s->p, w);
+    /* the refined solve with the zero rule: degenerate pairs (w = lam = 0)
+     * leave the set like negative ones */
+    gs_cset_settle(cs, c->pb, s->p, s->tol_lam, ws->z, ws->r, w, ws->list);
     memset(lam, 0, (size_t)m * sizeof *lam);
     for (int q = 0; q < cs->k; q++)
         lam[cs->idx[q]] = ws->z[q];
@@ -985,6 +961,22 @@ static void restart_from(npm_ctx *c, const double *lam, const double *w)
         else
             rel_gradient(c->s, ws->x, ws->y, ws->g);
     }
+}
+
+/* 1 if the Newton step d (support ws->L[0..nsupp)) moves no residual gap
+ * by more than tol_w: |d_i| mm on the relative and primal iterates (w, and
+ * x_U), |d_i| Q_ii on the dual multipliers. O(nsupp). */
+static int step_negligible(const npm_ctx *c, int nsupp)
+{
+    const npm_ws *ws = c->ws;
+    const int dual = c->form == GS_FORM_DUAL;
+    for (int a = 0; a < nsupp; a++) {
+        int i = ws->L[a];
+        double mv = fabs(ws->d[i]) * (dual ? c->s->pc->qdiag[i] : 1.0);
+        if (!(mv <= c->s->tol_w))
+            return 0;
+    }
+    return 1;
 }
 
 static gs_err npm_solve(gs_solver *s, const gs_problem *pb, const gs_solve_opts *o, gs_form form,
@@ -1269,8 +1261,10 @@ static gs_err npm_solve(gs_solver *s, const gs_problem *pb, const gs_solve_opts 
             }
             ws->x[i] = t;
         }
-        /* a full Newton step (clipping allowed) or no move left: candidate */
-        last_full = fabs(alpha - 1.0) < 1e-6 || alpha < 1e-12;
+        /* a full Newton step (clipping allowed), no move left, or a Newton
+         * step below the answer's accuracy (round-off then decides the line
+         * search's alpha): candidate */
+        last_full = fabs(alpha - 1.0) < 1e-6 || alpha < 1e-12 || step_negligible(&c, nsupp);
         last_alpha = alpha;
 
         (void)clipped;

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cset.h"
 #include "linalg.h"
 
 const gs_method_ops *const gs_methods[GS_METHOD__COUNT] = {
@@ -277,6 +278,7 @@ gs_err gs_solve(gs_solver *s, const gs_problem *pb, const gs_solve_opts *opts, d
         pmax = fmax(pmax, fabs(s->p[i]));
     }
     s->tol_w = fmax(o.tol * fmax(1.0, gmax), 64.0 * DBL_EPSILON * pmax);
+    s->tol_lam = gs_zero_force(s->pc, s->tol_w);
     rc = ops->solve(s, pb, &o, form, lam, info, err);
     if (rc != GS_OK)
         return rc;

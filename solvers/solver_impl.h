@@ -32,6 +32,7 @@ struct gs_solver {
     double *p;         /* m: dual linear term of the current problem */
     double s;          /* 1/2 f'K^-1 f of the current problem */
     double tol_w;      /* mm: a residual gap below -tol_w is a violation */
+    double tol_lam;    /* N: the zero rule's force (cset.h gs_zero_force) */
     double *work;      /* 3m scratch for the generic layer */
     gs_auto_stats auto_stats;
     void *ws[GS_METHOD__COUNT * GS_FORM__COUNT];
