@@ -10,6 +10,8 @@
 #include "test_models.h"
 #include "test_solver_support.h"
 
+#include "gi.h"
+
 static const gs_form forms[2] = {GS_FORM_DUAL, GS_FORM_PRIMAL};
 
 GS_TEST(gi_supports_dual_and_primal)
@@ -251,6 +253,41 @@ GS_TEST(iteration_limit)
         GS_CHECK_INT(info.iterations, need);
     }
     ts_fx_free(&f);
+}
+
+/* The GI family's one ratio test (gi.h): smallest step, ties to the
+ * smallest pair index whatever the set order, equality members and
+ * members whose multiplier does not fall never block, and a step length
+ * that is not finite (denormal rate) never blocks: with no finite step the
+ * answer is -1 and +inf, never an index read before the set. */
+GS_TEST(ratio_test_ties_denormals_equalities)
+{
+    double t;
+    int idx[3] = {7, 3, 5};
+    double lam[3] = {1.0, 2.0, 0.5}, r[3] = {1.0, 2.0, -1.0};
+    GS_CHECK_INT(gs_gi_ratio_test(3, lam, r, 1.0, idx, NULL, &t), 1); /* tie t = 1: pair 3 */
+    GS_CHECK_NEAR(t, 1.0, 0.0);
+    GS_CHECK_INT(gs_gi_ratio_test(3, lam, r, -1.0, idx, NULL, &t), 2); /* only pair 5 falls */
+    GS_CHECK_NEAR(t, 0.5, 0.0);
+    double rden[3] = {4.9e-324, 0.0, -0.0};
+    GS_CHECK_INT(gs_gi_ratio_test(3, lam, rden, 1.0, idx, NULL, &t), -1);
+    GS_CHECK(isinf(t) && t > 0);
+    GS_CHECK_INT(gs_gi_ratio_test(0, lam, r, 1.0, idx, NULL, &t), -1);
+    double lneg[3] = {-1e-300, 2.0, 0.5}; /* a round-off negative blocks at once */
+    GS_CHECK_INT(gs_gi_ratio_test(3, lneg, r, 1.0, idx, NULL, &t), 0);
+    GS_CHECK_NEAR(t, 0.0, 0.0);
+    /* an equality member never blocks */
+    gs_model *mdl = tm_chain3();
+    gs_precomp *pc = ts_build(mdl);
+    double g[3] = {1, 1, 1};
+    unsigned char eq[3] = {0, 1, 0};
+    gs_problem pb = {.pc = pc, .g = g, .eq = eq};
+    int idx3[2] = {1, 2};
+    double l3[2] = {0.1, 3.0}, r3[2] = {1.0, 1.0};
+    GS_CHECK_INT(gs_gi_ratio_test(2, l3, r3, 1.0, idx3, &pb, &t), 1);
+    GS_CHECK_NEAR(t, 3.0, 0.0);
+    gs_precomp_free(pc);
+    gs_model_free(mdl);
 }
 
 GS_TEST_MAIN()

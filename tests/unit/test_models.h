@@ -44,6 +44,26 @@ static inline gs_model *tm_chain3(void)
     return mdl;
 }
 
+/* Duplicated geometry: two identical copies of tm_chain3 (parts 0 and 1,
+ * pairs 0-2 and 3-5), so Q = diag(Q3, Q3): equal gaps in both copies give
+ * exact ties between pairs of different parts. */
+static inline gs_model *tm_twin_chains(void)
+{
+    gs_model *mdl = gs_model_new(2, 6, 6, 0, NULL);
+    double K[9] = {2, -1, 0, -1, 2, -1, 0, -1, 2};
+    for (int b = 0; b < 2; b++) {
+        gs_model_alloc_block(mdl, b, 3, NULL);
+        memcpy(mdl->parts[b].K, K, sizeof K);
+    }
+    gs_model_alloc_f(mdl, NULL);
+    for (int i = 0; i < 6; i++) {
+        mdl->f[i] = 1.0;
+        mdl->nodes[i] = (gs_node){.part = i / 3, .dof = i % 3, .xyz = {10.0 * (i % 3), 50.0 * (i / 3), 0}};
+        mdl->pairs[i] = (gs_pair){.node = {i, GS_FIXED}, .coef = {1.0, 0.0}};
+    }
+    return mdl;
+}
+
 /* Two one-DOF parts (k1 = 2, k2 = 3 N/mm), one pair (-1 on part 0, +1 on
  * part 1), one fastener candidate of load F = 6 N on it. Q = 1/2 + 1/3. */
 static inline gs_model *tm_two_springs(void)

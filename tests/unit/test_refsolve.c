@@ -175,6 +175,88 @@ GS_TEST(agrees_with_enumeration_on_random_models)
     GS_CHECK_INT(cases, 36);
 }
 
+/* The oracle's answer is certified: optimal, and the primal certificate
+ * (x from lam, K evaluated) passes at 1e-10. */
+static void ref_certified(const gs_problem *pb, double *lam, double *w, double *x)
+{
+    ts_ref_solve_ok(pb, lam, w);
+    gs_problem_primal(pb, lam, x);
+    gs_kkt kk;
+    GS_CHECK_INT(gs_kkt_primal(pb, x, lam, NULL, &kk, NULL), GS_OK);
+    GS_CHECK_MSG(gs_kkt_pass(&kk, 1e-10), "%s: pinf %.3g dinf %.3g comp %.3g stat %.3g", ts_what,
+                 kk.primal_infeas, kk.dual_infeas, kk.complementarity, kk.stationarity);
+}
+
+/* Exact answers under ulp jitter of the gaps and loads: twin chains (two
+ * identical parts, Q = diag(Q3, Q3)) with g = 1 everywhere (ties inside a
+ * copy, exact ties across copies): lam = (0, 1, 0, 0, 1, 0), w = 0; with
+ * g = 0 (every pair in contact): lam = K u0 = 1 everywhere. 16 roundings
+ * each. */
+GS_TEST(degenerate_exact_cases_every_rounding)
+{
+    gs_model *mdl = tm_twin_chains();
+    gs_precomp *pc = ts_build(mdl);
+    double g[6], lam[6], w[6], x[6];
+    gs_problem pb = {.pc = pc, .g = g};
+    for (uint64_t seed = 0; seed < 16; seed++) {
+        for (int i = 0; i < 6; i++)
+            g[i] = 1.0;
+        ts_ulp_jitter(g, 6, seed);
+        ts_what = "twin chains, g = 1";
+        ref_certified(&pb, lam, w, x);
+        for (int i = 0; i < 6; i++) {
+            GS_CHECK_NEAR(lam[i], i % 3 == 1 ? 1.0 : 0.0, 1e-13);
+            GS_CHECK_NEAR(w[i], 0.0, 1e-13);
+        }
+        for (int i = 0; i < 6; i++)
+            g[i] = 0.0;
+        ts_ulp_jitter(g, 6, seed); /* zero +- denormals */
+        ts_what = "twin chains, g = 0";
+        ref_certified(&pb, lam, w, x);
+        for (int i = 0; i < 6; i++)
+            GS_CHECK_NEAR(lam[i], 1.0, 1e-13);
+    }
+    ts_what = "";
+    gs_precomp_free(pc);
+    gs_model_free(mdl);
+}
+
+/* Every degenerate family on generated models (lap at 0.5 and 0.1 of the
+ * fasteners, sandwich with all of them: nodes in two pairs, jig pairs),
+ * exact and under 6 ulp jitters: optimal and certified every time, and the
+ * jittered answers within 1e-9 mm of the exact one (the problem moved by
+ * ulps, so must the answer). */
+GS_TEST(degenerate_families_generated_models_every_rounding)
+{
+    struct { gs_gen_kind kind; double frac; } cases[] = {
+        {GS_GEN_LAP, 0.5}, {GS_GEN_LAP, 0.1}, {GS_GEN_SANDWICH, 1.0}};
+    for (size_t a = 0; a < sizeof cases / sizeof cases[0]; a++) {
+        ts_fixture f;
+        ts_fx_generate(&f, cases[a].kind, 0, 1, 5, cases[a].frac);
+        const int m = f.m;
+        double *load0 = malloc((size_t)m * sizeof *load0), *w0 = malloc((size_t)m * sizeof *w0);
+        memcpy(load0, f.load, (size_t)m * sizeof *load0);
+        for (int d = 0; d < TS_DG__COUNT; d++)
+            for (uint64_t seed = 0; seed < 7; seed++) {
+                memcpy(f.load, load0, (size_t)m * sizeof *load0);
+                gs_problem pb = {.pc = f.pc, .g = f.G, .load = f.load};
+                ts_degenerate_gaps(&pb, (ts_degenerate)d, 0.05, f.G, f.load, seed);
+                ts_what = ts_degenerate_name((ts_degenerate)d);
+                ref_certified(&pb, f.lr, f.wr, f.xr);
+                if (seed == 0)
+                    memcpy(w0, f.wr, (size_t)m * sizeof *w0);
+                else
+                    GS_CHECK_MSG(ts_max_diff(w0, f.wr, m) <= 1e-9, "%s %s seed %d: |dw| %.3g",
+                                 gs_gen_kind_name(cases[a].kind), ts_what, (int)seed,
+                                 ts_max_diff(w0, f.wr, m));
+            }
+        ts_what = "";
+        free(load0);
+        free(w0);
+        ts_fx_free(&f);
+    }
+}
+
 GS_TEST(rejects_nonfinite_gap)
 {
     gs_model *mdl = tm_chain3();

@@ -420,4 +420,73 @@ static inline void ts_check_exact_two_springs(gs_method method, gs_form form)
     ts_fx_free(&f);
 }
 
+/* ---- the degenerate families (every BLAS kernel) --------------------------
+ * Gap vectors on which an active-set method meets ties and zero
+ * multipliers: all gaps zero, all gaps equal, every pair in contact (gaps
+ * far below the free deflection u0), exact ties (the gaps of pair i and of
+ * its mirror m-1-i equal). Each is solved exact and with ulp jitter: every
+ * gap (and installed load) moved by -2..+2 units in the last place, so the rounding
+ * differences between OpenBLAS kernels (Prescott, Haswell, SkylakeX, Zen...)
+ * are exercised on any CPU; at zero the jitter gives denormals. */
+typedef enum {
+    TS_DG_ZERO,      /* g = 0 */
+    TS_DG_EQUAL,     /* g = c for every pair */
+    TS_DG_CONTACT,   /* g = u0 - 1: every pair penetrates by 1 mm at lam = 0 */
+    TS_DG_TIES,      /* g_i = g_{m-1-i} from a smooth profile */
+    TS_DG__COUNT
+} ts_degenerate;
+
+static inline const char *ts_degenerate_name(ts_degenerate d)
+{
+    static const char *names[TS_DG__COUNT] = {"zero gaps", "equal gaps", "every pair in contact",
+                                              "mirror ties"};
+    return names[d];
+}
+
+/* v[i] moved by -2..+2 ulps, pseudo-random from seed (seed 0: unchanged). */
+static inline void ts_ulp_jitter(double *v, int n, uint64_t seed)
+{
+    if (seed == 0)
+        return;
+    uint64_t z = seed * 0x9E3779B97F4A7C15ULL;
+    for (int i = 0; i < n; i++) {
+        z ^= z << 13;
+        z ^= z >> 7;
+        z ^= z << 17;
+        int k = (int)(z % 5) - 2;
+        for (; k > 0; k--)
+            v[i] = nextafter(v[i], INFINITY);
+        for (; k < 0; k++)
+            v[i] = nextafter(v[i], -INFINITY);
+    }
+}
+
+/* Fill g (m) with family d for the problem's precomputation and load
+ * (u0 = the free deflection of pb->pc under pb->load), then jitter g and
+ * load (if any, m) by seed. equal: the value c (mm). */
+static inline void ts_degenerate_gaps(const gs_problem *pb, ts_degenerate d, double c, double *g,
+                                      double *load, uint64_t seed)
+{
+    const int m = pb->pc->m;
+    double *p = malloc((size_t)m * sizeof *p), *tmp = malloc((size_t)m * sizeof *tmp);
+    GS_CHECK(p && tmp);
+    for (int i = 0; i < m; i++)
+        g[i] = 0.0;
+    gs_problem_dual_data(pb, p, NULL, tmp); /* p = u0 - g with g = 0: u0 */
+    for (int i = 0; i < m; i++) {
+        switch (d) {
+        case TS_DG_ZERO: g[i] = 0.0; break;
+        case TS_DG_EQUAL: g[i] = c; break;
+        case TS_DG_CONTACT: g[i] = p[i] - 1.0; break;
+        default: g[i] = 0.1 + 0.05 * cos(0.37 * (i < m - 1 - i ? i : m - 1 - i)); break;
+        }
+    }
+    free(p);
+    free(tmp);
+    ts_ulp_jitter(g, m, seed);
+    for (int i = 0; load && i < m; i++) /* installed fasteners only: no load stays 0 */
+        if (load[i] != 0.0)
+            ts_ulp_jitter(load + i, 1, seed * 131 + (uint64_t)i);
+}
+
 #endif

@@ -126,6 +126,47 @@ GS_TEST(degenerate_gaps)
     ts_fx_free(&f);
 }
 
+/* The degenerate families (test_solver_support.h) for every variant and auto
+ * against the oracle, exact and under ulp jitter of gaps and loads (the rounding
+ * differences of other BLAS kernels, exercised on any CPU): the lap joint at
+ * 0.5 of the fasteners, the sandwich with all of them, and the twin chains
+ * (duplicated geometry: exact ties across parts). */
+static void degenerate_families(ts_fixture *f, double equal_gap, int seeds)
+{
+    const int m = f->m;
+    double *load0 = malloc((size_t)m * sizeof *load0);
+    memcpy(load0, f->load, (size_t)m * sizeof *load0);
+    for (int d = 0; d < TS_DG__COUNT; d++)
+        for (int seed = 0; seed < seeds; seed++) {
+            memcpy(f->load, load0, (size_t)m * sizeof *load0);
+            gs_problem pb = {.pc = f->pc, .g = f->G, .load = f->load};
+            ts_degenerate_gaps(&pb, (ts_degenerate)d, equal_gap, f->G, f->load,
+                               (uint64_t)seed);
+            compare_all(f, &pb, ts_degenerate_name((ts_degenerate)d));
+            gs_solve_opts o = ts_opts(GS_METHOD_AUTO, GS_FORM_DEFAULT); /* and auto */
+            gs_solve_info info;
+            ts_what = ts_degenerate_name((ts_degenerate)d);
+            ts_solve_ok(f->sv, &pb, &o, f->lam, f->w, f->x, &info, 1e-8);
+            ts_check_matches_ref(f, "auto");
+            ts_what = "";
+        }
+    free(load0);
+}
+
+GS_TEST(degenerate_families_every_variant_every_rounding)
+{
+    ts_fixture f;
+    ts_fx_generate(&f, GS_GEN_LAP, 0, 1, 5, 0.5);
+    degenerate_families(&f, 0.05, 6);
+    ts_fx_free(&f);
+    ts_fx_generate(&f, GS_GEN_SANDWICH, 0, 1, 5, 1.0);
+    degenerate_families(&f, 0.05, 6);
+    ts_fx_free(&f);
+    ts_fx_open(&f, tm_twin_chains(), 1);
+    degenerate_families(&f, 1.0, 6);
+    ts_fx_free(&f);
+}
+
 /* Every pair in contact: the chain against the jig with zero gaps. */
 GS_TEST(every_pair_in_contact_and_symmetric_ties)
 {
