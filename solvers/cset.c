@@ -17,7 +17,8 @@ gs_err gs_cset_init(gs_cset *cs, const gs_precomp *pc, gs_error *err)
     cs->m = pc->m;
     cs->idx = malloc((size_t)cs->m * sizeof *cs->idx);
     cs->pos = malloc((size_t)cs->m * sizeof *cs->pos);
-    if (!cs->idx || !cs->pos) {
+    cs->mark = calloc((size_t)cs->m, 1);
+    if (!cs->idx || !cs->pos || !cs->mark) {
         gs_cset_free(cs);
         return gs_errorf(err, GS_ERR_NOMEM, "", "no memory for a contact set");
     }
@@ -31,6 +32,7 @@ void gs_cset_free(gs_cset *cs)
 {
     free(cs->idx);
     free(cs->pos);
+    free(cs->mark);
     gs_cholup_free(&cs->f);
     free(cs->QC);
     free(cs->slot);
@@ -44,6 +46,7 @@ void gs_cset_clear(gs_cset *cs)
     gs_wlist_clear(cs->idx, cs->pos, cs->k);
     cs->k = 0;
     cs->f.k = 0;
+    cs->updates = 0;
 }
 
 gs_err gs_cset_reserve(gs_cset *cs, int k_new, gs_error *err)
@@ -102,6 +105,7 @@ void gs_cset_append(gs_cset *cs, int j, const double *l, double s)
     cs->idx[k] = j;
     cs->pos[j] = k;
     cs->k = k + 1;
+    cs->updates++;
 }
 
 void gs_cset_remove(gs_cset *cs, int c)
@@ -122,6 +126,7 @@ void gs_cset_remove(gs_cset *cs, int c)
         cs->owner[cs->slot[q]] = q;
     }
     cs->k = k - 1;
+    cs->updates++;
 }
 
 void gs_cset_solve_L(const gs_cset *cs, double *z)
@@ -185,7 +190,50 @@ gs_err gs_cset_build(gs_cset *cs, const int *list, int k, gs_error *err)
         cs->slot[c] = cs->owner[c] = c;
     }
     cs->k = cs->f.k = k;
+    cs->updates = 0;
     return GS_OK;
+}
+
+gs_err gs_cset_travel(gs_cset *cs, const int *list, int k, gs_error *err)
+{
+    for (int a = 0; a < k; a++)
+        cs->mark[list[a]] = 1;
+    /* the cost of each route, in flops (cset.h) */
+    double inc = 0.0;
+    int kept = 0, k0 = cs->k;
+    for (int c = 0; c < k0; c++) {
+        if (cs->mark[cs->idx[c]])
+            kept++;
+        else
+            inc += (double)(k0 - c) * (k0 - c);
+    }
+    const int adds = k - kept, removals = k0 - kept;
+    inc += (double)adds * ((double)k * k + cs->m);
+    const double fresh = (double)k * k * k / 3.0 + (double)cs->m * k;
+    if (k0 == 0 || inc >= fresh || cs->updates + removals + adds > GS_CSET_FRESH(k)) {
+        for (int a = 0; a < k; a++)
+            cs->mark[list[a]] = 0;
+        return gs_cset_build(cs, list, k, err);
+    }
+    for (int c = k0 - 1; c >= 0; c--)
+        if (!cs->mark[cs->idx[c]])
+            gs_cset_remove(cs, c);
+    gs_err rc = gs_cset_reserve(cs, k, err);
+    for (int a = 0; a < k && rc == GS_OK; a++) {
+        int j = list[a];
+        if (cs->pos[j] >= 0)
+            continue;
+        double sch = gs_cset_schur(cs, j, cs->tmp);
+        if (!(sch > GS_CSET_DEP_TOL * cs->pc->qdiag[j])) { /* let the fresh build decide */
+            for (int b = 0; b < k; b++)
+                cs->mark[list[b]] = 0;
+            return gs_cset_build(cs, list, k, err);
+        }
+        gs_cset_append(cs, j, cs->tmp, sch);
+    }
+    for (int a = 0; a < k; a++)
+        cs->mark[list[a]] = 0;
+    return rc;
 }
 
 double gs_zero_force(const gs_precomp *pc, double tol_w)

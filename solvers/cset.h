@@ -35,6 +35,8 @@ typedef struct {
     int *slot;    /* cap: QC column of position c */
     int *owner;   /* cap: position whose column sits in slot s */
     double *tmp;  /* cap scratch */
+    unsigned char *mark; /* m scratch of gs_cset_travel, all zero between calls */
+    long updates; /* appends and removals since the factor was last built fresh */
 } gs_cset;
 
 gs_err gs_cset_init(gs_cset *cs, const gs_precomp *pc, gs_error *err);
@@ -62,6 +64,19 @@ void gs_cset_residual(const gs_cset *cs, const double *v, const double *p, doubl
  * GS_ERR_NOT_SPD if Q restricted to the list is numerically singular (the
  * set is left empty). */
 gs_err gs_cset_build(gs_cset *cs, const int *list, int k, gs_error *err);
+/* Make C equal to the list of k distinct pairs, reusing the current factor
+ * when that is cheaper: members not listed leave (from the last position
+ * down), listed pairs not in C are appended. Cost O(sum over removals of
+ * (k - c)^2 + appends (k^2 + m)), against O(k^3/3 + m k) for gs_cset_build,
+ * which it calls instead when that is cheaper, when C is empty, or when the
+ * factor has absorbed more than GS_CSET_FRESH(k) updates since it was built
+ * (round-off accumulates in updates; a fresh dpotrf resets it). The order
+ * of C afterwards is not the list's. Errors as gs_cset_build. This is how a
+ * factor travels from one solve to the next (a warm start from the
+ * workspace's previous solution). */
+gs_err gs_cset_travel(gs_cset *cs, const int *list, int k, gs_error *err);
+#define GS_CSET_FRESH(k) (8L * (k) + 512)
+
 /* Relative pivot threshold below which a pair counts as dependent on C. */
 #define GS_CSET_DEP_TOL 1e-12
 

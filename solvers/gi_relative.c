@@ -59,6 +59,7 @@ typedef struct {
     int *cand;      /* m: violated pairs to take in order */
     gs_cand *keys;  /* m: their sort keys */
     int *list;      /* m: warm start list */
+    unsigned char *listed; /* m: warm start dedup, zero between calls */
 } gi_rel_ws;
 
 static void gi_rel_free(void *p)
@@ -74,6 +75,7 @@ static void gi_rel_free(void *p)
     free(ws->cand);
     free(ws->keys);
     free(ws->list);
+    free(ws->listed);
     free(ws);
 }
 
@@ -89,8 +91,9 @@ static void *gi_rel_new(gs_solver *s)
     ws->w = malloc(m * sizeof *ws->w);
     ws->cand = malloc(m * sizeof *ws->cand);
     ws->list = malloc(m * sizeof *ws->list);
+    ws->listed = calloc(m, 1);
     ws->keys = malloc(m * sizeof *ws->keys);
-    if (!ws->lc || !ws->l || !ws->r || !ws->w || !ws->cand || !ws->list || !ws->keys ||
+    if (!ws->lc || !ws->l || !ws->r || !ws->w || !ws->cand || !ws->list || !ws->keys || !ws->listed ||
         gs_cset_init(&ws->cs, s->pc, NULL) != GS_OK) {
         gi_rel_free(ws);
         return NULL;
@@ -191,10 +194,12 @@ static int most_negative(const gi_rel_ws *ws, const gs_problem *pb)
     return worst;
 }
 
-/* Warm start: factor Q on the previous contact set (plus the equality pairs,
- * first) at once, lam_C = Q_CC^-1 p_C, drop inequality pairs with a negative
- * multiplier (most negative first) until lam_C >= 0. Returns pairs kept, or
- * -1 if the set could not be used (then C holds only the equality pairs). */
+/* Warm start: C = the previous contact set plus the equality pairs, its
+ * factor carried over from this workspace's last solve and updated where
+ * that is cheaper than one dpotrf (gs_cset_travel: a cloud solved in order,
+ * or an optimization step, changes few pairs), lam_C = Q_CC^-1 p_C, drop
+ * inequality pairs with a negative multiplier (most negative first) until
+ * lam_C >= 0. Returns pairs kept, or -1 if the set could not be used. */
 static int warm_start(gi_rel_ws *ws, gs_solver *s, const gs_problem *pb, const gs_warm *warm,
                       int n_eq, int *iters)
 {
@@ -205,14 +210,14 @@ static int warm_start(gi_rel_ws *ws, gs_solver *s, const gs_problem *pb, const g
             ws->list[k++] = i;
     for (int c = 0; c < warm->n_act; c++) {
         int i = warm->act[c];
-        if (!gs_problem_is_eq(pb, i) && cs->pos[i] < 0) {
-            cs->pos[i] = -2; /* mark: dedup */
+        if (!gs_problem_is_eq(pb, i) && !ws->listed[i]) {
+            ws->listed[i] = 1; /* dedup */
             ws->list[k++] = i;
         }
     }
     for (int c = n_eq; c < k; c++)
-        cs->pos[ws->list[c]] = -1;
-    if (gs_cset_build(cs, ws->list, k, NULL) != GS_OK)
+        ws->listed[ws->list[c]] = 0;
+    if (gs_cset_travel(cs, ws->list, k, NULL) != GS_OK)
         return -1;
     for (;;) {
         for (int c = 0; c < cs->k; c++)
@@ -243,14 +248,13 @@ gs_err gs_gi_relative_solve(gs_solver *s, const gs_problem *pb, const gs_solve_o
     gs_cset *cs = &ws->cs;
     const int m = s->m, max_iter = gs_solver_max_iter(s, o);
     int iters = 0, n_eq = 0;
-    gs_cset_clear(cs);
     info->status = GS_STATUS_OPTIMAL;
 
     /* 1. equality pairs, full signed steps (C holds only equality pairs) */
     for (int i = 0; i < m; i++)
         if (gs_problem_is_eq(pb, i))
             n_eq++;
-    int warm_kept = -1;
+    int warm_kept = -1; /* cold: C starts empty; warm: C travels from the last solve */
     if (o->warm && o->warm->n_act > 0)
         warm_kept = warm_start(ws, s, pb, o->warm, n_eq, &iters);
     if (warm_kept < 0) {

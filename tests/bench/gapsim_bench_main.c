@@ -53,7 +53,7 @@ typedef struct {
 typedef struct {
     const char *model_path, *gaps_path, *csv_path, *json_path, *methods, *times_path;
     gs_gen_kind kind;
-    int small, ngaps, sweep, warm_seq, dist, nfrac, repeat, cpu_clock, no_ref;
+    int small, ngaps, sweep, warm_seq, cloud, dist, nfrac, repeat, cpu_clock, no_ref;
     unsigned long long seed;
     double fraction, check_tol;
     double fracs[MAX_FRACTIONS];
@@ -65,7 +65,7 @@ static void usage(FILE *f)
         "usage: gapsim-bench [--model M.json | --kind lap|sandwich|lap-fine [--small]]\n"
         "                    [--gaps G.npy | --ngaps K --seed S]\n"
         "                    [--fraction F | --sweep | --fractions F1,F2,...]\n"
-        "                    [--methods VARIANT,VARIANT,... | all] [--warm-seq] [--dist]\n"
+        "                    [--methods VARIANT,VARIANT,... | all] [--warm-seq] [--cloud] [--dist]\n"
         "                    [--repeat R] [--clock wall|cpu] [--check TOL]\n"
         "                    [--no-ref] [--csv FILE] [--json FILE]\n"
         "                    [--times FILE]\n"
@@ -101,7 +101,12 @@ static void usage(FILE *f)
         "  --times FILE     per-gap CSV: fraction, variant, gap, time, iterations, CG\n"
         "                   iterations, n_act, status (for plots of Fig. 9 and 11)\n"
         "  --warm-seq       warm vs cold starts on a sequence of patterns differing by one\n"
-        "                   fastener\n"
+        "                   fastener: iterations and time saved (separate solver workspaces,\n"
+        "                   so the warm one carries its factor from step to step)\n"
+        "  --cloud          per variant also the cloud in order: gaps ordered by greedy nearest\n"
+        "                   neighbour, each warm-started from the previous gap's solution on\n"
+        "                   one workspace (the factor travels); median per gap, its ratio to\n"
+        "                   the bound and to the cold median, max |w - w_cold| (mm)\n"
         "Columns: median / mean / p95 / max time per solve, mean iterations (GI: active-set\n"
         "changes, Lemke: pivots, NPM: Newton steps, IPM: interior point steps), mean inner\n"
         "CG iterations per solve and per outer iteration (NPM cg/combined, IPM PCG), mean\n"
@@ -146,6 +151,34 @@ static int cmp_d(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
+}
+
+/* Greedy nearest-neighbour order of the k gap vectors (rows of G, m each):
+ * start at row 0, then always the closest unvisited row (Euclidean).
+ * O(k^2 m). */
+static void cloud_order(const double *G, int k, int m, int *order)
+{
+    unsigned char *done = calloc((size_t)k, 1);
+    int cur = 0;
+    for (int q = 0; q < k; q++) {
+        order[q] = cur;
+        done[cur] = 1;
+        int next = -1;
+        double best = INFINITY;
+        for (int r = 0; r < k; r++) {
+            if (done[r])
+                continue;
+            double d = 0.0;
+            for (int i = 0; i < m; i++) {
+                double t = G[(size_t)r * m + i] - G[(size_t)cur * m + i];
+                d += t * t;
+            }
+            if (d < best)
+                best = d, next = r;
+        }
+        cur = next;
+    }
+    free(done);
 }
 
 static double pct(double *v, int n, double q) /* sorts v */
@@ -308,6 +341,7 @@ int main(int argc, char **argv)
             }
             i++;
         } else if (!strcmp(o, "--warm-seq")) a.warm_seq = 1;
+        else if (!strcmp(o, "--cloud")) a.cloud = 1;
         else if (!strcmp(o, "--dist")) a.dist = 1;
         else if (!strcmp(o, "--repeat") && v) a.repeat = atoi(v), i++;
         else if (!strcmp(o, "--no-ref")) a.no_ref = 1;
@@ -436,6 +470,12 @@ int main(int argc, char **argv)
     double *QCC = malloc((size_t)m * m * sizeof *QCC), *QC = malloc((size_t)m * m * sizeof *QC);
     int *C = malloc((size_t)m * sizeof *C);
     gs_solver *sv = gs_solver_new(pc, &e);
+    gs_solver *svw = gs_solver_new(pc, &e); /* warm runs: carries its factor */
+    double *WC = a.cloud ? malloc((size_t)k * m * sizeof *WC) : NULL; /* cold w per gap */
+    int *order = malloc((size_t)k * sizeof *order), *wact = malloc((size_t)m * sizeof *wact);
+    double *lwarm = malloc((size_t)m * sizeof *lwarm), *tcl = malloc((size_t)k * sizeof *tcl);
+    if (a.cloud)
+        cloud_order(G, k, m, order);
     int rows_failed = 0, rows_checked = 0;
     double sweep_auto = 0, sweep_best = 0, sweep_gapbest = 0; /* sums of means over fractions */
     int sweep_nf = 0;
@@ -496,6 +536,8 @@ int main(int argc, char **argv)
                     tmin = fmin(tmin, a.cpu_clock ? thread_cpu() - c0 : info.time);
                 }
                 info.time = tmin;
+                if (WC)
+                    memcpy(WC + (size_t)r * m, w, (size_t)m * sizeof *w);
                 tt[r] = info.time;
                 T[(size_t)vi * k + r] = info.time;
                 mean += info.time / kv;
@@ -537,6 +579,41 @@ int main(int argc, char **argv)
                    "%10.2e %8.2f%s\n",
                    label, kv, 1e3 * med, 1e3 * mean, 1e3 * p95, 1e3 * mx, it / kv, cg / kv,
                    it > 0 ? cg / it : 0.0, na / kv, opt, kv, dx, dw, med / bound, verdict);
+            if (a.cloud && kv == k) {
+                /* the cloud in order, warm from the previous gap, one workspace */
+                double it_c = it, it_w = 0, dwc = 0, tsum = 0;
+                int optw = 0, na_prev = 0;
+                for (int q = 0; q < k; q++) {
+                    int r = order[q];
+                    gs_problem pb = {.pc = pc, .g = G + (size_t)r * m, .load = load};
+                    gs_warm wm = {.n_act = na_prev, .act = wact, .lam = lwarm};
+                    o.warm = q > 0 && na_prev > 0 ? &wm : NULL;
+                    gs_solve_info info;
+                    double c0 = a.cpu_clock ? thread_cpu() : 0.0;
+                    if (gs_solve(svw, &pb, &o, lam, w, NULL, &info, &e) != GS_OK) {
+                        fprintf(stderr, "gapsim-bench: %s: %s\n", gs_method_name(o.method), e.msg);
+                        return 1;
+                    }
+                    tcl[q] = a.cpu_clock ? thread_cpu() - c0 : info.time;
+                    tsum += tcl[q];
+                    it_w += info.iterations;
+                    optw += info.status == GS_STATUS_OPTIMAL;
+                    for (int i = 0; i < m; i++)
+                        dwc = fmax(dwc, fabs(w[i] - WC[(size_t)r * m + i]));
+                    memcpy(lwarm, lam, (size_t)m * sizeof *lam);
+                    na_prev = 0;
+                    for (int i = 0; i < m; i++)
+                        if (lam[i] != 0.0)
+                            wact[na_prev++] = i;
+                }
+                o.warm = NULL;
+                double cmed = pct(tcl, k, 0.5);
+                printf("    cloud in order (warm from the previous gap, factor carried): median "
+                       "%.3f ms, mean %.3f ms = %.2f x bound, %.2f x cold median; iterations "
+                       "%.1f (cold %.1f); max |w - w_cold| %.1e mm; optimal %d/%d\n",
+                       1e3 * cmed, 1e3 * tsum / k, cmed / bound, cmed / med, it_w / k, it_c / k,
+                       dwc, optw, k);
+            }
             if (a.dist) {
                 printf("    distribution ms: min %.3f", 1e3 * tt[0]);
                 for (int d = 1; d <= 9; d++)
@@ -623,7 +700,7 @@ int main(int argc, char **argv)
                 double tc = 0, tw = 0, dmax = 0;
                 gs_problem pb = {.pc = pc, .g = G, .load = load};
                 gs_solve_info info;
-                gs_solve(sv, &pb, &o, lprev, w, NULL, &info, &e);
+                gs_solve(svw, &pb, &o, lprev, w, NULL, &info, &e);
                 for (int i = 0; i < mdl->n_fast && steps < 20; i++) {
                     if (seq[i])
                         continue;
@@ -636,13 +713,15 @@ int main(int argc, char **argv)
                     gs_model_pattern_load(mdl, seq, load);
                     gs_warm warm = {.n_act = na, .act = act, .lam = lprev};
                     o.warm = NULL;
+                    double c0 = thread_cpu();
                     gs_solve(sv, &pb, &o, lam, w, NULL, &info, &e);
                     it_cold += info.iterations;
-                    tc += info.time;
+                    tc += a.cpu_clock ? thread_cpu() - c0 : info.time;
                     o.warm = &warm;
-                    gs_solve(sv, &pb, &o, lprev, w, NULL, &info, &e);
+                    c0 = thread_cpu();
+                    gs_solve(svw, &pb, &o, lprev, w, NULL, &info, &e);
                     it_warm += info.iterations;
-                    tw += info.time;
+                    tw += a.cpu_clock ? thread_cpu() - c0 : info.time;
                     for (int j = 0; j < m; j++)
                         dmax = fmax(dmax, fabs(lprev[j] - lam[j]) / (1 + fabs(lam[j])));
                 }
@@ -655,12 +734,15 @@ int main(int argc, char **argv)
                     free(lprev);
                     continue;
                 }
+                const double its = 1.0 - (double)it_warm / (it_cold ? it_cold : 1);
+                const double ts = tc > 0 ? 1.0 - tw / tc : 0.0;
                 printf("    %-6s %-9s %d steps: iterations cold %.1f warm %.1f (%.0f%% saved), "
-                       "time cold %.3f ms warm %.3f ms, max rel |dlam| %.1e\n",
+                       "time cold %.3f ms warm %.3f ms (%.0f%% saved; time saved / iterations "
+                       "saved %.2f), max rel |dlam| %.1e\n",
                        gs_method_name(o.method), gs_form_name(info.form), steps,
-                       (double)it_cold / steps, (double)it_warm / steps,
-                       100.0 * (1.0 - (double)it_warm / (it_cold ? it_cold : 1)),
-                       1e3 * tc / steps, 1e3 * tw / steps, dmax);
+                       (double)it_cold / steps, (double)it_warm / steps, 100.0 * its,
+                       1e3 * tc / steps, 1e3 * tw / steps, 100.0 * ts, its > 0 ? ts / its : 0.0,
+                       dmax);
                 free(seq);
                 free(act);
                 free(lprev);
@@ -683,6 +765,12 @@ int main(int argc, char **argv)
         fclose(js);
     }
     gs_solver_free(sv);
+    gs_solver_free(svw);
+    free(WC);
+    free(order);
+    free(wact);
+    free(lwarm);
+    free(tcl);
     free(inst); free(load); free(LR); free(WR); free(lam); free(w); free(x); free(xr);
     free(tt); free(tb); free(tbest); free(T); free(KV); free(QCC); free(QC); free(C); free(G);
     gs_precomp_free(pc);

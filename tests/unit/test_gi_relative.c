@@ -204,4 +204,69 @@ GS_TEST(cset_updates_match_fresh_factor)
     gs_model_free(mdl);
 }
 
+/* L L' == Q_CC in position order, and idx/pos agree (O(k^3), small sets). */
+static void check_factor(const gs_cset *cs, const gs_precomp *pc)
+{
+    const int m = pc->m;
+    for (int c = 0; c < cs->k; c++)
+        GS_CHECK_INT(cs->pos[cs->idx[c]], c);
+    for (int a = 0; a < cs->k; a++)
+        for (int b = 0; b <= a; b++) {
+            double acc = 0;
+            for (int c = 0; c <= b; c++)
+                acc += cs->f.L[a + c * cs->f.cap] * cs->f.L[b + c * cs->f.cap];
+            GS_CHECK_NEAR(acc, pc->Q[(size_t)cs->idx[b] * m + cs->idx[a]], 1e-12);
+        }
+}
+
+/* gs_cset_travel: a near set is reached by updates (the update counter
+ * moves, the members are exactly the list's, the factor is Q_CC's), a far
+ * one by a fresh build (counter reset); solving on the travelled set gives
+ * what a fresh factor gives; nothing stays marked. */
+GS_TEST(cset_travel_updates_or_builds)
+{
+    gs_model *mdl = tm_random(2, 12, 3, 78);
+    gs_precomp *pc = ts_build(mdl);
+    const int m = pc->m;
+    GS_CHECK(m >= 16);
+    gs_cset cs, fresh;
+    GS_CHECK_INT(gs_cset_init(&cs, pc, NULL), GS_OK);
+    GS_CHECK_INT(gs_cset_init(&fresh, pc, NULL), GS_OK);
+    int a_set[10] = {0, 2, 3, 5, 7, 9, 11, 12, 14, 15};
+    GS_CHECK_INT(gs_cset_travel(&cs, a_set, 10, NULL), GS_OK); /* empty: builds */
+    GS_CHECK(cs.updates == 0);
+    int b_set[10] = {0, 2, 3, 5, 7, 9, 11, 12, 14, 13}; /* 15 -> 13 */
+    GS_CHECK_INT(gs_cset_travel(&cs, b_set, 10, NULL), GS_OK);
+    GS_CHECK(cs.updates == 2); /* one removal, one append */
+    GS_CHECK_INT(cs.k, 10);
+    for (int a = 0; a < 10; a++)
+        GS_CHECK(cs.pos[b_set[a]] >= 0);
+    GS_CHECK_INT(cs.pos[15], -1);
+    check_factor(&cs, pc);
+    /* the same solution as a fresh factor of the same set */
+    GS_CHECK_INT(gs_cset_build(&fresh, b_set, 10, NULL), GS_OK);
+    double z1[16], z2[16];
+    for (int c = 0; c < 10; c++) {
+        z1[c] = 1.0 + cs.idx[c];
+        z2[c] = 1.0 + fresh.idx[c];
+    }
+    gs_cset_solve(&cs, z1);
+    gs_cset_solve(&fresh, z2);
+    for (int c = 0; c < 10; c++)
+        GS_CHECK_NEAR(z1[c], z2[fresh.pos[cs.idx[c]]], 1e-12 * (1 + fabs(z2[fresh.pos[cs.idx[c]]])));
+    /* far: a disjoint set is built fresh */
+    int c_set[4] = {1, 4, 6, 8};
+    GS_CHECK_INT(gs_cset_travel(&cs, c_set, 4, NULL), GS_OK);
+    GS_CHECK(cs.updates == 0);
+    GS_CHECK_INT(cs.k, 4);
+    check_factor(&cs, pc);
+    /* nothing left marked between calls */
+    for (int i = 0; i < m; i++)
+        GS_CHECK_INT(cs.mark[i], 0);
+    gs_cset_free(&cs);
+    gs_cset_free(&fresh);
+    gs_precomp_free(pc);
+    gs_model_free(mdl);
+}
+
 GS_TEST_MAIN()
