@@ -24,6 +24,7 @@
 #include "model_json.h"
 #include "json_parse.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <math.h>
 #include <stdint.h>
@@ -34,8 +35,12 @@
 #include <cjson/cJSON.h>
 
 #include "fileio.h"
+#include "matrix_io.h"
 #include "mmio.h"
 #include "npy.h"
+
+#include <fcntl.h>
+#include <unistd.h>
 
 #define MJ_PATH_MAX 4096
 
@@ -45,10 +50,13 @@ typedef struct {
     gs_error *err;
 } mj_ctx;
 
-/* A file to load in stage 5: K of part `part`, or f when part < 0. */
+/* A file to load in stage 5: K of part `part`, or f when part < 0. Strings
+ * are owned by the cJSON tree. */
 typedef struct {
     int part;
-    const char *ref; /* as written in the JSON (owned by the cJSON tree) */
+    const char *ref;    /* the file name as written */
+    const char *format; /* "format" of the reference object, or NULL: sniffed */
+    const char *matrix; /* "matrix" (nastran-dmig NAME), or NULL */
 } mj_ref;
 
 void gs_model_limits_default(gs_model_limits *lim)
@@ -235,9 +243,9 @@ static void mj_line_col(const char *text, size_t len, const char *p, long *line,
 
 /* ---- file references ------------------------------------------------------ */
 
-/* Check a relative reference and build base_dir/ref; *mtx: .mtx, else .npy. */
+/* Check a relative reference and build base_dir/ref. */
 static gs_err mj_resolve(const mj_ctx *cx, const char *ref, const char *field, char *full,
-                         int *mtx, gs_error *err)
+                         gs_error *err)
 {
     char show[80];
     mj_show(show, sizeof show, ref);
@@ -259,32 +267,96 @@ static gs_err mj_resolve(const mj_ctx *cx, const char *ref, const char *field, c
                              "directory", show);
         c += n + (e ? 1 : 0);
     }
-    size_t rl = strlen(ref);
-    if (rl > 4 && strcmp(ref + rl - 4, ".npy") == 0)
-        *mtx = 0;
-    else if (rl > 4 && strcmp(ref + rl - 4, ".mtx") == 0)
-        *mtx = 1;
-    else
-        return gs_errorf(err, GS_ERR_INVALID, field,
-                         "unsupported file type '%s': expected a .npy or .mtx file", show);
     int w = snprintf(full, MJ_PATH_MAX, "%s/%s", cx->base_dir, ref);
     if (w < 0 || w >= MJ_PATH_MAX)
         return gs_errorf(err, GS_ERR_INVALID, field, "path of '%s' too long", show);
     return GS_OK;
 }
 
+/* A file reference: "name" or {"file": "name", "format": "...", "matrix": "..."}
+ * (matrix only with nastran-dmig; a vector takes npy or matrix-market only).
+ * Checked here; loaded in stage 5. */
+static gs_err mj_fileref(const mj_ctx *cx, const cJSON *v, const char *field, int vector,
+                         mj_ref *out, gs_error *err)
+{
+    static const char *const keys[] = {"file", "format", "matrix", NULL};
+    char sub[128], full[MJ_PATH_MAX], show[48];
+    gs_err rc;
+    out->format = out->matrix = NULL;
+    if (cJSON_IsString(v)) {
+        out->ref = v->valuestring;
+        return mj_resolve(cx, out->ref, field, full, err);
+    }
+    if ((rc = mj_keys(v, field, keys, err)) != GS_OK)
+        return rc;
+    snprintf(sub, sizeof sub, "%.96s.file", field);
+    const cJSON *f = mj_get(v, "file");
+    if (!f)
+        return gs_errorf(err, GS_ERR_INVALID, sub, "missing key 'file'");
+    if ((rc = mj_string(f, sub, MJ_PATH_MAX, &out->ref, err)) != GS_OK ||
+        (rc = mj_resolve(cx, out->ref, sub, full, err)) != GS_OK)
+        return rc;
+    snprintf(sub, sizeof sub, "%.96s.format", field);
+    if ((f = mj_get(v, "format"))) {
+        if ((rc = mj_string(f, sub, 64, &out->format, err)) != GS_OK)
+            return rc;
+        if (!gs_matfmt_find(out->format))
+            return gs_errorf(err, GS_ERR_UNSUPPORTED, sub, "unknown format '%s' (known: %s)",
+                             mj_show(show, sizeof show, out->format), gs_matfmt_names());
+        if (vector && strcmp(out->format, "npy") && strcmp(out->format, "matrix-market"))
+            return gs_errorf(err, GS_ERR_UNSUPPORTED, sub, "a vector is read from a npy or "
+                             "matrix-market file, not %s", out->format);
+    }
+    snprintf(sub, sizeof sub, "%.96s.matrix", field);
+    if ((f = mj_get(v, "matrix"))) {
+        if ((rc = mj_string(f, sub, 9, &out->matrix, err)) != GS_OK)
+            return rc;
+        if (!out->format || strcmp(out->format, "nastran-dmig") != 0)
+            return gs_errorf(err, GS_ERR_INVALID, sub, "'matrix' names a DMIG matrix: it needs "
+                             "\"format\": \"nastran-dmig\"");
+    }
+    return GS_OK;
+}
+
+/* The format of a referenced file: as named, else sniffed from its first
+ * bytes (never from the extension). */
+static gs_err mj_format(const char *full, const mj_ref *r, const char **fmt, gs_error *err)
+{
+    if (r->format) {
+        *fmt = r->format;
+        return GS_OK;
+    }
+    unsigned char head[16384];
+    int fd = open(full, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return gs_errorf(err, GS_ERR_IO, "", "cannot open '%s': %s", full, strerror(errno));
+    ssize_t got = read(fd, head, sizeof head);
+    close(fd);
+    if (got < 0)
+        return gs_errorf(err, GS_ERR_IO, "", "cannot read '%s': %s", full, strerror(errno));
+    const gs_matfmt *f = gs_matfmt_sniff(head, (size_t)got);
+    if (!f)
+        return gs_errorf(err, GS_ERR_FORMAT, "", "cannot tell the format of '%s' from its "
+                         "content: give {\"file\": ..., \"format\": ...} (one of %s)", full,
+                         gs_matfmt_names());
+    *fmt = f->name;
+    return GS_OK;
+}
+
 /* Load part b's K (ndof x ndof) from a file into a freshly allocated block. */
-static gs_err mj_load_block(const mj_ctx *cx, gs_model *mdl, int b, const char *ref,
-                            gs_error *err)
+static gs_err mj_load_block(const mj_ctx *cx, gs_model *mdl, const mj_ref *r, gs_error *err)
 {
     char full[MJ_PATH_MAX], field[48];
+    const int b = r->part;
     snprintf(field, sizeof field, "parts[%d].K", b);
-    int mtx;
-    gs_err rc = mj_resolve(cx, ref, field, full, &mtx, err);
+    const char *fmt;
+    gs_err rc = mj_resolve(cx, r->ref, field, full, err);
     if (rc != GS_OK)
         return rc;
+    if ((rc = mj_format(full, r, &fmt, err)) != GS_OK)
+        goto fail;
     const int nd = mdl->parts[b].ndof; /* set by stage 3 (block not yet allocated) */
-    if (!mtx) {
+    if (!strcmp(fmt, "npy")) { /* streamed into the block: no second copy */
         gs_npy_file f;
         if ((rc = gs_npy_open(full, SIZE_MAX, &f, err)) != GS_OK)
             goto fail;
@@ -300,18 +372,17 @@ static gs_err mj_load_block(const mj_ctx *cx, gs_model *mdl, int b, const char *
             goto fail;
         return GS_OK;
     }
-    double *d = NULL;
-    int r, c;
-    if ((rc = gs_mm_read_file(full, cx->lim.max_block_elems, &d, &r, &c, err)) != GS_OK)
+    gs_spmat sp;
+    gs_matread_opts o = {.max_n = (size_t)INT_MAX, .max_nnz = cx->lim.max_block_elems,
+                         .name = r->matrix};
+    if ((rc = gs_matrix_read_file(full, fmt, &o, &sp, err)) != GS_OK)
         goto fail;
-    if (r != nd || c != nd)
-        rc = gs_errorf(err, GS_ERR_DIM, "", "'%s' holds a %d x %d matrix, expected %d x %d", full,
-                       r, c, nd, nd);
+    if (sp.n != nd)
+        rc = gs_errorf(err, GS_ERR_DIM, "", "'%s' holds a %lld x %lld matrix, expected %d x %d",
+                       full, (long long)sp.n, (long long)sp.n, nd, nd);
     else if ((rc = gs_model_alloc_block(mdl, b, nd, err)) == GS_OK)
-        for (size_t i = 0; i < (size_t)nd; i++) /* row-major -> column-major */
-            for (size_t j = 0; j < (size_t)nd; j++)
-                mdl->parts[b].K[j * (size_t)nd + i] = d[i * (size_t)nd + j];
-    free(d);
+        gs_spmat_to_dense(&sp, mdl->parts[b].K);
+    gs_spmat_free(&sp);
     if (rc == GS_OK)
         return GS_OK;
 fail:
@@ -321,15 +392,22 @@ fail:
 }
 
 /* Load the base load f (n values: shape (n,), (n, 1) or (1, n)). */
-static gs_err mj_load_f(const mj_ctx *cx, gs_model *mdl, int n, const char *ref, gs_error *err)
+static gs_err mj_load_f(const mj_ctx *cx, gs_model *mdl, int n, const mj_ref *ref, gs_error *err)
 {
     char full[MJ_PATH_MAX];
-    int mtx;
-    gs_err rc = mj_resolve(cx, ref, "f", full, &mtx, err);
+    const char *fmt;
+    gs_err rc = mj_resolve(cx, ref->ref, "f", full, err);
     if (rc != GS_OK)
         return rc;
+    if ((rc = mj_format(full, ref, &fmt, err)) != GS_OK)
+        goto fail;
     size_t r, c;
-    if (!mtx) {
+    if (strcmp(fmt, "npy") && strcmp(fmt, "matrix-market")) {
+        rc = gs_errorf(err, GS_ERR_UNSUPPORTED, "", "'%s' is a %s file: a load vector is read "
+                       "from a npy or matrix-market file", full, fmt);
+        goto fail;
+    }
+    if (!strcmp(fmt, "npy")) {
         gs_npy_file fl;
         if ((rc = gs_npy_open(full, SIZE_MAX, &fl, err)) != GS_OK)
             goto fail;
@@ -470,19 +548,19 @@ static gs_err mj_part(const mj_ctx *cx, const cJSON *pj, gs_model *mdl, int b, m
     const cJSON *K = mj_get(pj, "K");
     if (!K)
         return gs_errorf(err, GS_ERR_INVALID, field, "missing key 'K'");
-    if (cJSON_IsString(K)) {
-        int mtx;
-        char full[MJ_PATH_MAX];
-        if ((rc = mj_resolve(cx, K->valuestring, field, full, &mtx, err)) != GS_OK)
+    if (cJSON_IsString(K) || cJSON_IsObject(K)) {
+        mj_ref *r = &refs[*nrefs];
+        if ((rc = mj_fileref(cx, K, field, 0, r, err)) != GS_OK)
             return rc;
+        r->part = b;
         pt->ndof = nd; /* block allocated in stage 5, once the file's header is checked */
-        refs[(*nrefs)++] = (mj_ref){b, K->valuestring};
+        ++*nrefs;
         return GS_OK;
     }
     if (!cJSON_IsArray(K))
         return gs_errorf(err, GS_ERR_INVALID, field,
-                         "expected %d rows of %d numbers or a file name, got %s", nd, nd,
-                         mj_type(K));
+                         "expected %d rows of %d numbers, a file name or a file reference object, "
+                         "got %s", nd, nd, mj_type(K));
     /* check every row before allocating ndof^2 doubles */
     if ((rc = mj_array(K, field, "rows", nd, 0, NULL, err)) != GS_OK)
         return rc;
@@ -690,14 +768,11 @@ static gs_err mj_build(const mj_ctx *cx, const cJSON *root, gs_model **out, gs_e
     if ((rc = mj_nodes(nodes, mdl, err)) != GS_OK || (rc = mj_pairs(pairs, mdl, err)) != GS_OK ||
         (fast && (rc = mj_fasteners(fast, mdl, err)) != GS_OK))
         goto fail;
-    const char *fref = NULL;
+    mj_ref fref = {-1, NULL, NULL, NULL};
     if (fj) {
-        if (cJSON_IsString(fj)) {
-            int mtx;
-            char full[MJ_PATH_MAX];
-            if ((rc = mj_resolve(cx, fj->valuestring, "f", full, &mtx, err)) != GS_OK)
+        if (cJSON_IsString(fj) || cJSON_IsObject(fj)) {
+            if ((rc = mj_fileref(cx, fj, "f", 1, &fref, err)) != GS_OK)
                 goto fail;
-            fref = fj->valuestring;
         } else if (!cJSON_IsArray(fj)) {
             rc = gs_errorf(err, GS_ERR_INVALID, "f",
                            "expected an array of %lld numbers or a file name, got %s", n,
@@ -719,9 +794,9 @@ static gs_err mj_build(const mj_ctx *cx, const cJSON *root, gs_model **out, gs_e
 
     /* stage 5: referenced files */
     for (int r = 0; r < nrefs; r++)
-        if ((rc = mj_load_block(cx, mdl, refs[r].part, refs[r].ref, err)) != GS_OK)
+        if ((rc = mj_load_block(cx, mdl, &refs[r], err)) != GS_OK)
             goto fail;
-    if (fref && (rc = mj_load_f(cx, mdl, (int)n, fref, err)) != GS_OK)
+    if (fref.ref && (rc = mj_load_f(cx, mdl, (int)n, &fref, err)) != GS_OK)
         goto fail;
 
     /* stage 6 */
