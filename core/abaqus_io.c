@@ -185,7 +185,6 @@ static gs_err abq_labelled(gs_coo *c, const gs_matread_opts *o, gs_spmat *out, g
     for (size_t k = 0; k < nk; k++)
         if (n == 0 || abq_key_cmp(&keys[n - 1], &keys[k]) != 0)
             keys[n++] = keys[k];
-    gs_err rc = GS_OK;
     if (n > o->max_n) {
         gs_coo_free(c);
         free(keys);
@@ -198,24 +197,21 @@ static gs_err abq_labelled(gs_coo *c, const gs_matread_opts *o, gs_spmat *out, g
         c->col[k] = abq_key_find(keys, (int64_t)n,
                                  (abq_key){c->col[k] / 128, (int)(c->col[k] % 128)});
     }
-    if ((rc = gs_coo_to_spmat(c, (int64_t)n, GS_COO_SYMMETRIC, out, err)) != GS_OK) {
+    int64_t *label = malloc((n ? n : 1) * sizeof *label);
+    int *dof = malloc((n ? n : 1) * sizeof *dof);
+    if (!label || !dof) {
         free(keys);
-        return rc;
-    }
-    out->label = malloc((n ? n : 1) * sizeof *out->label);
-    out->dof = malloc((n ? n : 1) * sizeof *out->dof);
-    if (!out->label || !out->dof) {
-        free(keys);
-        gs_spmat_free(out);
+        free(label);
+        free(dof);
+        gs_coo_free(c);
         return gs_errorf(err, GS_ERR_NOMEM, "", "no memory for %zu row labels", n);
     }
     for (size_t r = 0; r < n; r++) {
-        out->label[r] = keys[r].label;
-        out->dof[r] = keys[r].dof;
+        label[r] = keys[r].label;
+        dof[r] = keys[r].dof;
     }
     free(keys);
-    /* a duplicate-free fold can still name rows for errors: labels set after */
-    return GS_OK;
+    return gs_coo_to_spmat(c, (int64_t)n, GS_COO_SYMMETRIC, label, dof, out, err);
 }
 
 /* Shared loop: want = 5 (matrix input) or 3 (coordinate). */
@@ -280,7 +276,7 @@ static gs_err abq_entries(const unsigned char *buf, size_t len, const gs_matread
     }
     if (want == 5)
         return abq_labelled(&coo, o, out, err);
-    return gs_coo_to_spmat(&coo, n, GS_COO_SYMMETRIC, out, err);
+    return gs_coo_to_spmat(&coo, n, GS_COO_SYMMETRIC, NULL, NULL, out, err);
 fail:
     gs_coo_free(&coo);
     return rc;
@@ -475,19 +471,22 @@ static gs_err uel_element(uel_state *u, const gs_text_span *f, int nf, long ln, 
 }
 
 /* Row labels: node position (or *ELEMENT label) x active DOFs. */
-static gs_err uel_labels(const uel_state *u, gs_spmat *out, gs_error *err)
+static gs_err uel_labels(const uel_state *u, int64_t **label, int **dof, gs_error *err)
 {
-    out->label = malloc((size_t)u->n * sizeof *out->label);
-    out->dof = malloc((size_t)u->n * sizeof *out->dof);
-    if (!out->label || !out->dof)
+    *label = malloc((size_t)u->n * sizeof **label);
+    *dof = malloc((size_t)u->n * sizeof **dof);
+    if (!*label || !*dof) {
+        free(*label);
+        free(*dof);
         return gs_errorf(err, GS_ERR_NOMEM, "", "no memory for %" PRId64 " row labels", u->n);
+    }
     int64_t r = 0;
     for (int k = 0; k < u->nchanges; k++) {
         int64_t to = k + 1 < u->nchanges ? u->from[k + 1] : u->nodes + 1;
         for (int64_t p = u->from[k]; p < to; p++)
             for (int q = 0; q < u->ndofs[k]; q++, r++) {
-                out->label[r] = u->labels ? u->labels[p - 1] : p;
-                out->dof[r] = u->dofs[k][q];
+                (*label)[r] = u->labels ? u->labels[p - 1] : p;
+                (*dof)[r] = u->dofs[k][q];
             }
     }
     return GS_OK;
@@ -553,9 +552,10 @@ gs_err gs_read_abaqus_uel(const unsigned char *buf, size_t len, const gs_matread
     else if (u->have_elem && u->nlabels != u->nodes)
         rc = gs_errorf(err, GS_ERR_FORMAT, "", "*ELEMENT gave %" PRId64 " node labels, NODES=%"
                        PRId64, u->nlabels, u->nodes);
-    if (rc == GS_OK && (rc = gs_coo_to_spmat(&coo, u->n, GS_COO_SYMMETRIC, out, err)) == GS_OK &&
-        (rc = uel_labels(u, out, err)) != GS_OK)
-        gs_spmat_free(out);
+    int64_t *label;
+    int *dof;
+    if (rc == GS_OK && (rc = uel_labels(u, &label, &dof, err)) == GS_OK)
+        rc = gs_coo_to_spmat(&coo, u->n, GS_COO_SYMMETRIC, label, dof, out, err);
 done:
     gs_coo_free(&coo);
     free(u->labels);

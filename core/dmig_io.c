@@ -10,7 +10,8 @@
  * An entry starts at a line whose first field begins with a letter; lines
  * whose first field is blank or starts with '+' or '*' continue it; field 10
  * (columns 73-80, or the 10th free field) is the continuation marker and is
- * ignored; '$' lines are comments; columns past 80 are ignored; tabs expand
+ * ignored; '$' lines are comments; free fields hold at most 32 characters
+ * (fixed ones 8 or 16); columns past 80 are ignored; tabs expand
  * to 8-column stops. Entries other than DMIG (a whole bulk deck) are skipped.
  * Supported: IFO 6 (symmetric: one triangle, or both with equal entries) and
  * IFO 1 (square), TIN 1 or 2 (real). Rows and columns are (grid, component)
@@ -29,12 +30,13 @@
 
 #define DMIG_MAX_FIELDS 4096 /* fields of one entry (header + continuations) */
 #define DMIG_MAX_GRID ((int64_t)1 << 40)
+#define DMIG_FREE_WIDTH 32   /* longest free field (fixed fields are 8 or 16 wide) */
 
 typedef struct {
     gs_text_span f[DMIG_MAX_FIELDS]; /* data fields 2..9 of every line, in order */
     long line[DMIG_MAX_FIELDS];      /* line of each field */
     int nf;
-    char buf[DMIG_MAX_FIELDS][17];   /* fixed-field text copied out of tab-expanded lines */
+    char buf[DMIG_MAX_FIELDS][DMIG_FREE_WIDTH + 1]; /* field text (lines are not kept) */
     char key[16];                    /* entry keyword, upper case, without '*' */
     long first_line;
 } dmig_entry;
@@ -67,7 +69,14 @@ static gs_err dmig_push(dmig_entry *e, gs_text_span f, long ln, gs_error *err)
     if (e->nf == DMIG_MAX_FIELDS)
         return gs_errorf(err, GS_ERR_LIMIT, "", "line %ld: an entry of more than %d fields", ln,
                          DMIG_MAX_FIELDS);
-    size_t n = f.n < 16 ? f.n : 16;
+    gs_text_span t = gs_text_trim(f);
+    if (t.n > DMIG_FREE_WIDTH) {
+        char show[48];
+        return gs_errorf(err, GS_ERR_FORMAT, "", "line %ld: field '%s' longer than %d characters",
+                         ln, gs_text_show(t, show, sizeof show), DMIG_FREE_WIDTH);
+    }
+    size_t n = t.n;
+    f = t;
     memcpy(e->buf[e->nf], f.s, n);
     e->buf[e->nf][n] = '\0';
     e->f[e->nf] = gs_text_trim((gs_text_span){e->buf[e->nf], n});
@@ -251,20 +260,20 @@ static gs_err dmig_finish(const dmig_matrix *m, gs_coo *coo, const gs_matread_op
         coo->row[k] = dmig_find(keys, (int64_t)n, coo->row[k]);
         coo->col[k] = dmig_find(keys, (int64_t)n, coo->col[k]);
     }
-    if ((rc = gs_coo_to_spmat(coo, (int64_t)n, m->ifo == 6 ? GS_COO_SYMMETRIC : GS_COO_GENERAL,
-                              out, err)) != GS_OK)
-        goto done;
-    out->label = malloc((n ? n : 1) * sizeof *out->label);
-    out->dof = malloc((n ? n : 1) * sizeof *out->dof);
-    if (!out->label || !out->dof) {
-        gs_spmat_free(out);
+    int64_t *label = malloc((n ? n : 1) * sizeof *label);
+    int *dof = malloc((n ? n : 1) * sizeof *dof);
+    if (!label || !dof) {
+        free(label);
+        free(dof);
         rc = gs_errorf(err, GS_ERR_NOMEM, "", "no memory for %zu row labels", n);
         goto done;
     }
     for (size_t r = 0; r < n; r++) {
-        out->label[r] = keys[r] / 8;
-        out->dof[r] = (int)(keys[r] % 8);
+        label[r] = keys[r] / 8;
+        dof[r] = (int)(keys[r] % 8);
     }
+    rc = gs_coo_to_spmat(coo, (int64_t)n, m->ifo == 6 ? GS_COO_SYMMETRIC : GS_COO_GENERAL, label,
+                         dof, out, err);
 done:
     free(keys);
     return rc;

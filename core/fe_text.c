@@ -70,10 +70,14 @@ int gs_text_is_word(gs_text_span s, const char *w)
     for (size_t i = 0; i < s.n; i++) {
         if (tx_blank(s.s[i]))
             continue;
+        while (w[k] == ' ')
+            k++;
         if (!w[k] || tx_upper(s.s[i]) != tx_upper(w[k]))
             return 0;
         k++;
     }
+    while (w[k] == ' ')
+        k++;
     return w[k] == '\0';
 }
 

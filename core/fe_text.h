@@ -34,7 +34,7 @@ gs_text_span gs_text_trim(gs_text_span s);
 /* Split s at every `sep` into at most max fields (trimmed); returns the
  * field count, or max + 1 when there are more. */
 int gs_text_split(gs_text_span s, char sep, gs_text_span *f, int max);
-/* 1 if s equals the word w ignoring case and blanks inside s ("User Element"). */
+/* 1 if s equals the word w ignoring case and blanks ("User Element" = "USERELEMENT"). */
 int gs_text_is_word(gs_text_span s, const char *w);
 
 /* Real literal: [+-]digits[.digits][(E|e|D|d)[+-]digits]; with `implicit`,

@@ -215,7 +215,7 @@ static gs_err npz_build(const npz_files *nf, int kind, int64_t n, size_t nnz,
             }
         }
     }
-    return gs_coo_to_spmat(&coo, n, GS_COO_GENERAL, out, err);
+    return gs_coo_to_spmat(&coo, n, GS_COO_GENERAL, NULL, NULL, out, err);
 fail:
     gs_coo_free(&coo);
     return rc;

@@ -196,7 +196,8 @@ static gs_err sp_fold_square(gs_spmat *g, gs_error *err)
     return GS_OK;
 }
 
-gs_err gs_coo_to_spmat(gs_coo *c, int64_t n, gs_coo_sym sym, gs_spmat *out, gs_error *err)
+gs_err gs_coo_to_spmat(gs_coo *c, int64_t n, gs_coo_sym sym, int64_t *label, int *dof,
+                       gs_spmat *out, gs_error *err)
 {
     memset(out, 0, sizeof *out);
     size_t upper = 0, lower = 0;
@@ -212,8 +213,13 @@ gs_err gs_coo_to_spmat(gs_coo *c, int64_t n, gs_coo_sym sym, gs_spmat *out, gs_e
         }
     gs_err rc = sp_build(c, n, out, err);
     gs_coo_free(c);
-    if (rc != GS_OK)
+    if (rc != GS_OK) {
+        free(label);
+        free(dof);
         return rc;
+    }
+    out->label = label;
+    out->dof = dof;
     if (sym == GS_COO_SYMMETRIC) {
         out->stype = -1;
         if (upper && lower && (rc = sp_fold_square(out, err)) != GS_OK)

@@ -62,9 +62,11 @@ void gs_coo_free(gs_coo *c);
 /* Build *out (n x n) from the triplets (all in [0, n)); duplicates summed.
  * GS_COO_SYMMETRIC with entries in both triangles requires every mirrored
  * pair to be equal (GS_ERR_NOT_SYMMETRIC naming the entry otherwise).
- * Labels are not touched (the caller attaches them). The builder is emptied.
- * Cost O(nnz + n) (two counting sorts). */
-gs_err gs_coo_to_spmat(gs_coo *c, int64_t n, gs_coo_sym sym, gs_spmat *out, gs_error *err);
+ * label / dof (n each, malloc'ed, or NULL) become out's row labels; they
+ * are freed on failure. The builder is emptied. Cost O(nnz + n) (two
+ * counting sorts). */
+gs_err gs_coo_to_spmat(gs_coo *c, int64_t n, gs_coo_sym sym, int64_t *label, int *dof,
+                       gs_spmat *out, gs_error *err);
 
 void gs_spmat_free(gs_spmat *a);
 
