@@ -24,6 +24,7 @@
 #include "matrix_io.h"
 
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -296,15 +297,18 @@ gs_err gs_read_abaqus_coordinate(const unsigned char *buf, size_t len, const gs_
 
 /* ---- user element ------------------------------------------------------------- */
 
-#define UEL_MAX_CHANGES 4096 /* DOF-change lines kept */
+/* A DOF list: the active DOFs from node position `from` on. */
+typedef struct {
+    int64_t from;
+    int ndofs;
+    int dofs[ABQ_FIELDS];
+} uel_change;
 
 typedef struct {
     int64_t nodes;          /* NODES= */
     int have_uel, have_k, have_elem;
-    int ndofs[UEL_MAX_CHANGES];        /* DOF list of each change */
-    int dofs[UEL_MAX_CHANGES][ABQ_FIELDS];
-    int64_t from[UEL_MAX_CHANGES];     /* first node position (1-based) of each list */
-    int nchanges;
+    uel_change *chg;        /* DOF lists (grows; each comes from one input line) */
+    int nchanges, cap;
     int64_t *labels;        /* nodes, from *ELEMENT (NULL: positions) */
     int64_t nlabels;
     int64_t elem_fields;    /* fields of the *ELEMENT data line read so far */
@@ -370,8 +374,8 @@ static gs_err uel_keyword(uel_state *u, gs_text_span line, long ln, const gs_mat
         /* order: sum of the DOF counts of every node position */
         int64_t n = 0;
         for (int k = 0; k < u->nchanges; k++) {
-            int64_t to = k + 1 < u->nchanges ? u->from[k + 1] : u->nodes + 1;
-            n += (to - u->from[k]) * u->ndofs[k];
+            int64_t to = k + 1 < u->nchanges ? u->chg[k + 1].from : u->nodes + 1;
+            n += (to - u->chg[k].from) * u->chg[k].ndofs;
         }
         if (n < 1 || (uint64_t)n > o->max_n)
             return gs_errorf(err, GS_ERR_LIMIT, "", "line %ld: %" PRId64 " DOFs exceed the limit "
@@ -402,11 +406,18 @@ static gs_err uel_dofs(uel_state *u, const gs_text_span *f, int nf, long ln, gs_
     int64_t pos = 1, v;
     int k0 = 0;
     gs_err rc;
-    if (u->nchanges == UEL_MAX_CHANGES)
-        return gs_errorf(err, GS_ERR_LIMIT, "", "line %ld: more than %d DOF lists", ln,
-                         UEL_MAX_CHANGES);
+    if (u->nchanges == u->cap) {
+        if (u->cap > INT_MAX / 4)
+            return gs_errorf(err, GS_ERR_LIMIT, "", "line %ld: too many DOF lists", ln);
+        int cap = u->cap ? 2 * u->cap : 8;
+        uel_change *c = realloc(u->chg, (size_t)cap * sizeof *c);
+        if (!c)
+            return gs_errorf(err, GS_ERR_NOMEM, "", "no memory for %d DOF lists", cap);
+        u->chg = c;
+        u->cap = cap;
+    }
     if (u->nchanges > 0) { /* "position, dof, dof, ..." */
-        int64_t lo = u->from[u->nchanges - 1] + 1;
+        int64_t lo = u->chg[u->nchanges - 1].from + 1;
         if ((rc = abq_int(f[0], ln, "node position", lo, u->nodes, &pos, err)) != GS_OK)
             return rc;
         k0 = 1;
@@ -414,17 +425,17 @@ static gs_err uel_dofs(uel_state *u, const gs_text_span *f, int nf, long ln, gs_
     if (nf - k0 < 1)
         return gs_errorf(err, GS_ERR_FORMAT, "", "line %ld: a DOF list needs at least one DOF", ln);
     int c = u->nchanges;
-    u->ndofs[c] = 0;
+    u->chg[c].ndofs = 0;
     for (int k = k0; k < nf; k++) {
         if ((rc = abq_int(f[k], ln, "DOF", 1, ABQ_MAX_DOF, &v, err)) != GS_OK)
             return rc;
-        for (int q = 0; q < u->ndofs[c]; q++)
-            if (u->dofs[c][q] == (int)v)
+        for (int q = 0; q < u->chg[c].ndofs; q++)
+            if (u->chg[c].dofs[q] == (int)v)
                 return gs_errorf(err, GS_ERR_DUPLICATE, "", "line %ld: DOF %d listed twice", ln,
                                  (int)v);
-        u->dofs[c][u->ndofs[c]++] = (int)v;
+        u->chg[c].dofs[u->chg[c].ndofs++] = (int)v;
     }
-    u->from[c] = pos;
+    u->chg[c].from = pos;
     u->nchanges++;
     return GS_OK;
 }
@@ -482,14 +493,33 @@ static gs_err uel_labels(const uel_state *u, int64_t **label, int **dof, gs_erro
     }
     int64_t r = 0;
     for (int k = 0; k < u->nchanges; k++) {
-        int64_t to = k + 1 < u->nchanges ? u->from[k + 1] : u->nodes + 1;
-        for (int64_t p = u->from[k]; p < to; p++)
-            for (int q = 0; q < u->ndofs[k]; q++, r++) {
+        int64_t to = k + 1 < u->nchanges ? u->chg[k + 1].from : u->nodes + 1;
+        for (int64_t p = u->chg[k].from; p < to; p++)
+            for (int q = 0; q < u->chg[k].ndofs; q++, r++) {
                 (*label)[r] = u->labels ? u->labels[p - 1] : p;
-                (*dof)[r] = u->dofs[k][q];
+                (*dof)[r] = u->chg[k].dofs[q];
             }
     }
-    return GS_OK;
+    /* rows are named by (label, dof): a node listed twice in *ELEMENT is ambiguous */
+    abq_key *keys = malloc((size_t)u->n * sizeof *keys);
+    gs_err rc = GS_OK;
+    if (!keys)
+        rc = gs_errorf(err, GS_ERR_NOMEM, "", "no memory for %" PRId64 " row labels", u->n);
+    for (int64_t i = 0; keys && i < u->n; i++)
+        keys[i] = (abq_key){(*label)[i], (*dof)[i]};
+    if (keys)
+        qsort(keys, (size_t)u->n, sizeof *keys, abq_key_cmp); /* O(n log n) */
+    for (int64_t i = 1; keys && rc == GS_OK && i < u->n; i++)
+        if (abq_key_cmp(&keys[i - 1], &keys[i]) == 0)
+            rc = gs_errorf(err, GS_ERR_DUPLICATE, "", "node %" PRId64 " appears twice in the "
+                           "*ELEMENT node list (DOF %d would name two rows)", keys[i].label,
+                           keys[i].dof);
+    free(keys);
+    if (rc != GS_OK) {
+        free(*label);
+        free(*dof);
+    }
+    return rc;
 }
 
 gs_err gs_read_abaqus_uel(const unsigned char *buf, size_t len, const gs_matread_opts *o,
@@ -559,6 +589,7 @@ gs_err gs_read_abaqus_uel(const unsigned char *buf, size_t len, const gs_matread
 done:
     gs_coo_free(&coo);
     free(u->labels);
+    free(u->chg);
     free(u);
     return rc;
 }

@@ -22,24 +22,47 @@
 #include "matrix_io.h"
 
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "fe_text.h"
 
-#define DMIG_MAX_FIELDS 4096 /* fields of one entry (header + continuations) */
 #define DMIG_MAX_GRID ((int64_t)1 << 40)
 #define DMIG_FREE_WIDTH 32   /* longest free field (fixed fields are 8 or 16 wide) */
 
+/* One entry (header or column with its continuations): its data fields,
+ * fields 2..9 of every line in order, as offsets into a growing text store
+ * (a column of a large matrix has thousands of terms). */
 typedef struct {
-    gs_text_span f[DMIG_MAX_FIELDS]; /* data fields 2..9 of every line, in order */
-    long line[DMIG_MAX_FIELDS];      /* line of each field */
-    int nf;
-    char buf[DMIG_MAX_FIELDS][DMIG_FREE_WIDTH + 1]; /* field text (lines are not kept) */
-    char key[16];                    /* entry keyword, upper case, without '*' */
+    char *text;          /* trimmed field texts, concatenated */
+    size_t tlen, tcap;
+    size_t *off;         /* per field: offset in text */
+    unsigned char *len;  /* per field: length (<= DMIG_FREE_WIDTH) */
+    long *line;          /* per field: input line */
+    int nf, cap;
+    char key[16];        /* entry keyword, upper case, without '*' */
     long first_line;
 } dmig_entry;
+
+static gs_text_span dmig_f(const dmig_entry *e, int k)
+{
+    return k < e->nf ? (gs_text_span){e->text + e->off[k], e->len[k]} : (gs_text_span){"", 0};
+}
+
+static long dmig_ln(const dmig_entry *e, int k)
+{
+    return k < e->nf ? e->line[k] : e->first_line;
+}
+
+static void dmig_entry_free(dmig_entry *e)
+{
+    free(e->text);
+    free(e->off);
+    free(e->len);
+    free(e->line);
+}
 
 typedef struct {
     char name[9];
@@ -66,21 +89,43 @@ static size_t dmig_expand(gs_text_span line, char out[81])
 
 static gs_err dmig_push(dmig_entry *e, gs_text_span f, long ln, gs_error *err)
 {
-    if (e->nf == DMIG_MAX_FIELDS)
-        return gs_errorf(err, GS_ERR_LIMIT, "", "line %ld: an entry of more than %d fields", ln,
-                         DMIG_MAX_FIELDS);
     gs_text_span t = gs_text_trim(f);
     if (t.n > DMIG_FREE_WIDTH) {
         char show[48];
         return gs_errorf(err, GS_ERR_FORMAT, "", "line %ld: field '%s' longer than %d characters",
                          ln, gs_text_show(t, show, sizeof show), DMIG_FREE_WIDTH);
     }
-    size_t n = t.n;
-    f = t;
-    memcpy(e->buf[e->nf], f.s, n);
-    e->buf[e->nf][n] = '\0';
-    e->f[e->nf] = gs_text_trim((gs_text_span){e->buf[e->nf], n});
+    if (e->nf == e->cap) { /* the input bounds the growth: every field costs >= 1 byte */
+        if (e->cap > INT_MAX / 4)
+            return gs_errorf(err, GS_ERR_LIMIT, "", "line %ld: an entry of too many fields", ln);
+        int cap = e->cap ? 2 * e->cap : 64;
+        size_t *off = realloc(e->off, (size_t)cap * sizeof *off);
+        if (off)
+            e->off = off;
+        unsigned char *len = off ? realloc(e->len, (size_t)cap) : NULL;
+        if (len)
+            e->len = len;
+        long *line = len ? realloc(e->line, (size_t)cap * sizeof *line) : NULL;
+        if (!line)
+            return gs_errorf(err, GS_ERR_NOMEM, "", "no memory for an entry of %d fields", cap);
+        e->line = line;
+        e->cap = cap;
+    }
+    if (e->tlen + t.n + 1 > e->tcap) {
+        size_t cap = e->tcap ? 2 * e->tcap : 1024;
+        while (cap < e->tlen + t.n + 1)
+            cap *= 2;
+        char *text = realloc(e->text, cap);
+        if (!text)
+            return gs_errorf(err, GS_ERR_NOMEM, "", "no memory for an entry of %d fields", e->nf);
+        e->text = text;
+        e->tcap = cap;
+    }
+    memcpy(e->text + e->tlen, t.s, t.n);
+    e->off[e->nf] = e->tlen;
+    e->len[e->nf] = (unsigned char)t.n;
     e->line[e->nf] = ln;
+    e->tlen += t.n;
     e->nf++;
     return GS_OK;
 }
@@ -125,8 +170,8 @@ static gs_err dmig_int(const dmig_entry *e, int k, const char *what, int64_t lo,
                        int blank_ok, int64_t *out, gs_error *err)
 {
     char show[24];
-    gs_text_span f = k < e->nf ? e->f[k] : (gs_text_span){"", 0};
-    long ln = k < e->nf ? e->line[k] : e->first_line;
+    gs_text_span f = dmig_f(e, k);
+    long ln = dmig_ln(e, k);
     if (f.n == 0 && blank_ok) {
         *out = 0;
         return GS_OK;
@@ -181,22 +226,22 @@ static gs_err dmig_column(const dmig_matrix *m, const dmig_entry *e, gs_coo *coo
     if ((rc = dmig_int(e, 1, "GJ", 1, DMIG_MAX_GRID, 0, &gj, err)) != GS_OK ||
         (rc = dmig_int(e, 2, "CJ", 0, 6, 1, &cj, err)) != GS_OK)
         return rc;
-    if (e->nf > 3 && e->f[3].n)
+    if (dmig_f(e, 3).n)
         return gs_errorf(err, GS_ERR_FORMAT, "", "line %ld: field 5 of a DMIG column entry must "
-                         "be blank", e->line[3]);
+                         "be blank", dmig_ln(e, 3));
     int terms = 0;
     for (int k = 4; k < e->nf; k += 4) {
         int blank = 1;
         for (int q = k; q < k + 4 && q < e->nf; q++)
-            blank &= e->f[q].n == 0;
+            blank &= dmig_f(e, q).n == 0;
         if (blank)
             continue; /* padding of the last line */
         double a;
         if ((rc = dmig_int(e, k, "G", 1, DMIG_MAX_GRID, 0, &gi, err)) != GS_OK ||
             (rc = dmig_int(e, k + 1, "C", 0, 6, 1, &ci, err)) != GS_OK)
             return rc;
-        gs_text_span af = k + 2 < e->nf ? e->f[k + 2] : (gs_text_span){"", 0};
-        long ln = k + 2 < e->nf ? e->line[k + 2] : e->line[k];
+        gs_text_span af = dmig_f(e, k + 2);
+        long ln = k + 2 < e->nf ? dmig_ln(e, k + 2) : dmig_ln(e, k);
         int r = af.n ? gs_text_real(af, 1, &a) : -1;
         if (r == -2)
             return gs_errorf(err, GS_ERR_FORMAT, "", "line %ld: number '%s' beyond the double "
@@ -204,9 +249,9 @@ static gs_err dmig_column(const dmig_matrix *m, const dmig_entry *e, gs_coo *coo
         if (r != 0)
             return gs_errorf(err, GS_ERR_FORMAT, "", "line %ld: invalid matrix entry '%s'", ln,
                              gs_text_show(af, show, sizeof show));
-        if (k + 3 < e->nf && e->f[k + 3].n)
+        if (dmig_f(e, k + 3).n)
             return gs_errorf(err, GS_ERR_FORMAT, "", "line %ld: imaginary part given for a real "
-                             "matrix (TIN %d)", e->line[k + 3], m->tin);
+                             "matrix (TIN %d)", dmig_ln(e, k + 3), m->tin);
         if ((rc = gs_coo_add(coo, gi * 8 + ci, gj * 8 + cj, a, err)) != GS_OK)
             return rc;
         terms++;
@@ -303,7 +348,7 @@ static gs_err dmig_entry_done(dmig_entry *e, dmig_matrix *m, const gs_matread_op
     if (strcmp(e->key, "DMIG") != 0 || e->nf == 0)
         return GS_OK;
     char name[9], show[24];
-    gs_text_span nf = e->f[0];
+    gs_text_span nf = dmig_f(e, 0);
     if (nf.n == 0 || nf.n > 8 || !dmig_is_keyword_start(nf.s[0]))
         return gs_errorf(err, GS_ERR_FORMAT, "", "line %ld: DMIG NAME '%s' is not 1-8 characters "
                          "starting with a letter", e->first_line,
@@ -321,7 +366,7 @@ static gs_err dmig_entry_done(dmig_entry *e, dmig_matrix *m, const gs_matread_op
     if (!m->name[0])
         snprintf(m->name, sizeof m->name, "%s", name);
     int64_t zero;
-    if (e->nf > 1 && gs_text_int(e->f[1], 0, 0, &zero) == 0)
+    if (e->nf > 1 && gs_text_int(dmig_f(e, 1), 0, 0, &zero) == 0)
         return dmig_header(m, e, err);
     return dmig_column(m, e, coo, err);
 }
@@ -350,7 +395,7 @@ int gs_sniff_dmig(const unsigned char *buf, size_t len)
 gs_err gs_read_dmig(const unsigned char *buf, size_t len, const gs_matread_opts *o, gs_spmat *out,
                     gs_error *err)
 {
-    dmig_entry *e = malloc(sizeof *e);
+    dmig_entry *e = calloc(1, sizeof *e);
     dmig_matrix m = {0};
     char names[16][9];
     int nnames = 0, open = 0;
@@ -398,6 +443,7 @@ gs_err gs_read_dmig(const unsigned char *buf, size_t len, const gs_matread_opts 
             break;
         if (!cont) {
             e->nf = 0;
+            e->tlen = 0;
             e->first_line = c.line;
         }
         if ((rc = dmig_split(line, c.line, e, &cont, key, err)) != GS_OK)
@@ -434,6 +480,7 @@ gs_err gs_read_dmig(const unsigned char *buf, size_t len, const gs_matread_opts 
     }
 done:
     gs_coo_free(&coo);
+    dmig_entry_free(e);
     free(e);
     return rc;
 }

@@ -239,6 +239,9 @@ GS_TEST(mio_errors_name_the_line)
     GS_CHECK(text_err("*USER ELEMENT, NODES=2, LINEAR\n1\n*ELEMENT, TYPE=U1\n1, 7\n"
                       "*MATRIX, TYPE=STIFFNESS\n1, 0, 1\n", "abaqus-user-element", GS_ERR_FORMAT,
                       "line 5: *ELEMENT gave 1 node labels, NODES=2"));
+    GS_CHECK(text_err("*USER ELEMENT, NODES=2, LINEAR\n1\n*ELEMENT, TYPE=U1\n1, 7, 7\n"
+                      "*MATRIX, TYPE=STIFFNESS\n1, 0, 1\n", "abaqus-user-element", GS_ERR_DUPLICATE,
+                      "node 7 appears twice"));
     /* DOF changes: node 1 has DOFs 1, 2; nodes 2-3 have DOF 3 -> order 4 */
     GS_CHECK(text_err("*USER ELEMENT, NODES=3, LINEAR\n1, 2\n2, 3\n*MATRIX, TYPE=STIFFNESS\n"
                       "1,0,1,0,0,1,0,0,0,1\n", "abaqus-user-element", GS_OK, NULL));
