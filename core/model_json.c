@@ -11,8 +11,11 @@
  *      (count, length, numbers) before its block is allocated and filled; a
  *      file reference is only checked (relative, no "..", extension) here;
  *   4. nodes, pairs, fasteners, inline f: types and index ranges, each error
- *      naming the columnar path ("nodes.dof[17]");
- *   5. referenced files (.npy header checked against ndof before allocating);
+ *      naming the columnar path ("nodes.dof[17]"); nodes may instead be
+ *      given by FE label (nodes.label + nodes.component);
+ *   5. referenced files (.npy header checked against ndof before allocating;
+ *      other formats through matrix_io.h, keeping their row labels), then
+ *      5b: the row of every labelled node in its part's matrix;
  *   6. gs_model_validate (duplicates, symmetry, finiteness ...).
  * Arrays are walked through cJSON's linked list (never cJSON_GetArrayItem,
  * which is O(i) per call). Cost: O(JSON size + sum ndof^2 + m log m).
@@ -58,6 +61,28 @@ typedef struct {
     const char *format; /* "format" of the reference object, or NULL: sniffed */
     const char *matrix; /* "matrix" (nastran-dmig NAME), or NULL */
 } mj_ref;
+
+/* Node labels of the model (nodes.label / nodes.component) and the row
+ * labels of each part's matrix file (adopted from the reader), matched in
+ * stage 5b. */
+typedef struct {
+    int64_t *label;    /* n_nodes, or NULL when nodes are given by nodes.dof */
+    int *comp;         /* n_nodes */
+    int64_t **rlabel;  /* per part: row labels of its matrix file, or NULL */
+    int **rdof;        /* per part */
+} mj_labels;
+
+static void mj_labels_free(mj_labels *lb, int np)
+{
+    free(lb->label);
+    free(lb->comp);
+    for (int b = 0; b < np && lb->rlabel; b++) {
+        free(lb->rlabel[b]);
+        free(lb->rdof[b]);
+    }
+    free(lb->rlabel);
+    free(lb->rdof);
+}
 
 void gs_model_limits_default(gs_model_limits *lim)
 {
@@ -344,7 +369,8 @@ static gs_err mj_format(const char *full, const mj_ref *r, const char **fmt, gs_
 }
 
 /* Load part b's K (ndof x ndof) from a file into a freshly allocated block. */
-static gs_err mj_load_block(const mj_ctx *cx, gs_model *mdl, const mj_ref *r, gs_error *err)
+static gs_err mj_load_block(const mj_ctx *cx, gs_model *mdl, const mj_ref *r, mj_labels *lb,
+                            gs_error *err)
 {
     char full[MJ_PATH_MAX], field[48];
     const int b = r->part;
@@ -380,8 +406,13 @@ static gs_err mj_load_block(const mj_ctx *cx, gs_model *mdl, const mj_ref *r, gs
     if (sp.n != nd)
         rc = gs_errorf(err, GS_ERR_DIM, "", "'%s' holds a %lld x %lld matrix, expected %d x %d",
                        full, (long long)sp.n, (long long)sp.n, nd, nd);
-    else if ((rc = gs_model_alloc_block(mdl, b, nd, err)) == GS_OK)
+    else if ((rc = gs_model_alloc_block(mdl, b, nd, err)) == GS_OK) {
         gs_spmat_to_dense(&sp, mdl->parts[b].K);
+        lb->rlabel[b] = sp.label; /* kept for nodes given by label */
+        lb->rdof[b] = sp.dof;
+        sp.label = NULL;
+        sp.dof = NULL;
+    }
     gs_spmat_free(&sp);
     if (rc == GS_OK)
         return GS_OK;
@@ -590,21 +621,91 @@ static gs_err mj_part(const mj_ctx *cx, const cJSON *pj, gs_model *mdl, int b, m
     return GS_OK;
 }
 
-static gs_err mj_nodes(const cJSON *nj, gs_model *mdl, gs_error *err)
+/* nodes.label[v] / nodes.component[v]: integers checked here, matched to rows in stage 5b. */
+static gs_err mj_node_labels(const cJSON *nj, int nn, mj_labels *lb, gs_error *err)
+{
+    char field[96];
+    gs_err rc;
+    const cJSON *lab = mj_get(nj, "label"), *cmp = mj_get(nj, "component");
+    if (mj_get(nj, "dof"))
+        return gs_errorf(err, GS_ERR_INVALID, "nodes.label", "give nodes.dof (rows) or "
+                         "nodes.label with nodes.component (FE node labels), not both");
+    if (!cmp)
+        return gs_errorf(err, GS_ERR_INVALID, "nodes.component", "missing key 'component' "
+                         "(the DOF of each labelled node: 1..6, 0 for a scalar point)");
+    if ((rc = mj_array(lab, "nodes.label", "integers", nn, 0, NULL, err)) != GS_OK ||
+        (rc = mj_array(cmp, "nodes.component", "integers", nn, 0, NULL, err)) != GS_OK)
+        return rc;
+    lb->label = malloc((size_t)(nn ? nn : 1) * sizeof *lb->label);
+    lb->comp = malloc((size_t)(nn ? nn : 1) * sizeof *lb->comp);
+    if (!lb->label || !lb->comp)
+        return gs_errorf(err, GS_ERR_NOMEM, "", "no memory for %d node labels", nn);
+    const cJSON *l = lab->child, *c = cmp->child;
+    for (int v = 0; v < nn; v++, l = l->next, c = c->next) {
+        snprintf(field, sizeof field, "nodes.label[%d]", v);
+        char got[40];
+        if (!cJSON_IsNumber(l) || !isfinite(l->valuedouble) ||
+            l->valuedouble != floor(l->valuedouble))
+            return gs_errorf(err, GS_ERR_INVALID, field, "expected an integer, got %s",
+                             mj_got(got, sizeof got, l));
+        if (l->valuedouble < 0 || l->valuedouble > 9007199254740992.0)
+            return gs_errorf(err, GS_ERR_RANGE, field, "%.17g out of range [0, 2^53]",
+                             l->valuedouble);
+        lb->label[v] = (int64_t)l->valuedouble;
+        snprintf(field, sizeof field, "nodes.component[%d]", v);
+        if ((rc = mj_int(c, field, 0, 99, NULL, &lb->comp[v], err)) != GS_OK)
+            return rc;
+    }
+    return GS_OK;
+}
+
+/* Stage 5b: the row of every labelled node in its part's matrix.
+ * O(n_nodes * ndof) (a scan of the part's row labels per node). */
+static gs_err mj_match_labels(gs_model *mdl, const mj_labels *lb, gs_error *err)
+{
+    char field[48];
+    for (int v = 0; v < mdl->n_nodes; v++) {
+        const int b = mdl->nodes[v].part, nd = mdl->parts[b].ndof;
+        snprintf(field, sizeof field, "nodes.label[%d]", v);
+        if (!lb->rlabel[b])
+            return gs_errorf(err, GS_ERR_INVALID, field, "parts[%d].K names its rows by index, "
+                             "not by node label (inline, npy, matrix-market, scipy-npz or "
+                             "abaqus-coordinate): give nodes.dof instead", b);
+        int row = -1;
+        for (int r = 0; r < nd && row < 0; r++)
+            if (lb->rlabel[b][r] == lb->label[v] && lb->rdof[b][r] == lb->comp[v])
+                row = r;
+        if (row < 0)
+            return gs_errorf(err, GS_ERR_RANGE, field, "node %lld component %d is not a row of "
+                             "parts[%d].K", (long long)lb->label[v], lb->comp[v], b);
+        mdl->nodes[v].dof = row;
+    }
+    return GS_OK;
+}
+
+static gs_err mj_nodes(const cJSON *nj, gs_model *mdl, mj_labels *lb, gs_error *err)
 {
     static const char *const coord[3] = {"x", "y", "z"};
     char field[96];
     gs_err rc;
     const int nn = mdl->n_nodes;
     const cJSON *part = mj_get(nj, "part"), *dof = mj_get(nj, "dof");
-    if ((rc = mj_array(dof, "nodes.dof", "integers", nn, 0, NULL, err)) != GS_OK)
+    const int by_label = mj_get(nj, "label") != NULL;
+    if (by_label && (rc = mj_node_labels(nj, nn, lb, err)) != GS_OK)
         return rc;
-    const cJSON *p = part->child, *d = dof->child;
-    for (int v = 0; v < nn; v++, p = p->next, d = d->next) {
+    if (!by_label && mj_get(nj, "component"))
+        return gs_errorf(err, GS_ERR_INVALID, "nodes.component", "nodes.component goes with "
+                         "nodes.label");
+    if (!by_label && (rc = mj_array(dof, "nodes.dof", "integers", nn, 0, NULL, err)) != GS_OK)
+        return rc;
+    const cJSON *p = part->child, *d = by_label ? NULL : dof->child;
+    for (int v = 0; v < nn; v++, p = p->next, d = d ? d->next : NULL) {
         gs_node *nd = &mdl->nodes[v];
         snprintf(field, sizeof field, "nodes.part[%d]", v);
         if ((rc = mj_int(p, field, 0, mdl->n_parts - 1, " (a part index)", &nd->part, err)) != GS_OK)
             return rc;
+        if (by_label)
+            continue; /* the row comes from the label in stage 5b */
         snprintf(field, sizeof field, "nodes.dof[%d]", v);
         char hint[64];
         snprintf(hint, sizeof hint, " (a DOF of part %d, which has %d)", nd->part,
@@ -703,11 +804,13 @@ static gs_err mj_fasteners(const cJSON *fj, gs_model *mdl, gs_error *err)
 /* Stages 2-6 on a parsed document. */
 static gs_err mj_build(const mj_ctx *cx, const cJSON *root, gs_model **out, gs_error *err)
 {
-    static const char *const node_keys[] = {"part", "dof", "x", "y", "z", NULL};
+    static const char *const node_keys[] = {"part", "dof", "label", "component", "x", "y", "z",
+                                             NULL};
     static const char *const pair_keys[] = {"i", "j", "ci", "cj", NULL};
     static const char *const fast_keys[] = {"pair", "load", NULL};
     gs_model *mdl = NULL;
     mj_ref *refs = NULL;
+    mj_labels lb = {0};
     int nrefs = 0;
     char name[sizeof mdl->name] = "";
     gs_joint joint = GS_JOINT_AUTO;
@@ -744,7 +847,9 @@ static gs_err mj_build(const mj_ctx *cx, const cJSON *root, gs_model **out, gs_e
     if (!(mdl = gs_model_new(np, nn, m, nf, err)))
         return err ? err->code : GS_ERR_NOMEM;
     refs = calloc((size_t)np + 2, sizeof *refs);
-    if (!refs) {
+    lb.rlabel = calloc((size_t)np, sizeof *lb.rlabel);
+    lb.rdof = calloc((size_t)np, sizeof *lb.rdof);
+    if (!refs || !lb.rlabel || !lb.rdof) {
         rc = gs_errorf(err, GS_ERR_NOMEM, "", "no memory");
         goto fail;
     }
@@ -765,7 +870,7 @@ static gs_err mj_build(const mj_ctx *cx, const cJSON *root, gs_model **out, gs_e
     }
 
     /* stage 4: nodes, pairs, fasteners, f */
-    if ((rc = mj_nodes(nodes, mdl, err)) != GS_OK || (rc = mj_pairs(pairs, mdl, err)) != GS_OK ||
+    if ((rc = mj_nodes(nodes, mdl, &lb, err)) != GS_OK || (rc = mj_pairs(pairs, mdl, err)) != GS_OK ||
         (fast && (rc = mj_fasteners(fast, mdl, err)) != GS_OK))
         goto fail;
     mj_ref fref = {-1, NULL, NULL, NULL};
@@ -794,19 +899,24 @@ static gs_err mj_build(const mj_ctx *cx, const cJSON *root, gs_model **out, gs_e
 
     /* stage 5: referenced files */
     for (int r = 0; r < nrefs; r++)
-        if ((rc = mj_load_block(cx, mdl, &refs[r], err)) != GS_OK)
+        if ((rc = mj_load_block(cx, mdl, &refs[r], &lb, err)) != GS_OK)
             goto fail;
     if (fref.ref && (rc = mj_load_f(cx, mdl, (int)n, &fref, err)) != GS_OK)
+        goto fail;
+    /* stage 5b: nodes given by FE label */
+    if (lb.label && (rc = mj_match_labels(mdl, &lb, err)) != GS_OK)
         goto fail;
 
     /* stage 6 */
     if ((rc = gs_model_validate(mdl, err)) != GS_OK)
         goto fail;
     free(refs);
+    mj_labels_free(&lb, np);
     *out = mdl;
     return GS_OK;
 fail:
     free(refs);
+    mj_labels_free(&lb, mdl ? mdl->n_parts : 0);
     gs_model_free(mdl);
     return rc;
 }

@@ -117,6 +117,12 @@ def main():
  "pairs": {"i": [0, 2], "j": [1, -1]},
  "f": {"file": "f5.npy"}}
 """)
+    write("model_json", "labels.json", """{"format": "gapsim-model", "version": 1,
+ "parts": [{"ndof": 2, "K": {"file": "k2.pch", "format": "nastran-dmig", "matrix": "KAAX"}},
+           {"ndof": 2, "K": "k2.pch"}],
+ "nodes": {"part": [0, 0, 1], "label": [9, 7, 7], "component": [3, 3, 3]},
+ "pairs": {"i": [0, 1], "j": [2, -1]}}
+""")
     fe_corpus()
 
 

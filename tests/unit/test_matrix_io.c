@@ -292,6 +292,80 @@ GS_TEST(mio_errors_name_the_line)
                       "DMIG,K,2,1,,2,1,2.\n", "nastran-dmig", GS_OK, NULL)); /* square: kept */
 }
 
+/* ---- nodes given by FE label --------------------------------------------------- */
+
+static gs_err parse_model(const char *text, const char *dir, gs_model **out, gs_error *e)
+{
+    size_t len = strlen(text);
+    char *copy = malloc(len);
+    memcpy(copy, text, len);
+    gs_err rc = gs_model_parse_json(copy, len, dir, NULL, out, e);
+    free(copy);
+    return rc;
+}
+
+GS_TEST(mio_model_nodes_by_label)
+{
+    char dir[512], path[700];
+    gs_error e;
+    gs_test_tmp_path(dir, sizeof dir, "matrix_io_labels");
+    mkdir(dir, 0755);
+    const char *files[][2] = {{"k.pch", DMIG_SMALL}, {"k.mtx", UEL}, {"k.inp", MI_UPPER}};
+    for (int k = 0; k < 3; k++) {
+        snprintf(path, sizeof path, "%s/%s", dir, files[k][0]);
+        FILE *fp = fopen(path, "w");
+        GS_CHECK(fp != NULL);
+        fputs(files[k][1], fp);
+        fclose(fp);
+    }
+    /* part 0 from a labelled file, part 1 a jig-side spring; node rows by label */
+    static const char *fmt_dof =
+        "{\"format\": \"gapsim-model\", \"version\": 1,\n"
+        " \"parts\": [{\"ndof\": 4, \"K\": \"%s\"}, {\"ndof\": 4, \"K\": \"%s\"}],\n"
+        " \"nodes\": {\"part\": [0, 0, 1, 1], %s},\n"
+        " \"pairs\": {\"i\": [0, 1], \"j\": [2, 3]}}";
+    char text[1024];
+    snprintf(text, sizeof text, fmt_dof, "k.pch", "k.mtx", "\"dof\": [3, 0, 3, 0]");
+    gs_model *ref = NULL, *mdl = NULL;
+    GS_CHECK_MSG(parse_model(text, dir, &ref, &e) == GS_OK, "%s %s", e.field, e.msg);
+    for (int k = 0; k < 3; k++) {
+        snprintf(text, sizeof text, fmt_dof, files[k][0], files[(k + 1) % 3][0],
+                 "\"label\": [205, 101, 205, 101], \"component\": [3, 1, 3, 1]");
+        GS_CHECK_MSG(parse_model(text, dir, &mdl, &e) == GS_OK, "%s %s", e.field, e.msg);
+        GS_CHECK(gs_model_equal(ref, mdl));
+        gs_model_free(mdl);
+    }
+    /* errors: unknown node, an unlabelled part, both forms, component alone */
+    snprintf(text, sizeof text, fmt_dof, "k.pch", "k.mtx",
+             "\"label\": [205, 101, 205, 102], \"component\": [3, 1, 3, 1]");
+    GS_CHECK_INT(parse_model(text, dir, &mdl, &e), GS_ERR_RANGE);
+    GS_CHECK_STR(e.field, "nodes.label[3]");
+    GS_CHECK(strstr(e.msg, "node 102 component 1 is not a row of parts[1].K") != NULL);
+    const char *inline_k = "{\"ndof\": 4, \"K\": [[4,0,0,0],[0,4,0,0],[0,0,4,0],[0,0,0,4]]}";
+    char t2[1400];
+    snprintf(t2, sizeof t2, "{\"format\": \"gapsim-model\", \"version\": 1, \"parts\": "
+             "[{\"ndof\": 4, \"K\": \"k.pch\"}, %s], \"nodes\": {\"part\": [0, 1], "
+             "\"label\": [205, 1], \"component\": [3, 1]}, \"pairs\": {\"i\": [0], "
+             "\"j\": [1]}}", inline_k);
+    GS_CHECK_INT(parse_model(t2, dir, &mdl, &e), GS_ERR_INVALID);
+    GS_CHECK_STR(e.field, "nodes.label[1]");
+    GS_CHECK(strstr(e.msg, "parts[1].K names its rows by index") != NULL);
+    snprintf(text, sizeof text, fmt_dof, "k.pch", "k.mtx",
+             "\"dof\": [3, 0, 3, 0], \"label\": [205, 101, 205, 101], "
+             "\"component\": [3, 1, 3, 1]");
+    GS_CHECK_INT(parse_model(text, dir, &mdl, &e), GS_ERR_INVALID);
+    GS_CHECK(strstr(e.msg, "not both") != NULL);
+    snprintf(text, sizeof text, fmt_dof, "k.pch", "k.mtx",
+             "\"dof\": [3, 0, 3, 0], \"component\": [3, 1, 3, 1]");
+    GS_CHECK_INT(parse_model(text, dir, &mdl, &e), GS_ERR_INVALID);
+    GS_CHECK_STR(e.field, "nodes.component");
+    snprintf(text, sizeof text, fmt_dof, "k.pch", "k.mtx",
+             "\"label\": [205, 101, 205, 1.5], \"component\": [3, 1, 3, 1]");
+    GS_CHECK_INT(parse_model(text, dir, &mdl, &e), GS_ERR_INVALID);
+    GS_CHECK_STR(e.field, "nodes.label[3]");
+    gs_model_free(ref);
+}
+
 /* ---- SciPy .npz, built here with libzip ---------------------------------------- */
 
 /* A .npy member of any dtype: header dict + raw bytes. */
