@@ -40,6 +40,7 @@
 #include "fileio.h"
 #include "matrix_io.h"
 #include "mmio.h"
+#include "normals.h"
 #include "npy.h"
 
 #include <fcntl.h>
@@ -70,6 +71,8 @@ typedef struct {
     int *comp;         /* n_nodes */
     int64_t **rlabel;  /* per part: row labels of its matrix file, or NULL */
     int **rdof;        /* per part */
+    int with_normals;  /* pairs.nx / ny / nz given */
+    double *normal;    /* 3m: pair normals */
 } mj_labels;
 
 static void mj_labels_free(mj_labels *lb, int np)
@@ -82,6 +85,7 @@ static void mj_labels_free(mj_labels *lb, int np)
     }
     free(lb->rlabel);
     free(lb->rdof);
+    free(lb->normal);
 }
 
 void gs_model_limits_default(gs_model_limits *lim)
@@ -630,18 +634,21 @@ static gs_err mj_node_labels(const cJSON *nj, int nn, mj_labels *lb, gs_error *e
     if (mj_get(nj, "dof"))
         return gs_errorf(err, GS_ERR_INVALID, "nodes.label", "give nodes.dof (rows) or "
                          "nodes.label with nodes.component (FE node labels), not both");
-    if (!cmp)
+    if (lb->with_normals && cmp)
+        return gs_errorf(err, GS_ERR_INVALID, "nodes.component", "with pair normals a node "
+                         "uses its translations 1, 2, 3: leave out nodes.component");
+    if (!cmp && !lb->with_normals)
         return gs_errorf(err, GS_ERR_INVALID, "nodes.component", "missing key 'component' "
                          "(the DOF of each labelled node: 1..6, 0 for a scalar point)");
     if ((rc = mj_array(lab, "nodes.label", "integers", nn, 0, NULL, err)) != GS_OK ||
-        (rc = mj_array(cmp, "nodes.component", "integers", nn, 0, NULL, err)) != GS_OK)
+        (cmp && (rc = mj_array(cmp, "nodes.component", "integers", nn, 0, NULL, err)) != GS_OK))
         return rc;
     lb->label = malloc((size_t)(nn ? nn : 1) * sizeof *lb->label);
     lb->comp = malloc((size_t)(nn ? nn : 1) * sizeof *lb->comp);
     if (!lb->label || !lb->comp)
         return gs_errorf(err, GS_ERR_NOMEM, "", "no memory for %d node labels", nn);
-    const cJSON *l = lab->child, *c = cmp->child;
-    for (int v = 0; v < nn; v++, l = l->next, c = c->next) {
+    const cJSON *l = lab->child, *c = cmp ? cmp->child : NULL;
+    for (int v = 0; v < nn; v++, l = l->next, c = c ? c->next : NULL) {
         snprintf(field, sizeof field, "nodes.label[%d]", v);
         char got[40];
         if (!cJSON_IsNumber(l) || !isfinite(l->valuedouble) ||
@@ -652,26 +659,43 @@ static gs_err mj_node_labels(const cJSON *nj, int nn, mj_labels *lb, gs_error *e
             return gs_errorf(err, GS_ERR_RANGE, field, "%.17g out of range [0, 2^53]",
                              l->valuedouble);
         lb->label[v] = (int64_t)l->valuedouble;
+        lb->comp[v] = 0;
         snprintf(field, sizeof field, "nodes.component[%d]", v);
-        if ((rc = mj_int(c, field, 0, 99, NULL, &lb->comp[v], err)) != GS_OK)
+        if (c && (rc = mj_int(c, field, 0, 99, NULL, &lb->comp[v], err)) != GS_OK)
             return rc;
     }
     return GS_OK;
 }
 
-/* Stage 5b: the row of every labelled node in its part's matrix.
- * O(n_nodes * ndof) (a scan of the part's row labels per node). */
+/* Stage 5b: the row of every labelled node in its part's matrix; with pair
+ * normals, the rows of its translations, rotated onto its normal
+ * (normals.h). O(n_nodes * ndof) (a scan of the part's row labels per node). */
 static gs_err mj_match_labels(gs_model *mdl, const mj_labels *lb, gs_error *err)
 {
     char field[48];
+    int *rows3 = NULL;
+    if (lb->with_normals &&
+        !(rows3 = malloc((size_t)(mdl->n_nodes ? mdl->n_nodes : 1) * 3 * sizeof *rows3)))
+        return gs_errorf(err, GS_ERR_NOMEM, "", "no memory for %d nodes", mdl->n_nodes);
     for (int v = 0; v < mdl->n_nodes; v++) {
         const int b = mdl->nodes[v].part, nd = mdl->parts[b].ndof;
         snprintf(field, sizeof field, "nodes.label[%d]", v);
-        if (!lb->rlabel[b])
+        if (!lb->rlabel[b]) {
+            free(rows3);
             return gs_errorf(err, GS_ERR_INVALID, field, "parts[%d].K names its rows by index, "
                              "not by node label (inline, npy, matrix-market, scipy-npz or "
                              "abaqus-coordinate): give nodes.dof instead", b);
+        }
         int row = -1;
+        if (lb->with_normals) { /* translations 1, 2, 3, rotated onto the normal below */
+            for (int q = 0; q < 3; q++)
+                rows3[3 * v + q] = -1;
+            for (int r = 0; r < nd; r++)
+                if (lb->rlabel[b][r] == lb->label[v] && lb->rdof[b][r] >= 1 &&
+                    lb->rdof[b][r] <= 3)
+                    rows3[3 * v + lb->rdof[b][r] - 1] = r;
+            continue;
+        }
         for (int r = 0; r < nd && row < 0; r++)
             if (lb->rlabel[b][r] == lb->label[v] && lb->rdof[b][r] == lb->comp[v])
                 row = r;
@@ -680,6 +704,40 @@ static gs_err mj_match_labels(gs_model *mdl, const mj_labels *lb, gs_error *err)
                              "parts[%d].K", (long long)lb->label[v], lb->comp[v], b);
         mdl->nodes[v].dof = row;
     }
+    if (!rows3)
+        return GS_OK;
+    gs_err rc = gs_model_apply_normals(mdl, rows3, lb->normal, err);
+    free(rows3);
+    return rc;
+}
+
+/* pairs.nx / ny / nz: m numbers each (all three or none). */
+static gs_err mj_pair_normals(const cJSON *pj, int m, mj_labels *lb, gs_error *err)
+{
+    static const char *const key[3] = {"nx", "ny", "nz"};
+    char field[48];
+    gs_err rc;
+    lb->normal = malloc((size_t)(m ? m : 1) * 3 * sizeof *lb->normal);
+    if (!lb->normal)
+        return gs_errorf(err, GS_ERR_NOMEM, "", "no memory for %d normals", m);
+    for (int c = 0; c < 3; c++) {
+        const cJSON *arr = mj_get(pj, key[c]);
+        snprintf(field, sizeof field, "pairs.%s", key[c]);
+        if (!arr)
+            return gs_errorf(err, GS_ERR_INVALID, field, "missing key '%s': a pair normal has "
+                             "the three components nx, ny, nz", key[c]);
+        if ((rc = mj_array(arr, field, "numbers", m, 0, NULL, err)) != GS_OK)
+            return rc;
+        int k = 0;
+        for (const cJSON *x = arr->child; x; x = x->next, k++) {
+            snprintf(field, sizeof field, "pairs.%s[%d]", key[c], k);
+            if ((rc = mj_num(x, field, &lb->normal[3 * k + c], err)) != GS_OK)
+                return rc;
+        }
+    }
+    if (!lb->label)
+        return gs_errorf(err, GS_ERR_INVALID, "pairs.nx", "pair normals need the nodes given "
+                         "by nodes.label (their translations 1, 2, 3 are found by label)");
     return GS_OK;
 }
 
@@ -806,7 +864,7 @@ static gs_err mj_build(const mj_ctx *cx, const cJSON *root, gs_model **out, gs_e
 {
     static const char *const node_keys[] = {"part", "dof", "label", "component", "x", "y", "z",
                                              NULL};
-    static const char *const pair_keys[] = {"i", "j", "ci", "cj", NULL};
+    static const char *const pair_keys[] = {"i", "j", "ci", "cj", "nx", "ny", "nz", NULL};
     static const char *const fast_keys[] = {"pair", "load", NULL};
     gs_model *mdl = NULL;
     mj_ref *refs = NULL;
@@ -870,7 +928,9 @@ static gs_err mj_build(const mj_ctx *cx, const cJSON *root, gs_model **out, gs_e
     }
 
     /* stage 4: nodes, pairs, fasteners, f */
+    lb.with_normals = mj_get(pairs, "nx") || mj_get(pairs, "ny") || mj_get(pairs, "nz");
     if ((rc = mj_nodes(nodes, mdl, &lb, err)) != GS_OK || (rc = mj_pairs(pairs, mdl, err)) != GS_OK ||
+        (lb.with_normals && (rc = mj_pair_normals(pairs, m, &lb, err)) != GS_OK) ||
         (fast && (rc = mj_fasteners(fast, mdl, err)) != GS_OK))
         goto fail;
     mj_ref fref = {-1, NULL, NULL, NULL};
