@@ -11,8 +11,11 @@
  *      (count, length, numbers) before its block is allocated and filled; a
  *      file reference is only checked (relative, no "..", extension) here;
  *   4. nodes, pairs, fasteners, inline f: types and index ranges, each error
- *      naming the columnar path ("nodes.dof[17]");
- *   5. referenced files (.npy header checked against ndof before allocating);
+ *      naming the columnar path ("nodes.dof[17]"); nodes may instead be
+ *      given by FE label (nodes.label + nodes.component);
+ *   5. referenced files (.npy header checked against ndof before allocating;
+ *      other formats through matrix_io.h, keeping their row labels), then
+ *      5b: the row of every labelled node in its part's matrix;
  *   6. gs_model_validate (duplicates, symmetry, finiteness ...).
  * Arrays are walked through cJSON's linked list (never cJSON_GetArrayItem,
  * which is O(i) per call). Cost: O(JSON size + sum ndof^2 + m log m).
@@ -24,6 +27,7 @@
 #include "model_json.h"
 #include "json_parse.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <math.h>
 #include <stdint.h>
@@ -34,8 +38,13 @@
 #include <cjson/cJSON.h>
 
 #include "fileio.h"
+#include "matrix_io.h"
 #include "mmio.h"
+#include "normals.h"
 #include "npy.h"
+
+#include <fcntl.h>
+#include <unistd.h>
 
 #define MJ_PATH_MAX 4096
 
@@ -45,11 +54,39 @@ typedef struct {
     gs_error *err;
 } mj_ctx;
 
-/* A file to load in stage 5: K of part `part`, or f when part < 0. */
+/* A file to load in stage 5: K of part `part`, or f when part < 0. Strings
+ * are owned by the cJSON tree. */
 typedef struct {
     int part;
-    const char *ref; /* as written in the JSON (owned by the cJSON tree) */
+    const char *ref;    /* the file name as written */
+    const char *format; /* "format" of the reference object, or NULL: sniffed */
+    const char *matrix; /* "matrix" (nastran-dmig NAME), or NULL */
 } mj_ref;
+
+/* Node labels of the model (nodes.label / nodes.component) and the row
+ * labels of each part's matrix file (adopted from the reader), matched in
+ * stage 5b. */
+typedef struct {
+    int64_t *label;    /* n_nodes, or NULL when nodes are given by nodes.dof */
+    int *comp;         /* n_nodes */
+    int64_t **rlabel;  /* per part: row labels of its matrix file, or NULL */
+    int **rdof;        /* per part */
+    int with_normals;  /* pairs.nx / ny / nz given */
+    double *normal;    /* 3m: pair normals */
+} mj_labels;
+
+static void mj_labels_free(mj_labels *lb, int np)
+{
+    free(lb->label);
+    free(lb->comp);
+    for (int b = 0; b < np && lb->rlabel; b++) {
+        free(lb->rlabel[b]);
+        free(lb->rdof[b]);
+    }
+    free(lb->rlabel);
+    free(lb->rdof);
+    free(lb->normal);
+}
 
 void gs_model_limits_default(gs_model_limits *lim)
 {
@@ -235,9 +272,9 @@ static void mj_line_col(const char *text, size_t len, const char *p, long *line,
 
 /* ---- file references ------------------------------------------------------ */
 
-/* Check a relative reference and build base_dir/ref; *mtx: .mtx, else .npy. */
+/* Check a relative reference and build base_dir/ref. */
 static gs_err mj_resolve(const mj_ctx *cx, const char *ref, const char *field, char *full,
-                         int *mtx, gs_error *err)
+                         gs_error *err)
 {
     char show[80];
     mj_show(show, sizeof show, ref);
@@ -259,32 +296,97 @@ static gs_err mj_resolve(const mj_ctx *cx, const char *ref, const char *field, c
                              "directory", show);
         c += n + (e ? 1 : 0);
     }
-    size_t rl = strlen(ref);
-    if (rl > 4 && strcmp(ref + rl - 4, ".npy") == 0)
-        *mtx = 0;
-    else if (rl > 4 && strcmp(ref + rl - 4, ".mtx") == 0)
-        *mtx = 1;
-    else
-        return gs_errorf(err, GS_ERR_INVALID, field,
-                         "unsupported file type '%s': expected a .npy or .mtx file", show);
     int w = snprintf(full, MJ_PATH_MAX, "%s/%s", cx->base_dir, ref);
     if (w < 0 || w >= MJ_PATH_MAX)
         return gs_errorf(err, GS_ERR_INVALID, field, "path of '%s' too long", show);
     return GS_OK;
 }
 
+/* A file reference: "name" or {"file": "name", "format": "...", "matrix": "..."}
+ * (matrix only with nastran-dmig; a vector takes npy or matrix-market only).
+ * Checked here; loaded in stage 5. */
+static gs_err mj_fileref(const mj_ctx *cx, const cJSON *v, const char *field, int vector,
+                         mj_ref *out, gs_error *err)
+{
+    static const char *const keys[] = {"file", "format", "matrix", NULL};
+    char sub[128], full[MJ_PATH_MAX], show[48];
+    gs_err rc;
+    out->format = out->matrix = NULL;
+    if (cJSON_IsString(v)) {
+        out->ref = v->valuestring;
+        return mj_resolve(cx, out->ref, field, full, err);
+    }
+    if ((rc = mj_keys(v, field, keys, err)) != GS_OK)
+        return rc;
+    snprintf(sub, sizeof sub, "%.96s.file", field);
+    const cJSON *f = mj_get(v, "file");
+    if (!f)
+        return gs_errorf(err, GS_ERR_INVALID, sub, "missing key 'file'");
+    if ((rc = mj_string(f, sub, MJ_PATH_MAX, &out->ref, err)) != GS_OK ||
+        (rc = mj_resolve(cx, out->ref, sub, full, err)) != GS_OK)
+        return rc;
+    snprintf(sub, sizeof sub, "%.96s.format", field);
+    if ((f = mj_get(v, "format"))) {
+        if ((rc = mj_string(f, sub, 64, &out->format, err)) != GS_OK)
+            return rc;
+        if (!gs_matfmt_find(out->format))
+            return gs_errorf(err, GS_ERR_UNSUPPORTED, sub, "unknown format '%s' (known: %s)",
+                             mj_show(show, sizeof show, out->format), gs_matfmt_names());
+        if (vector && strcmp(out->format, "npy") && strcmp(out->format, "matrix-market"))
+            return gs_errorf(err, GS_ERR_UNSUPPORTED, sub, "a vector is read from a npy or "
+                             "matrix-market file, not %s", out->format);
+    }
+    snprintf(sub, sizeof sub, "%.96s.matrix", field);
+    if ((f = mj_get(v, "matrix"))) {
+        if ((rc = mj_string(f, sub, 9, &out->matrix, err)) != GS_OK)
+            return rc;
+        if (!out->format || strcmp(out->format, "nastran-dmig") != 0)
+            return gs_errorf(err, GS_ERR_INVALID, sub, "'matrix' names a DMIG matrix: it needs "
+                             "\"format\": \"nastran-dmig\"");
+    }
+    return GS_OK;
+}
+
+/* The format of a referenced file: as named, else sniffed from its first
+ * bytes (never from the extension). */
+static gs_err mj_format(const char *full, const mj_ref *r, const char **fmt, gs_error *err)
+{
+    if (r->format) {
+        *fmt = r->format;
+        return GS_OK;
+    }
+    unsigned char head[16384];
+    int fd = open(full, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return gs_errorf(err, GS_ERR_IO, "", "cannot open '%s': %s", full, strerror(errno));
+    ssize_t got = read(fd, head, sizeof head);
+    close(fd);
+    if (got < 0)
+        return gs_errorf(err, GS_ERR_IO, "", "cannot read '%s': %s", full, strerror(errno));
+    const gs_matfmt *f = gs_matfmt_sniff(head, (size_t)got);
+    if (!f)
+        return gs_errorf(err, GS_ERR_FORMAT, "", "cannot tell the format of '%s' from its "
+                         "content: give {\"file\": ..., \"format\": ...} (one of %s)", full,
+                         gs_matfmt_names());
+    *fmt = f->name;
+    return GS_OK;
+}
+
 /* Load part b's K (ndof x ndof) from a file into a freshly allocated block. */
-static gs_err mj_load_block(const mj_ctx *cx, gs_model *mdl, int b, const char *ref,
+static gs_err mj_load_block(const mj_ctx *cx, gs_model *mdl, const mj_ref *r, mj_labels *lb,
                             gs_error *err)
 {
     char full[MJ_PATH_MAX], field[48];
+    const int b = r->part;
     snprintf(field, sizeof field, "parts[%d].K", b);
-    int mtx;
-    gs_err rc = mj_resolve(cx, ref, field, full, &mtx, err);
+    const char *fmt;
+    gs_err rc = mj_resolve(cx, r->ref, field, full, err);
     if (rc != GS_OK)
         return rc;
+    if ((rc = mj_format(full, r, &fmt, err)) != GS_OK)
+        goto fail;
     const int nd = mdl->parts[b].ndof; /* set by stage 3 (block not yet allocated) */
-    if (!mtx) {
+    if (!strcmp(fmt, "npy")) { /* streamed into the block: no second copy */
         gs_npy_file f;
         if ((rc = gs_npy_open(full, SIZE_MAX, &f, err)) != GS_OK)
             goto fail;
@@ -300,18 +402,22 @@ static gs_err mj_load_block(const mj_ctx *cx, gs_model *mdl, int b, const char *
             goto fail;
         return GS_OK;
     }
-    double *d = NULL;
-    int r, c;
-    if ((rc = gs_mm_read_file(full, cx->lim.max_block_elems, &d, &r, &c, err)) != GS_OK)
+    gs_spmat sp;
+    gs_matread_opts o = {.max_n = (size_t)INT_MAX, .max_nnz = cx->lim.max_block_elems,
+                         .name = r->matrix};
+    if ((rc = gs_matrix_read_file(full, fmt, &o, &sp, err)) != GS_OK)
         goto fail;
-    if (r != nd || c != nd)
-        rc = gs_errorf(err, GS_ERR_DIM, "", "'%s' holds a %d x %d matrix, expected %d x %d", full,
-                       r, c, nd, nd);
-    else if ((rc = gs_model_alloc_block(mdl, b, nd, err)) == GS_OK)
-        for (size_t i = 0; i < (size_t)nd; i++) /* row-major -> column-major */
-            for (size_t j = 0; j < (size_t)nd; j++)
-                mdl->parts[b].K[j * (size_t)nd + i] = d[i * (size_t)nd + j];
-    free(d);
+    if (sp.n != nd)
+        rc = gs_errorf(err, GS_ERR_DIM, "", "'%s' holds a %lld x %lld matrix, expected %d x %d",
+                       full, (long long)sp.n, (long long)sp.n, nd, nd);
+    else if ((rc = gs_model_alloc_block(mdl, b, nd, err)) == GS_OK) {
+        gs_spmat_to_dense(&sp, mdl->parts[b].K);
+        lb->rlabel[b] = sp.label; /* kept for nodes given by label */
+        lb->rdof[b] = sp.dof;
+        sp.label = NULL;
+        sp.dof = NULL;
+    }
+    gs_spmat_free(&sp);
     if (rc == GS_OK)
         return GS_OK;
 fail:
@@ -321,15 +427,22 @@ fail:
 }
 
 /* Load the base load f (n values: shape (n,), (n, 1) or (1, n)). */
-static gs_err mj_load_f(const mj_ctx *cx, gs_model *mdl, int n, const char *ref, gs_error *err)
+static gs_err mj_load_f(const mj_ctx *cx, gs_model *mdl, int n, const mj_ref *ref, gs_error *err)
 {
     char full[MJ_PATH_MAX];
-    int mtx;
-    gs_err rc = mj_resolve(cx, ref, "f", full, &mtx, err);
+    const char *fmt;
+    gs_err rc = mj_resolve(cx, ref->ref, "f", full, err);
     if (rc != GS_OK)
         return rc;
+    if ((rc = mj_format(full, ref, &fmt, err)) != GS_OK)
+        goto fail;
     size_t r, c;
-    if (!mtx) {
+    if (strcmp(fmt, "npy") && strcmp(fmt, "matrix-market")) {
+        rc = gs_errorf(err, GS_ERR_UNSUPPORTED, "", "'%s' is a %s file: a load vector is read "
+                       "from a npy or matrix-market file", full, fmt);
+        goto fail;
+    }
+    if (!strcmp(fmt, "npy")) {
         gs_npy_file fl;
         if ((rc = gs_npy_open(full, SIZE_MAX, &fl, err)) != GS_OK)
             goto fail;
@@ -470,19 +583,19 @@ static gs_err mj_part(const mj_ctx *cx, const cJSON *pj, gs_model *mdl, int b, m
     const cJSON *K = mj_get(pj, "K");
     if (!K)
         return gs_errorf(err, GS_ERR_INVALID, field, "missing key 'K'");
-    if (cJSON_IsString(K)) {
-        int mtx;
-        char full[MJ_PATH_MAX];
-        if ((rc = mj_resolve(cx, K->valuestring, field, full, &mtx, err)) != GS_OK)
+    if (cJSON_IsString(K) || cJSON_IsObject(K)) {
+        mj_ref *r = &refs[*nrefs];
+        if ((rc = mj_fileref(cx, K, field, 0, r, err)) != GS_OK)
             return rc;
+        r->part = b;
         pt->ndof = nd; /* block allocated in stage 5, once the file's header is checked */
-        refs[(*nrefs)++] = (mj_ref){b, K->valuestring};
+        ++*nrefs;
         return GS_OK;
     }
     if (!cJSON_IsArray(K))
         return gs_errorf(err, GS_ERR_INVALID, field,
-                         "expected %d rows of %d numbers or a file name, got %s", nd, nd,
-                         mj_type(K));
+                         "expected %d rows of %d numbers, a file name or a file reference object, "
+                         "got %s", nd, nd, mj_type(K));
     /* check every row before allocating ndof^2 doubles */
     if ((rc = mj_array(K, field, "rows", nd, 0, NULL, err)) != GS_OK)
         return rc;
@@ -512,21 +625,145 @@ static gs_err mj_part(const mj_ctx *cx, const cJSON *pj, gs_model *mdl, int b, m
     return GS_OK;
 }
 
-static gs_err mj_nodes(const cJSON *nj, gs_model *mdl, gs_error *err)
+/* nodes.label[v] / nodes.component[v]: integers checked here, matched to rows in stage 5b. */
+static gs_err mj_node_labels(const cJSON *nj, int nn, mj_labels *lb, gs_error *err)
+{
+    char field[96];
+    gs_err rc;
+    const cJSON *lab = mj_get(nj, "label"), *cmp = mj_get(nj, "component");
+    if (mj_get(nj, "dof"))
+        return gs_errorf(err, GS_ERR_INVALID, "nodes.label", "give nodes.dof (rows) or "
+                         "nodes.label with nodes.component (FE node labels), not both");
+    if (lb->with_normals && cmp)
+        return gs_errorf(err, GS_ERR_INVALID, "nodes.component", "with pair normals a node "
+                         "uses its translations 1, 2, 3: leave out nodes.component");
+    if (!cmp && !lb->with_normals)
+        return gs_errorf(err, GS_ERR_INVALID, "nodes.component", "missing key 'component' "
+                         "(the DOF of each labelled node: 1..6, 0 for a scalar point)");
+    if ((rc = mj_array(lab, "nodes.label", "integers", nn, 0, NULL, err)) != GS_OK ||
+        (cmp && (rc = mj_array(cmp, "nodes.component", "integers", nn, 0, NULL, err)) != GS_OK))
+        return rc;
+    lb->label = malloc((size_t)(nn ? nn : 1) * sizeof *lb->label);
+    lb->comp = malloc((size_t)(nn ? nn : 1) * sizeof *lb->comp);
+    if (!lb->label || !lb->comp)
+        return gs_errorf(err, GS_ERR_NOMEM, "", "no memory for %d node labels", nn);
+    const cJSON *l = lab->child, *c = cmp ? cmp->child : NULL;
+    for (int v = 0; v < nn; v++, l = l->next, c = c ? c->next : NULL) {
+        snprintf(field, sizeof field, "nodes.label[%d]", v);
+        char got[40];
+        if (!cJSON_IsNumber(l) || !isfinite(l->valuedouble) ||
+            l->valuedouble != floor(l->valuedouble))
+            return gs_errorf(err, GS_ERR_INVALID, field, "expected an integer, got %s",
+                             mj_got(got, sizeof got, l));
+        if (l->valuedouble < 0 || l->valuedouble > 9007199254740992.0)
+            return gs_errorf(err, GS_ERR_RANGE, field, "%.17g out of range [0, 2^53]",
+                             l->valuedouble);
+        lb->label[v] = (int64_t)l->valuedouble;
+        lb->comp[v] = 0;
+        snprintf(field, sizeof field, "nodes.component[%d]", v);
+        if (c && (rc = mj_int(c, field, 0, 99, NULL, &lb->comp[v], err)) != GS_OK)
+            return rc;
+    }
+    return GS_OK;
+}
+
+/* Stage 5b: the row of every labelled node in its part's matrix; with pair
+ * normals, the rows of its translations, rotated onto its normal
+ * (normals.h). O(n_nodes * ndof) (a scan of the part's row labels per node). */
+static gs_err mj_match_labels(gs_model *mdl, const mj_labels *lb, gs_error *err)
+{
+    char field[48];
+    int *rows3 = NULL;
+    if (lb->with_normals &&
+        !(rows3 = malloc((size_t)(mdl->n_nodes ? mdl->n_nodes : 1) * 3 * sizeof *rows3)))
+        return gs_errorf(err, GS_ERR_NOMEM, "", "no memory for %d nodes", mdl->n_nodes);
+    for (int v = 0; v < mdl->n_nodes; v++) {
+        const int b = mdl->nodes[v].part, nd = mdl->parts[b].ndof;
+        snprintf(field, sizeof field, "nodes.label[%d]", v);
+        if (!lb->rlabel[b]) {
+            free(rows3);
+            return gs_errorf(err, GS_ERR_INVALID, field, "parts[%d].K names its rows by index, "
+                             "not by node label (inline, npy, matrix-market, scipy-npz or "
+                             "abaqus-coordinate): give nodes.dof instead", b);
+        }
+        int row = -1;
+        if (lb->with_normals) { /* translations 1, 2, 3, rotated onto the normal below */
+            for (int q = 0; q < 3; q++)
+                rows3[3 * v + q] = -1;
+            for (int r = 0; r < nd; r++)
+                if (lb->rlabel[b][r] == lb->label[v] && lb->rdof[b][r] >= 1 &&
+                    lb->rdof[b][r] <= 3)
+                    rows3[3 * v + lb->rdof[b][r] - 1] = r;
+            continue;
+        }
+        for (int r = 0; r < nd && row < 0; r++)
+            if (lb->rlabel[b][r] == lb->label[v] && lb->rdof[b][r] == lb->comp[v])
+                row = r;
+        if (row < 0)
+            return gs_errorf(err, GS_ERR_RANGE, field, "node %lld component %d is not a row of "
+                             "parts[%d].K", (long long)lb->label[v], lb->comp[v], b);
+        mdl->nodes[v].dof = row;
+    }
+    if (!rows3)
+        return GS_OK;
+    gs_err rc = gs_model_apply_normals(mdl, rows3, lb->normal, err);
+    free(rows3);
+    return rc;
+}
+
+/* pairs.nx / ny / nz: m numbers each (all three or none). */
+static gs_err mj_pair_normals(const cJSON *pj, int m, mj_labels *lb, gs_error *err)
+{
+    static const char *const key[3] = {"nx", "ny", "nz"};
+    char field[48];
+    gs_err rc;
+    lb->normal = malloc((size_t)(m ? m : 1) * 3 * sizeof *lb->normal);
+    if (!lb->normal)
+        return gs_errorf(err, GS_ERR_NOMEM, "", "no memory for %d normals", m);
+    for (int c = 0; c < 3; c++) {
+        const cJSON *arr = mj_get(pj, key[c]);
+        snprintf(field, sizeof field, "pairs.%s", key[c]);
+        if (!arr)
+            return gs_errorf(err, GS_ERR_INVALID, field, "missing key '%s': a pair normal has "
+                             "the three components nx, ny, nz", key[c]);
+        if ((rc = mj_array(arr, field, "numbers", m, 0, NULL, err)) != GS_OK)
+            return rc;
+        int k = 0;
+        for (const cJSON *x = arr->child; x; x = x->next, k++) {
+            snprintf(field, sizeof field, "pairs.%s[%d]", key[c], k);
+            if ((rc = mj_num(x, field, &lb->normal[3 * k + c], err)) != GS_OK)
+                return rc;
+        }
+    }
+    if (!lb->label)
+        return gs_errorf(err, GS_ERR_INVALID, "pairs.nx", "pair normals need the nodes given "
+                         "by nodes.label (their translations 1, 2, 3 are found by label)");
+    return GS_OK;
+}
+
+static gs_err mj_nodes(const cJSON *nj, gs_model *mdl, mj_labels *lb, gs_error *err)
 {
     static const char *const coord[3] = {"x", "y", "z"};
     char field[96];
     gs_err rc;
     const int nn = mdl->n_nodes;
     const cJSON *part = mj_get(nj, "part"), *dof = mj_get(nj, "dof");
-    if ((rc = mj_array(dof, "nodes.dof", "integers", nn, 0, NULL, err)) != GS_OK)
+    const int by_label = mj_get(nj, "label") != NULL;
+    if (by_label && (rc = mj_node_labels(nj, nn, lb, err)) != GS_OK)
         return rc;
-    const cJSON *p = part->child, *d = dof->child;
-    for (int v = 0; v < nn; v++, p = p->next, d = d->next) {
+    if (!by_label && mj_get(nj, "component"))
+        return gs_errorf(err, GS_ERR_INVALID, "nodes.component", "nodes.component goes with "
+                         "nodes.label");
+    if (!by_label && (rc = mj_array(dof, "nodes.dof", "integers", nn, 0, NULL, err)) != GS_OK)
+        return rc;
+    const cJSON *p = part->child, *d = by_label ? NULL : dof->child;
+    for (int v = 0; v < nn; v++, p = p->next, d = d ? d->next : NULL) {
         gs_node *nd = &mdl->nodes[v];
         snprintf(field, sizeof field, "nodes.part[%d]", v);
         if ((rc = mj_int(p, field, 0, mdl->n_parts - 1, " (a part index)", &nd->part, err)) != GS_OK)
             return rc;
+        if (by_label)
+            continue; /* the row comes from the label in stage 5b */
         snprintf(field, sizeof field, "nodes.dof[%d]", v);
         char hint[64];
         snprintf(hint, sizeof hint, " (a DOF of part %d, which has %d)", nd->part,
@@ -625,11 +862,13 @@ static gs_err mj_fasteners(const cJSON *fj, gs_model *mdl, gs_error *err)
 /* Stages 2-6 on a parsed document. */
 static gs_err mj_build(const mj_ctx *cx, const cJSON *root, gs_model **out, gs_error *err)
 {
-    static const char *const node_keys[] = {"part", "dof", "x", "y", "z", NULL};
-    static const char *const pair_keys[] = {"i", "j", "ci", "cj", NULL};
+    static const char *const node_keys[] = {"part", "dof", "label", "component", "x", "y", "z",
+                                             NULL};
+    static const char *const pair_keys[] = {"i", "j", "ci", "cj", "nx", "ny", "nz", NULL};
     static const char *const fast_keys[] = {"pair", "load", NULL};
     gs_model *mdl = NULL;
     mj_ref *refs = NULL;
+    mj_labels lb = {0};
     int nrefs = 0;
     char name[sizeof mdl->name] = "";
     gs_joint joint = GS_JOINT_AUTO;
@@ -666,7 +905,9 @@ static gs_err mj_build(const mj_ctx *cx, const cJSON *root, gs_model **out, gs_e
     if (!(mdl = gs_model_new(np, nn, m, nf, err)))
         return err ? err->code : GS_ERR_NOMEM;
     refs = calloc((size_t)np + 2, sizeof *refs);
-    if (!refs) {
+    lb.rlabel = calloc((size_t)np, sizeof *lb.rlabel);
+    lb.rdof = calloc((size_t)np, sizeof *lb.rdof);
+    if (!refs || !lb.rlabel || !lb.rdof) {
         rc = gs_errorf(err, GS_ERR_NOMEM, "", "no memory");
         goto fail;
     }
@@ -687,17 +928,16 @@ static gs_err mj_build(const mj_ctx *cx, const cJSON *root, gs_model **out, gs_e
     }
 
     /* stage 4: nodes, pairs, fasteners, f */
-    if ((rc = mj_nodes(nodes, mdl, err)) != GS_OK || (rc = mj_pairs(pairs, mdl, err)) != GS_OK ||
+    lb.with_normals = mj_get(pairs, "nx") || mj_get(pairs, "ny") || mj_get(pairs, "nz");
+    if ((rc = mj_nodes(nodes, mdl, &lb, err)) != GS_OK || (rc = mj_pairs(pairs, mdl, err)) != GS_OK ||
+        (lb.with_normals && (rc = mj_pair_normals(pairs, m, &lb, err)) != GS_OK) ||
         (fast && (rc = mj_fasteners(fast, mdl, err)) != GS_OK))
         goto fail;
-    const char *fref = NULL;
+    mj_ref fref = {-1, NULL, NULL, NULL};
     if (fj) {
-        if (cJSON_IsString(fj)) {
-            int mtx;
-            char full[MJ_PATH_MAX];
-            if ((rc = mj_resolve(cx, fj->valuestring, "f", full, &mtx, err)) != GS_OK)
+        if (cJSON_IsString(fj) || cJSON_IsObject(fj)) {
+            if ((rc = mj_fileref(cx, fj, "f", 1, &fref, err)) != GS_OK)
                 goto fail;
-            fref = fj->valuestring;
         } else if (!cJSON_IsArray(fj)) {
             rc = gs_errorf(err, GS_ERR_INVALID, "f",
                            "expected an array of %lld numbers or a file name, got %s", n,
@@ -719,19 +959,24 @@ static gs_err mj_build(const mj_ctx *cx, const cJSON *root, gs_model **out, gs_e
 
     /* stage 5: referenced files */
     for (int r = 0; r < nrefs; r++)
-        if ((rc = mj_load_block(cx, mdl, refs[r].part, refs[r].ref, err)) != GS_OK)
+        if ((rc = mj_load_block(cx, mdl, &refs[r], &lb, err)) != GS_OK)
             goto fail;
-    if (fref && (rc = mj_load_f(cx, mdl, (int)n, fref, err)) != GS_OK)
+    if (fref.ref && (rc = mj_load_f(cx, mdl, (int)n, &fref, err)) != GS_OK)
+        goto fail;
+    /* stage 5b: nodes given by FE label */
+    if (lb.label && (rc = mj_match_labels(mdl, &lb, err)) != GS_OK)
         goto fail;
 
     /* stage 6 */
     if ((rc = gs_model_validate(mdl, err)) != GS_OK)
         goto fail;
     free(refs);
+    mj_labels_free(&lb, np);
     *out = mdl;
     return GS_OK;
 fail:
     free(refs);
+    mj_labels_free(&lb, mdl ? mdl->n_parts : 0);
     gs_model_free(mdl);
     return rc;
 }

@@ -213,12 +213,12 @@ static gs_err npy_shape(npy_cur *c, size_t *dims, int *ndim, gs_error *err)
     return GS_OK;
 }
 
-gs_err gs_npy_parse_header(const void *buf, size_t len, gs_npy_info *info,
-                           size_t *data_offset, gs_error *err)
+/* The header of any dtype: descr, ndim and dims (NPY_DIMS_KEPT kept), order,
+ * data offset. Checks only the syntax. */
+static gs_err npy_header(const void *buf, size_t len, char descr[32], size_t *dims, int *ndim,
+                         int *fortran, size_t *data_offset, gs_error *err)
 {
     const unsigned char *b = buf;
-    memset(info, 0, sizeof *info);
-    *data_offset = 0;
     size_t pl, hl;
     gs_err rc = npy_prefix(b, len, &pl, &hl, err);
     if (rc != GS_OK)
@@ -227,9 +227,9 @@ gs_err gs_npy_parse_header(const void *buf, size_t len, gs_npy_info *info,
         return gs_errorf(err, GS_ERR_FORMAT, "", "truncated header: needs %zu bytes, have %zu",
                          pl + hl, len);
     npy_cur c = {(const char *)b + pl, (const char *)b + pl + hl, (const char *)b};
-    char descr[32] = "", key[32];
+    char key[32];
     int have_descr = 0, have_fo = 0, have_shape = 0, fo = 0, nd = 0;
-    size_t dims[NPY_DIMS_KEPT];
+    descr[0] = '\0';
 
     npy_ws(&c);
     if (c.p >= c.end || *c.p != '{')
@@ -257,7 +257,7 @@ gs_err gs_npy_parse_header(const void *buf, size_t len, gs_npy_info *info,
             if (c.p < c.end && *c.p == '[')
                 return gs_errorf(err, GS_ERR_UNSUPPORTED, "",
                                  "structured dtype not supported: only float64 '<f8'");
-            rc = npy_string(&c, descr, sizeof descr, "'descr'", err);
+            rc = npy_string(&c, descr, 32, "'descr'", err);
         } else if (strcmp(key, "fortran_order") == 0) {
             seen = &have_fo;
             if (npy_word(&c, "True"))
@@ -293,6 +293,46 @@ gs_err gs_npy_parse_header(const void *buf, size_t len, gs_npy_info *info,
     if (!have_descr || !have_fo || !have_shape)
         return gs_errorf(err, GS_ERR_FORMAT, "", "header lacks the key '%s'",
                          !have_descr ? "descr" : !have_fo ? "fortran_order" : "shape");
+    *ndim = nd;
+    *fortran = fo;
+    *data_offset = pl + hl;
+    return GS_OK;
+}
+
+gs_err gs_npy_parse_any(const void *buf, size_t len, gs_npy_any *h, gs_error *err)
+{
+    size_t dims[NPY_DIMS_KEPT];
+    int nd;
+    memset(h, 0, sizeof *h);
+    gs_err rc = npy_header(buf, len, h->descr, dims, &nd, &h->fortran_order, &h->data_offset, err);
+    if (rc != GS_OK)
+        return rc;
+    if (nd > 2) {
+        char shp[128];
+        npy_shape_str(shp, sizeof shp, dims, nd < NPY_DIMS_KEPT ? nd : NPY_DIMS_KEPT);
+        return gs_errorf(err, GS_ERR_UNSUPPORTED, "", "shape %s not supported (ndim %d)", shp, nd);
+    }
+    h->ndim = nd;
+    h->shape[0] = nd > 0 ? dims[0] : 1;
+    h->shape[1] = nd > 1 ? dims[1] : 1;
+    if (h->shape[1] && h->shape[0] > SIZE_MAX / 64 / h->shape[1])
+        return gs_errorf(err, GS_ERR_LIMIT, "", "shape too large: byte size overflows");
+    h->count = h->shape[0] * h->shape[1];
+    return GS_OK;
+}
+
+gs_err gs_npy_parse_header(const void *buf, size_t len, gs_npy_info *info,
+                           size_t *data_offset, gs_error *err)
+{
+    char descr[32];
+    size_t dims[NPY_DIMS_KEPT];
+    int nd, fo;
+    memset(info, 0, sizeof *info);
+    *data_offset = 0;
+    size_t off;
+    gs_err rc = npy_header(buf, len, descr, dims, &nd, &fo, &off, err);
+    if (rc != GS_OK)
+        return rc;
     if (strcmp(descr, "<f8") != 0) {
         if (strcmp(descr, ">f8") == 0)
             return gs_errorf(err, GS_ERR_UNSUPPORTED, "",
@@ -312,7 +352,7 @@ gs_err gs_npy_parse_header(const void *buf, size_t len, gs_npy_info *info,
     info->shape[0] = rows;
     info->shape[1] = cols;
     info->fortran_order = fo;
-    *data_offset = pl + hl;
+    *data_offset = off;
     return GS_OK;
 }
 

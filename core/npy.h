@@ -52,6 +52,22 @@ typedef enum { GS_NPY_ROW_MAJOR = 0, GS_NPY_COL_MAJOR = 1 } gs_npy_order;
 gs_err gs_npy_parse_header(const void *buf, size_t len, gs_npy_info *info,
                            size_t *data_offset, gs_error *err);
 
+/* The header of an array of any dtype (for readers of other element types,
+ * such as the integer index arrays of a SciPy .npz): ndim 0..2 (unused
+ * dims are 1), the dtype text as written ('<i4', '|S3' ...), the order, the
+ * element count (count * 64 fits in size_t) and where the data start.
+ * GS_ERR_FORMAT / GS_ERR_LIMIT as gs_npy_parse_header; ndim > 2 is
+ * GS_ERR_UNSUPPORTED. The caller checks descr and the data size. */
+typedef struct {
+    char descr[32];
+    int ndim;
+    size_t shape[2];
+    int fortran_order;
+    size_t count;
+    size_t data_offset;
+} gs_npy_any;
+gs_err gs_npy_parse_any(const void *buf, size_t len, gs_npy_any *h, gs_error *err);
+
 /* Decode a whole .npy image. *data: malloc'ed, row-major, caller frees. */
 gs_err gs_npy_read_mem(const void *buf, size_t len, size_t max_elems, double **data,
                        gs_npy_info *info, gs_error *err);

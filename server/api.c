@@ -13,6 +13,7 @@
 #define J (1u << GSD_BODY_JSON)
 #define N (1u << GSD_BODY_NPY)
 #define M (1u << GSD_BODY_MULTIPART)
+#define T (1u << GSD_BODY_ARCHIVE)
 
 const gsd_route gsd_routes[] = {
     {"GET", "/healthz", gsd_h_healthz, 0},
@@ -20,7 +21,7 @@ const gsd_route gsd_routes[] = {
     {"GET", "/", gsd_h_index, 0},
     {"GET", "/web/*", gsd_h_static, 0},
     {"GET", "/v1/assemblies", gsd_h_asm_list, 0},
-    {"POST", "/v1/assemblies", gsd_h_asm_create, J | M},
+    {"POST", "/v1/assemblies", gsd_h_asm_create, J | M | T},
     {"GET", "/v1/assemblies/{id}", gsd_h_asm_get, 0},
     {"DELETE", "/v1/assemblies/{id}", gsd_h_asm_delete, 0},
     {"GET", "/v1/assemblies/{id}/geometry", gsd_h_asm_geometry, 0},

@@ -11,12 +11,14 @@
 #define _GNU_SOURCE
 #include "api.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
+#include "upload_archive.h"
 #include "assembly.h"
 #include "fileio.h"
 #include "hash.h"
@@ -38,6 +40,100 @@ static int write_model_file(gsd_req *r, const char *dir, gs_error *e)
         gs_wfile_commit(&wf, e)) {
         gs_wfile_abort(&wf);
         return -1;
+    }
+    return 0;
+}
+
+/* The model file of an unpacked archive in root: the "model" query (a name at
+ * the top of the folder), else model.json, else the only top-level .json.
+ * 0 with name filled, or -1 after replying. */
+static int archive_model_name(gsd_req *r, const char *root, char *name, size_t cap)
+{
+    const char *q = gsd_query(r, "model");
+    char path[PATH_MAX + 300];
+    struct stat st;
+    if (q) {
+        if (!*q || strchr(q, '/') || q[0] == '.' || strlen(q) >= cap) {
+            gsd_reply_error(r, 400, "invalid", "model", "the model query names a .json file at "
+                            "the top of the archived folder (no '/', not hidden)");
+            return -1;
+        }
+        snprintf(name, cap, "%s", q);
+    } else {
+        snprintf(name, cap, "model.json");
+        snprintf(path, sizeof path, "%s/model.json", root);
+        if (lstat(path, &st) != 0) { /* the only .json at the top */
+            DIR *d = opendir(root);
+            int n = 0;
+            for (struct dirent *de; d && (de = readdir(d));) {
+                size_t l = strlen(de->d_name);
+                if (l > 5 && !strcmp(de->d_name + l - 5, ".json") && l < cap && n++ == 0)
+                    snprintf(name, cap, "%s", de->d_name);
+            }
+            if (d)
+                closedir(d);
+            if (n != 1) {
+                gsd_reply_error(r, 422, "invalid", "model",
+                                "the archive has %s .json file at its top: name the model with "
+                                "?model=<name>.json", n ? "more than one" : "no");
+                return -1;
+            }
+        }
+    }
+    snprintf(path, sizeof path, "%s/%s", root, name);
+    if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode)) {
+        gsd_reply_error(r, 422, "invalid", "model", "the archive has no file '%s' at the top of "
+                        "the model folder", name);
+        return -1;
+    }
+    return 0;
+}
+
+/* Unpack an archive body into a staging directory; *dir is the folder that
+ * holds model.json. 0, or -1 after replying. */
+static int stage_archive(gsd_req *r, char *dir, size_t cap)
+{
+    char tree[PATH_MAX], root[PATH_MAX], name[128], from[PATH_MAX + 160], to[PATH_MAX + 16];
+    gsd_path_staging(r->app, tree, sizeof tree);
+    if (mkdir(tree, 0755) != 0) {
+        gsd_reply_error(r, 500, "io_error", "", "cannot stage the model: %s", strerror(errno));
+        return -1;
+    }
+    snprintf(r->stage_dir, sizeof r->stage_dir, "%s", tree); /* removed with the request */
+    gsd_archive_error ae;
+    if (gsd_archive_extract(r->file_path, tree, (size_t)r->app->o.max_archive_entries,
+                            r->app->o.max_upload, &ae) != 0) {
+        gsd_reply_error(r, ae.http, ae.code, "body", "%s", ae.msg);
+        return -1;
+    }
+    gsd_archive_root(tree, root, sizeof root);
+    if (archive_model_name(r, root, name, sizeof name) != 0)
+        return -1;
+    snprintf(from, sizeof from, "%s/%s", root, name);
+    snprintf(to, sizeof to, "%s/model.json", root);
+    if (strcmp(name, "model.json") != 0) {
+        struct stat st;
+        if (lstat(to, &st) == 0) {
+            gsd_reply_error(r, 422, "duplicate", "model", "the archive holds both model.json and "
+                            "the model '%s': model.json is the name the model is stored under",
+                            name);
+            return -1;
+        }
+        if (rename(from, to) != 0) {
+            gsd_reply_error(r, 500, "io_error", "", "cannot stage the model: %s", strerror(errno));
+            return -1;
+        }
+    }
+    if (strcmp(root, tree) != 0) { /* adopt the folder, drop its wrapper */
+        gsd_path_staging(r->app, dir, cap);
+        if (rename(root, dir) != 0) {
+            gsd_reply_error(r, 500, "io_error", "", "cannot stage the model: %s", strerror(errno));
+            return -1;
+        }
+        gsd_rmtree(tree);
+        snprintf(r->stage_dir, sizeof r->stage_dir, "%s", dir);
+    } else {
+        snprintf(dir, cap, "%s", tree);
     }
     return 0;
 }
@@ -74,21 +170,31 @@ static gs_model *parse_upload(gsd_req *r, char *dir, size_t cap)
             snprintf(path, sizeof path, "%s/model.json", dir);
             gs_model_read_json(path, &lim, &mdl, &e);
         }
+    } else if (r->body_kind == GSD_BODY_ARCHIVE) {
+        if (stage_archive(r, dir, cap) != 0)
+            return NULL;
+        char path[PATH_MAX + 16];
+        snprintf(path, sizeof path, "%s/model.json", dir);
+        gs_model_read_json(path, &lim, &mdl, &e);
     } else {
         gsd_reply_error(r, 400, "invalid", "body",
-                        "POST /v1/assemblies needs a model: a JSON body (application/json) or a "
-                        "multipart/form-data upload");
+                        "POST /v1/assemblies needs a model: a JSON body (application/json), a "
+                        "multipart/form-data upload or an archive of the model folder "
+                        "(application/x-tar, application/gzip, application/zip)");
         return NULL;
     }
     if (!mdl) {
-        if (r->body_kind == GSD_BODY_MULTIPART) {
+        if (r->body_kind == GSD_BODY_MULTIPART || r->body_kind == GSD_BODY_ARCHIVE) {
             gsd_api_scrub(&e, dir);
             if (e.code == GS_ERR_IO) { /* a referenced file is not among the parts */
-                gsd_reply_error(r, 422, gs_err_name(e.code), e.field,
-                                "%s (every file the model references must be uploaded as a "
-                                "part whose file name is the referenced name, without "
-                                "directories)",
-                                e.msg);
+                gsd_reply_error(r, 422, gs_err_name(e.code), e.field, "%s (%s)", e.msg,
+                                r->body_kind == GSD_BODY_ARCHIVE
+                                    ? "every file the model references must be in the archive, "
+                                      "at its path relative to the model"
+                                    : "every file the model references must be uploaded as a "
+                                      "part whose file name is the referenced name, without "
+                                      "directories; upload a .tar or .zip of the folder for "
+                                      "subdirectories");
                 return NULL;
             }
         }

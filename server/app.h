@@ -29,7 +29,9 @@ typedef struct {
     int workers;          /* solver threads (default: online cores) */
     int http_threads;     /* connection threads (default 2) */
     size_t max_body;      /* bytes of one JSON body (default 256 MiB) */
-    size_t max_upload;    /* bytes of one upload (npy / multipart) (default 16 GiB) */
+    size_t max_upload;    /* bytes of one upload (npy / multipart / archive, also the
+                             unpacked size of an archive) (default 16 GiB) */
+    int max_archive_entries; /* files and directories of an uploaded archive (default 10000) */
     int max_m, max_n;     /* largest assembly accepted (default 20000 / 50000) */
     int max_gaps;         /* largest cloud (default 1000000) */
     int log_level;        /* 0 errors, 1 info (default), 2 debug */

@@ -39,7 +39,10 @@ static void usage(FILE *f)
             "  --workers N       solver threads (default: online cores)\n"
             "  --http-threads N  connection threads (default 2)\n"
             "  --max-body B      largest JSON body in bytes (default 268435456)\n"
-            "  --max-upload B    largest .npy / multipart upload in bytes (default 17179869184)\n"
+            "  --max-upload B    largest .npy / multipart / archive upload in bytes, also the\n"
+            "                    unpacked size of an archive (default 17179869184)\n"
+            "  --max-archive-entries N  most files and directories in an uploaded model\n"
+            "                    archive (default 10000)\n"
             "  --max-m M         most contact pairs per assembly (default 20000)\n"
             "  --max-n N         most unknowns per assembly (default 50000)\n"
             "  --max-gaps K      most gaps per cloud (default 1000000)\n"
@@ -66,7 +69,8 @@ static int parse_opts(int argc, char **argv, gsd_opts *o)
         {"web-dir", 1, 0, 'W'},   {"workers", 1, 0, 'w'},    {"http-threads", 1, 0, 't'},
         {"max-body", 1, 0, 'b'},  {"max-upload", 1, 0, 'u'}, {"max-m", 1, 0, 'm'},
         {"max-n", 1, 0, 'n'},     {"max-gaps", 1, 0, 'k'},   {"timeout", 1, 0, 'T'},
-        {"log-level", 1, 0, 'l'}, {"help", 0, 0, 'h'},       {0, 0, 0, 0}};
+        {"log-level", 1, 0, 'l'}, {"help", 0, 0, 'h'},       {"max-archive-entries", 1, 0, 'e'},
+        {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
     snprintf(o->addr, sizeof o->addr, "127.0.0.1");
     o->port = 8600;
@@ -77,6 +81,7 @@ static int parse_opts(int argc, char **argv, gsd_opts *o)
     o->http_threads = 2;
     o->max_body = (size_t)256 << 20;
     o->max_upload = (size_t)16 << 30;
+    o->max_archive_entries = 10000;
     o->max_m = 20000;
     o->max_n = 50000;
     o->max_gaps = 1000000;
@@ -95,6 +100,7 @@ static int parse_opts(int argc, char **argv, gsd_opts *o)
         case 't': bad = parse_long(optarg, 1, 64, &v); o->http_threads = (int)v; break;
         case 'b': bad = parse_long(optarg, 1024, (long)1 << 40, &v); o->max_body = (size_t)v; break;
         case 'u': bad = parse_long(optarg, 1024, (long)1 << 50, &v); o->max_upload = (size_t)v; break;
+        case 'e': bad = parse_long(optarg, 1, 10000000, &v); o->max_archive_entries = (int)v; break;
         case 'm': bad = parse_long(optarg, 1, 1000000, &v); o->max_m = (int)v; break;
         case 'n': bad = parse_long(optarg, 1, 10000000, &v); o->max_n = (int)v; break;
         case 'k': bad = parse_long(optarg, 1, 100000000, &v); o->max_gaps = (int)v; break;

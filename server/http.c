@@ -341,12 +341,18 @@ static void body_begin(gsd_req *r)
                : content_type_is(ct, "application/x-npy")    ? GSD_BODY_NPY
                : content_type_is(ct, "application/octet-stream") ? GSD_BODY_NPY
                : content_type_is(ct, "multipart/form-data")  ? GSD_BODY_MULTIPART
+               : content_type_is(ct, "application/x-tar")    ? GSD_BODY_ARCHIVE
+               : content_type_is(ct, "application/gzip")     ? GSD_BODY_ARCHIVE
+               : content_type_is(ct, "application/zip")      ? GSD_BODY_ARCHIVE
                                                              : -1;
     if (kind < 0 || !(ok & (1u << kind))) {
-        fail_body(r, 415, "unsupported_media_type", "Content-Type \"%s\" is not accepted here; use %s%s%s",
+        fail_body(r, 415, "unsupported_media_type", "Content-Type \"%s\" is not accepted here; use %s%s%s%s",
                   ct ? ct : "(none)", (ok & (1u << GSD_BODY_JSON)) ? "application/json" : "",
                   (ok & (1u << GSD_BODY_NPY)) ? ", application/x-npy" : "",
-                  (ok & (1u << GSD_BODY_MULTIPART)) ? ", multipart/form-data" : "");
+                  (ok & (1u << GSD_BODY_MULTIPART)) ? ", multipart/form-data" : "",
+                  (ok & (1u << GSD_BODY_ARCHIVE))
+                      ? ", application/x-tar, application/gzip (a .tar.gz), application/zip"
+                      : "");
         return;
     }
     size_t cap = kind == GSD_BODY_JSON ? r->app->o.max_body : r->app->o.max_upload;
@@ -356,7 +362,7 @@ static void body_begin(gsd_req *r)
         return;
     }
     r->body_kind = kind;
-    if (kind == GSD_BODY_NPY) {
+    if (kind == GSD_BODY_NPY || kind == GSD_BODY_ARCHIVE) {
         gsd_path_staging(r->app, r->file_path, sizeof r->file_path);
         r->fd = open(r->file_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
         if (r->fd < 0) {
@@ -389,6 +395,7 @@ static void body_chunk(gsd_req *r, const char *data, size_t size)
     switch (r->body_kind) {
     case GSD_BODY_JSON: gsd_buf_add(&r->body, data, size); break;
     case GSD_BODY_NPY:
+    case GSD_BODY_ARCHIVE:
         if (write_all(r->fd, data, size) != 0)
             fail_body(r, 500, "io_error", "cannot write the upload: %s", strerror(errno));
         break;

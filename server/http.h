@@ -25,7 +25,7 @@
 #include "gs_error.h"
 #include "ids.h"
 
-enum { GSD_BODY_NONE = 0, GSD_BODY_JSON, GSD_BODY_NPY, GSD_BODY_MULTIPART };
+enum { GSD_BODY_NONE = 0, GSD_BODY_JSON, GSD_BODY_NPY, GSD_BODY_MULTIPART, GSD_BODY_ARCHIVE };
 
 typedef struct gsd_req gsd_req;
 typedef void (*gsd_handler)(gsd_req *r);
@@ -50,7 +50,7 @@ struct gsd_req {
     int body_kind;
     size_t received;
     gsd_buf body;               /* JSON body, or the "model" part of a multipart upload */
-    int fd;                     /* staging file of a raw .npy body / current upload part */
+    int fd;                     /* staging file of a raw .npy or archive body / current upload part */
     char file_path[PATH_MAX];   /* staging file of a raw .npy body */
     char stage_dir[PATH_MAX];   /* staging directory of a multipart upload */
     char part_name[128];        /* current multipart part */

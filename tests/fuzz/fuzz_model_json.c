@@ -28,7 +28,9 @@ const char *const gs_fuzz_dict[] = {
     "\"sandwich\"", "\"units\"", "\"parts\"", "\"ndof\"", "\"K\"", "\"nodes\"", "\"part\"",
     "\"dof\"", "\"x\"", "\"pairs\"", "\"i\"", "\"j\"", "\"ci\"", "\"cj\"", "\"fasteners\"",
     "\"pair\"", "\"load\"", "\"f\"", "\"comment\"", "\"k2.npy\"", "\"k3.mtx\"", "\"f5.npy\"",
-    "\"../k2.npy\"", "\"/k2.npy\"", "\"k2.txt\"", "[", "]", "{", "}", ",", ":", "null", "true",
+    "\"../k2.npy\"", "\"/k2.npy\"", "\"k2.txt\"", "\"k2.pch\"", "\"label\"",
+    "\"component\"", "\"file\"", "\"format\"", "\"matrix\"", "\"nastran-dmig\"", "\"npy\"",
+    "\"abaqus-coordinate\"", "\"KAAX\"", "[", "]", "{", "}", ",", ":", "null", "true",
     "-1", "1e999", "0.5", "[[1]]", "[[2, 1], [1, 2]]", "\"\\u0000\"", "\"\\\"\"", NULL};
 
 static const char *scratch_dir(void)
@@ -56,6 +58,11 @@ static const char *fixtures(void)
     GS_FUZZ_ASSERT(gs_mm_write_file(path, k3, 3, 3, &e) == GS_OK);
     snprintf(path, sizeof path, "%s/f5.npy", dir);
     GS_FUZZ_ASSERT(gs_npy_write_file(path, f5, 1, s5, &e) == GS_OK);
+    snprintf(path, sizeof path, "%s/k2.pch", dir); /* grids 7, 9, component 3: K = k2 */
+    FILE *fp = fopen(path, "w");
+    GS_FUZZ_ASSERT(fp != NULL);
+    fputs("DMIG,KAAX,0,6,2,0\nDMIG,KAAX,7,3,,7,3,2.\n,9,3,1.\nDMIG,KAAX,9,3,,9,3,2.\n", fp);
+    GS_FUZZ_ASSERT(fclose(fp) == 0);
     done = 1;
     return dir;
 }

@@ -5,8 +5,10 @@ Seeds are small valid inputs of every accepted variant plus a few invalid
 ones per error class, so mutation starts close to every branch. The files are
 committed; rerun this script only to change them: python3 make_corpus.py
 """
+import io
 import os
 import struct
+import zipfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CORPUS = os.path.join(HERE, "corpus")
@@ -108,6 +110,101 @@ def main():
     write("model_json", "bad_key.json", small.replace('"pairs"', '"pairz"'))
     write("model_json", "bad_range.json", small.replace('"j": [2, -1]', '"j": [2, 9]'))
     write("model_json", "bad_symmetry.json", small.replace("[[3, -1], [-1, 3]]", "[[3, -1], [1, 3]]"))
+    write("model_json", "file_objects.json", """{"format": "gapsim-model", "version": 1,
+ "parts": [{"ndof": 2, "K": {"file": "k2.npy", "format": "npy"}},
+           {"ndof": 3, "K": {"file": "k3.mtx", "format": "matrix-market"}}],
+ "nodes": {"part": [0, 1, 1], "dof": [0, 0, 2]},
+ "pairs": {"i": [0, 2], "j": [1, -1]},
+ "f": {"file": "f5.npy"}}
+""")
+    write("model_json", "labels.json", """{"format": "gapsim-model", "version": 1,
+ "parts": [{"ndof": 2, "K": {"file": "k2.pch", "format": "nastran-dmig", "matrix": "KAAX"}},
+           {"ndof": 2, "K": "k2.pch"}],
+ "nodes": {"part": [0, 0, 1], "label": [9, 7, 7], "component": [3, 3, 3]},
+ "pairs": {"i": [0, 1], "j": [2, -1]}}
+""")
+    fe_corpus()
+
+
+def npz(members, compress=True):
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED if compress else zipfile.ZIP_STORED) as z:
+        for name, data in members:  # fixed dates: the seeds are reproducible
+            info = zipfile.ZipInfo(name, date_time=(2020, 1, 1, 0, 0, 0))
+            info.compress_type = zipfile.ZIP_DEFLATED if compress else zipfile.ZIP_STORED
+            z.writestr(info, data)
+    return buf.getvalue()
+
+
+def fe_corpus():
+    """Seeds of the FE matrix readers: the 3 x 3 K = [[4,-1,0],[-1,4,-1],[0,-1,4]]."""
+    write("abaqus", "uel.mtx", "** substructure\n*USER ELEMENT, NODES=3, TYPE=U1, LINEAR\n1\n"
+          "*ELEMENT, TYPE=U1\n1, 11, 12, 13\n*MATRIX, TYPE=STIFFNESS\n4., -1., 4., 0.\n-1., 4.\n"
+          "*MATRIX, TYPE=MASS\n1., 0., 1., 0., 0., 1.\n")
+    write("abaqus", "uel_dof_change.mtx", "*User Element, Nodes=2, Linear\n1, 3\n2, 2\n"
+          "*Matrix, Type=Stiffness\n4.0D0, -1.0D0, 4.0D0\n0.0, -1.0, 4.0\n")
+    write("abaqus", "matrix_input.mtx", "11,1,11,1, 4.000000000000000e+00\n12,1,11,1,-1.\n"
+          "12,1,12,1,4.\n13,1,12,1,-1.\n13,1,13,1,4.\n")
+    write("abaqus", "matrix_input_square.mtx", "1,2,1,2,4\n1,2,2,2,-1\n2,2,1,2,-1\n2,2,2,2,4\n")
+    write("abaqus", "coordinate.mtx", "1,1,4.\r\n2,1,-1.\r\n2,2,4.\r\n3,2,-1.\r\n3,3,4.\r\n")
+    write("abaqus", "coordinate_upper.mtx", "1, 1, 4\n1, 2, -1\n2, 2, 4\n2, 3, -1\n3, 3, 4\n")
+    write("abaqus", "bad_mirror.mtx", "1,1,4\n1,2,-1\n2,1,-2\n2,2,4\n")
+    write("abaqus", "unsymm.mtx", "*USER ELEMENT, NODES=1, LINEAR, UNSYMM\n1\n")
+    write("dmig", "small.pch",
+          "$ punch\n"
+          "DMIG    KAAX           0       6       2       0                       3\n"
+          "DMIG    KAAX          11       1              11       1      4.        +A1\n"
+          "+A1           12       1     -1.\n"
+          "DMIG    KAAX          12       1              12       1    .4+1\n"
+          "              13       1     -1.\n"
+          "DMIG    KAAX          13       1              13       1  4.0E+0\n")
+    write("dmig", "large.pch",
+          "DMIG*   KAAX                           0               6               2\n"
+          "*                      0\n"
+          "DMIG*   KAAX                          11               1\n"
+          "*                     11               1 4.000000000D+00\n"
+          "*                     12               1-1.000000000D+00\n"
+          "DMIG*   KAAX                          12               1\n"
+          "*                     12               1 4.000000000D+00\n"
+          "*                     13               1-1.000000000D+00\n"
+          "DMIG*   KAAX                          13               1\n"
+          "*                     13               1 4.000000000D+00\n")
+    write("dmig", "free_two.bdf",
+          "BEGIN BULK\nDMIG,MAAX,0,6,2,0\nDMIG,MAAX,11,1,,11,1,1.\n"
+          "DMIG,KAAX,0,1,2,0,,,3\nDMIG,KAAX,11,1,,11,1,4.,,+\n+,12,1,-1.\n"
+          "DMIG,KAAX,12,1,,11,1,-1.,,+B\n+B,12,1,4.,,13,1,-1.\nDMIG,KAAX,13,1,,12,1,-1.\n"
+          ",13,1,4.\nENDDATA\n")
+    write("dmig", "tabs.dat", "DMIG\tKAAX\t0\t6\t1\nDMIG\tKAAX\t5\t0\t\t5\t0\t2.5\n")
+    write("dmig", "complex.pch", "DMIG,K,0,6,3,0\nDMIG,K,1,1,,1,1,4.,0.5\n")
+    ptr, ind, dat = [0, 2, 5, 7], [0, 1, 0, 1, 2, 1, 2], [4., -1., -1., 4., -1., -1., 4.]
+
+    def arr(descr, shape, fmt, values):
+        return npy(dct(shape, descr=descr), values, fmt=fmt)
+
+    fmt_s3 = npy(dct("()", descr="|S3"), []) + b"csr"
+    shape = arr("<i8", "(2,)", "<q", [3, 3])
+    write("npz", "csr.npz", npz([("format.npy", fmt_s3), ("shape.npy", shape),
+                                 ("data.npy", arr("<f8", "(7,)", "<d", dat)),
+                                 ("indices.npy", arr("<i4", "(7,)", "<i", ind)),
+                                 ("indptr.npy", arr("<i4", "(4,)", "<i", ptr))]))
+    fmt_u3 = npy(dct("()", descr="<U3"), []) + "csc".encode("utf-32-le")
+    write("npz", "csc_u3_stored.npz", npz([("format.npy", fmt_u3), ("shape.npy", shape),
+                                           ("data.npy", arr("<f8", "(7,)", "<d", dat)),
+                                           ("indices.npy", arr("<i8", "(7,)", "<q", ind)),
+                                           ("indptr.npy", arr("<i8", "(4,)", "<q", ptr)),
+                                           ("_is_array.npy", npy(dct("()", descr="|b1"), []) +
+                                            b"\x01")], compress=False))
+    rows = [0, 0, 1, 1, 1, 2, 2]
+    write("npz", "coo.npz", npz([("format.npy", npy(dct("()", descr="|S3"), []) + b"coo"),
+                                 ("shape.npy", shape), ("data.npy", arr("<f8", "(7,)", "<d", dat)),
+                                 ("row.npy", arr("<i4", "(7,)", "<i", rows)),
+                                 ("col.npy", arr("<i4", "(7,)", "<i", ind))]))
+    write("npz", "dia.npz", npz([("format.npy", npy(dct("()", descr="|S3"), []) + b"dia"),
+                                 ("shape.npy", shape)]))
+    write("npz", "bad_index.npz", npz([("format.npy", fmt_s3), ("shape.npy", shape),
+                                       ("data.npy", arr("<f8", "(7,)", "<d", dat)),
+                                       ("indices.npy", arr("<i4", "(7,)", "<i", [0, 1, 0, 9, 2, 1, 2])),
+                                       ("indptr.npy", arr("<i4", "(4,)", "<i", ptr))]))
 
 
 if __name__ == "__main__":

@@ -270,8 +270,26 @@ GS_TEST(mj_file_reference_errors)
                         "parts[1].K", "'..' not allowed"));
     GS_CHECK(expect_err(subst(BASE, k1, "\"/etc/p1.npy\""), dir, NULL, GS_ERR_INVALID, "parts[1].K",
                         "absolute path"));
-    GS_CHECK(expect_err(subst(BASE, k1, "\"p1.txt\""), dir, NULL, GS_ERR_INVALID, "parts[1].K",
-                        "expected a .npy or .mtx"));
+    snprintf(path, sizeof path, "%s/p1.txt", dir); /* no format can be sniffed from it */
+    FILE *tf = fopen(path, "w");
+    GS_CHECK(tf != NULL);
+    fputs("3 -1\n-1 3\n", tf);
+    fclose(tf);
+    GS_CHECK(expect_err(subst(BASE, k1, "\"p1.txt\""), dir, NULL, GS_ERR_FORMAT, "parts[1].K",
+                        "cannot tell the format"));
+    GS_CHECK(expect_err(subst(BASE, k1, "{\"file\": \"p1.txt\", \"format\": \"csv\"}"), dir, NULL,
+                        GS_ERR_UNSUPPORTED, "parts[1].K.format", "unknown format 'csv'"));
+    GS_CHECK(expect_err(subst(BASE, k1, "{\"file\": \"p1.txt\", \"matrix\": \"KAAX\"}"), dir,
+                        NULL, GS_ERR_INVALID, "parts[1].K.matrix", "needs \"format\""));
+    GS_CHECK(expect_err(subst(BASE, k1, "{\"format\": \"npy\"}"), dir, NULL, GS_ERR_INVALID,
+                        "parts[1].K.file", "missing key 'file'"));
+    GS_CHECK(expect_err(subst(BASE, k1, "{\"file\": \"p1.txt\", \"fmt\": 1}"), dir, NULL,
+                        GS_ERR_INVALID, "parts[1].K.fmt", "unknown key"));
+    GS_CHECK(expect_err(subst(BASE, k1, "{\"file\": \"p1.txt\", \"format\": \"abaqus-coordinate\"}"),
+                        dir, NULL, GS_ERR_FORMAT, "parts[1].K", "line 1: expected 'row, column, value'"));
+    GS_CHECK(expect_err(subst(BASE, "[0, 0, 0, 0, 1.5]", "{\"file\": \"p1.txt\", \"format\": "
+                              "\"nastran-dmig\"}"), dir, NULL, GS_ERR_UNSUPPORTED, "f.format",
+                        "a vector is read from a npy or matrix-market file"));
     GS_CHECK(expect_err(subst(BASE, k1, "\"\""), dir, NULL, GS_ERR_INVALID, "parts[1].K",
                         "empty file name"));
     GS_CHECK(expect_err(subst(BASE, "[0, 0, 0, 0, 1.5]", "\"f.npy\""), NULL, NULL, GS_ERR_INVALID,
@@ -334,8 +352,10 @@ GS_TEST(mj_type_errors)
                         GS_ERR_INVALID, "parts[0].name", "expected a string"));
     GS_CHECK(expect_err(subst(BASE, "[0, 0, 0, 0, 1.5]", "[0, 0, 0, 0, 1e999]"), NULL, NULL,
                         GS_ERR_NONFINITE, "f[4]", NULL));
-    GS_CHECK(expect_err(subst(BASE, "[0, 0, 0, 0, 1.5]", "{}"), NULL, NULL, GS_ERR_INVALID, "f",
+    GS_CHECK(expect_err(subst(BASE, "[0, 0, 0, 0, 1.5]", "true"), NULL, NULL, GS_ERR_INVALID, "f",
                         "expected an array of 5 numbers or a file name"));
+    GS_CHECK(expect_err(subst(BASE, "[0, 0, 0, 0, 1.5]", "{}"), NULL, NULL, GS_ERR_INVALID, "f.file",
+                        "missing key 'file'"));
     GS_CHECK(expect_err(subst(BASE, "\"parts\": [", "\"parts\": [3, "), NULL, NULL, GS_ERR_INVALID,
                         "parts[0]", "expected an object"));
 }

@@ -1,0 +1,297 @@
+/*
+ * spmat.c -- triplets to CSC (two counting sorts, duplicates summed, one
+ * triangle or both folded into the lower one), dense expansion, DOF lookup.
+ */
+#include "spmat.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void gs_coo_init(gs_coo *c, size_t max_nnz)
+{
+    memset(c, 0, sizeof *c);
+    c->max_nnz = max_nnz;
+}
+
+void gs_coo_free(gs_coo *c)
+{
+    free(c->row);
+    free(c->col);
+    free(c->val);
+    size_t max = c->max_nnz;
+    gs_coo_init(c, max);
+}
+
+gs_err gs_coo_reserve(gs_coo *c, size_t want, gs_error *err)
+{
+    if (want <= c->cap)
+        return GS_OK;
+    if (want > c->max_nnz)
+        return gs_errorf(err, GS_ERR_LIMIT, "", "more than %zu matrix entries (the limit)",
+                         c->max_nnz);
+    if (want > SIZE_MAX / sizeof(int64_t))
+        return gs_errorf(err, GS_ERR_LIMIT, "", "%zu matrix entries too many", want);
+    int64_t *r = realloc(c->row, want * sizeof *r);
+    if (r)
+        c->row = r;
+    int64_t *k = r ? realloc(c->col, want * sizeof *k) : NULL;
+    if (k)
+        c->col = k;
+    double *v = k ? realloc(c->val, want * sizeof *v) : NULL;
+    if (v)
+        c->val = v;
+    if (!v)
+        return gs_errorf(err, GS_ERR_NOMEM, "", "no memory for %zu matrix entries", want);
+    c->cap = want;
+    return GS_OK;
+}
+
+gs_err gs_coo_add(gs_coo *c, int64_t row, int64_t col, double val, gs_error *err)
+{
+    if (c->len == c->cap) {
+        size_t want = c->cap < 64 ? 64 : c->cap * 2;
+        if (want > c->max_nnz)
+            want = c->max_nnz > c->len ? c->max_nnz : c->len + 1;
+        gs_err rc = gs_coo_reserve(c, want, err);
+        if (rc != GS_OK)
+            return rc;
+    }
+    c->row[c->len] = row;
+    c->col[c->len] = col;
+    c->val[c->len] = val;
+    c->len++;
+    return GS_OK;
+}
+
+void gs_spmat_free(gs_spmat *a)
+{
+    if (!a)
+        return;
+    free(a->colptr);
+    free(a->rowind);
+    free(a->val);
+    free(a->label);
+    free(a->dof);
+    memset(a, 0, sizeof *a);
+}
+
+static gs_err sp_alloc(gs_spmat *a, int64_t n, size_t nnz, gs_error *err)
+{
+    memset(a, 0, sizeof *a);
+    a->n = n;
+    a->colptr = calloc((size_t)n + 1, sizeof *a->colptr);
+    a->rowind = malloc((nnz ? nnz : 1) * sizeof *a->rowind);
+    a->val = malloc((nnz ? nnz : 1) * sizeof *a->val);
+    if (!a->colptr || !a->rowind || !a->val) {
+        gs_spmat_free(a);
+        return gs_errorf(err, GS_ERR_NOMEM, "", "no memory for a sparse %" PRId64
+                         " x %" PRId64 " matrix with %zu entries", n, n, nnz);
+    }
+    return GS_OK;
+}
+
+/* CSC of the triplets, rows ascending per column, duplicates summed.
+ * Counting sort by row, then a stable counting sort by column: O(len + n). */
+static gs_err sp_build(const gs_coo *c, int64_t n, gs_spmat *out, gs_error *err)
+{
+    const size_t len = c->len;
+    size_t *cnt = calloc((size_t)n + 1, sizeof *cnt);
+    size_t *by_row = malloc((len ? len : 1) * sizeof *by_row);
+    size_t *by_col = malloc((len ? len : 1) * sizeof *by_col);
+    gs_err rc = GS_OK;
+    if (!cnt || !by_row || !by_col) {
+        rc = gs_errorf(err, GS_ERR_NOMEM, "", "no memory to sort %zu matrix entries", len);
+        goto done;
+    }
+    for (size_t k = 0; k < len; k++)
+        cnt[c->row[k] + 1]++;
+    for (int64_t i = 0; i < n; i++)
+        cnt[i + 1] += cnt[i];
+    for (size_t k = 0; k < len; k++)
+        by_row[cnt[c->row[k]]++] = k;
+    memset(cnt, 0, ((size_t)n + 1) * sizeof *cnt);
+    for (size_t k = 0; k < len; k++)
+        cnt[c->col[k] + 1]++;
+    for (int64_t j = 0; j < n; j++)
+        cnt[j + 1] += cnt[j];
+    for (size_t t = 0; t < len; t++) {
+        size_t k = by_row[t];
+        by_col[cnt[c->col[k]]++] = k;
+    }
+    /* now by_col lists entries column by column, rows ascending: merge duplicates */
+    size_t uniq = 0;
+    for (size_t t = 0; t < len; t++)
+        if (t == 0 || c->col[by_col[t]] != c->col[by_col[t - 1]] ||
+            c->row[by_col[t]] != c->row[by_col[t - 1]])
+            uniq++;
+    if ((rc = sp_alloc(out, n, uniq, err)) != GS_OK)
+        goto done;
+    size_t w = 0;
+    for (size_t t = 0; t < len; t++) {
+        size_t k = by_col[t];
+        if (w && out->rowind[w - 1] == c->row[k] && c->col[by_col[t - 1]] == c->col[k]) {
+            out->val[w - 1] += c->val[k];
+            continue;
+        }
+        out->rowind[w] = c->row[k];
+        out->val[w] = c->val[k];
+        out->colptr[c->col[k] + 1]++;
+        w++;
+    }
+    for (int64_t j = 0; j < n; j++)
+        out->colptr[j + 1] += out->colptr[j];
+    out->nnz = (int64_t)w;
+done:
+    free(cnt);
+    free(by_row);
+    free(by_col);
+    return rc;
+}
+
+/* Value at (i, j) of a CSC matrix (0 if absent). O(log nnz_j). */
+static double sp_at(const gs_spmat *a, int64_t i, int64_t j)
+{
+    int64_t lo = a->colptr[j], hi = a->colptr[j + 1];
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (a->rowind[mid] < i)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < a->colptr[j + 1] && a->rowind[lo] == i ? a->val[lo] : 0.0;
+}
+
+/* Both triangles given: every entry must equal its mirror; keep the lower one. */
+static gs_err sp_fold_square(gs_spmat *g, gs_error *err)
+{
+    char ri[64], rj[64];
+    for (int64_t j = 0; j < g->n; j++)
+        for (int64_t p = g->colptr[j]; p < g->colptr[j + 1]; p++) {
+            int64_t i = g->rowind[p];
+            double m = sp_at(g, j, i);
+            if (i != j && g->val[p] != m) {
+                gs_spmat_row_name(g, i, ri, sizeof ri);
+                gs_spmat_row_name(g, j, rj, sizeof rj);
+                return gs_errorf(err, GS_ERR_NOT_SYMMETRIC, "",
+                                 "entry (%s, %s) = %.17g differs from its mirror %.17g: give one "
+                                 "triangle of a symmetric matrix, or both with equal entries",
+                                 ri, rj, g->val[p], m);
+            }
+        }
+    int64_t w = 0;
+    for (int64_t j = 0; j < g->n; j++) {
+        int64_t p0 = g->colptr[j];
+        g->colptr[j] = w;
+        for (int64_t p = p0; p < g->colptr[j + 1]; p++)
+            if (g->rowind[p] >= j) {
+                g->rowind[w] = g->rowind[p];
+                g->val[w++] = g->val[p];
+            }
+    }
+    g->colptr[g->n] = w;
+    g->nnz = w;
+    return GS_OK;
+}
+
+gs_err gs_coo_to_spmat(gs_coo *c, int64_t n, gs_coo_sym sym, int64_t *label, int *dof,
+                       gs_spmat *out, gs_error *err)
+{
+    memset(out, 0, sizeof *out);
+    size_t upper = 0, lower = 0;
+    for (size_t k = 0; k < c->len; k++) {
+        upper += c->row[k] < c->col[k];
+        lower += c->row[k] > c->col[k];
+    }
+    if (sym == GS_COO_SYMMETRIC && upper && !lower) /* the upper triangle: mirror it */
+        for (size_t k = 0; k < c->len; k++) {
+            int64_t t = c->row[k];
+            c->row[k] = c->col[k];
+            c->col[k] = t;
+        }
+    gs_err rc = sp_build(c, n, out, err);
+    gs_coo_free(c);
+    if (rc != GS_OK) {
+        free(label);
+        free(dof);
+        return rc;
+    }
+    out->label = label;
+    out->dof = dof;
+    if (sym == GS_COO_SYMMETRIC) {
+        out->stype = -1;
+        if (upper && lower && (rc = sp_fold_square(out, err)) != GS_OK)
+            gs_spmat_free(out);
+    }
+    return rc;
+}
+
+void gs_spmat_to_dense(const gs_spmat *a, double *colmajor)
+{
+    const size_t n = (size_t)a->n;
+    memset(colmajor, 0, n * n * sizeof *colmajor);
+    for (size_t j = 0; j < n; j++)
+        for (int64_t p = a->colptr[j]; p < a->colptr[j + 1]; p++) {
+            size_t i = (size_t)a->rowind[p];
+            colmajor[j * n + i] = a->val[p];
+            if (a->stype == -1)
+                colmajor[i * n + j] = a->val[p];
+        }
+}
+
+gs_err gs_spmat_from_dense(const double *rowmajor, int64_t n, gs_spmat *out, gs_error *err)
+{
+    const size_t nn = (size_t)n;
+    size_t nnz = 0;
+    for (size_t k = 0; k < nn * nn; k++)
+        nnz += rowmajor[k] != 0.0;
+    gs_err rc = sp_alloc(out, n, nnz, err);
+    if (rc != GS_OK)
+        return rc;
+    size_t w = 0;
+    for (size_t j = 0; j < nn; j++) {
+        for (size_t i = 0; i < nn; i++)
+            if (rowmajor[i * nn + j] != 0.0) {
+                out->rowind[w] = (int64_t)i;
+                out->val[w++] = rowmajor[i * nn + j];
+            }
+        out->colptr[j + 1] = (int64_t)w;
+    }
+    out->nnz = (int64_t)w;
+    return GS_OK;
+}
+
+void gs_spmat_row_name(const gs_spmat *a, int64_t r, char *out, size_t cap)
+{
+    if (a->label && a->dof)
+        snprintf(out, cap, "node %" PRId64 " dof %d", a->label[r], a->dof[r]);
+    else
+        snprintf(out, cap, "row %" PRId64, r + 1);
+}
+
+int64_t gs_spmat_find_row(const gs_spmat *a, int64_t label, int dof)
+{
+    if (!a->label || !a->dof)
+        return -1;
+    int sorted = 1;
+    for (int64_t r = 1; r < a->n && sorted; r++)
+        sorted = a->label[r - 1] < a->label[r] ||
+                 (a->label[r - 1] == a->label[r] && a->dof[r - 1] < a->dof[r]);
+    if (!sorted) {
+        for (int64_t r = 0; r < a->n; r++)
+            if (a->label[r] == label && a->dof[r] == dof)
+                return r;
+        return -1;
+    }
+    int64_t lo = 0, hi = a->n;
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (a->label[mid] < label || (a->label[mid] == label && a->dof[mid] < dof))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < a->n && a->label[lo] == label && a->dof[lo] == dof ? lo : -1;
+}
