@@ -47,6 +47,7 @@
     pollTimer: null,
     listTimer: null,
     resultSeq: 0,
+    edit: null, // Uint8Array: the pattern picked by clicking candidates, or null
   };
 
   function intParam(k, def) {
@@ -382,8 +383,15 @@
     }
     showMessage('');
     S.geo = await api(`/v1/assemblies/${a.id}/geometry`);
+    S.edit = null;
     drawMap();
+    renderPatternInfo();
     await loadJobs(opt.job, opt.gap);
+    // test hook: ?click=i,j,... clicks those candidates (as a user would)
+    for (const i of (params.get('click') || '').split(',').filter((v) => v !== '')) {
+      const c = S.fast[parseInt(i, 10)];
+      if (c) c.dispatchEvent(new MouseEvent('click', { bubbles: true }));
+    }
     if (opt.submitDemo) submitDemo(opt.submitDemo);
   }
 
@@ -448,19 +456,45 @@
     await Promise.all([loadGap(), loadSummary()]);
   }
 
+  /* The candidates a job installed, as the server says (options.installed);
+   * jobs stored before the server said it: explicit lists only, else null. */
   function installedFasteners(job, nf) {
     const inst = new Uint8Array(nf);
     const o = job ? job.options || {} : null;
     if (!o) return null;
-    if (o.fasteners === 'all') inst.fill(1);
+    if (Array.isArray(o.installed)) for (const i of o.installed) inst[i] = 1;
+    else if (o.fasteners === 'all') inst.fill(1);
     else if (Array.isArray(o.fasteners)) for (const i of o.fasteners) inst[i] = 1;
-    else if (o.fastener_fraction !== undefined) {
-      // core/generator.c gs_gen_pattern: exactly round(f nf) installed, evenly spread
-      const f = o.fastener_fraction;
-      const ns = f <= 0 ? 0 : f >= 1 ? nf : Math.min(nf, Math.max(0, Math.round(f * nf)));
-      for (let i = 0; i < nf; i++) inst[i] = Math.floor(((i + 1) * ns) / nf) !== Math.floor((i * ns) / nf) ? 1 : 0;
-    }
+    else if (o.fastener_fraction !== undefined) return null;
     return inst;
+  }
+
+  /* Click on a candidate: toggle it in the pattern being edited (which starts
+   * from the selected job's pattern); the next submitted cloud uses it. */
+  function togglePattern(i) {
+    if (!S.fast || i < 0 || i >= S.fast.length) return;
+    if (!S.edit) S.edit = installedFasteners(S.job, S.fast.length) || new Uint8Array(S.fast.length);
+    S.edit[i] = S.edit[i] ? 0 : 1;
+    markFasteners();
+    renderPatternInfo();
+  }
+
+  function editedList() {
+    const out = [];
+    if (S.edit) S.edit.forEach((v, i) => { if (v) out.push(i); });
+    return out;
+  }
+
+  function renderPatternInfo() {
+    const el = $('pattern-info');
+    if (!el) return;
+    const n = editedList().length;
+    el.dataset.pattern = S.edit ? editedList().join(',') : '';
+    el.textContent = S.edit
+      ? `pattern: the ${n} candidate${n === 1 ? '' : 's'} picked on the map (click rings to toggle)`
+      : 'pattern: the fastener fraction above (click rings on the map to pick candidates instead)';
+    $('pattern-clear').hidden = !S.edit;
+    $('demo-fraction').disabled = !!S.edit;
   }
 
   // ---------------------------------------------------------------- gap + map
@@ -674,7 +708,12 @@
     fp.forEach((k, i) => {
       const at = { cx: X(x[k]).toFixed(2), cy: Ys[panelOf[k]](y[k]).toFixed(2), r: Math.max(3.5, 1.9 * r).toFixed(2) };
       S.fastHalo.push(svgEl('circle', Object.assign({ class: 'fastener-halo' }, at), fg)); // contrast on any color
-      S.fast.push(svgEl('circle', Object.assign({ class: 'fastener', 'data-i': i, 'data-pair': k }, at), fg));
+      const c = svgEl('circle', Object.assign({ class: 'fastener', 'data-i': i, 'data-pair': k }, at), fg);
+      c.addEventListener('click', (ev) => {
+        ev.stopPropagation();
+        togglePattern(i);
+      });
+      S.fast.push(c);
     });
     svg.onmousemove = onMapHover;
     svg.onmouseleave = () => { $('gap-info').dataset.hover = ''; renderGapInfo(); };
@@ -684,7 +723,7 @@
 
   function markFasteners() {
     if (!S.fast) return;
-    const inst = installedFasteners(S.job, S.fast.length);
+    const inst = S.edit || installedFasteners(S.job, S.fast.length);
     let n = 0;
     S.fast.forEach((c, i) => {
       const on = inst ? inst[i] === 1 : false;
@@ -704,7 +743,7 @@
       htmlEl('span', {}, sp, text);
     };
     if (inst) {
-      item('installed', `fastener installed (${n})`);
+      item('installed', S.edit ? `picked for the next cloud (${n})` : `fastener installed (${n})`);
       item('open', `candidate not installed (${S.fast.length - n})`);
     } else item('candidate', `fastener candidate (${S.fast.length})`);
     if (S.geo && S.geo.pairs.fixed.some((f) => f)) {
@@ -934,11 +973,16 @@
     try {
       await new Promise((res) => setTimeout(res, 0)); // let the text paint
       const body = demoNpy(S.geo, seed, k);
-      const q = `solver=auto&fastener_fraction=${encodeURIComponent(Number.isFinite(frac) ? frac : 0.5)}`;
+      const picked = editedList();
+      const q = S.edit
+        ? `solver=auto&fasteners=${picked.length ? picked.join(',') : 'none'}`
+        : `solver=auto&fastener_fraction=${encodeURIComponent(Number.isFinite(frac) ? frac : 0.5)}`;
       const job = await api(`/v1/assemblies/${S.asm.id}/clouds?${q}`, {
         method: 'POST', headers: { 'Content-Type': 'application/x-npy' }, body,
       });
       rememberDemo(job.id, seed, k);
+      S.edit = null; // the new job shows the pattern it installed
+      renderPatternInfo();
       updateURL(); // drops submit_demo: a reload does not submit again
       $('demo-seed').value = String(seed + 1); // next demo: other gaps
       $('progress').dataset.job = job.id;
@@ -1046,6 +1090,11 @@
       loadSummary().catch(report);
     });
     $('demo-submit').addEventListener('click', () => submitDemo());
+    $('pattern-clear').addEventListener('click', () => {
+      S.edit = null;
+      markFasteners();
+      renderPatternInfo();
+    });
     if (params.has('fraction')) $('demo-fraction').value = params.get('fraction');
     if (params.has('seed') && params.has('submit_demo')) $('demo-seed').value = params.get('seed');
     let resizeTimer = null;

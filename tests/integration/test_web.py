@@ -11,7 +11,9 @@ each selected by URL parameters so no clicks are needed:
      the gaps gapsim-gen makes with the same seed (the page ports its generator),
      so the "initial gap" view shows what was solved;
   4. a small sandwich joint, whose stacked interfaces share (x, y): one panel
-     per layer, no dot hidden under another.
+     per layer, no dot hidden under another;
+  5. ?click=i,j (a test hook dispatching click events on the candidate rings)
+     with submit_demo: the cloud is submitted with the clicked pattern.
 
 Chromium (Debian package chromium; scripts/test installs it) is required: if it
 is missing the test fails and says so, it is not skipped.
@@ -331,6 +333,34 @@ class WebPage(unittest.TestCase):
             self.assertTrue(all("installed" in c.classes for c in svg.find_all("circle", "fastener")))
         finally:
             self.d.delete("/v1/assemblies/%s" % asm["id"])
+
+    def test_5_clicked_pattern_is_submitted(self):
+        # clicking candidates (the ?click= hook dispatches real click events on
+        # the rings) toggles them in the shown job's pattern; the demo cloud is
+        # submitted with the result
+        base = self.submit_from_page()
+        nf = len(self.geo["fasteners"]["pair"])
+        clicks = [0, 3, nf - 1]
+        picked = sorted(set(base["options"]["installed"]) ^ set(clicks))
+        dom = self.load("assembly=%s&job=%s&click=%s,5,5&submit_demo=2&seed=9"
+                        % (self.asm["id"], base["id"], ",".join(map(str, clicks))))
+        info = dom.by_id("pattern-info")
+        self.assertEqual(info.attrs.get("data-pattern"), "", "the pattern is reset after submission")
+        job_id = dom.by_id("progress").attrs.get("data-job")
+        self.assertTrue(job_id and job_id.startswith("j_"))
+        job = self.d.wait_job(job_id)
+        self.assertEqual(job["options"]["fasteners"], picked)  # 5 clicked twice: off again
+        self.assertEqual(job["options"]["installed"], picked)
+        self.assertNotIn("fastener_fraction", job["options"])
+        # the job's page marks exactly those rings installed
+        dom = self.load("assembly=%s&job=%s&gap=0&mode=residual" % (self.asm["id"], job_id))
+        fast = dom.by_id("map").find_all("circle", "fastener")
+        self.assertEqual([int(c.attrs["data-i"]) for c in fast if "installed" in c.classes], picked)
+        # clicks without submitting: the picked pattern is shown and announced
+        dom = self.load("assembly=%s&job=%s&click=1,2&seed=9" % (self.asm["id"], job_id))
+        self.assertEqual(dom.by_id("pattern-info").attrs.get("data-pattern"),
+                         ",".join(map(str, sorted(set(picked) ^ {1, 2}))))
+        self.d.delete("/v1/jobs/%s" % job_id)
 
     def test_3_screenshot(self):
         job = self.submit_from_page()
