@@ -15,6 +15,7 @@ typedef struct {
     int m, cap, count;
     double thr;
     double *sum, *sumsq, *pmax; /* per pair */
+    double *lsum;               /* per pair: sum of contact forces */
     int *above;                 /* per pair: results with w > thr */
     double *W;                  /* count x m if kept (exact mode) */
     size_t w_cap;
@@ -93,6 +94,8 @@ static int pass1(const gsd_result_row *r, void *ctx)
         }
         if (w > gm)
             gm = w;
+        if (r->lam)
+            a->lsum[k] += r->lam[k];
     }
     if (a->keep)
         for (int k = 0; k < a->m; k++)
@@ -236,6 +239,7 @@ static void dist_json(gsd_buf *b, const char *name, double *v, int n, int bins)
 static void acc_free(acc *a)
 {
     free(a->sum);
+    free(a->lsum);
     free(a->sumsq);
     free(a->pmax);
     free(a->above);
@@ -251,11 +255,12 @@ gs_err gsd_summary(gsd_store *st, const gsd_job_row *job, int m, const gsd_summa
     acc a = {.m = m, .thr = o->threshold};
     a.keep = (size_t)job->total * (size_t)m <= EXACT_LIMIT;
     a.sum = calloc((size_t)m, sizeof(double));
+    a.lsum = calloc((size_t)m, sizeof(double));
     a.sumsq = calloc((size_t)m, sizeof(double));
     a.pmax = calloc((size_t)m, sizeof(double));
     a.above = calloc((size_t)m, sizeof(int));
     gs_err rc = GS_OK;
-    if (!a.sum || !a.sumsq || !a.pmax || !a.above)
+    if (!a.sum || !a.lsum || !a.sumsq || !a.pmax || !a.above)
         rc = gs_errorf(err, GS_ERR_NOMEM, "", "out of memory");
     if (!rc)
         rc = gsd_store_job_results(st, job->id, 0, -1, 1, pass1, &a, err);
@@ -362,6 +367,12 @@ gs_err gsd_summary(gsd_store *st, const gsd_job_row *job, int m, const gsd_summa
         if (k)
             gsd_buf_puts(b, ",");
         gsd_buf_json_num(b, n ? (double)a.above[k] / n : 0);
+    }
+    gsd_buf_puts(b, "],\"lambda_mean\":[");
+    for (int k = 0; k < m; k++) {
+        if (k)
+            gsd_buf_puts(b, ",");
+        gsd_buf_json_num(b, n ? a.lsum[k] / n : 0);
     }
     gsd_buf_puts(b, "]},");
     double *na = malloc(sizeof(double) * (size_t)(n > 0 ? n : 1));

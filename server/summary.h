@@ -2,7 +2,7 @@
  * summary.h -- statistics of a cloud's results (GET /v1/jobs/{id}/summary).
  *
  * Over the finished gaps of a job: per pair mean / std / max / p95 residual
- * gap and share above a threshold; per gap the largest residual (mean,
+ * gap, share above a threshold and mean contact force; per gap the largest residual (mean,
  * median, p95, max) and the share of gaps whose largest residual exceeds the
  * threshold; a histogram of all residual gaps; distributions of n_act and
  * of solve times; counts by status, by solver and of warm starts.

@@ -27,6 +27,7 @@ static const char group_help[] =
     "       gapsim cloud cancel JOB\n"
     "       gapsim cloud summary JOB [--threshold MM] [--bins N]\n"
     "       gapsim cloud results JOB [-o W.npy] [--field w|lambda]\n"
+    "       gapsim cloud export JOB --format csv|html|vtk (-o FILE [--gap I] | --series DIR)\n"
     "Gap-cloud jobs: one solve per gap vector, run by the server's workers; see\n"
     "gapsim cloud COMMAND --help.\n";
 
@@ -575,7 +576,7 @@ int gc_cmd_cloud(gc_ctx *cx, int argc, char **argv)
         int (*fn)(gc_ctx *, int, char **);
     } subs[] = {{"submit", cmd_submit}, {"list", cmd_list},       {"ls", cmd_list},
                 {"status", cmd_status}, {"cancel", cmd_cancel},   {"summary", cmd_summary},
-                {"results", cmd_results}};
+                {"results", cmd_results}, {"export", gc_cloud_export}};
     for (size_t i = 0; i < sizeof subs / sizeof subs[0]; i++)
         if (!strcmp(sub, subs[i].name))
             return subs[i].fn(cx, argc - 1, argv + 1);

@@ -263,6 +263,35 @@ class Client:
         return self.http.request("GET", "/v1/jobs/%s/summary" % _id(job, "job"),
                                  query={"threshold": threshold, "bins": bins}).json()
 
+    def export(self, job: JobRef, format: str, path: Optional[str] = None,
+               gap: Optional[int] = None, threshold: Optional[float] = None) -> bytes:
+        """A job's results as a file (docs/api.md, "Exports").
+
+        ``format``: "csv" (one row per contact pair: x, y, z, interface,
+        mean / std / p95 / max residual, share above ``threshold``, mean
+        contact force), "html" (one-page report with SVG figures) or "vtk"
+        (VTK XML PolyData for ParaView: the cloud statistics on the junction;
+        with ``gap`` also g, w and lambda of that gap). Returns the bytes and
+        writes them to ``path`` when given.
+        """
+        if format not in ("csv", "html", "vtk"):
+            raise ValueError("format must be 'csv', 'html' or 'vtk'")
+        if gap is not None and format != "vtk":
+            raise ValueError("gap goes with format='vtk'")
+        jid = _id(job, "job")
+        if gap is not None:
+            r = self.http.request("GET", "/v1/jobs/%s/results" % jid,
+                                  query={"format": "vtp", "index": int(gap),
+                                         "threshold": threshold})
+        else:
+            r = self.http.request("GET", "/v1/jobs/%s/summary" % jid,
+                                  query={"format": "vtp" if format == "vtk" else format,
+                                         "threshold": threshold})
+        if path is not None:
+            with open(path, "wb") as f:
+                f.write(r.body)
+        return r.body
+
     def results(self, job: JobRef, field: str = "w") -> Any:
         """All results of a job as a k x m array (the .npy download, decoded).
 
@@ -374,6 +403,10 @@ class Job:
     def summary(self, **kw: Any) -> Dict[str, Any]:
         """Client.summary of this job."""
         return self.client.summary(self.id, **kw)
+
+    def export(self, format: str, path: Optional[str] = None, **kw: Any) -> bytes:
+        """Client.export of this job."""
+        return self.client.export(self.id, format, path, **kw)
 
     def results(self, field: str = "w") -> Any:
         """Client.results of this job."""
