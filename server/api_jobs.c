@@ -317,6 +317,9 @@ static void reply_gap_vtp(gsd_req *r, const gsd_job_row *row, int m)
 {
     long index;
     gsd_summary_opts o = {.bins = 20};
+    char gpath[PATH_MAX];
+    gsd_jobs_gaps_path(r->app, row->id, gpath, sizeof gpath);
+    o.gaps_path = gpath;
     if (!gsd_api_query_int(r, "index", -1, 0, row->total - 1, &index) ||
         !gsd_api_query_num(r, "threshold", 0.1, &o.threshold))
         return;
@@ -428,8 +431,11 @@ void gsd_h_job_summary(gsd_req *r)
         return;
     gsd_assembly_row arow;
     gs_error e;
-    gsd_summary_opts o;
+    gsd_summary_opts o = {0};
     long bins;
+    char gpath[PATH_MAX];
+    gsd_jobs_gaps_path(r->app, row.id, gpath, sizeof gpath);
+    o.gaps_path = gpath;
     if (!gsd_api_query_num(r, "threshold", 0.1, &o.threshold) ||
         !gsd_api_query_int(r, "bins", 20, 1, 1000, &bins)) {
         gsd_job_row_free(&row);

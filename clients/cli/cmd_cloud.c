@@ -340,6 +340,10 @@ static void print_summary(const cJSON *s)
     gc_kv("gaps_above", "%.1f %% (largest residual > %g mm)",
           100 * gc_jnum(s, "share_gaps_above", 0), thr);
     gc_kv("values_above", "%.2f %% of all residuals", 100 * gc_jnum(s, "share_values_above", 0));
+    const cJSON *op = cJSON_GetObjectItemCaseSensitive(s, "opened");
+    if (cJSON_IsObject(op))
+        gc_kv("opened", "%d pairs open under fastening (w > g + threshold) in %.1f %% of gaps: %s",
+              gc_jint(op, "pairs", 0), 100 * gc_jnum(op, "share_gaps", 0), gc_jstr(op, "why", ""));
     print_dist("max_residual", cJSON_GetObjectItemCaseSensitive(s, "max_residual"), " mm");
     print_dist("n_act", cJSON_GetObjectItemCaseSensitive(s, "n_act"), "");
     print_dist("time", cJSON_GetObjectItemCaseSensitive(s, "time_ms"), " ms");
@@ -360,7 +364,8 @@ static void print_summary(const cJSON *s)
         double c = cJSON_GetArrayItem(counts, i)->valuedouble;
         cmax = c > cmax ? c : cmax;
     }
-    printf("residual gaps (all pairs, mm):\n");
+    printf("residual gaps of open pairs (mm; %.0f residuals of pairs in contact, w = 0, apart):\n",
+           gc_jnum(h, "in_contact", 0));
     for (int i = 0; i < nb; i++) {
         double lo = cJSON_GetArrayItem(edges, i)->valuedouble;
         double hi = cJSON_GetArrayItem(edges, i + 1)->valuedouble;

@@ -35,7 +35,7 @@
     jobs: [],
     job: null, // job row
     gap: intParam('gap', 0),
-    mode: ['initial', 'residual', 'p95'].includes(params.get('mode')) ? params.get('mode') : 'residual',
+    mode: ['initial', 'residual', 'p95', 'exceed'].includes(params.get('mode')) ? params.get('mode') : 'residual',
     threshold: numParam('threshold', 0.1),
     bins: intParam('bins', 20),
     urlSeed: params.has('seed') ? intParam('seed', 1) : null,
@@ -543,7 +543,7 @@
   }
 
   function setModeRadio() {
-    for (const id of ['mode-initial', 'mode-residual', 'mode-p95']) {
+    for (const id of ['mode-initial', 'mode-residual', 'mode-p95', 'mode-exceed']) {
       const e = $(id);
       if (e) e.checked = e.value === S.mode;
     }
@@ -758,11 +758,17 @@
   function currentValues() {
     if (S.mode === 'initial') return S.g0;
     if (S.mode === 'p95') return S.summary && S.summary.pairs ? S.summary.pairs.p95 : null;
+    if (S.mode === 'exceed') return S.summary && S.summary.pairs ? S.summary.pairs.share_above : null;
     return S.result && S.result.w ? S.result.w : null;
+  }
+  /* Unit of the map's values: a share for the exceedance view, else mm. */
+  function modeUnit() {
+    return S.mode === 'exceed' ? '' : ' mm';
   }
   function modeTitle() {
     if (S.mode === 'initial') return 'initial gap g (mm)';
     if (S.mode === 'p95') return '95th percentile of the residual gap over the cloud (mm)';
+    if (S.mode === 'exceed') return `share of the cloud's gaps with w above ${fmt(S.threshold)} mm, per pair`;
     return 'residual gap w after fastening (mm)';
   }
 
@@ -805,7 +811,7 @@
     for (const t of ticks) {
       const xx = x0 + (t / top) * bw;
       svgEl('line', { x1: xx, x2: xx, y1: y0 + bh, y2: y0 + bh + 5, class: 'tick' }, svg);
-      svgEl('text', { x: xx, y: y0 + bh + 19, class: 'cb-tick', 'text-anchor': 'middle' }, svg, tickLabel(t, ticks) + ' mm');
+      svgEl('text', { x: xx, y: y0 + bh + 19, class: 'cb-tick', 'text-anchor': 'middle' }, svg, tickLabel(t, ticks) + modeUnit());
     }
   }
 
@@ -816,6 +822,7 @@
     else {
       const r = S.result;
       if (S.mode === 'p95') parts.push(`cloud ${S.job.id}: per-pair 95th percentile over ${S.summary ? S.summary.count : '?'} gaps`);
+      if (S.mode === 'exceed') parts.push(`cloud ${S.job.id}: per-pair share of ${S.summary ? S.summary.count : '?'} gaps above the threshold`);
       else if (r)
         parts.push(`gap ${S.gap} of cloud ${S.job.id}: ${r.status}, solver ${r.solver}/${r.formulation}, ` +
           `${r.n_act} pairs in contact, max residual ${fmt(r.max_residual)} mm, solved in ${fmt(r.time_ms)} ms`);
@@ -825,7 +832,7 @@
         for (const v of S.g0) { mx = Math.max(mx, v); sum += v; }
         const src = S.g0src && S.g0src.src === 'seed' ? `regenerated in the page from demo seed ${S.g0src.seed}` : 'from the server';
         parts.push(`initial gap (${src}): mean ${fmt(sum / S.g0.length)} mm, max ${fmt(mx)} mm`);
-      } else if (S.mode !== 'p95') parts.push('initial gaps: not available (this server does not return the gaps of a cloud; the page knows only its own demo clouds)');
+      } else if (S.mode !== 'p95' && S.mode !== 'exceed') parts.push('initial gaps: not available (this server does not return the gaps of a cloud; the page knows only its own demo clouds)');
     }
     const hv = info.dataset.hover;
     if (hv) parts.push(hv);
@@ -840,7 +847,7 @@
     const p = S.geo.pairs;
     const v = currentValues();
     $('gap-info').dataset.hover = `pair ${k} at (${fmt(p.x[k], 4)}, ${fmt(p.y[k], 4)}) mm: ` +
-      (v ? `${S.mode === 'initial' ? 'g' : S.mode === 'p95' ? 'p95' : 'w'} = ${fmt(v[k])} mm` : 'no value');
+      (v ? (S.mode === 'exceed' ? `share above = ${pct(v[k])}` : `${S.mode === 'initial' ? 'g' : S.mode === 'p95' ? 'p95' : 'w'} = ${fmt(v[k])} mm`) : 'no value');
     renderGapInfo();
   }
 
@@ -850,7 +857,7 @@
     const d = await api(`/v1/jobs/${S.job.id}/summary?threshold=${encodeURIComponent(S.threshold)}&bins=${S.bins}`);
     S.summary = d;
     renderSummary();
-    if (S.mode === 'p95') recolor();
+    if (S.mode === 'p95' || S.mode === 'exceed') recolor();
   }
 
   function stat(parent, label, id, value, text) {
@@ -879,6 +886,15 @@
     htmlEl('h3', {}, c2, `Above ${fmt(s.threshold)} mm`);
     stat(c2, 'gaps with max residual above', 'stat-share-gaps', s.share_gaps_above, pct(s.share_gaps_above));
     stat(c2, 'pair residuals above', 'stat-share-values', s.share_values_above, pct(s.share_values_above));
+    if (s.residual_histogram && s.residual_histogram.in_contact !== undefined)
+      stat(c2, 'pair residuals in contact (w = 0)', 'stat-in-contact', s.residual_histogram.in_contact,
+        pct(s.residual_histogram.in_contact / Math.max(1, s.count * s.m)));
+    if (s.opened) {
+      const e = stat(c2, 'opened by fastening (w > g)', 'stat-opened', s.opened.pairs,
+        `${s.opened.pairs} pairs, in ${pct(s.opened.share_gaps)} of gaps`);
+      if (e) e.title = s.opened.why;
+      htmlEl('div', { class: 'muted small', id: 'opened-why' }, c2, s.opened.why);
+    }
     const mr = s.max_residual || {};
     const c3 = htmlEl('div', { class: 'stat-col' }, box);
     htmlEl('h3', {}, c3, 'Max residual gap per gap');
@@ -901,7 +917,8 @@
     const nh = na.histogram || { edges: [], counts: [] };
     drawHist($('hist-nact'), nh.edges, nh.counts, { unit: '', title: 'pairs in contact n_act' });
     const th = tm.histogram || { edges: [], counts: [] };
-    drawHist($('hist-time'), th.edges, th.counts, { unit: 'ms', title: 'solve time (ms)' });
+    drawHist($('hist-time'), th.edges, th.counts, { unit: 'ms', title: th.log ? 'solve time (ms, log scale)' : 'solve time (ms)', logx: !!th.log });
+    $('cap-residual').textContent = `Residual gaps of open pairs, all gaps (count, log scale); ${rh.in_contact !== undefined ? rh.in_contact.toLocaleString('en') : '?'} pair residuals in contact (w = 0) not in the bars`;
   }
 
   function drawHist(svg, edges, counts, o) {
@@ -918,7 +935,8 @@
       lo -= 0.5;
       hi += 0.5;
     }
-    const X = (v) => M.l + ((v - lo) / (hi - lo)) * pw;
+    const logx = o.logx && lo > 0 && hi > lo;
+    const X = logx ? (v) => M.l + (Math.log(v / lo) / Math.log(hi / lo)) * pw : (v) => M.l + ((v - lo) / (hi - lo)) * pw;
     const cmax = Math.max(1, ...counts);
     const f = o.log ? (c) => (c > 0 ? Math.log10(c) + 1 : 0) : (c) => c;
     const fmax = o.log ? Math.log10(cmax) + 1 : cmax;
@@ -948,7 +966,13 @@
       svgEl('title', {}, rect, `${fmt(a)}–${fmt(b)}${o.unit ? ' ' + o.unit : ''}: ${counts[i]}`);
     }
     svgEl('line', { x1: M.l, x2: M.l + pw, y1: M.t + ph, y2: M.t + ph, class: 'axis' }, axes);
-    const xt = niceTicks(lo, hi, 5);
+    let xt = niceTicks(lo, hi, 5);
+    if (logx) { // 1-2-5 ticks in log space
+      xt = [];
+      for (let d = Math.pow(10, Math.floor(Math.log10(lo))); d <= hi; d *= 10)
+        for (const f of [1, 2, 5]) if (f * d >= lo && f * d <= hi) xt.push(f * d);
+      if (xt.length < 2) xt = [lo, hi];
+    }
     for (const t of xt) {
       svgEl('line', { x1: X(t), x2: X(t), y1: M.t + ph, y2: M.t + ph + 5, class: 'tick' }, axes);
       svgEl('text', { x: X(t), y: M.t + ph + 18, class: 'tick-label', 'text-anchor': 'middle' }, axes, tickLabel(t, xt));
@@ -1056,6 +1080,15 @@
       updateURL();
       recolor();
     });
+    // fourth view: exceedance map, the share of the cloud's gaps above the threshold per pair
+    const labE = htmlEl('label', {}, seg);
+    const inpE = htmlEl('input', { type: 'radio', name: 'mode', id: 'mode-exceed', value: 'exceed' }, labE);
+    labE.appendChild(document.createTextNode(' share above threshold'));
+    inpE.addEventListener('change', () => {
+      S.mode = 'exceed';
+      updateURL();
+      recolor();
+    });
     let gapTimer = null;
     const onGap = (v) => {
       if (!S.job) return;
@@ -1065,7 +1098,7 @@
       setInput($('gap-index'), S.gap);
       clearTimeout(gapTimer);
       gapTimer = setTimeout(() => {
-        if (S.mode === 'p95') S.mode = 'residual';
+        if (S.mode === 'p95' || S.mode === 'exceed') S.mode = 'residual';
         setModeRadio();
         updateURL();
         loadGap().catch(report);

@@ -426,17 +426,18 @@ class ClientTest(unittest.TestCase):
         self.assertLess(np.max(np.abs(np.array(r["w"]) - w[0])), 1e-7)
 
     # ---- the example -----------------------------------------------------------
-    def test_example_bresenham_is_fastener_fraction(self):
-        sys.path.insert(0, os.path.dirname(EXAMPLE))
-        import fastener_optimization as fo
+    def test_installed_list_is_fastener_fraction(self):
+        # the example starts from the job's options.installed: that list is the
+        # fastener_fraction pattern (same results, round(f n) candidates)
         n = self.asm["n_fasteners"]
         for f in (0.0, 0.3, 0.5, 1.0):
             a = self.c.submit_cloud(self.asm, self.gaps[:2], fastener_fraction=f)
-            b = self.c.submit_cloud(self.asm, self.gaps[:2], fasteners=fo.bresenham(n, f))
+            inst = a.info["options"]["installed"]
+            b = self.c.submit_cloud(self.asm, self.gaps[:2], fasteners=inst)
             a.wait()
             b.wait()
             self.assertEqual(as_list(a.results()), as_list(b.results()), f)
-            self.assertEqual(len(fo.bresenham(n, f)), int(math.floor(f * n + 0.5)))
+            self.assertEqual(len(inst), int(math.floor(f * n + 0.5)))
 
     def test_example_improves(self):
         out_json = os.path.join(self.dir, "opt.json")

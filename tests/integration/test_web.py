@@ -259,7 +259,7 @@ class WebPage(unittest.TestCase):
             self.assertEqual(len(bars), BINS, ident)
             self.assertEqual([int(b.attrs["data-count"]) for b in bars], hist["counts"], ident)
         self.assertEqual(sum(int(b.attrs["data-count"]) for b in dom.by_id("hist-residual").find_all("rect", "hist-bar")),
-                         K * m)
+                         K * m - s["residual_histogram"]["in_contact"])
         # assemblies and jobs lists
         rows = dom.by_id("assemblies").find_all("tr", "asm-row")
         self.assertEqual([r.attrs["data-id"] for r in rows], [self.asm["id"]])
@@ -361,6 +361,29 @@ class WebPage(unittest.TestCase):
         self.assertEqual(dom.by_id("pattern-info").attrs.get("data-pattern"),
                          ",".join(map(str, sorted(set(picked) ^ {1, 2}))))
         self.d.delete("/v1/jobs/%s" % job_id)
+
+    def test_6_statistics_views(self):
+        # exceedance map (share of gaps above the threshold per pair), zeros
+        # apart in the residual histogram, pairs opened by fastening, solve
+        # times on a log axis: all the API's numbers
+        job = self.submit_from_page()
+        dom = self.view("exceed")
+        s = self.d.get("/v1/jobs/%s/summary?threshold=%g&bins=%d" % (job["id"], THRESHOLD, BINS)).json()
+        nodes = sorted(dom.by_id("map").find_all("circle", "node"), key=lambda c: int(c.attrs["data-k"]))
+        self.assertEqual([float(c.attrs["data-v"]) for c in nodes], s["pairs"]["share_above"])
+        self.assertIn("share of the cloud's gaps", dom.by_id("colorbar").find_all("text", "cb-title")[0].all_text())
+        self.assertFalse(any(t.all_text().endswith("mm") for t in dom.by_id("colorbar").find_all("text", "cb-tick")))
+        self.assertEqual(float(dom.by_id("stat-in-contact").attrs["data-value"]), s["residual_histogram"]["in_contact"])
+        self.assertIn("%d pair residuals in contact" % s["residual_histogram"]["in_contact"],
+                      dom.by_id("cap-residual").all_text().replace(",", ""))
+        self.assertEqual(float(dom.by_id("stat-opened").attrs["data-value"]), s["opened"]["pairs"])
+        self.assertEqual(dom.by_id("opened-why").all_text(), s["opened"]["why"])
+        h = s["time_ms"]["histogram"]
+        self.assertTrue(h["log"])
+        bars = dom.by_id("hist-time").find_all("rect", "hist-bar")
+        self.assertEqual([int(b.attrs["data-count"]) for b in bars], h["counts"])
+        widths = [float(b.attrs["width"]) for b in bars]  # equal widths: log-spaced edges on a log axis
+        self.assertLess(max(widths) - min(widths), 0.01)
 
     def test_3_screenshot(self):
         job = self.submit_from_page()
