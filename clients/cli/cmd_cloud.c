@@ -85,8 +85,11 @@ static int wait_job(gc_ctx *cx, const char *prog, const char *job, cJSON **final
         gc_buf b = {0};
         gc_req rq = {.method = "GET", .path = path};
         int rc = gc_call_json(cx, prog, &rq, &j, &b);
-        if (rc != GC_OK) {
+        if (rc != GC_OK) { /* the error is printed on a line of its own (gc_progress_break) */
             gc_progress_end(&pg);
+            fprintf(stderr, "%s: stopped waiting; the job goes on on the server. Reattach with: "
+                            "gapsim cloud status --wait %s\n",
+                    prog, job);
             return rc;
         }
         const char *st = gc_jstr(j, "status", "?");
