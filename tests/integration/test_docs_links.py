@@ -47,6 +47,25 @@ class DocsStandAlone(unittest.TestCase):
                         bad.append("%s:%d" % (os.path.relpath(path, ROOT), i))
         self.assertEqual(bad, [])
 
+    def test_error_codes_agree(self):
+        # the library's codes (core/gs_error.c) and the HTTP layer's (api.md)
+        # are the codes docs/python.md lists for GapsimError
+        with open(os.path.join(ROOT, "core", "gs_error.c"), encoding="utf-8") as f:
+            lib = set(re.findall(r'\] = \{"([a-z_]+)"', f.read())) - {"ok"}  # GS_OK: no error
+        self.assertIn("dimension_mismatch", lib)
+        with open(os.path.join(ROOT, "docs", "api.md"), encoding="utf-8") as f:
+            api = f.read()
+        para = api[api.index("The library's codes"):api.index("Match on the status first")]
+        lib_doc, http_doc = para.split("the HTTP")
+        self.assertEqual(set(re.findall(r"`([a-z_]+)`", lib_doc)), lib)
+        codes = lib | set(re.findall(r"`([a-z_]+)`", http_doc))
+        with open(os.path.join(ROOT, "docs", "python.md"), encoding="utf-8") as f:
+            row = [ln for ln in f if ln.startswith("| `code` |")][0]
+        listed = set(re.findall(r"`([a-z_]+)`", row))
+        self.assertEqual(codes - listed, set())
+        client_side = {"connection", "timeout", "job_failed"}  # the client's own codes
+        self.assertEqual(listed - codes - client_side - {"code", "status", "wait_assembly"}, set())
+
     def test_math_page_has_the_forms(self):
         with open(os.path.join(ROOT, "docs", "math.md"), encoding="utf-8") as f:
             text = f.read()
