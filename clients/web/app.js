@@ -4,20 +4,23 @@
  * No build step and no third-party code: plain DOM + SVG. Talks to the REST
  * API of the daemon that served it (same origin):
  *   GET  /v1/assemblies, /v1/assemblies/{id}/geometry, /v1/assemblies/{id}/jobs
- *   POST /v1/assemblies/{id}/clouds      (demo cloud as an .npy body)
+ *   POST /v1/assemblies/{id}/clouds      (demo cloud as an .npy body, with the
+ *        fastener fraction or the candidates clicked on the map)
  *   GET  /v1/jobs/{id}, /v1/jobs/{id}/results?offset=i&limit=1&fields=w,
  *        /v1/jobs/{id}/summary?threshold=&bins=, /v1/jobs/{id}/gaps?index=i
  *        (initial gaps; on a server without it the page regenerates the gaps
  *        of its own demo clouds from their seed)
  *
  * URL parameters select a view without clicks (used by the headless test and
- * for sharing a view): ?assembly=ID&job=ID&gap=I&mode=initial|residual|p95
+ * for sharing a view): ?assembly=ID&job=ID&gap=I&mode=initial|residual|p95|exceed
  * &threshold=MM&bins=B&seed=S (seed: the job is a demo cloud of this page made
- * with seed S) &submit_demo=N&fraction=F (submit a demo cloud of N gaps once).
+ * with seed S) &submit_demo=N&fraction=F (submit a demo cloud of N gaps once)
+ * &click=i,j (test hook: click those candidate rings once the map is drawn).
  *
  * Stable ids and classes (tests count them): circle.node (one per contact
- * pair, m), circle.fastener (one per fastener candidate), svg#colorbar with
- * text.cb-tick labels in mm, rect.hist-bar inside svg#hist-residual,
+ * pair, m), circle.fastener (one per fastener candidate; a click toggles it in
+ * the pattern of the next cloud, #pattern-info[data-pattern]), svg#colorbar
+ * with text.cb-tick labels (mm; a share in the exceedance view), rect.hist-bar inside svg#hist-residual,
  * #hist-maxres, #hist-nact, #hist-time (one per bin), [data-value] on the
  * summary numbers (raw values from the API).
  */
@@ -890,7 +893,7 @@
       stat(c2, 'pair residuals in contact (w = 0)', 'stat-in-contact', s.residual_histogram.in_contact,
         pct(s.residual_histogram.in_contact / Math.max(1, s.count * s.m)));
     if (s.opened) {
-      const e = stat(c2, 'opened by fastening (w > g)', 'stat-opened', s.opened.pairs,
+      const e = stat(c2, 'opened by fastening (w > g + threshold)', 'stat-opened', s.opened.pairs,
         `${s.opened.pairs} pairs, in ${pct(s.opened.share_gaps)} of gaps`);
       if (e) e.title = s.opened.why;
       htmlEl('div', { class: 'muted small', id: 'opened-why' }, c2, s.opened.why);
