@@ -230,7 +230,12 @@ int main(int argc, char **argv)
         rc = 1;
         goto out_batch;
     }
-    gs_gen_pattern(mdl, fraction, inst);
+    gs_error perr;
+    if (gs_gen_pattern(mdl, fraction, inst, &perr) != GS_OK) {
+        fprintf(stderr, "gapsim-batch: %s\n", perr.msg);
+        rc = 1;
+        goto out_batch;
+    }
     gs_model_pattern_load(mdl, inst, load);
     int n_inst = 0;
     for (int i = 0; i < mdl->n_fast; i++)

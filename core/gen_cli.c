@@ -363,15 +363,16 @@ int gs_gen_cli(const char *prog, int argc, char **argv)
         if (!inst || !pat) {
             rc = gs_errorf(&err, GS_ERR_NOMEM, "pattern", "no memory");
         } else {
-            gs_gen_pattern(mdl, fraction, inst);
+            rc = gs_gen_pattern(mdl, fraction, inst, &err);
             int on = 0;
-            for (int i = 0; i < info.n_fast; i++) {
+            for (int i = 0; rc == GS_OK && i < info.n_fast; i++) {
                 pat[i] = inst[i] ? 1.0 : 0.0;
                 on += inst[i] != 0;
             }
             snprintf(path, sizeof path, "%s/%s.pattern.npy", out_dir, name);
             size_t shape[1] = {(size_t)info.n_fast};
-            rc = gs_npy_write_file(path, pat, 1, shape, &err);
+            if (rc == GS_OK)
+                rc = gs_npy_write_file(path, pat, 1, shape, &err);
             if (rc == GS_OK)
                 printf("pattern    %d of %d installed -> %s\n", on, info.n_fast, path);
         }

@@ -1,6 +1,6 @@
 /*
- * generator.c -- FE-built lap and sandwich joints, gap clouds, fastener
- * patterns (generator.h).
+ * generator.c -- FE-built lap and sandwich joints and gap clouds (generator.h;
+ * fastener patterns: pattern.c).
  *
  * Method: every part is a structured Mindlin plate (fe_plate.h) spanning the
  * junction stations it covers; the junction is a shared grid of stations
@@ -577,26 +577,6 @@ gs_err gs_gen_assembly(const gs_gen_params *p, gs_model **out, gs_gen_info *info
 }
 
 /* ------------------------------------------------------------------------ */
-/* fastener patterns                                                         */
-
-int gs_gen_pattern_count(int n_fast, double fraction)
-{
-    if (n_fast <= 0 || !(fraction > 0.0))
-        return 0;
-    if (fraction >= 1.0)
-        return n_fast;
-    long c = lround(fraction * n_fast);
-    return c < 0 ? 0 : (c > n_fast ? n_fast : (int)c);
-}
-
-void gs_gen_pattern(const gs_model *mdl, double fraction, unsigned char *installed)
-{
-    int nf = mdl->n_fast, ns = gs_gen_pattern_count(nf, fraction);
-    for (int i = 0; i < nf; i++) /* Bresenham: exactly ns ones, evenly spread */
-        installed[i] = ((long long)(i + 1) * ns / nf) != ((long long)i * ns / nf);
-}
-
-/* ------------------------------------------------------------------------ */
 /* gap clouds                                                                */
 
 void gs_gen_cloud_default(gs_gen_cloud_params *cp)
@@ -729,29 +709,17 @@ gs_err gs_gen_gap_cloud(const gs_model *mdl, int k, unsigned long long seed,
         free(box);
         return gs_errorf(err, GS_ERR_NOMEM, "gaps", "no memory");
     }
-    int ng = 0;
     gs_err rc = GS_OK;
+    int ng = gs_model_interfaces(mdl, grp, gkey, err);
+    if (ng < 0)
+        rc = GS_ERR_RANGE;
+    for (int g = 0; g < ng; g++) {
+        box[4 * g] = box[4 * g + 1] = INFINITY;
+        box[4 * g + 2] = box[4 * g + 3] = -INFINITY;
+    }
     for (int q = 0; q < m && rc == GS_OK; q++) {
-        const gs_pair *pr = &mdl->pairs[q];
-        if (pr->node[0] < 0 || pr->node[0] >= mdl->n_nodes ||
-            (pr->node[1] != GS_FIXED && (pr->node[1] < 0 || pr->node[1] >= mdl->n_nodes))) {
-            rc = gs_errorf(err, GS_ERR_RANGE, "pairs", "pair %d: node out of range", q);
-            break;
-        }
-        int a = mdl->nodes[pr->node[0]].part;
-        int b = pr->node[1] == GS_FIXED ? -1 : mdl->nodes[pr->node[1]].part;
-        int g = 0;
-        while (g < ng && !(gkey[2 * g] == a && gkey[2 * g + 1] == b))
-            g++;
-        if (g == ng) {
-            gkey[2 * g] = a;
-            gkey[2 * g + 1] = b;
-            box[4 * g] = box[4 * g + 1] = INFINITY;
-            box[4 * g + 2] = box[4 * g + 3] = -INFINITY;
-            ng++;
-        }
-        grp[q] = g;
-        const double *xyz = mdl->nodes[pr->node[0]].xyz;
+        int g = grp[q];
+        const double *xyz = mdl->nodes[mdl->pairs[q].node[0]].xyz;
         box[4 * g] = fmin(box[4 * g], xyz[0]);
         box[4 * g + 1] = fmin(box[4 * g + 1], xyz[1]);
         box[4 * g + 2] = fmax(box[4 * g + 2], xyz[0]);

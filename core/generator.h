@@ -2,7 +2,7 @@
  * generator.h -- synthetic but physically built assembly models for gapsim.
  *
  * Owns: the three test models of the paper rebuilt from real finite-element
- * plates (fe_plate.h), their gap clouds and fastener patterns.
+ * plates (fe_plate.h) and their gap clouds (fastener patterns: pattern.h).
  *   GS_GEN_LAP       simple lap joint like the paper's UJM1: upper wing panel on a
  *                    cruciform flange, 2 parts, default n = 5206, m = 2603
  *   GS_GEN_LAP_FINE  the same joint on a finer mesh like UJM2: n = 11256, m = 5628
@@ -38,6 +38,7 @@
 
 #include "gs_error.h"
 #include "model.h"
+#include "pattern.h"
 
 typedef enum { GS_GEN_LAP = 0, GS_GEN_SANDWICH = 1, GS_GEN_LAP_FINE = 2 } gs_gen_kind;
 
@@ -152,12 +153,8 @@ void gs_gen_cloud_default(gs_gen_cloud_params *cp);
 gs_err gs_gen_gap_cloud(const gs_model *mdl, int k, unsigned long long seed,
                         const gs_gen_cloud_params *cp, double *G, gs_error *err);
 
-/* Evenly spread deterministic fastener pattern: installed[i] = 1 for exactly
- * round(fraction * n_fast) candidates (Bresenham spacing over the candidate
- * list), 0 for the others. fraction is clamped to [0, 1] (NaN -> 0). */
-void gs_gen_pattern(const gs_model *mdl, double fraction, unsigned char *installed);
-/* Number of candidates gs_gen_pattern installs. */
-int gs_gen_pattern_count(int n_fast, double fraction);
+/* Fastener patterns (gs_gen_pattern, gs_gen_pattern_count) and the interface
+ * grouping are in pattern.h. */
 
 /* "lap", "sandwich", "lap-fine". */
 const char *gs_gen_kind_name(gs_gen_kind kind);

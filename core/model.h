@@ -12,7 +12,7 @@
  *   fasteners candidate pairs that can carry a temporary-fastener load F >= 0;
  *             installed, it adds F * a_k to the load (presses the pair shut)
  *   f         base load vector (n), optional (NULL = no base load)
- * Sign convention and formulations: ../shared/FORMULATIONS.md, docs/formats.md.
+ * Sign convention and formulations: docs/math.md, docs/formats.md.
  *
  * Lifecycle: gs_model_new -> fill (gs_model_alloc_block for each K) ->
  * gs_model_validate (checks everything but positive definiteness, which the

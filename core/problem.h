@@ -5,7 +5,7 @@
  * gap vector g, the fastener pattern as a pair-space load vector (installed
  * temporary fasteners: f = f_base + A load) and the permanently fastened
  * pairs (equality constraints a_k'x = g_k, multiplier free in sign).
- * From it follow the dual data of FORMULATIONS.md:
+ * From it follow the dual data of docs/math.md (2):
  *     p = A'K^-1 f - g = u0 + Q load - g,   s = 1/2 f'K^-1 f
  *       = s0 + load'u0 + 1/2 load'Q load
  * which cost O(m nnz(load)) given Q, never a solve with K.

@@ -1,7 +1,7 @@
 /*
  * refsolve.h -- the reference solver: a test oracle, not a product solver.
  *
- * Problem: the dual (2) of FORMULATIONS.md with equality pairs,
+ * Problem: the dual (2) of docs/math.md with equality pairs,
  *     min 1/2 lam'Q lam - p'lam   s.t. lam_k >= 0 (k not fastened), lam_E free.
  * Method: Lawson-Hanson primal active set on the dual (NNLS-style). The set C
  * holds the pairs in contact (plus all equality pairs); each outer step adds

@@ -33,6 +33,9 @@ int gsd_api_query_num(gsd_req *r, const char *key, double def, double *out);
 /* Remove the server-side directory dir (and its '/') from an error message:
  * clients see the names they sent, not the daemon's staging paths. */
 void gsd_api_scrub(gs_error *e, const char *dir);
+/* Gap vector `index` (m values) of a job's stored cloud into g; 0 after
+ * answering 500 (api_gaps.c). */
+int gsd_api_gap_row(gsd_req *r, const gsd_job_row *row, long index, double *g, int m);
 /* Store failure: answer 500 with the message. */
 void gsd_api_store_error(gsd_req *r, const gs_error *e);
 

@@ -253,9 +253,24 @@ void gsd_h_asm_create(gsd_req *r)
         }
         found = 0;
     }
-    if (found) { /* same content: the existing assembly */
-        gs_model_free(mdl);
+    if (found) { /* same content: the existing assembly, and say so */
         gsd_asm_row_json(&row, &b);
+        if (b.len && b.p[b.len - 1] == '}')
+            b.len--; /* reopen the object for the notice */
+        gsd_buf_puts(&b, ",\"existing\":true,\"notice\":");
+        char msg[512];
+        if (strcmp(row.name, mdl->name))
+            snprintf(msg, sizeof msg,
+                     "same content as assembly %s, uploaded as \"%s\"; this upload is named "
+                     "\"%s\". Names are labels, not content: the existing assembly is used "
+                     "(its name is kept)",
+                     row.id, row.name, mdl->name);
+        else
+            snprintf(msg, sizeof msg, "same content as assembly %s: the existing assembly is used",
+                     row.id);
+        gsd_buf_json_str(&b, msg);
+        gsd_buf_puts(&b, "}");
+        gs_model_free(mdl);
         gsd_reply_json(r, 200, &b);
         return;
     }

@@ -6,7 +6,8 @@
  * the query string (?solver=gi&fasteners=all&warm_start=j_...). The gaps are
  * checked (shape, finite) and stored as data/jobs/<id>/gaps.npy (fsync'ed,
  * renamed into place) before the job row is written, so a job in the store
- * always has its input. Answer: 202 with the job.
+ * always has its input. The fastener pattern is resolved on the model and
+ * stored with the options ("installed"). Answer: 202 with the job.
  */
 #define _GNU_SOURCE
 #include "api.h"
@@ -20,6 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "assembly.h"
 #include "jobs.h"
 #include "npy.h"
 #include "render.h"
@@ -202,6 +204,26 @@ static int place_gaps(gsd_req *r, const char *job_id, const double *G, int k, in
     return 1;
 }
 
+/* Which candidates the pattern installs (stored with the job's options, so
+ * the job says it); loads the model if it is not in memory. 0 after answering. */
+static int resolve_pattern(gsd_req *r, const gsd_assembly_row *arow, gsd_spec *spec)
+{
+    gs_error e = {0};
+    gsd_asm *a = gsd_registry_acquire(r->app->reg, arow->id);
+    gs_err rc = !a ? gs_errorf(&e, GS_ERR_NOMEM, "", "out of memory")
+                   : gsd_asm_model(r->app, a, &e);
+    if (!rc)
+        rc = gsd_spec_resolve(spec, a->mdl, &e);
+    gsd_registry_release(r->app->reg, a);
+    if (rc) {
+        gsd_spec_free(spec);
+        gsd_reply_error(r, rc == GS_ERR_NOMEM ? 503 : 500, gs_err_name(rc), e.field,
+                        "cannot resolve the fastener pattern: %s", e.msg);
+        return 0;
+    }
+    return 1;
+}
+
 void gsd_h_cloud_create(gsd_req *r)
 {
     gsd_assembly_row arow;
@@ -242,6 +264,10 @@ void gsd_h_cloud_create(gsd_req *r)
         return;
     }
     cJSON_Delete(obj);
+    if (!resolve_pattern(r, &arow, &spec)) {
+        free(G);
+        return;
+    }
     if (spec.warm_job[0]) {
         gsd_job_row wj;
         int found = 0;

@@ -19,28 +19,42 @@
 #include "jobs.h"
 #include "npy.h"
 
-static void one_gap(gsd_req *r, const gsd_job_row *row, const char *path, long index)
+int gsd_api_gap_row(gsd_req *r, const gsd_job_row *row, long index, double *g, int m)
 {
+    char path[PATH_MAX];
+    gsd_jobs_gaps_path(r->app, row->id, path, sizeof path);
     gs_npy_file f = {.fd = -1};
     gs_error e;
     if (gs_npy_open(path, (size_t)-1 / 8, &f, &e)) {
         gsd_reply_error(r, 500, "io_error", "", "cannot read the gaps of %s: %s", row->id, e.msg);
-        return;
+        return 0;
     }
-    size_t m = f.info.ndim == 1 ? f.info.shape[0] : f.info.shape[1];
-    double *g = malloc(sizeof(double) * (m > 0 ? m : 1));
-    size_t bytes = sizeof(double) * m;
-    if (!g || pread(f.fd, g, bytes, (off_t)(f.data_offset + (size_t)index * bytes)) !=
-                  (ssize_t)bytes) {
-        free(g);
+    size_t cols = f.info.ndim == 1 ? f.info.shape[0] : f.info.shape[1];
+    size_t bytes = sizeof(double) * (size_t)m;
+    if (cols != (size_t)m ||
+        pread(f.fd, g, bytes, (off_t)(f.data_offset + (size_t)index * bytes)) != (ssize_t)bytes) {
         gs_npy_close(&f);
         gsd_reply_error(r, 500, "io_error", "", "cannot read gap %ld of %s", index, row->id);
-        return;
+        return 0;
     }
     gs_npy_close(&f);
+    return 1;
+}
+
+static void one_gap(gsd_req *r, const gsd_job_row *row, int m, long index)
+{
+    double *g = malloc(sizeof(double) * (size_t)(m > 0 ? m : 1));
+    if (!g) {
+        gsd_reply_error(r, 503, "out_of_memory", "", "out of memory");
+        return;
+    }
+    if (!gsd_api_gap_row(r, row, index, g, m)) {
+        free(g);
+        return;
+    }
     gsd_buf b = {0};
     gsd_buf_printf(&b, "{\"job_id\":\"%s\",\"index\":%ld,\"units\":\"mm\",\"g\":", row->id, index);
-    gsd_buf_json_nums(&b, g, (int)m);
+    gsd_buf_json_nums(&b, g, m);
     gsd_buf_puts(&b, "}");
     free(g);
     gsd_reply_json(r, 200, &b);
@@ -59,7 +73,13 @@ void gsd_h_job_gaps(gsd_req *r)
         return;
     }
     if (index >= 0) {
-        one_gap(r, &row, path, index);
+        gsd_assembly_row arow;
+        int found = 0;
+        gs_error e;
+        if (gsd_store_assembly_get(r->app->st, row.assembly_id, &arow, &found, &e) || !found)
+            gsd_reply_error(r, 404, "not_found", "id", "the assembly of job %s is gone", row.id);
+        else
+            one_gap(r, &row, arow.m, index);
         gsd_job_row_free(&row);
         return;
     }

@@ -98,8 +98,9 @@ void gsd_render_job(const gsd_job_row *row, const gsd_job_progress *p, gsd_buf *
     gsd_buf_puts(b, ",\"solves_per_s\":");
     if (p)
         gsd_buf_json_num(b, p->rate);
-    else if (row->finished_at > row->started_at && row->started_at > 0)
-        gsd_buf_json_num(b, (double)row->done / (row->finished_at - row->started_at));
+    else if (row->finished_at > row->started_at && row->started_at > 0) /* since the last start */
+        gsd_buf_json_num(b, (double)(row->done - row->done_at_start) /
+                                (row->finished_at - row->started_at));
     else
         gsd_buf_puts(b, "null");
     gsd_buf_puts(b, ",\"eta_s\":");

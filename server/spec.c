@@ -215,7 +215,8 @@ gs_err gsd_spec_parse(const cJSON *obj, int n_fast, int m, int cloud, gsd_spec *
     const cJSON *v;
     cJSON_ArrayForEach(v, obj)
     {
-        if (!strcmp(v->string, "g") || !strcmp(v->string, "gaps"))
+        if (!strcmp(v->string, "g") || !strcmp(v->string, "gaps") ||
+            !strcmp(v->string, "installed"))
             continue;
         have_list |= !strcmp(v->string, "fasteners");
         have_frac |= !strcmp(v->string, "fastener_fraction");
@@ -246,8 +247,9 @@ void gsd_spec_free(gsd_spec *sp)
 {
     free(sp->list);
     free(sp->fixed);
-    sp->list = sp->fixed = NULL;
-    sp->n_list = sp->n_fixed = 0;
+    free(sp->installed);
+    sp->list = sp->fixed = sp->installed = NULL;
+    sp->n_list = sp->n_fixed = sp->n_installed = sp->resolved = 0;
 }
 
 void gsd_spec_write(const gsd_spec *sp, gsd_buf *b)
@@ -280,7 +282,50 @@ void gsd_spec_write(const gsd_spec *sp, gsd_buf *b)
         gsd_buf_puts(b, ",\"warm_start\":");
         gsd_buf_json_str(b, sp->warm[0] ? sp->warm : sp->warm_job);
     }
+    if (sp->resolved) {
+        gsd_buf_puts(b, ",\"installed\":");
+        gsd_buf_json_ints(b, sp->installed, sp->n_installed);
+    }
     gsd_buf_puts(b, "}");
+}
+
+/* Installed flags of the pattern (n_fast bytes, caller-allocated). */
+static gs_err pattern_flags(const gsd_spec *sp, const gs_model *mdl, unsigned char *inst,
+                            gs_error *err)
+{
+    memset(inst, 0, (size_t)mdl->n_fast);
+    if (sp->pattern == GSD_PAT_ALL)
+        memset(inst, 1, (size_t)mdl->n_fast);
+    else if (sp->pattern == GSD_PAT_LIST)
+        for (int i = 0; i < sp->n_list; i++)
+            inst[sp->list[i]] = 1;
+    else if (sp->pattern == GSD_PAT_FRACTION)
+        return gs_gen_pattern(mdl, sp->fraction, inst, err);
+    return GS_OK;
+}
+
+gs_err gsd_spec_resolve(gsd_spec *sp, const gs_model *mdl, gs_error *err)
+{
+    int nf = mdl->n_fast;
+    unsigned char *inst = malloc((size_t)(nf > 0 ? nf : 1));
+    int *list = malloc(sizeof(int) * (size_t)(nf > 0 ? nf : 1));
+    gs_err rc = inst && list ? pattern_flags(sp, mdl, inst, err)
+                             : gs_errorf(err, GS_ERR_NOMEM, "fasteners", "out of memory");
+    if (rc) {
+        free(inst);
+        free(list);
+        return rc;
+    }
+    int n = 0;
+    for (int i = 0; i < nf; i++)
+        if (inst[i])
+            list[n++] = i;
+    free(inst);
+    free(sp->installed);
+    sp->installed = list;
+    sp->n_installed = n;
+    sp->resolved = 1;
+    return GS_OK;
 }
 
 gs_err gsd_spec_problem(const gsd_spec *sp, const gs_model *mdl, double *load, unsigned char *eq,
@@ -288,18 +333,14 @@ gs_err gsd_spec_problem(const gsd_spec *sp, const gs_model *mdl, double *load, u
 {
     unsigned char *inst = NULL;
     if (sp->pattern != GSD_PAT_NONE && mdl->n_fast > 0) {
-        inst = calloc((size_t)mdl->n_fast, 1);
+        inst = malloc((size_t)mdl->n_fast);
         if (!inst)
             return gs_errorf(err, GS_ERR_NOMEM, "fasteners", "out of memory");
-    }
-    if (inst) {
-        if (sp->pattern == GSD_PAT_ALL)
-            memset(inst, 1, (size_t)mdl->n_fast);
-        else if (sp->pattern == GSD_PAT_LIST)
-            for (int i = 0; i < sp->n_list; i++)
-                inst[sp->list[i]] = 1;
-        else
-            gs_gen_pattern(mdl, sp->fraction, inst);
+        gs_err rc = pattern_flags(sp, mdl, inst, err);
+        if (rc) {
+            free(inst);
+            return rc;
+        }
     }
     gs_model_pattern_load(mdl, inst, load);
     free(inst);

@@ -31,15 +31,22 @@ typedef struct {
     char warm[GSD_ID_LEN];       /* solve: result id to warm-start from ("" none) */
     char warm_job[GSD_ID_LEN];   /* cloud: gap i warm-starts from gap i of this job */
     unsigned ret;                /* GSD_RET_* fields returned by a solve */
+    int resolved;                /* installed[] filled by gsd_spec_resolve */
+    int n_installed, *installed; /* the candidates the pattern installs, ascending */
 } gsd_spec;
 
 /* Parse the options of obj (keys "g" and "gaps" are skipped: the caller
- * reads them; any other unknown key is an error). n_fast, m bound the
+ * reads them; "installed" is an output, written by gsd_spec_write after
+ * gsd_spec_resolve, and skipped too; any other unknown key is an error). n_fast, m bound the
  * indices. cloud: accept warm_start as a job id ("j_..."), else a result id. */
 gs_err gsd_spec_parse(const cJSON *obj, int n_fast, int m, int cloud, gsd_spec *sp,
                       gs_error *err);
 void gsd_spec_free(gsd_spec *sp);
-/* The options as a JSON object (parseable by gsd_spec_parse). */
+/* Fill sp->installed with the candidates the pattern installs on mdl (any
+ * pattern; the fastener_fraction one is core/pattern.h). O(n_fast log n_fast). */
+gs_err gsd_spec_resolve(gsd_spec *sp, const gs_model *mdl, gs_error *err);
+/* The options as a JSON object (parseable by gsd_spec_parse); with
+ * "installed": [...] when resolved. */
 void gsd_spec_write(const gsd_spec *sp, gsd_buf *b);
 /* Pair-space load vector (m) and equality flags (m, zeroed first) of the
  * spec on a model. O(m + n_fast). */

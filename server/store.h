@@ -89,13 +89,16 @@ typedef struct {
     double created_at, started_at, finished_at;
     double solve_time_sum;  /* s, sum of solve times of finished gaps */
     long long iterations_sum;
+    int done_at_start;      /* done when the job last became running (after a restart:
+                               the gaps solved before it), for its throughput */
 } gsd_job_row;
 
 void gsd_job_row_free(gsd_job_row *row); /* frees options_json (set to NULL) */
 gs_err gsd_store_job_insert(gsd_store *st, const gsd_job_row *row, gs_error *err);
 gs_err gsd_store_job_get(gsd_store *st, const char *id, gsd_job_row *out, int *found,
                          gs_error *err);
-/* Set the status; "running" also sets started_at = when, "done" /
+/* Set the status; "running" also sets started_at = when and done_at_start =
+ * done, "done" /
  * "cancelled" / "failed" set finished_at = when. GS_ERR_INVALID if absent. */
 gs_err gsd_store_job_set_status(gsd_store *st, const char *id, const char *status, double when,
                                 gs_error *err);

@@ -7,6 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#include "npy.h"
 
 #define EXACT_LIMIT ((size_t)16 << 20) /* k m values kept for exact quantiles */
 #define PAIR_BINS 256
@@ -15,6 +18,7 @@ typedef struct {
     int m, cap, count;
     double thr;
     double *sum, *sumsq, *pmax; /* per pair */
+    double *lsum;               /* per pair: sum of contact forces */
     int *above;                 /* per pair: results with w > thr */
     double *W;                  /* count x m if kept (exact mode) */
     size_t w_cap;
@@ -29,8 +33,18 @@ typedef struct {
     int solvers[8], n_solver;
     double all_max;
     long long values_above;
+    long long in_contact;       /* values with lambda > 0 */
+    unsigned char *C;           /* count x m contact flags if kept */
+    int *opened;                /* per pair: results with w > g + open_tol */
+    double open_tol;            /* mm: max(threshold, 1e-9) */
+    int gaps_opened;            /* results with some such pair */
+    int gfd;                    /* gaps.npy, or -1 */
+    size_t goff;                /* its data offset */
+    double *grow;               /* m: the current gap row */
     int oom;
 } acc;
+
+#define OPEN_TOL_MIN 1e-9 /* mm: w above g by more than round-off */
 
 static int grow(acc *a)
 {
@@ -54,6 +68,10 @@ static int grow(acc *a)
         if (!W)
             return -1;
         a->W = W;
+        unsigned char *C = realloc(a->C, (size_t)cap * (size_t)a->m);
+        if (!C)
+            return -1;
+        a->C = C;
     }
     return 0;
 }
@@ -80,6 +98,11 @@ static int pass1(const gsd_result_row *r, void *ctx)
         a->oom = 1;
         return 1;
     }
+    int have_g = a->gfd >= 0 && r->job_index >= 0 &&
+                 pread(a->gfd, a->grow, sizeof(double) * (size_t)a->m,
+                       (off_t)(a->goff + (size_t)r->job_index * sizeof(double) * (size_t)a->m)) ==
+                     (ssize_t)(sizeof(double) * (size_t)a->m);
+    int opened = 0;
     double gm = 0;
     for (int k = 0; k < a->m; k++) {
         double w = r->w[k] > 0 ? r->w[k] : 0;
@@ -93,10 +116,21 @@ static int pass1(const gsd_result_row *r, void *ctx)
         }
         if (w > gm)
             gm = w;
+        if (r->lam) {
+            a->lsum[k] += r->lam[k];
+            a->in_contact += r->lam[k] > 0;
+        }
+        if (have_g && r->w[k] > a->grow[k] + a->open_tol) {
+            a->opened[k]++;
+            opened = 1;
+        }
     }
+    a->gaps_opened += opened;
     if (a->keep)
-        for (int k = 0; k < a->m; k++)
+        for (int k = 0; k < a->m; k++) {
             a->W[(size_t)a->count * (size_t)a->m + (size_t)k] = r->w[k] > 0 ? r->w[k] : 0;
+            a->C[(size_t)a->count * (size_t)a->m + (size_t)k] = r->lam && r->lam[k] > 0;
+        }
     if (gm > a->all_max)
         a->all_max = gm;
     a->gmax[a->count] = gm;
@@ -144,7 +178,8 @@ static int pass2(const gsd_result_row *r, void *ctx)
         return 0;
     for (int k = 0; k < m; k++) {
         double w = r->w[k] > 0 ? r->w[k] : 0;
-        c->hist[bin_of(w, c->lo, c->width, c->bins)]++;
+        if (!(r->lam && r->lam[k] > 0)) /* open pairs only */
+            c->hist[bin_of(w, c->lo, c->width, c->bins)]++;
         if (c->pair_hist) {
             double pw = c->a->pmax[k] / PAIR_BINS;
             c->pair_hist[(size_t)k * PAIR_BINS + (size_t)bin_of(w, 0, pw, PAIR_BINS)]++;
@@ -198,7 +233,9 @@ static double select_kth(double *v, int n, int k)
     return v[k];
 }
 
-static void dist_json(gsd_buf *b, const char *name, double *v, int n, int bins)
+/* Distribution of v[0..n) (sorted in place); logx: histogram bins evenly
+ * spaced in log(v) (when all v > 0), "log": true in the histogram. */
+static void dist_json(gsd_buf *b, const char *name, double *v, int n, int bins, int logx)
 {
     qsort(v, (size_t)n, sizeof *v, cmp_double);
     double mean = 0;
@@ -216,30 +253,37 @@ static void dist_json(gsd_buf *b, const char *name, double *v, int n, int bins)
     gsd_buf_puts(b, ",\"max\":");
     gsd_buf_json_num(b, n ? v[n - 1] : 0);
     double lo = n ? v[0] : 0, hi = n ? v[n - 1] : 0;
-    double width = (hi - lo) / bins;
+    logx = logx && lo > 0 && hi > lo;
+    double l0 = logx ? log(lo) : lo, width = ((logx ? log(hi) : hi) - l0) / bins;
     gsd_buf_puts(b, ",\"histogram\":{\"edges\":[");
     for (int i = 0; i <= bins; i++) {
         if (i)
             gsd_buf_puts(b, ",");
-        gsd_buf_json_num(b, lo + width * i);
+        gsd_buf_json_num(b, i == 0 ? lo : i == bins ? hi : logx ? exp(l0 + width * i) : lo + width * i);
     }
     gsd_buf_puts(b, "],\"counts\":[");
     int *cnt = calloc((size_t)bins, sizeof *cnt);
     for (int i = 0; cnt && i < n; i++)
-        cnt[bin_of(v[i], lo, width, bins)]++;
+        cnt[bin_of(logx ? log(v[i]) : v[i], l0, width, bins)]++;
     for (int i = 0; i < bins; i++)
         gsd_buf_printf(b, i ? ",%d" : "%d", cnt ? cnt[i] : 0);
     free(cnt);
-    gsd_buf_puts(b, "]}}");
+    gsd_buf_printf(b, "],\"log\":%s}}", logx ? "true" : "false");
 }
 
 static void acc_free(acc *a)
 {
     free(a->sum);
+    free(a->lsum);
     free(a->sumsq);
     free(a->pmax);
     free(a->above);
     free(a->W);
+    free(a->C);
+    free(a->opened);
+    free(a->grow);
+    if (a->gfd >= 0)
+        close(a->gfd);
     free(a->gmax);
     free(a->time);
     free(a->nact);
@@ -249,14 +293,30 @@ gs_err gsd_summary(gsd_store *st, const gsd_job_row *job, int m, const gsd_summa
                    gsd_buf *b, gs_error *err)
 {
     acc a = {.m = m, .thr = o->threshold};
+    a.open_tol = o->threshold > OPEN_TOL_MIN ? o->threshold : OPEN_TOL_MIN;
     a.keep = (size_t)job->total * (size_t)m <= EXACT_LIMIT;
     a.sum = calloc((size_t)m, sizeof(double));
+    a.lsum = calloc((size_t)m, sizeof(double));
     a.sumsq = calloc((size_t)m, sizeof(double));
     a.pmax = calloc((size_t)m, sizeof(double));
     a.above = calloc((size_t)m, sizeof(int));
+    a.opened = calloc((size_t)m, sizeof(int));
+    a.grow = malloc(sizeof(double) * (size_t)(m > 0 ? m : 1));
+    a.gfd = -1;
     gs_err rc = GS_OK;
-    if (!a.sum || !a.sumsq || !a.pmax || !a.above)
+    if (!a.sum || !a.lsum || !a.sumsq || !a.pmax || !a.above || !a.opened || !a.grow)
         rc = gs_errorf(err, GS_ERR_NOMEM, "", "out of memory");
+    if (!rc && o->gaps_path) { /* the initial gaps, for w > g; absent: not reported */
+        gs_npy_file f = {.fd = -1};
+        gs_error ge;
+        if (gs_npy_open(o->gaps_path, (size_t)-1 / 8, &f, &ge) == GS_OK &&
+            (f.info.ndim == 1 ? f.info.shape[0] : f.info.shape[1]) == (size_t)m) {
+            a.gfd = f.fd; /* kept open: read row by row in pass1 */
+            a.goff = f.data_offset;
+            f.fd = -1;
+        }
+        gs_npy_close(&f);
+    }
     if (!rc)
         rc = gsd_store_job_results(st, job->id, 0, -1, 1, pass1, &a, err);
     if (!rc && a.oom)
@@ -277,7 +337,8 @@ gs_err gsd_summary(gsd_store *st, const gsd_job_row *job, int m, const gsd_summa
     double *col = NULL;
     if (!rc && a.keep) {
         for (size_t i = 0; i < (size_t)a.count * (size_t)m; i++)
-            c.hist[bin_of(a.W[i], 0, c.width, o->bins)]++;
+            if (!a.C[i])
+                c.hist[bin_of(a.W[i], 0, c.width, o->bins)]++;
         col = malloc(sizeof(double) * (size_t)(a.count > 0 ? a.count : 1));
         if (!col)
             rc = gs_errorf(err, GS_ERR_NOMEM, "", "out of memory");
@@ -309,7 +370,7 @@ gs_err gsd_summary(gsd_store *st, const gsd_job_row *job, int m, const gsd_summa
     double *gm = malloc(sizeof(double) * (size_t)(n > 0 ? n : 1));
     if (gm)
         memcpy(gm, a.gmax, sizeof(double) * (size_t)n);
-    dist_json(b, "max_residual", gm ? gm : a.gmax, n, o->bins);
+    dist_json(b, "max_residual", gm ? gm : a.gmax, n, o->bins, 0);
     free(gm);
     gsd_buf_puts(b, ",\"residual_histogram\":{\"edges\":[");
     for (int i = 0; i <= o->bins; i++) {
@@ -320,7 +381,28 @@ gs_err gsd_summary(gsd_store *st, const gsd_job_row *job, int m, const gsd_summa
     gsd_buf_puts(b, "],\"counts\":[");
     for (int i = 0; i < o->bins; i++)
         gsd_buf_printf(b, i ? ",%lld" : "%lld", c.hist[i]);
-    gsd_buf_puts(b, "]},\"pairs\":{\"mean\":[");
+    gsd_buf_printf(b, "],\"in_contact\":%lld},", a.in_contact);
+    if (a.gfd >= 0) {
+        int npairs = 0;
+        for (int k = 0; k < m; k++)
+            npairs += a.opened[k] > 0;
+        gsd_buf_printf(b, "\"opened\":{\"gaps\":%d,\"share_gaps\":", a.gaps_opened);
+        gsd_buf_json_num(b, n ? (double)a.gaps_opened / n : 0);
+        gsd_buf_printf(b, ",\"pairs\":%d,\"why\":", npairs);
+        gsd_buf_json_str(b, npairs == 0 ? "no pair opens under fastening by more than the threshold"
+                                        : "prying: these pairs end with a residual gap w above "
+                                          "their initial gap g by more than the threshold. The "
+                                          "fastener loads press the "
+                                          "parts shut where they are installed; the parts bend "
+                                          "about those points and lift apart elsewhere, mostly "
+                                          "between widely spaced fasteners, beyond the last one "
+                                          "and at free edges. More or better spread fasteners "
+                                          "near the flagged pairs close them.");
+        gsd_buf_puts(b, "},");
+    } else {
+        gsd_buf_puts(b, "\"opened\":null,");
+    }
+    gsd_buf_puts(b, "\"pairs\":{\"mean\":[");
     for (int k = 0; k < m; k++) {
         if (k)
             gsd_buf_puts(b, ",");
@@ -363,17 +445,29 @@ gs_err gsd_summary(gsd_store *st, const gsd_job_row *job, int m, const gsd_summa
             gsd_buf_puts(b, ",");
         gsd_buf_json_num(b, n ? (double)a.above[k] / n : 0);
     }
+    gsd_buf_puts(b, "],\"lambda_mean\":[");
+    for (int k = 0; k < m; k++) {
+        if (k)
+            gsd_buf_puts(b, ",");
+        gsd_buf_json_num(b, n ? a.lsum[k] / n : 0);
+    }
+    gsd_buf_puts(b, "],\"opened\":[");
+    for (int k = 0; k < m; k++) {
+        if (k)
+            gsd_buf_puts(b, ",");
+        gsd_buf_json_num(b, n && a.gfd >= 0 ? (double)a.opened[k] / n : 0);
+    }
     gsd_buf_puts(b, "]},");
     double *na = malloc(sizeof(double) * (size_t)(n > 0 ? n : 1));
     for (int i = 0; na && i < n; i++)
         na[i] = a.nact[i];
     if (na)
-        dist_json(b, "n_act", na, n, o->bins);
+        dist_json(b, "n_act", na, n, o->bins, 0);
     else
         gsd_buf_puts(b, "\"n_act\":null");
     free(na);
     gsd_buf_puts(b, ",");
-    dist_json(b, "time_ms", a.time, n, o->bins);
+    dist_json(b, "time_ms", a.time, n, o->bins, 1);
     gsd_buf_puts(b, ",\"statuses\":{");
     int not_optimal = 0;
     for (int i = 0; i < a.n_status; i++) {

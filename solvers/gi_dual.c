@@ -62,7 +62,7 @@
  * solving strictly convex quadratic programs", Math. Prog. 27 (1983) 1-33;
  * M.J.D. Powell, "On the quadratic programming algorithm of Goldfarb and
  * Idnani", Math. Prog. Study 25 (1985) 46-61; Stefanova et al., Optim. Eng.
- * 21 (2020), sect. 3.2 (FORMULATIONS.md).
+ * 21 (2020), sect. 3.2 (docs/math.md).
  * Invariants: idx[0..k) lists A in factor order, pos[i] its position or -1;
  * R.L R.L' = M_AA in that order; mu[c] is the multiplier of idx[c]; lam0 =
  * Q^-1 p; lam (m) holds the iterate at the last refresh (zero on A).

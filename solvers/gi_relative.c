@@ -9,7 +9,7 @@
  * the contact forces. Written in the dual variables, with C the active set:
  *   lam_C = Q_CC^-1 p_C,   w = Q[:, C] lam_C - p,   u = g - w,
  * because (K~_FF)^-1 relations reduce by the Schur complement to Q_CC (the
- * identity K~ = L_Q^-T L_Q^-1: J = L_Q, see FORMULATIONS.md). Adding j:
+ * identity K~ = L_Q^-T L_Q^-1: J = L_Q, see docs/math.md (3)). Adding j:
  *   l = L^-1 Q_Cj, s = Q_jj - l'l > 0     (w_j grows by s per unit lam_j)
  *   r = L^-T l = Q_CC^-1 Q_Cj             (lam_C falls by r per unit lam_j)
  *   full step t = -w_j / s; partial step t = min lam_i / r_i over r_i > 0:

@@ -2,7 +2,7 @@
  * lemke.c -- Lemke's complementary pivot method on the dual LCP (method
  * "lemke", formulation dual only).
  *
- * Problem. The dual (2) of FORMULATIONS.md as the LCP(q = -p, M = Q):
+ * Problem. The dual (2) of docs/math.md as the LCP(q = -p, M = Q):
  *     w = Q z - p >= 0,  z >= 0,  z'w = 0        (z = lam, m pairs)
  * with the permanently fastened pairs E as equalities: w_E = 0, z_E free.
  *

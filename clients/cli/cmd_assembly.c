@@ -216,6 +216,8 @@ static int cmd_upload(gc_ctx *cx, int argc, char **argv)
             printf("%s\n", gc_jstr(ans, "id", ""));
         else
             print_assembly(ans);
+        if (!cx->json && gc_jstr(ans, "notice", NULL))
+            fprintf(stderr, "%s: %s\n", cmd.prog, gc_jstr(ans, "notice", ""));
     }
     gc_buf_free(&raw);
     cJSON_Delete(ans);

@@ -27,6 +27,7 @@ static const char group_help[] =
     "       gapsim cloud cancel JOB\n"
     "       gapsim cloud summary JOB [--threshold MM] [--bins N]\n"
     "       gapsim cloud results JOB [-o W.npy] [--field w|lambda]\n"
+    "       gapsim cloud export JOB --format csv|html|vtk (-o FILE [--gap I] | --series DIR)\n"
     "Gap-cloud jobs: one solve per gap vector, run by the server's workers; see\n"
     "gapsim cloud COMMAND --help.\n";
 
@@ -84,8 +85,11 @@ static int wait_job(gc_ctx *cx, const char *prog, const char *job, cJSON **final
         gc_buf b = {0};
         gc_req rq = {.method = "GET", .path = path};
         int rc = gc_call_json(cx, prog, &rq, &j, &b);
-        if (rc != GC_OK) {
+        if (rc != GC_OK) { /* the error is printed on a line of its own (gc_progress_break) */
             gc_progress_end(&pg);
+            fprintf(stderr, "%s: stopped waiting; the job goes on on the server. Reattach with: "
+                            "gapsim cloud status --wait %s\n",
+                    prog, job);
             return rc;
         }
         const char *st = gc_jstr(j, "status", "?");
@@ -339,6 +343,10 @@ static void print_summary(const cJSON *s)
     gc_kv("gaps_above", "%.1f %% (largest residual > %g mm)",
           100 * gc_jnum(s, "share_gaps_above", 0), thr);
     gc_kv("values_above", "%.2f %% of all residuals", 100 * gc_jnum(s, "share_values_above", 0));
+    const cJSON *op = cJSON_GetObjectItemCaseSensitive(s, "opened");
+    if (cJSON_IsObject(op))
+        gc_kv("opened", "%d pairs open under fastening (w > g + threshold) in %.1f %% of gaps: %s",
+              gc_jint(op, "pairs", 0), 100 * gc_jnum(op, "share_gaps", 0), gc_jstr(op, "why", ""));
     print_dist("max_residual", cJSON_GetObjectItemCaseSensitive(s, "max_residual"), " mm");
     print_dist("n_act", cJSON_GetObjectItemCaseSensitive(s, "n_act"), "");
     print_dist("time", cJSON_GetObjectItemCaseSensitive(s, "time_ms"), " ms");
@@ -359,7 +367,8 @@ static void print_summary(const cJSON *s)
         double c = cJSON_GetArrayItem(counts, i)->valuedouble;
         cmax = c > cmax ? c : cmax;
     }
-    printf("residual gaps (all pairs, mm):\n");
+    printf("residual gaps of open pairs (mm; %.0f residuals of pairs in contact, w = 0, apart):\n",
+           gc_jnum(h, "in_contact", 0));
     for (int i = 0; i < nb; i++) {
         double lo = cJSON_GetArrayItem(edges, i)->valuedouble;
         double hi = cJSON_GetArrayItem(edges, i + 1)->valuedouble;
@@ -575,7 +584,7 @@ int gc_cmd_cloud(gc_ctx *cx, int argc, char **argv)
         int (*fn)(gc_ctx *, int, char **);
     } subs[] = {{"submit", cmd_submit}, {"list", cmd_list},       {"ls", cmd_list},
                 {"status", cmd_status}, {"cancel", cmd_cancel},   {"summary", cmd_summary},
-                {"results", cmd_results}};
+                {"results", cmd_results}, {"export", gc_cloud_export}};
     for (size_t i = 0; i < sizeof subs / sizeof subs[0]; i++)
         if (!strcmp(sub, subs[i].name))
             return subs[i].fn(cx, argc - 1, argv + 1);

@@ -11,6 +11,8 @@
 
 #define BAR_WIDTH 30
 
+static gc_progress *active; /* the bar drawn on the terminal's current line */
+
 static double now_s(void)
 {
     struct timespec ts;
@@ -43,6 +45,7 @@ void gc_progress_update(gc_progress *p, const char *job, const char *status, int
                 done, total, failed, rate_s, eta_s, status);
         fflush(stderr);
         p->drawn = 1;
+        active = p;
         return;
     }
     double t = now_s();
@@ -63,4 +66,12 @@ void gc_progress_end(gc_progress *p)
         fputc('\n', stderr);
         p->drawn = 0;
     }
+    if (active == p)
+        active = NULL;
+}
+
+void gc_progress_break(void)
+{
+    if (active)
+        gc_progress_end(active);
 }

@@ -21,5 +21,8 @@ void gc_progress_update(gc_progress *p, const char *job, const char *status, int
                         int failed, double rate, double eta);
 /* Finish the bar's line (terminal) or print the last line (plain). */
 void gc_progress_end(gc_progress *p);
+/* End the line of the bar on screen, if any: called before any error
+ * message, so that the message starts on a line of its own. */
+void gc_progress_break(void);
 
 #endif

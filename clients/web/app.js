@@ -4,20 +4,23 @@
  * No build step and no third-party code: plain DOM + SVG. Talks to the REST
  * API of the daemon that served it (same origin):
  *   GET  /v1/assemblies, /v1/assemblies/{id}/geometry, /v1/assemblies/{id}/jobs
- *   POST /v1/assemblies/{id}/clouds      (demo cloud as an .npy body)
+ *   POST /v1/assemblies/{id}/clouds      (demo cloud as an .npy body, with the
+ *        fastener fraction or the candidates clicked on the map)
  *   GET  /v1/jobs/{id}, /v1/jobs/{id}/results?offset=i&limit=1&fields=w,
  *        /v1/jobs/{id}/summary?threshold=&bins=, /v1/jobs/{id}/gaps?index=i
  *        (initial gaps; on a server without it the page regenerates the gaps
  *        of its own demo clouds from their seed)
  *
  * URL parameters select a view without clicks (used by the headless test and
- * for sharing a view): ?assembly=ID&job=ID&gap=I&mode=initial|residual|p95
+ * for sharing a view): ?assembly=ID&job=ID&gap=I&mode=initial|residual|p95|exceed
  * &threshold=MM&bins=B&seed=S (seed: the job is a demo cloud of this page made
- * with seed S) &submit_demo=N&fraction=F (submit a demo cloud of N gaps once).
+ * with seed S) &submit_demo=N&fraction=F (submit a demo cloud of N gaps once)
+ * &click=i,j (test hook: click those candidate rings once the map is drawn).
  *
  * Stable ids and classes (tests count them): circle.node (one per contact
- * pair, m), circle.fastener (one per fastener candidate), svg#colorbar with
- * text.cb-tick labels in mm, rect.hist-bar inside svg#hist-residual,
+ * pair, m), circle.fastener (one per fastener candidate; a click toggles it in
+ * the pattern of the next cloud, #pattern-info[data-pattern]), svg#colorbar
+ * with text.cb-tick labels (mm; a share in the exceedance view), rect.hist-bar inside svg#hist-residual,
  * #hist-maxres, #hist-nact, #hist-time (one per bin), [data-value] on the
  * summary numbers (raw values from the API).
  */
@@ -35,7 +38,7 @@
     jobs: [],
     job: null, // job row
     gap: intParam('gap', 0),
-    mode: ['initial', 'residual', 'p95'].includes(params.get('mode')) ? params.get('mode') : 'residual',
+    mode: ['initial', 'residual', 'p95', 'exceed'].includes(params.get('mode')) ? params.get('mode') : 'residual',
     threshold: numParam('threshold', 0.1),
     bins: intParam('bins', 20),
     urlSeed: params.has('seed') ? intParam('seed', 1) : null,
@@ -47,6 +50,7 @@
     pollTimer: null,
     listTimer: null,
     resultSeq: 0,
+    edit: null, // Uint8Array: the pattern picked by clicking candidates, or null
   };
 
   function intParam(k, def) {
@@ -382,8 +386,15 @@
     }
     showMessage('');
     S.geo = await api(`/v1/assemblies/${a.id}/geometry`);
+    S.edit = null;
     drawMap();
+    renderPatternInfo();
     await loadJobs(opt.job, opt.gap);
+    // test hook: ?click=i,j,... clicks those candidates (as a user would)
+    for (const i of (params.get('click') || '').split(',').filter((v) => v !== '')) {
+      const c = S.fast[parseInt(i, 10)];
+      if (c) c.dispatchEvent(new MouseEvent('click', { bubbles: true }));
+    }
     if (opt.submitDemo) submitDemo(opt.submitDemo);
   }
 
@@ -448,19 +459,45 @@
     await Promise.all([loadGap(), loadSummary()]);
   }
 
+  /* The candidates a job installed, as the server says (options.installed);
+   * jobs stored before the server said it: explicit lists only, else null. */
   function installedFasteners(job, nf) {
     const inst = new Uint8Array(nf);
     const o = job ? job.options || {} : null;
     if (!o) return null;
-    if (o.fasteners === 'all') inst.fill(1);
+    if (Array.isArray(o.installed)) for (const i of o.installed) inst[i] = 1;
+    else if (o.fasteners === 'all') inst.fill(1);
     else if (Array.isArray(o.fasteners)) for (const i of o.fasteners) inst[i] = 1;
-    else if (o.fastener_fraction !== undefined) {
-      // core/generator.c gs_gen_pattern: exactly round(f nf) installed, evenly spread
-      const f = o.fastener_fraction;
-      const ns = f <= 0 ? 0 : f >= 1 ? nf : Math.min(nf, Math.max(0, Math.round(f * nf)));
-      for (let i = 0; i < nf; i++) inst[i] = Math.floor(((i + 1) * ns) / nf) !== Math.floor((i * ns) / nf) ? 1 : 0;
-    }
+    else if (o.fastener_fraction !== undefined) return null;
     return inst;
+  }
+
+  /* Click on a candidate: toggle it in the pattern being edited (which starts
+   * from the selected job's pattern); the next submitted cloud uses it. */
+  function togglePattern(i) {
+    if (!S.fast || i < 0 || i >= S.fast.length) return;
+    if (!S.edit) S.edit = installedFasteners(S.job, S.fast.length) || new Uint8Array(S.fast.length);
+    S.edit[i] = S.edit[i] ? 0 : 1;
+    markFasteners();
+    renderPatternInfo();
+  }
+
+  function editedList() {
+    const out = [];
+    if (S.edit) S.edit.forEach((v, i) => { if (v) out.push(i); });
+    return out;
+  }
+
+  function renderPatternInfo() {
+    const el = $('pattern-info');
+    if (!el) return;
+    const n = editedList().length;
+    el.dataset.pattern = S.edit ? editedList().join(',') : '';
+    el.textContent = S.edit
+      ? `pattern: the ${n} candidate${n === 1 ? '' : 's'} picked on the map (click rings to toggle)`
+      : 'pattern: the fastener fraction above (click rings on the map to pick candidates instead)';
+    $('pattern-clear').hidden = !S.edit;
+    $('demo-fraction').disabled = !!S.edit;
   }
 
   // ---------------------------------------------------------------- gap + map
@@ -509,7 +546,7 @@
   }
 
   function setModeRadio() {
-    for (const id of ['mode-initial', 'mode-residual', 'mode-p95']) {
+    for (const id of ['mode-initial', 'mode-residual', 'mode-p95', 'mode-exceed']) {
       const e = $(id);
       if (e) e.checked = e.value === S.mode;
     }
@@ -674,7 +711,12 @@
     fp.forEach((k, i) => {
       const at = { cx: X(x[k]).toFixed(2), cy: Ys[panelOf[k]](y[k]).toFixed(2), r: Math.max(3.5, 1.9 * r).toFixed(2) };
       S.fastHalo.push(svgEl('circle', Object.assign({ class: 'fastener-halo' }, at), fg)); // contrast on any color
-      S.fast.push(svgEl('circle', Object.assign({ class: 'fastener', 'data-i': i, 'data-pair': k }, at), fg));
+      const c = svgEl('circle', Object.assign({ class: 'fastener', 'data-i': i, 'data-pair': k }, at), fg);
+      c.addEventListener('click', (ev) => {
+        ev.stopPropagation();
+        togglePattern(i);
+      });
+      S.fast.push(c);
     });
     svg.onmousemove = onMapHover;
     svg.onmouseleave = () => { $('gap-info').dataset.hover = ''; renderGapInfo(); };
@@ -684,7 +726,7 @@
 
   function markFasteners() {
     if (!S.fast) return;
-    const inst = installedFasteners(S.job, S.fast.length);
+    const inst = S.edit || installedFasteners(S.job, S.fast.length);
     let n = 0;
     S.fast.forEach((c, i) => {
       const on = inst ? inst[i] === 1 : false;
@@ -704,7 +746,7 @@
       htmlEl('span', {}, sp, text);
     };
     if (inst) {
-      item('installed', `fastener installed (${n})`);
+      item('installed', S.edit ? `picked for the next cloud (${n})` : `fastener installed (${n})`);
       item('open', `candidate not installed (${S.fast.length - n})`);
     } else item('candidate', `fastener candidate (${S.fast.length})`);
     if (S.geo && S.geo.pairs.fixed.some((f) => f)) {
@@ -719,11 +761,17 @@
   function currentValues() {
     if (S.mode === 'initial') return S.g0;
     if (S.mode === 'p95') return S.summary && S.summary.pairs ? S.summary.pairs.p95 : null;
+    if (S.mode === 'exceed') return S.summary && S.summary.pairs ? S.summary.pairs.share_above : null;
     return S.result && S.result.w ? S.result.w : null;
+  }
+  /* Unit of the map's values: a share for the exceedance view, else mm. */
+  function modeUnit() {
+    return S.mode === 'exceed' ? '' : ' mm';
   }
   function modeTitle() {
     if (S.mode === 'initial') return 'initial gap g (mm)';
     if (S.mode === 'p95') return '95th percentile of the residual gap over the cloud (mm)';
+    if (S.mode === 'exceed') return `share of the cloud's gaps with w above ${fmt(S.threshold)} mm, per pair`;
     return 'residual gap w after fastening (mm)';
   }
 
@@ -766,7 +814,7 @@
     for (const t of ticks) {
       const xx = x0 + (t / top) * bw;
       svgEl('line', { x1: xx, x2: xx, y1: y0 + bh, y2: y0 + bh + 5, class: 'tick' }, svg);
-      svgEl('text', { x: xx, y: y0 + bh + 19, class: 'cb-tick', 'text-anchor': 'middle' }, svg, tickLabel(t, ticks) + ' mm');
+      svgEl('text', { x: xx, y: y0 + bh + 19, class: 'cb-tick', 'text-anchor': 'middle' }, svg, tickLabel(t, ticks) + modeUnit());
     }
   }
 
@@ -777,6 +825,7 @@
     else {
       const r = S.result;
       if (S.mode === 'p95') parts.push(`cloud ${S.job.id}: per-pair 95th percentile over ${S.summary ? S.summary.count : '?'} gaps`);
+      if (S.mode === 'exceed') parts.push(`cloud ${S.job.id}: per-pair share of ${S.summary ? S.summary.count : '?'} gaps above the threshold`);
       else if (r)
         parts.push(`gap ${S.gap} of cloud ${S.job.id}: ${r.status}, solver ${r.solver}/${r.formulation}, ` +
           `${r.n_act} pairs in contact, max residual ${fmt(r.max_residual)} mm, solved in ${fmt(r.time_ms)} ms`);
@@ -786,7 +835,7 @@
         for (const v of S.g0) { mx = Math.max(mx, v); sum += v; }
         const src = S.g0src && S.g0src.src === 'seed' ? `regenerated in the page from demo seed ${S.g0src.seed}` : 'from the server';
         parts.push(`initial gap (${src}): mean ${fmt(sum / S.g0.length)} mm, max ${fmt(mx)} mm`);
-      } else if (S.mode !== 'p95') parts.push('initial gaps: not available (this server does not return the gaps of a cloud; the page knows only its own demo clouds)');
+      } else if (S.mode !== 'p95' && S.mode !== 'exceed') parts.push('initial gaps: not available (this server does not return the gaps of a cloud; the page knows only its own demo clouds)');
     }
     const hv = info.dataset.hover;
     if (hv) parts.push(hv);
@@ -801,7 +850,7 @@
     const p = S.geo.pairs;
     const v = currentValues();
     $('gap-info').dataset.hover = `pair ${k} at (${fmt(p.x[k], 4)}, ${fmt(p.y[k], 4)}) mm: ` +
-      (v ? `${S.mode === 'initial' ? 'g' : S.mode === 'p95' ? 'p95' : 'w'} = ${fmt(v[k])} mm` : 'no value');
+      (v ? (S.mode === 'exceed' ? `share above = ${pct(v[k])}` : `${S.mode === 'initial' ? 'g' : S.mode === 'p95' ? 'p95' : 'w'} = ${fmt(v[k])} mm`) : 'no value');
     renderGapInfo();
   }
 
@@ -811,7 +860,7 @@
     const d = await api(`/v1/jobs/${S.job.id}/summary?threshold=${encodeURIComponent(S.threshold)}&bins=${S.bins}`);
     S.summary = d;
     renderSummary();
-    if (S.mode === 'p95') recolor();
+    if (S.mode === 'p95' || S.mode === 'exceed') recolor();
   }
 
   function stat(parent, label, id, value, text) {
@@ -840,6 +889,15 @@
     htmlEl('h3', {}, c2, `Above ${fmt(s.threshold)} mm`);
     stat(c2, 'gaps with max residual above', 'stat-share-gaps', s.share_gaps_above, pct(s.share_gaps_above));
     stat(c2, 'pair residuals above', 'stat-share-values', s.share_values_above, pct(s.share_values_above));
+    if (s.residual_histogram && s.residual_histogram.in_contact !== undefined)
+      stat(c2, 'pair residuals in contact (w = 0)', 'stat-in-contact', s.residual_histogram.in_contact,
+        pct(s.residual_histogram.in_contact / Math.max(1, s.count * s.m)));
+    if (s.opened) {
+      const e = stat(c2, 'opened by fastening (w > g + threshold)', 'stat-opened', s.opened.pairs,
+        `${s.opened.pairs} pairs, in ${pct(s.opened.share_gaps)} of gaps`);
+      if (e) e.title = s.opened.why;
+      htmlEl('div', { class: 'muted small', id: 'opened-why' }, c2, s.opened.why);
+    }
     const mr = s.max_residual || {};
     const c3 = htmlEl('div', { class: 'stat-col' }, box);
     htmlEl('h3', {}, c3, 'Max residual gap per gap');
@@ -862,7 +920,8 @@
     const nh = na.histogram || { edges: [], counts: [] };
     drawHist($('hist-nact'), nh.edges, nh.counts, { unit: '', title: 'pairs in contact n_act' });
     const th = tm.histogram || { edges: [], counts: [] };
-    drawHist($('hist-time'), th.edges, th.counts, { unit: 'ms', title: 'solve time (ms)' });
+    drawHist($('hist-time'), th.edges, th.counts, { unit: 'ms', title: th.log ? 'solve time (ms, log scale)' : 'solve time (ms)', logx: !!th.log });
+    $('cap-residual').textContent = `Residual gaps of open pairs, all gaps (count, log scale); ${rh.in_contact !== undefined ? rh.in_contact.toLocaleString('en') : '?'} pair residuals in contact (w = 0) not in the bars`;
   }
 
   function drawHist(svg, edges, counts, o) {
@@ -879,7 +938,8 @@
       lo -= 0.5;
       hi += 0.5;
     }
-    const X = (v) => M.l + ((v - lo) / (hi - lo)) * pw;
+    const logx = o.logx && lo > 0 && hi > lo;
+    const X = logx ? (v) => M.l + (Math.log(v / lo) / Math.log(hi / lo)) * pw : (v) => M.l + ((v - lo) / (hi - lo)) * pw;
     const cmax = Math.max(1, ...counts);
     const f = o.log ? (c) => (c > 0 ? Math.log10(c) + 1 : 0) : (c) => c;
     const fmax = o.log ? Math.log10(cmax) + 1 : cmax;
@@ -909,7 +969,13 @@
       svgEl('title', {}, rect, `${fmt(a)}–${fmt(b)}${o.unit ? ' ' + o.unit : ''}: ${counts[i]}`);
     }
     svgEl('line', { x1: M.l, x2: M.l + pw, y1: M.t + ph, y2: M.t + ph, class: 'axis' }, axes);
-    const xt = niceTicks(lo, hi, 5);
+    let xt = niceTicks(lo, hi, 5);
+    if (logx) { // 1-2-5 ticks in log space
+      xt = [];
+      for (let d = Math.pow(10, Math.floor(Math.log10(lo))); d <= hi; d *= 10)
+        for (const f of [1, 2, 5]) if (f * d >= lo && f * d <= hi) xt.push(f * d);
+      if (xt.length < 2) xt = [lo, hi];
+    }
     for (const t of xt) {
       svgEl('line', { x1: X(t), x2: X(t), y1: M.t + ph, y2: M.t + ph + 5, class: 'tick' }, axes);
       svgEl('text', { x: X(t), y: M.t + ph + 18, class: 'tick-label', 'text-anchor': 'middle' }, axes, tickLabel(t, xt));
@@ -934,11 +1000,16 @@
     try {
       await new Promise((res) => setTimeout(res, 0)); // let the text paint
       const body = demoNpy(S.geo, seed, k);
-      const q = `solver=auto&fastener_fraction=${encodeURIComponent(Number.isFinite(frac) ? frac : 0.5)}`;
+      const picked = editedList();
+      const q = S.edit
+        ? `solver=auto&fasteners=${picked.length ? picked.join(',') : 'none'}`
+        : `solver=auto&fastener_fraction=${encodeURIComponent(Number.isFinite(frac) ? frac : 0.5)}`;
       const job = await api(`/v1/assemblies/${S.asm.id}/clouds?${q}`, {
         method: 'POST', headers: { 'Content-Type': 'application/x-npy' }, body,
       });
       rememberDemo(job.id, seed, k);
+      S.edit = null; // the new job shows the pattern it installed
+      renderPatternInfo();
       updateURL(); // drops submit_demo: a reload does not submit again
       $('demo-seed').value = String(seed + 1); // next demo: other gaps
       $('progress').dataset.job = job.id;
@@ -1012,6 +1083,15 @@
       updateURL();
       recolor();
     });
+    // fourth view: exceedance map, the share of the cloud's gaps above the threshold per pair
+    const labE = htmlEl('label', {}, seg);
+    const inpE = htmlEl('input', { type: 'radio', name: 'mode', id: 'mode-exceed', value: 'exceed' }, labE);
+    labE.appendChild(document.createTextNode(' share above threshold'));
+    inpE.addEventListener('change', () => {
+      S.mode = 'exceed';
+      updateURL();
+      recolor();
+    });
     let gapTimer = null;
     const onGap = (v) => {
       if (!S.job) return;
@@ -1021,7 +1101,7 @@
       setInput($('gap-index'), S.gap);
       clearTimeout(gapTimer);
       gapTimer = setTimeout(() => {
-        if (S.mode === 'p95') S.mode = 'residual';
+        if (S.mode === 'p95' || S.mode === 'exceed') S.mode = 'residual';
         setModeRadio();
         updateURL();
         loadGap().catch(report);
@@ -1046,6 +1126,11 @@
       loadSummary().catch(report);
     });
     $('demo-submit').addEventListener('click', () => submitDemo());
+    $('pattern-clear').addEventListener('click', () => {
+      S.edit = null;
+      markFasteners();
+      renderPatternInfo();
+    });
     if (params.has('fraction')) $('demo-fraction').value = params.get('fraction');
     if (params.has('seed') && params.has('submit_demo')) $('demo-seed').value = params.get('seed');
     let resizeTimer = null;

@@ -481,7 +481,10 @@ int main(int argc, char **argv)
     int sweep_nf = 0;
 
     for (int fi = 0; fi < nf; fi++) {
-        gs_gen_pattern(mdl, fracs[fi], inst);
+        if (gs_gen_pattern(mdl, fracs[fi], inst, &e) != GS_OK) {
+            fprintf(stderr, "gapsim-bench: %s\n", e.msg);
+            return 1;
+        }
         gs_model_pattern_load(mdl, inst, load);
         /* reference solutions and the bound */
         double act_sum = 0, tref_sum = 0;

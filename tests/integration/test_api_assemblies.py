@@ -125,6 +125,28 @@ class AssemblyTest(ApiCase):
         self.assertEqual(b["content_hash"], self.asm["content_hash"])
         self.assertEqual(len(self.d.get("/v1/assemblies").json()["assemblies"]), n_before)
 
+    def test_same_content_other_name_says_so(self):
+        with open(self.model_json) as f:
+            doc = json.load(f)
+        old = doc["name"]
+        doc["name"] = "renamed copy"
+        r = self.d.post("/v1/assemblies?wait=1", json.dumps(doc).encode(),
+                        headers={"Content-Type": "application/json"})
+        self.assertEqual(r.status, 200, r.body)
+        a = r.json()
+        self.assertEqual((a["id"], a["name"]), (self.aid, old))  # the stored name is kept
+        self.assertTrue(a["existing"])
+        self.assertIn('uploaded as "%s"' % old, a["notice"])
+        self.assertIn('named "renamed copy"', a["notice"])
+        self.assertIn("Names are labels, not content", a["notice"])
+        # same name: existing, without the naming remark
+        r = upload_json(self.d, self.model_json)
+        self.assertEqual(r.status, 200)
+        self.assertTrue(r.json()["existing"])
+        self.assertNotIn("labels", r.json()["notice"])
+        # a new upload carries neither field
+        self.assertNotIn("existing", self.asm)
+
     def test_multipart_fresh_then_duplicate(self):
         d = h.Daemon(workers=1).start()
         try:

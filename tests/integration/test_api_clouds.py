@@ -169,7 +169,32 @@ class CloudTest(ApiCase):
             self.assertEqual(s["max_residual"]["p95"], p95(gmax))
             self.assertEqual(sum(s["max_residual"]["histogram"]["counts"]), n)
             self.assertEqual(len(s["residual_histogram"]["counts"]), 10)
-            self.assertEqual(sum(s["residual_histogram"]["counts"]), n * m)
+            # zeros apart: pairs in contact are not in the bins
+            in_contact = sum(l > 0 for r in res for l in r["lambda"])
+            self.assertGreater(in_contact, 0)
+            self.assertEqual(s["residual_histogram"]["in_contact"], in_contact)
+            self.assertEqual(sum(s["residual_histogram"]["counts"]) + in_contact, n * m)
+            # pairs opened under fastening: w > g + threshold, per pair and per gap
+            G = self.rows
+            opened = [[res[i]["w"][k] > G[i][k] + thr for k in range(m)] for i in range(n)]
+            for k in range(m):
+                self.assertAlmostEqual(pairs["opened"][k], sum(o[k] for o in opened) / n, delta=1e-15)
+            op = s["opened"]
+            self.assertEqual(op["gaps"], sum(any(o) for o in opened))
+            self.assertEqual(op["pairs"], sum(any(o[k] for o in opened) for k in range(m)))
+            if thr < 0.05:  # all fasteners on shifted gaps: some pairs pry open
+                self.assertGreater(op["pairs"], 0)
+            if op["pairs"]:
+                self.assertIn("prying", op["why"])
+            # solve times on log-spaced bins
+            h = s["time_ms"]["histogram"]
+            self.assertTrue(h["log"])
+            e = h["edges"]
+            self.assertEqual((e[0], e[-1]), (s["time_ms"]["min"], s["time_ms"]["max"]))
+            ratios = [e[i + 1] / e[i] for i in range(len(e) - 1)]
+            self.assertLess(max(ratios) - min(ratios), 1e-9 * max(ratios))
+            self.assertEqual(sum(h["counts"]), n)
+            self.assertFalse(s["max_residual"]["histogram"]["log"])
             nact = [r["n_act"] for r in res]
             self.assertEqual(s["n_act"]["max"], max(nact))
             self.assertAlmostEqual(s["n_act"]["mean"], sum(nact) / n, delta=1e-12)

@@ -195,10 +195,25 @@ class RestartTest(unittest.TestCase):
         log = self.log_since(off)
         self.assertIn("stopping", log)
         self.assertIn("stopped", log)
+        import sqlite3
+        db = sqlite3.connect(os.path.join(self.d.data_dir, "gapsim.db"))
+        d0 = db.execute("SELECT done FROM jobs WHERE id=?", (jid,)).fetchone()[0]
+        db.close()
+        self.assertGreater(d0, 0)
+        t_restart = time.time()
         self.restart_ready()
         j = self.d.get("/v1/jobs/" + jid).json()
         self.assertIn(j["status"], ("running", "done"))
         self.check_complete(jid, compare=range(2, N_GAPS, 12))
+        # the rate counts only the gaps solved since the restart, over the time since it
+        j = self.d.get("/v1/jobs/" + jid).json()
+        if d0 < N_GAPS:
+            self.assertGreaterEqual(j["started_at"], t_restart - 1)
+            dt = j["finished_at"] - j["started_at"]
+            want = (N_GAPS - d0) / dt
+            # the times are written to the millisecond
+            self.assertAlmostEqual(j["solves_per_s"], want, delta=want * 0.0011 / dt + 1e-9)
+            self.assertLess(j["solves_per_s"], N_GAPS / dt * (1 - 0.5 * d0 / N_GAPS))
 
 
 if __name__ == "__main__":

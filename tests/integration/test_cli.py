@@ -340,6 +340,57 @@ class CliTest(unittest.TestCase):
         self.assertRegex(r.stdout, r"status:\s+cancelled")
 
     # ---- gen ------------------------------------------------------------------------------------
+    def test_wait_interrupted_on_a_terminal(self):
+        # the server goes away while `cloud status --wait` draws its bar on a
+        # terminal: the bar's line is ended before the error, and the command
+        # says how to reattach
+        import pty
+        import select
+        import time
+        d = Daemon(workers=1).start()
+        try:
+            r = self.run_cli(["assembly", "upload", self.model, "--wait", "-q"],
+                             env={"GAPSIM_SERVER": d.url})
+            self.assertEqual(r.returncode, 0, r.stderr)
+            big = os.path.join(self.dir, "big.npy")
+            write_npy(big, [self.G[(i % 12) * self.m:(i % 12 + 1) * self.m] for i in range(40000)])
+            r = self.run_cli(["cloud", "submit", "--assembly", r.stdout.strip(), "--gaps", big,
+                              "--solver", "npm", "-q"], env={"GAPSIM_SERVER": d.url})
+            self.assertEqual(r.returncode, 0, r.stderr)
+            job = r.stdout.strip()
+            master, slave = pty.openpty()
+            e = dict(os.environ, GAPSIM_SERVER=d.url)
+            p = subprocess.Popen([GAPSIM, "cloud", "status", "--wait", job], env=e,
+                                 stdout=subprocess.PIPE, stderr=slave, text=True)
+            os.close(slave)
+            out = b""
+            t0 = time.time()
+            while b"solves/s" not in out and time.time() - t0 < 30:  # the bar is drawn
+                if select.select([master], [], [], 0.5)[0]:
+                    out += os.read(master, 4096)
+            self.assertIn(b"solves/s", out, "no progress bar on the terminal")
+            d.kill9()
+            p.wait(timeout=60)
+            p.stdout.close()
+            while select.select([master], [], [], 0.2)[0]:
+                try:
+                    chunk = os.read(master, 4096)
+                except OSError:
+                    break
+                if not chunk:
+                    break
+                out += chunk
+            os.close(master)
+            text = out.decode(errors="replace").replace("\r\n", "\n")
+            self.assertEqual(p.returncode, 3, text)  # cannot connect
+            err_line = [ln for ln in text.split("\n") if "cannot" in ln and "connect" in ln]
+            self.assertTrue(err_line, text)
+            self.assertTrue(err_line[0].startswith("gapsim cloud status: cannot"),
+                            "the error shares the bar's line: %r" % err_line[0])
+            self.assertIn("Reattach with: gapsim cloud status --wait %s" % job, text)
+        finally:
+            d.cleanup()
+
     def test_gen_same_as_gapsim_gen(self):
         a = os.path.join(self.dir, "gen-a")
         b = os.path.join(self.dir, "gen-b")

@@ -11,7 +11,9 @@ each selected by URL parameters so no clicks are needed:
      the gaps gapsim-gen makes with the same seed (the page ports its generator),
      so the "initial gap" view shows what was solved;
   4. a small sandwich joint, whose stacked interfaces share (x, y): one panel
-     per layer, no dot hidden under another.
+     per layer, no dot hidden under another;
+  5. ?click=i,j (a test hook dispatching click events on the candidate rings)
+     with submit_demo: the cloud is submitted with the clicked pattern.
 
 Chromium (Debian package chromium; scripts/test installs it) is required: if it
 is missing the test fails and says so, it is not skipped.
@@ -257,7 +259,7 @@ class WebPage(unittest.TestCase):
             self.assertEqual(len(bars), BINS, ident)
             self.assertEqual([int(b.attrs["data-count"]) for b in bars], hist["counts"], ident)
         self.assertEqual(sum(int(b.attrs["data-count"]) for b in dom.by_id("hist-residual").find_all("rect", "hist-bar")),
-                         K * m)
+                         K * m - s["residual_histogram"]["in_contact"])
         # assemblies and jobs lists
         rows = dom.by_id("assemblies").find_all("tr", "asm-row")
         self.assertEqual([r.attrs["data-id"] for r in rows], [self.asm["id"]])
@@ -331,6 +333,57 @@ class WebPage(unittest.TestCase):
             self.assertTrue(all("installed" in c.classes for c in svg.find_all("circle", "fastener")))
         finally:
             self.d.delete("/v1/assemblies/%s" % asm["id"])
+
+    def test_5_clicked_pattern_is_submitted(self):
+        # clicking candidates (the ?click= hook dispatches real click events on
+        # the rings) toggles them in the shown job's pattern; the demo cloud is
+        # submitted with the result
+        base = self.submit_from_page()
+        nf = len(self.geo["fasteners"]["pair"])
+        clicks = [0, 3, nf - 1]
+        picked = sorted(set(base["options"]["installed"]) ^ set(clicks))
+        dom = self.load("assembly=%s&job=%s&click=%s,5,5&submit_demo=2&seed=9"
+                        % (self.asm["id"], base["id"], ",".join(map(str, clicks))))
+        info = dom.by_id("pattern-info")
+        self.assertEqual(info.attrs.get("data-pattern"), "", "the pattern is reset after submission")
+        job_id = dom.by_id("progress").attrs.get("data-job")
+        self.assertTrue(job_id and job_id.startswith("j_"))
+        job = self.d.wait_job(job_id)
+        self.assertEqual(job["options"]["fasteners"], picked)  # 5 clicked twice: off again
+        self.assertEqual(job["options"]["installed"], picked)
+        self.assertNotIn("fastener_fraction", job["options"])
+        # the job's page marks exactly those rings installed
+        dom = self.load("assembly=%s&job=%s&gap=0&mode=residual" % (self.asm["id"], job_id))
+        fast = dom.by_id("map").find_all("circle", "fastener")
+        self.assertEqual([int(c.attrs["data-i"]) for c in fast if "installed" in c.classes], picked)
+        # clicks without submitting: the picked pattern is shown and announced
+        dom = self.load("assembly=%s&job=%s&click=1,2&seed=9" % (self.asm["id"], job_id))
+        self.assertEqual(dom.by_id("pattern-info").attrs.get("data-pattern"),
+                         ",".join(map(str, sorted(set(picked) ^ {1, 2}))))
+        self.d.delete("/v1/jobs/%s" % job_id)
+
+    def test_6_statistics_views(self):
+        # exceedance map (share of gaps above the threshold per pair), zeros
+        # apart in the residual histogram, pairs opened by fastening, solve
+        # times on a log axis: all the API's numbers
+        job = self.submit_from_page()
+        dom = self.view("exceed")
+        s = self.d.get("/v1/jobs/%s/summary?threshold=%g&bins=%d" % (job["id"], THRESHOLD, BINS)).json()
+        nodes = sorted(dom.by_id("map").find_all("circle", "node"), key=lambda c: int(c.attrs["data-k"]))
+        self.assertEqual([float(c.attrs["data-v"]) for c in nodes], s["pairs"]["share_above"])
+        self.assertIn("share of the cloud's gaps", dom.by_id("colorbar").find_all("text", "cb-title")[0].all_text())
+        self.assertFalse(any(t.all_text().endswith("mm") for t in dom.by_id("colorbar").find_all("text", "cb-tick")))
+        self.assertEqual(float(dom.by_id("stat-in-contact").attrs["data-value"]), s["residual_histogram"]["in_contact"])
+        self.assertIn("%d pair residuals in contact" % s["residual_histogram"]["in_contact"],
+                      dom.by_id("cap-residual").all_text().replace(",", ""))
+        self.assertEqual(float(dom.by_id("stat-opened").attrs["data-value"]), s["opened"]["pairs"])
+        self.assertEqual(dom.by_id("opened-why").all_text(), s["opened"]["why"])
+        h = s["time_ms"]["histogram"]
+        self.assertTrue(h["log"])
+        bars = dom.by_id("hist-time").find_all("rect", "hist-bar")
+        self.assertEqual([int(b.attrs["data-count"]) for b in bars], h["counts"])
+        widths = [float(b.attrs["width"]) for b in bars]  # equal widths: log-spaced edges on a log axis
+        self.assertLess(max(widths) - min(widths), 0.01)
 
     def test_3_screenshot(self):
         job = self.submit_from_page()

@@ -13,8 +13,10 @@
  * default lap joint (built in full) has cond(K) in 1e5..1e8; gap clouds are
  * deterministic per seed and per row, non-negative, touching somewhere,
  * spatially smooth, with mean and peak in the requested ranges (sandwich:
- * per interface, fixed pairs scaled); patterns install exactly
- * round(fraction * n_fast) evenly spread candidates; bad parameters fail.
+ * per interface, fixed pairs scaled); patterns (core/pattern.h) install
+ * exactly round(fraction * n_fast) candidates, every interface its
+ * floor/ceil share, spread by position (exact sets on a hand-made model);
+ * bad parameters fail.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -350,43 +352,98 @@ GS_TEST(gap_cloud_sandwich_interfaces)
     gs_model_free(mdl);
 }
 
-GS_TEST(patterns)
+/* Installed count per interface of a pattern; returns the number of interfaces. */
+static int shares_of(const gs_model *mdl, const unsigned char *inst, int *cnt, int *on)
+{
+    int *iface = malloc(sizeof(int) * (size_t)mdl->m), *key = malloc(sizeof(int) * 2 * (size_t)mdl->m);
+    GS_CHECK(iface && key);
+    gs_error e;
+    int ng = gs_model_interfaces(mdl, iface, key, &e);
+    GS_CHECK(ng > 0);
+    for (int g = 0; g < ng; g++)
+        cnt[g] = on[g] = 0;
+    for (int i = 0; i < mdl->n_fast; i++) {
+        cnt[iface[mdl->fast[i].pair]]++;
+        on[iface[mdl->fast[i].pair]] += inst[i];
+    }
+    free(iface);
+    free(key);
+    return ng;
+}
+
+GS_TEST(patterns_share_every_interface)
 {
     gs_gen_info info;
     gs_model *mdl = build(GS_GEN_SANDWICH, 1, &info);
     const int nf = mdl->n_fast; /* 40 */
     unsigned char inst[64];
     const double fr[9] = {0.0, 0.1, 0.25, 0.37, 0.5, 0.9, 1.0, 1.7, NAN};
+    gs_error e;
     for (int t = 0; t < 9; t++) {
         memset(inst, 7, sizeof inst);
-        gs_gen_pattern(mdl, fr[t], inst);
+        GS_CHECK_INT(gs_gen_pattern(mdl, fr[t], inst, &e), GS_OK);
         int want = isnan(fr[t]) ? 0 : (fr[t] >= 1.0 ? nf : (int)lround(fr[t] * nf));
         GS_CHECK_INT(gs_gen_pattern_count(nf, fr[t]), want);
-        int on = 0, last = -1, first = -1, gmin = nf + 1, gmax = 0;
+        int total = 0;
         for (int i = 0; i < nf; i++) {
             GS_CHECK(inst[i] == 0 || inst[i] == 1);
-            if (inst[i]) {
-                if (last >= 0) {
-                    gmin = i - last < gmin ? i - last : gmin;
-                    gmax = i - last > gmax ? i - last : gmax;
-                }
-                if (first < 0)
-                    first = i;
-                last = i;
-                on++;
-            }
+            total += inst[i];
         }
         GS_CHECK_INT(inst[nf], 7); /* nothing written past n_fast */
-        GS_CHECK_INT(on, want);
-        if (on >= 3) { /* evenly spread over the whole candidate list */
-            int step = (nf + on - 1) / on;
-            GS_CHECK_MSG(gmax - gmin <= 1, "fraction %g: spacing %d..%d", fr[t], gmin, gmax);
-            GS_CHECK_MSG(first < step && last >= nf - step, "fraction %g: %d..%d", fr[t], first,
-                         last);
+        GS_CHECK_INT(total, want);
+        int cnt[8], on[8], ng = shares_of(mdl, inst, cnt, on);
+        GS_CHECK(ng >= 3); /* triform/wing, wing/buttstraps, against the CWB */
+        double f = isnan(fr[t]) ? 0 : fmin(fr[t], 1.0);
+        for (int g = 0; g < ng; g++) { /* largest remainder: floor or ceil of the share */
+            GS_CHECK_MSG(on[g] >= (int)floor(f * cnt[g]) && on[g] <= (int)ceil(f * cnt[g]),
+                         "fraction %g interface %d: %d of %d", f, g, on[g], cnt[g]);
+            if (f == 0.5 && cnt[g] >= 2)
+                GS_CHECK(on[g] >= 1);
         }
     }
     GS_CHECK_INT(gs_gen_pattern_count(10, 0.25), 3); /* round(2.5) = 3 */
     GS_CHECK_INT(gs_gen_pattern_count(10, 0.24), 2);
+    gs_model_free(mdl);
+}
+
+/* A hand-made model: interface A (part 0 on part 1) with 6 candidates at
+ * x = 0..50 listed backwards, interface B (part 1 on the fixed part) with 4
+ * candidates on 2 rows (y = 0, 5) at 2 stations (x = 0, 10). */
+GS_TEST(patterns_by_position_hand_made)
+{
+    gs_error e;
+    gs_model *mdl = gs_model_new(2, 16, 10, 10, &e);
+    GS_CHECK(mdl != NULL);
+    for (int q = 0; q < 6; q++) { /* pair q: node 2q (part 0) over node 2q+1 (part 1) */
+        double x = 10.0 * (5 - q);
+        mdl->nodes[2 * q] = (gs_node){.part = 0, .dof = q, .xyz = {x, 0, 0}};
+        mdl->nodes[2 * q + 1] = (gs_node){.part = 1, .dof = q, .xyz = {x, 0, -1}};
+        mdl->pairs[q] = (gs_pair){.node = {2 * q, 2 * q + 1}, .coef = {-1, 1}};
+    }
+    const double bx[4] = {0, 0, 10, 10}, by[4] = {0, 5, 0, 5};
+    for (int r = 0; r < 4; r++) {
+        mdl->nodes[12 + r] = (gs_node){.part = 1, .dof = 6 + r, .xyz = {bx[r], by[r], -2}};
+        mdl->pairs[6 + r] = (gs_pair){.node = {12 + r, GS_FIXED}, .coef = {-1, 0}};
+    }
+    for (int i = 0; i < 10; i++)
+        mdl->fast[i] = (gs_fastener){.pair = i, .load = 500};
+    unsigned char inst[10];
+    /* 50%: A gets 3 of 6 at x = 10, 30, 50 (pairs 4, 2, 0); B 2 of 4, one per
+     * station, alternating rows: (0, 5) and (10, 0) (pairs 7 and 8) */
+    GS_CHECK_INT(gs_gen_pattern(mdl, 0.5, inst, &e), GS_OK);
+    const unsigned char want50[10] = {1, 0, 1, 0, 1, 0, 0, 1, 1, 0};
+    for (int i = 0; i < 10; i++)
+        GS_CHECK_MSG(inst[i] == want50[i], "50%%: candidate %d is %d", i, inst[i]);
+    /* 30%: 3 in all; floors A 1 (1.8), B 1 (1.2), the extra one to A's larger
+     * remainder: A at x = 20, 50 (pairs 3, 0); B at (10, 0) (pair 8) */
+    GS_CHECK_INT(gs_gen_pattern(mdl, 0.3, inst, &e), GS_OK);
+    const unsigned char want30[10] = {1, 0, 0, 1, 0, 0, 0, 0, 1, 0};
+    for (int i = 0; i < 10; i++)
+        GS_CHECK_MSG(inst[i] == want30[i], "30%%: candidate %d is %d", i, inst[i]);
+    /* a candidate on a pair out of range is an error naming the field */
+    mdl->fast[3].pair = 10;
+    GS_CHECK_INT(gs_gen_pattern(mdl, 0.5, inst, &e), GS_ERR_RANGE);
+    GS_CHECK_STR(e.field, "fasteners");
     gs_model_free(mdl);
 }
 

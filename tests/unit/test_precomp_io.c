@@ -136,7 +136,7 @@ static void check_same_solves(const gs_precomp *pa, const gs_precomp *pb, gs_met
     }
     gs_error e;
     GS_CHECK_INT(gs_gen_gap_cloud(mdl, ng, 5, NULL, G, &e), GS_OK);
-    gs_gen_pattern(mdl, 0.5, inst);
+    GS_CHECK_INT(gs_gen_pattern(mdl, 0.5, inst, &e), GS_OK);
     gs_model_pattern_load(mdl, inst, load);
     gs_solver *sv[2] = {gs_solver_new(pa, &e), gs_solver_new(pb, &e)};
     GS_CHECK(sv[0] && sv[1]);

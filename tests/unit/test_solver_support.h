@@ -205,7 +205,8 @@ static inline void ts_fx_open(ts_fixture *f, gs_model *mdl, int ngaps)
 /* Install round(fraction * n_fast) fasteners (gs_gen_pattern) and set load. */
 static inline void ts_fx_pattern(ts_fixture *f, double fraction)
 {
-    gs_gen_pattern(f->mdl, fraction, f->inst);
+    gs_error e;
+    GS_CHECK_INT(gs_gen_pattern(f->mdl, fraction, f->inst, &e), GS_OK);
     gs_model_pattern_load(f->mdl, f->inst, f->load);
 }
 

@@ -42,12 +42,6 @@ from gapsim import npy  # noqa: E402
 DEFAULT_MODEL = os.path.normpath(os.path.join(HERE, "..", "..", "..", "data", "demo", "lap.json"))
 
 
-def bresenham(n: int, fraction: float) -> List[int]:
-    """The daemon's fastener_fraction pattern (gs_gen_pattern): round(f n) evenly spread."""
-    s = int(math.floor(fraction * n + 0.5))
-    return [i for i in range(n) if (i + 1) * s // n != i * s // n]
-
-
 def parse_args(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -114,6 +108,15 @@ class Search:
         return self.c.submit_cloud(self.asm, self.gaps, fasteners=sorted(pattern),
                                    solver=self.args.solver, warm_start=warm)
 
+    def submit_fraction(self, fraction: float) -> Tuple[FrozenSet[int], Job]:
+        """The daemon's fastener_fraction pattern; the job says which it installed."""
+        job = self.c.submit_cloud(self.asm, self.gaps, fastener_fraction=fraction,
+                                  solver=self.args.solver)
+        pattern = frozenset(job.info["options"]["installed"])
+        self.tried.add(pattern)
+        self.solves += len(self.gaps)
+        return pattern, job
+
     def evaluate(self, job: Job) -> Dict[str, Any]:
         info = job.wait(progress=self.args.progress)
         s = self.c.summary(job)
@@ -171,8 +174,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         search = Search(c, asm, gaps, args)
         if args.start:
             start = frozenset(int(v) for v in args.start.split(","))
+            first = search.submit(start, None)
         else:
-            start = frozenset(bresenham(search.n_fast, args.start_fraction))
+            start, first = search.submit_fraction(args.start_fraction)
         print("assembly %s: n = %d, m = %d, %d fastener candidates; %d gaps; start pattern "
               "%d fasteners; move radius %.1f mm"
               % (asm["id"], asm["n"], asm["m"], search.n_fast, len(gaps), len(start),
@@ -180,7 +184,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
         # the starting pattern, cold: the reference for the warm-start saving
         t = time.time()
-        cold = search.evaluate(search.submit(start, None))
+        cold = search.evaluate(first)
         print("start: p95 max residual %.4f mm, %d fasteners, %.2f s (cold: %.1f iterations/gap, "
               "%.3f ms/solve)" % (cold["objective"], len(start), time.time() - t,
                                   cold["iter_mean"], cold["solve_ms"]), flush=True)

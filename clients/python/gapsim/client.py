@@ -39,8 +39,27 @@ def _id(ref: Any, what: str) -> str:
     if isinstance(ref, dict):
         ref = ref.get("id")
     if not isinstance(ref, str) or not ref:
-        raise TypeError("expected %s id or object, got %r" % (what, ref))
+        raise GapsimError(None, "invalid", "expected %s id or object, got %r" % (what, ref), what)
     return ref
+
+
+# The arrays of the daemon's documents that become ndarrays when numpy is present.
+RESULT_ARRAYS = ("w", "lambda", "x", "contact")
+PAIR_ARRAYS = ("mean", "std", "max", "p95", "share_above", "lambda_mean", "opened")
+GEOMETRY_PAIR_ARRAYS = ("x", "y", "z", "fixed", "part_i", "part_j")
+
+
+def _result_arrays(doc: Any) -> Any:
+    return npy.arrays(doc, RESULT_ARRAYS)
+
+
+def _read(path: str) -> bytes:
+    try:
+        with open(path, "rb") as f:
+            return f.read()
+    except OSError as e:
+        raise GapsimError(None, "io_error", "cannot read %s: %s" % (path, e.strerror or e),
+                          path) from None
 
 
 def _options(options: Dict[str, Any]) -> Dict[str, Any]:
@@ -114,15 +133,22 @@ class Client:
         Uploading the same content again returns the existing assembly.
         """
         query = {"wait": 1} if wait else None
-        if isinstance(model, dict):
-            raw = json.dumps(model).encode("utf-8")
+        if isinstance(model, dict):  # numpy arrays (blocks, f, coordinates) are fine
+            try:
+                raw = json.dumps(model, default=npy.jsonable).encode("utf-8")
+            except (TypeError, ValueError) as e:
+                raise GapsimError(None, "invalid", "the model cannot be sent as JSON: %s" % e,
+                                  "model") from None
             doc = model
             base = base_dir or "."
         else:
             path = os.fspath(model)
-            with open(path, "rb") as f:
-                raw = f.read()
-            doc = json.loads(raw.decode("utf-8"))
+            raw = _read(path)
+            try:
+                doc = json.loads(raw.decode("utf-8"))
+            except (ValueError, UnicodeDecodeError) as e:
+                raise GapsimError(None, "bad_format", "%s is not a JSON model: %s" % (path, e),
+                                  path) from None
             base = base_dir or os.path.dirname(os.path.abspath(path))
         refs = _model_refs(doc) if isinstance(doc, dict) else []
         if not refs:
@@ -131,8 +157,7 @@ class Client:
         else:
             fields = [("model", "model.json", raw)]
             for ref in refs:
-                with open(os.path.join(base, ref), "rb") as f:
-                    fields.append(("file", os.path.basename(ref), f.read()))
+                fields.append(("file", os.path.basename(ref), _read(os.path.join(base, ref))))
             ctype, body = multipart(fields)
             r = self.http.request("POST", "/v1/assemblies", body, {"Content-Type": ctype}, query)
         asm = r.json()
@@ -172,9 +197,15 @@ class Client:
         self.http.request("DELETE", "/v1/assemblies/" + _id(assembly, "assembly"))
 
     def geometry(self, assembly: AssemblyRef) -> Dict[str, Any]:
-        """Pair coordinates (mm), fixed flags, fastener candidates (pair, load) and the box."""
-        return self.http.request("GET", "/v1/assemblies/%s/geometry"
-                                 % _id(assembly, "assembly")).json()
+        """Pair coordinates (mm), fixed flags, fastener candidates (pair, load) and the box.
+
+        With numpy, ``pairs`` x/y/z/fixed/part_i/part_j and ``fasteners``
+        pair/load are ndarrays."""
+        g = self.http.request("GET", "/v1/assemblies/%s/geometry"
+                              % _id(assembly, "assembly")).json()
+        npy.arrays(g.get("pairs"), GEOMETRY_PAIR_ARRAYS)
+        npy.arrays(g.get("fasteners"), ("pair", "load"))
+        return g
 
     # ---- single solves ------------------------------------------------------------
     def solve(self, assembly: AssemblyRef, g: Any, **options: Any) -> Dict[str, Any]:
@@ -194,13 +225,16 @@ class Client:
             "warm_start_used", "max_residual", "kkt", ... (lists of floats).
         """
         body = _options(options)
-        body["g"] = [float(v) for v in (g.tolist() if npy.is_ndarray(g) else g)]
-        return self.http.request("POST", "/v1/assemblies/%s/solve" % _id(assembly, "assembly"),
-                                 body).json()
+        try:
+            body["g"] = [float(v) for v in (g.tolist() if npy.is_ndarray(g) else g)]
+        except (TypeError, ValueError) as e:
+            raise GapsimError(None, "invalid", "g must be m numbers (mm): %s" % e, "g") from None
+        return _result_arrays(self.http.request(
+            "POST", "/v1/assemblies/%s/solve" % _id(assembly, "assembly"), body).json())
 
     def result(self, result: Union[str, Dict[str, Any]]) -> Dict[str, Any]:
         """A stored result by id (GET /v1/results/{id}), with w and lambda."""
-        return self.http.request("GET", "/v1/results/" + _id(result, "result")).json()
+        return _result_arrays(self.http.request("GET", "/v1/results/" + _id(result, "result")).json())
 
     # ---- clouds (jobs) ------------------------------------------------------------
     def submit_cloud(self, assembly: AssemblyRef, gaps: Any, encoding: str = "npy",
@@ -219,15 +253,20 @@ class Client:
         aid = _id(assembly, "assembly")
         opts = _options(options)
         path = "/v1/assemblies/%s/clouds" % aid
+        if encoding not in ("json", "npy"):
+            raise GapsimError(None, "invalid", "encoding must be 'npy' or 'json'", "encoding")
+        try:
+            rows = gaps if encoding == "npy" and npy.is_ndarray(gaps) else npy.as_rows(gaps)
+            data = npy.encode(rows) if encoding == "npy" else None
+        except (TypeError, ValueError) as e:
+            raise GapsimError(None, "invalid", "gaps must be k x m numbers (mm): %s" % e,
+                              "gaps") from None
         if encoding == "json":
             body = dict(opts)
-            body["gaps"] = npy.as_rows(gaps)
+            body["gaps"] = rows
             r = self.http.request("POST", path, body)
-        elif encoding == "npy":
-            data = npy.encode(gaps if npy.is_ndarray(gaps) else npy.as_rows(gaps))
-            r = self.http.request("POST", path, data, {"Content-Type": "application/x-npy"}, opts)
         else:
-            raise ValueError("encoding must be 'npy' or 'json'")
+            r = self.http.request("POST", path, data, {"Content-Type": "application/x-npy"}, opts)
         return Job(self, r.json())
 
     def job(self, job: JobRef) -> "Job":
@@ -260,8 +299,43 @@ class Client:
         (``threshold``, default 0.1 mm), "pairs" (per-pair mean/std/max/p95),
         "n_act", "time_ms", "statuses", "iterations", "warm_started".
         """
-        return self.http.request("GET", "/v1/jobs/%s/summary" % _id(job, "job"),
-                                 query={"threshold": threshold, "bins": bins}).json()
+        s = self.http.request("GET", "/v1/jobs/%s/summary" % _id(job, "job"),
+                              query={"threshold": threshold, "bins": bins}).json()
+        npy.arrays(s.get("pairs"), PAIR_ARRAYS)
+        return s
+
+    def export(self, job: JobRef, format: str, path: Optional[str] = None,
+               gap: Optional[int] = None, threshold: Optional[float] = None) -> bytes:
+        """A job's results as a file (docs/api.md, "Exports").
+
+        ``format``: "csv" (one row per contact pair: x, y, z, interface,
+        mean / std / p95 / max residual, share above ``threshold``, mean
+        contact force), "html" (one-page report with SVG figures) or "vtk"
+        (VTK XML PolyData for ParaView: the cloud statistics on the junction;
+        with ``gap`` also g, w and lambda of that gap). Returns the bytes and
+        writes them to ``path`` when given.
+        """
+        if format not in ("csv", "html", "vtk"):
+            raise GapsimError(None, "invalid", "format must be 'csv', 'html' or 'vtk'", "format")
+        if gap is not None and format != "vtk":
+            raise GapsimError(None, "invalid", "gap goes with format='vtk'", "gap")
+        jid = _id(job, "job")
+        if gap is not None:
+            r = self.http.request("GET", "/v1/jobs/%s/results" % jid,
+                                  query={"format": "vtp", "index": int(gap),
+                                         "threshold": threshold})
+        else:
+            r = self.http.request("GET", "/v1/jobs/%s/summary" % jid,
+                                  query={"format": "vtp" if format == "vtk" else format,
+                                         "threshold": threshold})
+        if path is not None:
+            try:
+                with open(path, "wb") as f:
+                    f.write(r.body)
+            except OSError as e:
+                raise GapsimError(None, "io_error", "cannot write %s: %s" % (path, e.strerror or e),
+                                  path) from None
+        return r.body
 
     def results(self, job: JobRef, field: str = "w") -> Any:
         """All results of a job as a k x m array (the .npy download, decoded).
@@ -272,7 +346,10 @@ class Client:
         """
         r = self.http.request("GET", "/v1/jobs/%s/results" % _id(job, "job"),
                               headers={"Accept": "application/x-npy"}, query={"field": field})
-        return npy.decode(r.body)
+        try:
+            return npy.decode(r.body)
+        except ValueError as e:
+            raise GapsimError(r.status, "bad_format", "the results are not a .npy: %s" % e) from None
 
     def result_rows(self, job: JobRef, fields: str = "none",
                     page: int = 1000) -> Iterator[Dict[str, Any]]:
@@ -288,7 +365,7 @@ class Client:
                                     query={"offset": offset, "limit": page,
                                            "fields": fields}).json()
             for row in doc["results"]:
-                yield row
+                yield _result_arrays(row)
             offset = doc["next_offset"]
 
 
@@ -374,6 +451,10 @@ class Job:
     def summary(self, **kw: Any) -> Dict[str, Any]:
         """Client.summary of this job."""
         return self.client.summary(self.id, **kw)
+
+    def export(self, format: str, path: Optional[str] = None, **kw: Any) -> bytes:
+        """Client.export of this job."""
+        return self.client.export(self.id, format, path, **kw)
 
     def results(self, field: str = "w") -> Any:
         """Client.results of this job."""

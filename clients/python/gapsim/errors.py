@@ -2,8 +2,12 @@
 
 Every non-2xx answer of gapsimd carries ``{"error": {"code", "message",
 "field"}}``; :class:`GapsimError` holds those, plus the HTTP status.
-Transport failures (connection refused, timeouts) are raised as
-:class:`GapsimError` with ``status=None`` and ``code="connection"``.
+Failures on the client side are GapsimErrors too, with ``status=None``:
+``"connection"`` (server not reachable, timeout of a request), ``"io_error"``
+(a local file cannot be read or written), ``"bad_format"`` (a model file that
+is not JSON, an answer that is not JSON or not a .npy), ``"invalid"`` (a bad
+argument), ``"timeout"`` (waiting for an assembly or a job), ``"job_failed"``.
+GapsimError is a ValueError, so code that caught ValueError still does.
 """
 from __future__ import annotations
 
@@ -13,7 +17,7 @@ from typing import Any, Dict, Optional
 __all__ = ["GapsimError"]
 
 
-class GapsimError(Exception):
+class GapsimError(ValueError):
     """An error answer of the daemon, or a failure to reach it.
 
     Attributes:

@@ -18,12 +18,35 @@ try:  # optional
 except ImportError:  # pragma: no cover - depends on the machine
     _np = None
 
-__all__ = ["HAVE_NUMPY", "encode", "decode", "as_rows", "shape_of"]
+__all__ = ["HAVE_NUMPY", "encode", "decode", "as_rows", "shape_of", "jsonable", "arrays"]
 
 HAVE_NUMPY = _np is not None
 MAGIC = b"\x93NUMPY"
 
 _FMT = {"f8": "d", "f4": "f", "i8": "q", "i4": "i", "u1": "B", "i1": "b"}
+
+
+def jsonable(x: Any) -> Any:
+    """json.dumps default=: numpy arrays and scalars as lists and numbers."""
+    if _np is not None:
+        if isinstance(x, _np.ndarray):
+            return x.tolist()
+        if isinstance(x, _np.generic):
+            return x.item()
+    raise TypeError("%s is not JSON serializable" % type(x).__name__)
+
+
+def arrays(doc: Any, keys: Sequence[str]) -> Any:
+    """With numpy: the lists doc[key] (for the keys present) as float ndarrays
+    (int arrays for lists of ints); doc itself otherwise. In place; returns doc."""
+    if _np is None or not isinstance(doc, dict):
+        return doc
+    for k in keys:
+        v = doc.get(k)
+        if isinstance(v, list):
+            ints = bool(v) and all(isinstance(e, int) and not isinstance(e, bool) for e in v)
+            doc[k] = _np.asarray(v, dtype=_np.int64 if ints else float)
+    return doc
 
 
 def is_ndarray(x: Any) -> bool:

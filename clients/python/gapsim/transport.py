@@ -9,6 +9,7 @@ import urllib.request
 import uuid
 from typing import Any, Dict, Iterable, Mapping, Optional, Tuple
 
+from . import npy
 from .errors import GapsimError
 
 __all__ = ["Response", "Transport", "multipart", "query_string"]
@@ -23,8 +24,12 @@ class Response:
         self.body = body
 
     def json(self) -> Any:
-        """The body as JSON (None for an empty body)."""
-        return json.loads(self.body.decode("utf-8")) if self.body else None
+        """The body as JSON (None for an empty body); GapsimError "bad_format" if it is not."""
+        try:
+            return json.loads(self.body.decode("utf-8")) if self.body else None
+        except (ValueError, UnicodeDecodeError):
+            raise GapsimError(self.status, "bad_format", "the answer is not JSON: %.120r"
+                              % self.body[:120]) from None
 
 
 def query_string(params: Optional[Mapping[str, Any]]) -> str:
@@ -81,7 +86,11 @@ class Transport:
         if body is None or isinstance(body, (bytes, bytearray)):
             data = bytes(body) if body is not None else None
         else:
-            data = json.dumps(body).encode("utf-8")
+            try:
+                data = json.dumps(body, default=npy.jsonable).encode("utf-8")
+            except (TypeError, ValueError) as e:
+                raise GapsimError(None, "invalid", "the request body cannot be sent as JSON: %s"
+                                  % e, "body") from None
             hdrs.setdefault("Content-Type", "application/json")
         req = urllib.request.Request(self.url + path + query_string(query), data=data,
                                      method=method, headers=hdrs)
