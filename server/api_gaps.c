@@ -38,10 +38,10 @@ static void one_gap(gsd_req *r, const gsd_job_row *row, const char *path, long i
         return;
     }
     gs_npy_close(&f);
-    gsd_buf b = {0};
-    gsd_buf_printf(&b, "{\"job_id\":\"%s\",\"index\":%ld,\"units\":\"mm\",\"g\":", row->id, index);
-    gsd_buf_json_nums(&b, g, (int)m);
-    gsd_buf_puts(&b, "}");
+    gs_buf b = {0};
+    gs_buf_printf(&b, "{\"job_id\":\"%s\",\"index\":%ld,\"units\":\"mm\",\"g\":", row->id, index);
+    gs_buf_json_nums(&b, g, (int)m);
+    gs_buf_puts(&b, "}");
     free(g);
     gsd_reply_json(r, 200, &b);
 }

@@ -32,7 +32,7 @@ static void reply_job(gsd_req *r, gsd_job_row *row, unsigned code)
 {
     gsd_job_progress p;
     int live = gsd_jobs_progress(r->app->jobs, row->id, &p);
-    gsd_buf b = {0};
+    gs_buf b = {0};
     gsd_render_job(row, live ? &p : NULL, &b);
     gsd_reply_json(r, code, &b);
 }
@@ -46,18 +46,18 @@ void gsd_api_reply_jobs(gsd_req *r, const char *assembly_id, const char *status)
         gsd_api_store_error(r, &e);
         return;
     }
-    gsd_buf b = {0};
-    gsd_buf_puts(&b, "{\"jobs\":[");
+    gs_buf b = {0};
+    gs_buf_puts(&b, "{\"jobs\":[");
     for (int i = 0; i < count; i++) {
         gsd_job_progress p;
         int live = gsd_jobs_progress(r->app->jobs, rows[i].id, &p);
         if (i)
-            gsd_buf_puts(&b, ",");
+            gs_buf_puts(&b, ",");
         gsd_render_job(&rows[i], live ? &p : NULL, &b);
         gsd_job_row_free(&rows[i]);
     }
     free(rows);
-    gsd_buf_puts(&b, "]}");
+    gs_buf_puts(&b, "]}");
     gsd_reply_json(r, 200, &b);
 }
 
@@ -106,7 +106,7 @@ void gsd_h_job_cancel(gsd_req *r)
 /* ---- results: paged JSON ------------------------------------------------------- */
 
 typedef struct {
-    gsd_buf *b;
+    gs_buf *b;
     unsigned ret;
     int n;
 } page_ctx;
@@ -115,7 +115,7 @@ static int page_row(const gsd_result_row *row, void *ctx)
 {
     page_ctx *pc = ctx;
     if (pc->n++)
-        gsd_buf_puts(pc->b, ",");
+        gs_buf_puts(pc->b, ",");
     gsd_render_result(row, pc->ret, NULL, 0, -1, pc->b);
     return 0;
 }
@@ -273,24 +273,24 @@ void gsd_h_job_results(gsd_req *r)
         gsd_job_row_free(&row);
         return;
     }
-    gsd_buf b = {0};
-    gsd_buf_printf(&b, "{\"job_id\":\"%s\",\"total\":%d,\"offset\":%ld,\"limit\":%ld,\"results\":[",
+    gs_buf b = {0};
+    gs_buf_printf(&b, "{\"job_id\":\"%s\",\"total\":%d,\"offset\":%ld,\"limit\":%ld,\"results\":[",
                    row.id, row.total, offset, limit);
     page_ctx pc = {.b = &b, .ret = ret};
     /* vectors are always read: max_residual and contact need them */
     if (gsd_store_job_results(r->app->st, row.id, (int)offset, (int)limit, 1, page_row, &pc,
                               &e)) {
-        gsd_buf_free(&b);
+        gs_buf_free(&b);
         gsd_job_row_free(&row);
         gsd_api_store_error(r, &e);
         return;
     }
-    gsd_buf_puts(&b, "],\"next_offset\":");
+    gs_buf_puts(&b, "],\"next_offset\":");
     if (offset + limit < row.total)
-        gsd_buf_printf(&b, "%ld", offset + limit);
+        gs_buf_printf(&b, "%ld", offset + limit);
     else
-        gsd_buf_puts(&b, "null");
-    gsd_buf_puts(&b, "}");
+        gs_buf_puts(&b, "null");
+    gs_buf_puts(&b, "}");
     gsd_job_row_free(&row);
     gsd_reply_json(r, 200, &b);
 }
@@ -317,9 +317,9 @@ void gsd_h_job_summary(gsd_req *r)
     o.bins = (int)bins;
     if (!job_assembly(r, &row, &arow))
         return;
-    gsd_buf b = {0};
+    gs_buf b = {0};
     if (gsd_summary(r->app->st, &row, arow.m, &o, &b, &e)) {
-        gsd_buf_free(&b);
+        gs_buf_free(&b);
         gsd_reply_gs_error(r, &e);
     } else {
         gsd_reply_json(r, 200, &b);

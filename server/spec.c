@@ -250,37 +250,37 @@ void gsd_spec_free(gsd_spec *sp)
     sp->n_list = sp->n_fixed = 0;
 }
 
-void gsd_spec_write(const gsd_spec *sp, gsd_buf *b)
+void gsd_spec_write(const gsd_spec *sp, gs_buf *b)
 {
     const gs_solve_opts *o = &sp->opts;
-    gsd_buf_printf(b, "{\"solver\":\"%s\",\"formulation\":\"%s\",\"tol\":", gs_method_name(o->method),
+    gs_buf_printf(b, "{\"solver\":\"%s\",\"formulation\":\"%s\",\"tol\":", gs_method_name(o->method),
                    gs_form_name(o->form));
-    gsd_buf_json_num(b, o->tol);
-    gsd_buf_printf(b, ",\"max_iter\":%d,\"npm_linear\":\"%s\",\"linesearch\":\"%s\","
+    gs_buf_json_num(b, o->tol);
+    gs_buf_printf(b, ",\"max_iter\":%d,\"npm_linear\":\"%s\",\"linesearch\":\"%s\","
                       "\"ipm_linear\":\"%s\",\"ipm_start\":\"%s\"",
                    o->max_iter, gs_npm_linear_name(o->npm_linear), gs_linesearch_name(o->linesearch),
                    gs_ipm_linear_name(o->ipm_linear), gs_ipm_start_name(o->ipm_start));
     switch (sp->pattern) {
-    case GSD_PAT_ALL: gsd_buf_puts(b, ",\"fasteners\":\"all\""); break;
+    case GSD_PAT_ALL: gs_buf_puts(b, ",\"fasteners\":\"all\""); break;
     case GSD_PAT_LIST:
-        gsd_buf_puts(b, ",\"fasteners\":");
-        gsd_buf_json_ints(b, sp->list, sp->n_list);
+        gs_buf_puts(b, ",\"fasteners\":");
+        gs_buf_json_ints(b, sp->list, sp->n_list);
         break;
     case GSD_PAT_FRACTION:
-        gsd_buf_puts(b, ",\"fastener_fraction\":");
-        gsd_buf_json_num(b, sp->fraction);
+        gs_buf_puts(b, ",\"fastener_fraction\":");
+        gs_buf_json_num(b, sp->fraction);
         break;
-    default: gsd_buf_puts(b, ",\"fasteners\":\"none\""); break;
+    default: gs_buf_puts(b, ",\"fasteners\":\"none\""); break;
     }
     if (sp->n_fixed) {
-        gsd_buf_puts(b, ",\"fixed_pairs\":");
-        gsd_buf_json_ints(b, sp->fixed, sp->n_fixed);
+        gs_buf_puts(b, ",\"fixed_pairs\":");
+        gs_buf_json_ints(b, sp->fixed, sp->n_fixed);
     }
     if (sp->warm[0] || sp->warm_job[0]) {
-        gsd_buf_puts(b, ",\"warm_start\":");
-        gsd_buf_json_str(b, sp->warm[0] ? sp->warm : sp->warm_job);
+        gs_buf_puts(b, ",\"warm_start\":");
+        gs_buf_json_str(b, sp->warm[0] ? sp->warm : sp->warm_job);
     }
-    gsd_buf_puts(b, "}");
+    gs_buf_puts(b, "}");
 }
 
 gs_err gsd_spec_problem(const gsd_spec *sp, const gs_model *mdl, double *load, unsigned char *eq,

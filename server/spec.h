@@ -26,7 +26,7 @@ typedef struct {
     gs_solve_opts opts;          /* method, form, tol, max_iter, NPM / IPM options */
     int pattern;                 /* GSD_PAT_* */
     int n_list, *list;           /* installed fastener candidates (GSD_PAT_LIST) */
-    double fraction;             /* GSD_PAT_FRACTION: spread pattern (core/generator.h) */
+    double fraction;             /* GSD_PAT_FRACTION: spread pattern (gen/generator.h) */
     int n_fixed, *fixed;         /* permanently fastened pairs */
     char warm[GSD_ID_LEN];       /* solve: result id to warm-start from ("" none) */
     char warm_job[GSD_ID_LEN];   /* cloud: gap i warm-starts from gap i of this job */
@@ -40,7 +40,7 @@ gs_err gsd_spec_parse(const cJSON *obj, int n_fast, int m, int cloud, gsd_spec *
                       gs_error *err);
 void gsd_spec_free(gsd_spec *sp);
 /* The options as a JSON object (parseable by gsd_spec_parse). */
-void gsd_spec_write(const gsd_spec *sp, gsd_buf *b);
+void gsd_spec_write(const gsd_spec *sp, gs_buf *b);
 /* Pair-space load vector (m) and equality flags (m, zeroed first) of the
  * spec on a model. O(m + n_fast). */
 gs_err gsd_spec_problem(const gsd_spec *sp, const gs_model *mdl, double *load, unsigned char *eq,

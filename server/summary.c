@@ -1,396 +1,49 @@
 /*
- * summary.c -- cloud statistics (see summary.h).
+ * summary.c -- a job's summary from the store (see summary.h): the stored
+ * results fed to the cloud statistics (runner/cloudstats.h), one or two
+ * passes over the job's rows.
  */
 #include "summary.h"
 
-#include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#define EXACT_LIMIT ((size_t)16 << 20) /* k m values kept for exact quantiles */
-#define PAIR_BINS 256
+#include "cloudstats.h"
 
 typedef struct {
-    int m, cap, count;
-    double thr;
-    double *sum, *sumsq, *pmax; /* per pair */
-    int *above;                 /* per pair: results with w > thr */
-    double *W;                  /* count x m if kept (exact mode) */
-    size_t w_cap;
-    int keep;
-    double *gmax;               /* per result: largest residual */
-    double *time;               /* per result, ms */
-    int *nact;
-    long long iters;
-    int warm, statuses[8], n_status;
-    char status_name[8][16];
-    char solver_name[8][40];
-    int solvers[8], n_solver;
-    double all_max;
-    long long values_above;
-    int oom;
-} acc;
+    gs_cstats *s;
+    int pass;
+    gs_err rc;
+    gs_error *err;
+} feed_ctx;
 
-static int grow(acc *a)
+static int feed(const gsd_result_row *r, void *ctx)
 {
-    if (a->count < a->cap)
+    feed_ctx *f = ctx;
+    gs_cstats_row row = {.w = r->w, .m = r->m, .time = r->time, .n_act = r->n_act,
+                         .iterations = r->iterations, .warm_used = r->warm_used,
+                         .status = r->status, .method = r->method, .form = r->form};
+    if (f->pass == 2) {
+        gs_cstats_add2(f->s, &row);
         return 0;
-    int cap = a->cap ? 2 * a->cap : 256;
-    double *gm = realloc(a->gmax, sizeof(double) * (size_t)cap);
-    if (gm)
-        a->gmax = gm;
-    double *tm = realloc(a->time, sizeof(double) * (size_t)cap);
-    if (tm)
-        a->time = tm;
-    int *na = realloc(a->nact, sizeof(int) * (size_t)cap);
-    if (na)
-        a->nact = na;
-    if (!gm || !tm || !na)
-        return -1;
-    a->cap = cap;
-    if (a->keep) {
-        double *W = realloc(a->W, sizeof(double) * (size_t)cap * (size_t)a->m);
-        if (!W)
-            return -1;
-        a->W = W;
     }
-    return 0;
-}
-
-static void count_name(char names[8][16], int *counts, int *n, const char *s)
-{
-    for (int i = 0; i < *n; i++)
-        if (!strcmp(names[i], s)) {
-            counts[i]++;
-            return;
-        }
-    if (*n < 8) {
-        snprintf(names[*n], 16, "%s", s);
-        counts[(*n)++] = 1;
-    }
-}
-
-static int pass1(const gsd_result_row *r, void *ctx)
-{
-    acc *a = ctx;
-    if (!r->w || r->m != a->m)
-        return 0; /* a result without vectors (not stored): skipped */
-    if (grow(a) != 0) {
-        a->oom = 1;
-        return 1;
-    }
-    double gm = 0;
-    for (int k = 0; k < a->m; k++) {
-        double w = r->w[k] > 0 ? r->w[k] : 0;
-        a->sum[k] += w;
-        a->sumsq[k] += w * w;
-        if (w > a->pmax[k])
-            a->pmax[k] = w;
-        if (w > a->thr) {
-            a->above[k]++;
-            a->values_above++;
-        }
-        if (w > gm)
-            gm = w;
-    }
-    if (a->keep)
-        for (int k = 0; k < a->m; k++)
-            a->W[(size_t)a->count * (size_t)a->m + (size_t)k] = r->w[k] > 0 ? r->w[k] : 0;
-    if (gm > a->all_max)
-        a->all_max = gm;
-    a->gmax[a->count] = gm;
-    a->time[a->count] = 1e3 * r->time;
-    a->nact[a->count] = r->n_act;
-    a->iters += r->iterations;
-    a->warm += r->warm_used;
-    count_name(a->status_name, a->statuses, &a->n_status, r->status);
-    char sv[40];
-    snprintf(sv, sizeof sv, "%s/%s", r->method, r->form);
-    int i = 0;
-    for (; i < a->n_solver && strcmp(a->solver_name[i], sv); i++)
-        ;
-    if (i < a->n_solver)
-        a->solvers[i]++;
-    else if (a->n_solver < 8) {
-        snprintf(a->solver_name[a->n_solver], 40, "%s", sv);
-        a->solvers[a->n_solver++] = 1;
-    }
-    a->count++;
-    return 0;
-}
-
-typedef struct {
-    acc *a;
-    double lo, width;
-    int bins;
-    long long *hist;     /* all values */
-    unsigned *pair_hist; /* m x PAIR_BINS, or NULL */
-} acc2;
-
-static int bin_of(double v, double lo, double width, int bins)
-{
-    if (width <= 0)
-        return 0;
-    int b = (int)((v - lo) / width);
-    return b < 0 ? 0 : b >= bins ? bins - 1 : b;
-}
-
-static int pass2(const gsd_result_row *r, void *ctx)
-{
-    acc2 *c = ctx;
-    int m = c->a->m;
-    if (!r->w || r->m != m)
-        return 0;
-    for (int k = 0; k < m; k++) {
-        double w = r->w[k] > 0 ? r->w[k] : 0;
-        c->hist[bin_of(w, c->lo, c->width, c->bins)]++;
-        if (c->pair_hist) {
-            double pw = c->a->pmax[k] / PAIR_BINS;
-            c->pair_hist[(size_t)k * PAIR_BINS + (size_t)bin_of(w, 0, pw, PAIR_BINS)]++;
-        }
-    }
-    return 0;
-}
-
-static int cmp_double(const void *x, const void *y)
-{
-    double a = *(const double *)x, b = *(const double *)y;
-    return (a > b) - (a < b);
-}
-
-/* Quantile q of v[0..n) (sorted copy), by the nearest-rank rule. */
-static double quantile_sorted(const double *v, int n, double q)
-{
-    if (n <= 0)
-        return 0;
-    int i = (int)ceil(q * n) - 1;
-    return v[i < 0 ? 0 : i >= n ? n - 1 : i];
-}
-
-/* k-th smallest of v[0..n) (reorders v). Expected O(n). */
-static double select_kth(double *v, int n, int k)
-{
-    int lo = 0, hi = n - 1;
-    while (lo < hi) {
-        double pivot = v[(lo + hi) / 2];
-        int i = lo, j = hi;
-        while (i <= j) {
-            while (v[i] < pivot)
-                i++;
-            while (v[j] > pivot)
-                j--;
-            if (i <= j) {
-                double t = v[i];
-                v[i] = v[j];
-                v[j] = t;
-                i++;
-                j--;
-            }
-        }
-        if (k <= j)
-            hi = j;
-        else if (k >= i)
-            lo = i;
-        else
-            break;
-    }
-    return v[k];
-}
-
-static void dist_json(gsd_buf *b, const char *name, double *v, int n, int bins)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    double mean = 0;
-    for (int i = 0; i < n; i++)
-        mean += v[i];
-    mean = n ? mean / n : 0;
-    gsd_buf_printf(b, "\"%s\":{\"min\":", name);
-    gsd_buf_json_num(b, n ? v[0] : 0);
-    gsd_buf_puts(b, ",\"mean\":");
-    gsd_buf_json_num(b, mean);
-    gsd_buf_puts(b, ",\"median\":");
-    gsd_buf_json_num(b, quantile_sorted(v, n, 0.5));
-    gsd_buf_puts(b, ",\"p95\":");
-    gsd_buf_json_num(b, quantile_sorted(v, n, 0.95));
-    gsd_buf_puts(b, ",\"max\":");
-    gsd_buf_json_num(b, n ? v[n - 1] : 0);
-    double lo = n ? v[0] : 0, hi = n ? v[n - 1] : 0;
-    double width = (hi - lo) / bins;
-    gsd_buf_puts(b, ",\"histogram\":{\"edges\":[");
-    for (int i = 0; i <= bins; i++) {
-        if (i)
-            gsd_buf_puts(b, ",");
-        gsd_buf_json_num(b, lo + width * i);
-    }
-    gsd_buf_puts(b, "],\"counts\":[");
-    int *cnt = calloc((size_t)bins, sizeof *cnt);
-    for (int i = 0; cnt && i < n; i++)
-        cnt[bin_of(v[i], lo, width, bins)]++;
-    for (int i = 0; i < bins; i++)
-        gsd_buf_printf(b, i ? ",%d" : "%d", cnt ? cnt[i] : 0);
-    free(cnt);
-    gsd_buf_puts(b, "]}}");
-}
-
-static void acc_free(acc *a)
-{
-    free(a->sum);
-    free(a->sumsq);
-    free(a->pmax);
-    free(a->above);
-    free(a->W);
-    free(a->gmax);
-    free(a->time);
-    free(a->nact);
+    f->rc = gs_cstats_add(f->s, &row, f->err);
+    return f->rc != GS_OK;
 }
 
 gs_err gsd_summary(gsd_store *st, const gsd_job_row *job, int m, const gsd_summary_opts *o,
-                   gsd_buf *b, gs_error *err)
+                   gs_buf *b, gs_error *err)
 {
-    acc a = {.m = m, .thr = o->threshold};
-    a.keep = (size_t)job->total * (size_t)m <= EXACT_LIMIT;
-    a.sum = calloc((size_t)m, sizeof(double));
-    a.sumsq = calloc((size_t)m, sizeof(double));
-    a.pmax = calloc((size_t)m, sizeof(double));
-    a.above = calloc((size_t)m, sizeof(int));
-    gs_err rc = GS_OK;
-    if (!a.sum || !a.sumsq || !a.pmax || !a.above)
-        rc = gs_errorf(err, GS_ERR_NOMEM, "", "out of memory");
+    gs_cstats *s = gs_cstats_new(m, job->total, o->threshold, o->bins, err);
+    if (!s)
+        return GS_ERR_NOMEM;
+    feed_ctx f = {.s = s, .pass = 1, .err = err};
+    gs_err rc = gsd_store_job_results(st, job->id, 0, -1, 1, feed, &f, err);
     if (!rc)
-        rc = gsd_store_job_results(st, job->id, 0, -1, 1, pass1, &a, err);
-    if (!rc && a.oom)
-        rc = gs_errorf(err, GS_ERR_NOMEM, "", "out of memory for the summary of %d gaps",
-                       job->total);
-    acc2 c = {.a = &a, .lo = 0, .bins = o->bins};
-    c.width = a.all_max / o->bins;
-    c.hist = calloc((size_t)o->bins, sizeof(long long));
-    if (!rc && !c.hist)
-        rc = gs_errorf(err, GS_ERR_NOMEM, "", "out of memory");
-    if (!rc && !a.keep) {
-        c.pair_hist = calloc((size_t)m * PAIR_BINS, sizeof(unsigned));
-        if (!c.pair_hist)
-            rc = gs_errorf(err, GS_ERR_NOMEM, "", "out of memory");
-        if (!rc)
-            rc = gsd_store_job_results(st, job->id, 0, -1, 1, pass2, &c, err);
+        rc = f.rc;
+    if (!rc && gs_cstats_second_pass(s)) {
+        f.pass = 2;
+        rc = gsd_store_job_results(st, job->id, 0, -1, 1, feed, &f, err);
     }
-    double *col = NULL;
-    if (!rc && a.keep) {
-        for (size_t i = 0; i < (size_t)a.count * (size_t)m; i++)
-            c.hist[bin_of(a.W[i], 0, c.width, o->bins)]++;
-        col = malloc(sizeof(double) * (size_t)(a.count > 0 ? a.count : 1));
-        if (!col)
-            rc = gs_errorf(err, GS_ERR_NOMEM, "", "out of memory");
-    }
-    if (rc) {
-        free(c.hist);
-        free(c.pair_hist);
-        acc_free(&a);
-        return rc;
-    }
-    int n = a.count;
-    long long gaps_above = 0;
-    for (int i = 0; i < n; i++)
-        gaps_above += a.gmax[i] > o->threshold;
-    gsd_buf_puts(b, "{\"job_id\":");
-    gsd_buf_json_str(b, job->id);
-    gsd_buf_puts(b, ",\"assembly_id\":");
-    gsd_buf_json_str(b, job->assembly_id);
-    gsd_buf_puts(b, ",\"status\":");
-    gsd_buf_json_str(b, job->status);
-    gsd_buf_printf(b, ",\"count\":%d,\"total\":%d,\"m\":%d,\"units\":\"mm\",\"threshold\":", n,
-                   job->total, m);
-    gsd_buf_json_num(b, o->threshold);
-    gsd_buf_puts(b, ",\"share_gaps_above\":");
-    gsd_buf_json_num(b, n ? (double)gaps_above / n : 0);
-    gsd_buf_puts(b, ",\"share_values_above\":");
-    gsd_buf_json_num(b, n ? (double)a.values_above / ((double)n * m) : 0);
-    gsd_buf_puts(b, ",");
-    double *gm = malloc(sizeof(double) * (size_t)(n > 0 ? n : 1));
-    if (gm)
-        memcpy(gm, a.gmax, sizeof(double) * (size_t)n);
-    dist_json(b, "max_residual", gm ? gm : a.gmax, n, o->bins);
-    free(gm);
-    gsd_buf_puts(b, ",\"residual_histogram\":{\"edges\":[");
-    for (int i = 0; i <= o->bins; i++) {
-        if (i)
-            gsd_buf_puts(b, ",");
-        gsd_buf_json_num(b, c.width * i);
-    }
-    gsd_buf_puts(b, "],\"counts\":[");
-    for (int i = 0; i < o->bins; i++)
-        gsd_buf_printf(b, i ? ",%lld" : "%lld", c.hist[i]);
-    gsd_buf_puts(b, "]},\"pairs\":{\"mean\":[");
-    for (int k = 0; k < m; k++) {
-        if (k)
-            gsd_buf_puts(b, ",");
-        gsd_buf_json_num(b, n ? a.sum[k] / n : 0);
-    }
-    gsd_buf_puts(b, "],\"std\":[");
-    for (int k = 0; k < m; k++) {
-        double mu = n ? a.sum[k] / n : 0;
-        double var = n > 1 ? (a.sumsq[k] - n * mu * mu) / (n - 1) : 0;
-        if (k)
-            gsd_buf_puts(b, ",");
-        gsd_buf_json_num(b, var > 0 ? sqrt(var) : 0);
-    }
-    gsd_buf_puts(b, "],\"max\":");
-    gsd_buf_json_nums(b, a.pmax, m);
-    gsd_buf_puts(b, ",\"p95\":[");
-    for (int k = 0; k < m; k++) {
-        double q = 0;
-        if (n && a.keep) {
-            for (int i = 0; i < n; i++)
-                col[i] = a.W[(size_t)i * (size_t)m + (size_t)k];
-            int idx = (int)ceil(0.95 * n) - 1;
-            q = select_kth(col, n, idx < 0 ? 0 : idx);
-        } else if (n) {
-            const unsigned *h = c.pair_hist + (size_t)k * PAIR_BINS;
-            long long need = (long long)ceil(0.95 * n), cum = 0;
-            int bin = 0;
-            for (; bin < PAIR_BINS; bin++)
-                if ((cum += h[bin]) >= need)
-                    break;
-            q = a.pmax[k] * (bin + 1) / PAIR_BINS; /* upper edge of the bin */
-        }
-        if (k)
-            gsd_buf_puts(b, ",");
-        gsd_buf_json_num(b, q);
-    }
-    gsd_buf_printf(b, "],\"p95_exact\":%s,\"share_above\":[", a.keep ? "true" : "false");
-    for (int k = 0; k < m; k++) {
-        if (k)
-            gsd_buf_puts(b, ",");
-        gsd_buf_json_num(b, n ? (double)a.above[k] / n : 0);
-    }
-    gsd_buf_puts(b, "]},");
-    double *na = malloc(sizeof(double) * (size_t)(n > 0 ? n : 1));
-    for (int i = 0; na && i < n; i++)
-        na[i] = a.nact[i];
-    if (na)
-        dist_json(b, "n_act", na, n, o->bins);
-    else
-        gsd_buf_puts(b, "\"n_act\":null");
-    free(na);
-    gsd_buf_puts(b, ",");
-    dist_json(b, "time_ms", a.time, n, o->bins);
-    gsd_buf_puts(b, ",\"statuses\":{");
-    int not_optimal = 0;
-    for (int i = 0; i < a.n_status; i++) {
-        gsd_buf_printf(b, "%s\"%s\":%d", i ? "," : "", a.status_name[i], a.statuses[i]);
-        if (strcmp(a.status_name[i], "optimal"))
-            not_optimal += a.statuses[i];
-    }
-    gsd_buf_printf(b, "},\"failures\":%d,\"solvers\":{", not_optimal);
-    for (int i = 0; i < a.n_solver; i++)
-        gsd_buf_printf(b, "%s\"%s\":%d", i ? "," : "", a.solver_name[i], a.solvers[i]);
-    gsd_buf_printf(b, "},\"warm_started\":%d,\"iterations\":{\"total\":%lld,\"mean\":", a.warm,
-                   a.iters);
-    gsd_buf_json_num(b, n ? (double)a.iters / n : 0);
-    gsd_buf_puts(b, "}}");
-    free(col);
-    free(c.hist);
-    free(c.pair_hist);
-    acc_free(&a);
-    return GS_OK;
+    if (!rc)
+        rc = gs_cstats_json(s, job->id, job->assembly_id, job->status, job->total, b, err);
+    gs_cstats_free(s);
+    return rc;
 }

@@ -1,5 +1,6 @@
 /*
- * summary.h -- statistics of a cloud's results (GET /v1/jobs/{id}/summary).
+ * summary.h -- a job's summary (GET /v1/jobs/{id}/summary): its stored
+ * results fed to the cloud statistics (runner/cloudstats.h, shared with gapsim-mpi).
  *
  * Over the finished gaps of a job: per pair mean / std / max / p95 residual
  * gap and share above a threshold; per gap the largest residual (mean,
@@ -23,6 +24,6 @@ typedef struct {
 } gsd_summary_opts;
 
 gs_err gsd_summary(gsd_store *st, const gsd_job_row *job, int m, const gsd_summary_opts *o,
-                   gsd_buf *b, gs_error *err);
+                   gs_buf *b, gs_error *err);
 
 #endif

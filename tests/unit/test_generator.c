@@ -1,6 +1,6 @@
 /*
  * test_generator.c -- FE-built assembly models, gap clouds and fastener
- * patterns (core/generator.h).
+ * patterns (gen/generator.h).
  *
  * Asserts: the small lap / lap-fine / sandwich models validate and have the
  * documented n, m, fastener and fixed-pair counts, no (lap) or the expected
