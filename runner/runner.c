@@ -45,10 +45,9 @@ static gs_err run_row(const gs_run *run, gs_run_slot *s, int slot, int row, gs_e
         return rc;
     gs_warm warm = {0};
     int have = 0;
-    if (run->policy.start &&
-        (rc = run->policy.start(run->policy.ctx, slot, row, s->g, &warm, &have, err)) != GS_OK)
-        return rc;
-    if (!have) {
+    if (run->policy.start)
+        rc = run->policy.start(run->policy.ctx, slot, row, s->g, &warm, &have, err);
+    if (!rc && !have) {
         gs_solve_opts o = run->opts;
         o.warm = warm.n_act > 0 || warm.lam ? &warm : NULL;
         gs_problem pb = {.pc = run->pc,
