@@ -17,16 +17,21 @@
 #include "buf.h"
 #include "ids.h"
 #include "model.h"
+#include "pattern.h"
 #include "solver.h"
 
-enum { GSD_PAT_NONE = 0, GSD_PAT_ALL, GSD_PAT_LIST, GSD_PAT_FRACTION };
+/* pattern kinds: those of runner/pattern.h */
+#define GSD_PAT_NONE GS_PAT_NONE
+#define GSD_PAT_ALL GS_PAT_ALL
+#define GSD_PAT_LIST GS_PAT_LIST
+#define GSD_PAT_FRACTION GS_PAT_FRACTION
 enum { GSD_RET_W = 1, GSD_RET_LAMBDA = 2, GSD_RET_X = 4, GSD_RET_KKT = 8 };
 
 typedef struct {
     gs_solve_opts opts;          /* method, form, tol, max_iter, NPM / IPM options */
     int pattern;                 /* GSD_PAT_* */
     int n_list, *list;           /* installed fastener candidates (GSD_PAT_LIST) */
-    double fraction;             /* GSD_PAT_FRACTION: spread pattern (gen/generator.h) */
+    double fraction;             /* GSD_PAT_FRACTION: spread pattern (runner/pattern.h) */
     int n_fixed, *fixed;         /* permanently fastened pairs */
     char warm[GSD_ID_LEN];       /* solve: result id to warm-start from ("" none) */
     char warm_job[GSD_ID_LEN];   /* cloud: gap i warm-starts from gap i of this job */
