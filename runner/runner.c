@@ -110,6 +110,7 @@ struct gs_run_pool {
     pthread_mutex_t mu;
     pthread_t *tid;
     int started;
+    int active;          /* workers not yet returned */
     int failed;
     gs_err rc;
     gs_error err;
@@ -142,6 +143,14 @@ static void record_error(gs_run_pool *p, gs_err rc, const gs_error *e)
     pthread_mutex_unlock(&p->mu);
 }
 
+int gs_run_active(gs_run_pool *p)
+{
+    pthread_mutex_lock(&p->mu);
+    int a = p->active;
+    pthread_mutex_unlock(&p->mu);
+    return a;
+}
+
 int gs_run_failed(gs_run_pool *p)
 {
     pthread_mutex_lock(&p->mu);
@@ -171,6 +180,9 @@ static void *worker(void *arg)
         record_error(p, rc, &e);
     free(rows);
     gs_run_slot_free(&s);
+    pthread_mutex_lock(&p->mu);
+    p->active--;
+    pthread_mutex_unlock(&p->mu);
     return NULL;
 }
 
@@ -203,10 +215,16 @@ gs_err gs_run_start(const gs_run *run, int threads, int chunk, const gs_chunk_fe
     pthread_mutex_init(&p->mu, NULL);
     for (int t = 0; t < threads; t++) {
         p->args[t] = (struct worker_arg){.p = p, .slot = t};
+        pthread_mutex_lock(&p->mu);
+        p->active++;
+        pthread_mutex_unlock(&p->mu);
         if (pthread_create(&p->tid[t], NULL, worker, &p->args[t]) != 0) {
             gs_error e;
             gs_errorf(&e, GS_ERR_NOMEM, "threads", "cannot start worker thread %d", t);
             record_error(p, GS_ERR_NOMEM, &e);
+            pthread_mutex_lock(&p->mu);
+            p->active--;
+            pthread_mutex_unlock(&p->mu);
             break;
         }
         p->started++;

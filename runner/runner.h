@@ -166,5 +166,7 @@ gs_err gs_run_start(const gs_run *run, int threads, int chunk, const gs_chunk_fe
 gs_err gs_run_wait(gs_run_pool *p, gs_error *err);
 /* 1 if a worker has failed (the feed may stop handing out work). */
 int gs_run_failed(gs_run_pool *p);
+/* Workers still running (0: gs_run_wait will not block). */
+int gs_run_active(gs_run_pool *p);
 
 #endif
