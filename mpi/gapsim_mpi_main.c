@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <xxhash.h>
 
 #include "cloudstats.h"
@@ -49,7 +50,8 @@ static void usage(FILE *f)
             "  --factors FILE     rank 0 loads the saved factors (core/precomp_io.h) from FILE, or\n"
             "                     computes and saves them there when FILE does not exist\n"
             "  --shared-factors   every rank loads --factors FILE itself (no broadcast)\n"
-            "  --summary FILE     summary JSON (default OUT.summary.json; an array for --patterns)\n"
+            "  --summary FILE     summary JSON (default OUT.summary.json; an array for --patterns;\n"
+            "                     none: no summary, which saves rank 0 one or two reads of OUT)\n"
             "  --threshold MM     summary threshold (0.1)\n"
             "  --bins N           summary histogram bins (20)\n"
             "  --fresh            ignore a previous run's output and start over\n"
@@ -175,7 +177,9 @@ static gs_err factors(const args *a, const gs_model *mdl, gs_precomp **pc, doubl
                 gs_errorf(err, rc, "factors", "%.400s (remove the file to recompute it)", msg);
             }
         } else {
+            gs_blas_set_threads((int)sysconf(_SC_NPROCESSORS_ONLN)); /* the others sleep */
             rc = gs_precomp_build(mdl, pc, err);
+            gs_blas_set_threads(1);
             if (!rc && a->factors)
                 rc = gs_precomp_save(*pc, a->factors, NULL, err);
         }
@@ -302,6 +306,29 @@ static gs_err write_summary(const gm_out *o, const gs_model *mdl, const args *a,
     return rc;
 }
 
+/* Rank 0 without a summary: rows not optimal, from the records alone
+ * (rows x 32 bytes read). */
+static gs_err count_not_optimal(const gm_out *o, long long *count, gs_error *err)
+{
+    FILE *fs = fopen(o->side, "rb");
+    if (!fs || fseeko(fs, (off_t)o->rec_off, SEEK_SET)) {
+        if (fs)
+            fclose(fs);
+        return gs_errorf(err, GS_ERR_IO, "out", "cannot read %s", o->side);
+    }
+    gs_err rc = GS_OK;
+    gm_rec r;
+    for (long long i = 0; i < o->rows; i++) { /* O(rows) */
+        if (fread(&r, sizeof r, 1, fs) != 1) {
+            rc = gs_errorf(err, GS_ERR_IO, "out", "%s: cannot read record %lld", o->side, i);
+            break;
+        }
+        *count += r.status != GS_STATUS_OPTIMAL;
+    }
+    fclose(fs);
+    return rc;
+}
+
 /* Everything after MPI_Init; returns the exit code (the same on every rank). */
 static int run_main(int argc, char **argv)
 {
@@ -360,10 +387,14 @@ static int run_main(int argc, char **argv)
     if ((rc = factors(&a, mdl, &pc, &t_bcast, &e)) != GS_OK)
         goto out;
     if (rank == 0) {
-        printf("factors    %s %.2f s, broadcast %.3f s (%.1f MB to %d ranks)\n",
-               a.shared ? "loaded by every rank" : a.factors ? "ready (rank 0)" : "computed",
-               pc->t.total, t_bcast,
-               8e-6 * (2.0 * pc->m * pc->m + 2.0 * pc->m + pc->mdl->n_parts), size - 1);
+        double bytes = 8.0 * GS_PRECOMP_SCALARS, *seg;
+        size_t count;
+        for (int i = 0; gs_precomp_segment(pc, i, &seg, &count); i++)
+            bytes += 8.0 * (double)count;
+        printf("factors    %s (precomputation %.2f s), broadcast %.3f s (%.1f MB to %d "
+               "ranks)\n",
+               a.shared ? "loaded by every rank" : a.factors ? "ready on rank 0" : "computed",
+               pc->t.total, t_bcast, 1e-6 * bytes, a.shared ? 0 : size - 1);
         fflush(stdout);
     }
     run.pc = pc;
@@ -413,8 +444,10 @@ static int run_main(int argc, char **argv)
         snprintf(path, sizeof path, "%s", a.summary ? a.summary : "");
         if (!a.summary)
             snprintf(path, sizeof path, "%s.summary.json", a.out);
-        rc = write_summary(&o, mdl, &a, path, &not_optimal, &e);
-        if (!rc)
+        int skip = a.summary && !strcmp(a.summary, "none");
+        rc = skip ? count_not_optimal(&o, &not_optimal, &e)
+                  : write_summary(&o, mdl, &a, path, &not_optimal, &e);
+        if (!rc && !skip)
             printf("summary    %s: %lld rows, %lld not optimal\nresults    %s (%lld x %d), "
                    "completion map %s; %.2f s in all\n", path, o.rows, not_optimal, o.path,
                    o.rows, o.m, o.side, gs_now() - t0);

@@ -167,7 +167,7 @@ class MpiTest(unittest.TestCase):
         args = [self.model_json, "--gaps", self.gaps, "--method", "gi", "--fraction", "0.5",
                 "--factors", fac]
         r = self.run_ok([(2, args + ["--out", self.out("f1.npy")])])
-        self.assertIn("factors    ready (rank 0)", r.stdout)
+        self.assertIn("factors    ready on rank 0", r.stdout)
         self.assertTrue(os.path.getsize(fac) > 8 * self.m * self.m)
         r = self.run_ok([(2, args + ["--out", self.out("f2.npy")])])
         r = self.run_ok([(3, args + ["--shared-factors", "--out", self.out("f3.npy")])])
@@ -227,9 +227,11 @@ class MpiTest(unittest.TestCase):
         self.assertEqual(npy_data(w), npy_data(ref))
         with open(w + ".summary.json") as f:
             self.assertEqual(json.load(f)["count"], 1500)
-        r = self.run_ok([(3, args)])  # a complete output: nothing left to do
+        os.unlink(w + ".summary.json")
+        r = self.run_ok([(3, args + ["--summary", "none"])])  # complete: nothing left to do
         self.assertIn("750 chunks already complete", r.stdout)
         self.assertIn(" 0 rows solved", r.stdout)
+        self.assertFalse(os.path.exists(w + ".summary.json"))
         r = self.run_ok([(2, args + ["--limit", "1000"])])  # other inputs: a fresh run
         self.assertIn("0 chunks already complete", r.stdout)
         self.assertEqual(npy_data(w), npy_data(ref)[:1000 * 8 * h.read_npy(w)[0][1]])
