@@ -16,7 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 #include <xxhash.h>
 
 #include "cloudstats.h"
@@ -167,23 +166,9 @@ static gs_err factors(const args *a, const gs_model *mdl, gs_precomp **pc, doubl
         rc = gs_precomp_load(mdl, a->factors, 0, pc, err);
         return gm_agree(rc, a->factors, err);
     }
-    if (gm_rank() == 0) {
-        struct stat sb;
-        if (a->factors && stat(a->factors, &sb) == 0) {
-            rc = gs_precomp_load(mdl, a->factors, 0, pc, err);
-            if (rc) {
-                char msg[sizeof err->msg];
-                snprintf(msg, sizeof msg, "%s", err->msg);
-                gs_errorf(err, rc, "factors", "%.400s (remove the file to recompute it)", msg);
-            }
-        } else {
-            gs_blas_set_threads((int)sysconf(_SC_NPROCESSORS_ONLN)); /* the others sleep */
-            rc = gs_precomp_build(mdl, pc, err);
-            gs_blas_set_threads(1);
-            if (!rc && a->factors)
-                rc = gs_precomp_save(*pc, a->factors, NULL, err);
-        }
-    }
+    int loaded = 0;
+    if (gm_rank() == 0) /* the others sleep in the agreement meanwhile */
+        rc = gs_run_factors(mdl, a->factors, pc, &loaded, err);
     if ((rc = gm_agree(rc, "the factors", err)) != GS_OK)
         return rc;
     double t0 = gs_now();

@@ -172,7 +172,13 @@ class MpiTest(unittest.TestCase):
         r = self.run_ok([(2, args + ["--out", self.out("f2.npy")])])
         r = self.run_ok([(3, args + ["--shared-factors", "--out", self.out("f3.npy")])])
         self.assertIn("loaded by every rank", r.stdout)
-        for name in ("f1.npy", "f2.npy", "f3.npy"):
+        b = subprocess.run([h.binary("gapsim-batch"), self.model_json, "--gaps", self.gaps,
+                            "--method", "gi", "--fraction", "0.5", "--factors", fac,
+                            "--out", self.out("fb.npy")], capture_output=True, text=True,
+                           timeout=TIMEOUT)
+        self.assertEqual(b.returncode, 0, b.stderr)
+        self.assertIn("factors    loaded from " + fac, b.stdout)
+        for name in ("f1.npy", "f2.npy", "f3.npy", "fb.npy"):
             self.assertEqual(npy_data(self.out(name)), npy_data(self.batch), name)
         with open(fac, "r+b") as f:  # a damaged factor file is an error, not a recompute
             f.seek(200)
