@@ -430,8 +430,10 @@ static int run_main(int argc, char **argv)
         if (!a.summary)
             snprintf(path, sizeof path, "%s.summary.json", a.out);
         int skip = a.summary && !strcmp(a.summary, "none");
-        rc = skip ? count_not_optimal(&o, &not_optimal, &e)
-                  : write_summary(&o, mdl, &a, path, &not_optimal, &e);
+        rc = gm_out_verify(&o, &e);
+        if (!rc)
+            rc = skip ? count_not_optimal(&o, &not_optimal, &e)
+                      : write_summary(&o, mdl, &a, path, &not_optimal, &e);
         if (!rc && !skip)
             printf("summary    %s: %lld rows, %lld not optimal\nresults    %s (%lld x %d), "
                    "completion map %s; %.2f s in all\n", path, o.rows, not_optimal, o.path,

@@ -68,6 +68,9 @@ gs_err gm_out_chunk(gm_out *o, long long chunk, long long first, int n, const do
                     const gm_rec *recs, gs_error *err);
 /* Collective close (flushes). */
 gs_err gm_out_close(gm_out *o, gs_error *err);
+/* Rank 0, after the close: every chunk's map byte is 1 (else GS_ERR_INVALID
+ * naming the first missing chunk). O(n_chunks). */
+gs_err gm_out_verify(const gm_out *o, gs_error *err);
 void gm_out_free(gm_out *o);
 
 /* ---- the scheduler (gm_dispatch.c) ----------------------------------------------- */

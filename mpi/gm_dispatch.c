@@ -155,11 +155,17 @@ static long long take_next(const gm_out *o, long long *next)
     return *next < o->n_chunks ? (*next)++ : -1;
 }
 
+/* Queue chunk c (-1: no more work). The protocol keeps at most T queued; a
+ * push into a full queue would be a bug, reported instead of overwriting. */
 static void push_chunk(disp *d, long long c)
 {
     pthread_mutex_lock(&d->mu);
     if (c < 0) {
         d->no_more = 1;
+    } else if (d->qlen >= d->threads) {
+        if (!d->fail)
+            d->fail = gs_errorf(&d->fail_err, GS_ERR_INVALID, "", "internal: chunk %lld "
+                                "pushed into a full queue", c);
     } else {
         d->queue[(d->qhead + d->qlen) % d->threads] = c;
         d->qlen++;
@@ -252,6 +258,7 @@ static gs_err serve(disp *d, gs_run_pool *pool, gm_stats *st, gs_error *err)
                     outstanding = 0;
                     push_chunk(d, reply);
                     no_more = reply < 0;
+                    qlen += reply >= 0; /* the snapshot counts what was just queued */
                     progressed = 1;
                 }
             }

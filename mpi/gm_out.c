@@ -203,6 +203,28 @@ gs_err gm_out_close(gm_out *o, gs_error *err)
     return rc;
 }
 
+gs_err gm_out_verify(const gm_out *o, gs_error *err)
+{
+    int fs = open(o->side, O_RDONLY | O_CLOEXEC);
+    unsigned char *map = malloc((size_t)o->n_chunks);
+    gs_err rc = fs >= 0 && map ? pread_all(fs, map, (size_t)o->n_chunks, o->map_off) : GS_ERR_IO;
+    long long done = 0, first = -1;
+    for (long long c = 0; !rc && c < o->n_chunks; c++) { /* O(n_chunks) */
+        done += map[c] == 1;
+        if (map[c] != 1 && first < 0)
+            first = c;
+    }
+    if (rc)
+        rc = gs_errorf(err, GS_ERR_IO, "out", "cannot read the completion map of %s", o->side);
+    else if (done != o->n_chunks)
+        rc = gs_errorf(err, GS_ERR_INVALID, "out", "%s: %lld of %lld chunks complete (chunk "
+                       "%lld is not); rerun to complete it", o->side, done, o->n_chunks, first);
+    if (fs >= 0)
+        close(fs);
+    free(map);
+    return rc;
+}
+
 void gm_out_free(gm_out *o)
 {
     free(o->map);

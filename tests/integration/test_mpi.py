@@ -98,17 +98,18 @@ class MpiTest(unittest.TestCase):
 
     def test_ranks_bit_identical_to_batch_and_daemon(self):
         outs = {}
-        for np, threads in ((1, 2), (2, 1), (3, 1)):
-            w = self.out("w%d.npy" % np)
+        # (ranks, threads per rank, rows per chunk); chunks of 1 stress the queues
+        for np, threads, chunk in ((1, 2, 3), (2, 1, 3), (3, 1, 3), (2, 2, 1)):
+            w = self.out("w%d_%d_%d.npy" % (np, threads, chunk))
             r = self.run_ok([(np, [self.model_json, "--gaps", self.gaps, "--method", "gi",
-                                   "--fraction", "0.5", "--chunk", "3", "--threads",
+                                   "--fraction", "0.5", "--chunk", str(chunk), "--threads",
                                    str(threads), "--out", w])], leaks=True)
             self.assertIn("%d ranks x %d threads" % (np, threads), r.stdout)
             self.assertIn("45 rows solved", r.stdout)
             self.assertEqual(npy_data(w), npy_data(self.batch), "np %d" % np)
             self.assertEqual(h.read_npy(w)[0], (45, self.m))
             with open(w + ".summary.json") as f:
-                outs[np] = json.load(f)
+                outs[np, threads] = json.load(f)
         d = h.Daemon(workers=2).start()
         try:
             aid = upload_json(d, self.model_json).json()["id"]
@@ -124,11 +125,11 @@ class MpiTest(unittest.TestCase):
             d.stop()
             d.cleanup()
         self.assertEqual(summary["count"], 45)
-        for np in (1, 2, 3):
-            self.assertRegex(outs[np]["job_id"], r"^j_[0-9a-f]{16}$")
-            self.assertRegex(outs[np]["assembly_id"], r"^a_[0-9a-f]{16}$")
-            self.assertEqual(without_run_fields(outs[np]), without_run_fields(summary))
-            self.assertEqual(len(outs[np]["time_ms"]["histogram"]["counts"]), 20)
+        for s in outs.values():
+            self.assertRegex(s["job_id"], r"^j_[0-9a-f]{16}$")
+            self.assertRegex(s["assembly_id"], r"^a_[0-9a-f]{16}$")
+            self.assertEqual(without_run_fields(s), without_run_fields(summary))
+            self.assertEqual(len(s["time_ms"]["histogram"]["counts"]), 20)
 
     def test_pattern_sweep(self):
         pats = self.out("patterns.json")
