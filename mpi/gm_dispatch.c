@@ -150,7 +150,7 @@ static gs_err sink_commit(void *ctx, int slot, const int *rows, int n, gs_error 
 /* Rank 0: the next chunk not complete, or -1. */
 static long long take_next(const gm_out *o, long long *next)
 {
-    while (*next < o->n_chunks && o->map[*next])
+    while (*next < o->n_chunks && o->map[*next] == 1) /* any other byte: not done */
         (*next)++;
     return *next < o->n_chunks ? (*next)++ : -1;
 }
