@@ -54,6 +54,8 @@ static void usage(FILE *f)
             "  --threshold MM     summary threshold (0.1)\n"
             "  --bins N           summary histogram bins (20)\n"
             "  --fresh            ignore a previous run's output and start over\n"
+            "  --sync             flush each chunk's rows to disk before marking it done (a\n"
+            "                     restart then survives a node crash, at one fsync per chunk)\n"
             "  -h, --help         this text\n"
             "Exit codes: 0 all gaps optimal, 1 error (any rank), 2 usage, 3 some gaps not optimal.\n");
 }
@@ -62,7 +64,7 @@ typedef struct {
     const char *model, *gaps, *out, *patterns, *factors, *summary;
     double fraction, threshold;
     long limit, threads, chunk, bins;
-    int shared, fresh, help;
+    int shared, fresh, sync, help;
     gs_solve_opts sopts;
 } args;
 
@@ -86,6 +88,8 @@ static int parse_args(int argc, char **argv, args *a)
             a->shared = 1, used = 0;
         else if (!strcmp(s, "--fresh"))
             a->fresh = 1, used = 0;
+        else if (!strcmp(s, "--sync"))
+            a->sync = 1, used = 0;
         else if (!v)
             used = -1;
         else if (!strcmp(s, "--gaps"))
@@ -390,6 +394,7 @@ static int run_main(int argc, char **argv)
     o.k = run.src.k;
     o.n_patterns = n_pat;
     o.chunk = (int)a.chunk;
+    o.sync = a.sync;
     o.n_chunks = (o.rows + a.chunk - 1) / a.chunk;
     snprintf(o.path, sizeof o.path, "%s", a.out);
     if (rank == 0)

@@ -54,19 +54,21 @@ typedef struct {
     long long map_off, rec_off;
     unsigned char *map;    /* rank 0: 1 per complete chunk */
     long long done_chunks; /* complete at the start (restart) */
-    MPI_File fd, fs;       /* data and sidecar, opened by every rank */
+    MPI_File fd, fs;       /* data and sidecar, opened by every rank (MPI_COMM_SELF) */
     int open;
+    int sync;              /* flush data and records before a chunk's map byte */
 } gm_out;
 
 /* Rank 0: create the .npy (header, full size) and the sidecar, or resume
  * from them when the sidecar matches (same fingerprint and shapes); fresh
- * forces a new start. Then every rank opens both with MPI-IO. Collective. */
+ * forces a new start. Then every rank opens both with MPI-IO on
+ * MPI_COMM_SELF. Collective (the outcome is agreed). */
 gs_err gm_out_open(gm_out *o, int fresh, gs_error *err);
 /* Write rows [first, first + n) of the data and their records; then, when the
  * chunk is whole, its byte of the completion map. Any rank, main thread. */
 gs_err gm_out_chunk(gm_out *o, long long chunk, long long first, int n, const double *W,
                     const gm_rec *recs, gs_error *err);
-/* Collective close (flushes). */
+/* Close this rank's handles (flushes). */
 gs_err gm_out_close(gm_out *o, gs_error *err);
 /* Rank 0, after the close: every chunk's map byte is 1 (else GS_ERR_INVALID
  * naming the first missing chunk). O(n_chunks). */

@@ -11,8 +11,11 @@
  *            iterations (int32), time (double)
  * A chunk's map byte is written after its data and records, so a killed run
  * leaves complete chunks marked and a rerun with the same inputs skips them.
- * (The bytes are in the page cache when the map says so: safe against killed
- * processes; a node crash may lose unsynced pages of both.)
+ * Without sync the bytes are in the page cache when the map says so (safe
+ * against killed processes, not against a crash of the node); with sync
+ * (--sync) the data and records are flushed (MPI_File_sync) before the map
+ * byte is written. Each rank opens both files on MPI_COMM_SELF: its writes
+ * and syncs involve no other rank.
  * Cost: O(n_chunks) to read the map at a restart; O(rows m) bytes written.
  */
 #define _GNU_SOURCE
@@ -151,9 +154,9 @@ gs_err gm_out_open(gm_out *o, int fresh, gs_error *err)
     }
     if ((rc = gm_agree(rc, "preparing the output", err)) != GS_OK)
         return rc;
-    rc = gm_check(MPI_File_open(MPI_COMM_WORLD, o->path, MPI_MODE_WRONLY, MPI_INFO_NULL, &o->fd),
+    rc = gm_check(MPI_File_open(MPI_COMM_SELF, o->path, MPI_MODE_WRONLY, MPI_INFO_NULL, &o->fd),
                   o->path, err);
-    gs_err rc2 = gm_check(MPI_File_open(MPI_COMM_WORLD, o->side, MPI_MODE_WRONLY, MPI_INFO_NULL,
+    gs_err rc2 = gm_check(MPI_File_open(MPI_COMM_SELF, o->side, MPI_MODE_WRONLY, MPI_INFO_NULL,
                                         &o->fs), o->side, rc ? NULL : err);
     o->open = (rc == GS_OK) | (rc2 == GS_OK) << 1;
     if ((rc = gm_agree(rc ? rc : rc2, "opening the output with MPI-IO", err)) != GS_OK)
@@ -185,6 +188,10 @@ gs_err gm_out_chunk(gm_out *o, long long chunk, long long first, int n, const do
     long long whole = o->rows - chunk * o->chunk < o->chunk ? o->rows - chunk * o->chunk
                                                              : o->chunk;
     static const unsigned char one = 1;
+    if (!rc && n == whole && o->sync) /* the data is on disk before the map says so */
+        rc = gm_check(MPI_File_sync(o->fd), o->path, err);
+    if (!rc && n == whole && o->sync)
+        rc = gm_check(MPI_File_sync(o->fs), o->side, err);
     if (!rc && n == whole)
         rc = write_at(o->fs, o->map_off + chunk, &one, 1, MPI_BYTE, o->side, err);
     return rc;
