@@ -234,6 +234,8 @@ gs_err gm_out_verify(const gm_out *o, gs_error *err)
 
 void gm_out_free(gm_out *o)
 {
+    if (o->open) /* an error path: this rank's handles (MPI_COMM_SELF) */
+        gm_out_close(o, NULL);
     free(o->map);
     o->map = NULL;
 }
