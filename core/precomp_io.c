@@ -22,7 +22,7 @@
 #define PIO_ENDIAN 0x0102030405060708ULL
 #define PIO_FIXED 96      /* header bytes before the ndof table */
 #define PIO_TRAILER 16    /* checksum + trailer magic */
-#define PIO_SCALARS 10    /* doubles at the start of the payload */
+#define PIO_SCALARS GS_PRECOMP_SCALARS /* doubles at the start of the payload */
 #define PIO_CHUNK (1u << 20) /* bytes per I/O + hashing step */
 
 /* Header words after the magic (index into the u64 words of the header). */
@@ -65,7 +65,7 @@ static int pio_payload_bytes(const gs_model *mdl, uint64_t *bytes)
 
 /* Segment i of the payload after the scalars: cond_block, qdiag, u0, L_0 ..
  * L_{np-1}, Q, L_Q. Returns 0 past the last one. */
-static int pio_segment(const gs_precomp *pc, int i, double **ptr, size_t *count)
+int gs_precomp_segment(const gs_precomp *pc, int i, double **ptr, size_t *count)
 {
     const int np = pc->mdl->n_parts;
     const size_t m = (size_t)pc->m;
@@ -88,7 +88,7 @@ static int pio_segment(const gs_precomp *pc, int i, double **ptr, size_t *count)
     return 1;
 }
 
-static void pio_pack_scalars(const gs_precomp *pc, double s[PIO_SCALARS])
+void gs_precomp_pack_scalars(const gs_precomp *pc, double s[PIO_SCALARS])
 {
     const double v[PIO_SCALARS] = {pc->s0,         pc->cond_K,    pc->cond_Q,  pc->normK1,
                                    pc->t.factor_K, pc->t.build_Q, pc->t.loads, pc->t.factor_Q,
@@ -96,7 +96,7 @@ static void pio_pack_scalars(const gs_precomp *pc, double s[PIO_SCALARS])
     memcpy(s, v, sizeof v);
 }
 
-static void pio_unpack_scalars(gs_precomp *pc, const double s[PIO_SCALARS])
+void gs_precomp_unpack_scalars(gs_precomp *pc, const double s[PIO_SCALARS])
 {
     pc->s0 = s[0];
     pc->cond_K = s[1];
@@ -169,11 +169,11 @@ static gs_err pio_write_payload(gs_wfile *wf, XXH3_state_t *st, const gs_precomp
                                 gs_error *err)
 {
     double s[PIO_SCALARS];
-    pio_pack_scalars(pc, s);
+    gs_precomp_pack_scalars(pc, s);
     gs_err e = pio_put(wf, st, s, sizeof s, err);
     double *p;
     size_t count;
-    for (int i = 0; e == GS_OK && pio_segment(pc, i, &p, &count); i++) /* 5 + n_parts */
+    for (int i = 0; e == GS_OK && gs_precomp_segment(pc, i, &p, &count); i++) /* 5 + n_parts */
         e = pio_put(wf, st, p, count * sizeof *p, err);
     return e;
 }
@@ -340,7 +340,7 @@ static double *pio_alloc(size_t count)
 
 /* A precomputation shaped like gs_precomp_build's (so gs_precomp_free works),
  * arrays uninitialized: the payload fills them. Sizes were checked to fit. */
-static gs_precomp *pio_alloc_precomp(const gs_model *mdl)
+gs_precomp *gs_precomp_alloc(const gs_model *mdl)
 {
     gs_precomp *pc = calloc(1, sizeof *pc);
     if (!pc)
@@ -375,10 +375,10 @@ static gs_err pio_read_payload(pio_file *f, XXH3_state_t *st, gs_precomp *pc,
     gs_err e = pio_get(f, st, s, sizeof s, err);
     if (e != GS_OK)
         return e;
-    pio_unpack_scalars(pc, s);
+    gs_precomp_unpack_scalars(pc, s);
     double *p;
     size_t count;
-    for (int i = 0; pio_segment(pc, i, &p, &count); i++) /* 5 + n_parts */
+    for (int i = 0; gs_precomp_segment(pc, i, &p, &count); i++) /* 5 + n_parts */
         if ((e = pio_get(f, st, p, count * sizeof *p, err)) != GS_OK)
             return e;
     const uint64_t sum = XXH3_64bits_digest(st);
@@ -434,7 +434,7 @@ gs_err gs_precomp_load(const gs_model *mdl, const char *path, unsigned long long
         e = pio_check_fixed(&f, mdl, payload, err);
     if (e == GS_OK)
         e = pio_check_ndof(&f, mdl, err);
-    if (e == GS_OK && (!(pc = pio_alloc_precomp(mdl)) || !(st = XXH3_createState())))
+    if (e == GS_OK && (!(pc = gs_precomp_alloc(mdl)) || !(st = XXH3_createState())))
         e = gs_errorf(err, GS_ERR_NOMEM, "", "no memory to load '%s' (m = %d)", path, mdl->m);
     if (e == GS_OK && XXH3_64bits_reset(st) != XXH_OK)
         e = gs_errorf(err, GS_ERR_IO, "", "checksum reset failed for '%s'", path);

@@ -58,4 +58,16 @@ gs_err gs_precomp_save(const gs_precomp *pc, const char *path, unsigned long lon
 gs_err gs_precomp_load(const gs_model *mdl, const char *path, unsigned long long expect,
                        gs_precomp **out, gs_error *err);
 
+/* The payload in memory, for transports other than a file (gapsim-mpi
+ * broadcasts it): GS_PRECOMP_SCALARS doubles (pack / unpack), then segments
+ * i = 0, 1, ... (gs_precomp_segment returns 0 past the last one: cond_block,
+ * qdiag, u0, L_b per part, Q, L_Q; 5 + n_parts in all). gs_precomp_alloc
+ * shapes a precomputation for a validated model with uninitialized arrays to
+ * be filled segment by segment (NULL: no memory; free with gs_precomp_free). */
+#define GS_PRECOMP_SCALARS 10
+void gs_precomp_pack_scalars(const gs_precomp *pc, double s[GS_PRECOMP_SCALARS]);
+void gs_precomp_unpack_scalars(gs_precomp *pc, const double s[GS_PRECOMP_SCALARS]);
+int gs_precomp_segment(const gs_precomp *pc, int i, double **ptr, size_t *count);
+gs_precomp *gs_precomp_alloc(const gs_model *mdl);
+
 #endif

@@ -243,7 +243,7 @@ void gsd_h_asm_create(gsd_req *r)
         gsd_api_store_error(r, &e);
         return;
     }
-    gsd_buf b = {0};
+    gs_buf b = {0};
     if (found && !strcmp(row.status, "failed")) {
         /* a failed precomputation is retried: forget the old attempt */
         if (gsd_asm_delete(r->app, row.id, &e)) {
@@ -257,7 +257,7 @@ void gsd_h_asm_create(gsd_req *r)
         gsd_asm_row_json(&row, &b);
         if (b.len && b.p[b.len - 1] == '}')
             b.len--; /* reopen the object for the notice */
-        gsd_buf_puts(&b, ",\"existing\":true,\"notice\":");
+        gs_buf_puts(&b, ",\"existing\":true,\"notice\":");
         char msg[512];
         if (strcmp(row.name, mdl->name))
             snprintf(msg, sizeof msg,
@@ -268,8 +268,8 @@ void gsd_h_asm_create(gsd_req *r)
         else
             snprintf(msg, sizeof msg, "same content as assembly %s: the existing assembly is used",
                      row.id);
-        gsd_buf_json_str(&b, msg);
-        gsd_buf_puts(&b, "}");
+        gs_buf_json_str(&b, msg);
+        gs_buf_puts(&b, "}");
         gs_model_free(mdl);
         gsd_reply_json(r, 200, &b);
         return;
@@ -305,14 +305,14 @@ void gsd_h_asm_list(gsd_req *r)
         gsd_api_store_error(r, &e);
         return;
     }
-    gsd_buf b = {0};
-    gsd_buf_puts(&b, "{\"assemblies\":[");
+    gs_buf b = {0};
+    gs_buf_puts(&b, "{\"assemblies\":[");
     for (int i = 0; i < count; i++) {
         if (i)
-            gsd_buf_puts(&b, ",");
+            gs_buf_puts(&b, ",");
         gsd_asm_row_json(&rows[i], &b);
     }
-    gsd_buf_puts(&b, "]}");
+    gs_buf_puts(&b, "]}");
     free(rows);
     gsd_reply_json(r, 200, &b);
 }
@@ -322,7 +322,7 @@ void gsd_h_asm_get(gsd_req *r)
     gsd_assembly_row row;
     if (!gsd_api_assembly(r, &row))
         return;
-    gsd_buf b = {0};
+    gs_buf b = {0};
     gsd_asm_row_json(&row, &b);
     gsd_reply_json(r, 200, &b);
 }
@@ -337,7 +337,7 @@ void gsd_h_asm_delete(gsd_req *r)
         gsd_api_store_error(r, &e);
         return;
     }
-    gsd_buf b = {0};
+    gs_buf b = {0};
     gsd_reply(r, 204, "application/json", &b);
 }
 
@@ -355,47 +355,47 @@ void gsd_h_asm_geometry(gsd_req *r)
         return;
     }
     const gs_model *mdl = a->mdl;
-    gsd_buf b = {0};
+    gs_buf b = {0};
     double lo[3] = {1e300, 1e300, 1e300}, hi[3] = {-1e300, -1e300, -1e300};
     static const char *const axis[3] = {"x", "y", "z"};
-    gsd_buf_printf(&b, "{\"id\":\"%s\",\"m\":%d,\"units\":\"mm\",\"pairs\":{", r->id, mdl->m);
+    gs_buf_printf(&b, "{\"id\":\"%s\",\"m\":%d,\"units\":\"mm\",\"pairs\":{", r->id, mdl->m);
     for (int d = 0; d < 3; d++) {
-        gsd_buf_printf(&b, "%s\"%s\":[", d ? "," : "", axis[d]);
+        gs_buf_printf(&b, "%s\"%s\":[", d ? "," : "", axis[d]);
         for (int k = 0; k < mdl->m; k++) {
             double v = mdl->nodes[mdl->pairs[k].node[0]].xyz[d];
             lo[d] = v < lo[d] ? v : lo[d];
             hi[d] = v > hi[d] ? v : hi[d];
             if (k)
-                gsd_buf_puts(&b, ",");
-            gsd_buf_json_num(&b, v);
+                gs_buf_puts(&b, ",");
+            gs_buf_json_num(&b, v);
         }
-        gsd_buf_puts(&b, "]");
+        gs_buf_puts(&b, "]");
     }
-    gsd_buf_puts(&b, ",\"fixed\":[");
+    gs_buf_puts(&b, ",\"fixed\":[");
     for (int k = 0; k < mdl->m; k++)
-        gsd_buf_printf(&b, k ? ",%d" : "%d", mdl->pairs[k].node[1] == GS_FIXED);
-    gsd_buf_puts(&b, "],\"part_i\":[");
+        gs_buf_printf(&b, k ? ",%d" : "%d", mdl->pairs[k].node[1] == GS_FIXED);
+    gs_buf_puts(&b, "],\"part_i\":[");
     for (int k = 0; k < mdl->m; k++)
-        gsd_buf_printf(&b, k ? ",%d" : "%d", mdl->nodes[mdl->pairs[k].node[0]].part);
-    gsd_buf_puts(&b, "],\"part_j\":[");
+        gs_buf_printf(&b, k ? ",%d" : "%d", mdl->nodes[mdl->pairs[k].node[0]].part);
+    gs_buf_puts(&b, "],\"part_j\":[");
     for (int k = 0; k < mdl->m; k++) {
         int nj = mdl->pairs[k].node[1];
-        gsd_buf_printf(&b, k ? ",%d" : "%d", nj == GS_FIXED ? -1 : mdl->nodes[nj].part);
+        gs_buf_printf(&b, k ? ",%d" : "%d", nj == GS_FIXED ? -1 : mdl->nodes[nj].part);
     }
-    gsd_buf_puts(&b, "]},\"fasteners\":{\"pair\":[");
+    gs_buf_puts(&b, "]},\"fasteners\":{\"pair\":[");
     for (int i = 0; i < mdl->n_fast; i++)
-        gsd_buf_printf(&b, i ? ",%d" : "%d", mdl->fast[i].pair);
-    gsd_buf_puts(&b, "],\"load\":[");
+        gs_buf_printf(&b, i ? ",%d" : "%d", mdl->fast[i].pair);
+    gs_buf_puts(&b, "],\"load\":[");
     for (int i = 0; i < mdl->n_fast; i++) {
         if (i)
-            gsd_buf_puts(&b, ",");
-        gsd_buf_json_num(&b, mdl->fast[i].load);
+            gs_buf_puts(&b, ",");
+        gs_buf_json_num(&b, mdl->fast[i].load);
     }
-    gsd_buf_puts(&b, "]},\"bbox\":{\"min\":");
-    gsd_buf_json_nums(&b, lo, mdl->m ? 3 : 0);
-    gsd_buf_puts(&b, ",\"max\":");
-    gsd_buf_json_nums(&b, hi, mdl->m ? 3 : 0);
-    gsd_buf_puts(&b, "}}");
+    gs_buf_puts(&b, "]},\"bbox\":{\"min\":");
+    gs_buf_json_nums(&b, lo, mdl->m ? 3 : 0);
+    gs_buf_puts(&b, ",\"max\":");
+    gs_buf_json_nums(&b, hi, mdl->m ? 3 : 0);
+    gs_buf_puts(&b, "}}");
     gsd_registry_release(r->app->reg, a);
     gsd_reply_json(r, 200, &b);
 }

@@ -291,9 +291,9 @@ void gsd_h_cloud_create(gsd_req *r)
     snprintf(row.status, sizeof row.status, "queued");
     row.total = k;
     row.created_at = gsd_unix_now();
-    gsd_buf ob = {0};
+    gs_buf ob = {0};
     gsd_spec_write(&spec, &ob);
-    row.options_json = gsd_buf_take(&ob, NULL);
+    row.options_json = gs_buf_take(&ob, NULL);
     int ok = row.options_json && place_gaps(r, row.id, G, k, arow.m);
     free(G);
     if (ok && gsd_store_job_insert(r->app->st, &row, &e)) {
@@ -316,7 +316,7 @@ void gsd_h_cloud_create(gsd_req *r)
         return;
     }
     atomic_fetch_add(&r->app->metrics.clouds_submitted, 1);
-    gsd_buf b = {0};
+    gs_buf b = {0};
     gsd_render_job(&row, NULL, &b);
     gsd_job_row_free(&row);
     gsd_reply_json(r, 202, &b);

@@ -52,10 +52,10 @@ static void one_gap(gsd_req *r, const gsd_job_row *row, int m, long index)
         free(g);
         return;
     }
-    gsd_buf b = {0};
-    gsd_buf_printf(&b, "{\"job_id\":\"%s\",\"index\":%ld,\"units\":\"mm\",\"g\":", row->id, index);
-    gsd_buf_json_nums(&b, g, m);
-    gsd_buf_puts(&b, "}");
+    gs_buf b = {0};
+    gs_buf_printf(&b, "{\"job_id\":\"%s\",\"index\":%ld,\"units\":\"mm\",\"g\":", row->id, index);
+    gs_buf_json_nums(&b, g, m);
+    gs_buf_puts(&b, "}");
     free(g);
     gsd_reply_json(r, 200, &b);
 }

@@ -35,7 +35,7 @@ static void reply_job(gsd_req *r, gsd_job_row *row, unsigned code)
 {
     gsd_job_progress p;
     int live = gsd_jobs_progress(r->app->jobs, row->id, &p);
-    gsd_buf b = {0};
+    gs_buf b = {0};
     gsd_render_job(row, live ? &p : NULL, &b);
     gsd_reply_json(r, code, &b);
 }
@@ -49,18 +49,18 @@ void gsd_api_reply_jobs(gsd_req *r, const char *assembly_id, const char *status)
         gsd_api_store_error(r, &e);
         return;
     }
-    gsd_buf b = {0};
-    gsd_buf_puts(&b, "{\"jobs\":[");
+    gs_buf b = {0};
+    gs_buf_puts(&b, "{\"jobs\":[");
     for (int i = 0; i < count; i++) {
         gsd_job_progress p;
         int live = gsd_jobs_progress(r->app->jobs, rows[i].id, &p);
         if (i)
-            gsd_buf_puts(&b, ",");
+            gs_buf_puts(&b, ",");
         gsd_render_job(&rows[i], live ? &p : NULL, &b);
         gsd_job_row_free(&rows[i]);
     }
     free(rows);
-    gsd_buf_puts(&b, "]}");
+    gs_buf_puts(&b, "]}");
     gsd_reply_json(r, 200, &b);
 }
 
@@ -109,7 +109,7 @@ void gsd_h_job_cancel(gsd_req *r)
 /* ---- results: paged JSON ------------------------------------------------------- */
 
 typedef struct {
-    gsd_buf *b;
+    gs_buf *b;
     unsigned ret;
     int n;
 } page_ctx;
@@ -118,7 +118,7 @@ static int page_row(const gsd_result_row *row, void *ctx)
 {
     page_ctx *pc = ctx;
     if (pc->n++)
-        gsd_buf_puts(pc->b, ",");
+        gs_buf_puts(pc->b, ",");
     gsd_render_result(row, pc->ret, NULL, 0, -1, pc->b);
     return 0;
 }
@@ -263,14 +263,14 @@ static int job_installed(const gsd_job_row *row, const gs_model *mdl, gsd_spec *
 
 /* Answer the summary document sum (JSON text, taken) as format f (1 csv,
  * 2 vtp, 3 html) on the job's model; gap: one gap's vectors for vtp. */
-static void reply_export(gsd_req *r, const gsd_job_row *row, int f, gsd_buf *sum,
+static void reply_export(gsd_req *r, const gsd_job_row *row, int f, gs_buf *sum,
                          const gsd_export_gap *gap)
 {
     static const char *const types[4] = {"", "text/csv; charset=utf-8", "application/xml",
                                          "text/html; charset=utf-8"};
     gs_error e = {0};
     cJSON *doc = cJSON_ParseWithLength(sum->p, sum->len);
-    gsd_buf_free(sum);
+    gs_buf_free(sum);
     gsd_asm *a = gsd_registry_acquire(r->app->reg, row->assembly_id);
     if (!doc || !a || gsd_asm_model(r->app, a, &e)) {
         cJSON_Delete(doc);
@@ -278,7 +278,7 @@ static void reply_export(gsd_req *r, const gsd_job_row *row, int f, gsd_buf *sum
         gsd_reply_error(r, 500, "io_error", "", "cannot read the model of %s", row->assembly_id);
         return;
     }
-    gsd_buf b = {0};
+    gs_buf b = {0};
     if (f == 1) {
         gsd_export_csv(a->mdl, doc, &b);
     } else if (f == 2) {
@@ -356,10 +356,10 @@ static void reply_gap_vtp(gsd_req *r, const gsd_job_row *row, int m)
                         row->id);
         return;
     }
-    gsd_buf sum = {0};
+    gs_buf sum = {0};
     if (gsd_summary(r->app->st, row, m, &o, &sum, &e)) {
         free(v);
-        gsd_buf_free(&sum);
+        gs_buf_free(&sum);
         gsd_reply_gs_error(r, &e);
         return;
     }
@@ -402,24 +402,24 @@ void gsd_h_job_results(gsd_req *r)
         gsd_job_row_free(&row);
         return;
     }
-    gsd_buf b = {0};
-    gsd_buf_printf(&b, "{\"job_id\":\"%s\",\"total\":%d,\"offset\":%ld,\"limit\":%ld,\"results\":[",
+    gs_buf b = {0};
+    gs_buf_printf(&b, "{\"job_id\":\"%s\",\"total\":%d,\"offset\":%ld,\"limit\":%ld,\"results\":[",
                    row.id, row.total, offset, limit);
     page_ctx pc = {.b = &b, .ret = ret};
     /* vectors are always read: max_residual and contact need them */
     if (gsd_store_job_results(r->app->st, row.id, (int)offset, (int)limit, 1, page_row, &pc,
                               &e)) {
-        gsd_buf_free(&b);
+        gs_buf_free(&b);
         gsd_job_row_free(&row);
         gsd_api_store_error(r, &e);
         return;
     }
-    gsd_buf_puts(&b, "],\"next_offset\":");
+    gs_buf_puts(&b, "],\"next_offset\":");
     if (offset + limit < row.total)
-        gsd_buf_printf(&b, "%ld", offset + limit);
+        gs_buf_printf(&b, "%ld", offset + limit);
     else
-        gsd_buf_puts(&b, "null");
-    gsd_buf_puts(&b, "}");
+        gs_buf_puts(&b, "null");
+    gs_buf_puts(&b, "}");
     gsd_job_row_free(&row);
     gsd_reply_json(r, 200, &b);
 }
@@ -460,9 +460,9 @@ void gsd_h_job_summary(gsd_req *r)
         gsd_reply_error(r, 400, "invalid", "format", "format is json, csv, vtp or html");
         return;
     }
-    gsd_buf b = {0};
+    gs_buf b = {0};
     if (gsd_summary(r->app->st, &row, arow.m, &o, &b, &e)) {
-        gsd_buf_free(&b);
+        gs_buf_free(&b);
         gsd_reply_gs_error(r, &e);
     } else if (f == 0) {
         gsd_reply_json(r, 200, &b);

@@ -16,8 +16,8 @@
 void gsd_h_healthz(gsd_req *r)
 {
     gsd_app *app = r->app;
-    gsd_buf b = {0};
-    gsd_buf_printf(&b,
+    gs_buf b = {0};
+    gs_buf_printf(&b,
                    "{\"status\":\"ok\",\"version\":\"%s\",\"uptime_s\":%.3f,\"workers\":%d,"
                    "\"queue_depth\":%d,\"jobs_active\":%d,\"assemblies_loaded\":%d}",
                    GAPSIM_VERSION, gsd_unix_now() - app->started, app->o.workers,
@@ -29,7 +29,7 @@ void gsd_h_healthz(gsd_req *r)
 void gsd_h_metrics(gsd_req *r)
 {
     gsd_app *app = r->app;
-    gsd_buf b = {0};
+    gs_buf b = {0};
     gsd_metrics_render(&app->metrics, &b, gsd_pool_depth(app->pool), gsd_jobs_active(app->jobs),
                        gsd_registry_loaded(app->reg), gsd_unix_now() - app->started);
     gsd_reply(r, 200, "text/plain; version=0.0.4", &b);

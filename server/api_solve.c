@@ -76,7 +76,7 @@ static int parse_g(gsd_req *r, const cJSON *obj, int m, double *g)
 static void reply_result(gsd_req *r, const gsd_result_row *row, unsigned ret, const double *x,
                          int n, int cached)
 {
-    gsd_buf b = {0};
+    gs_buf b = {0};
     gsd_render_result(row, ret, x, n, cached, &b);
     gsd_reply_json(r, 200, &b);
 }

@@ -35,53 +35,53 @@ static void factor_path(const gsd_app *app, const char *id, char *out, size_t ca
     snprintf(out, cap, "%.*s/factors.bin", (int)(cap > 13 ? cap - 13 : 0), dir);
 }
 
-void gsd_asm_row_json(const gsd_assembly_row *row, gsd_buf *b)
+void gsd_asm_row_json(const gsd_assembly_row *row, gs_buf *b)
 {
-    gsd_buf_puts(b, "{\"id\":");
-    gsd_buf_json_str(b, row->id);
-    gsd_buf_puts(b, ",\"name\":");
-    gsd_buf_json_str(b, row->name);
-    gsd_buf_puts(b, ",\"joint\":");
-    gsd_buf_json_str(b, row->joint);
-    gsd_buf_puts(b, ",\"status\":");
-    gsd_buf_json_str(b, row->status);
-    gsd_buf_printf(b, ",\"n\":%d,\"m\":%d,\"n_parts\":%d,\"n_nodes\":%d,\"n_fasteners\":%d",
+    gs_buf_puts(b, "{\"id\":");
+    gs_buf_json_str(b, row->id);
+    gs_buf_puts(b, ",\"name\":");
+    gs_buf_json_str(b, row->name);
+    gs_buf_puts(b, ",\"joint\":");
+    gs_buf_json_str(b, row->joint);
+    gs_buf_puts(b, ",\"status\":");
+    gs_buf_json_str(b, row->status);
+    gs_buf_printf(b, ",\"n\":%d,\"m\":%d,\"n_parts\":%d,\"n_nodes\":%d,\"n_fasteners\":%d",
                    row->n, row->m, row->n_parts, row->n_nodes, row->n_fast);
-    gsd_buf_puts(b, ",\"content_hash\":");
-    gsd_buf_json_str(b, row->content_hash);
-    gsd_buf_printf(b, ",\"created_at\":%.3f,\"ready_at\":", row->created_at);
+    gs_buf_puts(b, ",\"content_hash\":");
+    gs_buf_json_str(b, row->content_hash);
+    gs_buf_printf(b, ",\"created_at\":%.3f,\"ready_at\":", row->created_at);
     if (row->ready_at > 0)
-        gsd_buf_printf(b, "%.3f", row->ready_at);
+        gs_buf_printf(b, "%.3f", row->ready_at);
     else
-        gsd_buf_puts(b, "null");
+        gs_buf_puts(b, "null");
     if (!strcmp(row->status, "ready")) {
         const gs_precomp_times *t = &row->t;
-        gsd_buf_printf(b,
+        gs_buf_printf(b,
                        ",\"precompute\":{\"times_s\":{\"factor_K\":%.6f,\"build_Q\":%.6f,"
                        "\"loads\":%.6f,\"factor_Q\":%.6f,\"cond\":%.6f,\"total\":%.6f},"
                        "\"cond_K\":",
                        t->factor_K, t->build_Q, t->loads, t->factor_Q, t->cond, t->total);
-        gsd_buf_json_num(b, row->cond_K);
-        gsd_buf_puts(b, ",\"cond_Q\":");
-        gsd_buf_json_num(b, row->cond_Q);
-        gsd_buf_puts(b, "}");
+        gs_buf_json_num(b, row->cond_K);
+        gs_buf_puts(b, ",\"cond_Q\":");
+        gs_buf_json_num(b, row->cond_Q);
+        gs_buf_puts(b, "}");
     }
     if (!strcmp(row->status, "failed")) {
-        gsd_buf_puts(b, ",\"error\":{\"code\":");
-        gsd_buf_json_str(b, row->err_code);
-        gsd_buf_puts(b, ",\"message\":");
-        gsd_buf_json_str(b, row->err_msg);
-        gsd_buf_puts(b, ",\"field\":");
-        gsd_buf_json_str(b, row->err_field);
-        gsd_buf_puts(b, "}");
+        gs_buf_puts(b, ",\"error\":{\"code\":");
+        gs_buf_json_str(b, row->err_code);
+        gs_buf_puts(b, ",\"message\":");
+        gs_buf_json_str(b, row->err_msg);
+        gs_buf_puts(b, ",\"field\":");
+        gs_buf_json_str(b, row->err_field);
+        gs_buf_puts(b, "}");
     }
-    gsd_buf_puts(b, ",\"links\":{\"self\":\"/v1/assemblies/");
-    gsd_buf_puts(b, row->id);
-    gsd_buf_puts(b, "\",\"solve\":\"/v1/assemblies/");
-    gsd_buf_puts(b, row->id);
-    gsd_buf_puts(b, "/solve\",\"clouds\":\"/v1/assemblies/");
-    gsd_buf_puts(b, row->id);
-    gsd_buf_puts(b, "/clouds\"}}");
+    gs_buf_puts(b, ",\"links\":{\"self\":\"/v1/assemblies/");
+    gs_buf_puts(b, row->id);
+    gs_buf_puts(b, "\",\"solve\":\"/v1/assemblies/");
+    gs_buf_puts(b, row->id);
+    gs_buf_puts(b, "/solve\",\"clouds\":\"/v1/assemblies/");
+    gs_buf_puts(b, row->id);
+    gs_buf_puts(b, "/clouds\"}}");
 }
 
 /* ---- precomputation task ----------------------------------------------------- */
@@ -97,17 +97,17 @@ static void answer_waiter(gsd_req *r, const gsd_assembly_row *row)
 {
     if (!r)
         return;
-    gsd_buf b = {0};
+    gs_buf b = {0};
     if (!strcmp(row->status, "failed")) {
-        gsd_buf_puts(&b, "{\"error\":{\"code\":");
-        gsd_buf_json_str(&b, row->err_code);
-        gsd_buf_puts(&b, ",\"message\":");
-        gsd_buf_json_str(&b, row->err_msg);
-        gsd_buf_puts(&b, ",\"field\":");
-        gsd_buf_json_str(&b, row->err_field);
-        gsd_buf_puts(&b, "},\"assembly\":");
+        gs_buf_puts(&b, "{\"error\":{\"code\":");
+        gs_buf_json_str(&b, row->err_code);
+        gs_buf_puts(&b, ",\"message\":");
+        gs_buf_json_str(&b, row->err_msg);
+        gs_buf_puts(&b, ",\"field\":");
+        gs_buf_json_str(&b, row->err_field);
+        gs_buf_puts(&b, "},\"assembly\":");
         gsd_asm_row_json(row, &b);
-        gsd_buf_puts(&b, "}");
+        gs_buf_puts(&b, "}");
         gsd_reply_json(r, 422, &b);
     } else {
         gsd_asm_row_json(row, &b);

@@ -34,7 +34,7 @@ gs_err gsd_asm_resume(gsd_app *app, gs_error *err);
 /* Cancel its jobs, forget it, delete rows and files. */
 gs_err gsd_asm_delete(gsd_app *app, const char *id, gs_error *err);
 /* JSON object of an assembly row. */
-void gsd_asm_row_json(const gsd_assembly_row *row, gsd_buf *b);
+void gsd_asm_row_json(const gsd_assembly_row *row, gs_buf *b);
 /* Model limits of this daemon's options. */
 void gsd_asm_limits(const gsd_app *app, gs_model_limits *lim);
 

@@ -17,7 +17,7 @@ void gsd_exec_key(const gsd_asm *a, const gsd_exec_in *in, char key[40])
     snprintf(key, 40, "%s", k);
 }
 
-static gs_err warm_from(const gsd_result_row *r, int m, gs_warm *wm, int **act, gs_error *err)
+gs_err gsd_exec_warm(const gsd_result_row *r, int m, gs_warm *wm, int **act, gs_error *err)
 {
     *act = NULL;
     if (!r || !r->lam || r->m != m)
@@ -55,7 +55,7 @@ gs_err gsd_exec_solve(gsd_worker *w, gsd_asm *a, const gsd_exec_in *in, gsd_resu
     gs_solve_opts o = *in->opts;
     gs_warm wm = {0};
     int *act = NULL;
-    gs_err rc = warm_from(in->warm, m, &wm, &act, err);
+    gs_err rc = gsd_exec_warm(in->warm, m, &wm, &act, err);
     if (rc) {
         gsd_result_row_free(out);
         return rc;
@@ -70,24 +70,29 @@ gs_err gsd_exec_solve(gsd_worker *w, gsd_asm *a, const gsd_exec_in *in, gsd_resu
         gsd_result_row_free(out);
         return rc;
     }
-    snprintf(out->status, sizeof out->status, "%s", gs_status_name(info.status));
-    snprintf(out->method, sizeof out->method, "%s", gs_method_name(info.method));
-    snprintf(out->form, sizeof out->form, "%s", gs_form_name(info.form));
-    out->auto_chosen = info.auto_chosen;
-    out->warm_used = info.warm_used;
-    out->n_act = info.n_act;
-    out->iterations = info.iterations;
-    out->cg_iterations = info.cg_iterations;
-    out->time = info.time;
-    out->kkt[0] = info.kkt.primal_infeas;
-    out->kkt[1] = info.kkt.dual_infeas;
-    out->kkt[2] = info.kkt.complementarity;
-    out->kkt[3] = info.kkt.stationarity;
-    out->kkt[4] = info.kkt.gap;
-    out->kkt[5] = info.kkt.obj_primal;
-    out->kkt_pass = gs_kkt_pass(&info.kkt, o.tol);
-    gsd_metrics_solve(&w->app->metrics, info.method, info.status, info.time);
+    gsd_exec_row(w, &info, o.tol, out);
     return GS_OK;
+}
+
+void gsd_exec_row(gsd_worker *w, const gs_solve_info *info, double tol, gsd_result_row *out)
+{
+    snprintf(out->status, sizeof out->status, "%s", gs_status_name(info->status));
+    snprintf(out->method, sizeof out->method, "%s", gs_method_name(info->method));
+    snprintf(out->form, sizeof out->form, "%s", gs_form_name(info->form));
+    out->auto_chosen = info->auto_chosen;
+    out->warm_used = info->warm_used;
+    out->n_act = info->n_act;
+    out->iterations = info->iterations;
+    out->cg_iterations = info->cg_iterations;
+    out->time = info->time;
+    out->kkt[0] = info->kkt.primal_infeas;
+    out->kkt[1] = info->kkt.dual_infeas;
+    out->kkt[2] = info->kkt.complementarity;
+    out->kkt[3] = info->kkt.stationarity;
+    out->kkt[4] = info->kkt.gap;
+    out->kkt[5] = info->kkt.obj_primal;
+    out->kkt_pass = gs_kkt_pass(&info->kkt, tol);
+    gsd_metrics_solve(&w->app->metrics, info->method, info->status, info->time);
 }
 
 gs_err gsd_exec_copy(const gsd_result_row *src, gsd_result_row *dst, gs_error *err)

@@ -28,6 +28,12 @@ gs_err gsd_exec_solve(gsd_worker *w, gsd_asm *a, const gsd_exec_in *in, gsd_resu
                       gs_error *err);
 /* Cache key of a solve (see core/hash.h gs_solve_key). */
 void gsd_exec_key(const gsd_asm *a, const gsd_exec_in *in, char key[40]);
+/* Fill the outcome fields of out from a solve's info (status, solver,
+ * counts, time, KKT and its pass at tol) and count the solve in the metrics. */
+void gsd_exec_row(gsd_worker *w, const gs_solve_info *info, double tol, gsd_result_row *out);
+/* The warm start of a stored result (its contact set and multipliers; *act
+ * is malloc'ed, free it after the solve). Leaves wm empty if r has no lam. */
+gs_err gsd_exec_warm(const gsd_result_row *r, int m, gs_warm *wm, int **act, gs_error *err);
 /* Copy a stored result as a new row (new id, w and lam duplicated). */
 gs_err gsd_exec_copy(const gsd_result_row *src, gsd_result_row *dst, gs_error *err);
 

@@ -4,7 +4,7 @@
  * Reads the per-pair arrays of the summary document ("pairs": mean, std,
  * p95, max, share_above, lambda_mean) and its distributions; never
  * recomputes a statistic. Numbers are written with 17 significant digits
- * (gsd_buf_json_num). Cost O(m + bins) per document.
+ * (gs_buf_json_num). Cost O(m + bins) per document.
  */
 #include "export.h"
 
@@ -48,7 +48,7 @@ static const char *const STATS[6] = {"mean", "std", "p95", "max", "share_above",
 static const char *const STAT_HEAD[6] = {"w_mean_mm", "w_std_mm", "w_p95_mm", "w_max_mm",
                                          "share_above", "lambda_mean_N"};
 
-void gsd_export_csv(const gs_model *mdl, const cJSON *sum, gsd_buf *b)
+void gsd_export_csv(const gs_model *mdl, const cJSON *sum, gs_buf *b)
 {
     int m = mdl->m;
     const cJSON *cur[6];
@@ -56,63 +56,63 @@ void gsd_export_csv(const gs_model *mdl, const cJSON *sum, gsd_buf *b)
         const cJSON *a = pair_array(sum, STATS[s], m);
         cur[s] = a ? a->child : NULL;
     }
-    gsd_buf_puts(b, "pair,x_mm,y_mm,z_mm,interface");
+    gs_buf_puts(b, "pair,x_mm,y_mm,z_mm,interface");
     for (int s = 0; s < 6; s++)
-        gsd_buf_printf(b, ",%s", STAT_HEAD[s]);
-    gsd_buf_puts(b, "\n");
+        gs_buf_printf(b, ",%s", STAT_HEAD[s]);
+    gs_buf_puts(b, "\n");
     for (int k = 0; k < m; k++) { /* O(m): one pass, arrays walked in step */
         const double *xyz = mdl->nodes[mdl->pairs[k].node[0]].xyz;
         char name[160];
         gsd_export_iface_name(mdl, k, name, sizeof name);
-        gsd_buf_printf(b, "%d", k);
+        gs_buf_printf(b, "%d", k);
         for (int d = 0; d < 3; d++) {
-            gsd_buf_puts(b, ",");
-            gsd_buf_json_num(b, xyz[d]);
+            gs_buf_puts(b, ",");
+            gs_buf_json_num(b, xyz[d]);
         }
-        gsd_buf_printf(b, ",%s", name); /* part names: letters, digits, _ - (model_json) */
+        gs_buf_printf(b, ",%s", name); /* part names: letters, digits, _ - (model_json) */
         for (int s = 0; s < 6; s++) {
-            gsd_buf_puts(b, ",");
+            gs_buf_puts(b, ",");
             if (cur[s]) {
                 if (cJSON_IsNumber(cur[s]))
-                    gsd_buf_json_num(b, cur[s]->valuedouble);
+                    gs_buf_json_num(b, cur[s]->valuedouble);
                 cur[s] = cur[s]->next;
             }
         }
-        gsd_buf_puts(b, "\n");
+        gs_buf_puts(b, "\n");
     }
 }
 
 /* One <DataArray> of m doubles (or ints when iv is given). */
-static void vtk_array(gsd_buf *b, const char *name, const double *v, const cJSON *jv,
+static void vtk_array(gs_buf *b, const char *name, const double *v, const cJSON *jv,
                       const int *iv, int m)
 {
-    gsd_buf_printf(b, "        <DataArray type=\"%s\" Name=\"%s\" format=\"ascii\">\n          ",
+    gs_buf_printf(b, "        <DataArray type=\"%s\" Name=\"%s\" format=\"ascii\">\n          ",
                    iv ? "Int32" : "Float64", name);
     for (int k = 0; k < m; k++) {
         if (k)
-            gsd_buf_puts(b, k % 8 ? " " : "\n          ");
+            gs_buf_puts(b, k % 8 ? " " : "\n          ");
         if (iv)
-            gsd_buf_printf(b, "%d", iv[k]);
+            gs_buf_printf(b, "%d", iv[k]);
         else if (v)
-            gsd_buf_json_num(b, v[k]);
+            gs_buf_json_num(b, v[k]);
         else {
-            gsd_buf_json_num(b, cJSON_IsNumber(jv) ? jv->valuedouble : NAN);
+            gs_buf_json_num(b, cJSON_IsNumber(jv) ? jv->valuedouble : NAN);
             jv = jv ? jv->next : NULL;
         }
     }
-    gsd_buf_puts(b, "\n        </DataArray>\n");
+    gs_buf_puts(b, "\n        </DataArray>\n");
 }
 
 void gsd_export_vtp(const gs_model *mdl, const cJSON *sum, const gsd_export_gap *gap,
-                    gsd_buf *b)
+                    gs_buf *b)
 {
     int m = mdl->m;
-    gsd_buf_printf(b, "<?xml version=\"1.0\"?>\n"
+    gs_buf_printf(b, "<?xml version=\"1.0\"?>\n"
                       "<!-- gapsim: job %s, %d contact pairs (points at each pair's first node, mm)",
                    cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(sum, "job_id")), m);
     if (gap)
-        gsd_buf_printf(b, "; gap %d", gap->index);
-    gsd_buf_printf(b, " -->\n<VTKFile type=\"PolyData\" version=\"1.0\" byte_order=\"LittleEndian\" "
+        gs_buf_printf(b, "; gap %d", gap->index);
+    gs_buf_printf(b, " -->\n<VTKFile type=\"PolyData\" version=\"1.0\" byte_order=\"LittleEndian\" "
                       "header_type=\"UInt64\">\n  <PolyData>\n    <Piece NumberOfPoints=\"%d\" "
                       "NumberOfVerts=\"%d\" NumberOfLines=\"0\" NumberOfStrips=\"0\" "
                       "NumberOfPolys=\"0\">\n      <PointData Scalars=\"%s\">\n",
@@ -135,38 +135,38 @@ void gsd_export_vtp(const gs_model *mdl, const cJSON *sum, const gsd_export_gap 
         }
     }
     /* interface index: pairs numbered by (part i, part j or fixed) */
-    gsd_buf_printf(b, "        <DataArray type=\"Int32\" Name=\"part_i\" format=\"ascii\">\n          ");
+    gs_buf_printf(b, "        <DataArray type=\"Int32\" Name=\"part_i\" format=\"ascii\">\n          ");
     for (int k = 0; k < m; k++)
-        gsd_buf_printf(b, k ? (k % 16 ? " %d" : "\n          %d") : "%d",
+        gs_buf_printf(b, k ? (k % 16 ? " %d" : "\n          %d") : "%d",
                        mdl->nodes[mdl->pairs[k].node[0]].part);
-    gsd_buf_puts(b, "\n        </DataArray>\n");
-    gsd_buf_printf(b, "        <DataArray type=\"Int32\" Name=\"part_j\" format=\"ascii\">\n          ");
+    gs_buf_puts(b, "\n        </DataArray>\n");
+    gs_buf_printf(b, "        <DataArray type=\"Int32\" Name=\"part_j\" format=\"ascii\">\n          ");
     for (int k = 0; k < m; k++) {
         int nj = mdl->pairs[k].node[1];
-        gsd_buf_printf(b, k ? (k % 16 ? " %d" : "\n          %d") : "%d",
+        gs_buf_printf(b, k ? (k % 16 ? " %d" : "\n          %d") : "%d",
                        nj == GS_FIXED ? -1 : mdl->nodes[nj].part);
     }
-    gsd_buf_puts(b, "\n        </DataArray>\n      </PointData>\n      <Points>\n"
+    gs_buf_puts(b, "\n        </DataArray>\n      </PointData>\n      <Points>\n"
                     "        <DataArray type=\"Float64\" NumberOfComponents=\"3\" format=\"ascii\">\n");
     for (int k = 0; k < m; k++) {
         const double *xyz = mdl->nodes[mdl->pairs[k].node[0]].xyz;
-        gsd_buf_puts(b, "          ");
+        gs_buf_puts(b, "          ");
         for (int d = 0; d < 3; d++) {
             if (d)
-                gsd_buf_puts(b, " ");
-            gsd_buf_json_num(b, xyz[d]);
+                gs_buf_puts(b, " ");
+            gs_buf_json_num(b, xyz[d]);
         }
-        gsd_buf_puts(b, "\n");
+        gs_buf_puts(b, "\n");
     }
-    gsd_buf_puts(b, "        </DataArray>\n      </Points>\n      <Verts>\n"
+    gs_buf_puts(b, "        </DataArray>\n      </Points>\n      <Verts>\n"
                     "        <DataArray type=\"Int64\" Name=\"connectivity\" format=\"ascii\">\n          ");
     for (int k = 0; k < m; k++)
-        gsd_buf_printf(b, k ? (k % 16 ? " %d" : "\n          %d") : "%d", k);
-    gsd_buf_puts(b, "\n        </DataArray>\n"
+        gs_buf_printf(b, k ? (k % 16 ? " %d" : "\n          %d") : "%d", k);
+    gs_buf_puts(b, "\n        </DataArray>\n"
                     "        <DataArray type=\"Int64\" Name=\"offsets\" format=\"ascii\">\n          ");
     for (int k = 0; k < m; k++)
-        gsd_buf_printf(b, k ? (k % 16 ? " %d" : "\n          %d") : "%d", k + 1);
-    gsd_buf_puts(b, "\n        </DataArray>\n      </Verts>\n    </Piece>\n  </PolyData>\n"
+        gs_buf_printf(b, k ? (k % 16 ? " %d" : "\n          %d") : "%d", k + 1);
+    gs_buf_puts(b, "\n        </DataArray>\n      </Verts>\n    </Piece>\n  </PolyData>\n"
                     "</VTKFile>\n");
 }
 
@@ -188,24 +188,24 @@ static void viridis(double t, char out[8])
     snprintf(out, 8, "#%02x%02x%02x", rgb[0], rgb[1], rgb[2]);
 }
 
-static void html_text(gsd_buf *b, const char *s)
+static void html_text(gs_buf *b, const char *s)
 {
     for (; s && *s; s++) {
         if (*s == '<')
-            gsd_buf_puts(b, "&lt;");
+            gs_buf_puts(b, "&lt;");
         else if (*s == '>')
-            gsd_buf_puts(b, "&gt;");
+            gs_buf_puts(b, "&gt;");
         else if (*s == '&')
-            gsd_buf_puts(b, "&amp;");
+            gs_buf_puts(b, "&amp;");
         else if (*s == '"')
-            gsd_buf_puts(b, "&quot;");
+            gs_buf_puts(b, "&quot;");
         else
-            gsd_buf_add(b, s, 1);
+            gs_buf_add(b, s, 1);
     }
 }
 
 /* A histogram {edges, counts} as an SVG bar chart (log counts if logy). */
-static void svg_hist(gsd_buf *b, const cJSON *h, const char *title, const char *unit, int logy)
+static void svg_hist(gs_buf *b, const cJSON *h, const char *title, const char *unit, int logy)
 {
     const cJSON *edges = cJSON_GetObjectItemCaseSensitive(h, "edges");
     const cJSON *counts = cJSON_GetObjectItemCaseSensitive(h, "counts");
@@ -217,37 +217,37 @@ static void svg_hist(gsd_buf *b, const cJSON *h, const char *title, const char *
     const cJSON *c;
     cJSON_ArrayForEach(c, counts) cmax = fmax(cmax, c->valuedouble);
     double top = logy ? log10(fmax(cmax, 1) + 1) : fmax(cmax, 1);
-    gsd_buf_printf(b, "<figure><svg class=\"hist\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%g\" "
+    gs_buf_printf(b, "<figure><svg class=\"hist\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%g\" "
                       "height=\"%g\" viewBox=\"0 0 %g %g\"><text x=\"%g\" y=\"14\" class=\"t\">",
                    W, H, W, H, L);
     html_text(b, title);
-    gsd_buf_puts(b, "</text>");
+    gs_buf_puts(b, "</text>");
     double bw = (W - L - 8) / n;
     int i = 0;
     cJSON_ArrayForEach(c, counts)
     {
         double v = logy ? log10(c->valuedouble + 1) : c->valuedouble;
         double bh = (H - B - T) * v / top;
-        gsd_buf_printf(b, "<rect class=\"bar\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
+        gs_buf_printf(b, "<rect class=\"bar\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
                           "data-count=\"%.0f\"/>",
                        L + i * bw + 0.5, H - B - bh, fmax(bw - 1, 0.5), bh, c->valuedouble);
         i++;
     }
-    gsd_buf_printf(b, "<line x1=\"%g\" x2=\"%g\" y1=\"%g\" y2=\"%g\" class=\"ax\"/>", L, W - 8, H - B,
+    gs_buf_printf(b, "<line x1=\"%g\" x2=\"%g\" y1=\"%g\" y2=\"%g\" class=\"ax\"/>", L, W - 8, H - B,
                    H - B);
-    gsd_buf_printf(b, "<text x=\"%g\" y=\"%g\" class=\"l\">%.4g</text>", L, H - B + 14,
+    gs_buf_printf(b, "<text x=\"%g\" y=\"%g\" class=\"l\">%.4g</text>", L, H - B + 14,
                    num_at(edges, 0));
-    gsd_buf_printf(b, "<text x=\"%g\" y=\"%g\" class=\"l\" text-anchor=\"end\">%.4g %s</text>", W - 8,
+    gs_buf_printf(b, "<text x=\"%g\" y=\"%g\" class=\"l\" text-anchor=\"end\">%.4g %s</text>", W - 8,
                    H - B + 14, num_at(edges, n), unit);
-    gsd_buf_printf(b, "<text x=\"%g\" y=\"%g\" class=\"l\" text-anchor=\"end\">%.0f</text>", L - 4,
+    gs_buf_printf(b, "<text x=\"%g\" y=\"%g\" class=\"l\" text-anchor=\"end\">%.0f</text>", L - 4,
                    T + 10, cmax);
-    gsd_buf_printf(b, "<text x=\"%g\" y=\"%g\" class=\"l\" text-anchor=\"end\">%s</text>", L - 4,
+    gs_buf_printf(b, "<text x=\"%g\" y=\"%g\" class=\"l\" text-anchor=\"end\">%s</text>", L - 4,
                    H - B, logy ? "0 (log)" : "0");
-    gsd_buf_puts(b, "</svg></figure>\n");
+    gs_buf_puts(b, "</svg></figure>\n");
 }
 
 /* One map per interface: pairs colored by share_above, installed fasteners ringed. */
-static void svg_maps(gsd_buf *b, const gs_model *mdl, const cJSON *sum, const unsigned char *inst)
+static void svg_maps(gs_buf *b, const gs_model *mdl, const cJSON *sum, const unsigned char *inst)
 {
     int m = mdl->m;
     const cJSON *share = pair_array(sum, "share_above", m);
@@ -279,9 +279,9 @@ static void svg_maps(gsd_buf *b, const gs_model *mdl, const cJSON *sum, const un
             snprintf(names[ni++], sizeof names[0], "%s", nm);
     }
     for (int j = 0; j < ni; j++) {
-        gsd_buf_printf(b, "<figure><figcaption>interface ");
+        gs_buf_printf(b, "<figure><figcaption>interface ");
         html_text(b, names[j]);
-        gsd_buf_printf(b, ": share of gaps above the threshold per pair (0 dark purple, 1 yellow); "
+        gs_buf_printf(b, ": share of gaps above the threshold per pair (0 dark purple, 1 yellow); "
                           "red rings: installed fasteners</figcaption><svg class=\"map\" "
                           "xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\">",
                        (hi[0] - lo[0]) * sx + 20, ph + 20);
@@ -293,7 +293,7 @@ static void svg_maps(gsd_buf *b, const gs_model *mdl, const cJSON *sum, const un
                 continue;
             const double *xyz = mdl->nodes[mdl->pairs[k].node[0]].xyz;
             viridis(cJSON_IsNumber(v) ? v->valuedouble : 0, col);
-            gsd_buf_printf(b, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2.2\" fill=\"%s\"/>",
+            gs_buf_printf(b, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2.2\" fill=\"%s\"/>",
                            10 + (xyz[0] - lo[0]) * sx, 10 + ph - (xyz[1] - lo[1]) * sx, col);
         }
         for (int i = 0; inst && i < mdl->n_fast; i++) {
@@ -303,45 +303,45 @@ static void svg_maps(gsd_buf *b, const gs_model *mdl, const cJSON *sum, const un
             if (!inst[i] || strcmp(nm, names[j]))
                 continue;
             const double *xyz = mdl->nodes[mdl->pairs[k].node[0]].xyz;
-            gsd_buf_printf(b, "<circle class=\"fast\" cx=\"%.1f\" cy=\"%.1f\" r=\"4.5\" data-i=\"%d\"/>",
+            gs_buf_printf(b, "<circle class=\"fast\" cx=\"%.1f\" cy=\"%.1f\" r=\"4.5\" data-i=\"%d\"/>",
                            10 + (xyz[0] - lo[0]) * sx, 10 + ph - (xyz[1] - lo[1]) * sx, i);
         }
-        gsd_buf_puts(b, "</svg></figure>\n");
+        gs_buf_puts(b, "</svg></figure>\n");
     }
 }
 
-static void row_num(gsd_buf *b, const char *label, double v, const char *unit)
+static void row_num(gs_buf *b, const char *label, double v, const char *unit)
 {
-    gsd_buf_puts(b, "<tr><th>");
+    gs_buf_puts(b, "<tr><th>");
     html_text(b, label);
-    gsd_buf_printf(b, "</th><td>%.6g %s</td></tr>\n", v, unit);
+    gs_buf_printf(b, "</th><td>%.6g %s</td></tr>\n", v, unit);
 }
 
 void gsd_export_html(const gs_model *mdl, const cJSON *sum, const gsd_job_row *job,
-                     const int *installed, int n_installed, gsd_buf *b)
+                     const int *installed, int n_installed, gs_buf *b)
 {
     unsigned char *inst = NULL;
     if (mdl->n_fast > 0 && (inst = calloc((size_t)mdl->n_fast, 1)))
         for (int i = 0; i < n_installed; i++)
             if (installed[i] >= 0 && installed[i] < mdl->n_fast)
                 inst[installed[i]] = 1;
-    gsd_buf_puts(b, "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"/><title>gapsim "
+    gs_buf_puts(b, "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"/><title>gapsim "
                     "report ");
     html_text(b, job->id);
-    gsd_buf_puts(b, "</title><style>body{font:14px sans-serif;margin:24px;max-width:1000px}"
+    gs_buf_puts(b, "</title><style>body{font:14px sans-serif;margin:24px;max-width:1000px}"
                     "table{border-collapse:collapse}th{white-space:nowrap}th,td{padding:2px 10px;text-align:left;"
                     "border-bottom:1px solid #ddd}figure{margin:8px 0;display:inline-block}"
                     ".bar{fill:#3b528b}.ax{stroke:#333}.t{font-size:12px;font-weight:bold}"
                     ".l{font-size:10px}.fast{fill:none;stroke:#e4002b;stroke-width:1.6}"
                     "</style></head><body>\n<h1>gapsim cloud report</h1>\n<p>job <code>");
     html_text(b, job->id);
-    gsd_buf_puts(b, "</code> on assembly <code>");
+    gs_buf_puts(b, "</code> on assembly <code>");
     html_text(b, job->assembly_id);
-    gsd_buf_puts(b, "</code> (");
+    gs_buf_puts(b, "</code> (");
     html_text(b, mdl->name);
-    gsd_buf_printf(b, "; %d contact pairs, %d fastener candidates), status ", mdl->m, mdl->n_fast);
+    gs_buf_printf(b, "; %d contact pairs, %d fastener candidates), status ", mdl->m, mdl->n_fast);
     html_text(b, job->status);
-    gsd_buf_puts(b, ".</p>\n<table id=\"summary\">\n");
+    gs_buf_puts(b, ".</p>\n<table id=\"summary\">\n");
     double thr = num(sum, "threshold", NULL);
     row_num(b, "gaps summarized", num(sum, "count", NULL), "");
     row_num(b, "threshold", thr, "mm");
@@ -359,13 +359,13 @@ void gsd_export_html(const gs_model *mdl, const cJSON *sum, const gsd_job_row *j
     row_num(b, "solve time per gap, median", num(sum, "time_ms", "median"), "ms");
     row_num(b, "solve time per gap, p95", num(sum, "time_ms", "p95"), "ms");
     row_num(b, "failures (not optimal)", num(sum, "failures", NULL), "");
-    gsd_buf_printf(b, "<tr><th>fastener pattern</th><td id=\"pattern\">%d of %d installed: ",
+    gs_buf_printf(b, "<tr><th>fastener pattern</th><td id=\"pattern\">%d of %d installed: ",
                    n_installed, mdl->n_fast);
     for (int i = 0; i < n_installed; i++)
-        gsd_buf_printf(b, i ? ", %d" : "%d", installed[i]);
-    gsd_buf_puts(b, "</td></tr>\n</table>\n<h2>Where gaps stay open</h2>\n");
+        gs_buf_printf(b, i ? ", %d" : "%d", installed[i]);
+    gs_buf_puts(b, "</td></tr>\n</table>\n<h2>Where gaps stay open</h2>\n");
     svg_maps(b, mdl, sum, inst);
-    gsd_buf_puts(b, "<h2>Distributions</h2>\n");
+    gs_buf_puts(b, "<h2>Distributions</h2>\n");
     svg_hist(b, cJSON_GetObjectItemCaseSensitive(sum, "residual_histogram"),
              "residual gaps, all pairs (count, log)", "mm", 1);
     svg_hist(b, cJSON_GetObjectItemCaseSensitive(
@@ -377,6 +377,6 @@ void gsd_export_html(const gs_model *mdl, const cJSON *sum, const gsd_job_row *j
     svg_hist(b, cJSON_GetObjectItemCaseSensitive(
                     cJSON_GetObjectItemCaseSensitive(sum, "time_ms"), "histogram"),
              "solve time per gap", "ms", 0);
-    gsd_buf_puts(b, "</body></html>\n");
+    gs_buf_puts(b, "</body></html>\n");
     free(inst);
 }

@@ -31,10 +31,10 @@ typedef struct {
 
 /* Name of the interface of pair k: "<part i>/<part j>" or "<part i>/fixed". */
 void gsd_export_iface_name(const gs_model *mdl, int k, char *out, size_t cap);
-void gsd_export_csv(const gs_model *mdl, const cJSON *summary, gsd_buf *b);
+void gsd_export_csv(const gs_model *mdl, const cJSON *summary, gs_buf *b);
 void gsd_export_vtp(const gs_model *mdl, const cJSON *summary, const gsd_export_gap *gap,
-                    gsd_buf *b);
+                    gs_buf *b);
 void gsd_export_html(const gs_model *mdl, const cJSON *summary, const gsd_job_row *job,
-                     const int *installed, int n_installed, gsd_buf *b);
+                     const int *installed, int n_installed, gs_buf *b);
 
 #endif

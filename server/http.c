@@ -29,10 +29,10 @@ static void set_response(gsd_req *r, unsigned code, struct MHD_Response *resp)
     r->code = code;
 }
 
-void gsd_reply(gsd_req *r, unsigned code, const char *content_type, gsd_buf *b)
+void gsd_reply(gsd_req *r, unsigned code, const char *content_type, gs_buf *b)
 {
     size_t len = 0;
-    char *p = gsd_buf_take(b, &len);
+    char *p = gs_buf_take(b, &len);
     if (!p) {
         static const char oom[] =
             "{\"error\":{\"code\":\"out_of_memory\",\"message\":\"out of memory\",\"field\":\"\"}}\n";
@@ -54,23 +54,23 @@ void gsd_reply(gsd_req *r, unsigned code, const char *content_type, gsd_buf *b)
     set_response(r, code, resp);
 }
 
-void gsd_reply_json(gsd_req *r, unsigned code, gsd_buf *b)
+void gsd_reply_json(gsd_req *r, unsigned code, gs_buf *b)
 {
-    gsd_buf_add(b, "\n", 1);
+    gs_buf_add(b, "\n", 1);
     gsd_reply(r, code, "application/json", b);
 }
 
 static void reply_error_v(gsd_req *r, unsigned code, const char *ecode, const char *field,
                           const char *msg)
 {
-    gsd_buf b = {0};
-    gsd_buf_puts(&b, "{\"error\":{\"code\":");
-    gsd_buf_json_str(&b, ecode);
-    gsd_buf_puts(&b, ",\"message\":");
-    gsd_buf_json_str(&b, msg);
-    gsd_buf_puts(&b, ",\"field\":");
-    gsd_buf_json_str(&b, field ? field : "");
-    gsd_buf_puts(&b, "}}");
+    gs_buf b = {0};
+    gs_buf_puts(&b, "{\"error\":{\"code\":");
+    gs_buf_json_str(&b, ecode);
+    gs_buf_puts(&b, ",\"message\":");
+    gs_buf_json_str(&b, msg);
+    gs_buf_puts(&b, ",\"field\":");
+    gs_buf_json_str(&b, field ? field : "");
+    gs_buf_puts(&b, "}}");
     gsd_reply_json(r, code, &b);
 }
 
@@ -286,7 +286,7 @@ static enum MHD_Result mp_iter(void *cls, enum MHD_ValueKind kind, const char *k
                       r->app->o.max_body);
             return MHD_YES;
         }
-        gsd_buf_add(&r->body, data, size);
+        gs_buf_add(&r->body, data, size);
         return MHD_YES;
     }
     const char *name = filename ? strrchr(filename, '/') : NULL;
@@ -393,7 +393,7 @@ static void body_chunk(gsd_req *r, const char *data, size_t size)
         return;
     }
     switch (r->body_kind) {
-    case GSD_BODY_JSON: gsd_buf_add(&r->body, data, size); break;
+    case GSD_BODY_JSON: gs_buf_add(&r->body, data, size); break;
     case GSD_BODY_NPY:
     case GSD_BODY_ARCHIVE:
         if (write_all(r->fd, data, size) != 0)
@@ -517,7 +517,7 @@ static void completed_cb(void *cls, struct MHD_Connection *conn, void **con_cls,
         MHD_destroy_response(r->resp);
     if (r->ctx_free)
         r->ctx_free(r->ctx);
-    gsd_buf_free(&r->body);
+    gs_buf_free(&r->body);
     free(r);
     *con_cls = NULL;
     atomic_fetch_sub(&live_requests, 1);

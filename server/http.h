@@ -49,7 +49,7 @@ struct gsd_req {
     /* body */
     int body_kind;
     size_t received;
-    gsd_buf body;               /* JSON body, or the "model" part of a multipart upload */
+    gs_buf body;               /* JSON body, or the "model" part of a multipart upload */
     int fd;                     /* staging file of a raw .npy or archive body / current upload part */
     char file_path[PATH_MAX];   /* staging file of a raw .npy body */
     char stage_dir[PATH_MAX];   /* staging directory of a multipart upload */
@@ -75,8 +75,8 @@ int gsd_http_port(const gsd_app *app);
 
 /* Responses (connection threads, or a worker before gsd_req_finish). The
  * body is taken from b (b is reset). */
-void gsd_reply(gsd_req *r, unsigned code, const char *content_type, gsd_buf *b);
-void gsd_reply_json(gsd_req *r, unsigned code, gsd_buf *b);
+void gsd_reply(gsd_req *r, unsigned code, const char *content_type, gs_buf *b);
+void gsd_reply_json(gsd_req *r, unsigned code, gs_buf *b);
 void gsd_reply_error(gsd_req *r, unsigned code, const char *ecode, const char *field,
                      const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 /* An API error with the status that fits its code (see gsd_http_status). */

@@ -1,5 +1,9 @@
 /*
  * jobs.c -- cloud jobs: claiming, running chunks, progress, resume (see jobs.h).
+ * A claimed chunk runs on the cloud runner (runner/runner.h): the job's gaps
+ * file is the source, the store the sink (one transaction per chunk), the
+ * result cache and the warm-start job the policy, cancellation and waiting
+ * interactive solves the stop hook.
  */
 #define _GNU_SOURCE
 #include "jobs.h"
@@ -16,7 +20,7 @@
 #include "exec.h"
 #include "json_parse.h"
 #include "linalg.h"
-#include "npy.h"
+#include "runner.h"
 
 #define GSD_CHUNK 4 /* gaps per claim: bounds how long an interactive solve waits */
 
@@ -26,8 +30,7 @@ typedef struct gsd_job {
     char id[GSD_ID_LEN], asm_id[GSD_ID_LEN];
     int total, m;
     gsd_spec spec;
-    int fd;
-    size_t data_off;
+    gs_gap_source src;     /* data/jobs/<id>/gaps.npy, read row by row */
     unsigned char *state;
     int next;              /* claims scan from here */
     int done, failed, inflight;
@@ -67,8 +70,7 @@ gs_err gsd_jobs_new(gsd_app *app, gs_error *err)
 
 static void job_free(gsd_job *job)
 {
-    if (job->fd >= 0)
-        close(job->fd);
+    gs_gap_source_close(&job->src);
     gsd_spec_free(&job->spec);
     free(job->state);
     free(job->load);
@@ -97,22 +99,11 @@ static gs_err open_gaps(const gsd_app *app, gsd_job *job, gs_error *err)
 {
     char path[PATH_MAX];
     gsd_jobs_gaps_path(app, job->id, path, sizeof path);
-    gs_npy_file f = {.fd = -1};
-    gs_err rc = gs_npy_open(path, (size_t)-1 / 8, &f, err);
     /* a 1-D body of m values (one gap) is stored as it came */
-    size_t rows = f.info.ndim == 1 ? 1 : f.info.shape[0];
-    size_t cols = f.info.ndim == 1 ? f.info.shape[0] : f.info.shape[1];
-    if (rc == GS_OK && (rows != (size_t)job->total || cols != (size_t)job->m ||
-                        (f.info.fortran_order && rows > 1)))
+    gs_err rc = gs_gap_source_npy(path, &job->src, err);
+    if (rc == GS_OK && (job->src.k != job->total || job->src.m != job->m))
         rc = gs_errorf(err, GS_ERR_FORMAT, "gaps", "%s: not a %d x %d C-order array", path,
                        job->total, job->m);
-    if (rc == GS_OK) {
-        job->fd = dup(f.fd);
-        job->data_off = f.data_offset;
-        if (job->fd < 0)
-            rc = gs_errorf(err, GS_ERR_IO, "gaps", "%s: %s", path, strerror(errno));
-    }
-    gs_npy_close(&f);
     return rc;
 }
 
@@ -136,7 +127,6 @@ static gsd_job *job_new(const gsd_job_row *row, int m, gs_error *err)
         gs_errorf(err, GS_ERR_NOMEM, "", "out of memory");
         return NULL;
     }
-    job->fd = -1;
     snprintf(job->id, sizeof job->id, "%.18s", row->id);
     snprintf(job->asm_id, sizeof job->asm_id, "%.18s", row->assembly_id);
     job->total = row->total;
@@ -274,7 +264,7 @@ static int claim(gsd_jobs *jobs, gsd_job **out, int *idx, int *first)
 
 /* Return claimed gaps to the job (not run), record the stored ones. The
  * caller still holds its reference (released at the end of run_chunk). */
-static int settle(gsd_app *app, gsd_job *job, const int *idx, int cnt, int n_stored, int n_failed)
+static int settle(gsd_app *app, gsd_job *job, const int *idx, int cnt, int n_stored)
 {
     gsd_jobs *jobs = app->jobs;
     pthread_mutex_lock(&jobs->mu);
@@ -288,7 +278,6 @@ static int settle(gsd_app *app, gsd_job *job, const int *idx, int cnt, int n_sto
         }
     }
     job->done += n_stored;
-    job->failed += n_failed;
     job->inflight -= cnt;
     int now_finished = !job->finished && !job->cancelled && job->done == job->total;
     if (now_finished)
@@ -307,21 +296,20 @@ static void fail_job(gsd_app *app, gsd_worker *w, gsd_job *job, const gs_error *
     gsd_store_job_set_status(w->st, job->id, "failed", gsd_unix_now(), NULL);
 }
 
-/* ---- running a chunk ------------------------------------------------------------ */
+/* ---- running a chunk on the runner ------------------------------------------------ */
 
+/* One chunk of one job on worker w: the runner's sink, policy and stop hook. */
 typedef struct {
-    gsd_result_row *row;
-    int found;
-} warm_ctx;
-
-static int take_warm(const gsd_result_row *r, void *ctx)
-{
-    warm_ctx *wc = ctx;
-    gs_error e;
-    if (gsd_exec_copy(r, wc->row, &e) == GS_OK)
-        wc->found = 1;
-    return 1;
-}
+    gsd_app *app;
+    gsd_worker *w;
+    gsd_job *job;
+    gsd_asm *a;
+    gsd_result_row rows[GSD_CHUNK]; /* the chunk's results, in run order */
+    int n;
+    char key[40];                   /* cache key of the row being run */
+    gsd_result_row warm;            /* warm-start result of the row being run */
+    int *warm_act;
+} chunk_ctx;
 
 static gs_err prepare(gsd_job *job, gsd_asm *a, gsd_jobs *jobs, gs_error *err)
 {
@@ -340,106 +328,157 @@ static gs_err prepare(gsd_job *job, gsd_asm *a, gsd_jobs *jobs, gs_error *err)
     return rc;
 }
 
-static gs_err read_gap(const gsd_job *job, int i, double *g, gs_error *err)
+/* The ids and keys of a result of this chunk. */
+static void label(chunk_ctx *c, gsd_result_row *row, int i)
 {
-    size_t bytes = sizeof(double) * (size_t)job->m;
-    off_t off = (off_t)(job->data_off + (size_t)i * bytes);
-    size_t got = 0;
-    while (got < bytes) {
-        ssize_t k = pread(job->fd, (char *)g + got, bytes - got, off + (off_t)got);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k <= 0)
-            return gs_errorf(err, GS_ERR_IO, "gaps", "job %s: cannot read gap %d", job->id, i);
-        got += (size_t)k;
-    }
-    return GS_OK;
+    snprintf(row->assembly_id, sizeof row->assembly_id, "%s", c->job->asm_id);
+    snprintf(row->job_id, sizeof row->job_id, "%s", c->job->id);
+    snprintf(row->cache_key, sizeof row->cache_key, "%s", c->key);
+    row->job_index = i;
+    row->created_at = gsd_unix_now();
 }
 
-/* Solve (or take from the cache) gap i into row. */
-static gs_err one_gap(gsd_app *app, gsd_worker *w, gsd_job *job, gsd_asm *a, int i, double *g,
-                      gsd_result_row *row, gs_error *err)
+typedef struct {
+    gsd_result_row *row;
+    int found;
+} warm_ctx;
+
+static int take_warm(const gsd_result_row *r, void *ctx)
 {
-    gs_err rc = read_gap(job, i, g, err);
-    if (rc)
-        return rc;
+    warm_ctx *wc = ctx;
+    gs_error e;
+    if (gsd_exec_copy(r, wc->row, &e) == GS_OK)
+        wc->found = 1;
+    return 1;
+}
+
+/* Policy: a cached result ends the row; else gap i of the warm-start job, if
+ * any, is the warm start. */
+static gs_err chunk_start(void *ctx, int slot, int i, const double *g, gs_warm *warm, int *have,
+                          gs_error *err)
+{
+    chunk_ctx *c = ctx;
+    gsd_job *job = c->job;
     gsd_exec_in in = {.g = g, .load = job->load, .eq = job->eq, .opts = &job->spec.opts};
-    char key[40];
-    gsd_exec_key(a, &in, key);
+    gsd_exec_key(c->a, &in, c->key);
     gsd_result_row hit = {0};
     int found = 0;
-    rc = gsd_store_result_find_key(w->st, job->asm_id, key, &hit, &found, err);
+    gs_err rc = gsd_store_result_find_key(c->w->st, job->asm_id, c->key, &hit, &found, err);
     if (rc)
         return rc;
     if (found) {
-        atomic_fetch_add(&app->metrics.cache_hits, 1);
-        rc = gsd_exec_copy(&hit, row, err);
+        atomic_fetch_add(&c->app->metrics.cache_hits, 1);
+        rc = gsd_exec_copy(&hit, &c->rows[c->n], err);
         gsd_result_row_free(&hit);
-    } else {
-        atomic_fetch_add(&app->metrics.cache_misses, 1);
-        gsd_result_row warm = {0};
-        warm_ctx wc = {.row = &warm};
-        if (job->spec.warm_job[0])
-            rc = gsd_store_job_results(w->st, job->spec.warm_job, i, 1, 1, take_warm, &wc, err);
-        in.warm = wc.found ? &warm : NULL;
-        if (!rc)
-            rc = gsd_exec_solve(w, a, &in, row, err);
-        gsd_result_row_free(&warm);
-        gsd_new_id('r', row->id);
+        if (rc)
+            return rc;
+        label(c, &c->rows[c->n++], i);
+        *have = 1;
+        return GS_OK;
     }
-    if (rc)
-        return rc;
-    snprintf(row->assembly_id, sizeof row->assembly_id, "%s", job->asm_id);
-    snprintf(row->job_id, sizeof row->job_id, "%s", job->id);
-    snprintf(row->cache_key, sizeof row->cache_key, "%s", key);
-    row->job_index = i;
-    row->created_at = gsd_unix_now();
+    atomic_fetch_add(&c->app->metrics.cache_misses, 1);
+    if (!job->spec.warm_job[0])
+        return GS_OK;
+    warm_ctx wc = {.row = &c->warm};
+    rc = gsd_store_job_results(c->w->st, job->spec.warm_job, i, 1, 1, take_warm, &wc, err);
+    if (!rc && wc.found)
+        rc = gsd_exec_warm(&c->warm, job->m, warm, &c->warm_act, err);
+    return rc;
+}
+
+static void chunk_done(void *ctx, int slot, int i)
+{
+    chunk_ctx *c = ctx;
+    gsd_result_row_free(&c->warm);
+    free(c->warm_act);
+    c->warm_act = NULL;
+}
+
+static gs_err chunk_put(void *ctx, int slot, const gs_run_result *r, gs_error *err)
+{
+    chunk_ctx *c = ctx;
+    gsd_result_row *row = &c->rows[c->n];
+    size_t bytes = sizeof(double) * (size_t)c->job->m;
+    row->m = c->job->m;
+    row->w = malloc(bytes);
+    row->lam = malloc(bytes);
+    if (!row->w || !row->lam) {
+        gsd_result_row_free(row);
+        return gs_errorf(err, GS_ERR_NOMEM, "", "out of memory");
+    }
+    memcpy(row->w, r->w, bytes);
+    memcpy(row->lam, r->lam, bytes);
+    gsd_exec_row(c->w, r->info, c->job->spec.opts.tol, row);
+    gsd_new_id('r', row->id);
+    label(c, row, r->row);
+    c->n++;
     return GS_OK;
 }
 
-static void run_chunk(gsd_app *app, gsd_worker *w, gsd_job *job, const int *idx, int cnt)
+/* Sink commit: the chunk's results and the job's counters in one transaction. */
+static gs_err chunk_commit(void *ctx, int slot, const int *rows, int n, gs_error *err)
 {
-    gsd_result_row rows[GSD_CHUNK];
-    memset(rows, 0, sizeof rows);
-    int n = 0, n_failed = 0;
+    chunk_ctx *c = ctx;
+    int n_failed = 0;
     double t_sum = 0;
     long long it_sum = 0;
+    for (int k = 0; k < n; k++) {
+        n_failed += strcmp(c->rows[k].status, "optimal") != 0;
+        t_sum += c->rows[k].time;
+        it_sum += c->rows[k].iterations;
+    }
+    gs_err rc = gsd_store_results_put(c->w->st, c->rows, n, c->job->id, n, n_failed, t_sum,
+                                      it_sum, err);
+    if (!rc) {
+        pthread_mutex_lock(&c->app->jobs->mu);
+        c->job->failed += n_failed;
+        pthread_mutex_unlock(&c->app->jobs->mu);
+    }
+    return rc;
+}
+
+/* Stop before a row: the job was cancelled, or (after the first row) an
+ * interactive solve waits. The rest of the chunk goes back to the job. */
+static int chunk_stop(void *ctx, int ran)
+{
+    chunk_ctx *c = ctx;
+    return c->job->cancelled || (ran > 0 && gsd_pool_urgent(c->app->pool));
+}
+
+static void run_chunk(gsd_app *app, gsd_worker *w, gsd_job *job, int *idx, int cnt)
+{
+    chunk_ctx c = {.app = app, .w = w, .job = job};
+    int n = 0;
     gs_error e = {0};
     gs_err rc = GS_OK;
-    double *g = malloc(sizeof(double) * (size_t)job->m);
-    gsd_asm *a = gsd_registry_acquire(app->reg, job->asm_id);
-    if (!g || !a)
+    gs_run_slot slot = {0};
+    c.a = gsd_registry_acquire(app->reg, job->asm_id);
+    if (!c.a)
         rc = gs_errorf(&e, GS_ERR_NOMEM, "", "out of memory");
     if (!rc)
-        rc = gsd_asm_ensure(app, a, w->st, &e);
+        rc = gsd_asm_ensure(app, c.a, w->st, &e);
     if (!rc)
-        rc = prepare(job, a, app->jobs, &e);
-    for (int k = 0; !rc && k < cnt; k++) {
-        if (job->cancelled || (k > 0 && gsd_pool_urgent(app->pool)))
-            break; /* the rest goes back to the job */
-        rc = one_gap(app, w, job, a, idx[k], g, &rows[n], &e);
-        if (rc)
-            break;
-        n_failed += strcmp(rows[n].status, "optimal") != 0;
-        t_sum += rows[n].time;
-        it_sum += rows[n].iterations;
-        n++;
+        rc = prepare(job, c.a, app->jobs, &e);
+    gs_solver *sv = rc ? NULL : gsd_asm_solver(c.a, w->idx, &e);
+    if (!rc && !sv)
+        rc = e.code ? e.code : GS_ERR_NOMEM;
+    if (!rc)
+        rc = gs_run_slot_init(&slot, c.a->pc, sv, &e);
+    if (!rc) {
+        gs_run run = {.pc = c.a->pc, .opts = job->spec.opts, .n_patterns = 1, .loads = job->load,
+                      .eq = job->eq, .src = job->src,
+                      .sink = {.put = chunk_put, .commit = chunk_commit, .ctx = &c},
+                      .policy = {.start = chunk_start, .done = chunk_done, .ctx = &c},
+                      .ctl = {.stop = chunk_stop, .ctx = &c}};
+        rc = gs_run_chunk(&run, &slot, w->idx, idx, cnt, &n, &e);
     }
-    if (n > 0) {
-        gs_error se;
-        if (gsd_store_results_put(w->st, rows, n, job->id, n, n_failed, t_sum, it_sum, &se)) {
-            e = se;
-            rc = se.code;
-            n = n_failed = 0;
-        }
-    }
+    gs_run_slot_free(&slot);
     for (int k = 0; k < GSD_CHUNK; k++)
-        gsd_result_row_free(&rows[k]);
-    free(g);
-    gsd_registry_release(app->reg, a);
+        gsd_result_row_free(&c.rows[k]);
+    gsd_registry_release(app->reg, c.a);
     if (rc)
         fail_job(app, w, job, &e);
-    int finished = settle(app, job, idx, cnt, n, n_failed);
+    int finished = settle(app, job, idx, cnt, n);
     if (n < cnt && !rc)
         gsd_pool_notify(app->pool); /* gaps handed back: an idle worker may take them */
     if (finished) {

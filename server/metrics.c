@@ -25,43 +25,43 @@ void gsd_metrics_http(gsd_metrics *mt, unsigned code)
         atomic_fetch_add(&mt->http[c], 1);
 }
 
-void gsd_metrics_render(const gsd_metrics *mt, gsd_buf *b, int queue_depth, int jobs_active,
+void gsd_metrics_render(const gsd_metrics *mt, gs_buf *b, int queue_depth, int jobs_active,
                         int assemblies_loaded, double uptime)
 {
-    gsd_buf_puts(b, "# HELP gapsim_solves_total Solves by method that ran and status.\n"
+    gs_buf_puts(b, "# HELP gapsim_solves_total Solves by method that ran and status.\n"
                     "# TYPE gapsim_solves_total counter\n");
     for (int m = 0; m < GS_METHOD__COUNT; m++)
         for (int s = 0; s < GSD_STATUS_SLOTS; s++) {
             long long v = atomic_load(&mt->solves[m][s]);
             if (!v)
                 continue;
-            gsd_buf_printf(b, "gapsim_solves_total{solver=\"%s\",status=\"%s\"} %lld\n",
+            gs_buf_printf(b, "gapsim_solves_total{solver=\"%s\",status=\"%s\"} %lld\n",
                            gs_method_name((gs_method)m), gs_status_name((gs_status)s), v);
         }
-    gsd_buf_puts(b, "# HELP gapsim_solve_seconds Solve time (the solver's own time).\n"
+    gs_buf_puts(b, "# HELP gapsim_solve_seconds Solve time (the solver's own time).\n"
                     "# TYPE gapsim_solve_seconds histogram\n");
     long long cum = 0;
     for (int i = 0; i <= GSD_TIME_BUCKETS; i++) {
         cum += atomic_load(&mt->time_bucket[i]);
         if (i < GSD_TIME_BUCKETS)
-            gsd_buf_printf(b, "gapsim_solve_seconds_bucket{le=\"%g\"} %lld\n", time_le[i], cum);
+            gs_buf_printf(b, "gapsim_solve_seconds_bucket{le=\"%g\"} %lld\n", time_le[i], cum);
         else
-            gsd_buf_printf(b, "gapsim_solve_seconds_bucket{le=\"+Inf\"} %lld\n", cum);
+            gs_buf_printf(b, "gapsim_solve_seconds_bucket{le=\"+Inf\"} %lld\n", cum);
     }
-    gsd_buf_printf(b, "gapsim_solve_seconds_sum %.6f\ngapsim_solve_seconds_count %lld\n",
+    gs_buf_printf(b, "gapsim_solve_seconds_sum %.6f\ngapsim_solve_seconds_count %lld\n",
                    1e-6 * (double)atomic_load(&mt->time_sum_us), cum);
-    gsd_buf_printf(b,
+    gs_buf_printf(b,
                    "# HELP gapsim_cache_hits_total Results served from the result cache.\n"
                    "# TYPE gapsim_cache_hits_total counter\ngapsim_cache_hits_total %lld\n"
                    "# HELP gapsim_cache_misses_total Cache lookups that had to solve.\n"
                    "# TYPE gapsim_cache_misses_total counter\ngapsim_cache_misses_total %lld\n",
                    atomic_load(&mt->cache_hits), atomic_load(&mt->cache_misses));
-    gsd_buf_puts(b, "# HELP gapsim_http_responses_total HTTP responses by status class.\n"
+    gs_buf_puts(b, "# HELP gapsim_http_responses_total HTTP responses by status class.\n"
                     "# TYPE gapsim_http_responses_total counter\n");
     for (int c = 1; c <= 5; c++)
-        gsd_buf_printf(b, "gapsim_http_responses_total{class=\"%dxx\"} %lld\n", c,
+        gs_buf_printf(b, "gapsim_http_responses_total{class=\"%dxx\"} %lld\n", c,
                        atomic_load(&mt->http[c]));
-    gsd_buf_printf(b,
+    gs_buf_printf(b,
                    "# HELP gapsim_assemblies_created_total Assemblies created.\n"
                    "# TYPE gapsim_assemblies_created_total counter\n"
                    "gapsim_assemblies_created_total %lld\n"

@@ -30,7 +30,7 @@ typedef struct {
 void gsd_metrics_solve(gsd_metrics *mt, gs_method method, gs_status status, double seconds);
 void gsd_metrics_http(gsd_metrics *mt, unsigned code);
 /* Render counters plus the given gauges in Prometheus text format 0.0.4. */
-void gsd_metrics_render(const gsd_metrics *mt, gsd_buf *b, int queue_depth, int jobs_active,
+void gsd_metrics_render(const gsd_metrics *mt, gs_buf *b, int queue_depth, int jobs_active,
                         int assemblies_loaded, double uptime);
 
 #endif

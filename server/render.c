@@ -6,124 +6,124 @@
 
 #include <string.h>
 
-static void null_or_str(gsd_buf *b, const char *s)
+static void null_or_str(gs_buf *b, const char *s)
 {
     if (s && *s)
-        gsd_buf_json_str(b, s);
+        gs_buf_json_str(b, s);
     else
-        gsd_buf_puts(b, "null");
+        gs_buf_puts(b, "null");
 }
 
 void gsd_render_result(const gsd_result_row *r, unsigned ret, const double *x, int n, int cached,
-                       gsd_buf *b)
+                       gs_buf *b)
 {
-    gsd_buf_puts(b, "{\"id\":");
-    gsd_buf_json_str(b, r->id);
-    gsd_buf_puts(b, ",\"assembly_id\":");
-    gsd_buf_json_str(b, r->assembly_id);
-    gsd_buf_puts(b, ",\"job_id\":");
+    gs_buf_puts(b, "{\"id\":");
+    gs_buf_json_str(b, r->id);
+    gs_buf_puts(b, ",\"assembly_id\":");
+    gs_buf_json_str(b, r->assembly_id);
+    gs_buf_puts(b, ",\"job_id\":");
     null_or_str(b, r->job_id);
     if (r->job_id[0])
-        gsd_buf_printf(b, ",\"job_index\":%d", r->job_index);
+        gs_buf_printf(b, ",\"job_index\":%d", r->job_index);
     if (cached >= 0)
-        gsd_buf_printf(b, ",\"cached\":%s", cached ? "true" : "false");
-    gsd_buf_puts(b, ",\"status\":");
-    gsd_buf_json_str(b, r->status);
-    gsd_buf_puts(b, ",\"solver\":");
-    gsd_buf_json_str(b, r->method);
-    gsd_buf_puts(b, ",\"formulation\":");
-    gsd_buf_json_str(b, r->form);
-    gsd_buf_printf(b,
+        gs_buf_printf(b, ",\"cached\":%s", cached ? "true" : "false");
+    gs_buf_puts(b, ",\"status\":");
+    gs_buf_json_str(b, r->status);
+    gs_buf_puts(b, ",\"solver\":");
+    gs_buf_json_str(b, r->method);
+    gs_buf_puts(b, ",\"formulation\":");
+    gs_buf_json_str(b, r->form);
+    gs_buf_printf(b,
                    ",\"auto\":%s,\"warm_start_used\":%s,\"n_act\":%d,\"iterations\":%d,"
                    "\"cg_iterations\":%d,\"time_ms\":",
                    r->auto_chosen ? "true" : "false", r->warm_used ? "true" : "false", r->n_act,
                    r->iterations, r->cg_iterations);
-    gsd_buf_json_num(b, 1e3 * r->time);
+    gs_buf_json_num(b, 1e3 * r->time);
     double wmax = 0;
     if (r->w)
         for (int k = 0; k < r->m; k++)
             if (r->w[k] > wmax)
                 wmax = r->w[k];
     if (r->w) {
-        gsd_buf_puts(b, ",\"max_residual\":");
-        gsd_buf_json_num(b, wmax);
+        gs_buf_puts(b, ",\"max_residual\":");
+        gs_buf_json_num(b, wmax);
     }
     if (ret & GSD_RET_KKT) {
         static const char *const names[6] = {"primal_infeas", "dual_infeas", "complementarity",
                                              "stationarity",  "gap",         "objective"};
-        gsd_buf_printf(b, ",\"kkt\":{\"pass\":%s", r->kkt_pass ? "true" : "false");
+        gs_buf_printf(b, ",\"kkt\":{\"pass\":%s", r->kkt_pass ? "true" : "false");
         for (int i = 0; i < 6; i++) {
-            gsd_buf_printf(b, ",\"%s\":", names[i]);
-            gsd_buf_json_num(b, r->kkt[i]);
+            gs_buf_printf(b, ",\"%s\":", names[i]);
+            gs_buf_json_num(b, r->kkt[i]);
         }
-        gsd_buf_puts(b, "}");
+        gs_buf_puts(b, "}");
     }
     if (r->lam) {
-        gsd_buf_puts(b, ",\"contact\":[");
+        gs_buf_puts(b, ",\"contact\":[");
         int first = 1;
         for (int k = 0; k < r->m; k++)
             if (r->lam[k] != 0.0) {
-                gsd_buf_printf(b, first ? "%d" : ",%d", k);
+                gs_buf_printf(b, first ? "%d" : ",%d", k);
                 first = 0;
             }
-        gsd_buf_puts(b, "]");
+        gs_buf_puts(b, "]");
     }
     if ((ret & GSD_RET_W) && r->w) {
-        gsd_buf_puts(b, ",\"w\":");
-        gsd_buf_json_nums(b, r->w, r->m);
+        gs_buf_puts(b, ",\"w\":");
+        gs_buf_json_nums(b, r->w, r->m);
     }
     if ((ret & GSD_RET_LAMBDA) && r->lam) {
-        gsd_buf_puts(b, ",\"lambda\":");
-        gsd_buf_json_nums(b, r->lam, r->m);
+        gs_buf_puts(b, ",\"lambda\":");
+        gs_buf_json_nums(b, r->lam, r->m);
     }
     if ((ret & GSD_RET_X) && x) {
-        gsd_buf_puts(b, ",\"x\":");
-        gsd_buf_json_nums(b, x, n);
+        gs_buf_puts(b, ",\"x\":");
+        gs_buf_json_nums(b, x, n);
     }
-    gsd_buf_printf(b, ",\"created_at\":%.3f}", r->created_at);
+    gs_buf_printf(b, ",\"created_at\":%.3f}", r->created_at);
 }
 
-void gsd_render_job(const gsd_job_row *row, const gsd_job_progress *p, gsd_buf *b)
+void gsd_render_job(const gsd_job_row *row, const gsd_job_progress *p, gs_buf *b)
 {
-    gsd_buf_puts(b, "{\"id\":");
-    gsd_buf_json_str(b, row->id);
-    gsd_buf_puts(b, ",\"assembly_id\":");
-    gsd_buf_json_str(b, row->assembly_id);
-    gsd_buf_puts(b, ",\"status\":");
-    gsd_buf_json_str(b, row->status);
+    gs_buf_puts(b, "{\"id\":");
+    gs_buf_json_str(b, row->id);
+    gs_buf_puts(b, ",\"assembly_id\":");
+    gs_buf_json_str(b, row->assembly_id);
+    gs_buf_puts(b, ",\"status\":");
+    gs_buf_json_str(b, row->status);
     int done = p ? p->done : row->done, failed = p ? p->failed : row->failed;
-    gsd_buf_printf(b, ",\"total\":%d,\"done\":%d,\"failed\":%d,\"progress\":", row->total, done,
+    gs_buf_printf(b, ",\"total\":%d,\"done\":%d,\"failed\":%d,\"progress\":", row->total, done,
                    failed);
-    gsd_buf_json_num(b, row->total > 0 ? (double)done / row->total : 1.0);
-    gsd_buf_puts(b, ",\"solves_per_s\":");
+    gs_buf_json_num(b, row->total > 0 ? (double)done / row->total : 1.0);
+    gs_buf_puts(b, ",\"solves_per_s\":");
     if (p)
-        gsd_buf_json_num(b, p->rate);
+        gs_buf_json_num(b, p->rate);
     else if (row->finished_at > row->started_at && row->started_at > 0) /* since the last start */
-        gsd_buf_json_num(b, (double)(row->done - row->done_at_start) /
+        gs_buf_json_num(b, (double)(row->done - row->done_at_start) /
                                 (row->finished_at - row->started_at));
     else
-        gsd_buf_puts(b, "null");
-    gsd_buf_puts(b, ",\"eta_s\":");
+        gs_buf_puts(b, "null");
+    gs_buf_puts(b, ",\"eta_s\":");
     if (p && p->eta >= 0)
-        gsd_buf_json_num(b, p->eta);
+        gs_buf_json_num(b, p->eta);
     else
-        gsd_buf_puts(b, !strcmp(row->status, "done") ? "0" : "null");
-    gsd_buf_puts(b, ",\"mean_solve_ms\":");
-    gsd_buf_json_num(b, row->done > 0 ? 1e3 * row->solve_time_sum / row->done : 0);
-    gsd_buf_printf(b, ",\"iterations\":%lld,\"created_at\":%.3f,\"started_at\":",
+        gs_buf_puts(b, !strcmp(row->status, "done") ? "0" : "null");
+    gs_buf_puts(b, ",\"mean_solve_ms\":");
+    gs_buf_json_num(b, row->done > 0 ? 1e3 * row->solve_time_sum / row->done : 0);
+    gs_buf_printf(b, ",\"iterations\":%lld,\"created_at\":%.3f,\"started_at\":",
                    row->iterations_sum, row->created_at);
     if (row->started_at > 0)
-        gsd_buf_printf(b, "%.3f", row->started_at);
+        gs_buf_printf(b, "%.3f", row->started_at);
     else
-        gsd_buf_puts(b, "null");
-    gsd_buf_puts(b, ",\"finished_at\":");
+        gs_buf_puts(b, "null");
+    gs_buf_puts(b, ",\"finished_at\":");
     if (row->finished_at > 0)
-        gsd_buf_printf(b, "%.3f", row->finished_at);
+        gs_buf_printf(b, "%.3f", row->finished_at);
     else
-        gsd_buf_puts(b, "null");
-    gsd_buf_puts(b, ",\"options\":");
-    gsd_buf_puts(b, row->options_json && row->options_json[0] ? row->options_json : "{}");
-    gsd_buf_printf(b, ",\"links\":{\"self\":\"/v1/jobs/%s\",\"results\":\"/v1/jobs/%s/results\","
+        gs_buf_puts(b, "null");
+    gs_buf_puts(b, ",\"options\":");
+    gs_buf_puts(b, row->options_json && row->options_json[0] ? row->options_json : "{}");
+    gs_buf_printf(b, ",\"links\":{\"self\":\"/v1/jobs/%s\",\"results\":\"/v1/jobs/%s/results\","
                       "\"summary\":\"/v1/jobs/%s/summary\"}}",
                    row->id, row->id, row->id);
 }

@@ -13,8 +13,8 @@
  * vectors selected by ret (GSD_RET_*); x (n) only when given. cached < 0:
  * the "cached" key is left out. */
 void gsd_render_result(const gsd_result_row *r, unsigned ret, const double *x, int n, int cached,
-                       gsd_buf *b);
+                       gs_buf *b);
 /* A job row with live progress when p != NULL. */
-void gsd_render_job(const gsd_job_row *row, const gsd_job_progress *p, gsd_buf *b);
+void gsd_render_job(const gsd_job_row *row, const gsd_job_progress *p, gs_buf *b);
 
 #endif

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "generator.h"
+#include "pattern.h"
 
 static gs_err want_string(const cJSON *v, const char *key, gs_error *err)
 {
@@ -24,65 +24,14 @@ static gs_err want_number(const cJSON *v, const char *key, gs_error *err)
     return GS_OK;
 }
 
-/* An array of distinct integers in [0, hi). */
-static gs_err parse_index_list(const cJSON *v, const char *key, int hi, int **out, int *n,
-                               gs_error *err)
-{
-    if (!cJSON_IsArray(v))
-        return gs_errorf(err, GS_ERR_INVALID, key, "%s must be an array of indices", key);
-    int cnt = cJSON_GetArraySize(v);
-    if (cnt > hi)
-        return gs_errorf(err, GS_ERR_RANGE, key, "%s has %d entries, more than the %d that exist",
-                         key, cnt, hi);
-    int *list = malloc(sizeof(int) * (size_t)(cnt > 0 ? cnt : 1));
-    unsigned char *seen = calloc((size_t)(hi > 0 ? hi : 1), 1);
-    if (!list || !seen) {
-        free(list);
-        free(seen);
-        return gs_errorf(err, GS_ERR_NOMEM, key, "out of memory");
-    }
-    int i = 0;
-    const cJSON *e;
-    cJSON_ArrayForEach(e, v)
-    {
-        char f[96];
-        snprintf(f, sizeof f, "%s[%d]", key, i);
-        double d = cJSON_IsNumber(e) ? e->valuedouble : NAN;
-        if (!(d >= 0 && d < hi && d == floor(d))) {
-            free(list);
-            free(seen);
-            return gs_errorf(err, GS_ERR_RANGE, f, "%s must be an integer in [0, %d)", f, hi);
-        }
-        if (seen[(int)d]) {
-            free(list);
-            free(seen);
-            return gs_errorf(err, GS_ERR_DUPLICATE, f, "%s repeats index %d", f, (int)d);
-        }
-        seen[(int)d] = 1;
-        list[i++] = (int)d;
-    }
-    free(seen);
-    *out = list;
-    *n = i;
-    return GS_OK;
-}
-
 static gs_err parse_pattern(const cJSON *v, int n_fast, gsd_spec *sp, gs_error *err)
 {
-    if (cJSON_IsString(v)) {
-        if (!strcmp(v->valuestring, "all")) {
-            sp->pattern = GSD_PAT_ALL;
-            return GS_OK;
-        }
-        if (!strcmp(v->valuestring, "none")) {
-            sp->pattern = GSD_PAT_NONE;
-            return GS_OK;
-        }
-        return gs_errorf(err, GS_ERR_INVALID, "fasteners",
-                         "fasteners must be \"all\", \"none\" or an array of candidate indices");
-    }
-    sp->pattern = GSD_PAT_LIST;
-    return parse_index_list(v, "fasteners", n_fast, &sp->list, &sp->n_list, err);
+    gs_pattern p = {0};
+    gs_err rc = gs_pattern_fasteners(v, "fasteners", n_fast, &p, err);
+    sp->pattern = p.kind;
+    sp->list = p.list;
+    sp->n_list = p.n_list;
+    return rc;
 }
 
 static gs_err parse_return(const cJSON *v, gsd_spec *sp, gs_error *err)
@@ -195,7 +144,7 @@ static gs_err parse_key(const cJSON *v, int n_fast, int m, int cloud, gsd_spec *
         return rc;
     }
     if (!strcmp(k, "fixed_pairs"))
-        return parse_index_list(v, k, m, &sp->fixed, &sp->n_fixed, err);
+        return gs_json_index_list(v, k, m, &sp->fixed, &sp->n_fixed, err);
     if (!strcmp(k, "warm_start"))
         return parse_warm(v, cloud, sp, err);
     if (!strcmp(k, "return") && !cloud)
@@ -252,56 +201,50 @@ void gsd_spec_free(gsd_spec *sp)
     sp->n_list = sp->n_fixed = sp->n_installed = sp->resolved = 0;
 }
 
-void gsd_spec_write(const gsd_spec *sp, gsd_buf *b)
+void gsd_spec_write(const gsd_spec *sp, gs_buf *b)
 {
     const gs_solve_opts *o = &sp->opts;
-    gsd_buf_printf(b, "{\"solver\":\"%s\",\"formulation\":\"%s\",\"tol\":", gs_method_name(o->method),
+    gs_buf_printf(b, "{\"solver\":\"%s\",\"formulation\":\"%s\",\"tol\":", gs_method_name(o->method),
                    gs_form_name(o->form));
-    gsd_buf_json_num(b, o->tol);
-    gsd_buf_printf(b, ",\"max_iter\":%d,\"npm_linear\":\"%s\",\"linesearch\":\"%s\","
+    gs_buf_json_num(b, o->tol);
+    gs_buf_printf(b, ",\"max_iter\":%d,\"npm_linear\":\"%s\",\"linesearch\":\"%s\","
                       "\"ipm_linear\":\"%s\",\"ipm_start\":\"%s\"",
                    o->max_iter, gs_npm_linear_name(o->npm_linear), gs_linesearch_name(o->linesearch),
                    gs_ipm_linear_name(o->ipm_linear), gs_ipm_start_name(o->ipm_start));
     switch (sp->pattern) {
-    case GSD_PAT_ALL: gsd_buf_puts(b, ",\"fasteners\":\"all\""); break;
+    case GSD_PAT_ALL: gs_buf_puts(b, ",\"fasteners\":\"all\""); break;
     case GSD_PAT_LIST:
-        gsd_buf_puts(b, ",\"fasteners\":");
-        gsd_buf_json_ints(b, sp->list, sp->n_list);
+        gs_buf_puts(b, ",\"fasteners\":");
+        gs_buf_json_ints(b, sp->list, sp->n_list);
         break;
     case GSD_PAT_FRACTION:
-        gsd_buf_puts(b, ",\"fastener_fraction\":");
-        gsd_buf_json_num(b, sp->fraction);
+        gs_buf_puts(b, ",\"fastener_fraction\":");
+        gs_buf_json_num(b, sp->fraction);
         break;
-    default: gsd_buf_puts(b, ",\"fasteners\":\"none\""); break;
+    default: gs_buf_puts(b, ",\"fasteners\":\"none\""); break;
     }
     if (sp->n_fixed) {
-        gsd_buf_puts(b, ",\"fixed_pairs\":");
-        gsd_buf_json_ints(b, sp->fixed, sp->n_fixed);
+        gs_buf_puts(b, ",\"fixed_pairs\":");
+        gs_buf_json_ints(b, sp->fixed, sp->n_fixed);
     }
     if (sp->warm[0] || sp->warm_job[0]) {
-        gsd_buf_puts(b, ",\"warm_start\":");
-        gsd_buf_json_str(b, sp->warm[0] ? sp->warm : sp->warm_job);
+        gs_buf_puts(b, ",\"warm_start\":");
+        gs_buf_json_str(b, sp->warm[0] ? sp->warm : sp->warm_job);
     }
     if (sp->resolved) {
-        gsd_buf_puts(b, ",\"installed\":");
-        gsd_buf_json_ints(b, sp->installed, sp->n_installed);
+        gs_buf_puts(b, ",\"installed\":");
+        gs_buf_json_ints(b, sp->installed, sp->n_installed);
     }
-    gsd_buf_puts(b, "}");
+    gs_buf_puts(b, "}");
 }
 
 /* Installed flags of the pattern (n_fast bytes, caller-allocated). */
 static gs_err pattern_flags(const gsd_spec *sp, const gs_model *mdl, unsigned char *inst,
                             gs_error *err)
 {
-    memset(inst, 0, (size_t)mdl->n_fast);
-    if (sp->pattern == GSD_PAT_ALL)
-        memset(inst, 1, (size_t)mdl->n_fast);
-    else if (sp->pattern == GSD_PAT_LIST)
-        for (int i = 0; i < sp->n_list; i++)
-            inst[sp->list[i]] = 1;
-    else if (sp->pattern == GSD_PAT_FRACTION)
-        return gs_gen_pattern(mdl, sp->fraction, inst, err);
-    return GS_OK;
+    gs_pattern p = {.kind = sp->pattern, .n_list = sp->n_list, .list = sp->list,
+                    .fraction = sp->fraction};
+    return gs_pattern_installed(&p, mdl, inst, err);
 }
 
 gs_err gsd_spec_resolve(gsd_spec *sp, const gs_model *mdl, gs_error *err)

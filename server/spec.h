@@ -17,16 +17,21 @@
 #include "buf.h"
 #include "ids.h"
 #include "model.h"
+#include "pattern.h"
 #include "solver.h"
 
-enum { GSD_PAT_NONE = 0, GSD_PAT_ALL, GSD_PAT_LIST, GSD_PAT_FRACTION };
+/* pattern kinds: those of runner/pattern.h */
+#define GSD_PAT_NONE GS_PAT_NONE
+#define GSD_PAT_ALL GS_PAT_ALL
+#define GSD_PAT_LIST GS_PAT_LIST
+#define GSD_PAT_FRACTION GS_PAT_FRACTION
 enum { GSD_RET_W = 1, GSD_RET_LAMBDA = 2, GSD_RET_X = 4, GSD_RET_KKT = 8 };
 
 typedef struct {
     gs_solve_opts opts;          /* method, form, tol, max_iter, NPM / IPM options */
     int pattern;                 /* GSD_PAT_* */
     int n_list, *list;           /* installed fastener candidates (GSD_PAT_LIST) */
-    double fraction;             /* GSD_PAT_FRACTION: spread pattern (core/generator.h) */
+    double fraction;             /* GSD_PAT_FRACTION: spread pattern (runner/pattern.h) */
     int n_fixed, *fixed;         /* permanently fastened pairs */
     char warm[GSD_ID_LEN];       /* solve: result id to warm-start from ("" none) */
     char warm_job[GSD_ID_LEN];   /* cloud: gap i warm-starts from gap i of this job */
@@ -43,11 +48,11 @@ gs_err gsd_spec_parse(const cJSON *obj, int n_fast, int m, int cloud, gsd_spec *
                       gs_error *err);
 void gsd_spec_free(gsd_spec *sp);
 /* Fill sp->installed with the candidates the pattern installs on mdl (any
- * pattern; the fastener_fraction one is core/pattern.h). O(n_fast log n_fast). */
+ * pattern; the fastener_fraction one is core/interfaces.h). O(n_fast log n_fast). */
 gs_err gsd_spec_resolve(gsd_spec *sp, const gs_model *mdl, gs_error *err);
 /* The options as a JSON object (parseable by gsd_spec_parse); with
  * "installed": [...] when resolved. */
-void gsd_spec_write(const gsd_spec *sp, gsd_buf *b);
+void gsd_spec_write(const gsd_spec *sp, gs_buf *b);
 /* Pair-space load vector (m) and equality flags (m, zeroed first) of the
  * spec on a model. O(m + n_fast). */
 gs_err gsd_spec_problem(const gsd_spec *sp, const gs_model *mdl, double *load, unsigned char *eq,

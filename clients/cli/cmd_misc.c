@@ -1,5 +1,5 @@
 /*
- * cmd_misc.c -- `gapsim gen` (the FE generator, core/gen_cli.h, the same code
+ * cmd_misc.c -- `gapsim gen` (the FE generator, gen/gen_cli.h, the same code
  * as gapsim-gen; its failure exit 1 becomes 5, a local file/model error) and
  * `gapsim health` (GET /healthz).
  */

@@ -206,6 +206,19 @@ def fe_corpus():
                                        ("indices.npy", arr("<i4", "(7,)", "<i", [0, 1, 0, 9, 2, 1, 2])),
                                        ("indptr.npy", arr("<i4", "(4,)", "<i", ptr))]))
 
+    # pattern sweep files (runner/pattern.h)
+    write("patterns", "sweep.json",
+          '[{"fasteners": [0, 4, 9]}, {"fasteners": "all"}, {"fastener_fraction": 0.5}, {}]\n')
+    write("patterns", "no_indices.json",
+          '[{"fasteners": "all"}, {"fastener_fraction": 0.25}, {"fasteners": []}]\n')
+    write("patterns", "duplicate.json", '[{"fasteners": [1, 1]}]')
+    write("patterns", "both.json", '[{"fasteners": "none", "fastener_fraction": 0.2}]')
+    write("patterns", "range.json", '[{"fastener_fraction": 1.5}]')
+    write("patterns", "object.json", '{"patterns": []}')
+    write("patterns", "many.json", '[{"fasteners": [0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15]}, '
+                                   '{"fasteners": [20]}]')
+    write("patterns", "unknown_key.json", '[{"bolts": [1]}]')
+
 
 if __name__ == "__main__":
     main()

@@ -1,6 +1,6 @@
 /*
  * test_fe_plate.c -- the Mindlin plate element, plate assembly and the static
- * condensation (core/fe_plate.h).
+ * condensation (gen/fe_plate.h).
  *
  * Asserts: rigid-body modes carry zero energy with the documented rotation
  * sign convention (and the opposite sign does not); element matrices are

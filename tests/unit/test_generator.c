@@ -1,6 +1,6 @@
 /*
  * test_generator.c -- FE-built assembly models, gap clouds and fastener
- * patterns (core/generator.h).
+ * patterns (gen/generator.h).
  *
  * Asserts: the small lap / lap-fine / sandwich models validate and have the
  * documented n, m, fastener and fixed-pair counts, no (lap) or the expected
@@ -13,7 +13,7 @@
  * default lap joint (built in full) has cond(K) in 1e5..1e8; gap clouds are
  * deterministic per seed and per row, non-negative, touching somewhere,
  * spatially smooth, with mean and peak in the requested ranges (sandwich:
- * per interface, fixed pairs scaled); patterns (core/pattern.h) install
+ * per interface, fixed pairs scaled); patterns (core/interfaces.h) install
  * exactly round(fraction * n_fast) candidates, every interface its
  * floor/ceil share, spread by position (exact sets on a hand-made model);
  * bad parameters fail.

@@ -1,15 +1,14 @@
 /*
  * gapsim_batch_main.c -- `gapsim-batch`: solve a gap cloud offline, without
  * the daemon: read a model (JSON + .npy blocks), precompute, solve every gap
- * of a k x m .npy cloud with any solver (solvers/solver.h; default gi) on a
- * pool of threads (one solve per core, each thread with its own workspace,
- * OpenBLAS single-threaded inside each), print the stage times and a cloud
- * summary, optionally write the residual gaps (k x m .npy).
- * The daemon (server/) does the same as a service; this is the offline path
- * and the demo's engine until then.
+ * of a k x m .npy cloud with any solver (solvers/solver.h; default auto) on
+ * the cloud runner (runner/runner.h: one solve per core, each thread with its
+ * own workspace, OpenBLAS single-threaded inside each), print the stage times
+ * and a cloud summary, optionally write the residual gaps (k x m .npy).
+ * The daemon (server/) does the same as a service, gapsim-mpi (mpi/) on a
+ * cluster; all three run on the same runner.
  */
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +20,7 @@
 #include "model_json.h"
 #include "npy.h"
 #include "precompute.h"
-#include "solver.h"
+#include "runner.h"
 
 static void usage(FILE *f)
 {
@@ -35,66 +34,12 @@ static void usage(FILE *f)
             "  --method M        auto (default), gi, npm, ipm, lemke, ref (docs/solvers.md)\n"
             "  --form F          dual, relative, primal (default: the method's own)\n"
             "  --out FILE        write the residual gaps (k x m .npy)\n"
+            "  --factors FILE    load the saved factors from FILE, or compute and save them\n"
+            "                    there (the same factors give bit-identical results in\n"
+            "                    gapsim-batch, gapsim-mpi and gapsimd)\n"
             "  --threshold MM    report the share of gaps whose max residual exceeds MM (0.1)\n"
             "  -h, --help        this text\n"
             "Exit codes: 0 all gaps optimal, 1 error, 2 usage, 3 some gaps not optimal.\n");
-}
-
-typedef struct {
-    const gs_precomp *pc;
-    const double *G, *load;
-    double *W;           /* k x m residual gaps */
-    int k, next;
-    pthread_mutex_t mu;
-    gs_solve_opts opts;
-    gs_solve_info *info; /* per gap */
-    double *maxw;        /* per gap: max residual gap */
-    gs_err fail;
-    gs_error err;
-} batch;
-
-static void *worker(void *arg)
-{
-    batch *b = arg;
-    const int m = b->pc->m;
-    gs_error e;
-    double *lam = malloc((size_t)m * sizeof *lam);
-    gs_solver *sv = gs_solver_new(b->pc, &e);
-    if (!lam || !sv) {
-        pthread_mutex_lock(&b->mu);
-        if (b->fail == GS_OK) {
-            b->fail = GS_ERR_NOMEM;
-            gs_errorf(&b->err, GS_ERR_NOMEM, "", "no memory for a solver workspace");
-        }
-        pthread_mutex_unlock(&b->mu);
-    }
-    for (;;) {
-        pthread_mutex_lock(&b->mu);
-        int r = b->next < b->k && b->fail == GS_OK ? b->next++ : -1;
-        pthread_mutex_unlock(&b->mu);
-        if (r < 0)
-            break;
-        gs_problem pb = {.pc = b->pc, .g = b->G + (size_t)r * m, .load = b->load};
-        double *w = b->W + (size_t)r * m;
-        gs_err rc = gs_solve(sv, &pb, &b->opts, lam, w, NULL, &b->info[r], &e);
-        if (rc != GS_OK) {
-            pthread_mutex_lock(&b->mu);
-            if (b->fail == GS_OK) {
-                b->fail = rc;
-                b->err = e;
-                gs_error_prefix_field(&b->err, "gaps");
-            }
-            pthread_mutex_unlock(&b->mu);
-            break;
-        }
-        double mx = 0.0;
-        for (int i = 0; i < m; i++)
-            mx = fmax(mx, w[i]);
-        b->maxw[r] = mx;
-    }
-    gs_solver_free(sv);
-    free(lam);
-    return NULL;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -119,7 +64,7 @@ static int fail(const char *what, const gs_error *e)
 
 int main(int argc, char **argv)
 {
-    const char *model_path = NULL, *gaps_path = NULL, *out_path = NULL;
+    const char *model_path = NULL, *gaps_path = NULL, *out_path = NULL, *factors_path = NULL;
     gs_solve_opts sopts;
     gs_solve_default_opts(&sopts); /* method auto */
     double fraction = 0.0, threshold = 0.1;
@@ -134,6 +79,8 @@ int main(int argc, char **argv)
             gaps_path = v, i++;
         } else if (!strcmp(a, "--out") && v) {
             out_path = v, i++;
+        } else if (!strcmp(a, "--factors") && v) {
+            factors_path = v, i++;
         } else if (!strcmp(a, "--fraction") && v) {
             fraction = atof(v), i++;
         } else if (!strcmp(a, "--threshold") && v) {
@@ -185,77 +132,88 @@ int main(int argc, char **argv)
            mdl->joint == GS_JOINT_SANDWICH ? "sandwich" : "simple", t_read);
 
     gs_precomp *pc = NULL;
-    if (gs_precomp_build(mdl, &pc, &e) != GS_OK) {
+    int loaded = 0;
+    if (gs_run_factors(mdl, factors_path, &pc, &loaded, &e) != GS_OK) {
         gs_model_free(mdl);
-        return fail("precomputation", &e);
+        return fail(factors_path ? factors_path : "precomputation", &e);
     }
+    if (loaded)
+        printf("factors    loaded from %s\n", factors_path);
     printf("precompute %.2f s: Cholesky of K %.2f s, Q = A'K^-1 A %.2f s, loads %.3f s, "
            "Cholesky of Q %.2f s, condition estimates %.2f s\n",
            pc->t.total, pc->t.factor_K, pc->t.build_Q, pc->t.loads, pc->t.factor_Q, pc->t.cond);
     printf("           cond_1(K) ~ %.3g, cond_1(Q) ~ %.3g\n", pc->cond_K, pc->cond_Q);
 
-    double *G = NULL;
-    gs_npy_info ni;
-    if (gs_npy_read_file(gaps_path, (size_t)1 << 31, &G, &ni, &e) != GS_OK) {
-        gs_precomp_free(pc);
-        gs_model_free(mdl);
-        return fail(gaps_path, &e);
-    }
-    size_t rows = ni.ndim == 1 ? 1 : ni.shape[0], cols = ni.ndim == 1 ? ni.shape[0] : ni.shape[1];
+    gs_run run = {.pc = pc, .opts = sopts, .n_patterns = 1};
+    gs_mem_sink ms = {0};
+    unsigned char *inst = NULL;
+    double *load = NULL;
     int rc = 0;
-    if (cols != (size_t)mdl->m) {
-        fprintf(stderr, "gapsim-batch: %s: dimension_mismatch: %zu columns, the model has %d "
-                        "pairs\n", gaps_path, cols, mdl->m);
+    if (gs_gap_source_npy(gaps_path, &run.src, &e) != GS_OK) {
+        rc = fail(gaps_path, &e);
+        goto out;
+    }
+    if (run.src.m != mdl->m) {
+        fprintf(stderr, "gapsim-batch: %s: dimension_mismatch: %d columns, the model has %d "
+                        "pairs\n", gaps_path, run.src.m, mdl->m);
         rc = 1;
         goto out;
     }
-    int k = (int)rows;
+    int k = run.src.k;
     if (limit >= 0 && limit < k)
-        k = (int)limit;
+        k = run.src.k = (int)limit;
     if (k < 1) {
         fprintf(stderr, "gapsim-batch: %s holds no gap vector\n", gaps_path);
         rc = 1;
         goto out;
     }
 
-    unsigned char *inst = calloc((size_t)mdl->n_fast + 1, 1);
-    double *load = malloc((size_t)mdl->m * sizeof *load);
-    batch b = {.pc = pc, .G = G, .k = k, .load = load, .fail = GS_OK, .opts = sopts};
-    b.W = malloc((size_t)k * mdl->m * sizeof *b.W);
-    b.info = calloc((size_t)k, sizeof *b.info);
-    b.maxw = calloc((size_t)k, sizeof *b.maxw);
-    pthread_t *tid = calloc((size_t)threads, sizeof *tid);
-    if (!inst || !load || !b.W || !b.info || !b.maxw || !tid) {
+    inst = calloc((size_t)mdl->n_fast + 1, 1);
+    load = malloc((size_t)mdl->m * sizeof *load);
+    if (!inst || !load || gs_mem_sink_init(&ms, k, mdl->m, 0, &run.sink, &e) != GS_OK) {
         fprintf(stderr, "gapsim-batch: out of memory for %d gaps\n", k);
         rc = 1;
-        goto out_batch;
+        goto out;
     }
     gs_error perr;
     if (gs_gen_pattern(mdl, fraction, inst, &perr) != GS_OK) {
         fprintf(stderr, "gapsim-batch: %s\n", perr.msg);
         rc = 1;
-        goto out_batch;
+        goto out;
     }
     gs_model_pattern_load(mdl, inst, load);
+    run.loads = load;
     int n_inst = 0;
     for (int i = 0; i < mdl->n_fast; i++)
         n_inst += inst[i];
-    pthread_mutex_init(&b.mu, NULL);
     gs_blas_set_threads(1); /* task parallelism: one solve per core */
     const char *form_name = gs_form_name(sopts.form);
     printf("cloud      %d gaps, %d of %d fasteners installed, solver %s (%s) on %ld threads\n", k,
            n_inst, mdl->n_fast, gs_method_name(sopts.method), form_name, threads);
     fflush(stdout);
     t0 = gs_now();
-    for (long t = 0; t < threads; t++)
-        pthread_create(&tid[t], NULL, worker, &b);
-    for (long t = 0; t < threads; t++)
-        pthread_join(tid[t], NULL);
+    gs_run_pool *pool = NULL;
+    gs_err src = gs_run_start(&run, (int)threads, 1, NULL, &pool, &e);
+    if (!src)
+        src = gs_run_wait(pool, &e);
     double wall = gs_now() - t0;
-    pthread_mutex_destroy(&b.mu);
-    if (b.fail != GS_OK) {
-        rc = fail("solve", &b.err);
-        goto out_batch;
+    if (src != GS_OK) {
+        gs_error_prefix_field(&e, "gaps");
+        rc = fail("solve", &e);
+        goto out;
+    }
+    gs_solve_info *info = ms.info;
+    double *maxw = malloc((size_t)k * sizeof *maxw);
+    if (!maxw) {
+        fprintf(stderr, "gapsim-batch: out of memory for %d gaps\n", k);
+        rc = 1;
+        goto out;
+    }
+    for (int r = 0; r < k; r++) { /* O(k m) */
+        double mx = 0.0;
+        for (int i = 0; i < mdl->m; i++)
+            mx = fmax(mx, ms.W[(size_t)r * mdl->m + i]);
+        maxw[r] = mx;
     }
 
     /* summary */
@@ -264,16 +222,16 @@ int main(int argc, char **argv)
     int act_min = mdl->m, act_max = 0;
     double *tt = malloc((size_t)k * sizeof *tt), *mw = malloc((size_t)k * sizeof *mw);
     for (int r = 0; r < k; r++) {
-        optimal += b.info[r].status == GS_STATUS_OPTIMAL;
+        optimal += info[r].status == GS_STATUS_OPTIMAL;
         for (int i = 0; i < mdl->m; i++)
-            sum_w += b.W[(size_t)r * mdl->m + i];
-        max_w = fmax(max_w, b.maxw[r]);
-        above += b.maxw[r] > threshold;
-        sum_act += b.info[r].n_act;
-        act_min = b.info[r].n_act < act_min ? b.info[r].n_act : act_min;
-        act_max = b.info[r].n_act > act_max ? b.info[r].n_act : act_max;
-        tt[r] = b.info[r].time;
-        mw[r] = b.maxw[r];
+            sum_w += ms.W[(size_t)r * mdl->m + i];
+        max_w = fmax(max_w, maxw[r]);
+        above += maxw[r] > threshold;
+        sum_act += info[r].n_act;
+        act_min = info[r].n_act < act_min ? info[r].n_act : act_min;
+        act_max = info[r].n_act > act_max ? info[r].n_act : act_max;
+        tt[r] = info[r].time;
+        mw[r] = maxw[r];
     }
     double mean_t = 0.0;
     for (int r = 0; r < k; r++)
@@ -292,7 +250,7 @@ int main(int argc, char **argv)
            1e3 * mean_t, 1e3 * med_t, 1e3 * max_t);
     int ran[GS_METHOD__COUNT * GS_FORM__COUNT] = {0};
     for (int r = 0; r < k; r++)
-        ran[b.info[r].method * GS_FORM__COUNT + b.info[r].form]++;
+        ran[info[r].method * GS_FORM__COUNT + info[r].form]++;
     printf("           solver               %s:", gs_method_name(sopts.method));
     for (int q = 0; q < GS_METHOD__COUNT * GS_FORM__COUNT; q++)
         if (ran[q])
@@ -303,24 +261,21 @@ int main(int argc, char **argv)
            k / wall, threads, wall);
     free(tt);
     free(mw);
+    free(maxw);
     if (out_path) {
         size_t shape[2] = {(size_t)k, (size_t)mdl->m};
-        if (gs_npy_write_file(out_path, b.W, 2, shape, &e) != GS_OK)
+        if (gs_npy_write_file(out_path, ms.W, 2, shape, &e) != GS_OK)
             rc = fail(out_path, &e);
         else
             printf("           residual gaps written to %s\n", out_path);
     }
     if (rc == 0 && optimal != k)
         rc = 3;
-out_batch:
-    free(tid);
+out:
     free(inst);
     free(load);
-    free(b.W);
-    free(b.info);
-    free(b.maxw);
-out:
-    free(G);
+    gs_mem_sink_free(&ms);
+    gs_gap_source_close(&run.src);
     gs_precomp_free(pc);
     gs_model_free(mdl);
     return rc;

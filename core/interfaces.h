@@ -1,5 +1,5 @@
 /*
- * pattern.h -- interfaces of an assembly and spread fastener patterns.
+ * interfaces.h -- interfaces of an assembly and spread fastener patterns.
  *
  * Owns: grouping the contact pairs into interfaces (the same part of node[0]
  * and the same part of node[1], or the fixed part), and the deterministic
@@ -8,8 +8,8 @@
  * Used by the gap-cloud generator (one field per interface), the daemon's
  * fastener_fraction option, gapsim-gen --fraction and gapsim-batch.
  */
-#ifndef GS_PATTERN_H
-#define GS_PATTERN_H
+#ifndef GS_INTERFACES_H
+#define GS_INTERFACES_H
 
 #include "gs_error.h"
 #include "model.h"

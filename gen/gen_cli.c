@@ -1,6 +1,6 @@
 /*
  * gen_cli.c -- the command line of the FE generator, shared by `gapsim-gen`
- * (core/gapsim_gen_main.c) and `gapsim gen` (clients/cli): parse the options,
+ * (cmd/gapsim_gen_main.c) and `gapsim gen` (clients/cli): parse the options,
  * build an assembly model (lap joint like the paper's UJM1/UJM2, sandwich
  * joint like its LJM) and write it as gapsim model files: DIR/NAME.json + one
  * .npy per stiffness block (or inline), a gap cloud DIR/NAME.gaps.npy (K x m)

@@ -38,7 +38,7 @@
 
 #include "gs_error.h"
 #include "model.h"
-#include "pattern.h"
+#include "interfaces.h"
 
 typedef enum { GS_GEN_LAP = 0, GS_GEN_SANDWICH = 1, GS_GEN_LAP_FINE = 2 } gs_gen_kind;
 

@@ -9,16 +9,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-void gsd_buf_free(gsd_buf *b)
+void gs_buf_free(gs_buf *b)
 {
     free(b->p);
     memset(b, 0, sizeof *b);
 }
 
-char *gsd_buf_take(gsd_buf *b, size_t *len)
+char *gs_buf_take(gs_buf *b, size_t *len)
 {
-    if (b->oom || gsd_buf_reserve(b, 1) != 0) {
-        gsd_buf_free(b);
+    if (b->oom || gs_buf_reserve(b, 1) != 0) {
+        gs_buf_free(b);
         return NULL;
     }
     b->p[b->len] = '\0';
@@ -29,7 +29,7 @@ char *gsd_buf_take(gsd_buf *b, size_t *len)
     return p;
 }
 
-int gsd_buf_reserve(gsd_buf *b, size_t extra)
+int gs_buf_reserve(gs_buf *b, size_t extra)
 {
     if (b->oom)
         return -1;
@@ -53,26 +53,26 @@ int gsd_buf_reserve(gsd_buf *b, size_t extra)
     return 0;
 }
 
-void gsd_buf_add(gsd_buf *b, const void *data, size_t len)
+void gs_buf_add(gs_buf *b, const void *data, size_t len)
 {
-    if (gsd_buf_reserve(b, len) != 0)
+    if (gs_buf_reserve(b, len) != 0)
         return;
     memcpy(b->p + b->len, data, len);
     b->len += len;
 }
 
-void gsd_buf_puts(gsd_buf *b, const char *s)
+void gs_buf_puts(gs_buf *b, const char *s)
 {
-    gsd_buf_add(b, s, strlen(s));
+    gs_buf_add(b, s, strlen(s));
 }
 
-void gsd_buf_printf(gsd_buf *b, const char *fmt, ...)
+void gs_buf_printf(gs_buf *b, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
     int need = vsnprintf(NULL, 0, fmt, ap);
     va_end(ap);
-    if (need < 0 || gsd_buf_reserve(b, (size_t)need) != 0)
+    if (need < 0 || gs_buf_reserve(b, (size_t)need) != 0)
         return;
     va_start(ap, fmt);
     vsnprintf(b->p + b->len, (size_t)need + 1, fmt, ap);
@@ -80,18 +80,18 @@ void gsd_buf_printf(gsd_buf *b, const char *fmt, ...)
     b->len += (size_t)need;
 }
 
-void gsd_buf_json_str(gsd_buf *b, const char *s)
+void gs_buf_json_str(gs_buf *b, const char *s)
 {
     static const char hex[] = "0123456789abcdef";
-    gsd_buf_add(b, "\"", 1);
+    gs_buf_add(b, "\"", 1);
     for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
         char esc[6] = {'\\', 0, 0, 0, 0, 0};
         switch (*c) {
-        case '"': esc[1] = '"'; gsd_buf_add(b, esc, 2); break;
-        case '\\': esc[1] = '\\'; gsd_buf_add(b, esc, 2); break;
-        case '\n': esc[1] = 'n'; gsd_buf_add(b, esc, 2); break;
-        case '\r': esc[1] = 'r'; gsd_buf_add(b, esc, 2); break;
-        case '\t': esc[1] = 't'; gsd_buf_add(b, esc, 2); break;
+        case '"': esc[1] = '"'; gs_buf_add(b, esc, 2); break;
+        case '\\': esc[1] = '\\'; gs_buf_add(b, esc, 2); break;
+        case '\n': esc[1] = 'n'; gs_buf_add(b, esc, 2); break;
+        case '\r': esc[1] = 'r'; gs_buf_add(b, esc, 2); break;
+        case '\t': esc[1] = 't'; gs_buf_add(b, esc, 2); break;
         default:
             if (*c < 0x20) {
                 esc[1] = 'u';
@@ -99,47 +99,47 @@ void gsd_buf_json_str(gsd_buf *b, const char *s)
                 esc[3] = '0';
                 esc[4] = hex[*c >> 4];
                 esc[5] = hex[*c & 15];
-                gsd_buf_add(b, esc, 6);
+                gs_buf_add(b, esc, 6);
             } else {
-                gsd_buf_add(b, c, 1);
+                gs_buf_add(b, c, 1);
             }
         }
     }
-    gsd_buf_add(b, "\"", 1);
+    gs_buf_add(b, "\"", 1);
 }
 
-void gsd_buf_json_num(gsd_buf *b, double v)
+void gs_buf_json_num(gs_buf *b, double v)
 {
     if (v == 0.0 && !signbit(v)) {
-        gsd_buf_add(b, "0", 1);
+        gs_buf_add(b, "0", 1);
         return;
     }
     if (!isfinite(v)) {
-        gsd_buf_add(b, "null", 4);
+        gs_buf_add(b, "null", 4);
         return;
     }
-    if (gsd_buf_reserve(b, 32) != 0)
+    if (gs_buf_reserve(b, 32) != 0)
         return;
     int k = snprintf(b->p + b->len, 32, "%.17g", v);
     if (k > 0 && k < 32)
         b->len += (size_t)k;
 }
 
-void gsd_buf_json_nums(gsd_buf *b, const double *v, int n)
+void gs_buf_json_nums(gs_buf *b, const double *v, int n)
 {
-    gsd_buf_add(b, "[", 1);
+    gs_buf_add(b, "[", 1);
     for (int i = 0; i < n; i++) {
         if (i)
-            gsd_buf_add(b, ",", 1);
-        gsd_buf_json_num(b, v[i]);
+            gs_buf_add(b, ",", 1);
+        gs_buf_json_num(b, v[i]);
     }
-    gsd_buf_add(b, "]", 1);
+    gs_buf_add(b, "]", 1);
 }
 
-void gsd_buf_json_ints(gsd_buf *b, const int *v, int n)
+void gs_buf_json_ints(gs_buf *b, const int *v, int n)
 {
-    gsd_buf_add(b, "[", 1);
+    gs_buf_add(b, "[", 1);
     for (int i = 0; i < n; i++)
-        gsd_buf_printf(b, i ? ",%d" : "%d", v[i]);
-    gsd_buf_add(b, "]", 1);
+        gs_buf_printf(b, i ? ",%d" : "%d", v[i]);
+    gs_buf_add(b, "]", 1);
 }

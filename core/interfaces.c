@@ -1,5 +1,5 @@
 /*
- * pattern.c -- interfaces and spread fastener patterns (pattern.h).
+ * interfaces.c -- interfaces and spread fastener patterns (interfaces.h).
  *
  * The pattern works on one record per candidate (interface, position along
  * the interface's main axis, position across it, index), sorted once; the
@@ -7,7 +7,7 @@
  * one reversed (snake order). Cost: the sort, O(n_fast log n_fast); the
  * interface grouping, O(m n_iface).
  */
-#include "pattern.h"
+#include "interfaces.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -1,0 +1,488 @@
+/*
+ * gapsim_mpi_main.c -- `gapsim-mpi`: a gap cloud (or a pattern sweep: many
+ * fastener patterns x one cloud) on many nodes with MPI, on the cloud runner
+ * (runner/runner.h). Every rank reads the model and its gaps from shared
+ * files; rank 0 precomputes (or loads --factors) and broadcasts the factors
+ * (or every rank loads them with --shared-factors); chunks of rows are handed
+ * out on demand by rank 0; every rank writes its rows in place into one .npy
+ * (MPI-IO) and marks them in the sidecar OUT.run, so a rerun completes a
+ * killed run; rank 0 writes the summary (the statistics of gapsimd's job
+ * summary, runner/cloudstats.h). Every failure is agreed on collectively
+ * (gm_agree): all ranks stop with the failing rank's message, none hangs.
+ * docs/scale-out.md. Exit codes: 0 all optimal, 1 error, 2 usage, 3 some
+ * gaps not optimal.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <xxhash.h>
+
+#include "cloudstats.h"
+#include "fileio.h"
+#include "gm.h"
+#include "hash.h"
+#include "linalg.h"
+#include "model_json.h"
+#include "pattern.h"
+#include "precomp_io.h"
+
+#define MAX_PATTERNS 100000
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: mpirun -np R gapsim-mpi MODEL.json --gaps GAPS.npy --out W.npy [options]\n"
+            "Solve a gap cloud (k x m .npy), or a pattern sweep, on R MPI ranks.\n"
+            "  --gaps FILE        k x m float64 .npy, one gap vector (mm) per row (all ranks read it)\n"
+            "  --out FILE         residual gaps, rows x m .npy written in place; FILE.run is its\n"
+            "                     completion map (a rerun with the same inputs skips done chunks)\n"
+            "  --patterns FILE    pattern sweep: JSON array of {\"fasteners\": [..] | \"all\" | \"none\"}\n"
+            "                     or {\"fastener_fraction\": F}; row p k + i = gap i under pattern p\n"
+            "  --fraction F       one pattern: round(F * candidates) fasteners, spread (0)\n"
+            "  --limit K          only the first K gaps\n"
+            "  --threads T        solver threads per rank (1: one rank per core)\n"
+            "  --chunk C          rows per chunk handed out (16)\n"
+            "  --method M         auto (default), gi, npm, ipm, lemke, ref (docs/solvers.md)\n"
+            "  --form F           dual, relative, primal (default: the method's own)\n"
+            "  --tol T            optimality tolerance (1e-10)\n"
+            "  --factors FILE     rank 0 loads the saved factors (core/precomp_io.h) from FILE, or\n"
+            "                     computes and saves them there when FILE does not exist\n"
+            "  --shared-factors   every rank loads --factors FILE itself (no broadcast)\n"
+            "  --summary FILE     summary JSON (default OUT.summary.json; an array for --patterns;\n"
+            "                     none: no summary, which saves rank 0 one or two reads of OUT)\n"
+            "  --threshold MM     summary threshold (0.1)\n"
+            "  --bins N           summary histogram bins (20)\n"
+            "  --fresh            ignore a previous run's output and start over\n"
+            "  --sync             flush each chunk's rows to disk before marking it done (a\n"
+            "                     restart then survives a node crash, at one fsync per chunk)\n"
+            "  -h, --help         this text\n"
+            "Exit codes: 0 all gaps optimal, 1 error (any rank), 2 usage, 3 some gaps not optimal.\n");
+}
+
+typedef struct {
+    const char *model, *gaps, *out, *patterns, *factors, *summary;
+    double fraction, threshold;
+    long limit, threads, chunk, bins;
+    int shared, fresh, sync, help;
+    gs_solve_opts sopts;
+} args;
+
+/* 0 ok, 2 usage (message printed by rank 0). */
+static int parse_args(int argc, char **argv, args *a)
+{
+    memset(a, 0, sizeof *a);
+    gs_solve_default_opts(&a->sopts);
+    a->threshold = 0.1;
+    a->limit = -1;
+    a->threads = 1;
+    a->chunk = 16;
+    a->bins = 20;
+    const int quiet = gm_rank() != 0;
+    for (int i = 1; i < argc; i++) {
+        const char *s = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        int used = 1;
+        if (!strcmp(s, "-h") || !strcmp(s, "--help"))
+            a->help = 1, used = 0;
+        else if (!strcmp(s, "--shared-factors"))
+            a->shared = 1, used = 0;
+        else if (!strcmp(s, "--fresh"))
+            a->fresh = 1, used = 0;
+        else if (!strcmp(s, "--sync"))
+            a->sync = 1, used = 0;
+        else if (!v)
+            used = -1;
+        else if (!strcmp(s, "--gaps"))
+            a->gaps = v;
+        else if (!strcmp(s, "--out"))
+            a->out = v;
+        else if (!strcmp(s, "--patterns"))
+            a->patterns = v;
+        else if (!strcmp(s, "--factors"))
+            a->factors = v;
+        else if (!strcmp(s, "--summary"))
+            a->summary = v;
+        else if (!strcmp(s, "--fraction"))
+            a->fraction = atof(v);
+        else if (!strcmp(s, "--threshold"))
+            a->threshold = atof(v);
+        else if (!strcmp(s, "--tol"))
+            a->sopts.tol = atof(v);
+        else if (!strcmp(s, "--limit"))
+            a->limit = atol(v);
+        else if (!strcmp(s, "--threads"))
+            a->threads = atol(v);
+        else if (!strcmp(s, "--chunk"))
+            a->chunk = atol(v);
+        else if (!strcmp(s, "--bins"))
+            a->bins = atol(v);
+        else if (!strcmp(s, "--method") && gs_method_parse(v, &a->sopts.method) != 0)
+            used = -2;
+        else if (!strcmp(s, "--form") && gs_form_parse(v, &a->sopts.form) != 0)
+            used = -2;
+        else if (strcmp(s, "--method") && strcmp(s, "--form"))
+            used = -1;
+        if (used == -1 && s[0] != '-' && !a->model) {
+            a->model = s;
+            continue;
+        }
+        if (used < 0) {
+            if (!quiet)
+                fprintf(stderr, "gapsim-mpi: %s option '%s'\n",
+                        used == -2 ? "unknown value of" : "unknown or incomplete", s);
+            return 2;
+        }
+        i += used;
+    }
+    if (a->help)
+        return 0;
+    gs_error e;
+    const char *bad = !a->model ? "MODEL.json is missing"
+                      : !a->gaps ? "--gaps is missing"
+                      : !a->out ? "--out is missing"
+                      : a->threads < 1 || a->threads > 1024 ? "--threads must be in [1, 1024]"
+                      : a->chunk < 1 || a->chunk > 1 << 20 ? "--chunk must be in [1, 2^20]"
+                      : a->bins < 1 || a->bins > 1000 ? "--bins must be in [1, 1000]"
+                      : !(a->fraction >= 0 && a->fraction <= 1) ? "--fraction must be in [0, 1]"
+                      : a->patterns && a->fraction > 0 ? "give --patterns or --fraction"
+                      : a->shared && !a->factors ? "--shared-factors needs --factors FILE"
+                      : !(a->threshold >= 0) ? "--threshold must be >= 0"
+                      : NULL;
+    if (!bad && gs_solve_validate_opts(&a->sopts, &e) != GS_OK) {
+        if (!quiet)
+            fprintf(stderr, "gapsim-mpi: --%s: %s\n", e.field, e.msg);
+        return 2;
+    }
+    if (bad && !quiet) {
+        fprintf(stderr, "gapsim-mpi: %s\n", bad);
+        usage(stderr);
+    }
+    return bad ? 2 : 0;
+}
+
+/* The precomputation on every rank (see the options). */
+static gs_err factors(const args *a, const gs_model *mdl, gs_precomp **pc, double *t_bcast,
+                      gs_error *err)
+{
+    gs_err rc = GS_OK;
+    *t_bcast = 0;
+    if (a->shared) {
+        rc = gs_precomp_load(mdl, a->factors, 0, pc, err);
+        return gm_agree(rc, a->factors, err);
+    }
+    int loaded = 0;
+    if (gm_rank() == 0) /* the others sleep in the agreement meanwhile */
+        rc = gs_run_factors(mdl, a->factors, pc, &loaded, err);
+    if ((rc = gm_agree(rc, "the factors", err)) != GS_OK)
+        return rc;
+    double t0 = gs_now();
+    rc = gm_bcast_precomp(mdl, pc, err);
+    *t_bcast = gs_now() - t0;
+    return gm_agree(rc, "broadcasting the factors", err);
+}
+
+/* XXH3-64 of what the results depend on: the model's content, the loads, the
+ * solver options, the shapes and a sample of the gaps file (its size and its
+ * first and last gaps). O(P m + n_b^2). */
+static uint64_t fingerprint(const gs_run *run, const gs_model *mdl, const char *gaps_path,
+                            int chunk, gs_error *err)
+{
+    XXH3_state_t *st = XXH3_createState();
+    if (!st)
+        return 0;
+    XXH3_64bits_reset(st);
+    char mh[GS_HASH_HEX];
+    gs_model_hash(mdl, mh);
+    XXH3_64bits_update(st, mh, sizeof mh);
+    const gs_solve_opts *o = &run->opts;
+    const long long w[] = {run->src.k, run->src.m, run->n_patterns, chunk, o->method, o->form,
+                           o->max_iter, o->fasteners_first, o->npm_linear, o->linesearch,
+                           o->ipm_linear, o->ipm_start};
+    XXH3_64bits_update(st, w, sizeof w);
+    XXH3_64bits_update(st, &o->tol, sizeof o->tol);
+    if (run->loads)
+        XXH3_64bits_update(st, run->loads,
+                           sizeof(double) * (size_t)run->n_patterns * (size_t)run->src.m);
+    struct stat sb;
+    long long size = stat(gaps_path, &sb) == 0 ? (long long)sb.st_size : -1;
+    XXH3_64bits_update(st, &size, sizeof size);
+    double *g = malloc(sizeof(double) * (size_t)run->src.m);
+    for (int i = 0; g && i < 2; i++)
+        if (run->src.read(run->src.ctx, i ? run->src.k - 1 : 0, g, err) == GS_OK)
+            XXH3_64bits_update(st, g, sizeof(double) * (size_t)run->src.m);
+    free(g);
+    uint64_t h = XXH3_64bits_digest(st);
+    XXH3_freeState(st);
+    return h ? h : 1;
+}
+
+/* Rank 0: the summary of pattern p's k rows, read back from the output, with
+ * each row's initial gaps (gaps: row i of the cloud) for the pairs opened by
+ * fastening. The contact forces are not written by gapsim-mpi: the fields
+ * that need them (pairs.lambda_mean, residual_histogram.in_contact, open
+ * pairs only in the histogram) cover every pair here (docs/scale-out.md). */
+static gs_err summary_one(const gm_out *o, const gs_gap_source *res, const gs_gap_source *gaps,
+                          FILE *fs, int p, const char *job, const char *asm_id, const args *a,
+                          gs_buf *b, long long *not_optimal, gs_error *err)
+{
+    gs_cstats *s = gs_cstats_new(o->m, o->k, a->threshold, (int)a->bins, err);
+    double *w = malloc(sizeof(double) * (size_t)o->m), *g = malloc(sizeof(double) * (size_t)o->m);
+    gs_err rc = s && w && g ? GS_OK : gs_errorf(err, GS_ERR_NOMEM, "", "out of memory");
+    for (int pass = 1; !rc && pass <= (gs_cstats_second_pass(s) ? 2 : 1); pass++) {
+        for (int i = 0; !rc && i < o->k; i++) { /* O(k m) */
+            long long row = (long long)p * o->k + i;
+            gm_rec r;
+            if (fseeko(fs, (off_t)(o->rec_off + row * (long long)sizeof r), SEEK_SET) ||
+                fread(&r, sizeof r, 1, fs) != 1) {
+                rc = gs_errorf(err, GS_ERR_IO, "out", "%s: cannot read record %lld", o->side,
+                               row);
+                break;
+            }
+            if ((rc = res->read(res->ctx, (int)row, w, err)) != GS_OK ||
+                (pass == 1 && (rc = gaps->read(gaps->ctx, i, g, err)) != GS_OK))
+                break;
+            gs_cstats_row cr = {.w = w, .g = g, .m = o->m, .time = r.time, .n_act = r.n_act,
+                                .iterations = r.iterations, .warm_used = r.flags & 1,
+                                .status = gs_status_name((gs_status)r.status),
+                                .method = gs_method_name((gs_method)r.method),
+                                .form = gs_form_name((gs_form)r.form)};
+            if (pass == 1) {
+                rc = gs_cstats_add(s, &cr, err);
+                *not_optimal += r.status != GS_STATUS_OPTIMAL;
+            } else {
+                gs_cstats_add2(s, &cr);
+            }
+        }
+    }
+    if (!rc)
+        rc = gs_cstats_json(s, job, asm_id, "done", o->k, b, err);
+    gs_cstats_free(s);
+    free(w);
+    free(g);
+    return rc;
+}
+
+static gs_err write_summary(const gm_out *o, const gs_model *mdl, const args *a,
+                            const char *path, long long *not_optimal, gs_error *err)
+{
+    gs_gap_source res = {0}, gaps = {0};
+    gs_err rc = gs_gap_source_npy(o->path, &res, err);
+    if (!rc)
+        rc = gs_gap_source_npy(a->gaps, &gaps, err);
+    FILE *fs = rc ? NULL : fopen(o->side, "rb");
+    if (!rc && !fs)
+        rc = gs_errorf(err, GS_ERR_IO, "out", "cannot open %s", o->side);
+    char mh[GS_HASH_HEX], job[24], asm_id[24];
+    gs_model_hash(mdl, mh);
+    snprintf(job, sizeof job, "j_%016llx", (unsigned long long)o->fingerprint);
+    snprintf(asm_id, sizeof asm_id, "a_%.16s", mh);
+    gs_buf b = {0};
+    if (a->patterns)
+        gs_buf_puts(&b, "[");
+    for (int p = 0; !rc && p < o->n_patterns; p++) {
+        if (p)
+            gs_buf_puts(&b, ",\n");
+        rc = summary_one(o, &res, &gaps, fs, p, job, asm_id, a, &b, not_optimal, err);
+    }
+    gs_buf_puts(&b, a->patterns ? "]\n" : "\n");
+    if (!rc && b.oom)
+        rc = gs_errorf(err, GS_ERR_NOMEM, "", "out of memory for the summary");
+    gs_wfile wf = {0};
+    if (!rc)
+        rc = gs_wfile_open(&wf, path, err);
+    if (!rc)
+        rc = gs_wfile_write(&wf, b.p, b.len, err);
+    if (!rc)
+        rc = gs_wfile_commit(&wf, err);
+    else
+        gs_wfile_abort(&wf);
+    gs_buf_free(&b);
+    if (fs)
+        fclose(fs);
+    gs_gap_source_close(&res);
+    gs_gap_source_close(&gaps);
+    return rc;
+}
+
+/* Rank 0 without a summary: rows not optimal, from the records alone
+ * (rows x 32 bytes read). */
+static gs_err count_not_optimal(const gm_out *o, long long *count, gs_error *err)
+{
+    FILE *fs = fopen(o->side, "rb");
+    if (!fs || fseeko(fs, (off_t)o->rec_off, SEEK_SET)) {
+        if (fs)
+            fclose(fs);
+        return gs_errorf(err, GS_ERR_IO, "out", "cannot read %s", o->side);
+    }
+    gs_err rc = GS_OK;
+    gm_rec r;
+    for (long long i = 0; i < o->rows; i++) { /* O(rows) */
+        if (fread(&r, sizeof r, 1, fs) != 1) {
+            rc = gs_errorf(err, GS_ERR_IO, "out", "%s: cannot read record %lld", o->side, i);
+            break;
+        }
+        *count += r.status != GS_STATUS_OPTIMAL;
+    }
+    fclose(fs);
+    return rc;
+}
+
+/* Everything after MPI_Init; returns the exit code (the same on every rank). */
+static int run_main(int argc, char **argv)
+{
+    const int rank = gm_rank(), size = gm_size();
+    args a;
+    int urc = parse_args(argc, argv, &a), any = 0;
+    MPI_Allreduce(&urc, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (a.help && !any) {
+        if (rank == 0)
+            usage(stdout);
+        return 0;
+    }
+    if (any)
+        return 2;
+    gs_error e = {0};
+    gs_model_limits lim;
+    gs_model_limits_default(&lim);
+    gs_model *mdl = NULL;
+    gs_precomp *pc = NULL;
+    gs_pattern *pats = NULL;
+    int n_pat = 1, code = 1;
+    gs_run run = {.opts = a.sopts, .n_patterns = 1};
+    double *loads = NULL, t_bcast = 0, t0 = gs_now();
+    gm_out o = {0};
+    gs_err rc = gs_model_read_json(a.model, &lim, &mdl, &e);
+    if ((rc = gm_agree(rc, a.model, &e)) != GS_OK)
+        goto out;
+    if (a.patterns) {
+        rc = gs_patterns_read(a.patterns, mdl->n_fast, MAX_PATTERNS, &pats, &n_pat, &e);
+    } else {
+        gs_pattern one = {.kind = a.fraction > 0 ? GS_PAT_FRACTION : GS_PAT_NONE,
+                          .fraction = a.fraction};
+        rc = gs_patterns_loads(&one, 1, mdl, &loads, &e);
+    }
+    if (!rc && a.patterns)
+        rc = gs_patterns_loads(pats, n_pat, mdl, &loads, &e);
+    if ((rc = gm_agree(rc, a.patterns ? a.patterns : "pattern", &e)) != GS_OK)
+        goto out;
+    rc = gs_gap_source_npy(a.gaps, &run.src, &e);
+    if (!rc && run.src.m != mdl->m)
+        rc = gs_errorf(&e, GS_ERR_DIM, "gaps", "%s: %d columns, the model has %d pairs",
+                       a.gaps, run.src.m, mdl->m);
+    if (!rc && a.limit >= 0 && a.limit < run.src.k)
+        run.src.k = (int)a.limit;
+    if (!rc && (run.src.k < 1 || (long long)run.src.k * n_pat > 0x7fffffffLL))
+        rc = gs_errorf(&e, GS_ERR_LIMIT, "gaps", "%s: %d gaps x %d patterns: need 1 to 2^31-1 "
+                       "rows", a.gaps, run.src.k, n_pat);
+    if ((rc = gm_agree(rc, a.gaps, &e)) != GS_OK)
+        goto out;
+    if (rank == 0) {
+        printf("model      %s: n = %d, m = %d pairs, %d fastener candidates; %d ranks x %ld "
+               "threads\n", mdl->name[0] ? mdl->name : a.model, mdl->n, mdl->m, mdl->n_fast,
+               size, a.threads);
+        fflush(stdout);
+    }
+    if ((rc = factors(&a, mdl, &pc, &t_bcast, &e)) != GS_OK)
+        goto out;
+    if (rank == 0) {
+        double bytes = 8.0 * GS_PRECOMP_SCALARS, *seg;
+        size_t count;
+        for (int i = 0; gs_precomp_segment(pc, i, &seg, &count); i++)
+            bytes += 8.0 * (double)count;
+        printf("factors    %s (precomputation %.2f s), broadcast %.3f s (%.1f MB to %d "
+               "ranks)\n",
+               a.shared ? "loaded by every rank" : a.factors ? "ready on rank 0" : "computed",
+               pc->t.total, t_bcast, 1e-6 * bytes, a.shared ? 0 : size - 1);
+        fflush(stdout);
+    }
+    run.pc = pc;
+    run.n_patterns = n_pat;
+    run.loads = loads;
+    o.rows = (long long)n_pat * run.src.k;
+    o.m = mdl->m;
+    o.k = run.src.k;
+    o.n_patterns = n_pat;
+    o.chunk = (int)a.chunk;
+    o.sync = a.sync;
+    o.n_chunks = (o.rows + a.chunk - 1) / a.chunk;
+    snprintf(o.path, sizeof o.path, "%s", a.out);
+    if (rank == 0)
+        o.fingerprint = fingerprint(&run, mdl, a.gaps, o.chunk, &e);
+    if ((rc = gm_out_open(&o, a.fresh, &e)) != GS_OK)
+        goto out;
+    if (rank == 0) {
+        printf("cloud      %d gaps x %d pattern%s = %lld rows in %lld chunks of %d; %lld chunks "
+               "already complete\n", run.src.k, n_pat, n_pat > 1 ? "s" : "", o.rows,
+               o.n_chunks, o.chunk, o.done_chunks);
+        fflush(stdout);
+    }
+    gs_blas_set_threads(1); /* one solve per core */
+    gm_stats st;
+    rc = gm_dispatch(&run, &o, (int)a.threads, &st, &e);
+    gs_error ce;
+    gs_err rcc = gm_agree(gm_out_close(&o, &ce), "closing the output", &ce);
+    if (rc || (rc = rcc) != GS_OK)
+        goto out;
+    double mine[3] = {(double)st.rows, (double)st.chunks, st.wall};
+    double *all = rank == 0 ? malloc(sizeof(double) * 3 * (size_t)size) : NULL;
+    MPI_Gather(mine, 3, MPI_DOUBLE, all, 3, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    long long not_optimal = 0;
+    if (rank == 0) {
+        double rows_run = 0, wall = 0;
+        for (int r = 0; all && r < size; r++) {
+            if (size <= 64)
+                printf("rank %-5d %.0f rows in %.0f chunks, %.2f s\n", r, all[3 * r],
+                       all[3 * r + 1], all[3 * r + 2]);
+            rows_run += all[3 * r];
+            wall = all[3 * r + 2] > wall ? all[3 * r + 2] : wall;
+        }
+        free(all);
+        printf("run        %.0f rows solved in %.2f s: %.1f solves/s\n", rows_run, wall,
+               wall > 0 ? rows_run / wall : 0);
+        char path[4300];
+        snprintf(path, sizeof path, "%s", a.summary ? a.summary : "");
+        if (!a.summary)
+            snprintf(path, sizeof path, "%s.summary.json", a.out);
+        int skip = a.summary && !strcmp(a.summary, "none");
+        rc = gm_out_verify(&o, &e);
+        if (!rc)
+            rc = skip ? count_not_optimal(&o, &not_optimal, &e)
+                      : write_summary(&o, mdl, &a, path, &not_optimal, &e);
+        if (!rc && !skip)
+            printf("summary    %s: %lld rows, %lld not optimal\nresults    %s (%lld x %d), "
+                   "completion map %s; %.2f s in all\n", path, o.rows, not_optimal, o.path,
+                   o.rows, o.m, o.side, gs_now() - t0);
+        fflush(stdout);
+    }
+    if ((rc = gm_agree(rc, "the summary", &e)) != GS_OK)
+        goto out;
+    MPI_Bcast(&not_optimal, 1, MPI_LONG_LONG, 0, MPI_COMM_WORLD);
+    code = not_optimal ? 3 : 0;
+out:
+    gm_out_free(&o);
+    gs_gap_source_close(&run.src);
+    free(loads);
+    gs_patterns_free(pats, a.patterns ? n_pat : 0);
+    gs_precomp_free(pc);
+    gs_model_free(mdl);
+    return code;
+}
+
+int main(int argc, char **argv)
+{
+    int provided = 0;
+    if (MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
+        fprintf(stderr, "gapsim-mpi: MPI_Init_thread failed\n");
+        return 1;
+    }
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    int code = 1;
+    if (provided < MPI_THREAD_FUNNELED) {
+        if (gm_rank() == 0)
+            fprintf(stderr, "gapsim-mpi: this MPI does not provide MPI_THREAD_FUNNELED\n");
+    } else {
+        code = run_main(argc, argv);
+    }
+    MPI_Finalize();
+    return code;
+}

@@ -1,0 +1,91 @@
+/*
+ * gm.h -- the pieces of gapsim-mpi (mpi/): collective error agreement, the
+ * broadcast of the precomputation, the output files (one .npy written in
+ * place with MPI-IO and its sidecar completion map) and the dynamic
+ * scheduler (chunks handed out on demand by rank 0; MPI_THREAD_FUNNELED: the
+ * main thread of each rank does all MPI calls, its worker threads solve).
+ * docs/scale-out.md describes the command, the files and the protocol.
+ */
+#ifndef GM_H
+#define GM_H
+
+#include <mpi.h>
+#include <stdint.h>
+
+#include "precompute.h"
+#include "runner.h"
+
+/* ---- errors (gm_util.c) ------------------------------------------------------ */
+
+/* Every rank calls it with its own outcome; returns GS_OK on every rank only
+ * if every rank is GS_OK. A failing rank prints its error ("gapsim-mpi: rank
+ * 3: what: code at field: message") before the agreement; the others return
+ * GS_ERR_INVALID quietly. No rank proceeds alone, none hangs. */
+gs_err gm_agree(gs_err rc, const char *what, const gs_error *err);
+/* An MPI return code as a gs_err (GS_ERR_IO with MPI's message, naming what). */
+gs_err gm_check(int mpi_rc, const char *what, gs_error *err);
+int gm_rank(void);
+int gm_size(void);
+
+/* ---- the precomputation (gm_bcast.c) ------------------------------------------ */
+
+/* Broadcast root's *pc to every rank (the others receive a new one for their
+ * copy of the model): the scalars, then every segment (precomp_io.h) in
+ * pieces of at most GM_BCAST_BYTES. Allocation is agreed on first. */
+#define GM_BCAST_BYTES ((size_t)1 << 30) /* < 2^31: MPI counts are int */
+gs_err gm_bcast_precomp(const gs_model *mdl, gs_precomp **pc, gs_error *err);
+
+/* ---- the output (gm_out.c) ------------------------------------------------------ */
+
+/* Per-gap record of the sidecar (what the summary needs besides w). */
+typedef struct {
+    int32_t status, method, form, flags; /* flags: 1 warm_used, 2 auto_chosen */
+    int32_t n_act, iterations;
+    double time;                         /* s */
+} gm_rec;
+
+typedef struct {
+    long long rows;        /* n_patterns x k */
+    int m, k, n_patterns, chunk;
+    long long n_chunks;
+    uint64_t fingerprint;  /* of the inputs: a restart must match it */
+    char path[4096], side[4200];
+    long long data_off;    /* .npy header bytes */
+    long long map_off, rec_off;
+    unsigned char *map;    /* rank 0: 1 per complete chunk */
+    long long done_chunks; /* complete at the start (restart) */
+    MPI_File fd, fs;       /* data and sidecar, opened by every rank (MPI_COMM_SELF) */
+    int open;
+    int sync;              /* flush data and records before a chunk's map byte */
+} gm_out;
+
+/* Rank 0: create the .npy (header, full size) and the sidecar, or resume
+ * from them when the sidecar matches (same fingerprint and shapes); fresh
+ * forces a new start. Then every rank opens both with MPI-IO on
+ * MPI_COMM_SELF. Collective (the outcome is agreed). */
+gs_err gm_out_open(gm_out *o, int fresh, gs_error *err);
+/* Write rows [first, first + n) of the data and their records; then, when the
+ * chunk is whole, its byte of the completion map. Any rank, main thread. */
+gs_err gm_out_chunk(gm_out *o, long long chunk, long long first, int n, const double *W,
+                    const gm_rec *recs, gs_error *err);
+/* Close this rank's handles (flushes). */
+gs_err gm_out_close(gm_out *o, gs_error *err);
+/* Rank 0, after the close: every chunk's map byte is 1 (else GS_ERR_INVALID
+ * naming the first missing chunk). O(n_chunks). */
+gs_err gm_out_verify(const gm_out *o, gs_error *err);
+void gm_out_free(gm_out *o);
+
+/* ---- the scheduler (gm_dispatch.c) ----------------------------------------------- */
+
+typedef struct {
+    double wall;          /* s, this rank's run */
+    long long rows;       /* rows this rank solved */
+    long long chunks;     /* chunks this rank wrote */
+} gm_stats;
+
+/* Run every chunk not yet complete: rank 0 hands them out on request (and
+ * to its own workers), every rank solves with `threads` workers and writes
+ * its chunks. Collective; the result is agreed on every rank. */
+gs_err gm_dispatch(gs_run *run, gm_out *o, int threads, gm_stats *st, gs_error *err);
+
+#endif

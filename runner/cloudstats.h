@@ -1,0 +1,53 @@
+/*
+ * cloudstats.h -- statistics of a cloud's results, and their JSON: the body
+ * of gapsimd's GET /v1/jobs/{id}/summary and of gapsim-mpi's summary file.
+ *
+ * Over the results of a cloud: per pair mean / std / max / p95 residual gap
+ * and share above a threshold; per gap the largest residual (mean, median,
+ * p95, max) and the share of gaps whose largest residual exceeds the
+ * threshold; the mean contact force per pair; a histogram of the residual
+ * gaps of open pairs (pairs in contact, lambda > 0, counted apart);
+ * distributions of n_act and of solve times (log-spaced bins); counts by
+ * status, by solver and of warm starts. Given the initial gaps of each
+ * result, pairs that open under fastening by more than the threshold
+ * (w > g + threshold, at least 1e-9 mm: prying) are counted per pair and per
+ * gap ("opened"; null when no result had its gaps).
+ * Use: gs_cstats_new, gs_cstats_add for every result (pass 1); if
+ * gs_cstats_second_pass, gs_cstats_add2 for every result again in the same
+ * order (pass 2); gs_cstats_json; gs_cstats_free.
+ * Cost: O(k m) time. Memory: O(k m) when total m <= 16M values (exact p95 per
+ * pair by selection), else a second pass and 256-bin per-pair histograms
+ * (p95 to 1/256 of the pair's range; the JSON says which: p95_exact).
+ */
+#ifndef GS_CLOUDSTATS_H
+#define GS_CLOUDSTATS_H
+
+#include "buf.h"
+#include "gs_error.h"
+
+typedef struct {
+    const double *w;        /* m residual gaps (NULL: no vectors; the result is skipped) */
+    const double *lam;      /* m contact forces, or NULL (not stored) */
+    const double *g;        /* m initial gaps, or NULL (unknown: "opened" not counted) */
+    int m;
+    double time;            /* s */
+    int n_act, iterations, warm_used;
+    const char *status;     /* gs_status_name */
+    const char *method, *form;
+} gs_cstats_row;
+
+typedef struct gs_cstats gs_cstats;
+
+/* total: results expected (decides exact or binned p95); threshold in mm. */
+gs_cstats *gs_cstats_new(int m, long long total, double threshold, int bins, gs_error *err);
+void gs_cstats_free(gs_cstats *s);
+/* Pass 1; GS_ERR_NOMEM when the kept values do not fit. */
+gs_err gs_cstats_add(gs_cstats *s, const gs_cstats_row *r, gs_error *err);
+int gs_cstats_second_pass(const gs_cstats *s);
+void gs_cstats_add2(gs_cstats *s, const gs_cstats_row *r);
+/* The summary object: {"job_id":..,"assembly_id":..,"status":..,"count":..,
+ * "total":.., "m":.., ... } (docs/api.md, schema/json/summary.schema.json). */
+gs_err gs_cstats_json(gs_cstats *s, const char *job_id, const char *assembly_id,
+                      const char *status, long long total, gs_buf *b, gs_error *err);
+
+#endif

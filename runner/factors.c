@@ -1,0 +1,38 @@
+/*
+ * factors.c -- the precomputation of a run: loaded from a saved factor file
+ * or built and saved there (runner.h gs_run_factors). The same factors give
+ * bit-identical results in every front end; a new build may not (OpenBLAS
+ * partitions dpotrf / dsyrk by its thread count, so the rounding of Q and the
+ * factors depends on it).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <sys/stat.h>
+
+#include "precomp_io.h"
+#include "runner.h"
+
+gs_err gs_run_factors(const gs_model *mdl, const char *path, gs_precomp **pc, int *loaded,
+                      gs_error *err)
+{
+    *pc = NULL;
+    *loaded = 0;
+    struct stat sb;
+    if (path && stat(path, &sb) == 0) {
+        gs_err rc = gs_precomp_load(mdl, path, 0, pc, err);
+        if (rc) {
+            char msg[sizeof err->msg];
+            snprintf(msg, sizeof msg, "%s", err->msg);
+            return gs_errorf(err, rc, "factors", "%.400s (remove the file to recompute it)",
+                             msg);
+        }
+        *loaded = 1;
+        return GS_OK;
+    }
+    gs_err rc = gs_precomp_build(mdl, pc, err);
+    if (!rc && path && (rc = gs_precomp_save(*pc, path, NULL, err)) != GS_OK) {
+        gs_precomp_free(*pc);
+        *pc = NULL;
+    }
+    return rc;
+}

@@ -1,0 +1,111 @@
+/*
+ * source.c -- gap sources of the runner: .npy file read row by row, memory
+ * (runner.h). Cost per gap: one pread of m doubles, or one copy.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "npy.h"
+#include "runner.h"
+
+typedef struct {
+    int fd, m;
+    size_t data_off;
+    char *path;
+} npy_src;
+
+static gs_err npy_read(void *ctx, int i, double *g, gs_error *err)
+{
+    npy_src *s = ctx;
+    size_t bytes = sizeof(double) * (size_t)s->m;
+    off_t off = (off_t)(s->data_off + (size_t)i * bytes);
+    size_t got = 0;
+    while (got < bytes) {
+        ssize_t n = pread(s->fd, (char *)g + got, bytes - got, off + (off_t)got);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return gs_errorf(err, GS_ERR_IO, "gaps", "%s: cannot read gap %d: %s", s->path, i,
+                             n < 0 ? strerror(errno) : "file truncated");
+        got += (size_t)n;
+    }
+    return GS_OK;
+}
+
+static void npy_close(void *ctx)
+{
+    npy_src *s = ctx;
+    if (s->fd >= 0)
+        close(s->fd);
+    free(s->path);
+    free(s);
+}
+
+gs_err gs_gap_source_npy(const char *path, gs_gap_source *src, gs_error *err)
+{
+    memset(src, 0, sizeof *src);
+    gs_npy_file f = {.fd = -1};
+    gs_err rc = gs_npy_open(path, (size_t)-1 / 8, &f, err);
+    size_t rows = f.info.ndim == 1 ? 1 : f.info.shape[0];
+    size_t cols = f.info.ndim == 1 ? f.info.shape[0] : f.info.shape[1];
+    if (rc == GS_OK && ((f.info.fortran_order && rows > 1) || rows > (size_t)0x7fffffff ||
+                        cols > (size_t)0x7fffffff || cols == 0))
+        rc = gs_errorf(err, GS_ERR_FORMAT, "gaps", "%s: not a C-order k x m array of gaps "
+                       "(%zu x %zu%s)", path, rows, cols,
+                       f.info.fortran_order ? ", Fortran order" : "");
+    npy_src *s = NULL;
+    if (rc == GS_OK) {
+        s = calloc(1, sizeof *s);
+        if (s) {
+            s->fd = -1;
+            s->path = strdup(path);
+        }
+        if (!s || !s->path)
+            rc = gs_errorf(err, GS_ERR_NOMEM, "", "out of memory");
+    }
+    if (rc == GS_OK && (s->fd = dup(f.fd)) < 0)
+        rc = gs_errorf(err, GS_ERR_IO, "gaps", "%s: %s", path, strerror(errno));
+    gs_npy_close(&f);
+    if (rc) {
+        if (s)
+            npy_close(s);
+        return rc;
+    }
+    s->m = (int)cols;
+    s->data_off = f.data_offset;
+    *src = (gs_gap_source){.k = (int)rows, .m = (int)cols, .read = npy_read, .close = npy_close,
+                           .ctx = s};
+    return GS_OK;
+}
+
+typedef struct {
+    const double *G;
+    int m;
+} mem_src;
+
+static gs_err mem_read(void *ctx, int i, double *g, gs_error *err)
+{
+    const mem_src *s = ctx;
+    memcpy(g, s->G + (size_t)i * (size_t)s->m, sizeof(double) * (size_t)s->m);
+    return GS_OK;
+}
+
+gs_err gs_gap_source_mem(const double *G, int k, int m, gs_gap_source *src, gs_error *err)
+{
+    mem_src *s = malloc(sizeof *s);
+    if (!s)
+        return gs_errorf(err, GS_ERR_NOMEM, "", "out of memory");
+    *s = (mem_src){.G = G, .m = m};
+    *src = (gs_gap_source){.k = k, .m = m, .read = mem_read, .close = free, .ctx = s};
+    return GS_OK;
+}
+
+void gs_gap_source_close(gs_gap_source *src)
+{
+    if (src->close)
+        src->close(src->ctx);
+    memset(src, 0, sizeof *src);
+}

@@ -1,0 +1,277 @@
+"""gapsim-mpi on loopback (mpirun --oversubscribe, 1 to 3 ranks): results
+bit-identical to gapsim-batch and to a gapsimd cloud, summary equal to the
+daemon's, pattern sweeps, saved and shared factors, a rank killed mid-run and
+the rerun that completes the output, bad input on one rank (clean error exit,
+no hang), usage errors. docs/scale-out.md."""
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+import unittest
+
+from api_common import model, upload_json
+import gsd_harness as h
+
+MPIRUN = shutil.which("mpirun")
+HAVE_MPI = MPIRUN is not None and os.path.exists(os.path.join(h.BIN_DIR, "gapsim-mpi"))
+TIMEOUT = 120  # s: any hang fails the test instead of blocking the suite
+
+# Open MPI's own allocations outlive MPI_Finalize: in the sanitized build,
+# leaks whose stack passes through Open MPI are suppressed, leak checking
+# stays on for ours. That needs full stacks (Open MPI is built without frame
+# pointers), which makes each mpirun ~5x slower: the leak check runs in the
+# bit-identity test (every rank count, the whole path); the others run ASan
+# and UBSan without it.
+SUPP = os.path.join(h.TMP, "lsan_openmpi.supp")
+
+
+def mpi_env(leaks=False):
+    env = dict(os.environ)
+    env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+               OPENBLAS_NUM_THREADS="1", OMPI_MCA_btl="self,vader,tcp",
+               OMPI_MCA_btl_tcp_if_include="lo", OMPI_MCA_oob_tcp_if_include="lo",
+               OMPI_MCA_rmaps_base_oversubscribe="1",
+               # keep Open MPI's plugins loaded so that their frames have names
+               OMPI_MCA_mca_base_component_disable_dlclose="1")
+    with open(SUPP, "w") as f:
+        for lib in ("libmpi", "libopen-pal", "libopen-rte", "libhwloc", "libevent", "libpmix",
+                    "libucp", "libucs", "libfabric", "mca_", "libmca"):
+            f.write("leak:%s\n" % lib)
+    env["LSAN_OPTIONS"] = "suppressions=%s:print_suppressions=0" % SUPP
+    env["ASAN_OPTIONS"] = env.get("ASAN_OPTIONS", "") + (
+        ":fast_unwind_on_malloc=0" if leaks else ":detect_leaks=0")
+    return env
+
+
+def mpirun(np_args, timeout=TIMEOUT, leaks=False):
+    """np_args: list of (np, [gapsim-mpi args]) (several: MPMD). Returns CompletedProcess."""
+    cmd = [MPIRUN, "--oversubscribe"]
+    for i, (np, args) in enumerate(np_args):
+        if i:
+            cmd.append(":")
+        cmd += ["-np", str(np), h.binary("gapsim-mpi")] + list(args)
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout,
+                          env=mpi_env(leaks))
+
+
+def npy_data(path):
+    """The raw data bytes of an .npy file (after its header)."""
+    with open(path, "rb") as f:
+        data = f.read()
+    hl = int.from_bytes(data[8:10], "little")
+    return data[10 + hl:]
+
+
+def without_run_fields(s):
+    """A summary without what differs between runs (ids and solve times) and
+    without what needs the contact forces, which gapsim-mpi does not write
+    (the residual histogram, its in_contact count, pairs.lambda_mean)."""
+    s = dict(s)
+    for k in ("job_id", "assembly_id", "time_ms", "residual_histogram"):
+        s.pop(k)
+    s["pairs"] = {k: v for k, v in s["pairs"].items() if k != "lambda_mean"}
+    return s
+
+
+@unittest.skipUnless(HAVE_MPI, "gapsim-mpi or mpirun missing (scripts/setup installs Open MPI)")
+class MpiTest(unittest.TestCase):
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="mpi-", dir=h.TMP)
+        cls.model_json, cls.gaps = model("lap", small=True, inline=True, gaps=45)
+        cls.m = h.read_npy(cls.gaps)[0][1]
+        cls.batch = os.path.join(cls.tmp, "batch.npy")
+        subprocess.run([h.binary("gapsim-batch"), cls.model_json, "--gaps", cls.gaps,
+                        "--method", "gi", "--fraction", "0.5", "--threads", "2",
+                        "--out", cls.batch], check=True, stdout=subprocess.DEVNULL,
+                       timeout=TIMEOUT)
+
+    def out(self, name):
+        return os.path.join(self.tmp, name)
+
+    def run_ok(self, np_args, leaks=False):
+        r = mpirun(np_args, leaks=leaks)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        return r
+
+    def test_ranks_bit_identical_to_batch_and_daemon(self):
+        outs = {}
+        # (ranks, threads per rank, rows per chunk); chunks of 1 stress the queues
+        for np, threads, chunk in ((1, 2, 3), (2, 1, 3), (3, 1, 3), (2, 2, 1)):
+            w = self.out("w%d_%d_%d.npy" % (np, threads, chunk))
+            r = self.run_ok([(np, [self.model_json, "--gaps", self.gaps, "--method", "gi",
+                                   "--fraction", "0.5", "--chunk", str(chunk), "--threads",
+                                   str(threads), "--out", w])], leaks=True)
+            self.assertIn("%d ranks x %d threads" % (np, threads), r.stdout)
+            self.assertIn("45 rows solved", r.stdout)
+            self.assertEqual(npy_data(w), npy_data(self.batch), "np %d" % np)
+            self.assertEqual(h.read_npy(w)[0], (45, self.m))
+            with open(w + ".summary.json") as f:
+                outs[np, threads] = json.load(f)
+        d = h.Daemon(workers=2).start()
+        try:
+            aid = upload_json(d, self.model_json).json()["id"]
+            rows = [list(x) for x in zip(*[iter(h.read_npy(self.gaps)[1])] * self.m)]
+            j = d.post("/v1/assemblies/%s/clouds" % aid,
+                       {"gaps": rows, "solver": "gi", "fastener_fraction": 0.5}).json()
+            self.assertEqual(d.wait_job(j["id"])["status"], "done")
+            shape, W = h.read_npy(d.get("/v1/jobs/%s/results?format=npy" % j["id"]).body)
+            self.assertEqual(shape, (45, self.m))
+            self.assertEqual(W, h.read_npy(self.batch)[1])  # exact equality of every double
+            summary = d.get("/v1/jobs/%s/summary" % j["id"]).json()
+        finally:
+            d.stop()
+            d.cleanup()
+        self.assertEqual(summary["count"], 45)
+        for s in outs.values():
+            self.assertRegex(s["job_id"], r"^j_[0-9a-f]{16}$")
+            self.assertRegex(s["assembly_id"], r"^a_[0-9a-f]{16}$")
+            self.assertEqual(without_run_fields(s), without_run_fields(summary))
+            self.assertEqual(len(s["time_ms"]["histogram"]["counts"]), 20)
+
+    def test_pattern_sweep(self):
+        pats = self.out("patterns.json")
+        with open(pats, "w") as f:
+            json.dump([{"fastener_fraction": 0.5}, {"fasteners": "all"}, {}, {"fasteners": [0, 2]}], f)
+        w = self.out("sweep.npy")
+        r = self.run_ok([(2, [self.model_json, "--gaps", self.gaps, "--method", "gi",
+                              "--patterns", pats, "--out", w, "--chunk", "7"])])
+        self.assertIn("45 gaps x 4 patterns = 180 rows", r.stdout)
+        shape, W = h.read_npy(w)
+        self.assertEqual(shape, (180, self.m))
+        n = 45 * self.m
+        self.assertEqual(npy_data(w)[:8 * n], npy_data(self.batch))  # pattern 0 = the batch run
+        with open(w + ".summary.json") as f:
+            sums = json.load(f)
+        self.assertEqual(len(sums), 4)
+        self.assertEqual([s["count"] for s in sums], [45] * 4)
+        # more fasteners close more gaps: "all" has the smallest mean residual
+        means = [sum(W[p * n:(p + 1) * n]) / n for p in range(4)]
+        self.assertLess(means[1], means[0])
+        self.assertLess(means[0], means[2])
+        for p in range(4):
+            self.assertAlmostEqual(sums[p]["pairs"]["mean"][0],
+                                   sum(max(W[p * n + i * self.m], 0) for i in range(45)) / 45,
+                                   places=12)
+        bad = self.out("bad_patterns.json")
+        with open(bad, "w") as f:
+            f.write('[{"fasteners": [0, 999]}]')
+        r = mpirun([(2, [self.model_json, "--gaps", self.gaps, "--patterns", bad,
+                         "--out", self.out("bad.npy")])])
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("patterns[0].fasteners[1]", r.stderr)
+
+    def test_factors_saved_loaded_and_shared(self):
+        fac = self.out("lap.factors")
+        args = [self.model_json, "--gaps", self.gaps, "--method", "gi", "--fraction", "0.5",
+                "--factors", fac]
+        r = self.run_ok([(2, args + ["--out", self.out("f1.npy")])])
+        self.assertIn("factors    ready on rank 0", r.stdout)
+        self.assertTrue(os.path.getsize(fac) > 8 * self.m * self.m)
+        r = self.run_ok([(2, args + ["--out", self.out("f2.npy")])])
+        r = self.run_ok([(3, args + ["--shared-factors", "--out", self.out("f3.npy")])])
+        self.assertIn("loaded by every rank", r.stdout)
+        b = subprocess.run([h.binary("gapsim-batch"), self.model_json, "--gaps", self.gaps,
+                            "--method", "gi", "--fraction", "0.5", "--factors", fac,
+                            "--out", self.out("fb.npy")], capture_output=True, text=True,
+                           timeout=TIMEOUT)
+        self.assertEqual(b.returncode, 0, b.stderr)
+        self.assertIn("factors    loaded from " + fac, b.stdout)
+        for name in ("f1.npy", "f2.npy", "f3.npy", "fb.npy"):
+            self.assertEqual(npy_data(self.out(name)), npy_data(self.batch), name)
+        with open(fac, "r+b") as f:  # a damaged factor file is an error, not a recompute
+            f.seek(200)
+            f.write(b"\xff" * 8)
+        r = mpirun([(2, args + ["--out", self.out("f4.npy")])])
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("rank 0: the factors", r.stderr)
+        self.assertIn("corrupted", r.stderr)
+
+    def test_kill_one_rank_then_rerun_completes(self):
+        mj, gaps = model("lap", small=False, inline=False, gaps=1500,
+                         extra=["--scale", "0.4", "--no-cond", "--seed", "9"])
+        ref = self.out("kill_ref.npy")
+        subprocess.run([h.binary("gapsim-batch"), mj, "--gaps", gaps, "--method", "gi",
+                        "--threads", "2", "--out", ref], check=True, stdout=subprocess.DEVNULL,
+                       timeout=TIMEOUT)
+        w = self.out("killed.npy")
+        args = [mj, "--gaps", gaps, "--method", "gi", "--chunk", "2", "--out", w]
+        p = subprocess.Popen([MPIRUN, "--oversubscribe", "-np", "2", h.binary("gapsim-mpi")] + args,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             env=mpi_env())
+        side, n_chunks, done, victim = w + ".run", 750, 0, None
+        deadline = time.time() + TIMEOUT
+        while time.time() < deadline and p.poll() is None:
+            try:
+                with open(side, "rb") as f:
+                    f.seek(128)
+                    done = f.read(n_chunks).count(1)
+            except OSError:
+                done = 0
+            if done >= 20:
+                with open("/proc/%d/task/%d/children" % (p.pid, p.pid)) as f:
+                    kids = [int(x) for x in f.read().split()]
+                ranks = [k for k in kids if "gapsim-mpi" in open("/proc/%d/cmdline" % k).read()]
+                victim = ranks[-1]
+                os.kill(victim, signal.SIGKILL)  # one rank (a child of our mpirun) dies
+                break
+            time.sleep(0.002)
+        out, err = p.communicate(timeout=TIMEOUT)
+        self.assertIsNotNone(victim, "the run ended before a rank could be killed:\n" + out)
+        self.assertNotEqual(p.returncode, 0)
+        with open(side, "rb") as f:
+            f.seek(128)
+            done = f.read(n_chunks).count(1)
+        self.assertGreaterEqual(done, 20)
+        self.assertLess(done, n_chunks)
+        r = self.run_ok([(2, args + ["--sync"])])  # --sync is not an input: it resumes
+        m = re.search(r"(\d+) chunks already complete", r.stdout)
+        self.assertGreaterEqual(int(m.group(1)), done)
+        solved = int(re.search(r"(\d+) rows solved", r.stdout).group(1))
+        self.assertEqual(solved, 1500 - 2 * int(m.group(1)))
+        self.assertEqual(npy_data(w), npy_data(ref))
+        with open(w + ".summary.json") as f:
+            self.assertEqual(json.load(f)["count"], 1500)
+        os.unlink(w + ".summary.json")
+        r = self.run_ok([(3, args + ["--summary", "none"])])  # complete: nothing left to do
+        self.assertIn("750 chunks already complete", r.stdout)
+        self.assertIn(" 0 rows solved", r.stdout)
+        self.assertFalse(os.path.exists(w + ".summary.json"))
+        r = self.run_ok([(2, args + ["--limit", "1000"])])  # other inputs: a fresh run
+        self.assertIn("0 chunks already complete", r.stdout)
+        self.assertEqual(npy_data(w), npy_data(ref)[:1000 * 8 * h.read_npy(w)[0][1]])
+
+    def test_bad_input_on_one_rank_stops_all(self):
+        good = [self.model_json, "--gaps", self.gaps, "--out", self.out("e.npy")]
+        bad_gaps = [self.model_json, "--gaps", self.out("missing.npy"), "--out", self.out("e.npy")]
+        t0 = time.time()
+        r = mpirun([(1, good), (1, bad_gaps), (1, good)])
+        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+        self.assertIn("gapsim-mpi: rank 1: %s: io_error" % self.out("missing.npy"), r.stderr)
+        self.assertNotIn("rank 0:", r.stderr)
+        self.assertNotIn("rows solved", r.stdout)
+        self.assertLess(time.time() - t0, TIMEOUT)
+        # a model file that is not a model on the last rank
+        r = mpirun([(2, good), (1, [self.gaps, "--gaps", self.gaps, "--out", self.out("e.npy")])])
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("gapsim-mpi: rank 2: %s: bad_format" % self.gaps, r.stderr)
+        # gaps of another model
+        other_json, other_gaps = model("sandwich", small=True, inline=True, gaps=5)
+        r = mpirun([(2, [self.model_json, "--gaps", other_gaps, "--out", self.out("e.npy")])])
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("dimension_mismatch", r.stderr)
+        # usage: every rank exits 2, rank 0 explains
+        r = mpirun([(2, [self.model_json, "--gaps", self.gaps])])
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("--out is missing", r.stderr)
+        r = mpirun([(1, good + ["--method", "nope"])])
+        self.assertEqual(r.returncode, 2)
+
+
+if __name__ == "__main__":
+    unittest.main()
