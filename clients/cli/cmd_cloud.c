@@ -447,29 +447,11 @@ static int results_npy(gc_ctx *cx, const char *prog, const char *job, const char
                 job, st, gc_jint(j, "done", 0), gc_jint(j, "total", 0));
     cJSON_Delete(j);
 
-    gs_wfile wf = {0};
-    gs_error e;
-    if (gs_wfile_open(&wf, out, &e)) {
-        fprintf(stderr, "%s: %s\n", prog, e.msg);
-        return GC_EFILE;
-    }
     char tail[64];
     snprintf(tail, sizeof tail, "/results?field=%s", field);
     job_path(path, sizeof path, job, tail);
-    gc_req rq = {.method = "GET", .path = path, .accept = "application/x-npy", .sink = wf.fp};
-    gc_resp rs;
-    rc = gc_http(cx, prog, &rq, &rs);
-    if (rc == GC_OK && (rs.status < 200 || rs.status >= 300))
-        rc = gc_report_error(cx, prog, &rs);
-    gc_resp_free(&rs);
-    if (rc != GC_OK) {
-        gs_wfile_abort(&wf);
+    if ((rc = gc_download(cx, prog, path, "application/x-npy", out)) != GC_OK)
         return rc;
-    }
-    if (gs_wfile_commit(&wf, &e)) {
-        fprintf(stderr, "%s: %s\n", prog, e.msg);
-        return GC_EFILE;
-    }
     size_t k, m;
     if (gc_npy_shape(prog, out, &k, &m) != GC_OK)
         return GC_ESERVER; /* the server sent something that is not a .npy */

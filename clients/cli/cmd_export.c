@@ -22,31 +22,6 @@
 #include "http.h"
 #include "out.h"
 
-/* GET path into the file out; an error answer is reported. */
-static int download(gc_ctx *cx, const char *prog, const char *path, const char *out)
-{
-    gs_wfile wf = {0};
-    gs_error e;
-    if (gs_wfile_open(&wf, out, &e)) {
-        fprintf(stderr, "%s: %s\n", prog, e.msg);
-        return GC_EFILE;
-    }
-    gc_req rq = {.method = "GET", .path = path, .sink = wf.fp};
-    gc_resp rs;
-    int rc = gc_http(cx, prog, &rq, &rs);
-    if (rc == GC_OK && (rs.status < 200 || rs.status >= 300))
-        rc = gc_report_error(cx, prog, &rs);
-    gc_resp_free(&rs);
-    if (rc != GC_OK) {
-        gs_wfile_abort(&wf);
-        return rc;
-    }
-    if (gs_wfile_commit(&wf, &e)) {
-        fprintf(stderr, "%s: %s\n", prog, e.msg);
-        return GC_EFILE;
-    }
-    return GC_OK;
-}
 
 /* One .vtp per solved gap and DIR/JOB.pvd listing them (timestep = gap index). */
 static int series(gc_ctx *cx, const char *prog, const char *job, const char *q, const char *dir)
@@ -86,7 +61,7 @@ static int series(gc_ctx *cx, const char *prog, const char *job, const char *q, 
         snprintf(name, sizeof name, "%s_%05d.vtp", job, i);
         snprintf(out, sizeof out, "%s/%s", dir, name);
         snprintf(path, sizeof path, "/v1/jobs/%s/results?format=vtp&index=%d%s", job, i, q);
-        rc = download(cx, prog, path, out);
+        rc = gc_download(cx, prog, path, NULL, out);
         if (rc == GC_OK) {
             fprintf(wf.fp, "    <DataSet timestep=\"%d\" part=\"0\" file=\"%s\"/>\n", i, name);
             written++;
@@ -168,7 +143,7 @@ int gc_cloud_export(gc_ctx *cx, int argc, char **argv)
         snprintf(path, sizeof path, "/v1/jobs/%s/results?format=vtp&index=%ld%s", job, gap, q);
     else
         snprintf(path, sizeof path, "/v1/jobs/%s/summary?format=%s%s", job, vtk ? "vtp" : fmt, q);
-    rc = download(cx, cmd.prog, path, out);
+    rc = gc_download(cx, cmd.prog, path, NULL, out);
     if (rc == GC_OK) {
         if (cx->json)
             printf("{\"job_id\":\"%s\",\"format\":\"%s\",\"path\":\"%s\"}\n", job, fmt, out);

@@ -10,6 +10,7 @@
 
 #include <curl/curl.h>
 
+#include "fileio.h"
 #include "json_parse.h"
 #include "progress.h"
 
@@ -276,4 +277,30 @@ char *gc_escape(const char *s)
     char *copy = strdup(e);
     curl_free(e);
     return copy;
+}
+
+int gc_download(const gc_ctx *cx, const char *prog, const char *path, const char *accept,
+                const char *out)
+{
+    gs_wfile wf = {0};
+    gs_error e;
+    if (gs_wfile_open(&wf, out, &e)) {
+        fprintf(stderr, "%s: %s\n", prog, e.msg);
+        return GC_EFILE;
+    }
+    gc_req rq = {.method = "GET", .path = path, .accept = accept, .sink = wf.fp};
+    gc_resp rs;
+    int rc = gc_http(cx, prog, &rq, &rs);
+    if (rc == GC_OK && (rs.status < 200 || rs.status >= 300))
+        rc = gc_report_error(cx, prog, &rs);
+    gc_resp_free(&rs);
+    if (rc != GC_OK) {
+        gs_wfile_abort(&wf);
+        return rc;
+    }
+    if (gs_wfile_commit(&wf, &e)) {
+        fprintf(stderr, "%s: %s\n", prog, e.msg);
+        return GC_EFILE;
+    }
+    return GC_OK;
 }

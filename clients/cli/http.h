@@ -77,6 +77,12 @@ int gc_report_error(const gc_ctx *cx, const char *prog, const gc_resp *rs);
  * --json output as is. */
 int gc_call_json(const gc_ctx *cx, const char *prog, const gc_req *rq, cJSON **out, gc_buf *raw);
 
+/* GET path (Accept: accept, or none when NULL) into the file out, written
+ * atomically (fileio.h gs_wfile): on an error answer (reported) or a broken
+ * transfer the file is not created. Returns an exit code. */
+int gc_download(const gc_ctx *cx, const char *prog, const char *path, const char *accept,
+                const char *out);
+
 /* Print a response body as is on stdout (with a final newline). */
 void gc_print_body(const gc_buf *b);
 
