@@ -69,9 +69,99 @@ static gs_err factor_blocks(gs_precomp *pc, gs_error *err)
     return GS_OK;
 }
 
-/* Stage 2: Q = sum_b B_b'B_b with B_b = L_b^-1 A_b. For part b, `cols` lists
- * the pairs with an entry in b (m_b of them); A_b is n_b x m_b with one or two
- * nonzeros per column. Cost per part: n_b^2 m_b (dtrsm) + n_b m_b^2 (dsyrk). */
+/* Add the part's m_b x m_b term C (lower triangle, ld mb) into the lower
+ * triangle of Q at the pairs cols (ascending, so ci >= cj is i >= j: column
+ * by column, sequential). O(m_b^2). */
+static void scatter_Q(gs_precomp *pc, const int *cols, int mb, const double *C)
+{
+    const int m = pc->m;
+    for (int cj = 0; cj < mb; cj++)
+        for (int ci = cj; ci < mb; ci++)
+            pc->Q[(size_t)cols[cj] * m + cols[ci]] += C[(size_t)cj * mb + ci];
+}
+
+/* Q's upper triangle from its lower one, in 64 x 64 tiles (the transposed
+ * writes stay in cache). O(m^2). */
+static void mirror_Q(gs_precomp *pc)
+{
+    const int m = pc->m, T = 64;
+    double *Q = pc->Q;
+    for (int jb = 0; jb < m; jb += T)
+        for (int ib = jb; ib < m; ib += T)
+            for (int j = jb; j < jb + T && j < m; j++)
+                for (int i = ib > j + 1 ? ib : j + 1; i < ib + T && i < m; i++)
+                    Q[(size_t)i * m + j] = Q[(size_t)j * m + i];
+}
+
+/* The explicit route for part b: K_b^-1 from its factor (dpotri, 2 n_b^3/3
+ * flops), then A_b' K_b^-1 A_b gathered from the <= 2 x 2 entries each pair
+ * pair touches straight into Q's lower triangle (O(m_b^2)). Chosen when the
+ * contact DOFs are a large share of the block (cheaper than n_b^2 m_b +
+ * n_b m_b^2). W: n_b^2 doubles of scratch (reused across parts: first
+ * touches of fresh pages cost as much as the arithmetic here). */
+static gs_err part_term_inverse(gs_precomp *pc, int b, const int *cols, int mb, double *W,
+                                gs_error *err)
+{
+    const gs_model *mdl = pc->mdl;
+    const int nb = mdl->parts[b].ndof, off = mdl->parts[b].offset;
+    int *row = malloc(sizeof(int) * 2 * (size_t)mb);
+    double *val = malloc(sizeof(double) * 2 * (size_t)mb);
+    char field[48];
+    snprintf(field, sizeof field, "parts[%d].K", b);
+    if (!row || !val) {
+        free(row);
+        free(val);
+        return gs_errorf(err, GS_ERR_NOMEM, field, "no memory for the inverse of part %d", b);
+    }
+    memcpy(W, pc->L[b], (size_t)nb * nb * sizeof *W);
+    lapack_int info = LAPACKE_dpotri(LAPACK_COL_MAJOR, 'L', nb, W, nb);
+    if (info != 0) {
+        free(row);
+        free(val);
+        gs_errorf(err, GS_ERR_NOT_SPD, field, "inverting the factor of part %d failed (dpotri info %d)",
+                  b, (int)info);
+        if (err)
+            err->lapack_info = (int)info;
+        return GS_ERR_NOT_SPD;
+    }
+    for (int c = 0; c < mb; c++) { /* the pair's rows in the block (-1: none) */
+        const int k = cols[c];
+        for (int s = 0; s < 2; s++) {
+            int in = mdl->pair_parts[2 * k + s] == b;
+            row[2 * c + s] = in ? mdl->a_row[2 * k + s] - off : -1;
+            val[2 * c + s] = in ? mdl->a_val[2 * k + s] : 0.0;
+        }
+    }
+    for (int cj = 0; cj < mb; cj++) /* lower triangle of W: W[max + min nb] */
+        for (int ci = cj; ci < mb; ci++) {
+            double v = 0.0;
+            for (int s = 0; s < 2; s++) {
+                int r = row[2 * ci + s];
+                if (r < 0)
+                    continue;
+                for (int t = 0; t < 2; t++) {
+                    int q = row[2 * cj + t];
+                    if (q < 0)
+                        continue;
+                    int hi = r > q ? r : q, lo = r > q ? q : r;
+                    v += val[2 * ci + s] * val[2 * cj + t] * W[(size_t)lo * nb + hi];
+                }
+            }
+            pc->Q[(size_t)cols[cj] * pc->m + cols[ci]] += v;
+        }
+    free(row);
+    free(val);
+    return GS_OK;
+}
+
+/* Stage 2: Q = sum_b A_b' K_b^-1 A_b. For part b, `cols` lists the pairs with
+ * an entry in b (m_b of them); A_b is n_b x m_b with one or two nonzeros per
+ * column. Per part the cheaper of two routes (flops):
+ *   triangular: B_b = L_b^-1 A_b (dtrsm, n_b^2 m_b), C = B_b'B_b (dsyrk,
+ *               n_b m_b^2);
+ *   inverse:    K_b^-1 (dpotri, 2 n_b^3 / 3), C gathered (4 m_b^2).
+ * The inverse wins when the contact DOFs are more than about a fifth of the
+ * block (the condensed junction blocks: m_b ~ n_b, 3x fewer flops). */
 static gs_err build_Q(gs_precomp *pc, gs_error *err)
 {
     const gs_model *mdl = pc->mdl;
@@ -80,6 +170,8 @@ static gs_err build_Q(gs_precomp *pc, gs_error *err)
     if (!cols)
         return gs_errorf(err, GS_ERR_NOMEM, "pairs", "no memory");
     gs_err rc = GS_OK;
+    double *W = NULL; /* the inverse route's scratch, n_b^2 for the largest such part */
+    int wn = 0;
     for (int b = 0; b < mdl->n_parts && rc == GS_OK; b++) {
         const int nb = mdl->parts[b].ndof, off = mdl->parts[b].offset;
         int mb = 0;
@@ -88,6 +180,17 @@ static gs_err build_Q(gs_precomp *pc, gs_error *err)
                 cols[mb++] = k;
         if (mb == 0)
             continue;
+        const double fn = nb, fm = mb;
+        if (2.0 * fn * fn * fn / 3.0 + 4.0 * fm * fm < fn * fn * fm + fn * fm * fm) {
+            if (nb > wn) {
+                free(W);
+                W = malloc(gs_mul_size((size_t)nb, (size_t)nb) * sizeof *W);
+                wn = W ? nb : 0;
+            }
+            rc = W ? part_term_inverse(pc, b, cols, mb, W, err)
+                   : gs_errorf(err, GS_ERR_NOMEM, "pairs", "no memory for the inverse of part %d", b);
+            continue;
+        }
         double *B = calloc(gs_mul_size((size_t)nb, (size_t)mb), sizeof *B);
         double *C = calloc(gs_mul_size((size_t)mb, (size_t)mb), sizeof *C);
         if (!B || !C) {
@@ -105,18 +208,14 @@ static gs_err build_Q(gs_precomp *pc, gs_error *err)
         cblas_dtrsm(CblasColMajor, CblasLeft, CblasLower, CblasNoTrans, CblasNonUnit, nb, mb,
                     1.0, pc->L[b], nb, B, nb);
         cblas_dsyrk(CblasColMajor, CblasLower, CblasTrans, mb, nb, 1.0, B, nb, 0.0, C, mb);
-        for (int cj = 0; cj < mb; cj++)
-            for (int ci = cj; ci < mb; ci++) {
-                double v = C[(size_t)cj * mb + ci];
-                int i = cols[ci], j = cols[cj];
-                pc->Q[(size_t)j * m + i] += v;
-                if (i != j)
-                    pc->Q[(size_t)i * m + j] += v;
-            }
+        scatter_Q(pc, cols, mb, C);
         free(B);
         free(C);
     }
     free(cols);
+    free(W);
+    if (rc == GS_OK)
+        mirror_Q(pc);
     return rc;
 }
 

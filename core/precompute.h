@@ -4,16 +4,20 @@
  * From a validated model it builds, in this order (stage times recorded):
  *   1. L_b      lower Cholesky factor of each stiffness block K_b (dpotrf)
  *   2. Q        = A'K^-1 A (m x m, SPD, dense). Per part b, with A_b the rows
- *               of A in block b restricted to the m_b pairs touching b:
- *               B_b = L_b^-1 A_b (dtrsm), Q += B_b'B_b (dsyrk, scattered).
- *               A has 1-2 nonzeros per column, so no n x m matrix is formed:
- *               the largest intermediate is n_b x m_b.
+ *               of A in block b restricted to the m_b pairs touching b, the
+ *               cheaper of: B_b = L_b^-1 A_b (dtrsm), Q += B_b'B_b (dsyrk,
+ *               scattered), n_b^2 m_b + n_b m_b^2 flops; or K_b^-1 from L_b
+ *               (dpotri, 2 n_b^3 / 3) and Q += A_b'K_b^-1 A_b gathered
+ *               (4 m_b^2) -- 3x fewer flops on condensed junction blocks,
+ *               where m_b ~ n_b. A has 1-2 nonzeros per column, so no n x m
+ *               matrix is formed: the largest intermediate is n_b x max(n_b,
+ *               m_b). Q's lower triangle is accumulated, then mirrored.
  *   3. u0       = A'K^-1 f_base, s0 = 1/2 f_base'K^-1 f_base
  *   4. L_Q      lower Cholesky factor of Q (dpotrf). It is also the factor the
  *               relative form needs: K~ = Q^-1 = L_Q^-T L_Q^-1, so Goldfarb-
  *               Idnani on the relative problem takes J = L_Q directly.
  *   5. cond_1 estimates of K (over all blocks) and Q (dlansy + dpocon).
- * Cost: sum_b (n_b^3/3 + n_b^2 m_b + n_b m_b^2) + m^3/3 flops, all BLAS-3 /
+ * Cost: sum_b (n_b^3/3 + min(n_b^2 m_b + n_b m_b^2, 2 n_b^3/3)) + m^3/3 flops, BLAS-3 /
  * blocked LAPACK; memory: K blocks + factors (2 sum n_b^2) + Q and L_Q (2 m^2).
  * The result is read-only and shared by all solver threads.
  */

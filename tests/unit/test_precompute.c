@@ -17,9 +17,9 @@ static double max_abs(const double *a, size_t n)
     return r;
 }
 
-static void check_Q_against_bruteforce(int parts, int nb, int fixed, uint64_t seed)
+/* Q of mdl (freed here) against A'K^-1 A formed densely. */
+static void check_Q(gs_model *mdl)
 {
-    gs_model *mdl = tm_random(parts, nb, fixed, seed);
     gs_precomp *pc = ts_build(mdl);
     int m = mdl->m;
     double *Qb = tm_bruteforce_Q(mdl);
@@ -45,6 +45,34 @@ static void check_Q_against_bruteforce(int parts, int nb, int fixed, uint64_t se
     free(Qb);
     gs_precomp_free(pc);
     gs_model_free(mdl);
+}
+
+static void check_Q_against_bruteforce(int parts, int nb, int fixed, uint64_t seed)
+{
+    check_Q(tm_random(parts, nb, fixed, seed));
+}
+
+/* Both routes of Q's part terms in one model (precompute.c build_Q): part 0
+ * has 40 pairs on its 40 DOFs (36 against the jig, 3 across, one with both
+ * entries in part 0: the inverse route, dpotri), part 1 only 3 (the
+ * triangular route, dtrsm + dsyrk). */
+GS_TEST(Q_matches_bruteforce_both_routes)
+{
+    const int nb = 40, nj = 36, m = nj + 4;
+    tm_seed(21);
+    gs_model *mdl = gs_model_new(2, 2 * nb, m, 0, NULL);
+    for (int b = 0; b < 2; b++) {
+        gs_model_alloc_block(mdl, b, nb, NULL);
+        tm_random_spd(mdl->parts[b].K, nb, 0.05 + 0.1 * b);
+        for (int v = 0; v < nb; v++)
+            mdl->nodes[b * nb + v] = (gs_node){.part = b, .dof = v, .xyz = {v, 0, -b}};
+    }
+    for (int k = 0; k < nj; k++)
+        mdl->pairs[k] = (gs_pair){.node = {k, GS_FIXED}, .coef = {1.0, 0.0}};
+    for (int k = 0; k < 3; k++)
+        mdl->pairs[nj + k] = (gs_pair){.node = {k, nb + k}, .coef = {-1.0, 1.0}};
+    mdl->pairs[nj + 3] = (gs_pair){.node = {37, 39}, .coef = {1.0, -0.5}};
+    check_Q(mdl);
 }
 
 GS_TEST(Q_matches_bruteforce_two_parts)
