@@ -70,6 +70,12 @@ void gs_blas_set_threads(int n)
     openblas_set_num_threads(n > 0 ? n : 1);
 }
 
+int gs_blas_get_threads(void)
+{
+    int n = openblas_get_num_threads();
+    return n > 0 ? n : 1;
+}
+
 double gs_now(void)
 {
     struct timespec ts;

@@ -32,6 +32,8 @@ gs_err gs_spd_cond_est(const double *K, int n, double *cond, const char *field, 
 /* Threads OpenBLAS may use in the calling process (1 while a worker pool
  * solves one problem per core; all cores for the precomputation). */
 void gs_blas_set_threads(int n);
+/* The BLAS thread count now in force. */
+int gs_blas_get_threads(void);
 
 /* Seconds on a monotonic clock. */
 double gs_now(void);

@@ -7,6 +7,7 @@
 #include <cblas.h>
 #include <lapacke.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,36 +94,94 @@ static void mirror_Q(gs_precomp *pc)
                     Q[(size_t)i * m + j] = Q[(size_t)j * m + i];
 }
 
-/* The explicit route for part b: K_b^-1 from its factor (dpotri, 2 n_b^3/3
- * flops), then A_b' K_b^-1 A_b gathered from the <= 2 x 2 entries each pair
- * pair touches straight into Q's lower triangle (O(m_b^2)). Chosen when the
- * contact DOFs are a large share of the block (cheaper than n_b^2 m_b +
- * n_b m_b^2). W: n_b^2 doubles of scratch (reused across parts: first
- * touches of fresh pages cost as much as the arithmetic here). */
-static gs_err part_term_inverse(gs_precomp *pc, int b, const int *cols, int mb, double *W,
-                                gs_error *err)
+/* The inverses of the inverse-route parts: W[i] = K_b^-1 (lower triangle)
+ * for b = parts[i], from L_b by dpotri (2 n_b^3 / 3 flops). Parts run on
+ * up to `threads` threads, each with single-threaded BLAS, so the result is
+ * the same whatever the thread count (a multi-threaded dpotri rounds
+ * differently with each thread count, and gapsim promises bit-identical
+ * results between gapsim-batch, gapsimd and gapsim-mpi). */
+typedef struct {
+    const gs_precomp *pc;
+    const int *parts;
+    int np, next;
+    double **W;
+    int *info;
+    pthread_mutex_t mu;
+} inv_job;
+
+static void *inv_worker(void *arg)
+{
+    inv_job *j = arg;
+    for (;;) {
+        pthread_mutex_lock(&j->mu);
+        int i = j->next++;
+        pthread_mutex_unlock(&j->mu);
+        if (i >= j->np)
+            return NULL;
+        const int b = j->parts[i], nb = j->pc->mdl->parts[b].ndof;
+        j->W[i] = malloc(gs_mul_size((size_t)nb, (size_t)nb) * sizeof(double));
+        if (!j->W[i]) {
+            j->info[i] = -1000; /* no memory */
+            continue;
+        }
+        memcpy(j->W[i], j->pc->L[b], (size_t)nb * nb * sizeof(double));
+        j->info[i] = (int)LAPACKE_dpotri(LAPACK_COL_MAJOR, 'L', nb, j->W[i], nb);
+    }
+}
+
+static gs_err invert_parts(const gs_precomp *pc, const int *parts, int np, double **W,
+                           gs_error *err)
+{
+    int *info = calloc((size_t)np, sizeof *info);
+    if (!info)
+        return gs_errorf(err, GS_ERR_NOMEM, "pairs", "no memory");
+    inv_job j = {.pc = pc, .parts = parts, .np = np, .W = W, .info = info};
+    pthread_mutex_init(&j.mu, NULL);
+    const int threads_before = gs_blas_get_threads();
+    int nt = threads_before < np ? threads_before : np;
+    gs_blas_set_threads(1);
+    pthread_t th[64];
+    int started = 0;
+    for (; started < nt - 1 && started < 64; started++)
+        if (pthread_create(&th[started], NULL, inv_worker, &j) != 0)
+            break;
+    inv_worker(&j); /* this thread works too */
+    for (int t = 0; t < started; t++)
+        pthread_join(th[t], NULL);
+    gs_blas_set_threads(threads_before);
+    pthread_mutex_destroy(&j.mu);
+    gs_err rc = GS_OK;
+    for (int i = 0; i < np && rc == GS_OK; i++) {
+        char field[48];
+        snprintf(field, sizeof field, "parts[%d].K", parts[i]);
+        if (info[i] == -1000)
+            rc = gs_errorf(err, GS_ERR_NOMEM, field, "no memory for the inverse of part %d",
+                           parts[i]);
+        else if (info[i] != 0) {
+            rc = gs_errorf(err, GS_ERR_NOT_SPD, field,
+                           "inverting the factor of part %d failed (dpotri info %d)", parts[i],
+                           info[i]);
+            if (err)
+                err->lapack_info = info[i];
+        }
+    }
+    free(info);
+    return rc;
+}
+
+/* Q += A_b' K_b^-1 A_b from W = K_b^-1 (lower triangle), gathering the <= 2 x 2
+ * entries each pair pair touches straight into Q's lower triangle. O(m_b^2). */
+static gs_err gather_part(gs_precomp *pc, int b, const int *cols, int mb, const double *W,
+                          gs_error *err)
 {
     const gs_model *mdl = pc->mdl;
     const int nb = mdl->parts[b].ndof, off = mdl->parts[b].offset;
     int *row = malloc(sizeof(int) * 2 * (size_t)mb);
     double *val = malloc(sizeof(double) * 2 * (size_t)mb);
-    char field[48];
-    snprintf(field, sizeof field, "parts[%d].K", b);
     if (!row || !val) {
         free(row);
         free(val);
-        return gs_errorf(err, GS_ERR_NOMEM, field, "no memory for the inverse of part %d", b);
-    }
-    memcpy(W, pc->L[b], (size_t)nb * nb * sizeof *W);
-    lapack_int info = LAPACKE_dpotri(LAPACK_COL_MAJOR, 'L', nb, W, nb);
-    if (info != 0) {
-        free(row);
-        free(val);
-        gs_errorf(err, GS_ERR_NOT_SPD, field, "inverting the factor of part %d failed (dpotri info %d)",
-                  b, (int)info);
-        if (err)
-            err->lapack_info = (int)info;
-        return GS_ERR_NOT_SPD;
+        return gs_errorf(err, GS_ERR_NOMEM, "pairs", "no memory for Q's part-%d term", b);
     }
     for (int c = 0; c < mb; c++) { /* the pair's rows in the block (-1: none) */
         const int k = cols[c];
@@ -154,6 +213,16 @@ static gs_err part_term_inverse(gs_precomp *pc, int b, const int *cols, int mb, 
     return GS_OK;
 }
 
+/* The pairs with an entry in part b, ascending: returns m_b. O(m). */
+static int part_cols(const gs_model *mdl, int b, int *cols)
+{
+    int mb = 0;
+    for (int k = 0; k < mdl->m; k++)
+        if (mdl->pair_parts[2 * k] == b || mdl->pair_parts[2 * k + 1] == b)
+            cols[mb++] = k;
+    return mb;
+}
+
 /* Stage 2: Q = sum_b A_b' K_b^-1 A_b. For part b, `cols` lists the pairs with
  * an entry in b (m_b of them); A_b is n_b x m_b with one or two nonzeros per
  * column. Per part the cheaper of two routes (flops):
@@ -165,30 +234,33 @@ static gs_err part_term_inverse(gs_precomp *pc, int b, const int *cols, int mb, 
 static gs_err build_Q(gs_precomp *pc, gs_error *err)
 {
     const gs_model *mdl = pc->mdl;
-    const int m = pc->m;
-    int *cols = malloc((size_t)m * sizeof *cols);
-    if (!cols)
-        return gs_errorf(err, GS_ERR_NOMEM, "pairs", "no memory");
+    const int m = pc->m, np = mdl->n_parts;
+    int *cols = malloc((size_t)m * sizeof *cols), *inv = malloc(sizeof(int) * (size_t)np);
+    int *slot = malloc(sizeof(int) * (size_t)np); /* part -> index in inv, or -1 */
+    double **W = calloc((size_t)np, sizeof *W);
     gs_err rc = GS_OK;
-    double *W = NULL; /* the inverse route's scratch, n_b^2 for the largest such part */
-    int wn = 0;
-    for (int b = 0; b < mdl->n_parts && rc == GS_OK; b++) {
+    int ninv = 0;
+    if (!cols || !inv || !slot || !W)
+        rc = gs_errorf(err, GS_ERR_NOMEM, "pairs", "no memory");
+    for (int b = 0; b < np && rc == GS_OK; b++) { /* the route of each part */
+        const double fn = mdl->parts[b].ndof, fm = part_cols(mdl, b, cols);
+        slot[b] = -1;
+        if (fm > 0 && 2.0 * fn * fn * fn / 3.0 + 4.0 * fm * fm < fn * fn * fm + fn * fm * fm) {
+            slot[b] = ninv;
+            inv[ninv++] = b;
+        }
+    }
+    if (rc == GS_OK && ninv > 0)
+        rc = invert_parts(pc, inv, ninv, W, err);
+    for (int b = 0; b < np && rc == GS_OK; b++) { /* the terms, in part order */
         const int nb = mdl->parts[b].ndof, off = mdl->parts[b].offset;
-        int mb = 0;
-        for (int k = 0; k < m; k++)
-            if (mdl->pair_parts[2 * k] == b || mdl->pair_parts[2 * k + 1] == b)
-                cols[mb++] = k;
+        const int mb = part_cols(mdl, b, cols);
         if (mb == 0)
             continue;
-        const double fn = nb, fm = mb;
-        if (2.0 * fn * fn * fn / 3.0 + 4.0 * fm * fm < fn * fn * fm + fn * fm * fm) {
-            if (nb > wn) {
-                free(W);
-                W = malloc(gs_mul_size((size_t)nb, (size_t)nb) * sizeof *W);
-                wn = W ? nb : 0;
-            }
-            rc = W ? part_term_inverse(pc, b, cols, mb, W, err)
-                   : gs_errorf(err, GS_ERR_NOMEM, "pairs", "no memory for the inverse of part %d", b);
+        if (slot[b] >= 0) {
+            rc = gather_part(pc, b, cols, mb, W[slot[b]], err);
+            free(W[slot[b]]);
+            W[slot[b]] = NULL;
             continue;
         }
         double *B = calloc(gs_mul_size((size_t)nb, (size_t)mb), sizeof *B);
@@ -212,8 +284,12 @@ static gs_err build_Q(gs_precomp *pc, gs_error *err)
         free(B);
         free(C);
     }
-    free(cols);
+    for (int i = 0; W && i < ninv; i++)
+        free(W[i]);
     free(W);
+    free(cols);
+    free(inv);
+    free(slot);
     if (rc == GS_OK)
         mirror_Q(pc);
     return rc;

@@ -9,7 +9,9 @@
  *               scattered), n_b^2 m_b + n_b m_b^2 flops; or K_b^-1 from L_b
  *               (dpotri, 2 n_b^3 / 3) and Q += A_b'K_b^-1 A_b gathered
  *               (4 m_b^2) -- 3x fewer flops on condensed junction blocks,
- *               where m_b ~ n_b. A has 1-2 nonzeros per column, so no n x m
+ *               where m_b ~ n_b; the dpotri run one part per thread with
+ *               single-threaded BLAS (the result does not depend on the
+ *               thread count). A has 1-2 nonzeros per column, so no n x m
  *               matrix is formed: the largest intermediate is n_b x max(n_b,
  *               m_b). Q's lower triangle is accumulated, then mirrored.
  *   3. u0       = A'K^-1 f_base, s0 = 1/2 f_base'K^-1 f_base
