@@ -84,13 +84,30 @@ static void hx_digest(XXH3_state_t *st, char out[GS_HASH_HEX])
 
 /* ---- model ---------------------------------------------------------------- */
 
-/* Per part: ndof, then the ndof x ndof block. O(sum ndof_b^2). */
+/* A sparse part: -1 (no dense part has it), nnz, then the column pointers,
+ * row indices and values of its stored matrix. O(nnz). */
+static void hx_sparse(XXH3_state_t *st, const gs_spmat *k)
+{
+    hx_i64(st, -1);
+    hx_i64(st, k->nnz);
+    for (int64_t j = 0; j <= k->n; j++)
+        hx_i64(st, k->colptr[j]);
+    for (int64_t p = 0; p < k->nnz; p++)
+        hx_i64(st, k->rowind[p]);
+    hx_f64s(st, k->val, (size_t)k->nnz);
+}
+
+/* Per part: ndof, then the ndof x ndof block (dense) or hx_sparse.
+ * O(sum ndof_b^2) dense, O(nnz) sparse. */
 static void hx_parts(XXH3_state_t *st, const gs_model *mdl)
 {
     for (int b = 0; b < mdl->n_parts; b++) {
         const int nb = mdl->parts[b].ndof;
         hx_i64(st, nb);
-        hx_f64s(st, mdl->parts[b].K, (size_t)nb * (size_t)nb);
+        if (mdl->parts[b].Ksp)
+            hx_sparse(st, mdl->parts[b].Ksp);
+        else
+            hx_f64s(st, mdl->parts[b].K, (size_t)nb * (size_t)nb);
     }
 }
 

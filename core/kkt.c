@@ -116,12 +116,9 @@ gs_err gs_kkt_primal(const gs_problem *pb, const double *x, const double *lam, d
     }
     gs_problem_load_vector(pb, f);
     gs_model_A_add(mdl, 1.0, lam, al);
-    /* Kx block by block with the original (unfactored) K: O(sum n_b^2) */
-    for (int b = 0; b < mdl->n_parts; b++) {
-        const int nb = mdl->parts[b].ndof, off = mdl->parts[b].offset;
-        cblas_dsymv(CblasColMajor, CblasLower, nb, 1.0, mdl->parts[b].K, nb, x + off, 1, 0.0,
-                    kx + off, 1);
-    }
+    /* Kx part by part with the original (unfactored) K: O(sum n_b^2) dense,
+     * O(nnz) sparse */
+    gs_model_K_mul(mdl, x, kx);
     double rmax = 0.0, fnrm = 0.0, amax = 0.0;
     for (int i = 0; i < n; i++) {
         double r = kx[i] - f[i] + al[i];

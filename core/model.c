@@ -12,6 +12,8 @@
  */
 #include "model.h"
 
+#include <cblas.h>
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -63,12 +65,50 @@ gs_err gs_model_alloc_block(gs_model *mdl, int b, int ndof, gs_error *err)
     if (nn == 0 || nn > SIZE_MAX / sizeof(double))
         return gs_errorf(err, GS_ERR_LIMIT, field, "block of %d DOFs too large", ndof);
     free(mdl->parts[b].K);
+    if (mdl->parts[b].Ksp) {
+        gs_spmat_free(mdl->parts[b].Ksp);
+        free(mdl->parts[b].Ksp);
+        mdl->parts[b].Ksp = NULL;
+    }
     mdl->parts[b].K = calloc(nn, sizeof(double));
     if (!mdl->parts[b].K) {
         mdl->parts[b].ndof = 0;
         return gs_errorf(err, GS_ERR_NOMEM, field, "no memory for a %d x %d block", ndof, ndof);
     }
     mdl->parts[b].ndof = ndof;
+    mdl->validated = 0;
+    return GS_OK;
+}
+
+gs_err gs_model_set_sparse_block(gs_model *mdl, int b, gs_spmat *K, gs_error *err)
+{
+    char field[48];
+    snprintf(field, sizeof field, "parts[%d].K", b);
+    gs_err rc = GS_OK;
+    gs_spmat *full = calloc(1, sizeof *full);
+    if (b < 0 || b >= mdl->n_parts)
+        rc = gs_errorf(err, GS_ERR_RANGE, "parts", "part %d out of range [0, %d)", b,
+                       mdl->n_parts);
+    else if (K->n < 1 || K->n > INT_MAX)
+        rc = gs_errorf(err, GS_ERR_INVALID, field, "a part needs 1 to %d DOFs, got %lld",
+                       INT_MAX, (long long)K->n);
+    else if (!full)
+        rc = gs_errorf(err, GS_ERR_NOMEM, field, "no memory");
+    else if ((rc = gs_spmat_symmetric_full(K, GS_SYM_RTOL, full, err)) != GS_OK)
+        gs_error_prefix_field(err, field);
+    gs_spmat_free(K);
+    if (rc != GS_OK) {
+        free(full);
+        return rc;
+    }
+    gs_part *pt = &mdl->parts[b];
+    free(pt->K);
+    pt->K = NULL;
+    if (pt->Ksp)
+        gs_spmat_free(pt->Ksp);
+    free(pt->Ksp);
+    pt->Ksp = full;
+    pt->ndof = (int)full->n;
     mdl->validated = 0;
     return GS_OK;
 }
@@ -90,8 +130,12 @@ void gs_model_free(gs_model *mdl)
     if (!mdl)
         return;
     if (mdl->parts)
-        for (int b = 0; b < mdl->n_parts; b++)
+        for (int b = 0; b < mdl->n_parts; b++) {
             free(mdl->parts[b].K);
+            if (mdl->parts[b].Ksp)
+                gs_spmat_free(mdl->parts[b].Ksp);
+            free(mdl->parts[b].Ksp);
+        }
     free(mdl->parts);
     free(mdl->nodes);
     free(mdl->pairs);
@@ -114,12 +158,17 @@ static gs_err validate_parts(gs_model *mdl, gs_error *err)
     for (int b = 0; b < mdl->n_parts; b++) {
         gs_part *pt = &mdl->parts[b];
         snprintf(field, sizeof field, "parts[%d].K", b);
-        if (pt->ndof < 1 || !pt->K)
+        if (pt->ndof < 1 || (!pt->K && !pt->Ksp))
             return gs_errorf(err, GS_ERR_INVALID, field, "part %d has no stiffness block", b);
         pt->offset = (int)n;
         n += pt->ndof;
         if (n > 1000000000LL)
             return gs_errorf(err, GS_ERR_LIMIT, "parts", "total DOF count too large");
+        if (pt->Ksp) { /* finite and symmetric by construction (set_sparse_block) */
+            if (gs_spmat_norm1(pt->Ksp) == 0.0)
+                return gs_errorf(err, GS_ERR_NOT_SPD, field, "matrix is all zeros");
+            continue;
+        }
         /* finiteness and symmetry: one pass over the lower triangle, O(ndof^2) */
         const int nd = pt->ndof;
         double kmax = 0.0;
@@ -358,7 +407,10 @@ int gs_model_equal(const gs_model *a, const gs_model *b)
     for (int p = 0; p < a->n_parts; p++) {
         const gs_part *x = &a->parts[p], *y = &b->parts[p];
         if (strcmp(x->name, y->name) || x->ndof != y->ndof || x->offset != y->offset ||
-            memcmp(x->K, y->K, (size_t)x->ndof * (size_t)x->ndof * sizeof(double)))
+            !x->Ksp != !y->Ksp)
+            return 0;
+        if (x->Ksp ? !gs_spmat_equal(x->Ksp, y->Ksp)
+                   : memcmp(x->K, y->K, (size_t)x->ndof * (size_t)x->ndof * sizeof(double)) != 0)
             return 0;
     }
     for (int v = 0; v < a->n_nodes; v++)
@@ -410,4 +462,37 @@ void gs_model_pattern_load(const gs_model *mdl, const unsigned char *installed, 
     for (int i = 0; i < mdl->n_fast; i++)
         if (installed[i])
             load[mdl->fast[i].pair] += mdl->fast[i].load;
+}
+
+void gs_model_K_mul(const gs_model *mdl, const double *x, double *y)
+{
+    for (int b = 0; b < mdl->n_parts; b++) {
+        const gs_part *pt = &mdl->parts[b];
+        if (pt->Ksp)
+            gs_spmat_mul(pt->Ksp, x + pt->offset, y + pt->offset);
+        else
+            cblas_dsymv(CblasColMajor, CblasLower, pt->ndof, 1.0, pt->K, pt->ndof,
+                        x + pt->offset, 1, 0.0, y + pt->offset, 1);
+    }
+}
+
+void gs_model_K_col_axpy(const gs_model *mdl, int j, double alpha, double *y)
+{
+    int b = 0;
+    while (b + 1 < mdl->n_parts && mdl->parts[b + 1].offset <= j)
+        b++;
+    const gs_part *pt = &mdl->parts[b];
+    if (pt->Ksp)
+        gs_spmat_col_axpy(pt->Ksp, j - pt->offset, alpha, y + pt->offset);
+    else
+        cblas_daxpy(pt->ndof, alpha, pt->K + (size_t)(j - pt->offset) * pt->ndof, 1,
+                    y + pt->offset, 1);
+}
+
+int gs_model_has_sparse(const gs_model *mdl)
+{
+    for (int b = 0; b < mdl->n_parts; b++)
+        if (mdl->parts[b].Ksp)
+            return 1;
+    return 0;
 }

@@ -2,7 +2,9 @@
  * model.h -- the assembly model: what stays fixed for thousands of solves.
  *
  * Owns the in-memory description of an assembly after FE substructuring:
- *   parts     one dense SPD stiffness block K_b each (K = blockdiag(K_b), n x n)
+ *   parts     one SPD stiffness K_b each (K = blockdiag(K_b), n x n): a dense
+ *             condensed block, or the sparse stiffness of a whole FE mesh
+ *             (gs_model_set_sparse_block; factored by CHOLMOD, core/spchol.h)
  *   nodes     computational nodes: owning part, local DOF of the normal
  *             displacement inside that part's block, coordinates (mm)
  *   pairs     contact pairs = columns of A (n x m): entry coef[0] at the DOF of
@@ -25,6 +27,7 @@
 
 #include <stddef.h>
 #include "gs_error.h"
+#include "spmat.h"
 
 #define GS_FIXED (-1) /* pairs[k].node[1] for a node against a fixed part */
 
@@ -38,7 +41,10 @@ typedef struct {
     char name[64];
     int ndof;      /* block size */
     int offset;    /* first global DOF (set by gs_model_validate) */
-    double *K;     /* ndof x ndof, column-major, both triangles stored */
+    double *K;     /* dense part: ndof x ndof, column-major, both triangles
+                      stored; NULL for a sparse part */
+    gs_spmat *Ksp; /* sparse part: both triangles stored, exactly symmetric
+                      (gs_spmat_symmetric_full); NULL for a dense part */
 } gs_part;
 
 typedef struct {
@@ -79,6 +85,11 @@ typedef struct {
 gs_model *gs_model_new(int n_parts, int n_nodes, int m, int n_fast, gs_error *err);
 /* Allocate (zeroed) the K block of part b with ndof DOFs. */
 gs_err gs_model_alloc_block(gs_model *mdl, int b, int ndof, gs_error *err);
+/* Make part b sparse with stiffness K (order = the part's DOFs): K is checked
+ * (finite, symmetric within 1e-10 of its largest entry) and stored with both
+ * triangles; its contents are taken (*K is emptied, also on failure).
+ * O(nnz log(nnz / n)). */
+gs_err gs_model_set_sparse_block(gs_model *mdl, int b, gs_spmat *K, gs_error *err);
 /* Allocate the base load vector f (zeroed); call after all blocks are sized. */
 gs_err gs_model_alloc_f(gs_model *mdl, gs_error *err);
 void gs_model_free(gs_model *mdl);
@@ -92,6 +103,14 @@ gs_err gs_model_validate(gs_model *mdl, gs_error *err);
  * parts (names, sizes, offsets, blocks), nodes, pairs, fasteners and base
  * load; 0 otherwise. O(sum ndof_b^2 + n_nodes + m). */
 int gs_model_equal(const gs_model *a, const gs_model *b);
+
+/* y = K x (x, y: n), part by part: dense blocks by dsymv, sparse parts by
+ * their CSC. O(sum n_b^2) dense, O(nnz) sparse. */
+void gs_model_K_mul(const gs_model *mdl, const double *x, double *y);
+/* y += alpha K[:, j] for the global DOF j (y: n). O(n_b) dense, O(nnz_j) sparse. */
+void gs_model_K_col_axpy(const gs_model *mdl, int j, double alpha, double *y);
+/* 1 if some part is sparse. */
+int gs_model_has_sparse(const gs_model *mdl);
 
 /* u = A'x (x: n, u: m). O(m). */
 void gs_model_At(const gs_model *mdl, const double *x, double *u);

@@ -61,7 +61,16 @@ typedef struct {
     const char *ref;    /* the file name as written */
     const char *format; /* "format" of the reference object, or NULL: sniffed */
     const char *matrix; /* "matrix" (nastran-dmig NAME), or NULL */
+    int storage;        /* part's "storage": MJ_DENSE, MJ_SPARSE or MJ_AUTO */
 } mj_ref;
+
+enum { MJ_AUTO = 0, MJ_DENSE, MJ_SPARSE };
+/* "storage": "auto" keeps a part sparse when its file is a sparse format and
+ * the matrix has at least MJ_SPARSE_MIN_N rows and at most MJ_SPARSE_DENSITY
+ * of its entries stored (an FE mesh), or when a dense block would exceed
+ * the block limit; condensed blocks stay dense. */
+#define MJ_SPARSE_MIN_N 2000
+#define MJ_SPARSE_DENSITY 0.05
 
 /* Node labels of the model (nodes.label / nodes.component) and the row
  * labels of each part's matrix file (adopted from the reader), matched in
@@ -386,6 +395,16 @@ static gs_err mj_load_block(const mj_ctx *cx, gs_model *mdl, const mj_ref *r, mj
     if ((rc = mj_format(full, r, &fmt, err)) != GS_OK)
         goto fail;
     const int nd = mdl->parts[b].ndof; /* set by stage 3 (block not yet allocated) */
+    if (!strcmp(fmt, "npy") && r->storage == MJ_SPARSE) {
+        rc = gs_errorf(err, GS_ERR_UNSUPPORTED, "", "'%s' is a dense npy array: \"storage\": "
+                       "\"sparse\" needs a sparse matrix file", full);
+        goto fail;
+    }
+    if (!strcmp(fmt, "npy") && (size_t)nd > cx->lim.max_block_elems / (size_t)nd) {
+        rc = gs_errorf(err, GS_ERR_LIMIT, "", "a dense block of %d x %d exceeds the limit of "
+                       "%zu elements", nd, nd, cx->lim.max_block_elems);
+        goto fail;
+    }
     if (!strcmp(fmt, "npy")) { /* streamed into the block: no second copy */
         gs_npy_file f;
         if ((rc = gs_npy_open(full, SIZE_MAX, &f, err)) != GS_OK)
@@ -407,15 +426,29 @@ static gs_err mj_load_block(const mj_ctx *cx, gs_model *mdl, const mj_ref *r, mj
                          .name = r->matrix};
     if ((rc = gs_matrix_read_file(full, fmt, &o, &sp, err)) != GS_OK)
         goto fail;
-    if (sp.n != nd)
+    /* stored entries of the full matrix (both triangles) */
+    const double full_nnz = sp.stype == -1 ? 2.0 * (double)sp.nnz - (double)sp.n : (double)sp.nnz;
+    const int too_big = (size_t)nd > cx->lim.max_block_elems / (size_t)nd;
+    const int sparse = r->storage == MJ_SPARSE ||
+                       (r->storage == MJ_AUTO &&
+                        (too_big || (nd >= MJ_SPARSE_MIN_N &&
+                                     full_nnz <= MJ_SPARSE_DENSITY * (double)nd * (double)nd)));
+    if (sp.n != nd) {
         rc = gs_errorf(err, GS_ERR_DIM, "", "'%s' holds a %lld x %lld matrix, expected %d x %d",
                        full, (long long)sp.n, (long long)sp.n, nd, nd);
-    else if ((rc = gs_model_alloc_block(mdl, b, nd, err)) == GS_OK) {
-        gs_spmat_to_dense(&sp, mdl->parts[b].K);
+    } else if (!sparse && too_big) {
+        rc = gs_errorf(err, GS_ERR_LIMIT, "", "a dense block of %d x %d exceeds the limit of %zu "
+                       "elements (\"storage\": \"sparse\" keeps it sparse)", nd, nd,
+                       cx->lim.max_block_elems);
+    } else {
         lb->rlabel[b] = sp.label; /* kept for nodes given by label */
         lb->rdof[b] = sp.dof;
         sp.label = NULL;
         sp.dof = NULL;
+        if (sparse)
+            rc = gs_model_set_sparse_block(mdl, b, &sp, err); /* takes sp */
+        else if ((rc = gs_model_alloc_block(mdl, b, nd, err)) == GS_OK)
+            gs_spmat_to_dense(&sp, mdl->parts[b].K);
     }
     gs_spmat_free(&sp);
     if (rc == GS_OK)
@@ -552,7 +585,7 @@ static gs_err mj_header(const cJSON *root, char *name, size_t name_cap, gs_joint
 static gs_err mj_part(const mj_ctx *cx, const cJSON *pj, gs_model *mdl, int b, mj_ref *refs,
                       int *nrefs, gs_error *err)
 {
-    static const char *const keys[] = {"name", "ndof", "K", NULL};
+    static const char *const keys[] = {"name", "ndof", "K", "storage", NULL};
     char path[48], field[96];
     snprintf(path, sizeof path, "parts[%d]", b);
     gs_err rc;
@@ -575,10 +608,20 @@ static gs_err mj_part(const mj_ctx *cx, const cJSON *pj, gs_model *mdl, int b, m
         return gs_errorf(err, GS_ERR_INVALID, field, "missing key 'ndof'");
     if ((rc = mj_int(v, field, 1, INT_MAX, NULL, &nd, err)) != GS_OK)
         return rc;
-    if ((size_t)nd > cx->lim.max_block_elems / (size_t)nd)
-        return gs_errorf(err, GS_ERR_LIMIT, field,
-                         "a block of %d x %d exceeds the limit of %zu elements", nd, nd,
-                         cx->lim.max_block_elems);
+    int storage = MJ_AUTO;
+    snprintf(field, sizeof field, "%s.storage", path);
+    if ((v = mj_get(pj, "storage"))) {
+        const char *st = NULL;
+        if ((rc = mj_string(v, field, 8, &st, err)) != GS_OK)
+            return rc;
+        if (!strcmp(st, "dense"))
+            storage = MJ_DENSE;
+        else if (!strcmp(st, "sparse"))
+            storage = MJ_SPARSE;
+        else if (strcmp(st, "auto"))
+            return gs_errorf(err, GS_ERR_INVALID, field, "expected \"dense\", \"sparse\" or "
+                             "\"auto\", got \"%s\"", st);
+    }
     snprintf(field, sizeof field, "%s.K", path);
     const cJSON *K = mj_get(pj, "K");
     if (!K)
@@ -588,6 +631,7 @@ static gs_err mj_part(const mj_ctx *cx, const cJSON *pj, gs_model *mdl, int b, m
         if ((rc = mj_fileref(cx, K, field, 0, r, err)) != GS_OK)
             return rc;
         r->part = b;
+        r->storage = storage;
         pt->ndof = nd; /* block allocated in stage 5, once the file's header is checked */
         ++*nrefs;
         return GS_OK;
@@ -596,6 +640,13 @@ static gs_err mj_part(const mj_ctx *cx, const cJSON *pj, gs_model *mdl, int b, m
         return gs_errorf(err, GS_ERR_INVALID, field,
                          "expected %d rows of %d numbers, a file name or a file reference object, "
                          "got %s", nd, nd, mj_type(K));
+    if (storage == MJ_SPARSE)
+        return gs_errorf(err, GS_ERR_UNSUPPORTED, field, "an inline K is dense: \"storage\": "
+                         "\"sparse\" needs a sparse matrix file");
+    if ((size_t)nd > cx->lim.max_block_elems / (size_t)nd)
+        return gs_errorf(err, GS_ERR_LIMIT, field,
+                         "a block of %d x %d exceeds the limit of %zu elements", nd, nd,
+                         cx->lim.max_block_elems);
     /* check every row before allocating ndof^2 doubles */
     if ((rc = mj_array(K, field, "rows", nd, 0, NULL, err)) != GS_OK)
         return rc;
@@ -933,7 +984,7 @@ static gs_err mj_build(const mj_ctx *cx, const cJSON *root, gs_model **out, gs_e
         (lb.with_normals && (rc = mj_pair_normals(pairs, m, &lb, err)) != GS_OK) ||
         (fast && (rc = mj_fasteners(fast, mdl, err)) != GS_OK))
         goto fail;
-    mj_ref fref = {-1, NULL, NULL, NULL};
+    mj_ref fref = {-1, NULL, NULL, NULL, MJ_AUTO};
     if (fj) {
         if (cJSON_IsString(fj) || cJSON_IsObject(fj)) {
             if ((rc = mj_fileref(cx, fj, "f", 1, &fref, err)) != GS_OK)

@@ -2,6 +2,7 @@
 #include "normals.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,6 +59,61 @@ static void nr_rotate_block(double *K, size_t nd, const int r[3], const double R
         }
 }
 
+/* K <- T'KT for a sparse part, every rotated node at once: rot[r] >= 0 is
+ * the index into Rs (9 doubles per node, R[a][b] at 3a + b) of the node
+ * whose translation row r is, at[r] its a (0..2). Each stored entry expands
+ * to at most 3 x 3; duplicates are summed and the lower triangle mirrored
+ * (exact symmetry). O(9 nnz) entries, O(nnz log) to sort them. */
+static gs_err nr_rotate_sparse(gs_part *pt, const int *rot, const int *at, const int *rows,
+                               const double *Rs, gs_error *err)
+{
+    const gs_spmat *K = pt->Ksp;
+    gs_coo c;
+    gs_coo_init(&c, SIZE_MAX);
+    gs_err rc = gs_coo_reserve(&c, (size_t)K->nnz * 2, err);
+    for (int64_t j = 0; j < K->n && rc == GS_OK; j++)
+        for (int64_t p = K->colptr[j]; p < K->colptr[j + 1] && rc == GS_OK; p++) {
+            const int64_t i = K->rowind[p];
+            int64_t ri[3] = {i}, cj[3] = {j};
+            double vi[3] = {1.0}, vj[3] = {1.0};
+            int ni = 1, nj = 1;
+            if (rot[i] >= 0) /* row r_a -> rows r_b, weight R[a][b] */
+                for (ni = 0; ni < 3; ni++) {
+                    ri[ni] = rows[3 * rot[i] + ni];
+                    vi[ni] = Rs[9 * rot[i] + 3 * at[i] + ni];
+                }
+            if (rot[j] >= 0)
+                for (nj = 0; nj < 3; nj++) {
+                    cj[nj] = rows[3 * rot[j] + nj];
+                    vj[nj] = Rs[9 * rot[j] + 3 * at[j] + nj];
+                }
+            for (int a = 0; a < ni && rc == GS_OK; a++)
+                for (int b = 0; b < nj && rc == GS_OK; b++)
+                    if (vi[a] * vj[b] != 0.0)
+                        rc = gs_coo_add(&c, ri[a], cj[b], vi[a] * vj[b] * K->val[p], err);
+        }
+    gs_spmat rotated, *full = NULL;
+    if (rc == GS_OK && (rc = gs_coo_to_spmat(&c, K->n, GS_COO_GENERAL, NULL, NULL, &rotated,
+                                             err)) == GS_OK) {
+        /* the mirror of a rotated entry sums the same terms in another order */
+        full = calloc(1, sizeof *full);
+        if (!full)
+            rc = gs_errorf(err, GS_ERR_NOMEM, "", "no memory");
+        else if ((rc = gs_spmat_symmetric_full(&rotated, 1e-12, full, err)) != GS_OK) {
+            free(full);
+            full = NULL;
+        }
+        gs_spmat_free(&rotated);
+    }
+    gs_coo_free(&c);
+    if (rc != GS_OK)
+        return rc;
+    gs_spmat_free(pt->Ksp);
+    free(pt->Ksp);
+    pt->Ksp = full;
+    return GS_OK;
+}
+
 gs_err gs_model_apply_normals(gs_model *mdl, const int *rows3, const double *normal,
                               gs_error *err)
 {
@@ -65,9 +121,10 @@ gs_err gs_model_apply_normals(gs_model *mdl, const int *rows3, const double *nor
     double *nv = calloc((size_t)(nn ? nn : 1) * 3, sizeof *nv); /* each node's normal */
     int *owner = malloc((size_t)(nn ? nn : 1) * sizeof *owner);     /* pair that set it */
     double *unit = malloc((size_t)(m ? m : 1) * 3 * sizeof *unit);
+    double *nv9 = malloc((size_t)(nn ? nn : 1) * 9 * sizeof *nv9); /* R per node (sparse) */
     gs_err rc = GS_OK;
     char field[64];
-    if (!nv || !owner || !unit) {
+    if (!nv || !owner || !unit || !nv9) {
         rc = gs_errorf(err, GS_ERR_NOMEM, "", "no memory for %d node normals", nn);
         goto done;
     }
@@ -113,8 +170,22 @@ gs_err gs_model_apply_normals(gs_model *mdl, const int *rows3, const double *nor
     if (rc != GS_OK)
         goto done;
     size_t off = 0;
-    for (int b = 0; b < mdl->n_parts; b++) {
-        const size_t nd = (size_t)mdl->parts[b].ndof;
+    for (int b = 0; b < mdl->n_parts && rc == GS_OK; b++) {
+        gs_part *pt = &mdl->parts[b];
+        const size_t nd = (size_t)pt->ndof;
+        int *rot = NULL, *at = NULL; /* sparse part: row -> rotated node, its axis */
+        if (pt->Ksp) {
+            rot = malloc(nd * sizeof *rot);
+            at = malloc(nd * sizeof *at);
+            if (!rot || !at) {
+                free(rot);
+                free(at);
+                rc = gs_errorf(err, GS_ERR_NOMEM, "", "no memory");
+                break;
+            }
+            for (size_t r = 0; r < nd; r++)
+                rot[r] = -1;
+        }
         for (int v = 0; v < nn; v++) {
             if (mdl->nodes[v].part != b)
                 continue;
@@ -125,7 +196,15 @@ gs_err gs_model_apply_normals(gs_model *mdl, const int *rows3, const double *nor
             }
             double R[3][3];
             nr_basis(nv + 3 * v, R);
-            nr_rotate_block(mdl->parts[b].K, nd, rows3 + 3 * v, R);
+            if (pt->Ksp) { /* rotated below, all nodes in one pass */
+                for (int a = 0; a < 3; a++) {
+                    rot[rows3[3 * v + a]] = v;
+                    at[rows3[3 * v + a]] = a;
+                    memcpy(nv9 + 9 * (size_t)v + 3 * a, R[a], 3 * sizeof(double));
+                }
+            } else {
+                nr_rotate_block(pt->K, nd, rows3 + 3 * v, R);
+            }
             if (mdl->f) { /* f <- T'f */
                 double *f = mdl->f + off, w[3];
                 const int *r = rows3 + 3 * v;
@@ -136,9 +215,18 @@ gs_err gs_model_apply_normals(gs_model *mdl, const int *rows3, const double *nor
             }
             mdl->nodes[v].dof = rows3[3 * v];
         }
+        if (pt->Ksp) {
+            char pf[48];
+            snprintf(pf, sizeof pf, "parts[%d].K", b);
+            if ((rc = nr_rotate_sparse(pt, rot, at, rows3, nv9, err)) != GS_OK)
+                gs_error_prefix_field(err, pf);
+        }
+        free(rot);
+        free(at);
         off += nd;
     }
 done:
+    free(nv9);
     free(nv);
     free(owner);
     free(unit);

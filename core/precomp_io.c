@@ -31,7 +31,7 @@ enum { W_ENDIAN = 1, W_VERSION, W_HDR_BYTES, W_N, W_M, W_NPARTS, W_PAYLOAD, W_HA
 #if UINTPTR_MAX == 0xffffffffffffffffULL
 /* Tripwire: a new gs_precomp field must be saved and loaded here (and the
  * format version bumped); then update this size. */
-_Static_assert(sizeof(gs_precomp) == 144, "gs_precomp changed: update precomp_io.c");
+_Static_assert(sizeof(gs_precomp) == 152, "gs_precomp changed: update precomp_io.c");
 #endif
 
 /* ---- layout shared by save and load ----------------------------------------- */
@@ -54,7 +54,7 @@ static int pio_payload_bytes(const gs_model *mdl, uint64_t *bytes)
     if (pio_mul(m, 2, &t) || pio_add(d, t, &d))
         return -1;
     for (int b = 0; b < mdl->n_parts; b++) {
-        uint64_t nb = (uint64_t)mdl->parts[b].ndof;
+        uint64_t nb = mdl->parts[b].Ksp ? 0 : (uint64_t)mdl->parts[b].ndof;
         if (pio_mul(nb, nb, &t) || pio_add(d, t, &d))
             return -1;
     }
@@ -63,29 +63,41 @@ static int pio_payload_bytes(const gs_model *mdl, uint64_t *bytes)
     return pio_mul(d, sizeof(double), bytes);
 }
 
-/* Segment i of the payload after the scalars: cond_block, qdiag, u0, L_0 ..
- * L_{np-1}, Q, L_Q. Returns 0 past the last one. */
+/* Segment i of the payload after the scalars: cond_block, qdiag, u0, the
+ * factors L_b of the dense parts in part order (a sparse part's CHOLMOD
+ * factor is not stored: gs_precomp_factor_sparse recomputes it), Q, L_Q.
+ * Returns 0 past the last one. O(n_parts). */
 int gs_precomp_segment(const gs_precomp *pc, int i, double **ptr, size_t *count)
 {
-    const int np = pc->mdl->n_parts;
+    const gs_model *mdl = pc->mdl;
     const size_t m = (size_t)pc->m;
     if (i == 0) {
         *ptr = pc->cond_block;
-        *count = (size_t)np;
-    } else if (i == 1 || i == 2) {
+        *count = (size_t)mdl->n_parts;
+        return 1;
+    }
+    if (i == 1 || i == 2) {
         *ptr = i == 1 ? pc->qdiag : pc->u0;
         *count = m;
-    } else if (i < 3 + np) {
-        const size_t nb = (size_t)pc->mdl->parts[i - 3].ndof;
-        *ptr = pc->L[i - 3];
-        *count = nb * nb;
-    } else if (i == 3 + np || i == 4 + np) {
-        *ptr = i == 3 + np ? pc->Q : pc->LQ;
-        *count = m * m;
-    } else {
-        return 0;
+        return 1;
     }
-    return 1;
+    int k = i - 3;
+    for (int b = 0; b < mdl->n_parts; b++) {
+        if (mdl->parts[b].Ksp)
+            continue;
+        if (k-- == 0) {
+            const size_t nb = (size_t)mdl->parts[b].ndof;
+            *ptr = pc->L[b];
+            *count = nb * nb;
+            return 1;
+        }
+    }
+    if (k == 0 || k == 1) {
+        *ptr = k == 0 ? pc->Q : pc->LQ;
+        *count = m * m;
+        return 1;
+    }
+    return 0;
 }
 
 void gs_precomp_pack_scalars(const gs_precomp *pc, double s[PIO_SCALARS])
@@ -350,15 +362,16 @@ gs_precomp *gs_precomp_alloc(const gs_model *mdl)
     pc->n = mdl->n;
     pc->m = mdl->m;
     pc->L = calloc(np ? np : 1, sizeof *pc->L);
+    pc->F = calloc(np ? np : 1, sizeof *pc->F);
     pc->cond_block = pio_alloc(np);
     pc->Q = pio_alloc(m * m);
     pc->LQ = pio_alloc(m * m);
     pc->qdiag = pio_alloc(m);
     pc->u0 = pio_alloc(m);
-    int ok = pc->L && pc->cond_block && pc->Q && pc->LQ && pc->qdiag && pc->u0;
+    int ok = pc->L && pc->F && pc->cond_block && pc->Q && pc->LQ && pc->qdiag && pc->u0;
     for (size_t b = 0; ok && b < np; b++) { /* O(n_parts) allocations */
         const size_t nb = (size_t)mdl->parts[b].ndof;
-        ok = (pc->L[b] = pio_alloc(nb * nb)) != NULL;
+        ok = mdl->parts[b].Ksp || (pc->L[b] = pio_alloc(nb * nb)) != NULL;
     }
     if (!ok) {
         gs_precomp_free(pc);
@@ -440,6 +453,8 @@ gs_err gs_precomp_load(const gs_model *mdl, const char *path, unsigned long long
         e = gs_errorf(err, GS_ERR_IO, "", "checksum reset failed for '%s'", path);
     if (e == GS_OK)
         e = pio_read_payload(&f, st, pc, expect, err);
+    if (e == GS_OK) /* sparse parts: their factors are recomputed, not stored */
+        e = gs_precomp_factor_sparse(pc, err);
     XXH3_freeState(st);
     if (f.fd >= 0)
         close(f.fd);

@@ -16,7 +16,8 @@
  *   payload  f64 s0, cond_K, cond_Q, normK1, t.factor_K, t.build_Q, t.loads,
  *                t.factor_Q, t.cond, t.total (10 doubles)
  *            f64 cond_block[n_parts], qdiag[m], u0[m]
- *            f64 L_b (ndof_b x ndof_b, column-major) for each part b
+ *            f64 L_b (ndof_b x ndof_b, column-major) for each dense part b
+ *                (a sparse part's factor is recomputed on load, not stored)
  *            f64 Q (m x m), L_Q (m x m), column-major as in memory
  *   trailer  u64 XXH3-64 of the payload, then "GSPCDONE" (8 bytes)
  * Every header word is checked against the model (sizes, its content hash)
@@ -61,7 +62,9 @@ gs_err gs_precomp_load(const gs_model *mdl, const char *path, unsigned long long
 /* The payload in memory, for transports other than a file (gapsim-mpi
  * broadcasts it): GS_PRECOMP_SCALARS doubles (pack / unpack), then segments
  * i = 0, 1, ... (gs_precomp_segment returns 0 past the last one: cond_block,
- * qdiag, u0, L_b per part, Q, L_Q; 5 + n_parts in all). gs_precomp_alloc
+ * qdiag, u0, L_b per dense part, Q, L_Q; 5 + dense parts in all; a sparse
+ * part's CHOLMOD factor is not stored: gs_precomp_load and the MPI broadcast
+ * recompute it with gs_precomp_factor_sparse). gs_precomp_alloc
  * shapes a precomputation for a validated model with uninitialized arrays to
  * be filled segment by segment (NULL: no memory; free with gs_precomp_free). */
 #define GS_PRECOMP_SCALARS 10

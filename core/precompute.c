@@ -22,6 +22,10 @@ void gs_precomp_free(gs_precomp *pc)
         for (int b = 0; b < pc->mdl->n_parts; b++)
             free(pc->L[b]);
     free(pc->L);
+    if (pc->F)
+        for (int b = 0; b < pc->mdl->n_parts; b++)
+            gs_spchol_free(pc->F[b]);
+    free(pc->F);
     free(pc->Q);
     free(pc->LQ);
     free(pc->qdiag);
@@ -38,7 +42,39 @@ static double *alloc_square(int n)
     return calloc(nn ? nn : 1, sizeof(double));
 }
 
-/* Stage 1: factor every block, estimate its condition. */
+/* A sparse part's factor (CHOLMOD) and norm; *rc: CHOLMOD's rough reciprocal
+ * condition estimate. */
+static gs_err factor_sparse_part(gs_precomp *pc, int b, double *anorm, double *rc,
+                                 gs_error *err)
+{
+    char field[48];
+    snprintf(field, sizeof field, "parts[%d].K", b);
+    const gs_spmat *K = pc->mdl->parts[b].Ksp;
+    gs_err e = gs_spchol_factor(K, field, &pc->F[b], err);
+    if (e != GS_OK)
+        return e;
+    *anorm = gs_spmat_norm1(K);
+    *rc = gs_spchol_rcond(pc->F[b]);
+    return GS_OK;
+}
+
+gs_err gs_precomp_factor_sparse(gs_precomp *pc, gs_error *err)
+{
+    const gs_model *mdl = pc->mdl;
+    if (!pc->F && !(pc->F = calloc((size_t)mdl->n_parts, sizeof *pc->F)))
+        return gs_errorf(err, GS_ERR_NOMEM, "", "no memory");
+    for (int b = 0; b < mdl->n_parts; b++) {
+        double anorm, rc;
+        gs_err e;
+        if (mdl->parts[b].Ksp && !pc->F[b] &&
+            (e = factor_sparse_part(pc, b, &anorm, &rc, err)) != GS_OK)
+            return e;
+    }
+    return GS_OK;
+}
+
+/* Stage 1: factor every part, estimate its condition (dense: LAPACK's 1-norm
+ * estimate; sparse: CHOLMOD's rough diagonal ratio). */
 static gs_err factor_blocks(gs_precomp *pc, gs_error *err)
 {
     const gs_model *mdl = pc->mdl;
@@ -46,19 +82,26 @@ static gs_err factor_blocks(gs_precomp *pc, gs_error *err)
     double inv_max = 0.0;
     for (int b = 0; b < mdl->n_parts; b++) {
         const int nb = mdl->parts[b].ndof;
-        snprintf(field, sizeof field, "parts[%d].K", b);
-        pc->L[b] = alloc_square(nb);
-        if (!pc->L[b])
-            return gs_errorf(err, GS_ERR_NOMEM, field, "no memory for the factor of part %d", b);
-        memcpy(pc->L[b], mdl->parts[b].K, (size_t)nb * nb * sizeof(double));
-        double anorm = gs_sym_norm1(mdl->parts[b].K, nb, nb), rc = 0.0;
-        gs_err e = gs_chol(pc->L[b], nb, nb, field, err);
-        if (e != GS_OK)
-            return e;
-        double t0 = gs_now();
-        if ((e = gs_chol_rcond(pc->L[b], nb, nb, anorm, &rc, field, err)) != GS_OK)
-            return e;
-        pc->t.cond += gs_now() - t0;
+        double anorm, rc = 0.0;
+        gs_err e;
+        if (mdl->parts[b].Ksp) {
+            if ((e = factor_sparse_part(pc, b, &anorm, &rc, err)) != GS_OK)
+                return e;
+        } else {
+            snprintf(field, sizeof field, "parts[%d].K", b);
+            pc->L[b] = alloc_square(nb);
+            if (!pc->L[b])
+                return gs_errorf(err, GS_ERR_NOMEM, field, "no memory for the factor of part %d",
+                                 b);
+            memcpy(pc->L[b], mdl->parts[b].K, (size_t)nb * nb * sizeof(double));
+            anorm = gs_sym_norm1(mdl->parts[b].K, nb, nb);
+            if ((e = gs_chol(pc->L[b], nb, nb, field, err)) != GS_OK)
+                return e;
+            double t0 = gs_now();
+            if ((e = gs_chol_rcond(pc->L[b], nb, nb, anorm, &rc, field, err)) != GS_OK)
+                return e;
+            pc->t.cond += gs_now() - t0;
+        }
         pc->cond_block[b] = rc > 0 ? 1.0 / rc : INFINITY;
         if (anorm > pc->normK1)
             pc->normK1 = anorm;
@@ -169,13 +212,15 @@ static gs_err invert_parts(const gs_precomp *pc, const int *parts, int np, doubl
     return rc;
 }
 
-/* Q += A_b' K_b^-1 A_b from W = K_b^-1 (lower triangle), gathering the <= 2 x 2
- * entries each pair pair touches straight into Q's lower triangle. O(m_b^2). */
+/* Q += A_b' K_b^-1 A_b from W: K_b^-1 (lower triangle, n_b x n_b; pos NULL),
+ * or (K_b^-1)[R, R] (nr x nr, both triangles; pos[row] = the row's index in
+ * R), gathering the <= 2 x 2 entries each pair pair touches straight into
+ * Q's lower triangle. O(m_b^2). */
 static gs_err gather_part(gs_precomp *pc, int b, const int *cols, int mb, const double *W,
-                          gs_error *err)
+                          size_t ldw, const int *pos, gs_error *err)
 {
     const gs_model *mdl = pc->mdl;
-    const int nb = mdl->parts[b].ndof, off = mdl->parts[b].offset;
+    const int off = mdl->parts[b].offset;
     int *row = malloc(sizeof(int) * 2 * (size_t)mb);
     double *val = malloc(sizeof(double) * 2 * (size_t)mb);
     if (!row || !val) {
@@ -183,15 +228,15 @@ static gs_err gather_part(gs_precomp *pc, int b, const int *cols, int mb, const 
         free(val);
         return gs_errorf(err, GS_ERR_NOMEM, "pairs", "no memory for Q's part-%d term", b);
     }
-    for (int c = 0; c < mb; c++) { /* the pair's rows in the block (-1: none) */
+    for (int c = 0; c < mb; c++) { /* the pair's rows in W (-1: none) */
         const int k = cols[c];
         for (int s = 0; s < 2; s++) {
-            int in = mdl->pair_parts[2 * k + s] == b;
-            row[2 * c + s] = in ? mdl->a_row[2 * k + s] - off : -1;
+            int in = mdl->pair_parts[2 * k + s] == b, r = mdl->a_row[2 * k + s] - off;
+            row[2 * c + s] = in ? (pos ? pos[r] : r) : -1;
             val[2 * c + s] = in ? mdl->a_val[2 * k + s] : 0.0;
         }
     }
-    for (int cj = 0; cj < mb; cj++) /* lower triangle of W: W[max + min nb] */
+    for (int cj = 0; cj < mb; cj++) /* lower triangle of W: W[max + min ldw] */
         for (int ci = cj; ci < mb; ci++) {
             double v = 0.0;
             for (int s = 0; s < 2; s++) {
@@ -203,7 +248,7 @@ static gs_err gather_part(gs_precomp *pc, int b, const int *cols, int mb, const 
                     if (q < 0)
                         continue;
                     int hi = r > q ? r : q, lo = r > q ? q : r;
-                    v += val[2 * ci + s] * val[2 * cj + t] * W[(size_t)lo * nb + hi];
+                    v += val[2 * ci + s] * val[2 * cj + t] * W[(size_t)lo * ldw + hi];
                 }
             }
             pc->Q[(size_t)cols[cj] * pc->m + cols[ci]] += v;
@@ -211,6 +256,51 @@ static gs_err gather_part(gs_precomp *pc, int b, const int *cols, int mb, const 
     free(row);
     free(val);
     return GS_OK;
+}
+
+/* A sparse part's term: R = the part's contact DOFs (ascending), W =
+ * (K_b^-1)[R, R] by |R| sparse solves on every core (gs_spchol_inv_sub),
+ * then gathered. O(|R| 4 nnz(L_b) + m_b^2); memory |R|^2 + n_b. */
+static gs_err sparse_part_term(gs_precomp *pc, int b, const int *cols, int mb, gs_error *err)
+{
+    const gs_model *mdl = pc->mdl;
+    const int nb = mdl->parts[b].ndof, off = mdl->parts[b].offset;
+    int *pos = malloc(sizeof(int) * (size_t)nb), *R = malloc(sizeof(int) * 2 * (size_t)mb);
+    double *W = NULL;
+    gs_err rc = GS_OK;
+    if (!pos || !R) {
+        rc = gs_errorf(err, GS_ERR_NOMEM, "pairs", "no memory for Q's part-%d term", b);
+        goto done;
+    }
+    for (int r = 0; r < nb; r++)
+        pos[r] = -1;
+    for (int c = 0; c < mb; c++)
+        for (int s = 0; s < 2; s++)
+            if (mdl->pair_parts[2 * cols[c] + s] == b)
+                pos[mdl->a_row[2 * cols[c] + s] - off] = 0;
+    int nr = 0;
+    for (int r = 0; r < nb; r++)
+        if (pos[r] == 0) {
+            pos[r] = nr;
+            R[nr++] = r;
+        }
+    if (!(W = malloc(gs_mul_size((size_t)nr, (size_t)nr) * sizeof *W))) {
+        rc = gs_errorf(err, GS_ERR_NOMEM, "pairs", "no memory for Q's part-%d term", b);
+        goto done;
+    }
+    if ((rc = gs_spchol_inv_sub(pc->F[b], R, nr, W, gs_blas_get_threads(), err)) != GS_OK) {
+        char field[48];
+        snprintf(field, sizeof field, "parts[%d].K", b);
+        if (err && err->field[0] == '\0')
+            gs_error_prefix_field(err, field);
+        goto done;
+    }
+    rc = gather_part(pc, b, cols, mb, W, (size_t)nr, pos, err);
+done:
+    free(pos);
+    free(R);
+    free(W);
+    return rc;
 }
 
 /* The pairs with an entry in part b, ascending: returns m_b. O(m). */
@@ -245,7 +335,8 @@ static gs_err build_Q(gs_precomp *pc, gs_error *err)
     for (int b = 0; b < np && rc == GS_OK; b++) { /* the route of each part */
         const double fn = mdl->parts[b].ndof, fm = part_cols(mdl, b, cols);
         slot[b] = -1;
-        if (fm > 0 && 2.0 * fn * fn * fn / 3.0 + 4.0 * fm * fm < fn * fn * fm + fn * fm * fm) {
+        if (fm > 0 && !mdl->parts[b].Ksp &&
+            2.0 * fn * fn * fn / 3.0 + 4.0 * fm * fm < fn * fn * fm + fn * fm * fm) {
             slot[b] = ninv;
             inv[ninv++] = b;
         }
@@ -257,8 +348,12 @@ static gs_err build_Q(gs_precomp *pc, gs_error *err)
         const int mb = part_cols(mdl, b, cols);
         if (mb == 0)
             continue;
+        if (mdl->parts[b].Ksp) {
+            rc = sparse_part_term(pc, b, cols, mb, err);
+            continue;
+        }
         if (slot[b] >= 0) {
-            rc = gather_part(pc, b, cols, mb, W[slot[b]], err);
+            rc = gather_part(pc, b, cols, mb, W[slot[b]], (size_t)nb, NULL, err);
             free(W[slot[b]]);
             W[slot[b]] = NULL;
             continue;
@@ -305,7 +400,10 @@ static gs_err base_loads(gs_precomp *pc, gs_error *err)
     if (!y)
         return gs_errorf(err, GS_ERR_NOMEM, "f", "no memory");
     memcpy(y, mdl->f, (size_t)pc->n * sizeof *y);
-    gs_precomp_kinv(pc, y);
+    if (gs_precomp_kinv(pc, y) != 0) {
+        free(y);
+        return gs_errorf(err, GS_ERR_NOMEM, "f", "no memory for a sparse solve");
+    }
     gs_model_At(mdl, y, pc->u0);
     pc->s0 = 0.5 * cblas_ddot(pc->n, mdl->f, 1, y, 1);
     free(y);
@@ -373,13 +471,14 @@ gs_err gs_precomp_build(const gs_model *mdl, gs_precomp **out, gs_error *err)
     pc->n = mdl->n;
     pc->m = mdl->m;
     pc->L = calloc((size_t)mdl->n_parts, sizeof *pc->L);
+    pc->F = calloc((size_t)mdl->n_parts, sizeof *pc->F);
     pc->cond_block = calloc((size_t)mdl->n_parts, sizeof *pc->cond_block);
     pc->Q = alloc_square(mdl->m);
     pc->LQ = alloc_square(mdl->m);
     pc->qdiag = calloc((size_t)mdl->m, sizeof *pc->qdiag);
     pc->u0 = calloc((size_t)mdl->m, sizeof *pc->u0);
     gs_err rc = GS_OK;
-    if (!pc->L || !pc->cond_block || !pc->Q || !pc->LQ || !pc->qdiag || !pc->u0) {
+    if (!pc->L || !pc->F || !pc->cond_block || !pc->Q || !pc->LQ || !pc->qdiag || !pc->u0) {
         rc = gs_errorf(err, GS_ERR_NOMEM, "", "no memory for the precomputation (m = %d)", mdl->m);
         goto fail;
     }
@@ -408,15 +507,37 @@ fail:
     return rc;
 }
 
-void gs_precomp_kinv(const gs_precomp *pc, double *b)
+int gs_precomp_kinv(const gs_precomp *pc, double *b)
 {
     const gs_model *mdl = pc->mdl;
     for (int p = 0; p < mdl->n_parts; p++) {
         const int nb = mdl->parts[p].ndof;
         double *x = b + mdl->parts[p].offset;
+        if (pc->F && pc->F[p]) {
+            if (gs_spchol_solve(pc->F[p], x, nb, 1, NULL) != GS_OK) {
+                for (int i = 0; i < pc->n; i++)
+                    b[i] = NAN;
+                return -1;
+            }
+            continue;
+        }
         cblas_dtrsv(CblasColMajor, CblasLower, CblasNoTrans, CblasNonUnit, nb, pc->L[p], nb, x, 1);
         cblas_dtrsv(CblasColMajor, CblasLower, CblasTrans, CblasNonUnit, nb, pc->L[p], nb, x, 1);
     }
+    return 0;
+}
+
+gs_err gs_precomp_part_solve(const gs_precomp *pc, int b, double *B, int ldb, int ncol,
+                             gs_error *err)
+{
+    const int nb = pc->mdl->parts[b].ndof;
+    if (pc->F && pc->F[b])
+        return gs_spchol_solve(pc->F[b], B, ldb, ncol, err);
+    cblas_dtrsm(CblasColMajor, CblasLeft, CblasLower, CblasNoTrans, CblasNonUnit, nb, ncol, 1.0,
+                pc->L[b], nb, B, ldb);
+    cblas_dtrsm(CblasColMajor, CblasLeft, CblasLower, CblasTrans, CblasNonUnit, nb, ncol, 1.0,
+                pc->L[b], nb, B, ldb);
+    return GS_OK;
 }
 
 void gs_precomp_Qx(const gs_precomp *pc, const int *S, int ns, const double *xs, double *y)

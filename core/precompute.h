@@ -19,7 +19,12 @@
  *               relative form needs: K~ = Q^-1 = L_Q^-T L_Q^-1, so Goldfarb-
  *               Idnani on the relative problem takes J = L_Q directly.
  *   5. cond_1 estimates of K (over all blocks) and Q (dlansy + dpocon).
- * Cost: sum_b (n_b^3/3 + min(n_b^2 m_b + n_b m_b^2, 2 n_b^3/3)) + m^3/3 flops, BLAS-3 /
+ * Sparse parts (a whole FE mesh, gs_part.Ksp): stage 1 is CHOLMOD's sparse
+ * Cholesky (core/spchol.h, kept for displacement recovery), stage 2 takes
+ * (K_b^-1)[R, R] for the part's contact DOFs R by |R| sparse solves (4 nnz(L_b)
+ * flops each, chunks of 64 on every core) and gathers Q's term like the
+ * inverse route: no dense K_b, no dense inverse; memory nnz(L_b) + |R|^2.
+ * Cost (dense parts): sum_b (n_b^3/3 + min(n_b^2 m_b + n_b m_b^2, 2 n_b^3/3)) + m^3/3 flops, BLAS-3 /
  * blocked LAPACK; memory: K blocks + factors (2 sum n_b^2) + Q and L_Q (2 m^2).
  * The result is read-only and shared by all solver threads.
  */
@@ -28,6 +33,7 @@
 
 #include "gs_error.h"
 #include "model.h"
+#include "spchol.h"
 
 typedef struct {
     double factor_K;  /* s, stage 1 */
@@ -41,7 +47,9 @@ typedef struct {
 typedef struct {
     const gs_model *mdl; /* borrowed: must outlive the precomputation */
     int n, m;
-    double **L;          /* per part: lower factor of K_b, ndof x ndof col-major */
+    double **L;          /* per dense part: lower factor of K_b, ndof x ndof col-major
+                            (NULL for a sparse part) */
+    gs_spchol **F;       /* per sparse part: its CHOLMOD factor (NULL for a dense part) */
     double *Q;           /* m x m, both triangles, column-major (Q[:,j] contiguous) */
     double *LQ;          /* m x m, lower factor of Q, strict upper triangle zero */
     double *qdiag;       /* diag(Q) */
@@ -61,8 +69,20 @@ typedef struct {
 gs_err gs_precomp_build(const gs_model *mdl, gs_precomp **out, gs_error *err);
 void gs_precomp_free(gs_precomp *pc);
 
-/* In place b <- K^-1 b (n), block by block (dpotrs). O(sum n_b^2). */
-void gs_precomp_kinv(const gs_precomp *pc, double *b);
+/* In place b <- K^-1 b (n), part by part (two dtrsv on a dense part, a
+ * CHOLMOD solve on a sparse one). O(sum n_b^2) dense, O(nnz(L_b)) sparse.
+ * Returns 0, or -1 if a sparse solve found no memory (b is then NaN). */
+int gs_precomp_kinv(const gs_precomp *pc, double *b);
+
+/* In place B <- K_b^-1 B for part b (B: n_b x ncol, column-major, leading
+ * dimension ldb). Dense: two dtrsm, O(n_b^2 ncol); sparse: O(nnz(L_b) ncol).
+ * GS_ERR_NOMEM from a sparse solve. */
+gs_err gs_precomp_part_solve(const gs_precomp *pc, int b, double *B, int ldb, int ncol,
+                             gs_error *err);
+
+/* Factor the sparse parts of a precomputation whose dense data was loaded
+ * from a file (precomp_io: sparse factors are not stored). O(CHOLMOD). */
+gs_err gs_precomp_factor_sparse(gs_precomp *pc, gs_error *err);
 
 /* y = Q x for a vector x with support S (|S| = ns, x given on S: xs[i] for
  * index S[i]); y is m long. O(m ns) using contiguous columns of Q. With

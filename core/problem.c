@@ -59,9 +59,9 @@ void gs_problem_load_vector(const gs_problem *pb, double *f)
         gs_model_A_add(mdl, 1.0, pb->load, f);
 }
 
-void gs_problem_primal(const gs_problem *pb, const double *lam, double *x)
+int gs_problem_primal(const gs_problem *pb, const double *lam, double *x)
 {
     gs_problem_load_vector(pb, x);
     gs_model_A_add(pb->pc->mdl, -1.0, lam, x);
-    gs_precomp_kinv(pb->pc, x);
+    return gs_precomp_kinv(pb->pc, x);
 }

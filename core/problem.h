@@ -33,8 +33,9 @@ void gs_problem_dual_data(const gs_problem *pb, double *p, double *s, double *wo
 /* f = f_base + A load (n). O(n + m). */
 void gs_problem_load_vector(const gs_problem *pb, double *f);
 
-/* Back substitution x = K^-1 (f - A lam) (n). O(sum n_b^2). */
-void gs_problem_primal(const gs_problem *pb, const double *lam, double *x);
+/* Back substitution x = K^-1 (f - A lam) (n). O(sum n_b^2) dense parts,
+ * O(nnz(L_b)) sparse ones. 0, or -1 if a sparse solve found no memory. */
+int gs_problem_primal(const gs_problem *pb, const double *lam, double *x);
 
 static inline int gs_problem_is_eq(const gs_problem *pb, int k)
 {

@@ -6,6 +6,7 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -294,4 +295,109 @@ int64_t gs_spmat_find_row(const gs_spmat *a, int64_t label, int dof)
             hi = mid;
     }
     return lo < a->n && a->label[lo] == label && a->dof[lo] == dof ? lo : -1;
+}
+
+gs_err gs_spmat_symmetric_full(const gs_spmat *a, double rtol, gs_spmat *out, gs_error *err)
+{
+    char ri[64], rj[64];
+    memset(out, 0, sizeof *out);
+    double amax = 0.0;
+    int64_t lower = 0, diag = 0;
+    for (int64_t j = 0; j < a->n; j++)
+        for (int64_t p = a->colptr[j]; p < a->colptr[j + 1]; p++) {
+            const int64_t i = a->rowind[p];
+            if (!isfinite(a->val[p])) {
+                gs_spmat_row_name(a, i, ri, sizeof ri);
+                gs_spmat_row_name(a, j, rj, sizeof rj);
+                return gs_errorf(err, GS_ERR_NONFINITE, "", "non-finite entry %g at (%s, %s)",
+                                 a->val[p], ri, rj);
+            }
+            amax = fmax(amax, fabs(a->val[p]));
+            lower += i > j;
+            diag += i == j;
+        }
+    if (a->stype == 0) { /* both triangles given: each must match its mirror */
+        const double tol = rtol * amax;
+        for (int64_t j = 0; j < a->n; j++)
+            for (int64_t p = a->colptr[j]; p < a->colptr[j + 1]; p++) {
+                const int64_t i = a->rowind[p];
+                const double m = sp_at(a, j, i);
+                if (i != j && fabs(a->val[p] - m) > tol) {
+                    gs_spmat_row_name(a, i, ri, sizeof ri);
+                    gs_spmat_row_name(a, j, rj, sizeof rj);
+                    return gs_errorf(err, GS_ERR_NOT_SYMMETRIC, "",
+                                     "entry (%s, %s) = %.17g differs from its mirror %.17g "
+                                     "(tolerance %.3g)", ri, rj, a->val[p], m, tol);
+                }
+            }
+    }
+    gs_coo c;
+    gs_coo_init(&c, SIZE_MAX);
+    gs_err rc = gs_coo_reserve(&c, (size_t)(2 * lower + diag), err);
+    for (int64_t j = 0; j < a->n && rc == GS_OK; j++)
+        for (int64_t p = a->colptr[j]; p < a->colptr[j + 1] && rc == GS_OK; p++) {
+            const int64_t i = a->rowind[p];
+            if (i < j)
+                continue; /* the lower triangle stands for both */
+            rc = gs_coo_add(&c, i, j, a->val[p], err);
+            if (rc == GS_OK && i != j)
+                rc = gs_coo_add(&c, j, i, a->val[p], err);
+        }
+    if (rc == GS_OK)
+        rc = sp_build(&c, a->n, out, err);
+    gs_coo_free(&c);
+    if (rc == GS_OK && a->label && a->dof) {
+        out->label = malloc((size_t)a->n * sizeof *out->label);
+        out->dof = malloc((size_t)a->n * sizeof *out->dof);
+        if (!out->label || !out->dof)
+            rc = gs_errorf(err, GS_ERR_NOMEM, "", "no memory for row labels");
+        else {
+            memcpy(out->label, a->label, (size_t)a->n * sizeof *out->label);
+            memcpy(out->dof, a->dof, (size_t)a->n * sizeof *out->dof);
+        }
+    }
+    if (rc != GS_OK)
+        gs_spmat_free(out);
+    return rc;
+}
+
+void gs_spmat_mul(const gs_spmat *a, const double *x, double *y)
+{
+    memset(y, 0, (size_t)a->n * sizeof *y);
+    for (int64_t j = 0; j < a->n; j++) {
+        const double xj = x[j];
+        for (int64_t p = a->colptr[j]; p < a->colptr[j + 1]; p++)
+            y[a->rowind[p]] += a->val[p] * xj;
+    }
+}
+
+void gs_spmat_col_axpy(const gs_spmat *a, int64_t j, double alpha, double *y)
+{
+    for (int64_t p = a->colptr[j]; p < a->colptr[j + 1]; p++)
+        y[a->rowind[p]] += alpha * a->val[p];
+}
+
+double gs_spmat_norm1(const gs_spmat *a)
+{
+    double best = 0.0;
+    for (int64_t j = 0; j < a->n; j++) {
+        double s = 0.0;
+        for (int64_t p = a->colptr[j]; p < a->colptr[j + 1]; p++)
+            s += fabs(a->val[p]);
+        best = fmax(best, s);
+    }
+    return best;
+}
+
+int gs_spmat_equal(const gs_spmat *a, const gs_spmat *b)
+{
+    if (a->n != b->n || a->nnz != b->nnz || a->stype != b->stype || !a->label != !b->label ||
+        !a->dof != !b->dof)
+        return 0;
+    const size_t n = (size_t)a->n, z = (size_t)a->nnz;
+    return !memcmp(a->colptr, b->colptr, (n + 1) * sizeof *a->colptr) &&
+           !memcmp(a->rowind, b->rowind, z * sizeof *a->rowind) &&
+           !memcmp(a->val, b->val, z * sizeof *a->val) &&
+           (!a->label || !memcmp(a->label, b->label, n * sizeof *a->label)) &&
+           (!a->dof || !memcmp(a->dof, b->dof, n * sizeof *a->dof));
 }

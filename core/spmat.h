@@ -76,6 +76,27 @@ void gs_spmat_to_dense(const gs_spmat *a, double *colmajor);
 /* Sparse copy of a dense row-major n x n array (exact zeros dropped, stype 0). */
 gs_err gs_spmat_from_dense(const double *rowmajor, int64_t n, gs_spmat *out, gs_error *err);
 
+/* The symmetric matrix a stands for, stored with both triangles (stype 0),
+ * as a model's sparse part keeps it: from the lower triangle of a (stype -1),
+ * or from a general a (stype 0) whose every entry equals its mirror within
+ * rtol * max|a_ij| (GS_ERR_NOT_SYMMETRIC naming the entry otherwise; the
+ * lower triangle is mirrored, so out is exactly symmetric). Non-finite
+ * entries: GS_ERR_NONFINITE. a's labels are copied. O(nnz log(nnz / n)). */
+gs_err gs_spmat_symmetric_full(const gs_spmat *a, double rtol, gs_spmat *out, gs_error *err);
+
+/* y = A x for a matrix with every entry stored (stype 0). O(nnz). */
+void gs_spmat_mul(const gs_spmat *a, const double *x, double *y);
+
+/* y += alpha A[:, j] (stype 0). O(nnz_j). */
+void gs_spmat_col_axpy(const gs_spmat *a, int64_t j, double alpha, double *y);
+
+/* max_j sum_i |a_ij| of a stype-0 matrix (the 1-norm). O(nnz). */
+double gs_spmat_norm1(const gs_spmat *a);
+
+/* 1 if a and b have the same order, pattern, values (bitwise), stype and
+ * labels. O(nnz + n). */
+int gs_spmat_equal(const gs_spmat *a, const gs_spmat *b);
+
 /* "node 1203 dof 3" or "row 17" for messages about row r. */
 void gs_spmat_row_name(const gs_spmat *a, int64_t r, char *out, size_t cap);
 

@@ -13,6 +13,7 @@
 #include <cblas.h>
 #include <lapacke.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -280,6 +281,60 @@ gs_err gs_fe_plate_assemble(const gs_fe_plate *pl, int apply_bc, double q, doubl
         }
     }
     return GS_OK;
+}
+
+gs_err gs_fe_plate_sparse(const gs_fe_plate *pl, gs_spmat *out, int *row_of, gs_error *err)
+{
+    memset(out, 0, sizeof *out);
+    const int nfree = gs_fe_plate_nfree(pl);
+    int *row = malloc((size_t)pl->ndof * sizeof *row);
+    int64_t *label = malloc((size_t)(nfree ? nfree : 1) * sizeof *label);
+    int *comp = malloc((size_t)(nfree ? nfree : 1) * sizeof *comp);
+    gs_coo c;
+    gs_coo_init(&c, SIZE_MAX);
+    gs_err rc = GS_OK;
+    if (!row || !label || !comp) {
+        rc = gs_errorf(err, GS_ERR_NOMEM, "", "no memory for the sparse plate");
+        goto fail;
+    }
+    for (int g = 0, r = 0; g < pl->ndof; g++) {
+        row[g] = pl->fixed[g] ? -1 : r;
+        if (!pl->fixed[g]) {
+            label[r] = g / 3 + 1;
+            comp[r++] = 3 + g % 3;
+        }
+    }
+    double xy[4][2] = {{0, 0}, {pl->hx, 0}, {pl->hx, pl->hy}, {0, pl->hy}};
+    double Ke[144];
+    if ((rc = gs_fe_plate_element(xy, pl->E, pl->nu, pl->t, pl->integ, Ke, err)) != GS_OK ||
+        (rc = gs_coo_reserve(&c, (size_t)pl->nx * (size_t)pl->ny * 78, err)) != GS_OK)
+        goto fail;
+    for (int i = 0; i < pl->nx; i++) /* the element order of gs_fe_plate_assemble */
+        for (int j = 0; j < pl->ny; j++) {
+            int nd[4], dof[12];
+            elem_nodes(pl, i, j, nd);
+            for (int a = 0; a < 4; a++)
+                for (int k = 0; k < 3; k++)
+                    dof[3 * a + k] = 3 * nd[a] + k;
+            for (int b = 0; b < 12; b++)
+                for (int a = 0; a < 12; a++) {
+                    const int ri = row[dof[a]], rj = row[dof[b]];
+                    if (ri >= rj && rj >= 0 &&
+                        (rc = gs_coo_add(&c, ri, rj, Ke[a + 12 * b], err)) != GS_OK)
+                        goto fail;
+                }
+        }
+    rc = gs_coo_to_spmat(&c, nfree, GS_COO_SYMMETRIC, label, comp, out, err);
+    label = NULL; /* taken (freed on failure) */
+    comp = NULL;
+    if (rc == GS_OK && row_of)
+        memcpy(row_of, row, (size_t)pl->ndof * sizeof *row);
+fail:
+    gs_coo_free(&c);
+    free(row);
+    free(label);
+    free(comp);
+    return rc;
 }
 
 /* ------------------------------------------------------------------------ */

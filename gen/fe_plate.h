@@ -57,6 +57,7 @@
 #define GS_FE_PLATE_H
 
 #include "gs_error.h"
+#include "spmat.h"
 
 typedef enum { GS_FE_SRI = 0, GS_FE_FULL = 1 } gs_fe_integration;
 typedef enum { GS_FE_EDGE_X0 = 0, GS_FE_EDGE_X1, GS_FE_EDGE_Y0, GS_FE_EDGE_Y1 } gs_fe_edge;
@@ -111,6 +112,15 @@ int gs_fe_plate_nfree(const gs_fe_plate *pl);
  * a uniform pressure q. O(nx ny 144). */
 gs_err gs_fe_plate_assemble(const gs_fe_plate *pl, int apply_bc, double q, double *ab,
                             int ldab, double *rhs, gs_error *err);
+
+/* The stiffness of the free DOFs as a sparse matrix, uncondensed (what an FE
+ * tool would export for the whole mesh): lower triangle (stype -1), rows in
+ * DOF order with the fixed DOFs removed, row labels = FE node number + 1 and
+ * components 3 (w, translation along z), 4 (theta_x), 5 (theta_y), the
+ * Abaqus / Nastran numbering. row_of (ndof, may be NULL) receives each DOF's
+ * row, -1 for a fixed DOF. The entries are the sums gs_fe_plate_assemble
+ * forms, in the same order. O(nx ny 144 + nnz). */
+gs_err gs_fe_plate_sparse(const gs_fe_plate *pl, gs_spmat *out, int *row_of, gs_error *err);
 
 /* Timing and sizes of one condensation. */
 typedef struct {

@@ -266,9 +266,20 @@ static gs_err build_part(const gs_gen_params *p, gs_model *mdl, int b, const par
         for (int i = 0; i < pd->i_n; i++)
             for (int r = 0; r < pd->r_n; r++)
                 ret[i * pd->r_n + r] = gs_fe_plate_node(&pl, i, pd->row_off + r);
-        rc = gs_model_alloc_block(mdl, b, nr, err);
+        if (!p->uncondensed)
+            rc = gs_model_alloc_block(mdl, b, nr, err);
     }
-    if (rc == GS_OK) {
+    int *row_of = NULL; /* uncondensed: FE DOF -> row of the sparse K */
+    if (rc == GS_OK && p->uncondensed) {
+        gs_spmat sp;
+        memcpy(mdl->parts[b].name, pd->name, sizeof pd->name);
+        if (!(row_of = malloc((size_t)pl.ndof * sizeof *row_of)))
+            rc = gs_errorf(err, GS_ERR_NOMEM, pd->name, "no memory");
+        else if ((rc = gs_fe_plate_sparse(&pl, &sp, row_of, err)) == GS_OK)
+            rc = gs_model_set_sparse_block(mdl, b, &sp, err);
+        if (rc != GS_OK)
+            gs_error_prefix_field(err, pd->name);
+    } else if (rc == GS_OK) {
         memcpy(mdl->parts[b].name, pd->name, sizeof pd->name); /* 32 <= 64, NUL-terminated */
         rc = gs_fe_plate_condense(&pl, nr, ret, mdl->parts[b].K, nr, NULL, err);
         if (rc != GS_OK)
@@ -279,19 +290,20 @@ static gs_err build_part(const gs_gen_params *p, gs_model *mdl, int b, const par
             for (int r = 0; r < pd->r_n; r++) {
                 gs_node *nd = &mdl->nodes[pd->node0 + i * pd->r_n + r];
                 nd->part = b;
-                nd->dof = i * pd->r_n + r;
+                nd->dof = row_of ? row_of[3 * ret[i * pd->r_n + r]] : i * pd->r_n + r;
                 nd->xyz[0] = (pd->i_lo + i) * hx;
                 nd->xyz[1] = yrow[pd->r_lo + r];
                 nd->xyz[2] = pd->z;
             }
         if (info) {
-            info->ndof[b] = nr;
+            info->ndof[b] = mdl->parts[b].ndof;
             info->fe_ndof[b] = gs_fe_plate_nfree(&pl);
             info->fe_nodes[b] = pl.n_nodes;
             info->t_condense[b] = gs_now() - t0;
         }
     }
     free(ret);
+    free(row_of);
     gs_fe_plate_free(&pl);
     return rc;
 }
@@ -556,9 +568,10 @@ gs_err gs_gen_assembly(const gs_gen_params *p, gs_model **out, gs_gen_info *info
     double t_cond = gs_now();
     double max_norm = 0.0, max_inv = 0.0;
     for (int b = 0; b < np; b++) {
-        info->norm1[b] = gs_sym_norm1(mdl->parts[b].K, mdl->parts[b].ndof, mdl->parts[b].ndof);
+        const gs_part *pt = &mdl->parts[b];
+        info->norm1[b] = pt->Ksp ? gs_spmat_norm1(pt->Ksp) : gs_sym_norm1(pt->K, pt->ndof, pt->ndof);
         max_norm = fmax(max_norm, info->norm1[b]);
-        if (!p->compute_cond)
+        if (!p->compute_cond || pt->Ksp) /* a sparse part's estimate comes from its factor */
             continue;
         char field[64];
         snprintf(field, sizeof field, "parts[%d].K", b);
@@ -569,7 +582,7 @@ gs_err gs_gen_assembly(const gs_gen_params *p, gs_model **out, gs_gen_info *info
         }
         max_inv = fmax(max_inv, info->cond[b] / info->norm1[b]);
     }
-    info->cond_K = p->compute_cond ? max_norm * max_inv : 0.0;
+    info->cond_K = p->compute_cond && max_inv > 0.0 ? max_norm * max_inv : 0.0;
     info->t_cond = gs_now() - t_cond;
     info->t_total = gs_now() - t_start;
     *out = mdl;

@@ -85,6 +85,11 @@ typedef struct {
                           overlap; SANDWICH: wing overlap and CWB region) */
     double fast_load;  /* N, load of every candidate (default 500 N) */
     int compute_cond;  /* 1: estimate cond_1 of every block (dpotrf+dpocon) */
+    int uncondensed;   /* 1: each part keeps its whole FE plate stiffness, sparse
+                          (free DOFs w, theta_x, theta_y of every node; labels =
+                          FE node + 1, components 3, 4, 5), instead of the block
+                          condensed onto its junction nodes: the same Q, the
+                          input an engineer exports from an FE tool */
 } gs_gen_params;
 
 /* What gs_gen_assembly built and how long it took. */

@@ -37,7 +37,9 @@ gs_err gm_bcast_precomp(const gs_model *mdl, gs_precomp **pc, gs_error *err)
         gs_precomp_unpack_scalars(*pc, s);
     double *p;
     size_t count;
-    for (int i = 0; !rc && gs_precomp_segment(*pc, i, &p, &count); i++) /* 5 + n_parts */
+    for (int i = 0; !rc && gs_precomp_segment(*pc, i, &p, &count); i++) /* 5 + dense parts */
         rc = bcast_doubles(p, count, err);
-    return rc;
+    if (!rc && gm_rank() != 0) /* sparse parts: each rank factors its own copy */
+        rc = gs_precomp_factor_sparse(*pc, err);
+    return gm_agree(rc, "factoring the sparse parts", err);
 }

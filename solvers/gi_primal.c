@@ -288,11 +288,15 @@ static int compute_columns(gi_prim_ws *ws, const gs_precomp *pc, const int *J, i
                         B[row + (size_t)c * nb] += mdl->a_val[e];
                         r0 = row < r0 ? row : r0;
                     }
-            const double *Lb = pc->L[b];
-            cblas_dtrsm(CblasColMajor, CblasLeft, CblasLower, CblasNoTrans, CblasNonUnit, nb - r0,
-                        nbc, 1.0, Lb + r0 + (size_t)r0 * nb, nb, B + r0, nb);
-            cblas_dtrsm(CblasColMajor, CblasLeft, CblasLower, CblasTrans, CblasNonUnit, nb, nbc,
-                        1.0, Lb, nb, B, nb);
+            if (pc->L[b]) { /* dense: the forward solve skips the leading zero rows */
+                const double *Lb = pc->L[b];
+                cblas_dtrsm(CblasColMajor, CblasLeft, CblasLower, CblasNoTrans, CblasNonUnit,
+                            nb - r0, nbc, 1.0, Lb + r0 + (size_t)r0 * nb, nb, B + r0, nb);
+                cblas_dtrsm(CblasColMajor, CblasLeft, CblasLower, CblasTrans, CblasNonUnit, nb,
+                            nbc, 1.0, Lb, nb, B, nb);
+            } else if (gs_precomp_part_solve(pc, b, B, nb, nbc, NULL) != GS_OK) {
+                return -1;
+            }
             for (int c = 0; c < nbc; c++) {
                 double *col = ws->pool + (size_t)ws->slot_of[ws->bcol[c]] * m;
                 const double *v = B + (size_t)c * nb;

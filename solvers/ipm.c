@@ -169,16 +169,6 @@ static double norm_inf(const double *v, int n)
     return a;
 }
 
-/* y = K x, block by block (the stored blocks, both triangles). O(sum n_b^2). */
-static void k_mul(const gs_model *mdl, const double *x, double *y)
-{
-    for (int b = 0; b < mdl->n_parts; b++) {
-        const gs_part *pt = &mdl->parts[b];
-        cblas_dsymv(CblasColMajor, CblasLower, pt->ndof, 1.0, pt->K, pt->ndof, x + pt->offset, 1,
-                    0.0, y + pt->offset, 1);
-    }
-}
-
 /* ---- normal system ------------------------------------------------------ */
 
 /* q = H v = Q v + hd .* v. O(m^2). */
@@ -355,8 +345,7 @@ static int start_feasible(ipm_ws *ws, gs_solver *s, int nE, double lam_floor, do
     /* x = K^-1 (f - A lam) */
     memcpy(ws->x, ws->f, (size_t)s->n * sizeof *ws->x);
     gs_model_A_add(pc->mdl, -1.0, ws->lam, ws->x);
-    gs_precomp_kinv(pc, ws->x);
-    return 0;
+    return gs_precomp_kinv(pc, ws->x);
 }
 
 /* Infeasible start (header). */
@@ -365,7 +354,7 @@ static void start_infeasible(ipm_ws *ws, gs_solver *s, double lam_floor, double 
     const gs_precomp *pc = s->pc;
     const int m = s->m;
     memcpy(ws->x, ws->f, (size_t)s->n * sizeof *ws->x);
-    gs_precomp_kinv(pc, ws->x);
+    (void)gs_precomp_kinv(pc, ws->x); /* NaN on failure: the first iteration stops */
     /* lam_hat = Q^-1 p (two triangular solves with L_Q) */
     memcpy(ws->lam, s->p, (size_t)m * sizeof *ws->lam);
     cblas_dtrsv(CblasColMajor, CblasLower, CblasNoTrans, CblasNonUnit, m, pc->LQ, m, ws->lam, 1);
@@ -515,7 +504,7 @@ static gs_err ipm_solve(gs_solver *s, const gs_problem *pb, const gs_solve_opts 
     int iters = 0, cg = 0;
     for (;;) {
         /* residuals s1 = f - Kx - A lam, s2 = g - A'x - y */
-        k_mul(mdl, ws->x, ws->s1);
+        gs_model_K_mul(mdl, ws->x, ws->s1);
         for (int j = 0; j < n; j++)
             ws->s1[j] = ws->f[j] - ws->s1[j];
         gs_model_A_add(mdl, -1.0, ws->lam, ws->s1);
@@ -560,7 +549,10 @@ static gs_err ipm_solve(gs_solver *s, const gs_problem *pb, const gs_solve_opts 
         const double eta = fmin(IPM_ETA_MAX, fmax(1e-10, mu / mu0));
         /* u = A'K^-1 s1 */
         memcpy(ws->t, ws->s1, (size_t)n * sizeof *ws->t);
-        gs_precomp_kinv(pc, ws->t);
+        if (gs_precomp_kinv(pc, ws->t) != 0) {
+            info->status = GS_STATUS_NUMERICAL; /* a sparse solve found no memory */
+            break;
+        }
         gs_model_At(mdl, ws->t, ws->u);
         /* predictor: s3 = -lam y */
         for (int i = 0; i < m; i++) {
@@ -610,7 +602,10 @@ static gs_err ipm_solve(gs_solver *s, const gs_problem *pb, const gs_solve_opts 
         /* dx = K^-1 (s1 - A dlam) */
         memcpy(ws->dx, ws->s1, (size_t)n * sizeof *ws->dx);
         gs_model_A_add(mdl, -1.0, ws->dl, ws->dx);
-        gs_precomp_kinv(pc, ws->dx);
+        if (gs_precomp_kinv(pc, ws->dx) != 0) {
+            info->status = GS_STATUS_NUMERICAL;
+            break;
+        }
         double amax = fmin(max_step(ws->lam, ws->dl, ws->isE, m), max_step(ws->y, ws->dy, ws->isE, m));
         double tau = fmax(IPM_TAU, fmin(0.9999, 1.0 - mu / mu0));
         double alpha = fmin(1.0, tau * amax);

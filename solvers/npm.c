@@ -110,7 +110,6 @@ typedef struct {
     int *order;         /* m: peel order (A~^-1: forward, A~^-T: backward) */
     int *urow;          /* n - m: the DOF of unit row m + t */
     int *chs, *chp;     /* n + 1, m: pairs k' with q(k') = DOF j (CSR) */
-    int *dpart;         /* n: part of each DOF */
     int *exi;           /* n: support of a column of A~^-T */
     double *exv;        /* n: its values */
     double *px, *pr, *pf, *pdx, *pkdx, *prt, *ptmp; /* n: x, Kx - f, f, scratch */
@@ -135,8 +134,7 @@ static void npm_free(void *p)
     free(ws->in);
     free(ws->bkeys);
     free(ws->cand);
-    int **iv[] = {&ws->pk, &ws->qk, &ws->order, &ws->urow, &ws->chs, &ws->chp, &ws->dpart,
-                  &ws->exi};
+    int **iv[] = {&ws->pk, &ws->qk, &ws->order, &ws->urow, &ws->chs, &ws->chp, &ws->exi};
     for (size_t i = 0; i < sizeof iv / sizeof *iv; i++)
         free(*iv[i]);
     double **pv[] = {&ws->ap, &ws->aq, &ws->exv, &ws->px, &ws->pr, &ws->pf, &ws->pdx, &ws->pkdx,
@@ -685,9 +683,6 @@ static int sq_build(npm_ws *ws, const gs_model *mdl)
         for (int k = 0; k < m; k++)
             if (ws->qk[k] >= 0)
                 ws->chp[ws->chs[ws->qk[k]] + deg[ws->qk[k]]++] = k;
-        for (int b = 0; b < mdl->n_parts; b++)
-            for (int l = 0; l < mdl->parts[b].ndof; l++)
-                ws->dpart[mdl->parts[b].offset + l] = b;
     }
 out:
     free(deg);
@@ -709,7 +704,7 @@ static void *npm_primal_new(gs_solver *s)
     int **iv[] = {&ws->pk, &ws->qk, &ws->order, &ws->chp};
     for (size_t i = 0; i < sizeof iv / sizeof *iv; i++)
         ok &= (*iv[i] = calloc(m, sizeof(int))) != NULL;
-    int **jv[] = {&ws->urow, &ws->chs, &ws->dpart, &ws->exi};
+    int **jv[] = {&ws->urow, &ws->chs, &ws->exi};
     for (size_t i = 0; i < sizeof jv / sizeof *jv; i++)
         ok &= (*jv[i] = calloc(n + 1, sizeof(int))) != NULL;
     double **pv[] = {&ws->ap, &ws->aq};
@@ -753,16 +748,6 @@ static void sq_z_of_x(const npm_ctx *c, const double *x, double *z)
         z[m + t] = x[ws->urow[t]];
 }
 
-/* y = K x, block by block. O(sum n_b^2). */
-static void k_mult(const gs_model *mdl, const double *x, double *y)
-{
-    for (int b = 0; b < mdl->n_parts; b++) {
-        const gs_part *pt = &mdl->parts[b];
-        cblas_dsymv(CblasColMajor, CblasLower, pt->ndof, 1.0, pt->K, pt->ndof, x + pt->offset, 1,
-                    0.0, y + pt->offset, 1);
-    }
-}
-
 /* px = x(z), pr = K px - f, g = dphi/dz = (-(A~^-1 r)_pairs, (A~^-1 r)_U):
  * on the pair rows the contact forces. O(sum n_b^2 + n). */
 static void prim_gradient(npm_ctx *c)
@@ -770,7 +755,7 @@ static void prim_gradient(npm_ctx *c)
     npm_ws *ws = c->ws;
     const int m = c->s->m, n = c->s->n;
     sq_x_of_z(c, ws->x, 1, ws->px);
-    k_mult(c->s->pc->mdl, ws->px, ws->pr);
+    gs_model_K_mul(c->s->pc->mdl, ws->px, ws->pr);
     for (int j = 0; j < n; j++) {
         ws->pr[j] -= ws->pf[j];
         ws->ptmp[j] = ws->pr[j];
@@ -793,7 +778,7 @@ static void prim_point(npm_ctx *c, const double *lam, double *zt)
     npm_ws *ws = c->ws;
     memcpy(ws->px, ws->pf, (size_t)c->s->n * sizeof *ws->px);
     gs_model_A_add(c->s->pc->mdl, -1.0, lam, ws->px);
-    gs_precomp_kinv(c->s->pc, ws->px);
+    (void)gs_precomp_kinv(c->s->pc, ws->px); /* NaN on failure: the iteration stops */
     sq_z_of_x(c, ws->px, zt);
 }
 
@@ -813,7 +798,7 @@ static double prim_phi_inc(npm_ctx *c, int nl, double alpha)
         ws->yt[i] = ws->dl[a];
     }
     sq_x_of_z(c, ws->yt, 0, ws->pdx);
-    k_mult(c->s->pc->mdl, ws->pdx, ws->pkdx);
+    gs_model_K_mul(c->s->pc->mdl, ws->pdx, ws->pkdx);
     return cblas_ddot(n, ws->pr, 1, ws->pdx, 1) +
            0.5 * cblas_ddot(n, ws->pdx, 1, ws->pkdx, 1);
 }
@@ -831,7 +816,7 @@ static double prim_exact(npm_ctx *c, int nl, bp_key *keys)
     for (int a = 0; a < nl; a++)
         ws->yt[ws->L[a]] = ws->d[ws->L[a]];
     sq_x_of_z(c, ws->yt, 0, ws->pdx);
-    k_mult(mdl, ws->pdx, ws->pkdx);
+    gs_model_K_mul(mdl, ws->pdx, ws->pkdx);
     memcpy(ws->prt, ws->pr, (size_t)n * sizeof *ws->prt);
     double s1 = cblas_ddot(n, ws->prt, 1, ws->pdx, 1);
     double s2 = cblas_ddot(n, ws->pdx, 1, ws->pkdx, 1);
@@ -859,10 +844,8 @@ static double prim_exact(npm_ctx *c, int nl, bp_key *keys)
         for (int h = 0; h < ne; h++) {
             int j = ws->exi[h];
             double v = dyk * ws->exv[h];
-            const gs_part *pt = &mdl->parts[ws->dpart[j]];
             ws->pdx[j] -= v;
-            cblas_daxpy(pt->ndof, -v, pt->K + (size_t)(j - pt->offset) * pt->ndof, 1,
-                        ws->pkdx + pt->offset, 1);
+            gs_model_K_col_axpy(mdl, j, -v, ws->pkdx);
         }
         s1 = cblas_ddot(n, ws->prt, 1, ws->pdx, 1);
         s2 = cblas_ddot(n, ws->pdx, 1, ws->pkdx, 1);

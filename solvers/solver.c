@@ -289,8 +289,10 @@ gs_err gs_solve(gs_solver *s, const gs_problem *pb, const gs_solve_opts *opts, d
     info->time = t1 - t0;
     if (auto_cand >= 0)
         gs_auto_record(s, auto_cand, auto_bin, auto_explore, info->time);
-    if (x && (o.want_x || o.primal_cert))
-        gs_problem_primal(pb, lam, x);
+    if (x && (o.want_x || o.primal_cert) && gs_problem_primal(pb, lam, x) != 0) {
+        info->time_cert = gs_now() - t1;
+        return gs_errorf(err, GS_ERR_NOMEM, "", "no memory for the displacements (sparse solve)");
+    }
     if (o.primal_cert) {
         rc = gs_kkt_primal(pb, x, lam, NULL, &info->kkt, err);
         info->kkt.n_act = info->n_act;

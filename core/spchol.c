@@ -1,0 +1,326 @@
+/*
+ * spchol.c -- CHOLMOD behind gapsim's sparse factor: factorization with
+ * checked status, dense solves, the contact-row block of K^-1 by chunked
+ * solves on worker threads (see spchol.h).
+ */
+#include "spchol.h"
+
+#include <cholmod.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "linalg.h"
+
+#define SPC_CHUNK 64 /* right-hand sides per solve in gs_spchol_inv_sub */
+
+struct gs_spchol {
+    cholmod_factor *L;
+    size_t n;
+    double rcond;
+};
+
+/* A cholmod_common for one call: quiet (statuses are checked, not printed). */
+static int spc_start(cholmod_common *c)
+{
+    if (!cholmod_l_start(c))
+        return -1;
+    c->print = 0;
+    c->error_handler = NULL;
+    return 0;
+}
+
+/* The stored matrix as a CHOLMOD view (no copy): only its lower triangle is
+ * read (stype -1). */
+static cholmod_sparse spc_view(const gs_spmat *K)
+{
+    cholmod_sparse a;
+    memset(&a, 0, sizeof a);
+    a.nrow = a.ncol = (size_t)K->n;
+    a.nzmax = (size_t)K->nnz;
+    a.p = K->colptr;
+    a.i = K->rowind;
+    a.x = K->val;
+    a.stype = -1;
+    a.itype = CHOLMOD_LONG;
+    a.xtype = CHOLMOD_REAL;
+    a.dtype = CHOLMOD_DOUBLE;
+    a.sorted = 1;
+    a.packed = 1;
+    return a;
+}
+
+static gs_err spc_status(const cholmod_common *c, const char *what, const char *field,
+                         gs_error *err)
+{
+    if (c->status == CHOLMOD_OUT_OF_MEMORY)
+        return gs_errorf(err, GS_ERR_NOMEM, field, "no memory for the sparse %s", what);
+    return gs_errorf(err, GS_ERR_INVALID, field, "CHOLMOD %s failed (status %d)", what,
+                     c->status);
+}
+
+/* K_jj of the stored matrix (0 if absent). O(nnz_j). */
+static double spc_diag(const gs_spmat *K, int64_t j)
+{
+    for (int64_t p = K->colptr[j]; p < K->colptr[j + 1]; p++)
+        if (K->rowind[p] == j)
+            return K->val[p];
+    return 0.0;
+}
+
+/* Cholesky can pass a singular K (a rigid-body mode) with a round-off-sized
+ * pivot: L_kk^2 below SPC_PIVOT_RTOL K_jj (j = P[k]) means row j depends on
+ * the rows eliminated before it, as in the dense precomputation's check of
+ * L_Q. Supernodal L L': diagonal entry k of supernode s at px[s] + (k - k1)
+ * (nrows + 1). O(n). */
+#define SPC_PIVOT_RTOL 1e-13
+static gs_err spc_check_pivots(const gs_spchol *f, const gs_spmat *K, const char *field,
+                               gs_error *err)
+{
+    const cholmod_factor *L = f->L;
+    const int64_t *super = L->super, *pi = L->pi, *px = L->px, *perm = L->Perm;
+    const double *x = L->x;
+    for (size_t s = 0; s < L->nsuper; s++) {
+        const int64_t k1 = super[s], k2 = super[s + 1], nrows = pi[s + 1] - pi[s];
+        for (int64_t k = k1; k < k2; k++) {
+            const double piv = x[px[s] + (k - k1) * (nrows + 1)];
+            const int64_t j = perm ? perm[k] : k;
+            const double kjj = spc_diag(K, j);
+            if (!(piv * piv >= SPC_PIVOT_RTOL * kjj)) {
+                char row[64];
+                gs_spmat_row_name(K, j, row, sizeof row);
+                gs_errorf(err, GS_ERR_NOT_SPD, field,
+                          "the sparse stiffness is singular: %s depends on the rows before it "
+                          "(relative pivot %.3g; a rigid-body mode or a missing boundary "
+                          "condition?)", row, kjj > 0 ? piv * piv / kjj : 0.0);
+                if (err)
+                    err->lapack_info = (int)(j + 1);
+                return GS_ERR_NOT_SPD;
+            }
+        }
+    }
+    return GS_OK;
+}
+
+gs_err gs_spchol_factor(const gs_spmat *K, const char *field, gs_spchol **out, gs_error *err)
+{
+    *out = NULL;
+    gs_spchol *f = calloc(1, sizeof *f);
+    cholmod_common c;
+    if (!f || spc_start(&c) != 0) {
+        free(f);
+        return gs_errorf(err, GS_ERR_NOMEM, field, "no memory for the sparse factor");
+    }
+    cholmod_sparse a = spc_view(K);
+    gs_err rc = GS_OK;
+    f->n = (size_t)K->n;
+    c.supernodal = CHOLMOD_SUPERNODAL; /* L L' with its diagonal in place (spc_check_pivots) */
+    f->L = cholmod_l_analyze(&a, &c);
+    if (!f->L) {
+        rc = spc_status(&c, "analysis", field, err);
+    } else if (!cholmod_l_factorize(&a, f->L, &c) || c.status < CHOLMOD_OK) {
+        rc = spc_status(&c, "factorization", field, err);
+    } else if (c.status == CHOLMOD_NOT_POSDEF || f->L->minor < f->n) {
+        char row[64];
+        const int64_t *perm = f->L->Perm;
+        const int64_t bad = perm ? perm[f->L->minor] : (int64_t)f->L->minor;
+        gs_spmat_row_name(K, bad, row, sizeof row);
+        rc = gs_errorf(err, GS_ERR_NOT_SPD, field,
+                       "the sparse stiffness is not positive definite: the Cholesky "
+                       "factorization broke down at %s (a rigid-body mode or a missing "
+                       "boundary condition?)", row);
+        if (err)
+            err->lapack_info = (int)(bad + 1);
+    } else if ((rc = spc_check_pivots(f, K, field, err)) == GS_OK) {
+        f->rcond = cholmod_l_rcond(f->L, &c);
+    }
+    cholmod_l_finish(&c);
+    if (rc != GS_OK) {
+        gs_spchol_free(f);
+        return rc;
+    }
+    *out = f;
+    return GS_OK;
+}
+
+void gs_spchol_free(gs_spchol *f)
+{
+    if (!f)
+        return;
+    if (f->L) {
+        cholmod_common c;
+        if (spc_start(&c) == 0) {
+            cholmod_l_free_factor(&f->L, &c);
+            cholmod_l_finish(&c);
+        }
+    }
+    free(f);
+}
+
+/* One solve K X = B with X, Y, E workspaces kept across calls (cholmod_solve2). */
+typedef struct {
+    cholmod_common c;
+    cholmod_dense *X, *Y, *E;
+} spc_ws;
+
+static int spc_ws_start(spc_ws *w)
+{
+    memset(w, 0, sizeof *w);
+    return spc_start(&w->c);
+}
+
+static void spc_ws_end(spc_ws *w)
+{
+    cholmod_l_free_dense(&w->X, &w->c);
+    cholmod_l_free_dense(&w->Y, &w->c);
+    cholmod_l_free_dense(&w->E, &w->c);
+    cholmod_l_finish(&w->c);
+}
+
+/* w->X = K^-1 B (B: n x ncol, leading dimension ldb). 0 or -1 (status in w->c). */
+static int spc_solve(const gs_spchol *f, spc_ws *w, double *B, int ldb, int ncol)
+{
+    cholmod_dense b;
+    memset(&b, 0, sizeof b);
+    b.nrow = f->n;
+    b.ncol = (size_t)ncol;
+    b.nzmax = (size_t)ldb * (size_t)ncol;
+    b.d = (size_t)ldb;
+    b.x = B;
+    b.xtype = CHOLMOD_REAL;
+    b.dtype = CHOLMOD_DOUBLE;
+    return cholmod_l_solve2(CHOLMOD_A, f->L, &b, NULL, &w->X, NULL, &w->Y, &w->E, &w->c) ? 0 : -1;
+}
+
+gs_err gs_spchol_solve(const gs_spchol *f, double *B, int ldb, int ncol, gs_error *err)
+{
+    if (ncol <= 0)
+        return GS_OK;
+    spc_ws w;
+    if (spc_ws_start(&w) != 0)
+        return gs_errorf(err, GS_ERR_NOMEM, "", "no memory for a sparse solve");
+    gs_err rc = GS_OK;
+    if (spc_solve(f, &w, B, ldb, ncol) != 0) {
+        rc = spc_status(&w.c, "solve", "", err);
+    } else {
+        const double *x = w.X->x;
+        for (int j = 0; j < ncol; j++)
+            memcpy(B + (size_t)j * ldb, x + (size_t)j * w.X->d, f->n * sizeof *B);
+    }
+    spc_ws_end(&w);
+    return rc;
+}
+
+/* ---- (K^-1)[R, R] by chunked solves ---------------------------------------- */
+
+typedef struct {
+    const gs_spchol *f;
+    const int *R;
+    int nr, next; /* next chunk */
+    double *W;
+    int failed;   /* a CHOLMOD status, or 0 */
+    pthread_mutex_t mu;
+} inv_job;
+
+/* Columns [j0, j0 + nc) of W: solve for the unit vectors e_R[j], keep rows R
+ * (the lower triangle i >= j; mirrored at the end). O(nc 4 nnz(L)). */
+static int inv_chunk(inv_job *jb, spc_ws *w, double *B, int j0, int nc)
+{
+    const size_t n = jb->f->n;
+    memset(B, 0, n * (size_t)nc * sizeof *B);
+    for (int c = 0; c < nc; c++)
+        B[(size_t)c * n + (size_t)jb->R[j0 + c]] = 1.0;
+    if (spc_solve(jb->f, w, B, (int)n, nc) != 0)
+        return -1;
+    const double *x = w->X->x;
+    const size_t nr = (size_t)jb->nr;
+    for (int c = 0; c < nc; c++) {
+        const int j = j0 + c;
+        const double *col = x + (size_t)c * w->X->d;
+        for (int i = j; i < jb->nr; i++)
+            jb->W[(size_t)j * nr + i] = col[jb->R[i]];
+    }
+    return 0;
+}
+
+static void *inv_worker(void *arg)
+{
+    inv_job *jb = arg;
+    spc_ws w;
+    double *B = malloc(jb->f->n * SPC_CHUNK * sizeof *B);
+    int ok = B && spc_ws_start(&w) == 0;
+    for (;;) {
+        pthread_mutex_lock(&jb->mu);
+        const int j0 = jb->next * SPC_CHUNK;
+        jb->next++;
+        if (!ok && !jb->failed)
+            jb->failed = CHOLMOD_OUT_OF_MEMORY;
+        const int stop = j0 >= jb->nr || jb->failed;
+        pthread_mutex_unlock(&jb->mu);
+        if (stop)
+            break;
+        const int nc = jb->nr - j0 < SPC_CHUNK ? jb->nr - j0 : SPC_CHUNK;
+        if (inv_chunk(jb, &w, B, j0, nc) != 0) {
+            pthread_mutex_lock(&jb->mu);
+            jb->failed = w.c.status ? w.c.status : CHOLMOD_INVALID;
+            pthread_mutex_unlock(&jb->mu);
+        }
+    }
+    if (ok)
+        spc_ws_end(&w);
+    free(B);
+    return NULL;
+}
+
+gs_err gs_spchol_inv_sub(const gs_spchol *f, const int *R, int nr, double *W, int threads,
+                         gs_error *err)
+{
+    if (nr <= 0)
+        return GS_OK;
+    inv_job jb = {.f = f, .R = R, .nr = nr, .W = W};
+    pthread_mutex_init(&jb.mu, NULL);
+    const int chunks = (nr + SPC_CHUNK - 1) / SPC_CHUNK;
+    int nt = threads < chunks ? threads : chunks;
+    if (nt > 64)
+        nt = 64;
+    const int blas_before = gs_blas_get_threads();
+    gs_blas_set_threads(1);
+    pthread_t th[64];
+    int started = 0;
+    for (; started < nt - 1; started++)
+        if (pthread_create(&th[started], NULL, inv_worker, &jb) != 0)
+            break;
+    inv_worker(&jb); /* this thread works too */
+    for (int t = 0; t < started; t++)
+        pthread_join(th[t], NULL);
+    gs_blas_set_threads(blas_before);
+    pthread_mutex_destroy(&jb.mu);
+    if (jb.failed)
+        return jb.failed == CHOLMOD_OUT_OF_MEMORY
+                   ? gs_errorf(err, GS_ERR_NOMEM, "", "no memory for sparse solves")
+                   : gs_errorf(err, GS_ERR_INVALID, "", "CHOLMOD solve failed (status %d)",
+                               jb.failed);
+    const size_t ld = (size_t)nr; /* mirror the lower triangle: O(nr^2) */
+    for (size_t j = 0; j < ld; j++)
+        for (size_t i = j + 1; i < ld; i++)
+            W[i * ld + j] = W[j * ld + i];
+    return GS_OK;
+}
+
+double gs_spchol_rcond(const gs_spchol *f)
+{
+    return f->rcond;
+}
+
+size_t gs_spchol_n(const gs_spchol *f)
+{
+    return f->n;
+}
+
+size_t gs_spchol_nnz(const gs_spchol *f)
+{
+    if (f->L->is_super)
+        return f->L->xsize;
+    return f->L->nzmax;
+}

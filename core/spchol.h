@@ -1,0 +1,58 @@
+/*
+ * spchol.h -- sparse Cholesky of a part's FE stiffness (CHOLMOD).
+ *
+ * Owns: the factor P K P' = L L' of a sparse SPD stiffness matrix (a model's
+ * sparse part, whole FE mesh, 10^4-10^6 DOFs), computed once by CHOLMOD
+ * (fill-reducing ordering chosen by CHOLMOD's analysis: AMD or nested
+ * dissection; supernodal factorization on BLAS-3), and the three things the
+ * precomputation and the solvers ask of it:
+ *   - K^-1 B for dense right-hand sides (displacement recovery, u0, GI primal);
+ *   - (K^-1)[R, R] for a row set R (the part's contact DOFs): the part's
+ *     term of Q = A'K^-1 A without a dense K or a dense inverse;
+ *   - a condition estimate.
+ * The factor is read-only after gs_spchol_factor: every call below may run
+ * concurrently from many threads (each call has its own cholmod_common).
+ *
+ * Determinism: the ordering and the supernodal factorization are fixed by
+ * the matrix; the solves for (K^-1)[R, R] run in fixed chunks of columns,
+ * each with single-threaded BLAS, so the result does not depend on the
+ * thread count.
+ */
+#ifndef GS_SPCHOL_H
+#define GS_SPCHOL_H
+
+#include <stddef.h>
+
+#include "gs_error.h"
+#include "spmat.h"
+
+typedef struct gs_spchol gs_spchol;
+
+/* Factor K (both triangles stored, exactly symmetric: gs_spmat_symmetric_full;
+ * only its lower triangle is read). Errors: GS_ERR_NOT_SPD naming `field`
+ * and the row where the factorization broke down (err->lapack_info = that
+ * 1-based column); GS_ERR_NOMEM. Cost: CHOLMOD's analysis + factorization,
+ * O(flops(L)) ~ O(n^1.5) for 2-D meshes; memory nnz(L). */
+gs_err gs_spchol_factor(const gs_spmat *K, const char *field, gs_spchol **out, gs_error *err);
+void gs_spchol_free(gs_spchol *f);
+
+/* B <- K^-1 B in place: n x ncol, column-major, leading dimension ldb >= n.
+ * Cost 4 nnz(L) flops per column. */
+gs_err gs_spchol_solve(const gs_spchol *f, double *B, int ldb, int ncol, gs_error *err);
+
+/* W = (K^-1)[R, R]: nr x nr, column-major, both triangles (exactly
+ * symmetric: the lower triangle mirrored), for the rows R[0..nr) (distinct,
+ * 0-based). nr solves in chunks of 64 columns on up to `threads` threads.
+ * Cost nr * 4 nnz(L) flops; memory 64 n doubles per thread. */
+gs_err gs_spchol_inv_sub(const gs_spchol *f, const int *R, int nr, double *W, int threads,
+                         gs_error *err);
+
+/* CHOLMOD's reciprocal condition estimate (min/max diag(L))^2: a rough
+ * lower bound on 1/cond_2(K); 0 for a singular factor. */
+double gs_spchol_rcond(const gs_spchol *f);
+
+/* Order and number of stored entries of L (for reports). */
+size_t gs_spchol_n(const gs_spchol *f);
+size_t gs_spchol_nnz(const gs_spchol *f);
+
+#endif
