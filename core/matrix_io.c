@@ -155,10 +155,5 @@ gs_err gs_read_npy_matrix(const unsigned char *buf, size_t len, const gs_matread
 gs_err gs_read_mm_matrix(const unsigned char *buf, size_t len, const gs_matread_opts *o,
                          gs_spmat *out, gs_error *err)
 {
-    double *d;
-    int r, c;
-    gs_err rc = gs_mm_read_mem((const char *)buf, len, o->max_nnz, &d, &r, &c, err);
-    if (rc != GS_OK)
-        return rc;
-    return dense_square(d, (size_t)r, (size_t)c, o, out, err);
+    return gs_mm_read_sparse((const char *)buf, len, o->max_n, o->max_nnz, out, err);
 }

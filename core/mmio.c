@@ -258,8 +258,17 @@ static int mm_content_line(mm_cur *c, mm_tok *tok, int max, int *nt)
     return 0;
 }
 
-gs_err gs_mm_read_mem(const char *buf, size_t len, size_t max_elems, double **data, int *rows,
-                      int *cols, gs_error *err)
+/* Where parsed entries go: size() once after the size line (may refuse
+ * with an error), then entry() per stored value -- (i, j) 0-based, the lower
+ * triangle for symmetric files (the sink mirrors if it wants both). */
+typedef struct mm_sink {
+    gs_err (*size)(struct mm_sink *k, unsigned long long r, unsigned long long c,
+                   unsigned long long entries, int symmetric, int coord, gs_error *err);
+    gs_err (*entry)(struct mm_sink *k, size_t i, size_t j, double v, gs_error *err);
+} mm_sink;
+
+/* Banner, size line and entries into the sink. O(len). */
+static gs_err mm_parse(const char *buf, size_t len, mm_sink *sink, gs_error *err)
 {
     static const char *const objects[] = {"matrix", NULL}, *const objects_no[] = {"vector", NULL};
     static const char *const formats[] = {"array", "coordinate", NULL}, *const none[] = {NULL};
@@ -267,8 +276,6 @@ gs_err gs_mm_read_mem(const char *buf, size_t len, size_t max_elems, double **da
                              *const fields_no[] = {"complex", "pattern", NULL};
     static const char *const syms[] = {"general", "symmetric", NULL},
                              *const syms_no[] = {"hermitian", "skew-symmetric", NULL};
-    *data = NULL;
-    *rows = *cols = 0;
     mm_cur c = {buf, buf + len, 0};
     mm_tok tk[6];
     const char *ls, *le;
@@ -306,41 +313,27 @@ gs_err gs_mm_read_mem(const char *buf, size_t len, size_t max_elems, double **da
     if (symmetric && r != k)
         return gs_errorf(err, GS_ERR_FORMAT, "", "line %ld: symmetric matrix must be square, got "
                          "%llu x %llu", c.line, r, k);
-    if (k && r > SIZE_MAX / sizeof(double) / k)
-        return gs_errorf(err, GS_ERR_LIMIT, "", "matrix of %llu x %llu too large", r, k);
-    const size_t elems = (size_t)r * (size_t)k;
-    if (elems > max_elems)
-        return gs_errorf(err, GS_ERR_LIMIT, "",
-                         "matrix of %llu x %llu = %zu elements exceeds the limit of %zu", r, k,
-                         elems, max_elems);
     const unsigned long long expected = coord ? nnz : symmetric ? r * (r + 1) / 2 : r * k;
+    if ((rc = sink->size(sink, r, k, expected, symmetric, coord, err)) != GS_OK)
+        return rc;
     const int nr = (int)r, ncol = (int)k;
-    double *out = calloc(elems ? elems : 1, sizeof *out);
-    if (!out)
-        return gs_errorf(err, GS_ERR_NOMEM, "", "no memory for a %d x %d matrix", nr, ncol);
 
     /* entries */
     unsigned long long count = 0;
     size_t ai = 0, aj = 0; /* next array position (row, column) */
     const int ent = coord ? 3 : 1; /* tokens per entry line */
     while (mm_content_line(&c, tk, ent, &nt)) {
-        if (count == expected) {
-            rc = gs_errorf(err, GS_ERR_FORMAT, "", "line %ld: more entries than the %llu declared",
-                           c.line, expected);
-            goto fail;
-        }
+        if (count == expected)
+            return gs_errorf(err, GS_ERR_FORMAT, "", "line %ld: more entries than the %llu "
+                             "declared", c.line, expected);
         double v;
         if (!coord) {
-            if (nt != 1) {
-                rc = gs_errorf(err, GS_ERR_FORMAT, "",
-                               "line %ld: expected one value per line, found more", c.line);
-                goto fail;
-            }
-            if ((rc = mm_value(tk[0], integer, c.line, &v, err)) != GS_OK)
-                goto fail;
-            out[ai * (size_t)ncol + aj] = v;
-            if (symmetric)
-                out[aj * (size_t)ncol + ai] = v;
+            if (nt != 1)
+                return gs_errorf(err, GS_ERR_FORMAT, "",
+                                 "line %ld: expected one value per line, found more", c.line);
+            if ((rc = mm_value(tk[0], integer, c.line, &v, err)) != GS_OK ||
+                (rc = sink->entry(sink, ai, aj, v, err)) != GS_OK)
+                return rc;
             if (++ai == (size_t)nr) { /* next column; symmetric starts at the diagonal */
                 aj++;
                 ai = symmetric ? aj : 0;
@@ -348,43 +341,146 @@ gs_err gs_mm_read_mem(const char *buf, size_t len, size_t max_elems, double **da
         } else {
             if (nt != 3) {
                 if (nt > 3)
-                    rc = gs_errorf(err, GS_ERR_FORMAT, "", "line %ld: expected 'row col value', "
-                                   "found more than 3 tokens", c.line);
-                else
-                    rc = gs_errorf(err, GS_ERR_FORMAT, "", "line %ld: expected 'row col value', "
-                                   "found %d token%s", c.line, nt, nt == 1 ? "" : "s");
-                goto fail;
+                    return gs_errorf(err, GS_ERR_FORMAT, "", "line %ld: expected 'row col "
+                                     "value', found more than 3 tokens", c.line);
+                return gs_errorf(err, GS_ERR_FORMAT, "", "line %ld: expected 'row col value', "
+                                 "found %d token%s", c.line, nt, nt == 1 ? "" : "s");
             }
             int i, j;
             if ((rc = mm_index(tk[0], "row", c.line, nr, &i, err)) != GS_OK ||
                 (rc = mm_index(tk[1], "column", c.line, ncol, &j, err)) != GS_OK ||
                 (rc = mm_value(tk[2], integer, c.line, &v, err)) != GS_OK)
-                goto fail;
-            if (symmetric && i < j) {
-                rc = gs_errorf(err, GS_ERR_FORMAT, "", "line %ld: entry (%d, %d) above the diagonal "
-                               "of a symmetric matrix (only the lower triangle is stored)",
-                               c.line, i + 1, j + 1);
-                goto fail;
-            }
-            out[(size_t)i * (size_t)ncol + (size_t)j] += v;
-            if (symmetric && i != j)
-                out[(size_t)j * (size_t)ncol + (size_t)i] += v;
+                return rc;
+            if (symmetric && i < j)
+                return gs_errorf(err, GS_ERR_FORMAT, "", "line %ld: entry (%d, %d) above the "
+                                 "diagonal of a symmetric matrix (only the lower triangle is "
+                                 "stored)", c.line, i + 1, j + 1);
+            if ((rc = sink->entry(sink, (size_t)i, (size_t)j, v, err)) != GS_OK)
+                return rc;
         }
         count++;
     }
-    if (count < expected) {
-        rc = gs_errorf(err, GS_ERR_FORMAT, "",
-                       "expected %llu entries, found %llu (input ends at line %ld)", expected,
-                       count, c.line);
-        goto fail;
-    }
-    *data = out;
-    *rows = nr;
-    *cols = ncol;
+    if (count < expected)
+        return gs_errorf(err, GS_ERR_FORMAT, "",
+                         "expected %llu entries, found %llu (input ends at line %ld)", expected,
+                         count, c.line);
     return GS_OK;
-fail:
-    free(out);
-    return rc;
+}
+
+/* ---- dense: a rows x cols row-major array ------------------------------------ */
+
+typedef struct {
+    mm_sink base;
+    size_t max_elems, ncol;
+    int symmetric, coord, rows, cols;
+    double *out;
+} mm_dense;
+
+static gs_err mm_dense_size(mm_sink *k, unsigned long long r, unsigned long long c,
+                            unsigned long long entries, int symmetric, int coord, gs_error *err)
+{
+    mm_dense *d = (mm_dense *)k;
+    (void)entries;
+    if (c && r > SIZE_MAX / sizeof(double) / c)
+        return gs_errorf(err, GS_ERR_LIMIT, "", "matrix of %llu x %llu too large", r, c);
+    const size_t elems = (size_t)r * (size_t)c;
+    if (elems > d->max_elems)
+        return gs_errorf(err, GS_ERR_LIMIT, "",
+                         "matrix of %llu x %llu = %zu elements exceeds the limit of %zu", r, c,
+                         elems, d->max_elems);
+    if (!(d->out = calloc(elems ? elems : 1, sizeof *d->out)))
+        return gs_errorf(err, GS_ERR_NOMEM, "", "no memory for a %llu x %llu matrix", r, c);
+    d->ncol = (size_t)c;
+    d->rows = (int)r;
+    d->cols = (int)c;
+    d->symmetric = symmetric;
+    d->coord = coord;
+    return GS_OK;
+}
+
+/* Coordinate duplicates are summed (the MM convention), array values stored
+ * as read (bit for bit, -0.0 included); symmetric entries mirrored. */
+static gs_err mm_dense_entry(mm_sink *k, size_t i, size_t j, double v, gs_error *err)
+{
+    mm_dense *d = (mm_dense *)k;
+    (void)err;
+    double *a = &d->out[i * d->ncol + j], *b = &d->out[j * d->ncol + i];
+    *a = d->coord ? *a + v : v;
+    if (d->symmetric && i != j)
+        *b = *a;
+    return GS_OK;
+}
+
+gs_err gs_mm_read_mem(const char *buf, size_t len, size_t max_elems, double **data, int *rows,
+                      int *cols, gs_error *err)
+{
+    mm_dense d = {{mm_dense_size, mm_dense_entry}, max_elems, 0, 0, 0, 0, 0, NULL};
+    *data = NULL;
+    *rows = *cols = 0;
+    gs_err rc = mm_parse(buf, len, &d.base, err);
+    if (rc != GS_OK) {
+        free(d.out);
+        return rc;
+    }
+    *data = d.out;
+    *rows = d.rows;
+    *cols = d.cols;
+    return GS_OK;
+}
+
+/* ---- sparse: triplets of a square matrix --------------------------------------- */
+
+typedef struct {
+    mm_sink base;
+    size_t max_n, max_nnz;
+    gs_coo *coo;
+    unsigned long long n;
+    int symmetric, coord;
+} mm_sparse;
+
+static gs_err mm_sparse_size(mm_sink *k, unsigned long long r, unsigned long long c,
+                             unsigned long long entries, int symmetric, int coord, gs_error *err)
+{
+    mm_sparse *s = (mm_sparse *)k;
+    s->coord = coord;
+    if (r != c)
+        return gs_errorf(err, GS_ERR_DIM, "", "a stiffness matrix is square, got %llu x %llu", r,
+                         c);
+    if (r > s->max_n || r > INT_MAX)
+        return gs_errorf(err, GS_ERR_LIMIT, "", "matrix of order %llu exceeds the limit of %zu",
+                         r, s->max_n);
+    if (entries > s->max_nnz)
+        return gs_errorf(err, GS_ERR_LIMIT, "", "%llu stored entries exceed the limit of %zu",
+                         entries, s->max_nnz);
+    s->n = r;
+    s->symmetric = symmetric;
+    return gs_coo_reserve(s->coo, (size_t)entries, err);
+}
+
+static gs_err mm_sparse_entry(mm_sink *k, size_t i, size_t j, double v, gs_error *err)
+{
+    mm_sparse *s = (mm_sparse *)k;
+    if (v == 0.0 && !s->coord)
+        return GS_OK; /* an array file's zeros are not stored; a coordinate file's are */
+    return gs_coo_add(s->coo, (int64_t)i, (int64_t)j, v, err);
+}
+
+gs_err gs_mm_read_sparse(const char *buf, size_t len, size_t max_n, size_t max_nnz,
+                         gs_spmat *out, gs_error *err)
+{
+    gs_coo coo;
+    gs_coo_init(&coo, max_nnz);
+    mm_sparse s = {{mm_sparse_size, mm_sparse_entry}, max_n, max_nnz, &coo, 0, 0, 0};
+    memset(out, 0, sizeof *out);
+    gs_err rc = mm_parse(buf, len, &s.base, err);
+    if (rc != GS_OK) {
+        gs_coo_free(&coo);
+        return rc;
+    }
+    /* a general file may still hold a symmetric matrix: gs_coo_to_spmat with
+     * GS_COO_GENERAL keeps every entry (stype 0) */
+    return gs_coo_to_spmat(&coo, (int64_t)s.n, s.symmetric ? GS_COO_SYMMETRIC : GS_COO_GENERAL,
+                           NULL, NULL, out, err);
 }
 
 gs_err gs_mm_read_file(const char *path, size_t max_elems, double **data, int *rows, int *cols,

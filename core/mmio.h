@@ -29,10 +29,20 @@
 #include <stddef.h>
 
 #include "gs_error.h"
+#include "spmat.h"
 
 /* Parse buf[0..len). *data: malloc'ed rows x cols row-major (caller frees). */
 gs_err gs_mm_read_mem(const char *buf, size_t len, size_t max_elems, double **data, int *rows,
                       int *cols, gs_error *err);
+
+/* Parse a square matrix into *out without a dense copy (the stiffness of a
+ * whole FE mesh): symmetric files give the lower triangle (stype -1),
+ * general ones every entry (stype 0); duplicates summed; an array file's
+ * zeros are dropped, a coordinate file's explicit zeros kept. GS_ERR_DIM if not square; GS_ERR_LIMIT when the order
+ * exceeds max_n or the declared entries max_nnz (checked before
+ * allocating). O(len + nnz). */
+gs_err gs_mm_read_sparse(const char *buf, size_t len, size_t max_n, size_t max_nnz,
+                         gs_spmat *out, gs_error *err);
 
 /* Read a file (size capped at GS_MM_MAX_FILE_BYTES) and parse it. */
 #define GS_MM_MAX_FILE_BYTES ((size_t)1 << 31)

@@ -39,6 +39,7 @@
 
 #include "fileio.h"
 #include "matrix_io.h"
+#include "matrix_write.h"
 #include "mmio.h"
 #include "normals.h"
 #include "npy.h"
@@ -643,10 +644,12 @@ static gs_err mj_part(const mj_ctx *cx, const cJSON *pj, gs_model *mdl, int b, m
     if (storage == MJ_SPARSE)
         return gs_errorf(err, GS_ERR_UNSUPPORTED, field, "an inline K is dense: \"storage\": "
                          "\"sparse\" needs a sparse matrix file");
-    if ((size_t)nd > cx->lim.max_block_elems / (size_t)nd)
+    if ((size_t)nd > cx->lim.max_block_elems / (size_t)nd) {
+        snprintf(field, sizeof field, "%s.ndof", path);
         return gs_errorf(err, GS_ERR_LIMIT, field,
                          "a block of %d x %d exceeds the limit of %zu elements", nd, nd,
                          cx->lim.max_block_elems);
+    }
     /* check every row before allocating ndof^2 doubles */
     if ((rc = mj_array(K, field, "rows", nd, 0, NULL, err)) != GS_OK)
         return rc;
@@ -1135,9 +1138,11 @@ static gs_err mj_check_model(const gs_model *mdl, int inline_blocks, long long *
     for (int b = 0; b < mdl->n_parts; b++) {
         const gs_part *pt = &mdl->parts[b];
         snprintf(field, sizeof field, "parts[%d].K", b);
-        if (pt->ndof < 1 || !pt->K)
+        if (pt->ndof < 1 || (!pt->K && !pt->Ksp))
             return gs_errorf(err, GS_ERR_INVALID, field, "part %d has no stiffness block", b);
         *n += pt->ndof;
+        if (pt->Ksp)
+            continue; /* finite by construction (gs_model_set_sparse_block) */
         const size_t nn = (size_t)pt->ndof * (size_t)pt->ndof;
         for (size_t k = 0; inline_blocks && k < nn; k++)
             if (!isfinite(pt->K[k]))
@@ -1166,8 +1171,65 @@ static gs_err mj_check_model(const gs_model *mdl, int inline_blocks, long long *
     return GS_OK;
 }
 
+/* File name suffix of a part written in format fmt. */
+static const char *mj_suffix(const char *fmt)
+{
+    static const char *const map[][2] = {{"npy", "npy"},
+                                         {"matrix-market", "mtx"},
+                                         {"abaqus-matrix-input", "stif.mtx"},
+                                         {"abaqus-coordinate", "coord.mtx"},
+                                         {"nastran-dmig", "pch"},
+                                         {"abaqus-user-element", "inp"}};
+    for (size_t i = 0; i < sizeof map / sizeof *map; i++)
+        if (!strcmp(fmt, map[i][0]))
+            return map[i][1];
+    return "txt";
+}
+
+/* The format part b is written in: npy for a dense block unless `want`
+ * names another, matrix-market for a sparse part unless `want` names a
+ * sparse format. */
+static const char *mj_part_format(const gs_part *pt, const char *want)
+{
+    if (!want || !strcmp(want, "npy"))
+        return pt->Ksp ? "matrix-market" : "npy";
+    return want;
+}
+
+/* Write part b's matrix to path in fmt (not npy). A dense block becomes
+ * sparse with rows labelled (row + 1, component 3) for the labelled formats. */
+static gs_err mj_write_part_matrix(const gs_part *pt, const char *path, const char *fmt,
+                                   gs_error *err)
+{
+    if (pt->Ksp)
+        return gs_matrix_write_file(path, fmt, pt->Ksp, err);
+    gs_spmat a;
+    gs_err rc = gs_spmat_from_dense(pt->K, pt->ndof, &a, err); /* symmetric: row = column major */
+    if (rc != GS_OK)
+        return rc;
+    a.label = malloc((size_t)pt->ndof * sizeof *a.label);
+    a.dof = malloc((size_t)pt->ndof * sizeof *a.dof);
+    if (!a.label || !a.dof) {
+        gs_spmat_free(&a);
+        return gs_errorf(err, GS_ERR_NOMEM, "", "no memory");
+    }
+    for (int r = 0; r < pt->ndof; r++) {
+        a.label[r] = r + 1;
+        a.dof[r] = 3;
+    }
+    rc = gs_matrix_write_file(path, fmt, &a, err);
+    gs_spmat_free(&a);
+    return rc;
+}
+
 gs_err gs_model_write_json(const gs_model *mdl, const char *dir, const char *basename,
                            int inline_blocks, gs_error *err)
+{
+    return gs_model_write_json_as(mdl, dir, basename, inline_blocks, NULL, err);
+}
+
+gs_err gs_model_write_json_as(const gs_model *mdl, const char *dir, const char *basename,
+                              int inline_blocks, const char *matrix_format, gs_error *err)
 {
     char path[MJ_PATH_MAX], ref[MJ_PATH_MAX];
     long long n = 0;
@@ -1184,13 +1246,24 @@ gs_err gs_model_write_json(const gs_model *mdl, const char *dir, const char *bas
         return gs_errorf(err, GS_ERR_INVALID, "", "output path too long");
     if ((rc = mj_check_model(mdl, inline_blocks, &n, err)) != GS_OK)
         return rc;
-    /* the .npy files first: the JSON never names a missing file */
+    if (matrix_format && strcmp(matrix_format, "npy") && !gs_matrix_write_supported(matrix_format))
+        return gs_errorf(err, GS_ERR_UNSUPPORTED, "", "cannot write matrices as '%s'",
+                         matrix_format);
+    for (int b = 0; b < mdl->n_parts && inline_blocks; b++)
+        if (mdl->parts[b].Ksp)
+            inline_blocks = 0; /* a sparse part is never inline */
+    /* the matrix files first: the JSON never names a missing file */
     if (!inline_blocks) {
         for (int b = 0; b < mdl->n_parts; b++) {
             size_t shape[2] = {(size_t)mdl->parts[b].ndof, (size_t)mdl->parts[b].ndof};
-            snprintf(path, sizeof path, "%s/%s.part%d.npy", dir, basename, b);
-            if ((rc = gs_npy_write_file_order(path, mdl->parts[b].K, 2, shape, GS_NPY_COL_MAJOR,
-                                              err)) != GS_OK) {
+            const char *fmt = mj_part_format(&mdl->parts[b], matrix_format);
+            snprintf(path, sizeof path, "%s/%s.part%d.%s", dir, basename, b, mj_suffix(fmt));
+            if (strcmp(fmt, "npy"))
+                rc = mj_write_part_matrix(&mdl->parts[b], path, fmt, err);
+            else
+                rc = gs_npy_write_file_order(path, mdl->parts[b].K, 2, shape, GS_NPY_COL_MAJOR,
+                                             err);
+            if (rc != GS_OK) {
                 char field[48];
                 snprintf(field, sizeof field, "parts[%d].K", b);
                 gs_error_prefix_field(err, field);
@@ -1220,10 +1293,20 @@ gs_err gs_model_write_json(const gs_model *mdl, const char *dir, const char *bas
         const gs_part *pt = &mdl->parts[b];
         fputs(b ? ",\n    {\"name\": " : "\n    {\"name\": ", fp);
         mj_put_string(fp, pt->name, sizeof pt->name);
-        fprintf(fp, ", \"ndof\": %d, \"K\": ", pt->ndof);
+        fprintf(fp, ", \"ndof\": %d, ", pt->ndof);
+        if (pt->Ksp)
+            fputs("\"storage\": \"sparse\", ", fp);
+        fputs("\"K\": ", fp);
         if (!inline_blocks) {
-            snprintf(ref, sizeof ref, "%s.part%d.npy", basename, b);
-            mj_put_string(fp, ref, sizeof ref);
+            const char *fmt = mj_part_format(pt, matrix_format);
+            snprintf(ref, sizeof ref, "%s.part%d.%s", basename, b, mj_suffix(fmt));
+            if (strcmp(fmt, "npy")) {
+                fputs("{\"file\": ", fp);
+                mj_put_string(fp, ref, sizeof ref);
+                fprintf(fp, ", \"format\": \"%s\"}", fmt);
+            } else {
+                mj_put_string(fp, ref, sizeof ref);
+            }
         } else {
             const size_t nd = (size_t)pt->ndof;
             fputc('[', fp);

@@ -61,5 +61,12 @@ gs_err gs_model_read_json(const char *path, const gs_model_limits *lim, gs_model
  * GS_ERR_NONFINITE (JSON cannot hold them). */
 gs_err gs_model_write_json(const gs_model *mdl, const char *dir, const char *basename,
                            int inline_blocks, gs_error *err);
+/* The same with the parts' matrices written in matrix_format (a format of
+ * matrix_write.h, or "npy" / NULL: dense blocks as .npy, sparse parts as
+ * Matrix Market coordinate): dir/basename.part<b>.<suffix> (mtx, stif.mtx,
+ * coord.mtx, pch, inp), referenced with their format. Sparse parts are
+ * never written inline and carry "storage": "sparse". */
+gs_err gs_model_write_json_as(const gs_model *mdl, const char *dir, const char *basename,
+                              int inline_blocks, const char *matrix_format, gs_error *err);
 
 #endif

@@ -391,13 +391,10 @@ double gs_spmat_norm1(const gs_spmat *a)
 
 int gs_spmat_equal(const gs_spmat *a, const gs_spmat *b)
 {
-    if (a->n != b->n || a->nnz != b->nnz || a->stype != b->stype || !a->label != !b->label ||
-        !a->dof != !b->dof)
+    if (a->n != b->n || a->nnz != b->nnz || a->stype != b->stype)
         return 0;
     const size_t n = (size_t)a->n, z = (size_t)a->nnz;
     return !memcmp(a->colptr, b->colptr, (n + 1) * sizeof *a->colptr) &&
            !memcmp(a->rowind, b->rowind, z * sizeof *a->rowind) &&
-           !memcmp(a->val, b->val, z * sizeof *a->val) &&
-           (!a->label || !memcmp(a->label, b->label, n * sizeof *a->label)) &&
-           (!a->dof || !memcmp(a->dof, b->dof, n * sizeof *a->dof));
+           !memcmp(a->val, b->val, z * sizeof *a->val);
 }

@@ -93,8 +93,8 @@ void gs_spmat_col_axpy(const gs_spmat *a, int64_t j, double alpha, double *y);
 /* max_j sum_i |a_ij| of a stype-0 matrix (the 1-norm). O(nnz). */
 double gs_spmat_norm1(const gs_spmat *a);
 
-/* 1 if a and b have the same order, pattern, values (bitwise), stype and
- * labels. O(nnz + n). */
+/* 1 if a and b are the same matrix: order, stype, pattern and values
+ * (bitwise). Row labels are names, not content: not compared. O(nnz + n). */
 int gs_spmat_equal(const gs_spmat *a, const gs_spmat *b);
 
 /* "node 1203 dof 3" or "row 17" for messages about row r. */

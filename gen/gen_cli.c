@@ -3,7 +3,9 @@
  * (cmd/gapsim_gen_main.c) and `gapsim gen` (clients/cli): parse the options,
  * build an assembly model (lap joint like the paper's UJM1/UJM2, sandwich
  * joint like its LJM) and write it as gapsim model files: DIR/NAME.json + one
- * .npy per stiffness block (or inline), a gap cloud DIR/NAME.gaps.npy (K x m)
+ * file per stiffness block (.npy, inline, or an FE tool's format with
+ * --matrix-format; --uncondensed keeps each part's whole plate stiffness,
+ * sparse), a gap cloud DIR/NAME.gaps.npy (K x m)
  * and, with --fraction, a fastener pattern DIR/NAME.pattern.npy (n_fast 0/1
  * flags). Prints sizes, condition estimates and stage times. Method:
  * generator.h, fe_plate.h; docs/generator.md.
@@ -19,6 +21,7 @@
 #include "gen_cli.h"
 #include "generator.h"
 #include "linalg.h"
+#include "matrix_write.h"
 #include "model_json.h"
 #include "npy.h"
 
@@ -56,6 +59,12 @@ static void usage(FILE *f, const char *prog)
             "  --fast-lines L      candidate lines per region (1 or 2)\n"
             "  --fast-load N       fastener load (N, default 500)\n"
             "  --no-cond           skip the condition estimates\n"
+            "  --uncondensed       keep each part's whole FE plate stiffness (sparse; free\n"
+            "                      DOFs w, theta_x, theta_y; labels = FE node + 1, components\n"
+            "                      3, 4, 5) instead of condensing it onto the junction nodes\n"
+            "  --matrix-format F   write the stiffness files as F: npy (dense default),\n"
+            "                      matrix-market (sparse default), abaqus-coordinate,\n"
+            "                      abaqus-matrix-input, nastran-dmig, abaqus-user-element\n"
             "output:\n"
             "  --out DIR           output directory (created if missing; default .)\n"
             "  --name NAME         file base name (default: the kind)\n"
@@ -147,6 +156,8 @@ int gs_gen_cli(const char *prog, int argc, char **argv)
     const char *kind_s = NULL, *out_dir = ".", *name = NULL;
     const char *thick_s = NULL, *far_s = NULL;
     int small = 0, inline_blocks = 0, n_gaps = 100, no_cond = 0, have_fraction = 0;
+    int uncondensed = 0;
+    const char *matrix_format = NULL;
     int nx = 0, ny = 0, nyc = 0, clamp = -1, supports = -1, fast_every = 0, fast_lines = 0;
     double scale = 0.0, length = 0.0, hy = 0.0, fast_load = -1.0, fraction = 0.0;
     unsigned long long seed = 1;
@@ -169,9 +180,14 @@ int gs_gen_cli(const char *prog, int argc, char **argv)
         } else if (!strcmp(o, "--no-cond")) {
             no_cond = 1;
             used = 0;
+        } else if (!strcmp(o, "--uncondensed")) {
+            uncondensed = 1;
+            used = 0;
         } else if (!v) {
             gen_err(prog, "%s needs a value (or unknown option)\n", o);
             return 2;
+        } else if (!strcmp(o, "--matrix-format")) {
+            matrix_format = v;
         } else if (!strcmp(o, "--kind")) {
             kind_s = v;
         } else if (!strcmp(o, "--out")) {
@@ -276,6 +292,12 @@ int gs_gen_cli(const char *prog, int argc, char **argv)
         p.fast_load = fast_load;
     if (no_cond)
         p.compute_cond = 0;
+    p.uncondensed = uncondensed;
+    if (matrix_format && strcmp(matrix_format, "npy") && !gs_matrix_write_supported(matrix_format)) {
+        gen_err(prog, "unknown --matrix-format '%s' (npy, matrix-market, abaqus-coordinate, "
+                "abaqus-matrix-input, nastran-dmig, abaqus-user-element)\n", matrix_format);
+        return 2;
+    }
     double lst[GS_GEN_MAX_PARTS];
     int nl;
     if (thick_s) {
@@ -330,7 +352,7 @@ int gs_gen_cli(const char *prog, int argc, char **argv)
                info.cond_K);
 
     double t_write = gs_now();
-    rc = gs_model_write_json(mdl, out_dir, name, inline_blocks, &err);
+    rc = gs_model_write_json_as(mdl, out_dir, name, inline_blocks, matrix_format, &err);
     char path[4096];
     double *G = NULL, *pat = NULL;
     unsigned char *inst = NULL;
@@ -386,7 +408,11 @@ int gs_gen_cli(const char *prog, int argc, char **argv)
         gs_model_free(mdl);
         return 1;
     }
-    printf("files      %s/%s.json%s\n", out_dir, name, inline_blocks ? " (inline blocks)" : " + .npy blocks");
+    printf("files      %s/%s.json + %s\n", out_dir, name,
+           inline_blocks && !uncondensed ? "inline blocks"
+           : matrix_format               ? matrix_format
+           : uncondensed                 ? "matrix-market sparse matrices"
+                                         : ".npy blocks");
     printf("time       FE + condensation %.2f s, model %.3f s, cond %.2f s, write %.2f s, total %.2f s\n",
            info.t_fe, info.t_model, info.t_cond, gs_now() - t_write,
            info.t_total + (gs_now() - t_write));

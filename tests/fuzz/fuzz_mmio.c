@@ -3,7 +3,9 @@
  * Properties: no crash on any bytes; errors carry a code and message; an
  * accepted matrix respects the element limit; for 1 input in 8 (by hash) an
  * accepted matrix is written with gs_mm_write_file and read back identical
- * (NaNs compared as NaNs: their payload is not kept by text).
+ * (NaNs compared as NaNs: their payload is not kept by text). The sparse
+ * reader (gs_mm_read_sparse) on the same bytes: no crash, limits kept, and
+ * when both accept a square matrix it is the dense one (equal values).
  */
 #include <math.h>
 #include <stdio.h>
@@ -48,6 +50,33 @@ static void check_roundtrip(const double *d, int rows, int cols)
     free(back);
 }
 
+/* The sparse reader agrees with the dense one (d: rows x cols, or NULL). */
+static void check_sparse(const uint8_t *data, size_t size, const double *d, int rows, int cols)
+{
+    gs_spmat a;
+    gs_error e;
+    gs_err rc = gs_mm_read_sparse((const char *)data, size, 64, FZ_MAX_ELEMS, &a, &e);
+    if (rc != GS_OK) {
+        check_error(rc, &e);
+        GS_FUZZ_ASSERT(!d || rows != cols || rc == GS_ERR_LIMIT);
+        return;
+    }
+    GS_FUZZ_ASSERT(a.n <= 64 && (size_t)a.nnz <= FZ_MAX_ELEMS && a.colptr[a.n] == a.nnz);
+    if (d && rows == cols && a.n == rows) {
+        double *s = malloc((size_t)a.n * (size_t)a.n * sizeof *s + 1);
+        GS_FUZZ_ASSERT(s != NULL);
+        gs_spmat_to_dense(&a, s); /* column-major; d is row-major */
+        const size_t n = (size_t)rows;
+        for (size_t i = 0; i < n; i++)
+            for (size_t j = 0; j < n; j++) {
+                const double x = d[i * n + j], y = s[j * n + i];
+                GS_FUZZ_ASSERT((isnan(x) && isnan(y)) || x == y);
+            }
+        free(s);
+    }
+    gs_spmat_free(&a);
+}
+
 int gs_fuzz_one(const uint8_t *data, size_t size)
 {
     double *d = NULL;
@@ -57,8 +86,10 @@ int gs_fuzz_one(const uint8_t *data, size_t size)
     if (rc != GS_OK) {
         check_error(rc, &e);
         GS_FUZZ_ASSERT(d == NULL && rows == 0 && cols == 0);
+        check_sparse(data, size, NULL, 0, 0);
         return 0;
     }
+    check_sparse(data, size, d, rows, cols);
     GS_FUZZ_ASSERT(d != NULL && rows >= 0 && cols >= 0);
     GS_FUZZ_ASSERT((size_t)rows * (size_t)cols <= FZ_MAX_ELEMS);
     volatile double sink = 0; /* touch every element: ASan checks the allocation size */

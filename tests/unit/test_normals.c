@@ -5,7 +5,9 @@
  * antiparallel at a shared node. Q = A'K^-1 A and u0 = A'K^-1 f from the
  * precomputation must equal a brute-force dense computation in the original
  * axes (column k = ci n_k at node i's translations, cj n_k at node j's), to
- * 1e-12 relative; and every misuse is an error naming its field.
+ * 1e-12 relative, with the parts stored dense and stored sparse
+ * ("storage": "sparse": the rotation of a CSC matrix); and every misuse is
+ * an error naming its field.
  */
 #include <math.h>
 #include <sys/stat.h>
@@ -86,58 +88,68 @@ GS_TEST(normals_q_and_u0_match_brute_force)
     snprintf(nx, sizeof nx, "%.17g, %.17g, %.17g", n[0][0], n[1][0], n[2][0]);
     snprintf(ny, sizeof ny, "%.17g, %.17g, %.17g", n[0][1], n[1][1], n[2][1]);
     snprintf(nz, sizeof nz, "%.17g, %.17g, %.17g", n[0][2], n[1][2], n[2][2]);
-    snprintf(text, sizeof text, MODEL, "", nx, ny, nz);
     gs_model *mdl = NULL;
-    GS_CHECK_MSG(parse(text, dir, &mdl, &e) == GS_OK, "%s: %s", e.field, e.msg);
-    gs_precomp *pc = NULL;
-    GS_CHECK_INT(gs_precomp_build(mdl, &pc, &e), GS_OK);
+    for (int sparse = 0; sparse < 2; sparse++) { /* dense blocks, then sparse parts */
+        snprintf(text, sizeof text, MODEL, "", nx, ny, nz);
+        if (sparse) /* "ndof": 6, -> "ndof": 6, "storage": "sparse", (both parts) */
+            for (char *at = text; (at = strstr(at, "\"ndof\": 6,")) != NULL;) {
+                const char *ins = " \"storage\": \"sparse\",";
+                at += strlen("\"ndof\": 6,");
+                memmove(at + strlen(ins), at, strlen(at) + 1);
+                memcpy(at, ins, strlen(ins));
+            }
+        GS_CHECK_MSG(parse(text, dir, &mdl, &e) == GS_OK, "%s: %s", e.field, e.msg);
+        GS_CHECK(!mdl->parts[0].Ksp == !sparse && !mdl->parts[1].Ksp == !sparse);
+        gs_precomp *pc = NULL;
+        GS_CHECK_INT(gs_precomp_build(mdl, &pc, &e), GS_OK);
 
-    /* brute force in the original axes: K = blockdiag(K0, K1), A 12 x 3 */
-    double K[144] = {0}, A[36] = {0}, X[36];
-    for (int i = 0; i < 6; i++)
-        for (int j = 0; j < 6; j++) {
-            K[j * 12 + i] = K0[j * 6 + i];
-            K[(j + 6) * 12 + i + 6] = K1[j * 6 + i];
-        }
-    const int node_row0[4] = {0, 3, 6, 9}; /* first translation row of each node */
-    const int pi[3] = {0, 1, 3}, pj[3] = {2, -1, 1};
-    const double ci[3] = {-1, -1, -0.5}, cj[3] = {1, 1, 2};
-    for (int k = 0; k < 3; k++)
-        for (int c = 0; c < 3; c++) {
-            A[k * 12 + node_row0[pi[k]] + c] += ci[k] * n[k][c];
-            if (pj[k] >= 0)
-                A[k * 12 + node_row0[pj[k]] + c] += cj[k] * n[k][c];
-        }
-    const double f[12] = {1, -2, 0.5, 0, 3, 1, -1, 0, 2, 0.25, 0, -3};
-    double Kc[144], F[12];
-    memcpy(X, A, sizeof X);
-    memcpy(Kc, K, sizeof K);
-    GS_CHECK_INT(LAPACKE_dposv(LAPACK_COL_MAJOR, 'L', 12, 3, Kc, 12, X, 12), 0); /* X = K^-1 A */
-    memcpy(F, f, sizeof F);
-    memcpy(Kc, K, sizeof K);
-    GS_CHECK_INT(LAPACKE_dposv(LAPACK_COL_MAJOR, 'L', 12, 1, Kc, 12, F, 12), 0); /* K^-1 f */
-    double qmax = 0, dq = 0, du = 0, umax = 0;
-    for (int k = 0; k < 3; k++) {
-        for (int l = 0; l < 3; l++) {
-            double q = 0;
+        /* brute force in the original axes: K = blockdiag(K0, K1), A 12 x 3 */
+        double K[144] = {0}, A[36] = {0}, X[36];
+        for (int i = 0; i < 6; i++)
+            for (int j = 0; j < 6; j++) {
+                K[j * 12 + i] = K0[j * 6 + i];
+                K[(j + 6) * 12 + i + 6] = K1[j * 6 + i];
+            }
+        const int node_row0[4] = {0, 3, 6, 9}; /* first translation row of each node */
+        const int pi[3] = {0, 1, 3}, pj[3] = {2, -1, 1};
+        const double ci[3] = {-1, -1, -0.5}, cj[3] = {1, 1, 2};
+        for (int k = 0; k < 3; k++)
+            for (int c = 0; c < 3; c++) {
+                A[k * 12 + node_row0[pi[k]] + c] += ci[k] * n[k][c];
+                if (pj[k] >= 0)
+                    A[k * 12 + node_row0[pj[k]] + c] += cj[k] * n[k][c];
+            }
+        const double f[12] = {1, -2, 0.5, 0, 3, 1, -1, 0, 2, 0.25, 0, -3};
+        double Kc[144], F[12];
+        memcpy(X, A, sizeof X);
+        memcpy(Kc, K, sizeof K);
+        GS_CHECK_INT(LAPACKE_dposv(LAPACK_COL_MAJOR, 'L', 12, 3, Kc, 12, X, 12), 0); /* X = K^-1 A */
+        memcpy(F, f, sizeof F);
+        memcpy(Kc, K, sizeof K);
+        GS_CHECK_INT(LAPACKE_dposv(LAPACK_COL_MAJOR, 'L', 12, 1, Kc, 12, F, 12), 0); /* K^-1 f */
+        double qmax = 0, dq = 0, du = 0, umax = 0;
+        for (int k = 0; k < 3; k++) {
+            for (int l = 0; l < 3; l++) {
+                double q = 0;
+                for (int r = 0; r < 12; r++)
+                    q += A[k * 12 + r] * X[l * 12 + r];
+                qmax = fmax(qmax, fabs(q));
+                dq = fmax(dq, fabs(q - pc->Q[l * 3 + k]));
+            }
+            double u = 0;
             for (int r = 0; r < 12; r++)
-                q += A[k * 12 + r] * X[l * 12 + r];
-            qmax = fmax(qmax, fabs(q));
-            dq = fmax(dq, fabs(q - pc->Q[l * 3 + k]));
+                u += A[k * 12 + r] * F[r];
+            umax = fmax(umax, fabs(u));
+            du = fmax(du, fabs(u - pc->u0[k]));
         }
-        double u = 0;
-        for (int r = 0; r < 12; r++)
-            u += A[k * 12 + r] * F[r];
-        umax = fmax(umax, fabs(u));
-        du = fmax(du, fabs(u - pc->u0[k]));
+        fprintf(stderr, "  max |Q - Q_bf| = %.3g (max |Q| %.3g), max |u0 - u0_bf| = %.3g (%.3g)\n",
+                dq, qmax, du, umax);
+        GS_CHECK(dq <= 1e-12 * qmax);
+        GS_CHECK(du <= 1e-12 * umax);
+        GS_CHECK(mdl->pairs[2].coef[1] == -2.0); /* antiparallel at node 1: cj flipped */
+        gs_precomp_free(pc);
+        gs_model_free(mdl);
     }
-    fprintf(stderr, "  max |Q - Q_bf| = %.3g (max |Q| %.3g), max |u0 - u0_bf| = %.3g (%.3g)\n",
-            dq, qmax, du, umax);
-    GS_CHECK(dq <= 1e-12 * qmax);
-    GS_CHECK(du <= 1e-12 * umax);
-    GS_CHECK(mdl->pairs[2].coef[1] == -2.0); /* antiparallel at node 1: cj flipped */
-    gs_precomp_free(pc);
-    gs_model_free(mdl);
 
     /* errors */
     struct {
