@@ -201,11 +201,21 @@ static gs_model *parse_upload(gsd_req *r, char *dir, size_t cap)
         gsd_reply_gs_error(r, &e);
         return NULL;
     }
-    if (mdl->n > r->app->o.max_n || mdl->m > r->app->o.max_m) {
-        gsd_reply_error(r, 413, "too_large", mdl->n > r->app->o.max_n ? "parts" : "pairs",
-                        "the model has n = %d unknowns and m = %d pairs; this server accepts "
-                        "n <= %d and m <= %d (gapsimd --max-n / --max-m)",
-                        mdl->n, mdl->m, r->app->o.max_n, r->app->o.max_m);
+    long long dense_n = 0, fe_dofs = 0; /* condensed blocks; whole-mesh sparse parts */
+    for (int b = 0; b < mdl->n_parts; b++)
+        *(mdl->parts[b].Ksp ? &fe_dofs : &dense_n) += mdl->parts[b].ndof;
+    if (dense_n > r->app->o.max_n || mdl->m > r->app->o.max_m) {
+        gsd_reply_error(r, 413, "too_large", dense_n > r->app->o.max_n ? "parts" : "pairs",
+                        "the model has n = %lld unknowns in dense blocks and m = %d pairs; this "
+                        "server accepts n <= %d and m <= %d (gapsimd --max-n / --max-m)",
+                        dense_n, mdl->m, r->app->o.max_n, r->app->o.max_m);
+        gs_model_free(mdl);
+        return NULL;
+    }
+    if (fe_dofs > r->app->o.max_fe_dofs) {
+        gsd_reply_error(r, 413, "too_large", "parts",
+                        "the model's sparse parts have %lld DOFs; this server accepts at most "
+                        "%lld (gapsimd --max-fe-dofs)", fe_dofs, r->app->o.max_fe_dofs);
         gs_model_free(mdl);
         return NULL;
     }

@@ -32,7 +32,9 @@ typedef struct {
     size_t max_upload;    /* bytes of one upload (npy / multipart / archive, also the
                              unpacked size of an archive) (default 16 GiB) */
     int max_archive_entries; /* files and directories of an uploaded archive (default 10000) */
-    int max_m, max_n;     /* largest assembly accepted (default 20000 / 50000) */
+    int max_m, max_n;     /* largest assembly accepted (default 20000 / 50000 unknowns in
+                             dense blocks) */
+    long long max_fe_dofs; /* most DOFs of sparse whole-mesh parts (default 2000000) */
     int max_gaps;         /* largest cloud (default 1000000) */
     int log_level;        /* 0 errors, 1 info (default), 2 debug */
     int conn_timeout;     /* s, idle connection timeout (default 120) */

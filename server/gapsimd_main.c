@@ -44,7 +44,10 @@ static void usage(FILE *f)
             "  --max-archive-entries N  most files and directories in an uploaded model\n"
             "                    archive (default 10000)\n"
             "  --max-m M         most contact pairs per assembly (default 20000)\n"
-            "  --max-n N         most unknowns per assembly (default 50000)\n"
+            "  --max-n N         most unknowns in dense (condensed) blocks per assembly\n"
+            "                    (default 50000)\n"
+            "  --max-fe-dofs N   most DOFs of sparse whole-mesh parts per assembly,\n"
+            "                    condensed by gapsim (default 2000000)\n"
             "  --max-gaps K      most gaps per cloud (default 1000000)\n"
             "  --timeout S       idle connection timeout in seconds (default 120)\n"
             "  --log-level L     0 errors, 1 info (default), 2 debug (every request)\n"
@@ -70,7 +73,7 @@ static int parse_opts(int argc, char **argv, gsd_opts *o)
         {"max-body", 1, 0, 'b'},  {"max-upload", 1, 0, 'u'}, {"max-m", 1, 0, 'm'},
         {"max-n", 1, 0, 'n'},     {"max-gaps", 1, 0, 'k'},   {"timeout", 1, 0, 'T'},
         {"log-level", 1, 0, 'l'}, {"help", 0, 0, 'h'},       {"max-archive-entries", 1, 0, 'e'},
-        {0, 0, 0, 0}};
+        {"max-fe-dofs", 1, 0, 'F'}, {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
     snprintf(o->addr, sizeof o->addr, "127.0.0.1");
     o->port = 8600;
@@ -84,6 +87,7 @@ static int parse_opts(int argc, char **argv, gsd_opts *o)
     o->max_archive_entries = 10000;
     o->max_m = 20000;
     o->max_n = 50000;
+    o->max_fe_dofs = 2000000;
     o->max_gaps = 1000000;
     o->log_level = 1;
     o->conn_timeout = 120;
@@ -103,6 +107,7 @@ static int parse_opts(int argc, char **argv, gsd_opts *o)
         case 'e': bad = parse_long(optarg, 1, 10000000, &v); o->max_archive_entries = (int)v; break;
         case 'm': bad = parse_long(optarg, 1, 1000000, &v); o->max_m = (int)v; break;
         case 'n': bad = parse_long(optarg, 1, 10000000, &v); o->max_n = (int)v; break;
+        case 'F': bad = parse_long(optarg, 1, 100000000, &v); o->max_fe_dofs = v; break;
         case 'k': bad = parse_long(optarg, 1, 100000000, &v); o->max_gaps = (int)v; break;
         case 'T': bad = parse_long(optarg, 1, 86400, &v); o->conn_timeout = (int)v; break;
         case 'l': bad = parse_long(optarg, 0, 2, &v); o->log_level = (int)v; break;

@@ -3,7 +3,10 @@ body: subdirectories, a block in an Abaqus text format, a wrapper directory,
 ?model=, and every refusal (4xx naming the entry): '..', absolute paths,
 links, hidden files, entry and size caps, missing files, not an archive.
 The same model content uploaded as an archive and inline gets the same
-content hash, so the FE format path is checked end to end."""
+content hash, so the FE format path is checked end to end. The small lap
+joint uncondensed (each part's whole plate as a sparse Nastran DMIG matrix,
+condensed by the daemon with CHOLMOD) solves to the condensed model's
+residual gaps within 1e-9 mm, and --max-fe-dofs refuses it with 413."""
 import io
 import json
 import os
@@ -109,6 +112,43 @@ class ArchiveUpload(ApiCase):
             s1 = d.post("/v1/assemblies/%s/solve" % a["id"], {"g": g}).json()
             s2 = self.solve(g)
             self.assert_close(s1["w"], s2["w"])
+        finally:
+            d.cleanup()
+
+    def sparse_folder(self):
+        """The small lap joint, uncondensed, its parts as DMIG punch files."""
+        path, _ = model("lap", small=True, inline=False, gaps=1,
+                        extra=["--uncondensed", "--matrix-format", "nastran-dmig"])
+        base = os.path.dirname(path)
+        files = {}
+        for name in os.listdir(base):
+            if name.endswith((".json", ".pch")):
+                with open(os.path.join(base, name), "rb") as f:
+                    files[name] = f.read()
+        self.assertIn(b'"storage": "sparse"', files["lap.json"])
+        return files
+
+    def test_whole_mesh_parts_condensed_by_the_daemon(self):
+        r = self.post(tar_bytes(self.sparse_folder()), "application/x-tar", "&model=lap.json")
+        self.assertIn(r.status, (200, 201), r.body[:400])
+        a = r.json()
+        self.assertEqual(a["status"], "ready", a)
+        self.assertEqual(a["m"], self.m)
+        self.assertGreater(a["n"], 3 * self.asm["n"])  # every FE DOF, not the junction
+        for k in (0, 5, 11):
+            g = self.G[k]
+            s1 = self.d.post("/v1/assemblies/%s/solve" % a["id"],
+                             {"g": g, "fasteners": [0, 4, 9]}).json()
+            s2 = self.solve(g, fasteners=[0, 4, 9])
+            self.assertEqual(s1["status"], "optimal", s1)
+            self.assert_close(s1["w"], s2["w"], tol=1e-9, what="residual gaps, gap %d" % k)
+
+    def test_whole_mesh_over_max_fe_dofs(self):
+        d = h.Daemon(workers=1, extra=["--max-fe-dofs", "100"]).start()
+        try:
+            r = self.post(tar_bytes(self.sparse_folder()), "application/x-tar",
+                          "&model=lap.json", d=d)
+            self.assert_error(r, 413, "too_large", "--max-fe-dofs")
         finally:
             d.cleanup()
 
