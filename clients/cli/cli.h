@@ -36,6 +36,8 @@ typedef struct {
 int gc_cmd_assembly(gc_ctx *cx, int argc, char **argv);
 int gc_cmd_solve(gc_ctx *cx, int argc, char **argv);
 int gc_cmd_cloud(gc_ctx *cx, int argc, char **argv);
+/* gapsim pair (cmd_pair.c): contact pairs from two node sets, offline */
+int gc_cmd_pair(gc_ctx *cx, int argc, char **argv);
 /* gapsim cloud export (cmd_export.c) */
 int gc_cloud_export(gc_ctx *cx, int argc, char **argv);
 int gc_cmd_gen(gc_ctx *cx, int argc, char **argv);

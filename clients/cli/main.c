@@ -24,6 +24,7 @@ static const char top_help[] =
     "  cloud submit --assembly ID --gaps GAPS.npy [--wait]   a gap cloud job\n"
     "  cloud list | status JOB | cancel JOB | summary JOB | results JOB -o W.npy\n"
     "  gen --kind lap|sandwich|lap-fine ...  build an FE assembly model (offline)\n"
+    "  pair --upper UP.csv --lower LO.csv    contact pairs from two node sets (offline)\n"
     "  health                                the server's /healthz\n"
     "global options (anywhere on the line):\n"
     "  --server URL   the daemon (default $GAPSIM_SERVER, else " GC_DEFAULT_SERVER ")\n"
@@ -76,6 +77,8 @@ int main(int argc, char **argv)
         rc = gc_cmd_cloud(&cx, sub_argc, sub_argv);
     else if (!strcmp(cmd, "gen"))
         rc = gc_cmd_gen(&cx, sub_argc, sub_argv);
+    else if (!strcmp(cmd, "pair"))
+        rc = gc_cmd_pair(&cx, sub_argc, sub_argv);
     else if (!strcmp(cmd, "health"))
         rc = gc_cmd_health(&cx, sub_argc, sub_argv);
     else if (!strcmp(cmd, "help"))

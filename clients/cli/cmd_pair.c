@@ -1,0 +1,260 @@
+/*
+ * cmd_pair.c -- `gapsim pair`: contact pairs from two node sets (offline).
+ *
+ * Reads the upper and lower contact surfaces' nodes (and optionally nodes
+ * against the jig) from CSV files, pairs them (core/pairing.h: mutual nearest
+ * neighbours within --tol, normals from the files, --normal or the lower
+ * surface) and writes the "nodes" and "pairs" keys of a model JSON (nodes by
+ * FE label, 3-D normals), the nominal gaps as a 1 x m .npy (--gaps-out), and
+ * a report of what was paired on stderr. docs/cli.md, docs/fe-import.md.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "args.h"
+#include "cli.h"
+#include "fileio.h"
+#include "npy.h"
+#include "pairing.h"
+
+#define GC_PAIR_MAX_NODES ((size_t)10000000)
+#define GC_PAIR_MAX_FILE ((size_t)1 << 31)
+
+/* Read a node CSV; prints "PROG: PATH: message" on failure. */
+static int pair_read(const char *prog, const char *path, gs_pnode **v, int *n)
+{
+    char *buf;
+    size_t len;
+    gs_error e;
+    gs_err rc = gs_file_read_all(path, GC_PAIR_MAX_FILE, &buf, &len, &e);
+    if (rc == GS_OK) {
+        rc = gs_pnodes_parse(buf, len, GC_PAIR_MAX_NODES, v, n, &e);
+        free(buf);
+    }
+    if (rc != GS_OK) {
+        fprintf(stderr, "%s: %s: %s\n", prog, path, e.msg);
+        return GC_EFILE;
+    }
+    return GC_OK;
+}
+
+/* "nx,ny,nz" */
+static int pair_vec(const char *prog, const char *opt, const char *s, double v[3])
+{
+    char tail;
+    if (!s || sscanf(s, "%lf,%lf,%lf%c", &v[0], &v[1], &v[2], &tail) != 3)
+        return gc_usage_error(prog, "%s needs nx,ny,nz (three numbers)", opt);
+    return 0;
+}
+
+typedef struct {
+    const gs_pnode *v;
+    int part;
+} pair_set;
+
+/* The model's node index of node `i` of set `s`: nodes are numbered set by
+ * set (upper, lower, jig) over the nodes that are in a pair. */
+static void pair_write_json(FILE *fp, const pair_set set[3], const gs_pairing *pr,
+                            const int *first_pair)
+{
+    /* nodes in pair order: upper and lower of the surface pairs, then jig */
+    fputs("{\n  \"nodes\": {\n    \"part\": [", fp);
+    const char *sep = "";
+    for (int k = 0; k < pr->np; k++) {
+        const gs_pair_out *p = &pr->pairs[k];
+        if (p->j >= 0)
+            fprintf(fp, "%s%d, %d", sep, set[0].part, set[1].part);
+        else
+            fprintf(fp, "%s%d", sep, set[2].part);
+        sep = ", ";
+    }
+    fputs("],\n    \"label\": [", fp);
+    sep = "";
+    for (int k = 0; k < pr->np; k++) {
+        const gs_pair_out *p = &pr->pairs[k];
+        if (p->j >= 0)
+            fprintf(fp, "%s%lld, %lld", sep, (long long)set[0].v[p->i].label,
+                    (long long)set[1].v[p->j].label);
+        else
+            fprintf(fp, "%s%lld", sep, (long long)set[2].v[p->i].label);
+        sep = ", ";
+    }
+    for (int c = 0; c < 3; c++) {
+        fprintf(fp, "],\n    \"%c\": [", "xyz"[c]);
+        sep = "";
+        for (int k = 0; k < pr->np; k++) {
+            const gs_pair_out *p = &pr->pairs[k];
+            if (p->j >= 0)
+                fprintf(fp, "%s%.17g, %.17g", sep, set[0].v[p->i].xyz[c], set[1].v[p->j].xyz[c]);
+            else
+                fprintf(fp, "%s%.17g", sep, set[2].v[p->i].xyz[c]);
+            sep = ", ";
+        }
+    }
+    fputs("]\n  },\n  \"pairs\": {\n    \"i\": [", fp);
+    for (int k = 0; k < pr->np; k++)
+        fprintf(fp, "%s%d", k ? ", " : "", first_pair[k]);
+    fputs("],\n    \"j\": [", fp);
+    for (int k = 0; k < pr->np; k++)
+        fprintf(fp, "%s%d", k ? ", " : "", pr->pairs[k].j >= 0 ? first_pair[k] + 1 : -1);
+    fputs("],\n    \"ci\": [", fp);
+    for (int k = 0; k < pr->np; k++)
+        fprintf(fp, "%s-1", k ? ", " : "");
+    fputs("],\n    \"cj\": [", fp);
+    for (int k = 0; k < pr->np; k++)
+        fprintf(fp, "%s%d", k ? ", " : "", pr->pairs[k].j >= 0 ? 1 : 0);
+    for (int c = 0; c < 3; c++) {
+        fprintf(fp, "],\n    \"n%c\": [", "xyz"[c]);
+        for (int k = 0; k < pr->np; k++)
+            fprintf(fp, "%s%.17g", k ? ", " : "", pr->pairs[k].n[c]);
+    }
+    fputs("]\n  }\n}\n", fp);
+}
+
+/* The labels of the unpaired nodes of one set, at most 20 of them. */
+static void pair_report_unpaired(const char *prog, const char *what, const gs_pnode *v,
+                                 const int *idx, int n)
+{
+    if (n == 0)
+        return;
+    fprintf(stderr, "%s: %d %s node%s unpaired:", prog, n, what, n == 1 ? "" : "s");
+    for (int k = 0; k < n && k < 20; k++)
+        fprintf(stderr, " %lld", (long long)v[idx[k]].label);
+    fprintf(stderr, "%s\n", n > 20 ? " ..." : "");
+}
+
+int gc_cmd_pair(gc_ctx *cx, int argc, char **argv)
+{
+    const gc_cmd cmd = {
+        "gapsim pair",
+        "Contact pairs from the nodes of two surfaces (offline): each upper node\n"
+        "with its nearest lower node within --tol, one to one; the pair's unit\n"
+        "normal points from the lower part to the upper part. Writes the \"nodes\"\n"
+        "(by FE label, with coordinates) and \"pairs\" (i, j, ci = -1, cj = +1,\n"
+        "nx, ny, nz) keys of a model JSON; the nominal gaps n.(x_upper - x_lower)\n"
+        "with --gaps-out. CSV lines: label,x,y,z[,nx,ny,nz] (a header line and\n"
+        "'#' comments allowed).\n"
+        "options:\n"
+        "  --upper FILE       nodes of the upper part's contact surface\n"
+        "  --lower FILE       nodes of the lower part's contact surface\n"
+        "  --jig FILE         nodes against the fixed jig (pairs with j = -1)\n"
+        "  --tol MM           largest distance of a paired couple (default 0.5)\n"
+        "  --normal N         nx,ny,nz for every pair without a CSV normal (else\n"
+        "                     the lower surface's own normal at the node)\n"
+        "  --radius MM        neighbourhood of the surface normals (default 2.5 x\n"
+        "                     the median node spacing of the lower surface)\n"
+        "  --jig-normal N     nx,ny,nz of the jig pairs without a CSV normal\n"
+        "  --upper-part P, --lower-part P, --jig-part P   part indices (0, 1, 0)\n"
+        "  -o, --out FILE     the JSON (default: standard output)\n"
+        "  --gaps-out FILE    the nominal gaps as a 1 x m .npy (jig pairs: 0)\n",
+        "gapsim pair --upper UP.csv --lower LO.csv [--jig JIG.csv] [options]", 0, 0};
+    const char *up_s = NULL, *lo_s = NULL, *jig_s = NULL, *tol_s = NULL, *nrm_s = NULL;
+    const char *rad_s = NULL, *jn_s = NULL, *up_p = NULL, *lo_p = NULL, *jig_p = NULL;
+    const char *out_s = NULL, *gaps_s = NULL;
+    const gc_opt opts[] = {{"--upper", NULL, &up_s, NULL},       {"--lower", NULL, &lo_s, NULL},
+                           {"--jig", NULL, &jig_s, NULL},        {"--tol", NULL, &tol_s, NULL},
+                           {"--normal", NULL, &nrm_s, NULL},     {"--radius", NULL, &rad_s, NULL},
+                           {"--jig-normal", NULL, &jn_s, NULL},  {"--upper-part", NULL, &up_p, NULL},
+                           {"--lower-part", NULL, &lo_p, NULL},  {"--jig-part", NULL, &jig_p, NULL},
+                           {"--out", "-o", &out_s, NULL},        {"--gaps-out", NULL, &gaps_s, NULL},
+                           {0}};
+    const char *pos[1];
+    int npos;
+    int rc = gc_args(cx, &cmd, opts, argc, argv, pos, &npos);
+    if (rc >= 0)
+        return rc;
+    if (!up_s || !lo_s)
+        return gc_usage_error(cmd.prog, "--upper and --lower are required");
+    double tol = 0.5, radius = 0.0, nrm[3], jn[3];
+    long parts[3] = {0, 1, 0};
+    const char *part_s[3] = {up_p, lo_p, jig_p}, *part_o[3] = {"--upper-part", "--lower-part",
+                                                               "--jig-part"};
+    if ((tol_s && gc_arg_double(cmd.prog, "--tol", tol_s, 1e-12, 1e9, &tol)) ||
+        (rad_s && gc_arg_double(cmd.prog, "--radius", rad_s, 1e-12, 1e9, &radius)) ||
+        (nrm_s && pair_vec(cmd.prog, "--normal", nrm_s, nrm)) ||
+        (jn_s && pair_vec(cmd.prog, "--jig-normal", jn_s, jn)))
+        return GC_EUSAGE;
+    for (int s = 0; s < 3; s++)
+        if (part_s[s] && gc_arg_long(cmd.prog, part_o[s], part_s[s], 0, 1000000, &parts[s]))
+            return GC_EUSAGE;
+    gs_pnode *v[3] = {NULL, NULL, NULL};
+    int n[3] = {0, 0, 0};
+    gs_pairing pr = {0};
+    int *first = NULL;
+    if ((rc = pair_read(cmd.prog, up_s, &v[0], &n[0])) != GC_OK ||
+        (rc = pair_read(cmd.prog, lo_s, &v[1], &n[1])) != GC_OK ||
+        (jig_s && (rc = pair_read(cmd.prog, jig_s, &v[2], &n[2])) != GC_OK))
+        goto done;
+    gs_error e;
+    gs_pairing_opts po = {.tol = tol, .normal = nrm_s ? nrm : NULL, .radius = radius};
+    if (gs_pair_surfaces(v[0], n[0], v[1], n[1], &po, &pr, &e) != GS_OK ||
+        (jig_s && gs_pair_jig(v[2], n[2], jn_s ? jn : NULL, &pr, &e) != GS_OK)) {
+        fprintf(stderr, "%s: %s%s%s\n", cmd.prog, e.field, e.field[0] ? ": " : "", e.msg);
+        rc = e.code == GS_ERR_NOMEM ? GC_EFILE : GC_EUSAGE;
+        goto done;
+    }
+    first = malloc((size_t)(pr.np ? pr.np : 1) * sizeof *first); /* node index of pair k */
+    if (!first) {
+        rc = GC_EFILE;
+        goto done;
+    }
+    for (int k = 0, next = 0; k < pr.np; k++) {
+        first[k] = next;
+        next += pr.pairs[k].j >= 0 ? 2 : 1;
+    }
+    const pair_set set[3] = {{v[0], (int)parts[0]}, {v[1], (int)parts[1]}, {v[2], (int)parts[2]}};
+    gs_wfile wf = {0};
+    FILE *fp = stdout;
+    if (out_s) {
+        if (gs_wfile_open(&wf, out_s, &e) != GS_OK) {
+            fprintf(stderr, "%s: %s\n", cmd.prog, e.msg);
+            rc = GC_EFILE;
+            goto done;
+        }
+        fp = wf.fp;
+    }
+    pair_write_json(fp, set, &pr, first);
+    if (out_s && gs_wfile_commit(&wf, &e) != GS_OK) {
+        fprintf(stderr, "%s: %s\n", cmd.prog, e.msg);
+        rc = GC_EFILE;
+        goto done;
+    }
+    if (gaps_s) {
+        double *g = malloc((size_t)(pr.np ? pr.np : 1) * sizeof *g);
+        size_t shape[2] = {1, (size_t)pr.np};
+        for (int k = 0; g && k < pr.np; k++)
+            g[k] = pr.pairs[k].gap;
+        if (!g || gs_npy_write_file(gaps_s, g, 2, shape, &e) != GS_OK) {
+            fprintf(stderr, "%s: %s\n", cmd.prog, g ? e.msg : "no memory");
+            free(g);
+            rc = GC_EFILE;
+            goto done;
+        }
+        free(g);
+    }
+    double dmax = 0.0, gmin = 0.0, gmax = 0.0;
+    int surface = 0;
+    for (int k = 0; k < pr.np; k++)
+        if (pr.pairs[k].j >= 0) {
+            const gs_pair_out *p = &pr.pairs[k];
+            dmax = surface++ ? (p->dist > dmax ? p->dist : dmax) : p->dist;
+            gmin = surface > 1 && gmin < p->gap ? gmin : p->gap;
+            gmax = surface > 1 && gmax > p->gap ? gmax : p->gap;
+        }
+    fprintf(stderr, "%s: %d pairs (%d upper-lower of %d upper and %d lower nodes, %d jig); "
+            "largest distance %.4g mm, nominal gaps %.4g .. %.4g mm", cmd.prog, pr.np, surface,
+            n[0], n[1], pr.np - surface, dmax, gmin, gmax);
+    if (pr.radius > 0)
+        fprintf(stderr, "; surface normals within %.4g mm", pr.radius);
+    fputc('\n', stderr);
+    pair_report_unpaired(cmd.prog, "upper", v[0], pr.unpaired_up, pr.n_up);
+    pair_report_unpaired(cmd.prog, "lower", v[1], pr.unpaired_lo, pr.n_lo);
+    rc = GC_OK;
+done:
+    free(first);
+    gs_pairing_free(&pr);
+    for (int s = 0; s < 3; s++)
+        free(v[s]);
+    return rc;
+}
