@@ -170,9 +170,13 @@ static int64_t pg_key3(int64_t a, int64_t b, int64_t c)
     return ((a & m) << (2 * PG_BITS)) | ((b & m) << PG_BITS) | (c & m);
 }
 
+/* Cell index along axis k, clamped to +-2^40 (far-out or overflowing
+ * coordinates share the end cells: more candidates, each checked by
+ * distance; no undefined conversion). */
 static int64_t pg_cell(const pgrid *g, const double *x, int k)
 {
-    return (int64_t)floor((x[k] - g->o[k]) / g->h);
+    const double q = floor((x[k] - g->o[k]) / g->h), lim = 1099511627776.0;
+    return (int64_t)(q > lim ? lim : q < -lim ? -lim : q == q ? q : 0.0);
 }
 
 typedef struct {
