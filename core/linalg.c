@@ -4,6 +4,7 @@
 #include <cblas.h>
 #include <lapacke.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,6 +75,21 @@ int gs_blas_get_threads(void)
 {
     int n = openblas_get_num_threads();
     return n > 0 ? n : 1;
+}
+
+void gs_run_blas1_workers(int threads, void *(*fn)(void *), void *arg)
+{
+    const int before = gs_blas_get_threads();
+    gs_blas_set_threads(1);
+    pthread_t th[64];
+    int started = 0;
+    for (; started < threads - 1 && started < 64; started++)
+        if (pthread_create(&th[started], NULL, fn, arg) != 0)
+            break; /* fewer threads: the work is shared all the same */
+    fn(arg);
+    for (int t = 0; t < started; t++)
+        pthread_join(th[t], NULL);
+    gs_blas_set_threads(before);
 }
 
 double gs_now(void)

@@ -35,6 +35,13 @@ void gs_blas_set_threads(int n);
 /* The BLAS thread count now in force. */
 int gs_blas_get_threads(void);
 
+/* Run fn(arg) on `threads` threads at once (this one included; at most 64),
+ * each with single-threaded BLAS, and wait for all; the BLAS thread count
+ * is restored after. fn takes its share of the work from arg (a shared
+ * counter): the result must not depend on which thread does what, so that
+ * it does not depend on the thread count either. */
+void gs_run_blas1_workers(int threads, void *(*fn)(void *), void *arg);
+
 /* Seconds on a monotonic clock. */
 double gs_now(void);
 

@@ -180,18 +180,8 @@ static gs_err invert_parts(const gs_precomp *pc, const int *parts, int np, doubl
         return gs_errorf(err, GS_ERR_NOMEM, "pairs", "no memory");
     inv_job j = {.pc = pc, .parts = parts, .np = np, .W = W, .info = info};
     pthread_mutex_init(&j.mu, NULL);
-    const int threads_before = gs_blas_get_threads();
-    int nt = threads_before < np ? threads_before : np;
-    gs_blas_set_threads(1);
-    pthread_t th[64];
-    int started = 0;
-    for (; started < nt - 1 && started < 64; started++)
-        if (pthread_create(&th[started], NULL, inv_worker, &j) != 0)
-            break;
-    inv_worker(&j); /* this thread works too */
-    for (int t = 0; t < started; t++)
-        pthread_join(th[t], NULL);
-    gs_blas_set_threads(threads_before);
+    const int threads = gs_blas_get_threads();
+    gs_run_blas1_workers(threads < np ? threads : np, inv_worker, &j);
     pthread_mutex_destroy(&j.mu);
     gs_err rc = GS_OK;
     for (int i = 0; i < np && rc == GS_OK; i++) {

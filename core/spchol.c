@@ -281,20 +281,7 @@ gs_err gs_spchol_inv_sub(const gs_spchol *f, const int *R, int nr, double *W, in
     inv_job jb = {.f = f, .R = R, .nr = nr, .W = W};
     pthread_mutex_init(&jb.mu, NULL);
     const int chunks = (nr + SPC_CHUNK - 1) / SPC_CHUNK;
-    int nt = threads < chunks ? threads : chunks;
-    if (nt > 64)
-        nt = 64;
-    const int blas_before = gs_blas_get_threads();
-    gs_blas_set_threads(1);
-    pthread_t th[64];
-    int started = 0;
-    for (; started < nt - 1; started++)
-        if (pthread_create(&th[started], NULL, inv_worker, &jb) != 0)
-            break;
-    inv_worker(&jb); /* this thread works too */
-    for (int t = 0; t < started; t++)
-        pthread_join(th[t], NULL);
-    gs_blas_set_threads(blas_before);
+    gs_run_blas1_workers(threads < chunks ? threads : chunks, inv_worker, &jb);
     pthread_mutex_destroy(&jb.mu);
     if (jb.failed)
         return jb.failed == CHOLMOD_OUT_OF_MEMORY

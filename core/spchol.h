@@ -13,10 +13,14 @@
  * The factor is read-only after gs_spchol_factor: every call below may run
  * concurrently from many threads (each call has its own cholmod_common).
  *
- * Determinism: the ordering and the supernodal factorization are fixed by
- * the matrix; the solves for (K^-1)[R, R] run in fixed chunks of columns,
- * each with single-threaded BLAS, so the result does not depend on the
- * thread count.
+ * Determinism: the ordering is fixed by the matrix; the solves for
+ * (K^-1)[R, R] run in fixed chunks of columns, each with single-threaded
+ * BLAS, so they do not depend on how the chunks are spread over threads.
+ * The supernodal factorization uses the BLAS threads in force and, like the
+ * dense dpotrf of condensed blocks, may round differently with their count:
+ * a precomputation file fixes Q and L_Q (and so every solve's lam and w);
+ * only displacements x, from the factor recomputed on load, may differ in
+ * the last bits between machines.
  */
 #ifndef GS_SPCHOL_H
 #define GS_SPCHOL_H
