@@ -10,6 +10,8 @@ static const struct { const char *name, *text; } gs_status_table[GS_STATUS__COUN
     [GS_STATUS_NO_PROGRESS] = {"no_progress", "iterates stopped making progress"},
     [GS_STATUS_RAY] = {"ray_termination", "Lemke's method ended on a secondary ray"},
     [GS_STATUS_NOT_RUN] = {"not_run", "solver was not run"},
+    [GS_STATUS_CANCELLED] = {"cancelled", "stopped: the solve was cancelled"},
+    [GS_STATUS_TIME_LIMIT] = {"time_limit", "stopped: the time limit was reached"},
 };
 
 const char *gs_status_name(gs_status s)

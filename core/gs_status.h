@@ -14,6 +14,8 @@ typedef enum {
     GS_STATUS_NO_PROGRESS,       /* progress guard: iterates stopped improving */
     GS_STATUS_RAY,               /* Lemke ray termination */
     GS_STATUS_NOT_RUN,           /* solver not run (invalid input) */
+    GS_STATUS_CANCELLED,         /* stopped by its cancel flag (opts.cancel) */
+    GS_STATUS_TIME_LIMIT,        /* stopped at its deadline (opts.deadline) */
     GS_STATUS__COUNT
 } gs_status;
 

@@ -579,6 +579,7 @@ gs_err gs_gi_dual_solve(gs_solver *s, const gs_problem *pb, const gs_solve_opts 
     if (!ws)
         return GS_ERR_NOMEM;
     const int m = s->m, max_iter = gs_solver_max_iter(s, o);
+    gs_status stop = GS_STATUS_MAX_ITER;
     const int loaded_last = o->fasteners_first && pb->load;
     int iters = 0, rounds = 0;
     step_result sr = STEP_ADDED;
@@ -632,7 +633,7 @@ gs_err gs_gi_dual_solve(gs_solver *s, const gs_problem *pb, const gs_solve_opts 
             if (sr != STEP_ADDED)
                 goto step_failed;
             taken++;
-            if (iters >= max_iter)
+            if ((stop = gs_solve_stop(o, iters, max_iter)) != GS_STATUS_OPTIMAL)
                 goto max_iter;
             if (!ws->run_valid && c + 1 < nb) /* a bound left A: new run */
                 run_start(ws, ws->cand + c + 1, nb - c - 1);
@@ -674,7 +675,7 @@ gs_err gs_gi_dual_solve(gs_solver *s, const gs_problem *pb, const gs_solve_opts 
             if (sr != STEP_ADDED)
                 goto step_failed;
         }
-        if (iters >= max_iter)
+        if ((stop = gs_solve_stop(o, iters, max_iter)) != GS_STATUS_OPTIMAL)
             goto max_iter;
     }
     goto out;
@@ -686,9 +687,9 @@ step_failed:
     exact_mu(ws);
     refresh(ws);
     goto out;
-max_iter:
+max_iter: /* or cancelled, or out of time: stop */
     run_end(ws);
-    info->status = GS_STATUS_MAX_ITER;
+    info->status = stop;
     exact_mu(ws);
     refresh(ws);
 out:

@@ -588,10 +588,8 @@ gs_err gs_gi_primal_solve(gs_solver *s, const gs_problem *pb, const gs_solve_opt
                 goto out;
             }
             taken++;
-            if (iters >= max_iter) {
-                info->status = GS_STATUS_MAX_ITER;
+            if ((info->status = gs_solve_stop(o, iters, max_iter)) != GS_STATUS_OPTIMAL)
                 goto out;
-            }
         }
         if (taken > 0) {
             polished = 0;
@@ -610,10 +608,8 @@ gs_err gs_gi_primal_solve(gs_solver *s, const gs_problem *pb, const gs_solve_opt
         }
         iters += settle(ws, pb, s->tol_lam);
         polished = 1;
-        if (iters >= max_iter) {
-            info->status = GS_STATUS_MAX_ITER;
+        if ((info->status = gs_solve_stop(o, iters, max_iter)) != GS_STATUS_OPTIMAL)
             goto out;
-        }
     }
 out:
     memset(lam, 0, (size_t)m * sizeof *lam);

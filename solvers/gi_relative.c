@@ -307,10 +307,8 @@ gs_err gs_gi_relative_solve(gs_solver *s, const gs_problem *pb, const gs_solve_o
                 info->status = GS_STATUS_NUMERICAL;
                 goto out;
             }
-            if (iters >= max_iter) {
-                info->status = GS_STATUS_MAX_ITER;
+            if ((info->status = gs_solve_stop(o, iters, max_iter)) != GS_STATUS_OPTIMAL)
                 goto out;
-            }
         }
         /* progress guard: listed by the dgemv but none violated on the exact
          * re-check (both within round-off of -tol_w): a candidate optimum */

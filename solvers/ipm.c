@@ -535,10 +535,8 @@ static gs_err ipm_solve(gs_solver *s, const gs_problem *pb, const gs_solve_opts 
             }
             mu_next = mu * IPM_ID_NEXT;
         }
-        if (iters >= max_iter) {
-            info->status = GS_STATUS_MAX_ITER;
+        if ((info->status = gs_solve_stop(o, iters, max_iter)) != GS_STATUS_OPTIMAL)
             break;
-        }
         /* normal system of this iteration */
         for (int i = 0; i < m; i++)
             ws->hd[i] = ws->isE[i] ? 0.0 : ws->y[i] / ws->lam[i];

@@ -656,8 +656,9 @@ static int lk_crash(lk_ws *L, const int *list, int n, gs_error *err)
 }
 
 /* Lemke from the crashed basis (cs, d set). Status in *st; pivots added to
- * *piv (bounded by max_piv). */
-static gs_err lk_run(lk_ws *L, int max_piv, int *piv, gs_status *st, gs_error *err)
+ * *piv (bounded by max_piv; o's cancel flag and deadline checked each pivot). */
+static gs_err lk_run(lk_ws *L, const gs_solve_opts *o, int max_piv, int *piv, gs_status *st,
+                     gs_error *err)
 {
     L->z0b = 0;
     L->r = -1;
@@ -670,10 +671,8 @@ static gs_err lk_run(lk_ws *L, int max_piv, int *piv, gs_status *st, gs_error *e
     L->ent = ENT_Z0;
     L->er = -1;
     for (;;) {
-        if (*piv >= max_piv) {
-            *st = GS_STATUS_MAX_ITER;
+        if ((*st = gs_solve_stop(o, *piv, max_piv)) != GS_STATUS_OPTIMAL)
             return GS_OK;
-        }
         int ok = lk_prep(L) && lk_direction(L);
         if (!ok && L->n_upd > 0) { /* drifted factor: rebuild and retry once */
             gs_err rc = lk_refactor(L, err);
@@ -826,7 +825,7 @@ static gs_err lemke_solve(gs_solver *s, const gs_problem *pb, const gs_solve_opt
     gs_status st = GS_STATUS_NUMERICAL;
     for (int attempt = 0;; attempt++) {
         lk_cover(L);
-        gs_err rc = lk_run(L, max_piv, &piv, &st, err);
+        gs_err rc = lk_run(L, o, max_piv, &piv, &st, err);
         if (rc != GS_OK)
             return rc;
         int pl = 0;
@@ -840,7 +839,7 @@ static gs_err lemke_solve(gs_solver *s, const gs_problem *pb, const gs_solve_opt
         } else {
             memcpy(lam, L->zv, (size_t)m * sizeof *lam);
         }
-        /* pivot limit and ray are final; a numerical breakdown or a polished
+        /* pivot limit, cancel, deadline and ray are final; a numerical breakdown or a polished
          * point outside the tolerance restarts from the current contact set
          * as a crashed basis (fresh factor, fresh covering vector) */
         if (st != GS_STATUS_NUMERICAL || pl < 0 || attempt == LK_RESTARTS)

@@ -1146,10 +1146,11 @@ static gs_err npm_solve(gs_solver *s, const gs_problem *pb, const gs_solve_opts 
             last_full = 0;
             continue;
         }
-        if (c.newton >= max_iter) {
+        gs_status stop = gs_solve_stop(o, c.newton, max_iter);
+        if (stop != GS_STATUS_OPTIMAL) {
             for (int a = 0; a < nl; a++)
                 ws->in[ws->list[a]] = 0;
-            info->status = GS_STATUS_MAX_ITER;
+            info->status = stop;
             if (dual)
                 memcpy(lam, ws->x, (size_t)m * sizeof *lam);
             else

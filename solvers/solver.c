@@ -6,6 +6,7 @@
 #include "solver_impl.h"
 
 #include <float.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -279,15 +280,21 @@ gs_err gs_solve(gs_solver *s, const gs_problem *pb, const gs_solve_opts *opts, d
     }
     s->tol_w = fmax(o.tol * fmax(1.0, gmax), 64.0 * DBL_EPSILON * pmax);
     s->tol_lam = gs_zero_force(s->pc, s->tol_w);
-    rc = ops->solve(s, pb, &o, form, lam, info, err);
-    if (rc != GS_OK)
+    const gs_status before = gs_solve_stop(&o, 0, INT_MAX); /* cancelled, or out of time */
+    if (before != GS_STATUS_OPTIMAL) {
+        memset(lam, 0, (size_t)m * sizeof *lam);
+        info->status = before;
+        auto_cand = -1; /* nothing measured */
+    } else if ((rc = ops->solve(s, pb, &o, form, lam, info, err)) != GS_OK) {
         return rc;
+    }
     double *wv = w ? w : s->work;
     gs_kkt_dual_p(pb, s->p, s->s, lam, wv, &info->kkt);
     info->n_act = info->kkt.n_act;
     double t1 = gs_now();
     info->time = t1 - t0;
-    if (auto_cand >= 0)
+    if (auto_cand >= 0 && info->status != GS_STATUS_CANCELLED &&
+        info->status != GS_STATUS_TIME_LIMIT) /* a cut-short time is no measurement */
         gs_auto_record(s, auto_cand, auto_bin, auto_explore, info->time);
     if (x && (o.want_x || o.primal_cert) && gs_problem_primal(pb, lam, x) != 0) {
         info->time_cert = gs_now() - t1;

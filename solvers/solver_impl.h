@@ -13,6 +13,7 @@
 #ifndef GS_SOLVER_IMPL_H
 #define GS_SOLVER_IMPL_H
 
+#include "linalg.h"
 #include "solver.h"
 
 /* auto: measured cost per candidate (method, form) and predicted-contact bin
@@ -73,6 +74,22 @@ void gs_auto_record(gs_solver *s, int cand, int bin, int explore, double time);
 static inline int gs_solver_max_iter(const gs_solver *s, const gs_solve_opts *o)
 {
     return o->max_iter > 0 ? o->max_iter : 10 * s->m + 100;
+}
+
+/* Whether an iteration loop must stop after `iters` iterations: the
+ * iteration cap, the cancel flag, the deadline, in that order;
+ * GS_STATUS_OPTIMAL to go on. Every method calls it once per outer
+ * iteration, where it checked its cap before. O(1): one relaxed atomic load,
+ * one clock read when a deadline is set. */
+static inline gs_status gs_solve_stop(const gs_solve_opts *o, int iters, int max_iter)
+{
+    if (iters >= max_iter)
+        return GS_STATUS_MAX_ITER;
+    if (o->cancel && atomic_load_explicit(o->cancel, memory_order_relaxed))
+        return GS_STATUS_CANCELLED;
+    if (o->deadline > 0.0 && gs_now() >= o->deadline)
+        return GS_STATUS_TIME_LIMIT;
+    return GS_STATUS_OPTIMAL;
 }
 
 #endif
