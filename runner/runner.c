@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "linalg.h"
+
 gs_err gs_run_slot_init(gs_run_slot *s, const gs_precomp *pc, gs_solver *sv, gs_error *err)
 {
     memset(s, 0, sizeof *s);
@@ -50,6 +52,8 @@ static gs_err run_row(const gs_run *run, gs_run_slot *s, int slot, int row, gs_e
     if (!rc && !have) {
         gs_solve_opts o = run->opts;
         o.warm = warm.n_act > 0 || warm.lam ? &warm : NULL;
+        if (run->row_timeout > 0)
+            o.deadline = gs_now() + run->row_timeout;
         gs_problem pb = {.pc = run->pc,
                          .g = s->g,
                          .load = run->loads ? run->loads + (size_t)pat * (size_t)m : NULL,

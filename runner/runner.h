@@ -110,6 +110,8 @@ typedef struct {
     int n_patterns;              /* >= 1 */
     const double *loads;         /* n_patterns x m pair loads (NULL: none) */
     const unsigned char *eq;     /* m permanently fastened flags (NULL: none) */
+    double row_timeout;          /* s: each row's solve gets the deadline start + this
+                                    (opts.deadline; 0: none) */
     gs_gap_source src;
     gs_result_sink sink;
     gs_run_policy policy;

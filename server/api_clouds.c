@@ -141,7 +141,7 @@ static enum MHD_Result add_query(void *cls, enum MHD_ValueKind kind, const char 
     if (!key || !value)
         return MHD_YES;
     static const char *const lists[] = {"fasteners", "fixed_pairs"};
-    static const char *const nums[] = {"tol", "max_iter", "fastener_fraction"};
+    static const char *const nums[] = {"tol", "max_iter", "fastener_fraction", "timeout_s"};
     for (int i = 0; i < 2; i++)
         if (!strcmp(key, lists[i]) && strcmp(value, "all") && strcmp(value, "none")) {
             cJSON *arr = cJSON_AddArrayToObject(obj, key);
@@ -161,7 +161,7 @@ static enum MHD_Result add_query(void *cls, enum MHD_ValueKind kind, const char 
             }
             return MHD_YES;
         }
-    for (int i = 0; i < 3; i++)
+    for (size_t i = 0; i < sizeof nums / sizeof *nums; i++)
         if (!strcmp(key, nums[i])) {
             char *end = NULL;
             double d = strtod(value, &end);
@@ -257,7 +257,8 @@ void gsd_h_cloud_create(gsd_req *r)
     }
     gsd_spec spec;
     gs_error e;
-    if (gsd_spec_parse(obj, arow.n_fast, arow.m, 1, &spec, &e)) {
+    if (gsd_spec_parse(obj, arow.n_fast, arow.m, 1, &spec, &e) ||
+        gsd_spec_timeout(&spec, r->app->o.default_timeout, r->app->o.max_timeout, &e)) {
         cJSON_Delete(obj);
         free(G);
         gsd_reply_gs_error(r, &e);

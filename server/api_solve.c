@@ -32,6 +32,8 @@ typedef struct {
     unsigned char *eq;
     gsd_spec spec;
     gsd_result_row warm; /* lam set if a warm start was asked */
+    double t0;           /* gs_now() at the request: the deadline is t0 + timeout_s */
+    atomic_int cancel;   /* set when the client hangs up or the daemon stops */
 } solve_task;
 
 static void task_free(solve_task *st)
@@ -120,6 +122,8 @@ static void solve_run(gsd_task *t, gsd_worker *w)
         gsd_reply_error(r, e.code == GS_ERR_NOMEM ? 503 : 409, gs_err_name(e.code), e.field, "%s",
                         e.msg);
     } else {
+        st->spec.opts.cancel = &st->cancel;
+        st->spec.opts.deadline = st->t0 + st->spec.timeout_s;
         gsd_exec_in in = {.g = st->g, .load = st->load, .eq = st->eq, .opts = &st->spec.opts,
                           .warm = st->warm.lam ? &st->warm : NULL, .x = x};
         char key[40];
@@ -128,7 +132,11 @@ static void solve_run(gsd_task *t, gsd_worker *w)
             atomic_fetch_add(&app->metrics.cache_misses, 1);
             gsd_result_row row = {0};
             rc = gsd_exec_solve(w, a, &in, &row, &e);
-            if (rc == GS_OK) {
+            if (rc == GS_OK && !strcmp(row.status, "cancelled")) {
+                /* the client hung up, or the daemon is stopping: nothing to keep */
+                gsd_reply_error(r, 503, "cancelled", "", "the solve was cancelled%s",
+                                atomic_load(&app->stopping) ? ": the server is shutting down" : "");
+            } else if (rc == GS_OK) {
                 gsd_new_id('r', row.id);
                 snprintf(row.assembly_id, sizeof row.assembly_id, "%s", st->asm_id);
                 snprintf(row.cache_key, sizeof row.cache_key, "%s", key);
@@ -136,15 +144,16 @@ static void solve_run(gsd_task *t, gsd_worker *w)
                 row.created_at = gsd_unix_now();
                 rc = gsd_store_results_put(w->st, &row, 1, NULL, 0, 0, 0, 0, &e);
             }
-            if (rc == GS_OK)
+            if (rc == GS_OK && strcmp(row.status, "cancelled"))
                 reply_result(r, &row, st->spec.ret, x, a->pc->n, 0);
-            else
+            else if (rc != GS_OK)
                 gsd_reply_gs_error(r, &e);
             gsd_result_row_free(&row);
         }
     }
     free(x);
     gsd_registry_release(app->reg, a);
+    gsd_req_unwatch(r);
     gsd_req_finish(r);
     task_free(st);
 }
@@ -152,6 +161,7 @@ static void solve_run(gsd_task *t, gsd_worker *w)
 static void solve_cancel(gsd_task *t)
 {
     solve_task *st = (solve_task *)t;
+    gsd_req_unwatch(st->r);
     gsd_reply_error(st->r, 503, "unavailable", "", "the server is shutting down");
     gsd_req_finish(st->r);
     task_free(st);
@@ -199,7 +209,9 @@ void gsd_h_solve(gsd_req *r)
     snprintf(st->asm_id, sizeof st->asm_id, "%.18s", row.id);
     gs_error e;
     int ok = parse_g(r, obj, row.m, st->g);
-    if (ok && gsd_spec_parse(obj, row.n_fast, row.m, 0, &st->spec, &e)) {
+    if (ok && (gsd_spec_parse(obj, row.n_fast, row.m, 0, &st->spec, &e) ||
+               gsd_spec_timeout(&st->spec, r->app->o.default_timeout, r->app->o.max_timeout,
+                                &e))) {
         gsd_reply_gs_error(r, &e);
         ok = 0;
     }
@@ -240,7 +252,9 @@ void gsd_h_solve(gsd_req *r)
     gsd_registry_release(r->app->reg, a);
     st->t.run = solve_run;
     st->t.cancel = solve_cancel;
+    st->t0 = r->t0;
     gsd_req_suspend(r);
+    gsd_req_watch(r, &st->cancel); /* a client that hangs up cancels the solve */
     if (gsd_pool_submit(r->app->pool, &st->t, GSD_PRIO_INTERACTIVE) != 0)
         solve_cancel(&st->t); /* answers 503 and resumes */
 }

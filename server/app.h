@@ -35,6 +35,8 @@ typedef struct {
     int max_m, max_n;     /* largest assembly accepted (default 20000 / 50000 unknowns in
                              dense blocks) */
     long long max_fe_dofs; /* most DOFs of sparse whole-mesh parts (default 2000000) */
+    double default_timeout, max_timeout; /* s per solve: when a request gives no
+                                            timeout_s (600), the most it may ask (3600) */
     int max_gaps;         /* largest cloud (default 1000000) */
     int log_level;        /* 0 errors, 1 info (default), 2 debug */
     int conn_timeout;     /* s, idle connection timeout (default 120) */

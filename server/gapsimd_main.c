@@ -48,6 +48,9 @@ static void usage(FILE *f)
             "                    (default 50000)\n"
             "  --max-fe-dofs N   most DOFs of sparse whole-mesh parts per assembly,\n"
             "                    condensed by gapsim (default 2000000)\n"
+            "  --default-timeout S  time limit of a solve whose request gives no timeout_s\n"
+            "                    (default 600; a cloud: of each gap's solve)\n"
+            "  --max-timeout S   the largest timeout_s a request may ask (default 3600)\n"
             "  --max-gaps K      most gaps per cloud (default 1000000)\n"
             "  --timeout S       idle connection timeout in seconds (default 120)\n"
             "  --log-level L     0 errors, 1 info (default), 2 debug (every request)\n"
@@ -73,7 +76,8 @@ static int parse_opts(int argc, char **argv, gsd_opts *o)
         {"max-body", 1, 0, 'b'},  {"max-upload", 1, 0, 'u'}, {"max-m", 1, 0, 'm'},
         {"max-n", 1, 0, 'n'},     {"max-gaps", 1, 0, 'k'},   {"timeout", 1, 0, 'T'},
         {"log-level", 1, 0, 'l'}, {"help", 0, 0, 'h'},       {"max-archive-entries", 1, 0, 'e'},
-        {"max-fe-dofs", 1, 0, 'F'}, {0, 0, 0, 0}};
+        {"max-fe-dofs", 1, 0, 'F'}, {"default-timeout", 1, 0, 'D'}, {"max-timeout", 1, 0, 'X'},
+        {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
     snprintf(o->addr, sizeof o->addr, "127.0.0.1");
     o->port = 8600;
@@ -88,6 +92,8 @@ static int parse_opts(int argc, char **argv, gsd_opts *o)
     o->max_m = 20000;
     o->max_n = 50000;
     o->max_fe_dofs = 2000000;
+    o->default_timeout = 600;
+    o->max_timeout = 3600;
     o->max_gaps = 1000000;
     o->log_level = 1;
     o->conn_timeout = 120;
@@ -108,6 +114,8 @@ static int parse_opts(int argc, char **argv, gsd_opts *o)
         case 'm': bad = parse_long(optarg, 1, 1000000, &v); o->max_m = (int)v; break;
         case 'n': bad = parse_long(optarg, 1, 10000000, &v); o->max_n = (int)v; break;
         case 'F': bad = parse_long(optarg, 1, 100000000, &v); o->max_fe_dofs = v; break;
+        case 'D': bad = parse_long(optarg, 1, 86400, &v); o->default_timeout = (double)v; break;
+        case 'X': bad = parse_long(optarg, 1, 86400, &v); o->max_timeout = (double)v; break;
         case 'k': bad = parse_long(optarg, 1, 100000000, &v); o->max_gaps = (int)v; break;
         case 'T': bad = parse_long(optarg, 1, 86400, &v); o->conn_timeout = (int)v; break;
         case 'l': bad = parse_long(optarg, 0, 2, &v); o->log_level = (int)v; break;
@@ -125,6 +133,11 @@ static int parse_opts(int argc, char **argv, gsd_opts *o)
     }
     if (optind < argc) {
         fprintf(stderr, "gapsimd: unexpected argument: %s\n", argv[optind]);
+        return -1;
+    }
+    if (o->default_timeout > o->max_timeout) {
+        fprintf(stderr, "gapsimd: --default-timeout (%g s) exceeds --max-timeout (%g s)\n",
+                o->default_timeout, o->max_timeout);
         return -1;
     }
     return 0;
@@ -193,8 +206,11 @@ int main(int argc, char **argv)
     fflush(stdout);
     int sig = 0;
     sigwait(&sigs, &sig);
-    gsd_log(&app, 1, "signal %d: stopping (running work finishes and is stored)", sig);
+    gsd_log(&app, 1, "signal %d: stopping (running solves are cut short and redone on the next "
+                     "start; a precomputation finishes)", sig);
     atomic_store(&app.stopping, 1);
+    gsd_http_cancel_watched(); /* running single solves stop at their next iteration */
+    gsd_jobs_cut_all(&app);    /* cloud solves too: not stored, resumed on the next start */
     gsd_pool_stop(app.pool);
     app.pool = NULL;
     gsd_http_stop(&app);

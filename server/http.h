@@ -95,6 +95,17 @@ void gsd_reply_file(gsd_req *r, const char *path, const char *content_type);
 void gsd_req_suspend(gsd_req *r);
 void gsd_req_finish(gsd_req *r);
 
+/* Hang-up watch of a suspended request: MHD does not poll a suspended
+ * connection, so a watcher thread polls the sockets of watched requests
+ * every 50 ms for POLLRDHUP / POLLHUP / POLLERR and then sets *flag = 1 (a
+ * solve's cancel flag: it stops at its next iteration). A client that
+ * half-closes its socket while waiting counts as gone. Unwatch before
+ * gsd_req_finish; after gsd_req_unwatch returns, the flag is not touched
+ * again. gsd_http_cancel_watched sets every watched flag (shutdown). */
+void gsd_req_watch(gsd_req *r, atomic_int *flag);
+void gsd_req_unwatch(gsd_req *r);
+void gsd_http_cancel_watched(void);
+
 /* Query parameter or header (NULL if absent). */
 const char *gsd_query(gsd_req *r, const char *key);
 const char *gsd_header(gsd_req *r, const char *key);

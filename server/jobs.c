@@ -35,6 +35,8 @@ typedef struct gsd_job {
     int next;              /* claims scan from here */
     int done, failed, inflight;
     atomic_int cancelled;
+    atomic_int cut;        /* running solves stop (cancel, failure, shutdown): the
+                              solver's cancel flag; a cut-short gap is not stored */
     int finished, started, refs;
     double t_start;
     int done_start;
@@ -292,6 +294,7 @@ static void fail_job(gsd_app *app, gsd_worker *w, gsd_job *job, const gs_error *
     gsd_log(app, 0, "job %s failed: %s%s%s", job->id, e->field, e->field[0] ? ": " : "", e->msg);
     pthread_mutex_lock(&app->jobs->mu);
     job->cancelled = 1; /* stops further claims */
+    atomic_store(&job->cut, 1);
     pthread_mutex_unlock(&app->jobs->mu);
     gsd_store_job_set_status(w->st, job->id, "failed", gsd_unix_now(), NULL);
 }
@@ -309,6 +312,7 @@ typedef struct {
     char key[40];                   /* cache key of the row being run */
     gsd_result_row warm;            /* warm-start result of the row being run */
     int *warm_act;
+    int cut;                        /* a solve was cut short: the chunk ends, not stored */
 } chunk_ctx;
 
 static gs_err prepare(gsd_job *job, gsd_asm *a, gsd_jobs *jobs, gs_error *err)
@@ -397,6 +401,11 @@ static void chunk_done(void *ctx, int slot, int i)
 static gs_err chunk_put(void *ctx, int slot, const gs_run_result *r, gs_error *err)
 {
     chunk_ctx *c = ctx;
+    if (r->info->status == GS_STATUS_CANCELLED) { /* job cancelled or daemon stopping */
+        gsd_metrics_solve(&c->app->metrics, r->info->method, r->info->status, r->info->time);
+        c->cut = 1;
+        return gs_errorf(err, GS_ERR_INVALID, "", "cut short"); /* ends the chunk */
+    }
     gsd_result_row *row = &c->rows[c->n];
     size_t bytes = sizeof(double) * (size_t)c->job->m;
     row->m = c->job->m;
@@ -442,7 +451,8 @@ static gs_err chunk_commit(void *ctx, int slot, const int *rows, int n, gs_error
 static int chunk_stop(void *ctx, int ran)
 {
     chunk_ctx *c = ctx;
-    return c->job->cancelled || (ran > 0 && gsd_pool_urgent(c->app->pool));
+    return c->job->cancelled || atomic_load(&c->job->cut) ||
+           (ran > 0 && gsd_pool_urgent(c->app->pool));
 }
 
 static void run_chunk(gsd_app *app, gsd_worker *w, gsd_job *job, int *idx, int cnt)
@@ -466,11 +476,14 @@ static void run_chunk(gsd_app *app, gsd_worker *w, gsd_job *job, int *idx, int c
         rc = gs_run_slot_init(&slot, c.a->pc, sv, &e);
     if (!rc) {
         gs_run run = {.pc = c.a->pc, .opts = job->spec.opts, .n_patterns = 1, .loads = job->load,
-                      .eq = job->eq, .src = job->src,
+                      .eq = job->eq, .src = job->src, .row_timeout = job->spec.timeout_s,
                       .sink = {.put = chunk_put, .commit = chunk_commit, .ctx = &c},
                       .policy = {.start = chunk_start, .done = chunk_done, .ctx = &c},
                       .ctl = {.stop = chunk_stop, .ctx = &c}};
+        run.opts.cancel = &job->cut;
         rc = gs_run_chunk(&run, &slot, w->idx, idx, cnt, &n, &e);
+        if (rc && c.cut)
+            rc = GS_OK; /* the rows before the cut are committed; the rest go back */
     }
     gs_run_slot_free(&slot);
     for (int k = 0; k < GSD_CHUNK; k++)
@@ -534,6 +547,7 @@ int gsd_jobs_cancel(gsd_app *app, const char *id)
     for (gsd_job *job = app->jobs->head; job; job = job->next_job)
         if (!strcmp(job->id, id) && !job->cancelled && !job->finished) {
             job->cancelled = 1;
+            atomic_store(&job->cut, 1); /* its running solves stop at their next iteration */
             hit = 1;
         }
     pthread_mutex_unlock(&app->jobs->mu);
@@ -542,13 +556,23 @@ int gsd_jobs_cancel(gsd_app *app, const char *id)
     return hit;
 }
 
+void gsd_jobs_cut_all(gsd_app *app)
+{
+    pthread_mutex_lock(&app->jobs->mu);
+    for (gsd_job *job = app->jobs->head; job; job = job->next_job)
+        atomic_store(&job->cut, 1);
+    pthread_mutex_unlock(&app->jobs->mu);
+}
+
 void gsd_jobs_cancel_assembly(gsd_app *app, const char *assembly_id)
 {
     gsd_jobs *jobs = app->jobs;
     pthread_mutex_lock(&jobs->mu);
     for (gsd_job *job = jobs->head; job; job = job->next_job)
-        if (!strcmp(job->asm_id, assembly_id))
+        if (!strcmp(job->asm_id, assembly_id)) {
             job->cancelled = 1;
+            atomic_store(&job->cut, 1);
+        }
     for (;;) {
         int busy = 0;
         for (gsd_job *job = jobs->head; job; job = job->next_job)

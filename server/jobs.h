@@ -41,6 +41,10 @@ int gsd_jobs_work(gsd_app *app, gsd_worker *w);
 int gsd_jobs_progress(gsd_jobs *jobs, const char *id, gsd_job_progress *out);
 /* Cancel a live job (store status "cancelled"); 0 if it was not live. */
 int gsd_jobs_cancel(gsd_app *app, const char *id);
+/* Shutdown: every running cloud solve stops at its next iteration (not
+ * stored); the jobs stay queued / running in the store and resume on the
+ * next start. */
+void gsd_jobs_cut_all(gsd_app *app);
 /* Cancel every live job of an assembly and wait for their chunks to end. */
 void gsd_jobs_cancel_assembly(gsd_app *app, const char *assembly_id);
 /* Jobs queued or running. */

@@ -124,11 +124,20 @@ static gs_err parse_key(const cJSON *v, int n_fast, int m, int cloud, gsd_spec *
     }
     if (!strcmp(k, "max_iter")) {
         gs_err rc = want_number(v, k, err);
-        if (!rc && !(v->valuedouble >= 0 && v->valuedouble <= 1e9 &&
+        if (!rc && !(v->valuedouble >= 0 && v->valuedouble <= GSD_MAX_ITER_CAP &&
                      v->valuedouble == floor(v->valuedouble)))
-            rc = gs_errorf(err, GS_ERR_RANGE, k, "max_iter must be an integer in [0, 1e9]");
+            rc = gs_errorf(err, GS_ERR_RANGE, k, "max_iter must be an integer in [0, %d] (0: "
+                           "the method's default, 10 m + 100)", GSD_MAX_ITER_CAP);
         if (!rc)
             o->max_iter = (int)v->valuedouble;
+        return rc;
+    }
+    if (!strcmp(k, "timeout_s")) {
+        gs_err rc = want_number(v, k, err);
+        if (!rc && !(v->valuedouble > 0 && v->valuedouble <= 86400))
+            rc = gs_errorf(err, GS_ERR_RANGE, k, "timeout_s must be in (0, 86400] seconds");
+        if (!rc)
+            sp->timeout_s = v->valuedouble;
         return rc;
     }
     if (!strcmp(k, "fasteners"))
@@ -211,6 +220,10 @@ void gsd_spec_write(const gsd_spec *sp, gs_buf *b)
                       "\"ipm_linear\":\"%s\",\"ipm_start\":\"%s\"",
                    o->max_iter, gs_npm_linear_name(o->npm_linear), gs_linesearch_name(o->linesearch),
                    gs_ipm_linear_name(o->ipm_linear), gs_ipm_start_name(o->ipm_start));
+    if (sp->timeout_s > 0) {
+        gs_buf_puts(b, ",\"timeout_s\":");
+        gs_buf_json_num(b, sp->timeout_s);
+    }
     switch (sp->pattern) {
     case GSD_PAT_ALL: gs_buf_puts(b, ",\"fasteners\":\"all\""); break;
     case GSD_PAT_LIST:
@@ -298,4 +311,14 @@ gs_err gsd_spec_problem(const gsd_spec *sp, const gs_model *mdl, double *load, u
 int gsd_spec_is_plain(const gsd_spec *sp)
 {
     return sp->pattern == GSD_PAT_NONE && sp->n_fixed == 0;
+}
+
+gs_err gsd_spec_timeout(gsd_spec *sp, double def_s, double max_s, gs_error *err)
+{
+    if (sp->timeout_s > max_s)
+        return gs_errorf(err, GS_ERR_RANGE, "timeout_s", "timeout_s = %g s exceeds this server's "
+                         "limit of %g s (gapsimd --max-timeout)", sp->timeout_s, max_s);
+    if (!(sp->timeout_s > 0))
+        sp->timeout_s = def_s;
+    return GS_OK;
 }

@@ -27,6 +27,9 @@
 #define GSD_PAT_FRACTION GS_PAT_FRACTION
 enum { GSD_RET_W = 1, GSD_RET_LAMBDA = 2, GSD_RET_X = 4, GSD_RET_KKT = 8 };
 
+/* The largest max_iter a request may ask (the methods' default is 10 m + 100). */
+#define GSD_MAX_ITER_CAP 1000000
+
 typedef struct {
     gs_solve_opts opts;          /* method, form, tol, max_iter, NPM / IPM options */
     int pattern;                 /* GSD_PAT_* */
@@ -36,6 +39,7 @@ typedef struct {
     char warm[GSD_ID_LEN];       /* solve: result id to warm-start from ("" none) */
     char warm_job[GSD_ID_LEN];   /* cloud: gap i warm-starts from gap i of this job */
     unsigned ret;                /* GSD_RET_* fields returned by a solve */
+    double timeout_s;            /* per solve, s (0: the server's --default-timeout) */
     int resolved;                /* installed[] filled by gsd_spec_resolve */
     int n_installed, *installed; /* the candidates the pattern installs, ascending */
 } gsd_spec;
@@ -57,6 +61,9 @@ void gsd_spec_write(const gsd_spec *sp, gs_buf *b);
  * spec on a model. O(m + n_fast). */
 gs_err gsd_spec_problem(const gsd_spec *sp, const gs_model *mdl, double *load, unsigned char *eq,
                         gs_error *err);
+/* The time limit of each solve: timeout_s as asked (at most max_s: else
+ * GS_ERR_RANGE naming "timeout_s"), or def_s when the request gave none. */
+gs_err gsd_spec_timeout(gsd_spec *sp, double def_s, double max_s, gs_error *err);
 /* 1 if the spec installs no fastener and fixes no pair. */
 int gsd_spec_is_plain(const gsd_spec *sp);
 

@@ -31,7 +31,9 @@ int gc_solve_opts_check(const char *prog, const gc_solve_opts *o)
         if (!(d > 0 && d < 1))
             return gc_usage_error(prog, "--tol must be in (0, 1), not '%s'", o->tol);
     }
-    if (o->max_iter && gc_arg_long(prog, "--max-iter", o->max_iter, 0, 1000000000L, &l))
+    if (o->max_iter && gc_arg_long(prog, "--max-iter", o->max_iter, 0, 1000000L, &l))
+        return GC_EUSAGE;
+    if (o->timeout && gc_arg_double(prog, "--timeout", o->timeout, 1e-3, 86400, &d))
         return GC_EUSAGE;
     if (o->fraction && gc_arg_double(prog, "--fraction", o->fraction, 0, 1, &d))
         return GC_EUSAGE;
@@ -72,6 +74,8 @@ int gc_solve_opts_json(const gc_solve_opts *o, cJSON *obj)
         ok &= cJSON_AddNumberToObject(obj, "tol", strtod(o->tol, NULL)) != NULL;
     if (o->max_iter)
         ok &= cJSON_AddNumberToObject(obj, "max_iter", strtod(o->max_iter, NULL)) != NULL;
+    if (o->timeout)
+        ok &= cJSON_AddNumberToObject(obj, "timeout_s", strtod(o->timeout, NULL)) != NULL;
     if (o->fraction)
         ok &= cJSON_AddNumberToObject(obj, "fastener_fraction", strtod(o->fraction, NULL)) != NULL;
     if (o->fasteners) {
@@ -110,6 +114,7 @@ int gc_solve_opts_query(const gc_solve_opts *o, gc_buf *q, char sep)
     char s = sep;
     return add_q(q, &s, "solver", o->solver) || add_q(q, &s, "formulation", o->formulation) ||
                    add_q(q, &s, "tol", o->tol) || add_q(q, &s, "max_iter", o->max_iter) ||
+                   add_q(q, &s, "timeout_s", o->timeout) ||
                    add_q(q, &s, "fasteners", o->fasteners) ||
                    add_q(q, &s, "fastener_fraction", o->fraction) ||
                    add_q(q, &s, "fixed_pairs", o->fixed) || add_q(q, &s, "warm_start", o->warm)

@@ -1,6 +1,6 @@
 /*
  * reqopts.h -- the solve options shared by `gapsim solve` and `gapsim cloud
- * submit` (--solver, --formulation, --tol, --max-iter, --fasteners,
+ * submit` (--solver, --formulation, --tol, --max-iter, --timeout, --fasteners,
  * --fraction, --fixed-pairs, --warm-start): their option table entries,
  * help text, local checks (bad values are usage errors, exit 2) and their
  * encoding as JSON body members (solve) or as a query string (cloud .npy
@@ -14,13 +14,15 @@
 #include "http.h"
 
 typedef struct {
-    const char *solver, *formulation, *tol, *max_iter, *fasteners, *fraction, *fixed, *warm;
+    const char *solver, *formulation, *tol, *max_iter, *timeout, *fasteners, *fraction, *fixed,
+        *warm;
 } gc_solve_opts;
 
-/* Option table entries for the fields of o (8 entries). */
+/* Option table entries for the fields of o (9 entries). */
 #define GC_SOLVE_OPT_ENTRIES(o)                                                                   \
     {"--solver", NULL, &(o).solver, NULL}, {"--formulation", NULL, &(o).formulation, NULL},       \
         {"--tol", NULL, &(o).tol, NULL}, {"--max-iter", NULL, &(o).max_iter, NULL},               \
+        {"--timeout", NULL, &(o).timeout, NULL},                                                  \
         {"--fasteners", NULL, &(o).fasteners, NULL}, {"--fraction", NULL, &(o).fraction, NULL},   \
         {"--fixed-pairs", NULL, &(o).fixed, NULL}, {"--warm-start", NULL, &(o).warm, NULL}
 
@@ -28,7 +30,8 @@ typedef struct {
     "  --solver S         auto (default), gi, lemke, npm, ipm, ref\n"                             \
     "  --formulation F    default, dual, relative, primal\n"                                      \
     "  --tol T            solver tolerance in (0, 1)\n"                                           \
-    "  --max-iter N       iteration limit (0: the solver's default)\n"                            \
+    "  --max-iter N       iteration limit (0: the solver's default; at most 1000000)\n"          \
+    "  --timeout S        time limit of the solve (cloud: of each gap), seconds\n"             \
     "  --fasteners P      all, none (default) or candidate indices i,j,...\n"                     \
     "  --fraction F       install round(F * n_fast) fasteners, evenly spaced (not with\n"         \
     "                     --fasteners)\n"                                                         \

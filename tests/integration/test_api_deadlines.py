@@ -1,0 +1,151 @@
+"""Deadlines and cancellation on the full lap model (n = 5,206, m = 2,603),
+where an interior-point solve with every fastener takes a minute or more:
+- timeout_s = 1 ends the solve with status "time_limit" (200) in about a
+  second; timeout_s and max_iter out of range are refused naming the field;
+- a client that hangs up cancels its solve (metrics: status "cancelled");
+- DELETE of a running cloud stops its running solve at once (nothing
+  stored for it);
+- SIGTERM during a slow solve exits in a few seconds (the waiting client
+  gets 503 or a closed connection).
+The measured times are printed (they are figures, not assertions: the
+assertions only bound them far above the expected values, so that a solve
+that is not stopped fails the test)."""
+import socket
+import threading
+import time
+import unittest
+import json
+import re
+
+import gsd_harness as h
+from api_common import gaps_rows, metric, model, sanitizer_report, upload_multipart
+
+SLOW = {"solver": "ipm", "fasteners": "all"}
+
+
+def cancelled(d):
+    """ipm solves that ended cancelled so far (the sample appears with the first)."""
+    try:
+        return metric(d, "gapsim_solves_total", 'solver="ipm",status="cancelled"')
+    except AssertionError:
+        return 0
+
+
+class DeadlineTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        path, gaps = model("lap", small=False, inline=False, gaps=4, extra=["--no-cond"])
+        cls.G = gaps_rows(gaps)
+        cls.model_path = path
+        cls.d = h.Daemon(workers=2, extra=["--max-timeout", "100", "--default-timeout", "60"]).start()
+        try:
+            cls.aid = cls.upload(cls.d)
+        except Exception:
+            cls.d.cleanup()
+            raise
+
+    @classmethod
+    def upload(cls, d):
+        r = upload_multipart(d, cls.model_path, wait=True)
+        assert r.status == 201, (r.status, r.body[:300])
+        return r.json()["id"]
+
+    @classmethod
+    def tearDownClass(cls):
+        rc = cls.d.stop()
+        report = sanitizer_report(cls.d)
+        cls.d.cleanup()
+        assert report is None, report
+        assert rc == 0, "gapsimd exited with %r" % rc
+
+    def test_timeout_s_ends_a_slow_solve(self):
+        t0 = time.time()
+        r = self.d.post("/v1/assemblies/%s/solve" % self.aid,
+                        dict(SLOW, g=self.G[0], timeout_s=1))
+        dt = time.time() - t0
+        print("\n  timeout_s = 1: answered in %.2f s" % dt)
+        self.assertEqual(r.status, 200, r.body[:300])
+        self.assertEqual(r.json()["status"], "time_limit")
+        self.assertLess(dt, 30)
+        # not a cache entry: the same request runs again (and stops again)
+        r = self.d.post("/v1/assemblies/%s/solve" % self.aid,
+                        dict(SLOW, g=self.G[0], timeout_s=0.5))
+        self.assertEqual(r.json()["status"], "time_limit")
+        self.assertFalse(r.json().get("cached", False))
+
+    def test_limits_name_the_field(self):
+        for body, field in ((dict(timeout_s=0), "timeout_s"), (dict(timeout_s=101), "timeout_s"),
+                            (dict(timeout_s="1"), "timeout_s"), (dict(max_iter=1e9), "max_iter")):
+            r = self.d.post("/v1/assemblies/%s/solve" % self.aid, dict(body, g=self.G[0]))
+            self.assertIn(r.status, (400, 422), r.body[:300])
+            self.assertEqual(r.json()["error"]["field"], field, body)
+        r = self.d.post("/v1/assemblies/%s/clouds" % self.aid, dict(gaps=self.G[:1], timeout_s=101))
+        self.assertIn(r.status, (400, 422), r.body[:300])
+        self.assertEqual(r.json()["error"]["field"], "timeout_s")
+
+    def test_hang_up_cancels_the_solve(self):
+        before = cancelled(self.d)
+        host, port = re.match(r"http://([0-9.]+):([0-9]+)", self.d.url).groups()
+        body = json.dumps(dict(SLOW, g=self.G[1])).encode()
+        s = socket.create_connection((host, int(port)))
+        s.sendall(b"POST /v1/assemblies/%s/solve HTTP/1.1\r\nHost: x\r\n"
+                  b"Content-Type: application/json\r\nContent-Length: %d\r\n\r\n"
+                  % (self.aid.encode(), len(body)) + body)
+        time.sleep(0.5)
+        s.close()
+        t0 = time.time()
+        while cancelled(self.d) <= before and time.time() - t0 < 30:
+            time.sleep(0.02)
+        dt = time.time() - t0
+        print("\n  hang-up: solve cancelled %.2f s after the client closed" % dt)
+        self.assertGreater(cancelled(self.d), before)
+
+    def test_delete_stops_a_running_cloud(self):
+        r = self.d.post("/v1/assemblies/%s/clouds" % self.aid, dict(SLOW, gaps=self.G[:2]))
+        self.assertEqual(r.status, 202, r.body[:300])
+        jid = r.json()["id"]
+        t0 = time.time()
+        while self.d.get("/v1/jobs/" + jid).json()["status"] != "running" and time.time() - t0 < 30:
+            time.sleep(0.02)
+        time.sleep(0.3)
+        before = cancelled(self.d)
+        t0 = time.time()
+        r = self.d.delete("/v1/jobs/" + jid)
+        self.assertIn(r.status, (200, 202, 204), r.body[:300])
+        while cancelled(self.d) <= before and time.time() - t0 < 30:
+            time.sleep(0.02)
+        dt = time.time() - t0
+        print("\n  DELETE: running cloud solve stopped %.2f s after the request" % dt)
+        self.assertGreater(cancelled(self.d), before)
+        j = self.d.get("/v1/jobs/" + jid).json()
+        self.assertEqual((j["status"], j["done"]), ("cancelled", 0))
+
+    def test_sigterm_during_a_slow_solve(self):
+        d = h.Daemon(workers=1).start()
+        try:
+            aid = self.upload(d)
+            out = {}
+
+            def client():
+                try:
+                    out["r"] = d.post("/v1/assemblies/%s/solve" % aid, dict(SLOW, g=self.G[2]))
+                except Exception as e:  # the connection closed: also an answer
+                    out["e"] = e
+            th = threading.Thread(target=client)
+            th.start()
+            time.sleep(1.0)
+            t0 = time.time()
+            rc = d.stop()
+            dt = time.time() - t0
+            th.join(30)
+            print("\n  SIGTERM during a solve: exit %r after %.2f s" % (rc, dt))
+            self.assertEqual(rc, 0)
+            self.assertLess(dt, 20)
+            if "r" in out:
+                self.assertEqual(out["r"].status, 503, out["r"].body[:300])
+        finally:
+            d.cleanup()
+
+
+if __name__ == "__main__":
+    unittest.main()
