@@ -40,7 +40,17 @@ typedef struct {
     int max_gaps;         /* largest cloud (default 1000000) */
     int log_level;        /* 0 errors, 1 info (default), 2 debug */
     int conn_timeout;     /* s, idle connection timeout (default 120) */
+    int header_timeout;   /* s, for a connection to send its request headers (default 10) */
+    int max_connections;  /* open connections served; above: 503 (default 4096) */
+    int max_per_ip;       /* connections per client address, 0 = no limit (default 0) */
+    char allow_hosts[512];/* extra Host names accepted, comma-separated; "*": any */
+    char token_file[4096];/* bearer tokens (guard.h), "" = no authentication */
 } gsd_opts;
+
+typedef struct gsd_token {
+    char scope;           /* 'r' read, 'w' read and write */
+    char value[257];
+} gsd_token;
 
 typedef struct gsd_app {
     gsd_opts o;
@@ -52,6 +62,8 @@ typedef struct gsd_app {
     struct MHD_Daemon *mhd;
     atomic_int stopping;
     double started;       /* unix time */
+    gsd_token *tokens;    /* --token-file (guard.c), NULL: no authentication */
+    int n_tokens;
 } gsd_app;
 
 /* Log a line to stderr at a level (0 error, 1 info, 2 debug). */

@@ -11,6 +11,7 @@
 #define _GNU_SOURCE
 #include <getopt.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,7 @@
 
 #include "app.h"
 #include "assembly.h"
+#include "guard.h"
 #include "http.h"
 #include "ids.h"
 #include "jobs.h"
@@ -53,6 +55,15 @@ static void usage(FILE *f)
             "  --max-timeout S   the largest timeout_s a request may ask (default 3600)\n"
             "  --max-gaps K      most gaps per cloud (default 1000000)\n"
             "  --timeout S       idle connection timeout in seconds (default 120)\n"
+            "  --header-timeout S  time for a new connection to send its request headers\n"
+            "                    (default 10; then --timeout applies)\n"
+            "  --max-connections N  connections served at once; above, new requests get\n"
+            "                    503 with Retry-After (default 4096)\n"
+            "  --max-per-ip N    connections per client address (default 0: no limit)\n"
+            "  --token-file F    require bearer tokens: lines \"read TOKEN\" or \"write TOKEN\"\n"
+            "  --allow-host H    a Host name to accept besides IP literals and localhost\n"
+            "                    (repeatable or comma-separated; \"*\": any, no DNS-rebinding\n"
+            "                    protection)\n"
             "  --log-level L     0 errors, 1 info (default), 2 debug (every request)\n"
             "  --help            this text\n"
             "On start it prints \"gapsimd: listening on http://ADDR:PORT\" to stdout.\n");
@@ -77,7 +88,8 @@ static int parse_opts(int argc, char **argv, gsd_opts *o)
         {"max-n", 1, 0, 'n'},     {"max-gaps", 1, 0, 'k'},   {"timeout", 1, 0, 'T'},
         {"log-level", 1, 0, 'l'}, {"help", 0, 0, 'h'},       {"max-archive-entries", 1, 0, 'e'},
         {"max-fe-dofs", 1, 0, 'F'}, {"default-timeout", 1, 0, 'D'}, {"max-timeout", 1, 0, 'X'},
-        {0, 0, 0, 0}};
+        {"header-timeout", 1, 0, 'H'}, {"max-connections", 1, 0, 'C'}, {"max-per-ip", 1, 0, 'I'},
+        {"allow-host", 1, 0, 'A'}, {"token-file", 1, 0, 'K'}, {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
     snprintf(o->addr, sizeof o->addr, "127.0.0.1");
     o->port = 8600;
@@ -97,6 +109,8 @@ static int parse_opts(int argc, char **argv, gsd_opts *o)
     o->max_gaps = 1000000;
     o->log_level = 1;
     o->conn_timeout = 120;
+    o->header_timeout = 10;
+    o->max_connections = 4096;
     int c;
     while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
         long v = 0;
@@ -118,6 +132,16 @@ static int parse_opts(int argc, char **argv, gsd_opts *o)
         case 'X': bad = parse_long(optarg, 1, 86400, &v); o->max_timeout = (double)v; break;
         case 'k': bad = parse_long(optarg, 1, 100000000, &v); o->max_gaps = (int)v; break;
         case 'T': bad = parse_long(optarg, 1, 86400, &v); o->conn_timeout = (int)v; break;
+        case 'H': bad = parse_long(optarg, 1, 86400, &v); o->header_timeout = (int)v; break;
+        case 'C': bad = parse_long(optarg, 1, 1000000, &v); o->max_connections = (int)v; break;
+        case 'I': bad = parse_long(optarg, 0, 1000000, &v); o->max_per_ip = (int)v; break;
+        case 'K': bad = snprintf(o->token_file, sizeof o->token_file, "%s", optarg) >= (int)sizeof o->token_file; break;
+        case 'A': {
+            size_t used = strlen(o->allow_hosts);
+            bad = (size_t)snprintf(o->allow_hosts + used, sizeof o->allow_hosts - used, "%s%s",
+                                   used ? "," : "", optarg) >= sizeof o->allow_hosts - used;
+            break;
+        }
         case 'l': bad = parse_long(optarg, 0, 2, &v); o->log_level = (int)v; break;
         case 'h': usage(stdout); exit(0);
         default: usage(stderr); return -1;
@@ -160,11 +184,31 @@ static int prepare_dirs(gsd_app *app)
     return gsd_mkdirs(path);
 }
 
+/* Let the process hold `want` descriptors (the soft RLIMIT_NOFILE, up to
+ * the hard one): Debian's default soft limit of 1024 caps the connections. */
+static void raise_fd_limit(int want)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur >= (rlim_t)want)
+        return;
+    rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > (rlim_t)want ? (rlim_t)want
+                                                                              : rl.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &rl);
+}
+
 int main(int argc, char **argv)
 {
     static gsd_app app;
     if (parse_opts(argc, argv, &app.o) != 0)
         return 2;
+    raise_fd_limit(app.o.max_connections + GSD_CONN_RESERVE + 256);
+    if (app.o.token_file[0]) {
+        gs_error te;
+        if (gsd_guard_load_tokens(&app, app.o.token_file, &te) != GS_OK) {
+            fprintf(stderr, "gapsimd: %s\n", te.msg);
+            return 2;
+        }
+    }
     app.started = gsd_unix_now();
     signal(SIGPIPE, SIG_IGN);
     sigset_t sigs;
@@ -218,6 +262,7 @@ int main(int argc, char **argv)
     gsd_registry_free(app.reg);
     gsd_store_checkpoint(app.st, NULL);
     gsd_store_close(app.st);
+    gsd_guard_free_tokens(&app);
     gsd_log(&app, 1, "stopped");
     return 0;
 }

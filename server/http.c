@@ -17,9 +17,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "guard.h"
 #include "linalg.h"
 
 static atomic_int live_requests;
+/* Open connections (MHD_OPTION_NOTIFY_CONNECTION), for the guard's limit. */
+static atomic_int live_connections;
 
 /* ---- responses ------------------------------------------------------------ */
 
@@ -319,7 +322,9 @@ static unsigned route(gsd_req *r)
         if (!match(gsd_routes[i].pattern, r->url, id, rest))
             continue;
         path_known = 1;
-        if (strcmp(gsd_routes[i].method, r->method))
+        /* HEAD is answered as GET (MHD sends the headers only) */
+        if (strcmp(gsd_routes[i].method, r->method) &&
+            (strcmp(r->method, "HEAD") || strcmp(gsd_routes[i].method, "GET")))
             continue;
         r->route = &gsd_routes[i];
         memcpy(r->id, id, sizeof r->id);
@@ -565,6 +570,11 @@ static enum MHD_Result access_cb(void *cls, struct MHD_Connection *conn, const c
         r->fd = -1;
         r->t0 = gs_now();
         *con_cls = r;
+        /* the headers are in: from now on the idle timeout, not the header one */
+        MHD_set_connection_option(conn, MHD_CONNECTION_OPTION_TIMEOUT,
+                                  (unsigned)app->o.conn_timeout);
+        if (!gsd_guard(r, atomic_load(&live_connections)))
+            return queue(r);
         unsigned code = route(r);
         if (code == 404) {
             gsd_reply_error(r, 404, "not_found", "", "no such endpoint: %s", url);
@@ -628,6 +638,46 @@ static void completed_cb(void *cls, struct MHD_Connection *conn, void **con_cls,
     atomic_fetch_sub(&live_requests, 1);
 }
 
+static int hexval(char c)
+{
+    return c >= '0' && c <= '9' ? c - '0'
+           : c >= 'a' && c <= 'f' ? c - 'a' + 10
+           : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                  : -1;
+}
+
+
+static void conn_cb(void *cls, struct MHD_Connection *conn, void **socket_context,
+                    enum MHD_ConnectionNotificationCode toe)
+{
+    (void)cls;
+    (void)conn;
+    (void)socket_context;
+    atomic_fetch_add(&live_connections, toe == MHD_CONNECTION_NOTIFY_STARTED ? 1 : -1);
+}
+
+/* Percent-decoding of the path and query, except that %00 stays as the three
+ * characters "%00" (the guard answers 400): a NUL must not cut the path
+ * short ("/web/app.js%00.html" is not app.js). Never lengthens s. O(len). */
+static size_t unescape_cb(void *cls, struct MHD_Connection *conn, char *s)
+{
+    (void)cls;
+    (void)conn;
+    char *w = s;
+    for (const char *p = s; *p;) {
+        int hi, lo;
+        if (p[0] == '%' && (hi = hexval(p[1])) >= 0 && (lo = hexval(p[2])) >= 0 &&
+            (hi | lo) != 0) {
+            *w++ = (char)(16 * hi + lo);
+            p += 3;
+        } else {
+            *w++ = *p++;
+        }
+    }
+    *w = '\0';
+    return (size_t)(w - s);
+}
+
 static void mhd_log(void *cls, const char *fmt, va_list ap)
 {
     const gsd_app *app = cls;
@@ -651,9 +701,12 @@ gs_err gsd_http_start(gsd_app *app, gs_error *err)
         flags, (uint16_t)app->o.port, NULL, NULL, access_cb, app,
         MHD_OPTION_EXTERNAL_LOGGER, mhd_log, app, /* first: it applies to the options after it */
         MHD_OPTION_SOCK_ADDR, &sa, MHD_OPTION_THREAD_POOL_SIZE, (unsigned)app->o.http_threads,
-        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)app->o.conn_timeout,
+        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)app->o.header_timeout,
+        MHD_OPTION_CONNECTION_LIMIT, (unsigned)app->o.max_connections + GSD_CONN_RESERVE,
+        MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)app->o.max_per_ip,
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(512 * 1024),
-        MHD_OPTION_NOTIFY_COMPLETED, completed_cb, app, MHD_OPTION_END);
+        MHD_OPTION_NOTIFY_CONNECTION, conn_cb, app, MHD_OPTION_UNESCAPE_CALLBACK, unescape_cb,
+        app, MHD_OPTION_NOTIFY_COMPLETED, completed_cb, app, MHD_OPTION_END);
     if (!app->mhd)
         return gs_errorf(err, GS_ERR_IO, "port", "cannot listen on %s:%d (in use?)", app->o.addr,
                          app->o.port);

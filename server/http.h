@@ -25,6 +25,9 @@
 #include "gs_error.h"
 #include "ids.h"
 
+/* Connections MHD accepts above --max-connections: room to answer 503. */
+#define GSD_CONN_RESERVE 64
+
 enum { GSD_BODY_NONE = 0, GSD_BODY_JSON, GSD_BODY_NPY, GSD_BODY_MULTIPART, GSD_BODY_ARCHIVE };
 
 typedef struct gsd_req gsd_req;

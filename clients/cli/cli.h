@@ -27,6 +27,7 @@ enum {
 
 typedef struct {
     const char *server; /* base URL, no trailing '/' needed */
+    const char *token;  /* bearer token ($GAPSIM_TOKEN or --token), or NULL */
     int json;           /* print the server's JSON as is */
     int tty;            /* stderr is a terminal: progress bar */
 } gc_ctx;

@@ -123,6 +123,11 @@ int gc_http(const gc_ctx *cx, const char *prog, const gc_req *rq, gc_resp *rs)
     curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_write);
     curl_easy_setopt(h, CURLOPT_WRITEDATA, &w);
     hdrs = curl_slist_append(hdrs, "Expect:"); /* no 100-continue round trip */
+    if (cx->token && *cx->token) { /* gapsimd --token-file */
+        char line[300];
+        snprintf(line, sizeof line, "Authorization: Bearer %.256s", cx->token);
+        hdrs = curl_slist_append(hdrs, line);
+    }
     if (rq->accept) {
         char line[160];
         snprintf(line, sizeof line, "Accept: %s", rq->accept);

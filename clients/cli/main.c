@@ -28,6 +28,7 @@ static const char top_help[] =
     "  health                                the server's /healthz\n"
     "global options (anywhere on the line):\n"
     "  --server URL   the daemon (default $GAPSIM_SERVER, else " GC_DEFAULT_SERVER ")\n"
+    "  --token T      bearer token for a daemon with --token-file (default $GAPSIM_TOKEN)\n"
     "  --json         print the server's JSON answer as is instead of tables\n"
     "  -h, --help     help of gapsim or of any command (gapsim cloud submit --help)\n"
     "  --version      the client's version\n"
@@ -36,7 +37,8 @@ static const char top_help[] =
 
 int main(int argc, char **argv)
 {
-    gc_ctx cx = {.server = getenv("GAPSIM_SERVER"), .tty = isatty(STDERR_FILENO)};
+    gc_ctx cx = {.server = getenv("GAPSIM_SERVER"), .token = getenv("GAPSIM_TOKEN"),
+                 .tty = isatty(STDERR_FILENO)};
     if (!cx.server || !*cx.server)
         cx.server = GC_DEFAULT_SERVER;
     int a = 1;
@@ -55,6 +57,8 @@ int main(int argc, char **argv)
             cx.server = argv[++a];
         } else if (!strncmp(s, "--server=", 9) && s[9]) {
             cx.server = s + 9;
+        } else if (!strcmp(s, "--token") && a + 1 < argc && argv[a + 1][0]) {
+            cx.token = argv[++a];
         } else {
             fprintf(stderr, "gapsim: unknown option %s (see gapsim --help)\n", s);
             return GC_EUSAGE;

@@ -86,8 +86,27 @@
     while (e.firstChild) e.removeChild(e.firstChild);
   }
 
+  /* A daemon started with --token-file answers 401 without a bearer token:
+   * ask for one once, keep it in this browser (localStorage), send it on
+   * every API request. */
+  const TOKEN_KEY = 'gapsim.token';
+  function withToken(opts) {
+    const t = window.localStorage ? localStorage.getItem(TOKEN_KEY) : null;
+    if (!t) return opts;
+    const o = Object.assign({}, opts || {});
+    o.headers = Object.assign({}, (opts && opts.headers) || {}, {Authorization: 'Bearer ' + t});
+    return o;
+  }
+
   async function api(path, opts) {
-    const r = await fetch(path, opts);
+    let r = await fetch(path, withToken(opts));
+    if (r.status === 401 && window.localStorage) {
+      const t = window.prompt('This gapsimd needs an access token (gapsimd --token-file):');
+      if (t) {
+        localStorage.setItem(TOKEN_KEY, t.trim());
+        r = await fetch(path, withToken(opts));
+      }
+    }
     const txt = await r.text();
     let body = null;
     try {

@@ -88,7 +88,7 @@ class DeadlineTest(unittest.TestCase):
         host, port = re.match(r"http://([0-9.]+):([0-9]+)", self.d.url).groups()
         body = json.dumps(dict(SLOW, g=self.G[1])).encode()
         s = socket.create_connection((host, int(port)))
-        s.sendall(b"POST /v1/assemblies/%s/solve HTTP/1.1\r\nHost: x\r\n"
+        s.sendall(b"POST /v1/assemblies/%s/solve HTTP/1.1\r\nHost: 127.0.0.1\r\n"
                   b"Content-Type: application/json\r\nContent-Length: %d\r\n\r\n"
                   % (self.aid.encode(), len(body)) + body)
         time.sleep(0.5)

@@ -97,13 +97,16 @@ class Client:
         url: base URL; default ``$GAPSIM_SERVER`` or ``http://127.0.0.1:8600``.
         timeout: seconds per HTTP request (a synchronous upload includes the
             precomputation, so keep this generous).
+        token: bearer token for a daemon started with ``--token-file``;
+            default ``$GAPSIM_TOKEN`` (none if unset).
 
     Every method raises :class:`GapsimError` for an error answer.
     """
 
-    def __init__(self, url: Optional[str] = None, timeout: float = 300.0) -> None:
+    def __init__(self, url: Optional[str] = None, timeout: float = 300.0,
+                 token: Optional[str] = None) -> None:
         self.url = (url or default_url()).rstrip("/")
-        self.http = Transport(self.url, timeout)
+        self.http = Transport(self.url, timeout, token or os.environ.get("GAPSIM_TOKEN"))
 
     def __repr__(self) -> str:
         return "Client(%r)" % self.url

@@ -72,9 +72,10 @@ def multipart(fields: Iterable[Tuple[str, Optional[str], bytes]]) -> Tuple[str, 
 class Transport:
     """Sends requests to one base URL; raises GapsimError for non-2xx answers."""
 
-    def __init__(self, url: str, timeout: float = 300.0) -> None:
+    def __init__(self, url: str, timeout: float = 300.0, token: Optional[str] = None) -> None:
         self.url = url.rstrip("/")
         self.timeout = timeout
+        self.token = token
 
     def request(self, method: str, path: str, body: Any = None,
                 headers: Optional[Dict[str, str]] = None,
@@ -82,6 +83,8 @@ class Transport:
                 timeout: Optional[float] = None) -> Response:
         """Send a request. A dict/list body is sent as JSON; bytes as they are."""
         hdrs = dict(headers or {})
+        if self.token:
+            hdrs.setdefault("Authorization", "Bearer " + self.token)
         data: Optional[bytes]
         if body is None or isinstance(body, (bytes, bytearray)):
             data = bytes(body) if body is not None else None

@@ -1,0 +1,271 @@
+/*
+ * guard.c -- capacity, framing, Host / Origin and token checks of every
+ * request (see guard.h for the rules and their order).
+ */
+#include "guard.h"
+
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "fe_text.h"
+#include "fileio.h"
+
+/* ---- tokens ------------------------------------------------------------------ */
+
+gs_err gsd_guard_load_tokens(gsd_app *app, const char *path, gs_error *err)
+{
+    char *buf;
+    size_t len;
+    gs_err rc = gs_file_read_all(path, (size_t)1 << 20, &buf, &len, err);
+    if (rc != GS_OK)
+        return rc;
+    gs_text_cur c;
+    gs_text_span line, f[3];
+    gs_text_init(&c, buf, len);
+    while (rc == GS_OK && gs_text_line(&c, &line)) {
+        line = gs_text_trim(line);
+        if (line.n == 0 || line.s[0] == '#')
+            continue;
+        int nf = 0; /* "scope token", blank separated */
+        size_t k = 0;
+        while (k < line.n && nf < 3) {
+            while (k < line.n && (line.s[k] == ' ' || line.s[k] == '\t'))
+                k++;
+            size_t s = k;
+            while (k < line.n && line.s[k] != ' ' && line.s[k] != '\t')
+                k++;
+            if (k > s)
+                f[nf++] = (gs_text_span){line.s + s, k - s};
+        }
+        int scope = nf >= 1 && gs_text_is_word(f[0], "read")    ? 'r'
+                    : nf >= 1 && gs_text_is_word(f[0], "write") ? 'w'
+                                                                : 0;
+        int ok = nf == 2 && scope && f[1].n >= 16 && f[1].n <= 256;
+        for (size_t i = 0; ok && i < f[1].n; i++)
+            ok = isgraph((unsigned char)f[1].s[i]);
+        if (!ok) {
+            rc = gs_errorf(err, GS_ERR_FORMAT, "token-file", "%s: line %ld: expected \"read "
+                           "TOKEN\" or \"write TOKEN\" with a token of 16 to 256 printable "
+                           "characters", path, c.line);
+            break;
+        }
+        gsd_token *t = realloc(app->tokens, sizeof *t * (size_t)(app->n_tokens + 1));
+        if (!t) {
+            rc = gs_errorf(err, GS_ERR_NOMEM, "token-file", "out of memory");
+            break;
+        }
+        app->tokens = t;
+        t[app->n_tokens].scope = (char)scope;
+        memcpy(t[app->n_tokens].value, f[1].s, f[1].n);
+        t[app->n_tokens].value[f[1].n] = '\0';
+        app->n_tokens++;
+    }
+    free(buf);
+    if (rc == GS_OK && app->n_tokens == 0)
+        rc = gs_errorf(err, GS_ERR_FORMAT, "token-file", "%s holds no token", path);
+    if (rc != GS_OK)
+        gsd_guard_free_tokens(app);
+    return rc;
+}
+
+void gsd_guard_free_tokens(gsd_app *app)
+{
+    if (app->tokens)
+        memset(app->tokens, 0, sizeof *app->tokens * (size_t)app->n_tokens);
+    free(app->tokens);
+    app->tokens = NULL;
+    app->n_tokens = 0;
+}
+
+/* Equal strings, in time that depends only on the lengths. */
+static int same_secret(const char *a, size_t na, const char *b, size_t nb)
+{
+    unsigned char d = na != nb;
+    size_t n = na < nb ? na : nb;
+    for (size_t i = 0; i < n; i++)
+        d |= (unsigned char)(a[i] ^ b[i]);
+    return d == 0;
+}
+
+/* The scope of the request's bearer token: 'r', 'w', or 0. */
+static int token_scope(const gsd_app *app, const char *auth)
+{
+    if (!auth || strncasecmp(auth, "Bearer ", 7))
+        return 0;
+    const char *t = auth + 7;
+    while (*t == ' ')
+        t++;
+    size_t n = strlen(t);
+    int scope = 0;
+    for (int i = 0; i < app->n_tokens; i++) /* every token compared: no early exit */
+        if (same_secret(t, n, app->tokens[i].value, strlen(app->tokens[i].value)))
+            scope = app->tokens[i].scope;
+    return scope;
+}
+
+static int is_write(const char *method)
+{
+    return strcmp(method, "GET") && strcmp(method, "HEAD") && strcmp(method, "OPTIONS");
+}
+
+/* ---- framing ------------------------------------------------------------------- */
+
+typedef struct {
+    int n_cl, cl_conflict, te;
+    char cl[32];
+    const char *dup;       /* a query parameter given twice */
+    const char *nul;       /* a query parameter with %00 */
+    const char *names[64]; /* query parameters seen (the first 64) */
+    int n_names;
+} frame_scan;
+
+static enum MHD_Result scan_header(void *cls, enum MHD_ValueKind kind, const char *key,
+                                   const char *value)
+{
+    frame_scan *f = cls;
+    (void)kind;
+    if (!key)
+        return MHD_YES;
+    if (!strcasecmp(key, "Content-Length")) {
+        if (f->n_cl++ && strcmp(f->cl, value ? value : ""))
+            f->cl_conflict = 1;
+        snprintf(f->cl, sizeof f->cl, "%s", value ? value : "");
+    } else if (!strcasecmp(key, "Transfer-Encoding")) {
+        f->te = 1;
+    }
+    return MHD_YES;
+}
+
+static enum MHD_Result scan_arg(void *cls, enum MHD_ValueKind kind, const char *key,
+                                const char *value)
+{
+    frame_scan *f = cls;
+    (void)kind;
+    if (!key)
+        return MHD_YES;
+    if ((strstr(key, "%00") || (value && strstr(value, "%00"))) && !f->nul)
+        f->nul = key;
+    for (int i = 0; i < f->n_names && !f->dup; i++)
+        if (!strcmp(f->names[i], key))
+            f->dup = key;
+    if (f->n_names < 64)
+        f->names[f->n_names++] = key;
+    return MHD_YES;
+}
+
+/* ---- Host and Origin -------------------------------------------------------------- */
+
+/* The host part of "host[:port]" / "[v6]:port" into out. */
+static void host_only(const char *h, char *out, size_t cap)
+{
+    if (h[0] == '[') {
+        const char *e = strchr(h, ']');
+        size_t n = e ? (size_t)(e - h - 1) : strlen(h + 1);
+        snprintf(out, cap, "%.*s", (int)(n < cap ? n : cap - 1), h + 1);
+        return;
+    }
+    const char *colon = strchr(h, ':');
+    size_t n = colon ? (size_t)(colon - h) : strlen(h);
+    snprintf(out, cap, "%.*s", (int)(n < cap ? n : cap - 1), h);
+}
+
+static int host_allowed(const gsd_app *app, const char *host)
+{
+    char h[256];
+    unsigned char ip[16];
+    host_only(host, h, sizeof h);
+    if (inet_pton(AF_INET, h, ip) == 1 || inet_pton(AF_INET6, h, ip) == 1 ||
+        !strcasecmp(h, "localhost"))
+        return 1;
+    const char *list = app->o.allow_hosts;
+    while (*list) {
+        const char *end = strchr(list, ',');
+        size_t n = end ? (size_t)(end - list) : strlen(list);
+        if ((n == 1 && list[0] == '*') || (n == strlen(h) && !strncasecmp(list, h, n)))
+            return 1;
+        list += n + (end ? 1 : 0);
+    }
+    return 0;
+}
+
+/* Origin "scheme://host[:port]" names the Host the request was sent to. */
+static int same_origin(const char *origin, const char *host)
+{
+    const char *p = strstr(origin, "://");
+    return p && host && !strcasecmp(p + 3, host);
+}
+
+/* ---- the guard -------------------------------------------------------------------- */
+
+static int is_public(const gsd_req *r)
+{
+    return !strcmp(r->url, "/healthz") || !strcmp(r->url, "/") || !strncmp(r->url, "/web/", 5);
+}
+
+int gsd_guard(gsd_req *r, int live_connections)
+{
+    gsd_app *app = r->app;
+    if (live_connections > app->o.max_connections) {
+        gsd_reply_error(r, 503, "overloaded", "", "%d connections are open (the limit is %d): "
+                        "retry shortly", live_connections, app->o.max_connections);
+        if (r->resp) {
+            MHD_add_response_header(r->resp, "Retry-After", "1");
+            MHD_add_response_header(r->resp, "Connection", "close");
+        }
+        return 0;
+    }
+    frame_scan f = {0};
+    MHD_get_connection_values(r->conn, MHD_HEADER_KIND, scan_header, &f);
+    MHD_get_connection_values(r->conn, MHD_GET_ARGUMENT_KIND, scan_arg, &f);
+    if (f.cl_conflict || (f.n_cl && f.te)) {
+        gsd_reply_error(r, 400, "bad_request", "Content-Length", "%s",
+                        f.cl_conflict ? "conflicting Content-Length headers"
+                                      : "Content-Length together with Transfer-Encoding");
+        return 0;
+    }
+    if (strstr(r->url, "%00") || f.nul) {
+        gsd_reply_error(r, 400, "bad_request", f.nul ? f.nul : "path",
+                        "a NUL byte (%%00) in the %s", f.nul ? "query" : "path");
+        return 0;
+    }
+    if (f.dup) {
+        gsd_reply_error(r, 400, "bad_request", f.dup, "query parameter '%s' is given twice",
+                        f.dup);
+        return 0;
+    }
+    const char *host = gsd_header(r, "Host");
+    if (host && !host_allowed(app, host)) {
+        gsd_reply_error(r, 403, "forbidden", "Host", "this server does not answer to that host "
+                        "name (gapsimd --allow-host)");
+        return 0;
+    }
+    const char *origin = gsd_header(r, "Origin");
+    if (origin && is_write(r->method) && strcmp(origin, "null") && !same_origin(origin, host)) {
+        gsd_reply_error(r, 403, "forbidden", "Origin", "a write from another site's page is "
+                        "refused (cross-site request)");
+        return 0;
+    }
+    if (origin && is_write(r->method) && !strcmp(origin, "null")) {
+        gsd_reply_error(r, 403, "forbidden", "Origin", "a write from an opaque origin is refused");
+        return 0;
+    }
+    if (app->n_tokens && !is_public(r)) {
+        int scope = token_scope(app, gsd_header(r, "Authorization"));
+        if (!scope) {
+            gsd_reply_error(r, 401, "unauthorized", "Authorization", "a bearer token is "
+                            "required (Authorization: Bearer <token>)");
+            if (r->resp)
+                MHD_add_response_header(r->resp, "WWW-Authenticate", "Bearer realm=\"gapsimd\"");
+            return 0;
+        }
+        if (scope == 'r' && is_write(r->method)) {
+            gsd_reply_error(r, 403, "forbidden", "Authorization", "this token may only read");
+            return 0;
+        }
+    }
+    return 1;
+}

@@ -1,0 +1,207 @@
+"""The checks every request passes (server/guard.h), on a real daemon:
+- framing: conflicting Content-Length, Content-Length with
+  Transfer-Encoding, a NUL in the path (/web/app.js%00.html must not serve
+  app.js) or the query, a query parameter given twice: 400 naming it;
+  HEAD is answered like GET without a body;
+- Host: a name that is not an IP literal, localhost or --allow-host is
+  refused (403, DNS rebinding); Origin: a write from another site's page is
+  refused (403, CSRF), the daemon's own origin is accepted;
+- tokens (--token-file): 401 with WWW-Authenticate without a known token,
+  403 for a write with a read token, /healthz and the page stay public;
+  the CLI sends GAPSIM_TOKEN;
+- capacity: with 2,000 idle sockets open, /healthz is still answered (the
+  p99 latency is printed), and above --max-connections new requests get
+  503 with Retry-After; sockets that never send their headers are closed
+  after --header-timeout.
+"""
+import os
+import resource
+import socket
+import subprocess
+import tempfile
+import time
+import unittest
+
+import gsd_harness as h
+from api_common import ApiCase, sanitizer_report
+
+
+def raw(d, data, timeout=10):
+    """Send raw bytes; the whole answer (until the server closes or 1 s idle)."""
+    host, port = d.url[len("http://"):].split(":")
+    s = socket.create_connection((host, int(port)), timeout=timeout)
+    s.sendall(data)
+    s.settimeout(1.0)
+    out = b""
+    try:
+        while True:
+            b = s.recv(65536)
+            if not b:
+                break
+            out += b
+    except socket.timeout:
+        pass
+    s.close()
+    return out
+
+
+def status_of(answer):
+    return int(answer.split(b" ", 2)[1]) if answer.startswith(b"HTTP/1.") else None
+
+
+class Guard(ApiCase):
+    def test_framing(self):
+        a = raw(self.d, b"POST /v1/assemblies HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                        b"Content-Length: 2\r\nContent-Length: 5\r\n\r\n{}")
+        self.assertIn(status_of(a), (400, None), a[:200])  # MHD may refuse it itself
+        a = raw(self.d, b"POST /v1/assemblies HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                        b"Content-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n{}")
+        self.assertIn(status_of(a), (400, None), a[:200])
+        r = self.d.get("/web/app.js%00.html")
+        self.assertEqual(r.status, 400, r.body[:200])
+        self.assertEqual(r.json()["error"]["field"], "path")
+        r = self.d.get("/v1/jobs?status=done%00x")
+        self.assertEqual(r.status, 400, r.body[:200])
+        r = self.d.get("/v1/jobs?limit=1&limit=2")
+        self.assertEqual(r.status, 400, r.body[:200])
+        self.assertEqual(r.json()["error"]["field"], "limit")
+
+    def test_head_is_get_without_body(self):
+        a = raw(self.d, b"HEAD /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+        self.assertEqual(status_of(a), 200, a[:200])
+        head, _, body = a.partition(b"\r\n\r\n")
+        self.assertEqual(body, b"")
+        self.assertIn(b"application/json", head)
+
+    def test_host_and_origin(self):
+        r = self.d.get("/healthz", headers={"Host": "evil.example:8600"})
+        self.assertEqual(r.status, 403, r.body[:200])
+        self.assertEqual(r.json()["error"]["field"], "Host")
+        for host in ("localhost:1", "127.0.0.1", "[::1]:80"):
+            self.assertEqual(self.d.get("/healthz", headers={"Host": host}).status, 200, host)
+        g = [0.5] * self.m
+        r = self.d.post("/v1/assemblies/%s/solve" % self.aid, {"g": g},
+                        headers={"Origin": "http://evil.example"})
+        self.assertEqual(r.status, 403, r.body[:200])
+        self.assertEqual(r.json()["error"]["field"], "Origin")
+        own = "http://" + self.d.url[len("http://"):]
+        r = self.d.post("/v1/assemblies/%s/solve" % self.aid, {"g": g}, headers={"Origin": own})
+        self.assertEqual(r.status, 200, r.body[:200])
+        # a read from another origin is not a write: allowed
+        r = self.d.get("/v1/assemblies", headers={"Origin": "http://evil.example"})
+        self.assertEqual(r.status, 200, r.body[:200])
+
+
+class Tokens(unittest.TestCase):
+    READ, WRITE = "r" * 20 + "-read-token", "w" * 20 + "-write-token"
+
+    @classmethod
+    def setUpClass(cls):
+        os.makedirs(h.TMP, exist_ok=True)
+        fd, cls.path = tempfile.mkstemp(dir=h.TMP, suffix=".tokens")
+        os.write(fd, ("# scopes\nread %s\nwrite %s\n" % (cls.READ, cls.WRITE)).encode())
+        os.close(fd)
+        cls.d = h.Daemon(workers=1, extra=["--token-file", cls.path]).start()
+
+    @classmethod
+    def tearDownClass(cls):
+        rc = cls.d.stop()
+        report = sanitizer_report(cls.d)
+        cls.d.cleanup()
+        os.unlink(cls.path)
+        assert report is None, report
+        assert rc == 0
+
+    def test_scopes(self):
+        self.assertEqual(self.d.get("/healthz").status, 200)
+        r = self.d.get("/v1/assemblies")
+        self.assertEqual(r.status, 401)
+        self.assertEqual(r.headers.get("WWW-Authenticate"), 'Bearer realm="gapsimd"')
+        bad = {"Authorization": "Bearer " + self.READ[:-1] + "x"}
+        self.assertEqual(self.d.get("/v1/assemblies", headers=bad).status, 401)
+        rd = {"Authorization": "Bearer " + self.READ}
+        wr = {"Authorization": "Bearer " + self.WRITE}
+        self.assertEqual(self.d.get("/v1/assemblies", headers=rd).status, 200)
+        r = self.d.delete("/v1/jobs/j_0123456789abcdef", headers=rd)
+        self.assertEqual(r.status, 403, r.body[:200])
+        r = self.d.delete("/v1/jobs/j_0123456789abcdef", headers=wr)
+        self.assertEqual(r.status, 404, r.body[:200])  # authorized: the job does not exist
+
+    def test_cli_sends_the_token(self):
+        env = dict(os.environ, GAPSIM_SERVER=self.d.url)
+        p = subprocess.run([h.binary("gapsim"), "assembly", "list"], env=env,
+                           capture_output=True, text=True)
+        self.assertEqual(p.returncode, 1, p.stderr)  # the server answered 401
+        self.assertIn("token", p.stderr)
+        env["GAPSIM_TOKEN"] = self.READ
+        p = subprocess.run([h.binary("gapsim"), "assembly", "list"], env=env,
+                           capture_output=True, text=True)
+        self.assertEqual(p.returncode, 0, p.stderr)
+
+    def test_bad_token_file_refused_at_start(self):
+        fd, bad = tempfile.mkstemp(dir=h.TMP, suffix=".tokens")
+        os.write(fd, b"read short\n")
+        os.close(fd)
+        p = subprocess.run([h.binary("gapsimd"), "--port", "0", "--data-dir",
+                            tempfile.mkdtemp(dir=h.TMP), "--token-file", bad],
+                           capture_output=True, text=True, timeout=30)
+        os.unlink(bad)
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("line 1", p.stderr)
+        self.assertNotIn("short", p.stderr)  # a token is never printed
+
+
+class Capacity(unittest.TestCase):
+    IDLE = 2000
+
+    def test_idle_flood_and_limit(self):
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        want = self.IDLE + 512
+        if soft < want:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (min(want, hard), hard))
+        if resource.getrlimit(resource.RLIMIT_NOFILE)[0] < want:
+            self.skipTest("cannot open %d sockets here" % want)
+        d = h.Daemon(workers=1, extra=["--max-connections", "2100", "--header-timeout", "2"]).start()
+        socks = []
+        try:
+            host, port = d.url[len("http://"):].split(":")
+            for _ in range(self.IDLE):
+                socks.append(socket.create_connection((host, int(port))))
+            lat = []
+            for _ in range(100):
+                t0 = time.time()
+                r = d.get("/healthz", timeout=10)
+                lat.append(time.time() - t0)
+                self.assertEqual(r.status, 200)
+            lat.sort()
+            print("\n  %d idle sockets: /healthz median %.1f ms, p99 %.1f ms"
+                  % (self.IDLE, 1e3 * lat[50], 1e3 * lat[98]))
+            # fill up to the limit: the next requests are answered 503
+            for _ in range(120):
+                socks.append(socket.create_connection((host, int(port))))
+            a = raw(d, b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            self.assertEqual(status_of(a), 503, a[:200])
+            self.assertIn(b"Retry-After: 1", a)
+            # sockets without headers are closed after --header-timeout (2 s)
+            time.sleep(3.5)
+            closed = 0
+            for s in socks[:50]:
+                s.settimeout(0.5)
+                try:
+                    closed += s.recv(1) == b""
+                except (socket.timeout, ConnectionResetError):
+                    pass
+            self.assertGreater(closed, 40)
+            self.assertEqual(d.get("/healthz").status, 200)
+        finally:
+            for s in socks:
+                s.close()
+            rc = d.stop()
+            report = sanitizer_report(d)
+            d.cleanup()
+            self.assertIsNone(report)
+            self.assertEqual(rc, 0)
+
+
+if __name__ == "__main__":
+    unittest.main()
