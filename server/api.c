@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "json_parse.h"
@@ -43,6 +44,18 @@ cJSON *gsd_api_body(gsd_req *r)
     if (r->body_kind != GSD_BODY_JSON || r->body.len == 0) {
         gsd_reply_error(r, 400, "bad_format", "body", "a JSON object body is required");
         return NULL;
+    }
+    /* the big number arrays first, into doubles: the tree holds only the rest */
+    static const char *const big[] = {"g", "gaps"};
+    for (int k = 0; k < 2 && !r->nums_key[0]; k++) {
+        gs_error e;
+        int t = gsd_json_take_numbers(r->body.p, r->body.len, big[k], r->body.len, &r->nums, &e);
+        if (t < 0) {
+            gsd_reply_gs_error(r, &e);
+            return NULL;
+        }
+        if (t > 0)
+            snprintf(r->nums_key, sizeof r->nums_key, "%s", big[k]);
     }
     size_t at = 0;
     int trailing = 0;

@@ -29,6 +29,33 @@
 /* The "gaps" array of a JSON body as a k x m row-major matrix. 0 after answering. */
 static int json_gaps(gsd_req *r, const cJSON *obj, int m, double **out, int *k_out)
 {
+    if (!strcmp(r->nums_key, "gaps")) { /* taken without a tree (gsd_api_body) */
+        const gsd_numarr *a = &r->nums;
+        if (a->rows == -1 && a->n > 0) {
+            gsd_reply_error(r, 422, "dimension_mismatch", "gaps", "gaps must be an array of "
+                            "gap vectors (arrays of m = %d numbers), not of numbers", m);
+            return 0;
+        }
+        if (a->rows < 1) {
+            gsd_reply_error(r, 422, "invalid", "gaps", "gaps must be a non-empty array of gap "
+                            "vectors (each m = %d numbers, mm)", m);
+            return 0;
+        }
+        if (a->rows > r->app->o.max_gaps) {
+            gsd_reply_error(r, 413, "too_large", "gaps", "%ld gaps, more than the limit of %d",
+                            a->rows, r->app->o.max_gaps);
+            return 0;
+        }
+        if (a->cols != m) {
+            gsd_reply_error(r, 422, "dimension_mismatch", "gaps",
+                            "gaps[0] must be an array of m = %d numbers", m);
+            return 0;
+        }
+        *out = r->nums.v; /* taken over */
+        *k_out = (int)a->rows;
+        r->nums.v = NULL;
+        return 1;
+    }
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, "gaps");
     if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) == 0) {
         gsd_reply_error(r, 422, "invalid", "gaps",

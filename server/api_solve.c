@@ -49,6 +49,16 @@ static void task_free(solve_task *st)
 /* The gap vector "g": m finite numbers. 0 after answering. */
 static int parse_g(gsd_req *r, const cJSON *obj, int m, double *g)
 {
+    if (!strcmp(r->nums_key, "g")) { /* taken without a tree (gsd_api_body) */
+        if (r->nums.rows != -1 || r->nums.cols != m) {
+            gsd_reply_error(r, 422, "dimension_mismatch", "g",
+                            "g must be an array of m = %d numbers (got %s%ld)", m,
+                            r->nums.rows != -1 ? "an array of arrays, " : "", r->nums.cols);
+            return 0;
+        }
+        memcpy(g, r->nums.v, sizeof(double) * (size_t)m);
+        return 1;
+    }
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, "g");
     if (!v) {
         gsd_reply_error(r, 422, "invalid", "g", "the body needs \"g\": the %d initial gaps (mm)", m);

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -632,9 +633,13 @@ static void completed_cb(void *cls, struct MHD_Connection *conn, void **con_cls,
         MHD_destroy_response(r->resp);
     if (r->ctx_free)
         r->ctx_free(r->ctx);
+    const int big = r->body.cap >= ((size_t)8 << 20);
     gs_buf_free(&r->body);
+    gsd_numarr_free(&r->nums);
     free(r);
     *con_cls = NULL;
+    if (big)
+        malloc_trim(0); /* give a large body's memory back to the system */
     atomic_fetch_sub(&live_requests, 1);
 }
 

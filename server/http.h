@@ -24,6 +24,7 @@
 #include "buf.h"
 #include "gs_error.h"
 #include "ids.h"
+#include "json_numbers.h"
 
 /* Connections MHD accepts above --max-connections: room to answer 503. */
 #define GSD_CONN_RESERVE 64
@@ -53,6 +54,8 @@ struct gsd_req {
     int body_kind;
     size_t received;
     gs_buf body;               /* JSON body, or the "model" part of a multipart upload */
+    gsd_numarr nums;           /* "g" / "gaps" of a JSON body, taken without a tree */
+    char nums_key[8];          /* which of the two ("" none) */
     int fd;                     /* staging file of a raw .npy or archive body / current upload part */
     char file_path[PATH_MAX];   /* staging file of a raw .npy body */
     char stage_dir[PATH_MAX];   /* staging directory of a multipart upload */

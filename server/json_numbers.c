@@ -1,0 +1,292 @@
+/*
+ * json_numbers.c -- one pass over a JSON object text: find a top-level
+ * member, parse its number array into doubles, blank it (json_numbers.h).
+ */
+#include "json_numbers.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    char *s;
+    size_t n, i;
+} jn_cur;
+
+static void jn_ws(jn_cur *c)
+{
+    while (c->i < c->n && (c->s[c->i] == ' ' || c->s[c->i] == '\t' || c->s[c->i] == '\n' ||
+                           c->s[c->i] == '\r'))
+        c->i++;
+}
+
+/* Past a string starting at c->i ('"'); 0, or -1 if unterminated. */
+static int jn_skip_string(jn_cur *c)
+{
+    for (c->i++; c->i < c->n; c->i++) {
+        if (c->s[c->i] == '\\')
+            c->i++;
+        else if (c->s[c->i] == '"') {
+            c->i++;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+/* Past one value (a string, a nested array or object, or a scalar);
+ * -1 on malformed text. */
+static int jn_skip_value(jn_cur *c)
+{
+    if (c->i < c->n && c->s[c->i] == '"')
+        return jn_skip_string(c);
+    if (c->i < c->n && (c->s[c->i] == '[' || c->s[c->i] == '{')) {
+        int depth = 0;
+        while (c->i < c->n) {
+            char ch = c->s[c->i];
+            if (ch == '"') {
+                if (jn_skip_string(c) != 0)
+                    return -1;
+                continue;
+            }
+            c->i++;
+            if (ch == '[' || ch == '{')
+                depth++;
+            else if ((ch == ']' || ch == '}') && --depth == 0)
+                return 0;
+        }
+        return -1;
+    }
+    while (c->i < c->n && c->s[c->i] != ',' && c->s[c->i] != '}' && c->s[c->i] != ']' &&
+           c->s[c->i] != ' ' && c->s[c->i] != '\n' && c->s[c->i] != '\t' && c->s[c->i] != '\r')
+        c->i++;
+    return 0;
+}
+
+static int jn_push(gsd_numarr *a, size_t *cap, double v, size_t max_values)
+{
+    if (a->n == max_values)
+        return -2;
+    if (a->n == *cap) {
+        size_t nc = *cap ? 2 * *cap : 1024;
+        if (nc > max_values)
+            nc = max_values;
+        double *t = realloc(a->v, nc * sizeof *t);
+        if (!t)
+            return -1;
+        a->v = t;
+        *cap = nc;
+    }
+    a->v[a->n++] = v;
+    return 0;
+}
+
+/* A JSON number at c->i into *v: 0, -1 not a number, -2 beyond the double range. */
+static int jn_number(jn_cur *c, double *v)
+{
+    size_t s = c->i, e = s;
+    if (e < c->n && c->s[e] == '-')
+        e++;
+    size_t d0 = e;
+    while (e < c->n && c->s[e] >= '0' && c->s[e] <= '9')
+        e++;
+    if (e == d0 || (c->s[d0] == '0' && e - d0 > 1))
+        return -1; /* no digits, or a leading zero */
+    if (e < c->n && c->s[e] == '.') {
+        size_t f0 = ++e;
+        while (e < c->n && c->s[e] >= '0' && c->s[e] <= '9')
+            e++;
+        if (e == f0)
+            return -1;
+    }
+    if (e < c->n && (c->s[e] == 'e' || c->s[e] == 'E')) {
+        e++;
+        if (e < c->n && (c->s[e] == '+' || c->s[e] == '-'))
+            e++;
+        size_t x0 = e;
+        while (e < c->n && c->s[e] >= '0' && c->s[e] <= '9')
+            e++;
+        if (e == x0)
+            return -1;
+    }
+    char tmp[64];
+    if (e - s >= sizeof tmp)
+        return -1;
+    memcpy(tmp, c->s + s, e - s);
+    tmp[e - s] = '\0';
+    *v = strtod(tmp, NULL);
+    c->i = e;
+    return isfinite(*v) ? 0 : -2;
+}
+
+/* After jn_number failed at c->i: 1 if a well-formed JSON value (a string,
+ * null, true, an object or array...) stands there, followed by ',' or ']'
+ * (a wrong element: the caller names it), 0 if the text is malformed (the
+ * JSON parser reports it). c->i is not moved. */
+static int jn_other_value(const jn_cur *c)
+{
+    jn_cur t = *c;
+    if (jn_skip_value(&t) != 0 || t.i == c->i)
+        return 0;
+    jn_ws(&t);
+    return t.i < t.n && (t.s[t.i] == ',' || t.s[t.i] == ']');
+}
+
+static int jn_fail(gs_error *err, gs_err code, const char *key, long i, long j, const char *what)
+{
+    char f[96];
+    if (j >= 0)
+        snprintf(f, sizeof f, "%.40s[%ld][%ld]", key, i, j);
+    else if (i >= 0)
+        snprintf(f, sizeof f, "%.40s[%ld]", key, i);
+    else
+        snprintf(f, sizeof f, "%.40s", key);
+    gs_errorf(err, code, f, "%s %s", f, what);
+    return -1;
+}
+
+/* The array at c->i ('['): 1-D of numbers or 2-D of equal rows. */
+static int jn_array(jn_cur *c, const char *key, size_t max_values, gsd_numarr *a,
+                    gs_error *err)
+{
+    size_t cap = 0;
+    long row = -1, col = 0; /* row >= 0 once a nested array was seen */
+    c->i++;                 /* '[' */
+    jn_ws(c);
+    int two_d = c->i < c->n && c->s[c->i] == '[';
+    a->rows = two_d ? 0 : -1;
+    if (c->i < c->n && c->s[c->i] == ']') {
+        c->i++;
+        a->cols = 0;
+        return 1;
+    }
+    for (;;) {
+        jn_ws(c);
+        if (two_d) {
+            row++;
+            if (c->i >= c->n || c->s[c->i] != '[')
+                return jn_other_value(c) ? jn_fail(err, GS_ERR_DIM, key, -1, -1,
+                                                   "must be an array of equally long arrays")
+                                         : 0;
+            c->i++;
+            col = 0;
+            jn_ws(c);
+            int empty = c->i < c->n && c->s[c->i] == ']';
+            while (!empty) {
+                double v;
+                jn_ws(c);
+                int r = jn_number(c, &v);
+                if (r == -1)
+                    return jn_other_value(c) ? jn_fail(err, GS_ERR_NONFINITE, key, row, col,
+                                                       "must be a finite number (mm)")
+                                             : 0;
+                if (r == -2)
+                    return jn_fail(err, GS_ERR_NONFINITE, key, row, col,
+                                   "is beyond the double range");
+                int p = jn_push(a, &cap, v, max_values);
+                if (p == -2)
+                    return jn_fail(err, GS_ERR_LIMIT, key, -1, -1, "has too many values");
+                if (p == -1)
+                    return jn_fail(err, GS_ERR_NOMEM, key, -1, -1, "does not fit in memory");
+                col++;
+                jn_ws(c);
+                if (c->i < c->n && c->s[c->i] == ',') {
+                    c->i++;
+                    continue;
+                }
+                break;
+            }
+            if (c->i >= c->n || c->s[c->i] != ']')
+                return 0; /* malformed: the JSON parser reports it */
+            c->i++;
+            if (row == 0)
+                a->cols = col;
+            else if (col != a->cols)
+                return jn_fail(err, GS_ERR_DIM, key, -1, -1,
+                               "must be an array of equally long arrays");
+            a->rows = row + 1;
+        } else {
+            double v;
+            int r = jn_number(c, &v);
+            if (r == -1)
+                return jn_other_value(c) ? jn_fail(err, GS_ERR_NONFINITE, key, (long)a->n, -1,
+                                                   "must be a finite number (mm)")
+                                         : 0;
+            if (r == -2)
+                return jn_fail(err, GS_ERR_NONFINITE, key, (long)a->n, -1,
+                               "is beyond the double range");
+            int p = jn_push(a, &cap, v, max_values);
+            if (p == -2)
+                return jn_fail(err, GS_ERR_LIMIT, key, -1, -1, "has too many values");
+            if (p == -1)
+                return jn_fail(err, GS_ERR_NOMEM, key, -1, -1, "does not fit in memory");
+        }
+        jn_ws(c);
+        if (c->i < c->n && c->s[c->i] == ',') {
+            c->i++;
+            continue;
+        }
+        if (c->i < c->n && c->s[c->i] == ']') {
+            c->i++;
+            break;
+        }
+        return 0; /* malformed: the JSON parser reports it */
+    }
+    if (!two_d)
+        a->cols = (long)a->n;
+    return 1;
+}
+
+int gsd_json_take_numbers(char *text, size_t len, const char *key, size_t max_values,
+                          gsd_numarr *out, gs_error *err)
+{
+    memset(out, 0, sizeof *out);
+    jn_cur c = {text, len, 0};
+    const size_t klen = strlen(key);
+    jn_ws(&c);
+    if (c.i >= c.n || c.s[c.i] != '{')
+        return 0;
+    c.i++;
+    for (;;) {
+        jn_ws(&c);
+        if (c.i >= c.n || c.s[c.i] != '"')
+            return 0; /* '}' or malformed: the parser judges */
+        size_t k0 = c.i + 1;
+        if (jn_skip_string(&c) != 0)
+            return 0;
+        const int match = c.i - 1 - k0 == klen && !memcmp(c.s + k0, key, klen);
+        jn_ws(&c);
+        if (c.i >= c.n || c.s[c.i] != ':')
+            return 0;
+        c.i++;
+        jn_ws(&c);
+        if (match) {
+            if (c.i >= c.n || c.s[c.i] != '[')
+                return 0;
+            const size_t v0 = c.i;
+            int r = jn_array(&c, key, max_values, out, err);
+            if (r != 1) { /* -1: an error named; 0: malformed, for the parser */
+                gsd_numarr_free(out);
+                return r;
+            }
+            memset(c.s + v0, ' ', c.i - v0); /* the value becomes "0" and spaces */
+            c.s[v0] = '0';
+            return 1;
+        }
+        if (jn_skip_value(&c) != 0)
+            return 0;
+        jn_ws(&c);
+        if (c.i < c.n && c.s[c.i] == ',') {
+            c.i++;
+            continue;
+        }
+        return 0;
+    }
+}
+
+void gsd_numarr_free(gsd_numarr *a)
+{
+    free(a->v);
+    memset(a, 0, sizeof *a);
+}

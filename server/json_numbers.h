@@ -1,0 +1,41 @@
+/*
+ * json_numbers.h -- the large number arrays of a JSON body, without a tree.
+ *
+ * Owns: taking the value of one top-level member of a JSON object text (the
+ * gap vector "g" of a solve, the gap cloud "gaps" of a cloud job) straight
+ * into a double array when it is an array of numbers or an array of equally
+ * long arrays of numbers, and blanking it in the text (spaces and a 0), so
+ * that cJSON then parses only the small rest. A cJSON tree costs ~40 bytes
+ * per number; this costs 8 (plus the body itself): a 64 MiB body of gaps
+ * needs ~1.4x its size instead of ~40x.
+ *
+ * Numbers follow JSON's syntax (no NaN, Infinity or hex). A literal beyond
+ * the double range, or another well-formed value where a number belongs (a
+ * string, null, an object), is GS_ERR_NONFINITE naming "key[i]" /
+ * "key[i][j]"; unequal rows GS_ERR_DIM naming "key"; malformed text is left
+ * to the JSON parser (which reports the byte). Cost O(len), one pass.
+ */
+#ifndef GSD_JSON_NUMBERS_H
+#define GSD_JSON_NUMBERS_H
+
+#include <stddef.h>
+
+#include "gs_error.h"
+
+typedef struct {
+    double *v;  /* rows x cols, row-major (malloc'ed) */
+    size_t n;   /* values */
+    long rows;  /* -1 for a 1-D array */
+    long cols;  /* values per row (1-D: n) */
+} gsd_numarr;
+
+/* Take the top-level member `key` of the object in text[0..len) (modified:
+ * its value becomes spaces and "0"). Returns 1 if taken into *out, 0 if the
+ * member is absent, its value is not an array, or the text is not an object
+ * (left for the JSON parser to judge), -1 on an error (err names the
+ * element; GS_ERR_LIMIT past max_values). */
+int gsd_json_take_numbers(char *text, size_t len, const char *key, size_t max_values,
+                          gsd_numarr *out, gs_error *err);
+void gsd_numarr_free(gsd_numarr *a);
+
+#endif
