@@ -10,6 +10,10 @@
 #define _GNU_SOURCE
 #include "app.h"
 
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+
 #include <errno.h>
 #include <ftw.h>
 #include <stdarg.h>
@@ -91,4 +95,16 @@ int gsd_mkdirs(const char *path)
     if (mkdir(tmp, 0755) != 0 && errno != EEXIST)
         return -1;
     return 0;
+}
+
+void gsd_error_id(char out[16])
+{
+    unsigned char b[4];
+    if (getrandom(b, sizeof b, 0) != (ssize_t)sizeof b) { /* fall back on the clock */
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        unsigned v = (unsigned)ts.tv_nsec ^ (unsigned)ts.tv_sec * 2654435761u;
+        memcpy(b, &v, sizeof b);
+    }
+    snprintf(out, 16, "%02x%02x%02x%02x", b[0], b[1], b[2], b[3]);
 }

@@ -70,6 +70,10 @@ typedef struct gsd_app {
 void gsd_log(const gsd_app *app, int level, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* A fresh error id (8 hex digits): an error body shows it instead of file
+ * paths or SQL texts; the log line with the details carries it too. */
+void gsd_error_id(char out[16]);
+
 /* Paths inside the data directory. */
 void gsd_path_db(const gsd_app *app, char *out, size_t cap);
 void gsd_path_assembly(const gsd_app *app, const char *id, char *out, size_t cap);

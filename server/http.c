@@ -70,8 +70,21 @@ static void reply_error_v(gsd_req *r, unsigned code, const char *ecode, const ch
                           const char *msg)
 {
     gs_buf b = {0};
+    char eid[16] = "", pub[160];
+    if (code == 500) { /* a store or file-system failure: the details go to the log only */
+        gsd_error_id(eid);
+        gsd_log(r->app, 0, "error %s: %s %s -> 500 %s%s%s: %s", eid, r->method, r->url, ecode,
+                field && *field ? " at " : "", field ? field : "", msg ? msg : "");
+        snprintf(pub, sizeof pub, "the server could not complete the request (error %s; the "
+                 "server log has the details)", eid);
+        msg = pub;
+    }
     gs_buf_puts(&b, "{\"error\":{\"code\":");
     gs_buf_json_str(&b, ecode);
+    if (eid[0]) {
+        gs_buf_puts(&b, ",\"error_id\":");
+        gs_buf_json_str(&b, eid);
+    }
     gs_buf_puts(&b, ",\"message\":");
     gs_buf_json_str(&b, msg);
     gs_buf_puts(&b, ",\"field\":");

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "api.h"
 #include "assembly.h"
 #include "exec.h"
 #include "json_parse.h"
@@ -289,14 +290,23 @@ static int settle(gsd_app *app, gsd_job *job, const int *idx, int cnt, int n_sto
     return now_finished;
 }
 
+/* The job ends failed; its reason, in the API without paths (the log has
+ * the whole message under the same error id). */
 static void fail_job(gsd_app *app, gsd_worker *w, gsd_job *job, const gs_error *e)
 {
-    gsd_log(app, 0, "job %s failed: %s%s%s", job->id, e->field, e->field[0] ? ": " : "", e->msg);
+    char eid[16], reason[256];
+    gsd_error_id(eid);
+    gsd_log(app, 0, "job %s failed (error %s): %s%s%s", job->id, eid, e->field,
+            e->field[0] ? ": " : "", e->msg);
+    gs_error pub = *e;
+    gsd_api_scrub(&pub, app->o.data_dir);
+    snprintf(reason, sizeof reason, "%s (error %s): %.180s", gs_err_name(e->code), eid,
+             pub.msg);
     pthread_mutex_lock(&app->jobs->mu);
     job->cancelled = 1; /* stops further claims */
     atomic_store(&job->cut, 1);
     pthread_mutex_unlock(&app->jobs->mu);
-    gsd_store_job_set_status(w->st, job->id, "failed", gsd_unix_now(), NULL);
+    gsd_store_job_fail(w->st, job->id, "failed", gsd_unix_now(), reason, NULL);
 }
 
 /* ---- running a chunk on the runner ------------------------------------------------ */

@@ -91,6 +91,11 @@ void gsd_render_job(const gsd_job_row *row, const gsd_job_progress *p, gs_buf *b
     gs_buf_json_str(b, row->assembly_id);
     gs_buf_puts(b, ",\"status\":");
     gs_buf_json_str(b, row->status);
+    gs_buf_puts(b, ",\"error\":");
+    if (row->error[0])
+        gs_buf_json_str(b, row->error);
+    else
+        gs_buf_puts(b, "null");
     int done = p ? p->done : row->done, failed = p ? p->failed : row->failed;
     gs_buf_printf(b, ",\"total\":%d,\"done\":%d,\"failed\":%d,\"progress\":", row->total, done,
                    failed);

@@ -37,7 +37,7 @@
     "cond_k, cond_q, created_at, ready_at, factor_checksum"
 #define JOB_COLS                                                                      \
     "id, assembly_id, status, total, done, failed, options_json, created_at, "        \
-    "started_at, finished_at, solve_time_sum, iterations_sum, done_at_start"
+    "started_at, finished_at, solve_time_sum, iterations_sum, done_at_start, error"
 #define RES_SCALAR_COLS                                                               \
     "id, assembly_id, job_id, job_index, cache_key, status, method, form, auto_chosen, " \
     "warm_used, n_act, iterations, cg_iterations, time, kkt_primal_infeas, "           \
@@ -75,14 +75,15 @@ static const char *const stmt_sql[S__COUNT] = {
     [S_ASM_DEL_RESULTS] = "DELETE FROM results WHERE assembly_id=?1",
     [S_ASM_DEL_JOBS] = "DELETE FROM jobs WHERE assembly_id=?1",
     [S_ASM_DEL] = "DELETE FROM assemblies WHERE id=?1",
-    [S_JOB_INSERT] = "INSERT INTO jobs (" JOB_COLS ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+    [S_JOB_INSERT] = "INSERT INTO jobs (" JOB_COLS ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
     [S_JOB_GET] = "SELECT " JOB_COLS " FROM jobs WHERE id=?1",
     [S_JOB_SET_STATUS] =
         "UPDATE jobs SET status=?2, "
         "started_at = CASE WHEN ?2='running' THEN ?3 ELSE started_at END, "
         "done_at_start = CASE WHEN ?2='running' THEN done ELSE done_at_start END, "
         "finished_at = CASE WHEN ?2 IN ('done','cancelled','failed') THEN ?3 "
-        "ELSE finished_at END WHERE id=?1",
+        "ELSE finished_at END, error = CASE WHEN ?2='failed' THEN ?4 ELSE error END "
+        "WHERE id=?1",
     [S_JOB_COUNTERS] = "UPDATE jobs SET done=done+?2, failed=failed+?3, "
                        "solve_time_sum=coalesce(solve_time_sum,0)+?4, "
                        "iterations_sum=iterations_sum+?5 WHERE id=?1",
@@ -783,6 +784,7 @@ static gs_err read_job(sqlite3_stmt *s, gsd_job_row *r, gs_error *err)
     r->solve_time_sum = r_real(&rd);
     r->iterations_sum = r_int(&rd);
     r->done_at_start = (int)r_int(&rd);
+    r_text(&rd, r->error, sizeof r->error);
     if (sqlite3_column_type(s, oi) == SQLITE_NULL)
         return GS_OK;
     const unsigned char *t = sqlite3_column_text(s, oi);
@@ -813,6 +815,7 @@ gs_err gsd_store_job_insert(gsd_store *st, const gsd_job_row *row, gs_error *err
     b_real(&b, row->solve_time_sum);
     b_int(&b, row->iterations_sum);
     b_int(&b, row->done_at_start);
+    b_text_or_null(&b, row->error[0] ? row->error : NULL, sizeof row->error, 0);
     gs_err e = bind_end(st, &b, "insert job", err);
     if (!e)
         e = step_done(st, s, "insert job", err);
@@ -855,6 +858,12 @@ gs_err gsd_store_job_get(gsd_store *st, const char *id, gsd_job_row *out, int *f
 gs_err gsd_store_job_set_status(gsd_store *st, const char *id, const char *status, double when,
                                 gs_error *err)
 {
+    return gsd_store_job_fail(st, id, status, when, NULL, err);
+}
+
+gs_err gsd_store_job_fail(gsd_store *st, const char *id, const char *status, double when,
+                          const char *reason, gs_error *err)
+{
     REQUIRE(st && id && status, "status");
     lock(st);
     sqlite3_stmt *s = stmt(st, S_JOB_SET_STATUS);
@@ -862,6 +871,7 @@ gs_err gsd_store_job_set_status(gsd_store *st, const char *id, const char *statu
     b_text(&b, id, 1024);
     b_text(&b, status, 64);
     b_real(&b, when);
+    b_text_or_null(&b, reason, 256, 0);
     gs_err e = bind_end(st, &b, "set job status", err);
     if (!e)
         e = step_done(st, s, "set job status", err);

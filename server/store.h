@@ -91,6 +91,7 @@ typedef struct {
     long long iterations_sum;
     int done_at_start;      /* done when the job last became running (after a restart:
                                the gaps solved before it), for its throughput */
+    char error[256];        /* why a failed job failed ("" otherwise) */
 } gsd_job_row;
 
 void gsd_job_row_free(gsd_job_row *row); /* frees options_json (set to NULL) */
@@ -102,6 +103,10 @@ gs_err gsd_store_job_get(gsd_store *st, const char *id, gsd_job_row *out, int *f
  * "cancelled" / "failed" set finished_at = when. GS_ERR_INVALID if absent. */
 gs_err gsd_store_job_set_status(gsd_store *st, const char *id, const char *status, double when,
                                 gs_error *err);
+/* The same, recording `reason` (<= 255 bytes, NULL: none) when status is
+ * "failed". */
+gs_err gsd_store_job_fail(gsd_store *st, const char *id, const char *status, double when,
+                          const char *reason, gs_error *err);
 /* Jobs by created_at, optionally filtered (NULL: any). *rows is malloc'ed;
  * release each with gsd_job_row_free, then free(*rows). */
 gs_err gsd_store_job_list(gsd_store *st, const char *assembly_id, const char *status,

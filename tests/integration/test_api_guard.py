@@ -13,6 +13,8 @@
   p99 latency is printed), and above --max-connections new requests get
   503 with Retry-After; sockets that never send their headers are closed
   after --header-timeout;
+- a 500 (here: the data directory's jobs/ replaced by a file) answers an
+  error id, never a path; the log has the details under that id;
 - memory: a 64 MiB JSON cloud body raises the daemon's peak RSS by at most
   3x its size (the gaps are parsed into doubles without a JSON tree), and
   RSS comes back within 10% of the body's size after it is stored.
@@ -204,6 +206,27 @@ class Capacity(unittest.TestCase):
             d.cleanup()
             self.assertIsNone(report)
             self.assertEqual(rc, 0)
+
+
+class ErrorIds(ApiCase):
+    def test_500_shows_an_error_id_not_a_path(self):
+        jobs = os.path.join(self.d.data_dir, "jobs")
+        os.rename(jobs, jobs + ".keep")
+        try:
+            with open(jobs, "w") as f:
+                f.write("not a directory")
+            r = self.d.post("/v1/assemblies/%s/clouds" % self.aid, {"gaps": [[0.5] * self.m]})
+            self.assertEqual(r.status, 500, r.body[:300])
+            err = r.json()["error"]
+            self.assertRegex(err["error_id"], "^[0-9a-f]{8}$")
+            self.assertIn(err["error_id"], err["message"])
+            self.assertNotIn(self.d.data_dir, r.body.decode())
+            with open(self.d.log_path, errors="replace") as f:
+                log = f.read()
+            self.assertIn("error %s:" % err["error_id"], log)
+        finally:
+            os.unlink(jobs)
+            os.rename(jobs + ".keep", jobs)
 
 
 def vm(pid, field):
