@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "integrity.h"
 #include "json_parse.h"
 
 #define J (1u << GSD_BODY_JSON)
@@ -180,4 +181,15 @@ int gsd_api_query_num(gsd_req *r, const char *key, double def, double *out)
     }
     *out = v;
     return 1;
+}
+
+int gsd_api_room(gsd_req *r)
+{
+    const long long mb = gsd_disk_free_mb(r->app);
+    if (mb < 0 || mb >= r->app->o.min_free_mb)
+        return 1;
+    gsd_reply_error(r, 507, "insufficient_storage", "", "the data directory has %lld MiB free, "
+                    "less than the %lld MiB this server keeps free (gapsimd --min-free): delete "
+                    "assemblies or jobs, or free disk space", mb, r->app->o.min_free_mb);
+    return 0;
 }

@@ -26,6 +26,8 @@ int gsd_api_job(gsd_req *r, gsd_job_row *row);
 void gsd_api_reply_jobs(gsd_req *r, const char *assembly_id, const char *status);
 /* The assembly must be ready; 0 after answering 409. */
 int gsd_api_ready(gsd_req *r, const gsd_assembly_row *row);
+/* 1 if the data directory has --min-free MiB free; else 507 answered, 0. */
+int gsd_api_room(gsd_req *r);
 /* Integer query parameter in [lo, hi] (default def); 0 after answering 400. */
 int gsd_api_query_int(gsd_req *r, const char *key, long def, long lo, long hi, long *out);
 /* Numeric query parameter (default def); 0 after answering 400. */

@@ -240,6 +240,8 @@ static void fill_row(gsd_assembly_row *row, const gs_model *mdl, const char *has
 void gsd_h_asm_create(gsd_req *r)
 {
     char stage[PATH_MAX];
+    if (!gsd_api_room(r))
+        return;
     gs_model *mdl = parse_upload(r, stage, sizeof stage);
     if (!mdl)
         return;

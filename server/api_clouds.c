@@ -254,7 +254,7 @@ static int resolve_pattern(gsd_req *r, const gsd_assembly_row *arow, gsd_spec *s
 void gsd_h_cloud_create(gsd_req *r)
 {
     gsd_assembly_row arow;
-    if (!gsd_api_assembly(r, &arow) || !gsd_api_ready(r, &arow))
+    if (!gsd_api_assembly(r, &arow) || !gsd_api_ready(r, &arow) || !gsd_api_room(r))
         return;
     cJSON *obj = NULL;
     double *G = NULL;

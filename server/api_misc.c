@@ -4,6 +4,7 @@
  */
 #define _GNU_SOURCE
 #include "api.h"
+#include "integrity.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -17,12 +18,20 @@ void gsd_h_healthz(gsd_req *r)
 {
     gsd_app *app = r->app;
     gs_buf b = {0};
+    const long long free_mb = gsd_disk_free_mb(app);
+    const int low = free_mb >= 0 && free_mb < app->o.min_free_mb;
     gs_buf_printf(&b,
-                   "{\"status\":\"ok\",\"version\":\"%s\",\"uptime_s\":%.3f,\"workers\":%d,"
-                   "\"queue_depth\":%d,\"jobs_active\":%d,\"assemblies_loaded\":%d}",
-                   GAPSIM_VERSION, gsd_unix_now() - app->started, app->o.workers,
-                   gsd_pool_depth(app->pool), gsd_jobs_active(app->jobs),
-                   gsd_registry_loaded(app->reg));
+                   "{\"status\":\"%s\",\"version\":\"%s\",\"uptime_s\":%.3f,\"workers\":%d,"
+                   "\"queue_depth\":%d,\"jobs_active\":%d,\"assemblies_loaded\":%d,"
+                   "\"disk_free_mb\":%lld,\"reasons\":[",
+                   low ? "degraded" : "ok", GAPSIM_VERSION, gsd_unix_now() - app->started,
+                   app->o.workers, gsd_pool_depth(app->pool), gsd_jobs_active(app->jobs),
+                   gsd_registry_loaded(app->reg), free_mb);
+    if (low)
+        gs_buf_printf(&b, "\"%lld MiB free in the data directory, less than --min-free %lld: "
+                          "uploads and clouds are refused (507)\"",
+                       free_mb, app->o.min_free_mb);
+    gs_buf_puts(&b, "]}");
     gsd_reply_json(r, 200, &b);
 }
 

@@ -20,6 +20,7 @@
 #include "app.h"
 #include "assembly.h"
 #include "guard.h"
+#include "integrity.h"
 #include "http.h"
 #include "ids.h"
 #include "jobs.h"
@@ -61,6 +62,10 @@ static void usage(FILE *f)
             "                    503 with Retry-After (default 4096)\n"
             "  --max-per-ip N    connections per client address (default 0: no limit)\n"
             "  --token-file F    require bearer tokens: lines \"read TOKEN\" or \"write TOKEN\"\n"
+            "  --min-free MB     MiB kept free in the data directory: below, uploads and\n"
+            "                    clouds get 507, /healthz says degraded (default 256)\n"
+            "  --reset           discard the data directory's store, assemblies and jobs at\n"
+            "                    start (needed to start over a lost or damaged database)\n"
             "  --allow-host H    a Host name to accept besides IP literals and localhost\n"
             "                    (repeatable or comma-separated; \"*\": any, no DNS-rebinding\n"
             "                    protection)\n"
@@ -89,7 +94,8 @@ static int parse_opts(int argc, char **argv, gsd_opts *o)
         {"log-level", 1, 0, 'l'}, {"help", 0, 0, 'h'},       {"max-archive-entries", 1, 0, 'e'},
         {"max-fe-dofs", 1, 0, 'F'}, {"default-timeout", 1, 0, 'D'}, {"max-timeout", 1, 0, 'X'},
         {"header-timeout", 1, 0, 'H'}, {"max-connections", 1, 0, 'C'}, {"max-per-ip", 1, 0, 'I'},
-        {"allow-host", 1, 0, 'A'}, {"token-file", 1, 0, 'K'}, {0, 0, 0, 0}};
+        {"allow-host", 1, 0, 'A'}, {"token-file", 1, 0, 'K'}, {"min-free", 1, 0, 'M'},
+        {"reset", 0, 0, 'Z'}, {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
     snprintf(o->addr, sizeof o->addr, "127.0.0.1");
     o->port = 8600;
@@ -111,6 +117,7 @@ static int parse_opts(int argc, char **argv, gsd_opts *o)
     o->conn_timeout = 120;
     o->header_timeout = 10;
     o->max_connections = 4096;
+    o->min_free_mb = 256;
     int c;
     while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
         long v = 0;
@@ -135,6 +142,8 @@ static int parse_opts(int argc, char **argv, gsd_opts *o)
         case 'H': bad = parse_long(optarg, 1, 86400, &v); o->header_timeout = (int)v; break;
         case 'C': bad = parse_long(optarg, 1, 1000000, &v); o->max_connections = (int)v; break;
         case 'I': bad = parse_long(optarg, 0, 1000000, &v); o->max_per_ip = (int)v; break;
+        case 'M': bad = parse_long(optarg, 0, 1L << 30, &v); o->min_free_mb = v; break;
+        case 'Z': o->reset = 1; break;
         case 'K': bad = snprintf(o->token_file, sizeof o->token_file, "%s", optarg) >= (int)sizeof o->token_file; break;
         case 'A': {
             size_t used = strlen(o->allow_hosts);
@@ -221,7 +230,11 @@ int main(int argc, char **argv)
     char db[PATH_MAX + 16];
     gsd_path_db(&app, db, sizeof db);
     gs_error e = {0};
-    gs_err rc = gsd_store_open(db, &app.st, &e);
+    gs_err rc = gsd_integrity_before_open(&app, app.o.reset, &e);
+    if (!rc)
+        rc = gsd_store_open(db, &app.st, &e);
+    if (!rc)
+        rc = gsd_integrity_after_open(&app, &e);
     if (!rc && !(app.reg = gsd_registry_new(app.o.workers)))
         rc = gs_errorf(&e, GS_ERR_NOMEM, "", "out of memory");
     if (!rc)

@@ -1277,3 +1277,20 @@ gs_err gsd_store_job_done_indices(gsd_store *st, const char *job_id, unsigned ch
     unlock(st);
     return e;
 }
+
+int gsd_store_quick_check(gsd_store *st, char *msg, size_t cap)
+{
+    lock(st);
+    sqlite3_stmt *s = NULL;
+    int ok = 0, rc = sqlite3_prepare_v2(st->db, "PRAGMA quick_check(1)", -1, &s, NULL);
+    if (rc == SQLITE_OK && (rc = sqlite3_step(s)) == SQLITE_ROW) {
+        const unsigned char *t = sqlite3_column_text(s, 0);
+        snprintf(msg, cap, "%s", t ? (const char *)t : "");
+        ok = t && !strcmp((const char *)t, "ok");
+    } else {
+        snprintf(msg, cap, "%s (sqlite code %d)", sqlite3_errmsg(st->db), rc);
+    }
+    sqlite3_finalize(s);
+    unlock(st);
+    return ok;
+}

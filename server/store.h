@@ -40,6 +40,9 @@ typedef struct gsd_store gsd_store;
  * SQLite database gives GS_ERR_IO. */
 gs_err gsd_store_open(const char *path, gsd_store **out, gs_error *err);
 void gsd_store_close(gsd_store *st);
+/* PRAGMA quick_check: 1 and "ok" in msg when the database is sound, else 0
+ * and its first complaint (or the SQLite error) in msg. O(database size). */
+int gsd_store_quick_check(gsd_store *st, char *msg, size_t cap);
 /* user_version of the database (= number of the last migration applied). */
 int gsd_store_schema_version(gsd_store *st);
 /* PRAGMA wal_checkpoint(RESTART). Readers that keep the checkpoint from

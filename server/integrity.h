@@ -1,0 +1,27 @@
+/*
+ * integrity.h -- the data directory checked at startup, and its free space.
+ *
+ * Owns:
+ *   - before the store opens: a missing or empty gapsim.db while
+ *     assemblies/ or jobs/ hold data is refused (a lost database would
+ *     otherwise start an empty service over orphaned files), unless
+ *     --reset, which discards the data directory's contents first;
+ *   - after it opens: PRAGMA quick_check (a damaged database is refused with
+ *     SQLite's complaint), and the orphans - directories of assemblies or
+ *     jobs the store does not know - reported and removed;
+ *   - the free space of the data directory's file system (statvfs), which
+ *     /healthz reports and which uploads and clouds need (--min-free).
+ * Cost: O(entries of assemblies/ and jobs/) + O(database) for quick_check.
+ */
+#ifndef GSD_INTEGRITY_H
+#define GSD_INTEGRITY_H
+
+#include "app.h"
+#include "gs_error.h"
+
+gs_err gsd_integrity_before_open(gsd_app *app, int reset, gs_error *err);
+gs_err gsd_integrity_after_open(gsd_app *app, gs_error *err);
+/* MiB free for the daemon in the data directory's file system (-1 unknown). */
+long long gsd_disk_free_mb(const gsd_app *app);
+
+#endif

@@ -1,0 +1,97 @@
+"""The data directory at startup and its free space (server/integrity.h):
+- a zero-length gapsim.db next to stored assemblies is refused with a clear
+  message (exit 1); --reset discards the data and starts empty;
+- a database damaged mid-file is refused (quick_check) instead of serving
+  500s;
+- directories of assemblies and jobs the store does not know are reported
+  and removed;
+- below --min-free, /healthz says degraded with the reason, and uploads and
+  clouds are refused with 507 (code insufficient_storage).
+"""
+import os
+import subprocess
+import unittest
+
+import gsd_harness as h
+from api_common import model, sanitizer_report, upload_json
+
+
+def start_fails(data_dir, extra=()):
+    """gapsimd on data_dir must refuse to start: (exit code, stderr)."""
+    p = subprocess.run([h.binary("gapsimd"), "--port", "0", "--data-dir", data_dir] + list(extra),
+                       capture_output=True, text=True, timeout=60)
+    return p.returncode, p.stderr
+
+
+class Integrity(unittest.TestCase):
+    def setUp(self):
+        self.model_json, _ = model("lap", small=True, inline=True, gaps=2)
+        self.d = h.Daemon(workers=1).start()
+        r = upload_json(self.d, self.model_json)
+        self.assertEqual(r.status, 201, r.body[:300])
+        self.aid = r.json()["id"]
+        self.assertEqual(self.d.stop(), 0)
+        self.db = os.path.join(self.d.data_dir, "gapsim.db")
+
+    def tearDown(self):
+        report = sanitizer_report(self.d)
+        self.d.cleanup()
+        self.assertIsNone(report)
+
+    def test_empty_database_refused_then_reset(self):
+        for suffix in ("-wal", "-shm"):
+            if os.path.exists(self.db + suffix):
+                os.unlink(self.db + suffix)
+        open(self.db, "w").close()
+        rc, err = start_fails(self.d.data_dir)
+        self.assertEqual(rc, 1, err)
+        self.assertIn("is empty but", err)
+        self.assertIn("--reset", err)
+        self.d.extra = ["--reset"]
+        self.d.start()
+        self.assertEqual(self.d.get("/v1/assemblies").json()["assemblies"], [])
+        self.assertEqual(os.listdir(os.path.join(self.d.data_dir, "assemblies")), [])
+        self.d.extra = []
+
+    def test_damaged_database_refused(self):
+        size = os.path.getsize(self.db)
+        with open(self.db, "r+b") as f:
+            f.seek(16)
+            page = int.from_bytes(f.read(2), "big") or 65536
+            # the b-tree page headers of the middle third of the file: garbage
+            for off in range(page * max(1, size // page // 3), 2 * size // 3, page):
+                f.seek(off)
+                f.write(b"\xee" * 12)
+        rc, err = start_fails(self.d.data_dir)
+        self.assertNotEqual(rc, 0, err)
+        self.assertRegex(err, "damaged|malformed|not a database")
+
+    def test_orphans_removed(self):
+        for sub, oid in (("assemblies", "a_0123456789abcdef"), ("jobs", "j_0123456789abcdef"),
+                         ("jobs", "not-an-id")):
+            os.makedirs(os.path.join(self.d.data_dir, sub, oid))
+        self.d.start()
+        self.assertEqual(os.listdir(os.path.join(self.d.data_dir, "jobs")), [])
+        self.assertEqual(os.listdir(os.path.join(self.d.data_dir, "assemblies")), [self.aid])
+        with open(self.d.log_path, errors="replace") as f:
+            log = f.read()
+        self.assertIn("a_0123456789abcdef: no assembly of that id", log)
+        self.assertEqual(self.d.get("/v1/assemblies/" + self.aid).json()["status"], "ready")
+
+    def test_low_disk(self):
+        self.d.extra = ["--min-free", str(1 << 30)]  # more than any test disk has
+        self.d.start()
+        hz = self.d.get("/healthz").json()
+        self.assertEqual(hz["status"], "degraded")
+        self.assertIn("--min-free", hz["reasons"][0])
+        self.assertGreaterEqual(hz["disk_free_mb"], 0)
+        r = self.d.post("/v1/assemblies/%s/clouds" % self.aid, {"gaps": [[0.5] * 52]})
+        self.assertEqual(r.status, 507, r.body[:300])
+        self.assertEqual(r.json()["error"]["code"], "insufficient_storage")
+        # reads still work
+        self.assertEqual(self.d.get("/v1/assemblies/" + self.aid).status, 200)
+        self.d.extra = []
+
+
+if __name__ == "__main__":
+    unittest.main()
