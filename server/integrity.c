@@ -16,37 +16,36 @@
 #include "ids.h"
 #include "store.h"
 
-/* Entries of data/<sub> (not "." / ".."); -1 if it cannot be read. */
-static int count_entries(const gsd_app *app, const char *sub)
+/* fn(ctx, full path, name) for every entry of data/<sub> but "." and "..";
+ * the number of entries, or -1 if the directory cannot be read (0 if it
+ * does not exist). */
+static int each_entry(const gsd_app *app, const char *sub,
+                      void (*fn)(void *ctx, const char *path, const char *name), void *ctx)
 {
-    char path[PATH_MAX + 32];
+    char path[PATH_MAX + 32], child[PATH_MAX + 300];
     snprintf(path, sizeof path, "%s/%s", app->o.data_dir, sub);
     DIR *d = opendir(path);
     if (!d)
         return errno == ENOENT ? 0 : -1;
     int n = 0;
     struct dirent *e;
-    while ((e = readdir(d)) != NULL)
-        n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+    while ((e = readdir(d)) != NULL) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+            continue;
+        n++;
+        snprintf(child, sizeof child, "%s/%s", path, e->d_name);
+        if (fn)
+            fn(ctx, child, e->d_name);
+    }
     closedir(d);
     return n;
 }
 
-/* Remove every entry of data/<sub>. */
-static void empty_dir(const gsd_app *app, const char *sub)
+static void remove_entry(void *ctx, const char *path, const char *name)
 {
-    char path[PATH_MAX + 32], child[PATH_MAX + 300];
-    snprintf(path, sizeof path, "%s/%s", app->o.data_dir, sub);
-    DIR *d = opendir(path);
-    if (!d)
-        return;
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL)
-        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
-            snprintf(child, sizeof child, "%s/%s", path, e->d_name);
-            gsd_rmtree(child);
-        }
-    closedir(d);
+    (void)ctx;
+    (void)name;
+    gsd_rmtree(path);
 }
 
 gs_err gsd_integrity_before_open(gsd_app *app, int reset, gs_error *err)
@@ -55,12 +54,13 @@ gs_err gsd_integrity_before_open(gsd_app *app, int reset, gs_error *err)
     gsd_path_db(app, db, sizeof db);
     struct stat sb;
     const int empty = stat(db, &sb) != 0 || sb.st_size == 0;
-    const int na = count_entries(app, "assemblies"), nj = count_entries(app, "jobs");
+    const int na = each_entry(app, "assemblies", NULL, NULL),
+              nj = each_entry(app, "jobs", NULL, NULL);
     if (reset) {
         gsd_log(app, 1, "--reset: discarding the store and %d assembly and %d job directories",
                 na, nj);
-        empty_dir(app, "assemblies");
-        empty_dir(app, "jobs");
+        each_entry(app, "assemblies", remove_entry, NULL);
+        each_entry(app, "jobs", remove_entry, NULL);
         static const char *const suffix[] = {"", "-wal", "-shm"};
         for (int i = 0; i < 3; i++) {
             char p[PATH_MAX + 32];
@@ -78,42 +78,36 @@ gs_err gsd_integrity_before_open(gsd_app *app, int reset, gs_error *err)
     return GS_OK;
 }
 
-/* Report and remove the directories of data/<sub> whose id the store does
- * not know (kind 'a' assemblies, 'j' jobs). */
-static void clean_orphans(gsd_app *app, const char *sub, char kind)
+/* Report and remove an entry of assemblies/ or jobs/ whose id the store
+ * does not know. */
+typedef struct {
+    gsd_app *app;
+    char kind; /* 'a' assemblies, 'j' jobs */
+} orphan_ctx;
+
+static void remove_orphan(void *ctx, const char *path, const char *name)
 {
-    char path[PATH_MAX + 32], child[PATH_MAX + 300];
-    snprintf(path, sizeof path, "%s/%s", app->o.data_dir, sub);
-    DIR *d = opendir(path);
-    if (!d)
-        return;
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL) {
-        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-            continue;
-        int found = 0;
-        gs_error ge;
-        if (gsd_id_valid(e->d_name, kind)) {
-            if (kind == 'a') {
-                gsd_assembly_row row;
-                if (gsd_store_assembly_get(app->st, e->d_name, &row, &found, &ge) != GS_OK)
-                    continue; /* cannot tell: keep it */
-            } else {
-                gsd_job_row row;
-                if (gsd_store_job_get(app->st, e->d_name, &row, &found, &ge) != GS_OK)
-                    continue;
-                if (found)
-                    gsd_job_row_free(&row);
-            }
+    orphan_ctx *o = ctx;
+    int found = 0;
+    gs_error ge;
+    if (gsd_id_valid(name, o->kind)) {
+        if (o->kind == 'a') {
+            gsd_assembly_row row;
+            if (gsd_store_assembly_get(o->app->st, name, &row, &found, &ge) != GS_OK)
+                return; /* cannot tell: keep it */
+        } else {
+            gsd_job_row row;
+            if (gsd_store_job_get(o->app->st, name, &row, &found, &ge) != GS_OK)
+                return;
+            if (found)
+                gsd_job_row_free(&row);
         }
-        if (found)
-            continue;
-        snprintf(child, sizeof child, "%s/%s", path, e->d_name);
-        gsd_log(app, 1, "removing %s: no %s of that id in the store", child,
-                kind == 'a' ? "assembly" : "job");
-        gsd_rmtree(child);
     }
-    closedir(d);
+    if (found)
+        return;
+    gsd_log(o->app, 1, "removing %s: no %s of that id in the store", path,
+            o->kind == 'a' ? "assembly" : "job");
+    gsd_rmtree(path);
 }
 
 gs_err gsd_integrity_after_open(gsd_app *app, gs_error *err)
@@ -123,8 +117,9 @@ gs_err gsd_integrity_after_open(gsd_app *app, gs_error *err)
         return gs_errorf(err, GS_ERR_IO, "data-dir", "the store is damaged (SQLite quick_check: "
                          "%s): restore the database from a backup, or start with --reset to "
                          "discard the data", msg);
-    clean_orphans(app, "assemblies", 'a');
-    clean_orphans(app, "jobs", 'j');
+    orphan_ctx oa = {app, 'a'}, oj = {app, 'j'};
+    each_entry(app, "assemblies", remove_orphan, &oa);
+    each_entry(app, "jobs", remove_orphan, &oj);
     return GS_OK;
 }
 

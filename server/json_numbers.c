@@ -146,6 +146,27 @@ static int jn_fail(gs_error *err, gs_err code, const char *key, long i, long j, 
     return -1;
 }
 
+/* One element at c->i, element (i, j) of key (j < 0: 1-D), appended to a:
+ * 1, 0 malformed text (for the parser), -1 an error named. */
+static int jn_element(jn_cur *c, const char *key, long i, long j, size_t max_values,
+                      gsd_numarr *a, size_t *cap, gs_error *err)
+{
+    double v;
+    int r = jn_number(c, &v);
+    if (r == -1)
+        return jn_other_value(c) ? jn_fail(err, GS_ERR_NONFINITE, key, i, j,
+                                           "must be a finite number (mm)")
+                                 : 0;
+    if (r == -2)
+        return jn_fail(err, GS_ERR_NONFINITE, key, i, j, "is beyond the double range");
+    int p = jn_push(a, cap, v, max_values);
+    if (p == -2)
+        return jn_fail(err, GS_ERR_LIMIT, key, -1, -1, "has too many values");
+    if (p == -1)
+        return jn_fail(err, GS_ERR_NOMEM, key, -1, -1, "does not fit in memory");
+    return 1;
+}
+
 /* The array at c->i ('['): 1-D of numbers or 2-D of equal rows. */
 static int jn_array(jn_cur *c, const char *key, size_t max_values, gsd_numarr *a,
                     gs_error *err)
@@ -174,21 +195,10 @@ static int jn_array(jn_cur *c, const char *key, size_t max_values, gsd_numarr *a
             jn_ws(c);
             int empty = c->i < c->n && c->s[c->i] == ']';
             while (!empty) {
-                double v;
                 jn_ws(c);
-                int r = jn_number(c, &v);
-                if (r == -1)
-                    return jn_other_value(c) ? jn_fail(err, GS_ERR_NONFINITE, key, row, col,
-                                                       "must be a finite number (mm)")
-                                             : 0;
-                if (r == -2)
-                    return jn_fail(err, GS_ERR_NONFINITE, key, row, col,
-                                   "is beyond the double range");
-                int p = jn_push(a, &cap, v, max_values);
-                if (p == -2)
-                    return jn_fail(err, GS_ERR_LIMIT, key, -1, -1, "has too many values");
-                if (p == -1)
-                    return jn_fail(err, GS_ERR_NOMEM, key, -1, -1, "does not fit in memory");
+                int r = jn_element(c, key, row, col, max_values, a, &cap, err);
+                if (r != 1)
+                    return r;
                 col++;
                 jn_ws(c);
                 if (c->i < c->n && c->s[c->i] == ',') {
@@ -207,20 +217,9 @@ static int jn_array(jn_cur *c, const char *key, size_t max_values, gsd_numarr *a
                                "must be an array of equally long arrays");
             a->rows = row + 1;
         } else {
-            double v;
-            int r = jn_number(c, &v);
-            if (r == -1)
-                return jn_other_value(c) ? jn_fail(err, GS_ERR_NONFINITE, key, (long)a->n, -1,
-                                                   "must be a finite number (mm)")
-                                         : 0;
-            if (r == -2)
-                return jn_fail(err, GS_ERR_NONFINITE, key, (long)a->n, -1,
-                               "is beyond the double range");
-            int p = jn_push(a, &cap, v, max_values);
-            if (p == -2)
-                return jn_fail(err, GS_ERR_LIMIT, key, -1, -1, "has too many values");
-            if (p == -1)
-                return jn_fail(err, GS_ERR_NOMEM, key, -1, -1, "does not fit in memory");
+            int r = jn_element(c, key, (long)a->n, -1, max_values, a, &cap, err);
+            if (r != 1)
+                return r;
         }
         jn_ws(c);
         if (c->i < c->n && c->s[c->i] == ',') {
