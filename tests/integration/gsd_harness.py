@@ -48,18 +48,19 @@ class Response:
 class Daemon:
     """A gapsimd process. data_dir persists across restart()/kill9()."""
 
-    def __init__(self, data_dir=None, workers=2, extra=None, log_level=1):
+    def __init__(self, data_dir=None, workers=2, extra=None, log_level=1, exe=None):
         os.makedirs(TMP, exist_ok=True)
         self.data_dir = data_dir or tempfile.mkdtemp(prefix="gsd-", dir=TMP)
         self.workers = workers
         self.extra = list(extra or [])
         self.log_level = log_level
+        self.exe = exe  # another gapsimd binary (default: the one of GS_BIN_DIR)
         self.proc = None
         self.url = None
         self.log_path = os.path.join(self.data_dir, "..", os.path.basename(self.data_dir) + ".log")
 
     def start(self, timeout=30):
-        cmd = [binary("gapsimd"), "--port", "0", "--data-dir", self.data_dir,
+        cmd = [self.exe or binary("gapsimd"), "--port", "0", "--data-dir", self.data_dir,
                "--workers", str(self.workers), "--log-level", str(self.log_level)] + self.extra
         self.log = open(self.log_path, "ab")
         self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=self.log)
@@ -138,6 +139,20 @@ class Daemon:
                 return j
             time.sleep(0.05)
         raise RuntimeError("job %s did not finish" % job_id)
+
+
+def sanitized(path):
+    """True if the executable was built with AddressSanitizer (its allocator
+    keeps freed memory in quarantine: memory figures mean nothing there)."""
+    with open(path, "rb") as f:
+        return b"__asan_init" in f.read()
+
+
+def release_binary(name):
+    """The Release build's executable (SOURCE_DIR/build, which scripts/test
+    builds next to the sanitized one), or None."""
+    path = os.path.join(SOURCE_DIR, "build", name)
+    return path if os.path.exists(path) and not sanitized(path) else None
 
 
 def gen_model(out_dir, kind="lap", small=True, inline=False, gaps=10, name=None, extra=None):
