@@ -254,8 +254,9 @@ int gsd_json_take_numbers(char *text, size_t len, const char *key, size_t max_va
         size_t k0 = c.i + 1;
         if (jn_skip_string(&c) != 0)
             return 0;
-        if (memchr(c.s + k0, '\\', c.i - 1 - k0))
-            return 0; /* an escaped key may spell `key` ("\u0067"): the parser decides */
+        for (size_t q = k0; q + 1 < c.i; q++) /* a key cJSON may read otherwise: */
+            if (c.s[q] == '\\' || (unsigned char)c.s[q] < 0x20)
+                return 0; /* an escape ("\u0067") or a raw NUL ("g\0x" is "g"): it decides */
         const int match = c.i - 1 - k0 == klen && !memcmp(c.s + k0, key, klen);
         jn_ws(&c);
         if (c.i >= c.n || c.s[c.i] != ':')
