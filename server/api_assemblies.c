@@ -353,7 +353,8 @@ void gsd_h_asm_delete(gsd_req *r)
     gsd_reply(r, 204, "application/json", &b);
 }
 
-/* Coordinates of each pair's first node, the fastener candidates, the box. */
+/* Coordinates of each pair's first node, the fastener candidates, the part
+ * names (part_i / part_j index them), the box. */
 void gsd_h_asm_geometry(gsd_req *r)
 {
     gsd_assembly_row row;
@@ -403,7 +404,13 @@ void gsd_h_asm_geometry(gsd_req *r)
             gs_buf_puts(&b, ",");
         gs_buf_json_num(&b, mdl->fast[i].load);
     }
-    gs_buf_puts(&b, "]},\"bbox\":{\"min\":");
+    gs_buf_puts(&b, "]},\"parts\":[");
+    for (int i = 0; i < mdl->n_parts; i++) {
+        if (i)
+            gs_buf_puts(&b, ",");
+        gs_buf_json_str(&b, mdl->parts[i].name);
+    }
+    gs_buf_puts(&b, "],\"bbox\":{\"min\":");
     gs_buf_json_nums(&b, lo, mdl->m ? 3 : 0);
     gs_buf_puts(&b, ",\"max\":");
     gs_buf_json_nums(&b, hi, mdl->m ? 3 : 0);

@@ -1,9 +1,12 @@
 /*
  * api_clouds.c -- POST /v1/assemblies/{id}/clouds: submit a gap cloud.
  *
- * Two bodies: JSON {"gaps": [[m numbers], ...], options...}, or a raw .npy
- * (k x m float64, C order; a 1-D array of m is one gap) with the options in
- * the query string (?solver=gi&fasteners=all&warm_start=j_...). The gaps are
+ * Three bodies: JSON {"gaps": [[m numbers], ...], options...}; JSON
+ * {"generate": {"count": k, "seed": s}, options...} (the server makes k gap
+ * vectors with gapsim-gen's generator, so a client needs no generator of its
+ * own); or a raw .npy (k x m float64, C order; a 1-D array of m is one gap)
+ * with the options in the query string (?solver=gi&fasteners=all&
+ * warm_start=j_...). The gaps are
  * checked (shape, finite) and stored as data/jobs/<id>/gaps.npy (fsync'ed,
  * renamed into place) before the job row is written, so a job in the store
  * always has its input. The fastener pattern is resolved on the model and
@@ -22,6 +25,7 @@
 #include <unistd.h>
 
 #include "assembly.h"
+#include "generator.h"
 #include "jobs.h"
 #include "npy.h"
 #include "render.h"
@@ -231,9 +235,40 @@ static int place_gaps(gsd_req *r, const char *job_id, const double *G, int k, in
     return 1;
 }
 
+/* "generate": k x m gaps from the generator, bounded like a JSON body
+ * (k m 8 bytes <= --max-body). O(k m (modes + bumps)). 0 after answering. */
+static int generate_gaps(gsd_req *r, const gs_model *mdl, const gsd_spec *spec, double **G,
+                         int *k)
+{
+    size_t bytes = sizeof(double) * (size_t)spec->gen_count * (size_t)(mdl->m > 0 ? mdl->m : 1);
+    if (spec->gen_count > r->app->o.max_gaps || bytes > r->app->o.max_body) {
+        gsd_reply_error(r, 413, "too_large", "generate.count",
+                        "%d generated gaps of m = %d pairs: more than the limit of %d gaps or "
+                        "%zu MiB (gapsimd --max-gaps, --max-body)", spec->gen_count, mdl->m,
+                        r->app->o.max_gaps, r->app->o.max_body >> 20);
+        return 0;
+    }
+    *G = malloc(bytes);
+    if (!*G) {
+        gsd_reply_error(r, 503, "out_of_memory", "", "out of memory");
+        return 0;
+    }
+    gs_error e = {0};
+    if (gs_gen_gap_cloud(mdl, spec->gen_count, spec->gen_seed, NULL, *G, &e)) {
+        free(*G);
+        *G = NULL;
+        gsd_reply_error(r, 500, "internal", "generate", "cannot generate the gaps: %s", e.msg);
+        return 0;
+    }
+    *k = spec->gen_count;
+    return 1;
+}
+
 /* Which candidates the pattern installs (stored with the job's options, so
- * the job says it); loads the model if it is not in memory. 0 after answering. */
-static int resolve_pattern(gsd_req *r, const gsd_assembly_row *arow, gsd_spec *spec)
+ * the job says it), and the generated gaps when the spec asks for them;
+ * loads the model if it is not in memory. 0 after answering (spec freed). */
+static int resolve_pattern(gsd_req *r, const gsd_assembly_row *arow, gsd_spec *spec, double **G,
+                           int *k)
 {
     gs_error e = {0};
     gsd_asm *a = gsd_registry_acquire(r->app->reg, arow->id);
@@ -241,14 +276,24 @@ static int resolve_pattern(gsd_req *r, const gsd_assembly_row *arow, gsd_spec *s
                    : gsd_asm_model(r->app, a, &e);
     if (!rc)
         rc = gsd_spec_resolve(spec, a->mdl, &e);
-    gsd_registry_release(r->app->reg, a);
     if (rc) {
+        gsd_registry_release(r->app->reg, a);
         gsd_spec_free(spec);
         gsd_reply_error(r, rc == GS_ERR_NOMEM ? 503 : 500, gs_err_name(rc), e.field,
                         "cannot resolve the fastener pattern: %s", e.msg);
         return 0;
     }
-    return 1;
+    int ok = spec->gen_count == 0 || generate_gaps(r, a->mdl, spec, G, k);
+    gsd_registry_release(r->app->reg, a);
+    if (!ok)
+        gsd_spec_free(spec);
+    return ok;
+}
+
+/* 1 if the JSON body has a "gaps" array (taken without a tree or in it). */
+static int body_has_gaps(const gsd_req *r, const cJSON *obj)
+{
+    return !strcmp(r->nums_key, "gaps") || cJSON_GetObjectItemCaseSensitive(obj, "gaps");
 }
 
 void gsd_h_cloud_create(gsd_req *r)
@@ -259,9 +304,17 @@ void gsd_h_cloud_create(gsd_req *r)
     cJSON *obj = NULL;
     double *G = NULL;
     int k = 0;
+    int generated = 0;
     if (r->body_kind == GSD_BODY_JSON) {
         obj = gsd_api_body(r);
-        if (!obj || !json_gaps(r, obj, arow.m, &G, &k)) {
+        generated = obj && cJSON_GetObjectItemCaseSensitive(obj, "generate") != NULL;
+        if (obj && generated && body_has_gaps(r, obj)) {
+            gsd_reply_error(r, 422, "invalid", "generate",
+                            "give either gaps or generate, not both");
+            cJSON_Delete(obj);
+            return;
+        }
+        if (!obj || (!generated && !json_gaps(r, obj, arow.m, &G, &k))) {
             cJSON_Delete(obj);
             return;
         }
@@ -276,9 +329,16 @@ void gsd_h_cloud_create(gsd_req *r)
             cJSON_Delete(obj);
             return;
         }
+        if (cJSON_GetObjectItemCaseSensitive(obj, "generate")) {
+            gsd_reply_error(r, 422, "invalid", "generate",
+                            "generate is a JSON body without gaps, not an .npy upload option");
+            cJSON_Delete(obj);
+            return;
+        }
     } else {
         gsd_reply_error(r, 400, "invalid", "body",
-                        "a cloud needs a body: JSON {\"gaps\": [[...], ...]} or a k x m .npy "
+                        "a cloud needs a body: JSON {\"gaps\": [[...], ...]}, JSON "
+                        "{\"generate\": {\"count\": k, \"seed\": s}} or a k x m .npy "
                         "(Content-Type: application/x-npy)");
         return;
     }
@@ -292,7 +352,13 @@ void gsd_h_cloud_create(gsd_req *r)
         return;
     }
     cJSON_Delete(obj);
-    if (!resolve_pattern(r, &arow, &spec)) {
+    if (!generated && spec.gen_count) { /* only with a JSON body, checked above */
+        gsd_spec_free(&spec);
+        free(G);
+        gsd_reply_error(r, 422, "invalid", "generate", "generate needs a JSON body");
+        return;
+    }
+    if (!resolve_pattern(r, &arow, &spec, &G, &k)) {
         free(G);
         return;
     }

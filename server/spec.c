@@ -78,6 +78,54 @@ static gs_err parse_warm(const cJSON *v, int cloud, gsd_spec *sp, gs_error *err)
                            : "the id of a previous result (\"r_...\")");
 }
 
+/* label: printable UTF-8 (no control bytes), at most GSD_LABEL_MAX bytes. */
+static gs_err parse_label(const cJSON *v, gsd_spec *sp, gs_error *err)
+{
+    gs_err rc = want_string(v, "label", err);
+    if (rc)
+        return rc;
+    size_t len = strlen(v->valuestring);
+    if (len > GSD_LABEL_MAX)
+        return gs_errorf(err, GS_ERR_RANGE, "label", "label is %zu bytes, more than %d", len,
+                         GSD_LABEL_MAX);
+    for (size_t i = 0; i < len; i++)
+        if ((unsigned char)v->valuestring[i] < 0x20 || v->valuestring[i] == 0x7f)
+            return gs_errorf(err, GS_ERR_INVALID, "label",
+                             "label must not contain control characters");
+    memcpy(sp->label, v->valuestring, len + 1);
+    return GS_OK;
+}
+
+/* generate: {"count": k >= 1, "seed": integer in [0, 2^53]}; the caller bounds k. */
+static gs_err parse_generate(const cJSON *v, gsd_spec *sp, gs_error *err)
+{
+    if (!cJSON_IsObject(v))
+        return gs_errorf(err, GS_ERR_INVALID, "generate",
+                         "generate must be an object {\"count\": k, \"seed\": s}");
+    const cJSON *c = NULL, *s = NULL, *e;
+    cJSON_ArrayForEach(e, v)
+    {
+        if (!strcmp(e->string, "count"))
+            c = e;
+        else if (!strcmp(e->string, "seed"))
+            s = e;
+        else
+            return gs_errorf(err, GS_ERR_INVALID, "generate",
+                             "unknown key \"%s\" in generate (count, seed)", e->string);
+    }
+    if (!cJSON_IsNumber(c) || !(c->valuedouble >= 1 && c->valuedouble <= 1e9) ||
+        c->valuedouble != floor(c->valuedouble))
+        return gs_errorf(err, GS_ERR_INVALID, "generate.count",
+                         "generate.count must be a positive integer (the number of gaps)");
+    if (s && (!cJSON_IsNumber(s) || !(s->valuedouble >= 0 && s->valuedouble <= GSD_GEN_SEED_MAX) ||
+              s->valuedouble != floor(s->valuedouble)))
+        return gs_errorf(err, GS_ERR_INVALID, "generate.seed",
+                         "generate.seed must be an integer in [0, 2^53]");
+    sp->gen_count = (int)c->valuedouble;
+    sp->gen_seed = s ? (unsigned long long)s->valuedouble : 1;
+    return GS_OK;
+}
+
 /* An enum-valued option given by name. */
 static gs_err parse_named(const cJSON *v, const char *key, int (*parse)(const char *, void *),
                           void *dst, const char *allowed, gs_error *err)
@@ -158,6 +206,10 @@ static gs_err parse_key(const cJSON *v, int n_fast, int m, int cloud, gsd_spec *
         return parse_warm(v, cloud, sp, err);
     if (!strcmp(k, "return") && !cloud)
         return parse_return(v, sp, err);
+    if (!strcmp(k, "label") && cloud)
+        return parse_label(v, sp, err);
+    if (!strcmp(k, "generate") && cloud)
+        return parse_generate(v, sp, err);
     return gs_errorf(err, GS_ERR_INVALID, k, "unknown option \"%s\"", k);
 }
 
@@ -244,6 +296,13 @@ void gsd_spec_write(const gsd_spec *sp, gs_buf *b)
         gs_buf_puts(b, ",\"warm_start\":");
         gs_buf_json_str(b, sp->warm[0] ? sp->warm : sp->warm_job);
     }
+    if (sp->label[0]) {
+        gs_buf_puts(b, ",\"label\":");
+        gs_buf_json_str(b, sp->label);
+    }
+    if (sp->gen_count > 0)
+        gs_buf_printf(b, ",\"generate\":{\"count\":%d,\"seed\":%llu}", sp->gen_count,
+                      sp->gen_seed);
     if (sp->resolved) {
         gs_buf_puts(b, ",\"installed\":");
         gs_buf_json_ints(b, sp->installed, sp->n_installed);

@@ -7,7 +7,9 @@
  * from a JSON object, and writing them back as JSON (a job keeps its options
  * in the store and re-reads them after a restart, through the same parser).
  * Query strings of .npy cloud uploads are turned into the same JSON object
- * first, so there is one parser. Every error names the field.
+ * first, so there is one parser. Every error names the field. A cloud may
+ * carry a label (the user's name for it) and ask the server to generate its
+ * gaps ("generate": {"count", "seed"}: gapsim-gen's gap cloud generator).
  */
 #ifndef GSD_SPEC_H
 #define GSD_SPEC_H
@@ -27,6 +29,11 @@
 #define GSD_PAT_FRACTION GS_PAT_FRACTION
 enum { GSD_RET_W = 1, GSD_RET_LAMBDA = 2, GSD_RET_X = 4, GSD_RET_KKT = 8 };
 
+/* A cloud's label: at most this many bytes of UTF-8 without control characters. */
+#define GSD_LABEL_MAX 120
+/* The largest seed of "generate" (an integer a JSON number holds exactly: 2^53). */
+#define GSD_GEN_SEED_MAX 9007199254740992.0
+
 /* The largest max_iter a request may ask (the methods' default is 10 m + 100). */
 #define GSD_MAX_ITER_CAP 1000000
 
@@ -40,6 +47,9 @@ typedef struct {
     char warm_job[GSD_ID_LEN];   /* cloud: gap i warm-starts from gap i of this job */
     unsigned ret;                /* GSD_RET_* fields returned by a solve */
     double timeout_s;            /* per solve, s (0: the server's --default-timeout) */
+    char label[GSD_LABEL_MAX + 1]; /* cloud: the user's name for the job ("" none) */
+    int gen_count;               /* cloud: > 0 when the server generates the gaps */
+    unsigned long long gen_seed; /* cloud: the generator's seed (with gen_count) */
     int resolved;                /* installed[] filled by gsd_spec_resolve */
     int n_installed, *installed; /* the candidates the pattern installs, ascending */
 } gsd_spec;

@@ -62,11 +62,12 @@ TYPES = {
 class Validator:
     """JSON Schema 2020-12 subset: type (string or array), required, properties,
     additionalProperties (bool or schema), items, enum, pattern, minimum, maximum,
-    exclusiveMinimum, exclusiveMaximum, minItems, oneOf, $ref (to a sibling file)."""
+    exclusiveMinimum, exclusiveMaximum, minItems, maxLength (bytes of UTF-8, as the server
+    counts), oneOf, $ref (to a sibling file)."""
 
     KNOWN = ANNOTATIONS | {"type", "required", "properties", "additionalProperties", "items",
                            "enum", "pattern", "minimum", "maximum", "exclusiveMinimum",
-                           "exclusiveMaximum", "minItems", "oneOf", "$ref"}
+                           "exclusiveMaximum", "minItems", "maxLength", "oneOf", "$ref"}
 
     def __init__(self, files):
         self.files = files
@@ -112,6 +113,9 @@ class Validator:
                     out.append("%s: unexpected property %r" % (path, k))
                 elif isinstance(extra, dict):
                     out += self.errors(extra, x, "%s.%s" % (path, k))
+        if isinstance(v, str) and "maxLength" in schema:
+            if len(v.encode("utf-8")) > schema["maxLength"]:
+                out.append("%s: longer than %d bytes" % (path, schema["maxLength"]))
         if isinstance(v, list):
             if "minItems" in schema and len(v) < schema["minItems"]:
                 out.append("%s: fewer than %d items" % (path, schema["minItems"]))

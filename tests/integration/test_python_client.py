@@ -346,6 +346,31 @@ class ClientTest(unittest.TestCase):
         one = self.c.submit_cloud(self.asm, self.gaps[2], fasteners="all")
         self.assertEqual(one.wait()["total"], 1)
 
+    def test_generated_cloud_is_gapsim_gen_s(self):
+        # the server's generator is gapsim-gen's: seed 1 (gen_model's) gives the same gaps, bitwise
+        job = self.c.generate_cloud(self.asm, len(self.gaps), seed=1, label="generated",
+                                    fastener_fraction=0.5)
+        info = job.wait()
+        self.assertEqual(info["options"]["generate"], {"count": len(self.gaps), "seed": 1})
+        self.assertEqual(info["options"]["label"], "generated")
+        self.assertEqual(as_list(self.c.job_gaps(job)), self.gaps)
+        self.assertEqual(as_list(self.c.job_gaps(job, index=3)), self.gaps[3])
+        # and the results are those of the same gaps uploaded
+        up = self.c.submit_cloud(self.asm, self.gaps, fastener_fraction=0.5)
+        up.wait()
+        self.assertLess(max_abs_diff(job.results(), up.results()), 1e-9)
+        for body, field in (({"generate": {"count": 0}}, "generate.count"),
+                            ({"generate": {"count": 2, "seed": -1}}, "generate.seed"),
+                            ({"generate": {"count": 2, "what": 1}}, "generate"),
+                            ({"generate": {"count": 2}, "gaps": [[0.0] * self.asm["m"]]}, "generate"),
+                            ({"generate": {"count": 2}, "label": "x" * 121}, "label")):
+            r = self.d.post("/v1/assemblies/%s/clouds" % self.asm["id"], body)
+            self.assertIn(r.status, (413, 422), body)
+            self.assertEqual(r.json()["error"]["field"], field, body)
+        with self.assertRaises(GapsimError) as cm:
+            self.c.generate_cloud(self.asm, 10 ** 7)
+        self.assertEqual((cm.exception.status, cm.exception.field), (413, "generate.count"))
+
     def test_cloud_warm_start(self):
         cold = self.c.submit_cloud(self.asm, self.gaps, fasteners=[1, 3, 5, 7, 9])
         cold.wait()

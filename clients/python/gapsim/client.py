@@ -272,6 +272,18 @@ class Client:
             r = self.http.request("POST", path, data, {"Content-Type": "application/x-npy"}, opts)
         return Job(self, r.json())
 
+    def generate_cloud(self, assembly: AssemblyRef, count: int, seed: int = 1,
+                       **options: Any) -> "Job":
+        """Submit a cloud whose ``count`` gaps the server generates (gapsim-gen's
+        gap cloud generator: the same seed gives the same gaps as
+        ``gapsim-gen --seed``); the job keeps them (:meth:`job_gaps`).
+        **options as for :meth:`submit_cloud`, e.g. ``label="line 3"``."""
+        aid = _id(assembly, "assembly")
+        body = dict(_options(options))
+        body["generate"] = {"count": int(count), "seed": int(seed)}
+        r = self.http.request("POST", "/v1/assemblies/%s/clouds" % aid, body)
+        return Job(self, r.json())
+
     def job(self, job: JobRef) -> "Job":
         """A Job handle for an existing job id (its status fetched)."""
         j = Job(self, {"id": _id(job, "job")})
@@ -353,6 +365,20 @@ class Client:
             return npy.decode(r.body)
         except ValueError as e:
             raise GapsimError(r.status, "bad_format", "the results are not a .npy: %s" % e) from None
+
+    def job_gaps(self, job: JobRef, index: Optional[int] = None) -> Any:
+        """A job's input gaps (mm): all k x m (the stored .npy, decoded) or,
+        with ``index``, gap vector ``index`` alone. An ndarray with numpy,
+        else lists."""
+        jid = _id(job, "job")
+        if index is not None:
+            doc = self.http.request("GET", "/v1/jobs/%s/gaps" % jid, query={"index": int(index)}).json()
+            return npy.arrays(doc, ("g",))["g"]
+        r = self.http.request("GET", "/v1/jobs/%s/gaps" % jid)
+        try:
+            return npy.decode(r.body)
+        except ValueError as e:
+            raise GapsimError(r.status, "bad_format", "the gaps are not a .npy: %s" % e) from None
 
     def result_rows(self, job: JobRef, fields: str = "none",
                     page: int = 1000) -> Iterator[Dict[str, Any]]:
