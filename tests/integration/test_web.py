@@ -2,18 +2,25 @@
 
 One daemon serving the page, one small lap-joint assembly. Page loads,
 each selected by URL parameters so no clicks are needed:
-  1. /?assembly=A&submit_demo=K&seed=S&fraction=0.5: the page generates K demo
-     gaps, POSTs them as .npy and shows the job's progress (the DOM names the job);
-  2. /?assembly=A&job=J&gap=G&seed=S&mode=residual&threshold=T&bins=B: heat map,
-     color bar, summary and histograms, checked against the API; also saved as
-     a screenshot (GS_BIN_DIR/web-screenshot.png, 1400 x 1000);
-  3. the same with mode=initial: the page's regenerated initial gaps must be
-     the gaps gapsim-gen makes with the same seed (the page ports its generator),
-     so the "initial gap" view shows what was solved;
+  1. /?assembly=A&submit_demo=K&seed=S&fraction=0.5&label=L: the page asks the
+     server to generate K gaps ({"generate": {"count", "seed"}}, labelled) and
+     shows the job's progress (the DOM names the job);
+  2. /?assembly=A&job=J&gap=G&mode=residual&threshold=T&bins=B: heat map,
+     color bar, summary and histograms, checked against the API;
+  3. the same with mode=initial: the initial gaps the page shows (from
+     GET /v1/jobs/{id}/gaps) are the gaps gapsim-gen makes with the same seed,
+     and solving them again gives the job's residuals; initial and residual
+     share one colour scale (scale=auto: each its own);
   4. a small sandwich joint, whose stacked interfaces share (x, y): one panel
-     per layer, no dot hidden under another;
+     per layer titled with its parts' names, all with the same y axis, no dot
+     hidden under another;
   5. ?click=i,j (a test hook dispatching click events on the candidate rings)
-     with submit_demo: the cloud is submitted with the clicked pattern.
+     with submit_demo: the cloud is submitted with the clicked pattern;
+  6. the exceedance view and the summary's statistics; gap controls hidden;
+  7. the contact-force view and the initial-vs-residual scatter; the job
+     label and the job filter;
+  8. screenshots of every view (GS_BIN_DIR/web-<view>.png, 1400 x 1000; the
+     ones in docs/ are copies).
 
 Chromium (Debian package chromium; scripts/test installs it) is required: if it
 is missing the test fails and says so, it is not skipped.
@@ -33,6 +40,7 @@ SEED = 3        # demo seed
 GAP = 5         # gap shown
 BINS = 12       # histogram bins asked through the URL
 THRESHOLD = 0.05
+LABEL = "page run"
 
 VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source",
         "track", "wbr"}
@@ -170,7 +178,8 @@ class WebPage(unittest.TestCase):
     def submit_from_page(self):
         if hasattr(type(self), "job"):
             return type(self).job
-        dom = self.load("assembly=%s&submit_demo=%d&seed=%d&fraction=0.5" % (self.asm["id"], K, SEED))
+        dom = self.load("assembly=%s&submit_demo=%d&seed=%d&fraction=0.5&label=%s"
+                        % (self.asm["id"], K, SEED, LABEL.replace(" ", "+")))
         prog = dom.by_id("progress")
         job_id = prog.attrs.get("data-job")
         self.assertTrue(job_id and job_id.startswith("j_"), "the page did not submit a cloud: %r" % prog.attrs)
@@ -181,13 +190,15 @@ class WebPage(unittest.TestCase):
         self.assertEqual((job["total"], job["done"], job["failed"]), (K, K, 0))
         self.assertEqual(job["options"].get("fastener_fraction"), 0.5)
         self.assertEqual(job["assembly_id"], self.asm["id"])
+        self.assertEqual(job["options"]["generate"], {"count": K, "seed": SEED})
+        self.assertEqual(job["options"]["label"], LABEL)
         type(self).job = job
         return job
 
     def view(self, mode):
         job = self.submit_from_page()
-        return self.load("assembly=%s&job=%s&gap=%d&seed=%d&mode=%s&threshold=%g&bins=%d"
-                             % (self.asm["id"], job["id"], GAP, SEED, mode, THRESHOLD, BINS))
+        return self.load("assembly=%s&job=%s&gap=%d&mode=%s&threshold=%g&bins=%d"
+                         % (self.asm["id"], job["id"], GAP, mode, THRESHOLD, BINS))
 
     # ---- tests
     def test_1_residual_view(self):
@@ -276,10 +287,8 @@ class WebPage(unittest.TestCase):
         shape, flat = read_npy(self.gaps_npy)
         self.assertEqual(shape, (K, self.m))
         g_gen = flat[GAP * self.m:(GAP + 1) * self.m]
-        # the page's port of gs_gen_gap_cloud: same gaps as gapsim-gen --seed S
-        self.assertEqual(len(g_page), len(g_gen))
-        worst = max(abs(a - b) for a, b in zip(g_page, g_gen))
-        self.assertLess(worst, 1e-9, "initial gaps differ from gapsim-gen's by %g mm" % worst)
+        # the server's generator is gapsim-gen's: the same gaps, to the bit
+        self.assertEqual(g_page, g_gen)
         # and they are what the daemon solved: solving them again gives the job's residuals
         job = self.submit_from_page()
         r = self.d.post("/v1/assemblies/%s/solve" % self.asm["id"],
@@ -291,6 +300,20 @@ class WebPage(unittest.TestCase):
         ticks = [t.all_text() for t in dom.by_id("colorbar").find_all("text", "cb-tick")]
         self.assertTrue(ticks and all(t.endswith(" mm") for t in ticks), ticks)
         self.assertIn("initial gap", dom.by_id("colorbar").find_all("text", "cb-title")[0].all_text())
+        # one colour scale for the initial and residual views of a gap: the
+        # larger maximum, rounded up (1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8 x 10^k)
+        top = float(dom.by_id("colorbar").attrs["data-top"])
+        self.assertGreaterEqual(top, max(max(g_page), max(w_job)))
+        self.assertLessEqual(top, 1.25 * max(max(g_page), max(w_job)))
+        dom_r = self.view("residual")
+        self.assertEqual(float(dom_r.by_id("colorbar").attrs["data-top"]), top)
+        self.assertIn("scale shared", dom_r.by_id("colorbar").find_all("text", "cb-title")[0].all_text())
+        # own scale per view (scale=auto): the residual view's top follows max w
+        dom_a = self.load("assembly=%s&job=%s&gap=%d&mode=residual&scale=auto" % (self.asm["id"], job["id"], GAP))
+        top_a = float(dom_a.by_id("colorbar").attrs["data-top"])
+        self.assertGreaterEqual(top_a, max(w_job))
+        self.assertLessEqual(top_a, 1.25 * max(w_job))
+        self.assertIn("checked", dom_a.by_id("scale-auto").attrs)
 
     def test_4_stacked_interfaces_get_panels(self):
         # the sandwich joint: interfaces stacked in z share (x, y) positions
@@ -315,22 +338,28 @@ class WebPage(unittest.TestCase):
             titles = [t.all_text() for t in svg.find_all("text", "layer-title")]
             self.assertEqual(len(titles), len(layers), titles)
             self.assertGreater(len(layers), 1)
+            # each title names its interfaces by the model's part names
+            names = self.d.get("/v1/assemblies/%s/geometry" % asm["id"]).json()["parts"]
+            for t in titles:
+                self.assertTrue(any(n in t for n in names), t)
+            self.assertTrue(any("fixed jig" in t for t in titles) == any(p["fixed"]), titles)
+            # every panel has the same y axis: the same tick labels, as many as panels
+            yt = [t.all_text() for t in svg.find_all("text", "y-tick")]
+            per = len(yt) // len(titles)
+            self.assertEqual(len(yt), per * len(titles))
+            self.assertEqual([yt[i * per:(i + 1) * per] for i in range(len(titles))], [yt[:per]] * len(titles))
             spots = {(c.attrs["cx"], c.attrs["cy"]) for c in nodes}
             self.assertEqual(len(spots), len(nodes), "dots drawn over each other")
-            # initial view of a cloud the page did not make: the server's gaps
-            # (GET /v1/jobs/{id}/gaps?index=i); a server without that endpoint
-            # leaves the page on the residual view
+            # initial view of an uploaded cloud: the server's gaps (GET /v1/jobs/{id}/gaps?index=i)
             shape, flat = read_npy(gaps)
             m = asm["m"]
             v = [float(c.attrs["data-v"]) for c in sorted(nodes, key=lambda c: int(c.attrs["data-k"]))]
-            if self.d.get("/v1/jobs/%s/gaps?index=1" % job["id"]).status == 200:
-                self.assertEqual(v, flat[m:2 * m])
-                self.assertNotIn("disabled", dom.by_id("mode-initial").attrs)
-            else:
-                w = self.d.get("/v1/jobs/%s/results?offset=1&limit=1&fields=w" % job["id"]).json()["results"][0]["w"]
-                self.assertEqual(v, w)
-                self.assertIn("disabled", dom.by_id("mode-initial").attrs)
+            self.assertEqual(v, flat[m:2 * m])
             self.assertTrue(all("installed" in c.classes for c in svg.find_all("circle", "fastener")))
+            out_dir = BIN_DIR if os.path.isdir(BIN_DIR) else TMP
+            path = os.path.join(out_dir, "web-sandwich.png")
+            self.load("assembly=%s&job=%s&gap=1&mode=residual" % (asm["id"], job["id"]), screenshot=path)
+            self.assertEqual(png_size(path), (1400, 1000))
         finally:
             self.d.delete("/v1/assemblies/%s" % asm["id"])
 
@@ -357,7 +386,7 @@ class WebPage(unittest.TestCase):
         fast = dom.by_id("map").find_all("circle", "fastener")
         self.assertEqual([int(c.attrs["data-i"]) for c in fast if "installed" in c.classes], picked)
         # clicks without submitting: the picked pattern is shown and announced
-        dom = self.load("assembly=%s&job=%s&click=1,2&seed=9" % (self.asm["id"], job_id))
+        dom = self.load("assembly=%s&job=%s&click=1,2" % (self.asm["id"], job_id))
         self.assertEqual(dom.by_id("pattern-info").attrs.get("data-pattern"),
                          ",".join(map(str, sorted(set(picked) ^ {1, 2}))))
         self.d.delete("/v1/jobs/%s" % job_id)
@@ -384,19 +413,70 @@ class WebPage(unittest.TestCase):
         self.assertEqual([int(b.attrs["data-count"]) for b in bars], h["counts"])
         widths = [float(b.attrs["width"]) for b in bars]  # equal widths: log-spaced edges on a log axis
         self.assertLess(max(widths) - min(widths), 0.01)
+        # per-cloud views: the gap controls do not apply and are hidden
+        self.assertIn("hidden", dom.by_id("gap-controls").attrs)
+        self.assertIn("hidden", dom.by_id("scale-pick").attrs)
+        self.assertNotIn("hidden", self.view("residual").by_id("gap-controls").attrs)
 
-    def test_3_screenshot(self):
+    def test_7_force_view_scatter_labels(self):
+        job = self.submit_from_page()
+        dom = self.view("force")
+        res = self.d.get("/v1/jobs/%s/results?offset=%d&limit=1&fields=w,lambda" % (job["id"], GAP)).json()["results"][0]
+        nodes = sorted(dom.by_id("map").find_all("circle", "node"), key=lambda c: int(c.attrs["data-k"]))
+        self.assertEqual([float(c.attrs["data-v"]) for c in nodes], res["lambda"])
+        self.assertGreater(max(res["lambda"]), 0)
+        ticks = [t.all_text() for t in dom.by_id("colorbar").find_all("text", "cb-tick")]
+        self.assertTrue(ticks and all(t.endswith(" N") for t in ticks), ticks)
+        self.assertNotIn("hidden", dom.by_id("gap-controls").attrs)
+        # the scatter: one dot per pair at (g, w), classes by contact / prying
+        g = self.d.get("/v1/jobs/%s/gaps?index=%d" % (job["id"], GAP)).json()["g"]
+        w = res["w"]
+        pts = sorted(dom.by_id("scatter").find_all("circle", "sc-pt"), key=lambda c: int(c.attrs["data-k"]))
+        self.assertEqual(len(pts), self.m)
+        self.assertEqual([float(c.attrs["data-g"]) for c in pts], g)
+        self.assertEqual([float(c.attrs["data-w"]) for c in pts], w)
+        contact = sum(1 for v in w if v == 0)
+        opened = sum(1 for a, b in zip(g, w) if b > a + THRESHOLD)
+        self.assertEqual(sum("contact" in c.classes for c in pts), contact)
+        self.assertEqual(sum("opened" in c.classes for c in pts), opened)
+        info = dom.by_id("scatter-info").attrs
+        self.assertEqual((int(info["data-contact"]), int(info["data-opened"])), (contact, opened))
+        # the label names the job in the list; the filter keeps matching jobs (and the selected one)
+        rows = dom.by_id("jobs").find_all("tr", "job-row")
+        row = [r for r in rows if r.attrs["data-id"] == job["id"]][0]
+        self.assertIn(LABEL, row.all_text())
+        st = dom.by_id("server-status")
+        self.assertEqual(int(st.attrs["data-jobs-active"]), self.d.get("/healthz").json()["jobs_active"])
+        self.assertIn("running", st.all_text())
+        other = self.d.post("/v1/assemblies/%s/clouds" % self.asm["id"],
+                            {"generate": {"count": 1, "seed": 99}, "label": "other"})
+        self.assertEqual(other.status, 202, other.body)
+        oid = other.json()["id"]
+        self.d.wait_job(oid)
+        try:
+            dom = self.load("assembly=%s&job=%s&filter=other" % (self.asm["id"], oid))
+            self.assertEqual([r.attrs["data-id"] for r in dom.by_id("jobs").find_all("tr", "job-row")], [oid])
+            self.assertIn("1 of", dom.by_id("jobs-filtered").all_text())
+            dom = self.load("assembly=%s&job=%s&filter=PAGE" % (self.asm["id"], job["id"]))
+            ids = [r.attrs["data-id"] for r in dom.by_id("jobs").find_all("tr", "job-row")]
+            self.assertIn(job["id"], ids)
+            self.assertNotIn(oid, ids)
+        finally:
+            self.d.delete("/v1/jobs/%s" % oid)
+
+    def test_8_screenshots(self):
         job = self.submit_from_page()
         out_dir = BIN_DIR if os.path.isdir(BIN_DIR) else TMP
-        path = os.path.join(out_dir, "web-screenshot.png")
-        if os.path.exists(path):
-            os.remove(path)
-        self.load("assembly=%s&job=%s&gap=%d&seed=%d&mode=residual" % (self.asm["id"], job["id"], GAP, SEED),
+        for mode in ("residual", "initial", "force", "p95", "exceed"):
+            path = os.path.join(out_dir, "web-%s.png" % mode)
+            if os.path.exists(path):
+                os.remove(path)
+            self.load("assembly=%s&job=%s&gap=%d&mode=%s&threshold=%g" % (self.asm["id"], job["id"], GAP, mode, THRESHOLD),
                       screenshot=path)
-        self.assertTrue(os.path.exists(path), "no screenshot written")
-        self.assertEqual(png_size(path), (1400, 1000))
-        self.assertGreater(os.path.getsize(path), 20000)
-        print("\nscreenshot: %s" % os.path.abspath(path))
+            self.assertTrue(os.path.exists(path), "no screenshot written")
+            self.assertEqual(png_size(path), (1400, 1000))
+            self.assertGreater(os.path.getsize(path), 20000)
+            print("\nscreenshot: %s" % os.path.abspath(path))
 
 
 if __name__ == "__main__":

@@ -1,0 +1,60 @@
+/*
+ * state.js -- what the page shows (one object, S) and its URL form.
+ *
+ * The URL holds the view, so a view can be shared or opened directly:
+ * ?assembly=ID&job=ID&gap=I&mode=M&threshold=MM&bins=B&scale=auto&filter=TEXT
+ * (and the test hooks submit_demo=N&seed=S&fraction=F&label=L, click=i,j).
+ */
+export const MODES = ['initial', 'residual', 'force', 'p95', 'exceed'];
+/* Views of one gap vector (the gap controls apply); the others are per cloud. */
+export const GAP_MODES = ['initial', 'residual', 'force'];
+
+export const params = new URLSearchParams(window.location.search);
+
+export function intParam(k, def) {
+  const v = parseInt(params.get(k), 10);
+  return Number.isFinite(v) && v >= 0 ? v : def;
+}
+function numParam(k, def) {
+  const v = parseFloat(params.get(k));
+  return Number.isFinite(v) && v >= 0 ? v : def;
+}
+
+export const S = {
+  assemblies: [],
+  asm: null, // assembly row
+  geo: null, // geometry
+  jobs: [],
+  job: null, // job row
+  gap: intParam('gap', 0),
+  mode: MODES.includes(params.get('mode')) ? params.get('mode') : 'residual',
+  scaleAuto: params.get('scale') === 'auto', // false: initial and residual share one colour scale
+  filter: params.get('filter') || '',
+  threshold: numParam('threshold', 0.1),
+  bins: intParam('bins', 20),
+  result: null, // result of the selected gap (w, lambda)
+  g0: null, // initial gaps of the selected gap
+  summary: null,
+  nodes: [], // circle elements, one per pair
+  fast: [], // fastener candidate rings
+  fastHalo: [],
+  pollTimer: null,
+  listTimer: null,
+  resultSeq: 0,
+  edit: null, // Uint8Array: the pattern picked by clicking candidates, or null
+};
+
+export function updateURL() {
+  const q = new URLSearchParams();
+  if (S.asm) q.set('assembly', S.asm.id);
+  if (S.job) {
+    q.set('job', S.job.id);
+    q.set('gap', String(S.gap));
+  }
+  q.set('mode', S.mode);
+  if (S.scaleAuto) q.set('scale', 'auto');
+  if (S.filter) q.set('filter', S.filter);
+  if (S.threshold !== 0.1) q.set('threshold', String(S.threshold));
+  if (S.bins !== 20) q.set('bins', String(S.bins));
+  window.history.replaceState(null, '', window.location.pathname + '?' + q.toString());
+}
