@@ -24,8 +24,13 @@ static gs_err want_number(const cJSON *v, const char *key, gs_error *err)
     return GS_OK;
 }
 
+/* A key may appear twice in a JSON object (the last one counts): the lists
+ * of an earlier occurrence are freed before they are replaced. */
 static gs_err parse_pattern(const cJSON *v, int n_fast, gsd_spec *sp, gs_error *err)
 {
+    free(sp->list);
+    sp->list = NULL;
+    sp->n_list = 0;
     gs_pattern p = {0};
     gs_err rc = gs_pattern_fasteners(v, "fasteners", n_fast, &p, err);
     sp->pattern = p.kind;
@@ -200,8 +205,12 @@ static gs_err parse_key(const cJSON *v, int n_fast, int m, int cloud, gsd_spec *
         }
         return rc;
     }
-    if (!strcmp(k, "fixed_pairs"))
+    if (!strcmp(k, "fixed_pairs")) {
+        free(sp->fixed);
+        sp->fixed = NULL;
+        sp->n_fixed = 0;
         return gs_json_index_list(v, k, m, &sp->fixed, &sp->n_fixed, err);
+    }
     if (!strcmp(k, "warm_start"))
         return parse_warm(v, cloud, sp, err);
     if (!strcmp(k, "return") && !cloud)

@@ -45,6 +45,11 @@ void __sanitizer_set_death_callback(void (*callback)(void)) __attribute__((weak)
 
 static void fz_dump_crash(void)
 {
+    if (!fz_cur) { /* a leak found at exit: no input is running */
+        fprintf(stderr, "fuzz: the failure came after the last input (a leak found at exit); "
+                        "replay the corpus files one by one to find the input\n");
+        return;
+    }
     char name[256];
     snprintf(name, sizeof name, "fuzz-crash-%s.bin", gs_fuzz_target);
     FILE *fp = fopen(name, "wb");
@@ -84,6 +89,7 @@ static int fz_run(const uint8_t *data, size_t len)
     fz_cur_len = len;
     int r = gs_fuzz_one(copy, len);
     free(copy);
+    fz_cur = NULL;
     return r;
 }
 

@@ -19,6 +19,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 
 extern const char *const gs_fuzz_target;
 extern const char *const gs_fuzz_dict[];
