@@ -262,6 +262,7 @@ void gsd_h_solve(gsd_req *r)
     gsd_registry_release(r->app->reg, a);
     st->t.run = solve_run;
     st->t.cancel = solve_cancel;
+    st->t.slow = gsd_spec_is_slow(&st->spec);
     st->t0 = r->t0;
     gsd_req_suspend(r);
     gsd_req_watch(r, &st->cancel); /* a client that hangs up cancels the solve */

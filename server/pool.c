@@ -18,20 +18,36 @@ struct gsd_pool {
     int n;
     gsd_worker *w;
     int busy;            /* workers running something */
+    int slow;            /* slow tasks running */
+    int slow_cap;        /* at most this many at once: workers - 1 (1 with one worker) */
     int exclusive;       /* an exclusive task is waiting or running */
     int stopping;
     unsigned long gen;   /* bumped by gsd_pool_notify */
 };
 
+/* The first task of queue q a worker may start now (a slow one only below
+ * the lane's cap); its predecessor in *prev (NULL: the head). O(queue). */
+static gsd_task *runnable(const gsd_pool *p, int q, gsd_task **prev)
+{
+    *prev = NULL;
+    for (gsd_task *t = p->head[q]; t; *prev = t, t = t->next)
+        if (!t->slow || p->slow < p->slow_cap || p->stopping)
+            return t;
+    return NULL;
+}
+
 static gsd_task *pop(gsd_pool *p)
 {
     for (int q = 0; q < 2; q++) {
-        gsd_task *t = p->head[q];
+        gsd_task *prev, *t = runnable(p, q, &prev);
         if (!t)
             continue;
-        p->head[q] = t->next;
-        if (!p->head[q])
-            p->tail[q] = NULL;
+        if (prev)
+            prev->next = t->next;
+        else
+            p->head[q] = t->next;
+        if (p->tail[q] == t)
+            p->tail[q] = prev;
         p->depth[q]--;
         t->next = NULL;
         return t;
@@ -72,12 +88,16 @@ static void *worker_main(void *arg)
                 run_exclusive(p, t, w);
                 continue;
             }
+            int slow = t->slow; /* t may be freed by run */
             p->busy++;
+            p->slow += slow;
             pthread_mutex_unlock(&p->mu);
             t->run(t, w);
             pthread_mutex_lock(&p->mu);
             p->busy--;
-            if (p->exclusive) /* only an exclusive task waits for busy to drop */
+            p->slow -= slow;
+            if (p->exclusive || slow) /* an exclusive task waits for busy to drop, a
+                                         slow one for the lane */
                 pthread_cond_broadcast(&p->cv);
             continue;
         }
@@ -89,7 +109,9 @@ static void *worker_main(void *arg)
         p->busy--;
         if (p->exclusive)
             pthread_cond_broadcast(&p->cv);
-        if (!worked && gen == p->gen && !p->head[0] && !p->head[1] && !p->stopping)
+        gsd_task *prev;
+        if (!worked && gen == p->gen && !runnable(p, 0, &prev) && !runnable(p, 1, &prev) &&
+            !p->stopping)
             pthread_cond_wait(&p->cv, &p->mu);
     }
     pthread_mutex_unlock(&p->mu);
@@ -103,6 +125,7 @@ gs_err gsd_pool_start(gsd_app *app, gs_error *err)
         return gs_errorf(err, GS_ERR_NOMEM, "", "out of memory");
     p->app = app;
     p->n = app->o.workers;
+    p->slow_cap = p->n > 1 ? p->n - 1 : 1;
     p->w = calloc((size_t)p->n, sizeof *p->w);
     if (!p->w) {
         free(p);
@@ -169,7 +192,8 @@ int gsd_pool_depth(gsd_pool *p)
 int gsd_pool_urgent(gsd_pool *p)
 {
     pthread_mutex_lock(&p->mu);
-    int u = p->head[0] != NULL || p->exclusive;
+    gsd_task *prev;
+    int u = runnable(p, 0, &prev) != NULL || p->exclusive;
     pthread_mutex_unlock(&p->mu);
     return u;
 }

@@ -8,6 +8,12 @@
  *   clouds       chunks of gaps claimed from the oldest running job (last;
  *                small chunks, so an interactive solve waits at most one
  *                chunk of one worker)
+ * Slow lane: a task marked slow (an interactive solve by a method that takes
+ * seconds to minutes on large models: ipm, npm, lemke, ref) runs only while
+ * fewer than workers - 1 slow tasks run (1 with one worker), so with two or
+ * more workers one is always left for gi / auto solves and cloud chunks: slow
+ * solves cannot take every worker. A slow task that must wait stays queued;
+ * the tasks behind it go first.
  * An exclusive task (a precomputation) runs alone: the other workers finish
  * their current task and wait, and OpenBLAS gets all the workers' threads for
  * it; every other task runs with OpenBLAS single-threaded (one solve per
@@ -32,6 +38,7 @@ struct gsd_task {
     void (*run)(gsd_task *t, gsd_worker *w);
     void (*cancel)(gsd_task *t); /* instead of run when the pool stops first */
     int exclusive;
+    int slow;      /* runs in the slow lane (see above) */
     gsd_task *next;
 };
 
@@ -45,7 +52,8 @@ int gsd_pool_submit(gsd_pool *p, gsd_task *t, int prio);
 void gsd_pool_notify(gsd_pool *p);
 /* Tasks waiting in the two queues. */
 int gsd_pool_depth(gsd_pool *p);
-/* 1 if an interactive task is waiting (cloud chunks yield to it). */
+/* 1 if an interactive task is waiting that a worker could start now (cloud
+ * chunks yield to it; a slow task held back by the lane does not count). */
 int gsd_pool_urgent(gsd_pool *p);
 /* Stop: queued tasks are cancelled, running ones finish, threads joined. */
 void gsd_pool_stop(gsd_pool *p);

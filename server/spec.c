@@ -376,6 +376,12 @@ gs_err gsd_spec_problem(const gsd_spec *sp, const gs_model *mdl, double *load, u
     return GS_OK;
 }
 
+int gsd_spec_is_slow(const gsd_spec *sp)
+{
+    gs_method m = sp->opts.method;
+    return m == GS_METHOD_IPM || m == GS_METHOD_NPM || m == GS_METHOD_LEMKE || m == GS_METHOD_REF;
+}
+
 int gsd_spec_is_plain(const gsd_spec *sp)
 {
     return sp->pattern == GSD_PAT_NONE && sp->n_fixed == 0;

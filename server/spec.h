@@ -74,6 +74,10 @@ gs_err gsd_spec_problem(const gsd_spec *sp, const gs_model *mdl, double *load, u
 /* The time limit of each solve: timeout_s as asked (at most max_s: else
  * GS_ERR_RANGE naming "timeout_s"), or def_s when the request gave none. */
 gs_err gsd_spec_timeout(gsd_spec *sp, double def_s, double max_s, gs_error *err);
+/* 1 if the spec asks for a method that takes seconds to minutes per solve on
+ * large models (ipm, npm, lemke, ref; gi and auto take milliseconds): such
+ * interactive solves run in the pool's slow lane (pool.h). */
+int gsd_spec_is_slow(const gsd_spec *sp);
 /* 1 if the spec installs no fastener and fixes no pair. */
 int gsd_spec_is_plain(const gsd_spec *sp);
 

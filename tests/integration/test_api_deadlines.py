@@ -6,7 +6,9 @@ where an interior-point solve with every fastener takes a minute or more:
 - DELETE of a running cloud stops its running solve at once (nothing
   stored for it);
 - SIGTERM during a slow solve exits in a few seconds (the waiting client
-  gets 503 or a closed connection).
+  gets 503 or a closed connection);
+- three slow solves on two workers leave one worker for a gi solve (the
+  slow lane: at most workers - 1 slow solves run at once).
 The measured times are printed (they are figures, not assertions: the
 assertions only bound them far above the expected values, so that a solve
 that is not stopped fails the test)."""
@@ -99,6 +101,42 @@ class DeadlineTest(unittest.TestCase):
         dt = time.time() - t0
         print("\n  hang-up: solve cancelled %.2f s after the client closed" % dt)
         self.assertGreater(cancelled(self.d), before)
+
+    def raw_solve(self, body):
+        """Send a solve on a raw socket and return the socket (not read)."""
+        host, port = re.match(r"http://([0-9.]+):([0-9]+)", self.d.url).groups()
+        data = json.dumps(body).encode()
+        s = socket.create_connection((host, int(port)))
+        s.sendall(b"POST /v1/assemblies/%s/solve HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                  b"Content-Type: application/json\r\nContent-Length: %d\r\n\r\n"
+                  % (self.aid.encode(), len(data)) + data)
+        return s
+
+    def test_slow_solves_leave_a_worker(self):
+        # without the lane both workers would run ipm for a minute and the gi
+        # solve would wait for one of them
+        before = cancelled(self.d)
+        socks = [self.raw_solve(dict(SLOW, g=self.G[i], timeout_s=90)) for i in range(3)]
+        try:
+            time.sleep(0.5)
+            t0 = time.time()
+            r = self.d.post("/v1/assemblies/%s/solve" % self.aid,
+                            {"g": self.G[3], "fasteners": "all", "solver": "gi", "return": ["kkt"]})
+            dt = time.time() - t0
+            print("\n  gi solve beside three ipm solves on two workers: %.3f s" % dt)
+            self.assertEqual(r.status, 200, r.body[:300])
+            self.assertEqual(r.json()["status"], "optimal")
+            for s in socks:  # the slow ones are still running or queued: no answer yet
+                s.setblocking(False)
+                with self.assertRaises(BlockingIOError):
+                    s.recv(1)
+        finally:
+            for s in socks:
+                s.close()
+        t0 = time.time()
+        while cancelled(self.d) < before + 3 and time.time() - t0 < 60:
+            time.sleep(0.05)
+        self.assertEqual(cancelled(self.d), before + 3)
 
     def test_delete_stops_a_running_cloud(self):
         r = self.d.post("/v1/assemblies/%s/clouds" % self.aid, dict(SLOW, gaps=self.G[:2]))
