@@ -25,6 +25,8 @@
 #include "vecenc.h"
 
 #define GSD_BUSY_TIMEOUT_MS 10000
+#define GSD_DEL_BATCH 256 /* results deleted per transaction by assembly_delete */
+#define GSD_DEL_BATCH_S "256"
 #define LAM_ENTRY 12 /* int32 index + double value */
 
 /* ---- statements -------------------------------------------------------------- */
@@ -70,7 +72,8 @@ static const char *const stmt_sql[S__COUNT] = {
     [S_ASM_FIND_HASH] = "SELECT " ASM_COLS " FROM assemblies WHERE content_hash=?1 "
                         "ORDER BY created_at DESC, rowid DESC LIMIT 1",
     [S_ASM_LIST] = "SELECT " ASM_COLS " FROM assemblies ORDER BY created_at, rowid",
-    [S_ASM_DEL_RESULTS] = "DELETE FROM results WHERE assembly_id=?1",
+    [S_ASM_DEL_RESULTS] = "DELETE FROM results WHERE rowid IN (SELECT rowid FROM results "
+                          "WHERE assembly_id=?1 LIMIT " GSD_DEL_BATCH_S ")",
     [S_ASM_DEL_JOBS] = "DELETE FROM jobs WHERE assembly_id=?1",
     [S_ASM_DEL] = "DELETE FROM assemblies WHERE id=?1",
     [S_JOB_INSERT] = "INSERT INTO jobs (" JOB_COLS ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
@@ -125,12 +128,17 @@ struct gsd_store {
     gsd_vecenc *vc;     /* encodes / decodes the result vectors (vecenc.h) */
     double *vw, *vl;    /* decoded w / lam of the row passed to a callback */
     size_t vw_cap, vl_cap;
+    int full;           /* the last SQLite error was SQLITE_FULL */
+    int (*on_full)(void *ctx); /* gsd_store_on_full */
+    void *on_full_ctx;
 };
 
 /* ---- errors, scratch buffers ----------------------------------------------------- */
 
 static gs_err sql_err(gsd_store *st, int rc, const char *what, gs_error *err)
 {
+    if ((rc & 0xff) == SQLITE_FULL)
+        st->full = 1;
     const char *msg = st->db ? sqlite3_errmsg(st->db) : sqlite3_errstr(rc);
     return gs_errorf(err, GS_ERR_IO, "", "%s: %s: %s (sqlite code %d)", st->path, what, msg, rc);
 }
@@ -755,21 +763,76 @@ static gs_err exec_by_id(gsd_store *st, int which, const char *id, const char *w
     return e ? e : step_done(st, s, what, err);
 }
 
+/* Run op (store locked); if it met a full disk and the on_full hook made
+ * room, run it once more. */
+static gs_err retry_full(gsd_store *st, gs_err (*op)(gsd_store *, void *, gs_error *), void *arg,
+                         gs_error *err)
+{
+    st->full = 0;
+    gs_err e = op(st, arg, err);
+    if (e && st->full && st->on_full && st->on_full(st->on_full_ctx)) {
+        st->full = 0;
+        e = op(st, arg, err);
+    }
+    return e;
+}
+
+typedef struct {
+    const char *id;
+    int n; /* rows deleted by the last batch */
+} del_ctx;
+
+static gs_err delete_results_batch(gsd_store *st, void *arg, gs_error *err)
+{
+    del_ctx *d = arg;
+    gs_err e = tx_begin(st, err);
+    if (e)
+        return e;
+    e = exec_by_id(st, S_ASM_DEL_RESULTS, d->id, "delete results", err);
+    d->n = e ? 0 : sqlite3_changes(st->db);
+    return tx_end(st, e, err);
+}
+
+static gs_err delete_rows(gsd_store *st, void *arg, gs_error *err)
+{
+    del_ctx *d = arg;
+    gs_err e = tx_begin(st, err);
+    if (e)
+        return e;
+    e = exec_by_id(st, S_ASM_DEL_JOBS, d->id, "delete jobs", err);
+    if (!e)
+        e = exec_by_id(st, S_ASM_DEL, d->id, "delete assembly", err);
+    return tx_end(st, e, err);
+}
+
+/* The results go GSD_DEL_BATCH rows per transaction, each followed by a
+ * passive checkpoint, so that the WAL is reused from its start instead of
+ * growing by the size of the assembly's results: on a full disk the delete
+ * fits in the WAL file that exists (plus the reserve the on_full hook
+ * releases). */
 gs_err gsd_store_assembly_delete(gsd_store *st, const char *id, gs_error *err)
 {
     REQUIRE(st && id, "id");
     lock(st);
-    gs_err e = tx_begin(st, err);
-    if (!e) {
-        e = exec_by_id(st, S_ASM_DEL_RESULTS, id, "delete results", err);
-        if (!e)
-            e = exec_by_id(st, S_ASM_DEL_JOBS, id, "delete jobs", err);
-        if (!e)
-            e = exec_by_id(st, S_ASM_DEL, id, "delete assembly", err);
-        e = tx_end(st, e, err);
-    }
+    del_ctx d = {id, 0};
+    gs_err e;
+    do {
+        e = retry_full(st, delete_results_batch, &d, err);
+        if (!e && d.n > 0)
+            (void)sqlite3_wal_checkpoint_v2(st->db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
+    } while (!e && d.n == GSD_DEL_BATCH);
+    if (!e)
+        e = retry_full(st, delete_rows, &d, err);
     unlock(st);
     return e;
+}
+
+void gsd_store_on_full(gsd_store *st, int (*fn)(void *ctx), void *ctx)
+{
+    lock(st);
+    st->on_full = fn;
+    st->on_full_ctx = ctx;
+    unlock(st);
 }
 
 /* ---- jobs ------------------------------------------------------------------------ */
@@ -876,11 +939,16 @@ gs_err gsd_store_job_set_status(gsd_store *st, const char *id, const char *statu
     return gsd_store_job_fail(st, id, status, when, NULL, err);
 }
 
-gs_err gsd_store_job_fail(gsd_store *st, const char *id, const char *status, double when,
-                          const char *reason, gs_error *err)
+typedef struct {
+    const char *id, *status, *reason;
+    double when;
+} status_ctx;
+
+static gs_err job_status_locked(gsd_store *st, void *arg, gs_error *err)
 {
-    REQUIRE(st && id && status, "status");
-    lock(st);
+    const status_ctx *c = arg;
+    const char *id = c->id, *status = c->status, *reason = c->reason;
+    double when = c->when;
     sqlite3_stmt *s = stmt(st, S_JOB_SET_STATUS);
     binder b = bind_start(s);
     b_text(&b, id, 1024);
@@ -892,6 +960,16 @@ gs_err gsd_store_job_fail(gsd_store *st, const char *id, const char *status, dou
         e = step_done(st, s, "set job status", err);
     if (!e && sqlite3_changes(st->db) == 0)
         e = gs_errorf(err, GS_ERR_INVALID, "id", "no job '%.40s'", id);
+    return e;
+}
+
+gs_err gsd_store_job_fail(gsd_store *st, const char *id, const char *status, double when,
+                          const char *reason, gs_error *err)
+{
+    REQUIRE(st && id && status, "status");
+    status_ctx c = {id, status, reason, when};
+    lock(st);
+    gs_err e = retry_full(st, job_status_locked, &c, err);
     unlock(st);
     return e;
 }

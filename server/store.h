@@ -49,6 +49,11 @@ void gsd_store_close(gsd_store *st);
 int gsd_store_quick_check(gsd_store *st, char *msg, size_t cap);
 /* user_version of the database (= number of the last migration applied). */
 int gsd_store_schema_version(gsd_store *st);
+/* fn(ctx) is called when a delete or a job status write meets a full disk
+ * (SQLITE_FULL); if it returns 1 (it freed space: the disk reserve, see
+ * upkeep.h) the write is tried once more. Called with the store locked: fn
+ * must not use this store. */
+void gsd_store_on_full(gsd_store *st, int (*fn)(void *ctx), void *ctx);
 /* PRAGMA wal_checkpoint(RESTART). Readers that keep the checkpoint from
  * completing are not an error: the next checkpoint continues. */
 gs_err gsd_store_checkpoint(gsd_store *st, gs_error *err);
@@ -81,7 +86,11 @@ gs_err gsd_store_assembly_find_hash(gsd_store *st, const char *hash, gsd_assembl
  * (NULL when *count is 0), free() it. */
 gs_err gsd_store_assembly_list(gsd_store *st, gsd_assembly_row **rows, int *count,
                                gs_error *err);
-/* Delete the assembly, its results and jobs in one transaction. */
+/* Delete the assembly, its results and jobs: the results in transactions of
+ * 256 rows (each followed by a passive WAL checkpoint, so the WAL does not
+ * grow with the assembly's size: a delete works on a full disk), then the
+ * jobs and the assembly in one. Interrupted (crash, error), the assembly
+ * stays with part of its results: deleting it again finishes the job. */
 gs_err gsd_store_assembly_delete(gsd_store *st, const char *id, gs_error *err);
 
 /* ---- jobs ------------------------------------------------------------------ */
