@@ -285,7 +285,9 @@ int main(int argc, char **argv)
         gsd_pool_stop(app.pool);
         gsd_jobs_free(app.jobs);
         gsd_registry_free(app.reg);
-        gsd_upkeep_stop(app.upkeep);
+        gsd_upkeep *up = app.upkeep;
+        app.upkeep = NULL;
+        gsd_upkeep_stop(up);
         gsd_store_close(app.st);
         return 1;
     }
@@ -304,8 +306,9 @@ int main(int argc, char **argv)
     gsd_http_stop(&app);
     gsd_jobs_free(app.jobs);
     gsd_registry_free(app.reg);
-    gsd_upkeep_stop(app.upkeep);
-    app.upkeep = NULL;
+    gsd_upkeep *up = app.upkeep;
+    app.upkeep = NULL; /* the on_full hook of app.st no longer reaches it */
+    gsd_upkeep_stop(up);
     gsd_store_checkpoint(app.st, NULL);
     gsd_store_close(app.st);
     gsd_guard_free_tokens(&app);
