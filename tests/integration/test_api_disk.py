@@ -188,7 +188,10 @@ class FullDisk(unittest.TestCase):
         r = self.d.delete("/v1/assemblies/" + aid)
         self.assertEqual(r.status, 204, r.body[:300])
         self.assertEqual(self.d.get("/v1/jobs/" + job["id"]).status, 404)
-        self.assertGreater(self.df_free(), 8 << 20)
+        # the job's 8.3 MB of gaps are gone (the sweep may have put the 4 MiB
+        # reserve back already: it counts as room)
+        held = lambda: os.path.getsize(reserve) if os.path.exists(reserve) else 0
+        self.assertGreater(self.df_free() + held(), 8 << 20)
         # room again: a restart, a new assembly, solves
         self.assertEqual(self.d.stop(), 0)
         self.d.start()
