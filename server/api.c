@@ -11,6 +11,7 @@
 
 #include "integrity.h"
 #include "json_parse.h"
+#include "upkeep.h"
 
 #define J (1u << GSD_BODY_JSON)
 #define N (1u << GSD_BODY_NPY)
@@ -183,13 +184,21 @@ int gsd_api_query_num(gsd_req *r, const char *key, double def, double *out)
     return 1;
 }
 
+static int room(gsd_req *r, gsd_store *st, int min_free)
+{
+    char why[512];
+    if (gsd_upkeep_room(r->app, st, min_free, why, sizeof why) == GSD_ROOM_OK)
+        return 1;
+    gsd_reply_error(r, 507, "insufficient_storage", "", "%s", why);
+    return 0;
+}
+
 int gsd_api_room(gsd_req *r)
 {
-    const long long mb = gsd_disk_free_mb(r->app);
-    if (mb < 0 || mb >= r->app->o.min_free_mb)
-        return 1;
-    gsd_reply_error(r, 507, "insufficient_storage", "", "the data directory has %lld MiB free, "
-                    "less than the %lld MiB this server keeps free (gapsimd --min-free): delete "
-                    "assemblies or jobs, or free disk space", mb, r->app->o.min_free_mb);
-    return 0;
+    return room(r, r->app->st, 1);
+}
+
+int gsd_api_quota(gsd_req *r, gsd_store *st)
+{
+    return room(r, st, 0);
 }

@@ -26,8 +26,12 @@ int gsd_api_job(gsd_req *r, gsd_job_row *row);
 void gsd_api_reply_jobs(gsd_req *r, const char *assembly_id, const char *status);
 /* The assembly must be ready; 0 after answering 409. */
 int gsd_api_ready(gsd_req *r, const gsd_assembly_row *row);
-/* 1 if the data directory has --min-free MiB free; else 507 answered, 0. */
+/* 1 if new data may be stored: the data directory has --min-free MiB free
+ * and the store is within --store-quota-mb (after retention made room);
+ * else 507 answered, 0 (upkeep.h). */
 int gsd_api_room(gsd_req *r);
+/* The same with the quota only (a single solve's result), on store st. */
+int gsd_api_quota(gsd_req *r, gsd_store *st);
 /* Integer query parameter in [lo, hi] (default def); 0 after answering 400. */
 int gsd_api_query_int(gsd_req *r, const char *key, long def, long lo, long hi, long *out);
 /* Numeric query parameter (default def); 0 after answering 400. */

@@ -29,6 +29,7 @@
 #include "jobs.h"
 #include "npy.h"
 #include "render.h"
+#include "upkeep.h"
 
 /* The "gaps" array of a JSON body as a k x m row-major matrix. 0 after answering. */
 static int json_gaps(gsd_req *r, const cJSON *obj, int m, double **out, int *k_out)
@@ -410,6 +411,7 @@ void gsd_h_cloud_create(gsd_req *r)
         return;
     }
     atomic_fetch_add(&r->app->metrics.clouds_submitted, 1);
+    gsd_upkeep_kick(r->app);
     gs_buf b = {0};
     gsd_render_job(&row, NULL, &b);
     gsd_job_row_free(&row);

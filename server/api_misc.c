@@ -13,24 +13,25 @@
 #include "jobs.h"
 #include "pool.h"
 #include "registry.h"
+#include "upkeep.h"
 
 void gsd_h_healthz(gsd_req *r)
 {
     gsd_app *app = r->app;
     gs_buf b = {0};
     const long long free_mb = gsd_disk_free_mb(app);
-    const int low = free_mb >= 0 && free_mb < app->o.min_free_mb;
+    char why[2][320];
+    double used_mb = -1;
+    const int n = gsd_upkeep_health(app, why, sizeof why[0], &used_mb);
     gs_buf_printf(&b,
                    "{\"status\":\"%s\",\"version\":\"%s\",\"uptime_s\":%.3f,\"workers\":%d,"
                    "\"queue_depth\":%d,\"jobs_active\":%d,\"assemblies_loaded\":%d,"
-                   "\"disk_free_mb\":%lld,\"reasons\":[",
-                   low ? "degraded" : "ok", GAPSIM_VERSION, gsd_unix_now() - app->started,
+                   "\"disk_free_mb\":%lld,\"store_mb\":%.3f,\"reasons\":[",
+                   n ? "degraded" : "ok", GAPSIM_VERSION, gsd_unix_now() - app->started,
                    app->o.workers, gsd_pool_depth(app->pool), gsd_jobs_active(app->jobs),
-                   gsd_registry_loaded(app->reg), free_mb);
-    if (low)
-        gs_buf_printf(&b, "\"%lld MiB free in the data directory, less than --min-free %lld: "
-                          "uploads and clouds are refused (507)\"",
-                       free_mb, app->o.min_free_mb);
+                   gsd_registry_loaded(app->reg), free_mb, used_mb);
+    for (int i = 0; i < n; i++)
+        gs_buf_printf(&b, "%s\"%s\"", i ? "," : "", why[i]); /* no quotes or backslashes */
     gs_buf_puts(&b, "]}");
     gsd_reply_json(r, 200, &b);
 }

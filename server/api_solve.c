@@ -21,6 +21,7 @@
 #include "linalg.h"
 #include "pool.h"
 #include "render.h"
+#include "upkeep.h"
 
 typedef struct {
     gsd_task t;
@@ -110,6 +111,39 @@ static int try_cache(gsd_app *app, gsd_store *st, gsd_req *r, const char *asm_id
     return 1;
 }
 
+/* Solve, store the result (a single solve), answer. */
+static void solve_store_reply(solve_task *st, gsd_worker *w, gsd_asm *a, gsd_exec_in *in,
+                              const char *key, double *x)
+{
+    gsd_app *app = st->app;
+    gsd_req *r = st->r;
+    gs_error e = {0};
+    gsd_result_row row = {0};
+    gs_err rc = gsd_exec_solve(w, a, in, &row, &e);
+    if (rc == GS_OK && !strcmp(row.status, "cancelled")) {
+        /* the client hung up, or the daemon is stopping: nothing to keep */
+        gsd_reply_error(r, 503, "cancelled", "", "the solve was cancelled%s",
+                        atomic_load(&app->stopping) ? ": the server is shutting down" : "");
+        gsd_result_row_free(&row);
+        return;
+    }
+    if (rc == GS_OK) {
+        gsd_new_id('r', row.id);
+        snprintf(row.assembly_id, sizeof row.assembly_id, "%s", st->asm_id);
+        snprintf(row.cache_key, sizeof row.cache_key, "%s", key);
+        row.job_index = -1;
+        row.created_at = gsd_unix_now();
+        rc = gsd_store_results_put(w->st, &row, 1, NULL, 0, 0, 0, 0, &e);
+    }
+    if (rc == GS_OK) {
+        gsd_upkeep_kick(app); /* retention and the quota count it */
+        reply_result(r, &row, st->spec.ret, x, a->pc->n, 0);
+    } else {
+        gsd_reply_gs_error(r, &e);
+    }
+    gsd_result_row_free(&row);
+}
+
 static void solve_run(gsd_task *t, gsd_worker *w)
 {
     solve_task *st = (solve_task *)t;
@@ -140,25 +174,8 @@ static void solve_run(gsd_task *t, gsd_worker *w)
         gsd_exec_key(a, &in, key);
         if (!try_cache(app, w->st, r, st->asm_id, key, st->spec.ret)) {
             atomic_fetch_add(&app->metrics.cache_misses, 1);
-            gsd_result_row row = {0};
-            rc = gsd_exec_solve(w, a, &in, &row, &e);
-            if (rc == GS_OK && !strcmp(row.status, "cancelled")) {
-                /* the client hung up, or the daemon is stopping: nothing to keep */
-                gsd_reply_error(r, 503, "cancelled", "", "the solve was cancelled%s",
-                                atomic_load(&app->stopping) ? ": the server is shutting down" : "");
-            } else if (rc == GS_OK) {
-                gsd_new_id('r', row.id);
-                snprintf(row.assembly_id, sizeof row.assembly_id, "%s", st->asm_id);
-                snprintf(row.cache_key, sizeof row.cache_key, "%s", key);
-                row.job_index = -1;
-                row.created_at = gsd_unix_now();
-                rc = gsd_store_results_put(w->st, &row, 1, NULL, 0, 0, 0, 0, &e);
-            }
-            if (rc == GS_OK && strcmp(row.status, "cancelled"))
-                reply_result(r, &row, st->spec.ret, x, a->pc->n, 0);
-            else if (rc != GS_OK)
-                gsd_reply_gs_error(r, &e);
-            gsd_result_row_free(&row);
+            if (gsd_api_quota(r, w->st)) /* else answered 507 */
+                solve_store_reply(st, w, a, &in, key, x);
         }
     }
     free(x);

@@ -20,6 +20,7 @@ typedef struct gsd_store gsd_store;
 typedef struct gsd_registry gsd_registry;
 typedef struct gsd_pool gsd_pool;
 typedef struct gsd_jobs gsd_jobs;
+typedef struct gsd_upkeep gsd_upkeep;
 
 typedef struct {
     char addr[64];        /* listen address (default 127.0.0.1) */
@@ -48,6 +49,9 @@ typedef struct {
     long long min_free_mb;/* MiB kept free in the data directory: below, uploads and
                              clouds get 507 and /healthz says degraded (default 256) */
     int reset;            /* --reset: discard the data directory's contents at start */
+    double retain_age_days; /* single solves older than this are deleted (0: kept) */
+    long long retain_max; /* at most this many single solves are kept (0: no limit) */
+    long long store_quota_mb; /* database + data directory above: 507 (0: no quota) */
 } gsd_opts;
 
 typedef struct gsd_token {
@@ -61,6 +65,7 @@ typedef struct gsd_app {
     gsd_registry *reg;
     gsd_pool *pool;
     gsd_jobs *jobs;
+    gsd_upkeep *upkeep;   /* retention, quota, disk reserve (upkeep.h) */
     gsd_metrics metrics;
     struct MHD_Daemon *mhd;
     atomic_int stopping;

@@ -12,6 +12,7 @@
 #include "hash.h"
 #include "jobs.h"
 #include "precomp_io.h"
+#include "upkeep.h"
 
 void gsd_asm_limits(const gsd_app *app, gs_model_limits *lim)
 {
@@ -130,6 +131,7 @@ static gs_err build_factors(gsd_app *app, gsd_asm *a, gsd_assembly_row *row, gs_
     factor_path(app, a->id, path, sizeof path);
     unsigned long long sum = 0;
     rc = gs_precomp_save(pc, path, &sum, err);
+    gsd_upkeep_kick(app); /* a new file (or a partial one, removed) */
     if (rc) {
         gs_precomp_free(pc);
         return rc;
@@ -251,6 +253,7 @@ gs_err gsd_asm_create(gsd_app *app, gs_model *mdl, gsd_assembly_row *row, gsd_re
     gs_err rc = gsd_store_assembly_insert(app->st, row, err);
     if (rc == GS_OK) {
         atomic_fetch_add(&app->metrics.assemblies_created, 1);
+        gsd_upkeep_kick(app);
         if (waiter)
             gsd_req_suspend(waiter);
         rc = queue_precompute(app, row->id, waiter, err);
@@ -338,6 +341,7 @@ gs_err gsd_asm_delete(gsd_app *app, const char *id, gs_error *err)
         return rc;
     gsd_path_assembly(app, id, dir, sizeof dir);
     gsd_rmtree(dir);
+    gsd_upkeep_kick(app);
     return GS_OK;
 }
 

@@ -28,6 +28,7 @@
 #include "pool.h"
 #include "registry.h"
 #include "store.h"
+#include "upkeep.h"
 
 static void usage(FILE *f)
 {
@@ -64,6 +65,15 @@ static void usage(FILE *f)
             "  --token-file F    require bearer tokens: lines \"read TOKEN\" or \"write TOKEN\"\n"
             "  --min-free MB     MiB kept free in the data directory: below, uploads and\n"
             "                    clouds get 507, /healthz says degraded (default 256)\n"
+            "  --store-quota-mb MB  most MiB the database (pages in use) and the data\n"
+            "                    directory's files may take: above, the oldest single solves\n"
+            "                    are deleted, then uploads, clouds and new solves get 507 and\n"
+            "                    /healthz says degraded (default 0: no quota)\n"
+            "  --retain-solves-age DAYS  delete single-solve results (and the cache they\n"
+            "                    form) older than DAYS, oldest first; cloud job results are\n"
+            "                    kept (default 0: keep; fractions allowed)\n"
+            "  --retain-solves-max N  keep at most the N newest single-solve results\n"
+            "                    (default 0: no limit)\n"
             "  --reset           discard the data directory's store, assemblies and jobs at\n"
             "                    start (needed to start over a lost or damaged database)\n"
             "  --allow-host H    a Host name to accept besides IP literals and localhost\n"
@@ -84,6 +94,17 @@ static int parse_long(const char *s, long lo, long hi, long *out)
     return 0;
 }
 
+/* A number of days: finite, >= 0, at most 100 years. */
+static int parse_days(const char *s, double *out)
+{
+    char *end = NULL;
+    double v = strtod(s, &end);
+    if (!*s || *end || !(v >= 0 && v <= 36500))
+        return -1;
+    *out = v;
+    return 0;
+}
+
 static int parse_opts(int argc, char **argv, gsd_opts *o)
 {
     static const struct option lo[] = {
@@ -95,7 +116,8 @@ static int parse_opts(int argc, char **argv, gsd_opts *o)
         {"max-fe-dofs", 1, 0, 'F'}, {"default-timeout", 1, 0, 'D'}, {"max-timeout", 1, 0, 'X'},
         {"header-timeout", 1, 0, 'H'}, {"max-connections", 1, 0, 'C'}, {"max-per-ip", 1, 0, 'I'},
         {"allow-host", 1, 0, 'A'}, {"token-file", 1, 0, 'K'}, {"min-free", 1, 0, 'M'},
-        {"reset", 0, 0, 'Z'}, {0, 0, 0, 0}};
+        {"reset", 0, 0, 'Z'}, {"store-quota-mb", 1, 0, 'Q'}, {"retain-solves-age", 1, 0, 'R'},
+        {"retain-solves-max", 1, 0, 'S'}, {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
     snprintf(o->addr, sizeof o->addr, "127.0.0.1");
     o->port = 8600;
@@ -144,6 +166,9 @@ static int parse_opts(int argc, char **argv, gsd_opts *o)
         case 'I': bad = parse_long(optarg, 0, 1000000, &v); o->max_per_ip = (int)v; break;
         case 'M': bad = parse_long(optarg, 0, 1L << 30, &v); o->min_free_mb = v; break;
         case 'Z': o->reset = 1; break;
+        case 'Q': bad = parse_long(optarg, 0, 1L << 40, &v); o->store_quota_mb = v; break;
+        case 'S': bad = parse_long(optarg, 0, 1L << 50, &v); o->retain_max = v; break;
+        case 'R': bad = parse_days(optarg, &o->retain_age_days); break;
         case 'K': bad = snprintf(o->token_file, sizeof o->token_file, "%s", optarg) >= (int)sizeof o->token_file; break;
         case 'A': {
             size_t used = strlen(o->allow_hosts);
@@ -230,11 +255,16 @@ int main(int argc, char **argv)
     char db[PATH_MAX + 16];
     gsd_path_db(&app, db, sizeof db);
     gs_error e = {0};
+    gsd_upkeep_before_open(&app);
     gs_err rc = gsd_integrity_before_open(&app, app.o.reset, &e);
     if (!rc)
         rc = gsd_store_open(db, &app.st, &e);
     if (!rc)
         rc = gsd_integrity_after_open(&app, &e);
+    if (!rc) {
+        gsd_store_on_full(app.st, gsd_upkeep_full_hook, &app);
+        rc = gsd_upkeep_start(&app, &e);
+    }
     if (!rc && !(app.reg = gsd_registry_new(app.o.workers)))
         rc = gs_errorf(&e, GS_ERR_NOMEM, "", "out of memory");
     if (!rc)
@@ -255,6 +285,9 @@ int main(int argc, char **argv)
         gsd_pool_stop(app.pool);
         gsd_jobs_free(app.jobs);
         gsd_registry_free(app.reg);
+        gsd_upkeep *up = app.upkeep;
+        app.upkeep = NULL;
+        gsd_upkeep_stop(up);
         gsd_store_close(app.st);
         return 1;
     }
@@ -273,6 +306,9 @@ int main(int argc, char **argv)
     gsd_http_stop(&app);
     gsd_jobs_free(app.jobs);
     gsd_registry_free(app.reg);
+    gsd_upkeep *up = app.upkeep;
+    app.upkeep = NULL; /* the on_full hook of app.st no longer reaches it */
+    gsd_upkeep_stop(up);
     gsd_store_checkpoint(app.st, NULL);
     gsd_store_close(app.st);
     gsd_guard_free_tokens(&app);

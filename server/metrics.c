@@ -68,6 +68,10 @@ void gsd_metrics_render(const gsd_metrics *mt, gs_buf *b, int queue_depth, int j
                    "# HELP gapsim_clouds_submitted_total Gap clouds submitted.\n"
                    "# TYPE gapsim_clouds_submitted_total counter\n"
                    "gapsim_clouds_submitted_total %lld\n"
+                   "# HELP gapsim_results_retained_total Single-solve results deleted by "
+                   "retention or the store quota.\n"
+                   "# TYPE gapsim_results_retained_total counter\n"
+                   "gapsim_results_retained_total %lld\n"
                    "# HELP gapsim_queue_depth Interactive and precompute tasks waiting.\n"
                    "# TYPE gapsim_queue_depth gauge\ngapsim_queue_depth %d\n"
                    "# HELP gapsim_jobs_active Cloud jobs queued or running.\n"
@@ -77,5 +81,6 @@ void gsd_metrics_render(const gsd_metrics *mt, gs_buf *b, int queue_depth, int j
                    "# HELP gapsim_uptime_seconds Seconds since the daemon started.\n"
                    "# TYPE gapsim_uptime_seconds gauge\ngapsim_uptime_seconds %.3f\n",
                    atomic_load(&mt->assemblies_created), atomic_load(&mt->clouds_submitted),
+                   atomic_load(&mt->results_retained),
                    queue_depth, jobs_active, assemblies_loaded, uptime);
 }

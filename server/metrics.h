@@ -25,6 +25,7 @@ typedef struct {
     atomic_llong cache_hits, cache_misses;
     atomic_llong http[6]; /* 1xx..5xx by class, [0] unused */
     atomic_llong assemblies_created, clouds_submitted;
+    atomic_llong results_retained; /* single solves deleted by retention or the quota */
 } gsd_metrics;
 
 void gsd_metrics_solve(gsd_metrics *mt, gs_method method, gs_status status, double seconds);

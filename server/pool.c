@@ -8,6 +8,7 @@
 #include "jobs.h"
 #include "linalg.h"
 #include "store.h"
+#include "upkeep.h"
 
 struct gsd_pool {
     gsd_app *app;
@@ -141,6 +142,8 @@ gs_err gsd_pool_start(gsd_app *app, gs_error *err)
         p->w[i].idx = i;
         p->w[i].app = app;
         gs_err rc = gsd_store_open(db, &p->w[i].st, err);
+        if (rc == GS_OK)
+            gsd_store_on_full(p->w[i].st, gsd_upkeep_full_hook, app);
         if (rc == GS_OK && pthread_create(&p->w[i].th, NULL, worker_main, &p->w[i]) != 0)
             rc = gs_errorf(err, GS_ERR_NOMEM, "workers", "cannot start worker %d", i);
         if (rc) {

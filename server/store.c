@@ -22,11 +22,11 @@
 #include <string.h>
 #include <time.h>
 
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
-#error "store.c stores vectors as host doubles: little-endian hosts only"
-#endif
+#include "vecenc.h"
 
 #define GSD_BUSY_TIMEOUT_MS 10000
+#define GSD_DEL_BATCH 256 /* results deleted per transaction by assembly_delete */
+#define GSD_DEL_BATCH_S "256"
 #define LAM_ENTRY 12 /* int32 index + double value */
 
 /* ---- statements -------------------------------------------------------------- */
@@ -43,8 +43,8 @@
     "warm_used, n_act, iterations, cg_iterations, time, kkt_primal_infeas, "           \
     "kkt_dual_infeas, kkt_complementarity, kkt_stationarity, kkt_gap, kkt_obj_primal, " \
     "kkt_pass, m, created_at"
-#define RES_COLS RES_SCALAR_COLS ", w, lam"
-#define RES_COL_W 23 /* column index of w in RES_COLS; lam follows */
+#define RES_COLS RES_SCALAR_COLS ", w, lam, w_enc, lam_enc"
+#define RES_COL_W 23 /* column index of w in RES_COLS; lam, w_enc, lam_enc follow */
 
 enum {
     S_BEGIN, S_COMMIT, S_ROLLBACK,
@@ -53,7 +53,7 @@ enum {
     S_JOB_INSERT, S_JOB_GET, S_JOB_SET_STATUS, S_JOB_COUNTERS,
     S_JOB_LIST_ALL, S_JOB_LIST_ASM, S_JOB_LIST_STATUS, S_JOB_LIST_BOTH,
     S_RES_INSERT, S_RES_GET, S_RES_FIND_KEY, S_JOB_RESULTS, S_JOB_RESULTS_NOVEC,
-    S_JOB_DONE_IDX,
+    S_JOB_DONE_IDX, S_RETAIN_AGE, S_SINGLE_COUNT, S_RETAIN_OLDEST, S_PAGES,
     S__COUNT
 };
 
@@ -72,7 +72,8 @@ static const char *const stmt_sql[S__COUNT] = {
     [S_ASM_FIND_HASH] = "SELECT " ASM_COLS " FROM assemblies WHERE content_hash=?1 "
                         "ORDER BY created_at DESC, rowid DESC LIMIT 1",
     [S_ASM_LIST] = "SELECT " ASM_COLS " FROM assemblies ORDER BY created_at, rowid",
-    [S_ASM_DEL_RESULTS] = "DELETE FROM results WHERE assembly_id=?1",
+    [S_ASM_DEL_RESULTS] = "DELETE FROM results WHERE rowid IN (SELECT rowid FROM results "
+                          "WHERE assembly_id=?1 LIMIT " GSD_DEL_BATCH_S ")",
     [S_ASM_DEL_JOBS] = "DELETE FROM jobs WHERE assembly_id=?1",
     [S_ASM_DEL] = "DELETE FROM assemblies WHERE id=?1",
     [S_JOB_INSERT] = "INSERT INTO jobs (" JOB_COLS ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
@@ -95,7 +96,7 @@ static const char *const stmt_sql[S__COUNT] = {
     [S_JOB_LIST_BOTH] = "SELECT " JOB_COLS " FROM jobs WHERE assembly_id=?1 AND status=?2 "
                         "ORDER BY created_at, rowid",
     [S_RES_INSERT] = "INSERT INTO results (" RES_COLS ") VALUES "
-                     "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                     "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
     [S_RES_GET] = "SELECT " RES_COLS " FROM results WHERE id=?1",
     [S_RES_FIND_KEY] = "SELECT " RES_COLS " FROM results WHERE assembly_id=?1 AND "
                        "cache_key=?2 AND status='optimal' "
@@ -105,6 +106,17 @@ static const char *const stmt_sql[S__COUNT] = {
     [S_JOB_RESULTS_NOVEC] = "SELECT " RES_SCALAR_COLS " FROM results WHERE job_id=?1 AND "
                             "job_index>=?2 AND job_index<?3 ORDER BY job_index",
     [S_JOB_DONE_IDX] = "SELECT job_index FROM results WHERE job_id=?1",
+    /* retention: single solves only (job_id NULL), oldest first, on the
+     * partial index results_single (004_result_encoding.sql) */
+    [S_RETAIN_AGE] = "DELETE FROM results WHERE rowid IN (SELECT rowid FROM results "
+                     "WHERE job_id IS NULL AND created_at < ?1 "
+                     "ORDER BY created_at, rowid LIMIT ?2)",
+    [S_SINGLE_COUNT] = "SELECT count(*) FROM results WHERE job_id IS NULL",
+    [S_RETAIN_OLDEST] = "DELETE FROM results WHERE rowid IN (SELECT rowid FROM results "
+                        "WHERE job_id IS NULL ORDER BY created_at, rowid LIMIT ?1)",
+    [S_PAGES] = "SELECT (SELECT page_count FROM pragma_page_count()) - "
+                "(SELECT freelist_count FROM pragma_freelist_count()), "
+                "(SELECT page_size FROM pragma_page_size())",
 };
 
 struct gsd_store {
@@ -113,16 +125,20 @@ struct gsd_store {
     pthread_mutex_t mu;
     int version;
     sqlite3_stmt *stmt[S__COUNT];
-    unsigned char *buf; /* encoded lam of the row being inserted */
-    size_t buf_cap;
+    gsd_vecenc *vc;     /* encodes / decodes the result vectors (vecenc.h) */
     double *vw, *vl;    /* decoded w / lam of the row passed to a callback */
     size_t vw_cap, vl_cap;
+    int full;           /* the last SQLite error was SQLITE_FULL */
+    int (*on_full)(void *ctx); /* gsd_store_on_full */
+    void *on_full_ctx;
 };
 
 /* ---- errors, scratch buffers ----------------------------------------------------- */
 
 static gs_err sql_err(gsd_store *st, int rc, const char *what, gs_error *err)
 {
+    if ((rc & 0xff) == SQLITE_FULL)
+        st->full = 1;
     const char *msg = st->db ? sqlite3_errmsg(st->db) : sqlite3_errstr(rc);
     return gs_errorf(err, GS_ERR_IO, "", "%s: %s: %s (sqlite code %d)", st->path, what, msg, rc);
 }
@@ -485,7 +501,14 @@ static gs_err store_alloc(const char *path, gsd_store **out, gs_error *err)
         return nomem(err, "store");
     }
     memcpy(st->path, path, strlen(path) + 1);
+    st->vc = gsd_vecenc_new();
+    if (!st->vc) {
+        free(st->path);
+        free(st);
+        return nomem(err, "store");
+    }
     if (pthread_mutex_init(&st->mu, NULL) != 0) {
+        gsd_vecenc_free(st->vc);
         free(st->path);
         free(st);
         return gs_errorf(err, GS_ERR_NOMEM, "", "pthread_mutex_init failed");
@@ -530,7 +553,7 @@ void gsd_store_close(gsd_store *st)
     /* close_v2 cannot fail with SQLITE_BUSY: every statement is finalized. */
     (void)sqlite3_close_v2(st->db);
     pthread_mutex_destroy(&st->mu);
-    free(st->buf);
+    gsd_vecenc_free(st->vc);
     free(st->vw);
     free(st->vl);
     free(st->path);
@@ -740,21 +763,76 @@ static gs_err exec_by_id(gsd_store *st, int which, const char *id, const char *w
     return e ? e : step_done(st, s, what, err);
 }
 
+/* Run op (store locked); if it met a full disk and the on_full hook made
+ * room, run it once more. */
+static gs_err retry_full(gsd_store *st, gs_err (*op)(gsd_store *, void *, gs_error *), void *arg,
+                         gs_error *err)
+{
+    st->full = 0;
+    gs_err e = op(st, arg, err);
+    if (e && st->full && st->on_full && st->on_full(st->on_full_ctx)) {
+        st->full = 0;
+        e = op(st, arg, err);
+    }
+    return e;
+}
+
+typedef struct {
+    const char *id;
+    int n; /* rows deleted by the last batch */
+} del_ctx;
+
+static gs_err delete_results_batch(gsd_store *st, void *arg, gs_error *err)
+{
+    del_ctx *d = arg;
+    gs_err e = tx_begin(st, err);
+    if (e)
+        return e;
+    e = exec_by_id(st, S_ASM_DEL_RESULTS, d->id, "delete results", err);
+    d->n = e ? 0 : sqlite3_changes(st->db);
+    return tx_end(st, e, err);
+}
+
+static gs_err delete_rows(gsd_store *st, void *arg, gs_error *err)
+{
+    del_ctx *d = arg;
+    gs_err e = tx_begin(st, err);
+    if (e)
+        return e;
+    e = exec_by_id(st, S_ASM_DEL_JOBS, d->id, "delete jobs", err);
+    if (!e)
+        e = exec_by_id(st, S_ASM_DEL, d->id, "delete assembly", err);
+    return tx_end(st, e, err);
+}
+
+/* The results go GSD_DEL_BATCH rows per transaction, each followed by a
+ * passive checkpoint, so that the WAL is reused from its start instead of
+ * growing by the size of the assembly's results: on a full disk the delete
+ * fits in the WAL file that exists (plus the reserve the on_full hook
+ * releases). */
 gs_err gsd_store_assembly_delete(gsd_store *st, const char *id, gs_error *err)
 {
     REQUIRE(st && id, "id");
     lock(st);
-    gs_err e = tx_begin(st, err);
-    if (!e) {
-        e = exec_by_id(st, S_ASM_DEL_RESULTS, id, "delete results", err);
-        if (!e)
-            e = exec_by_id(st, S_ASM_DEL_JOBS, id, "delete jobs", err);
-        if (!e)
-            e = exec_by_id(st, S_ASM_DEL, id, "delete assembly", err);
-        e = tx_end(st, e, err);
-    }
+    del_ctx d = {id, 0};
+    gs_err e;
+    do {
+        e = retry_full(st, delete_results_batch, &d, err);
+        if (!e && d.n > 0)
+            (void)sqlite3_wal_checkpoint_v2(st->db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
+    } while (!e && d.n == GSD_DEL_BATCH);
+    if (!e)
+        e = retry_full(st, delete_rows, &d, err);
     unlock(st);
     return e;
+}
+
+void gsd_store_on_full(gsd_store *st, int (*fn)(void *ctx), void *ctx)
+{
+    lock(st);
+    st->on_full = fn;
+    st->on_full_ctx = ctx;
+    unlock(st);
 }
 
 /* ---- jobs ------------------------------------------------------------------------ */
@@ -861,11 +939,16 @@ gs_err gsd_store_job_set_status(gsd_store *st, const char *id, const char *statu
     return gsd_store_job_fail(st, id, status, when, NULL, err);
 }
 
-gs_err gsd_store_job_fail(gsd_store *st, const char *id, const char *status, double when,
-                          const char *reason, gs_error *err)
+typedef struct {
+    const char *id, *status, *reason;
+    double when;
+} status_ctx;
+
+static gs_err job_status_locked(gsd_store *st, void *arg, gs_error *err)
 {
-    REQUIRE(st && id && status, "status");
-    lock(st);
+    const status_ctx *c = arg;
+    const char *id = c->id, *status = c->status, *reason = c->reason;
+    double when = c->when;
     sqlite3_stmt *s = stmt(st, S_JOB_SET_STATUS);
     binder b = bind_start(s);
     b_text(&b, id, 1024);
@@ -877,6 +960,16 @@ gs_err gsd_store_job_fail(gsd_store *st, const char *id, const char *status, dou
         e = step_done(st, s, "set job status", err);
     if (!e && sqlite3_changes(st->db) == 0)
         e = gs_errorf(err, GS_ERR_INVALID, "id", "no job '%.40s'", id);
+    return e;
+}
+
+gs_err gsd_store_job_fail(gsd_store *st, const char *id, const char *status, double when,
+                          const char *reason, gs_error *err)
+{
+    REQUIRE(st && id && status, "status");
+    status_ctx c = {id, status, reason, when};
+    lock(st);
+    gs_err e = retry_full(st, job_status_locked, &c, err);
     unlock(st);
     return e;
 }
@@ -939,66 +1032,15 @@ gs_err gsd_store_job_list(gsd_store *st, const char *assembly_id, const char *st
 
 /* ---- result vectors ---------------------------------------------------------------- */
 
-/* Pack the entries of lam whose bit pattern is not +0.0 into st->buf. */
-static gs_err encode_lam(gsd_store *st, const double *lam, int m, size_t *len, gs_error *err)
-{
-    unsigned char *q = grow(st->buf, &st->buf_cap, (size_t)m * LAM_ENTRY + 1);
-    if (!q)
-        return nomem(err, "lam");
-    st->buf = q;
-    unsigned char *p = st->buf;
-    for (int j = 0; j < m; j++) {
-        uint64_t bits;
-        memcpy(&bits, &lam[j], 8);
-        if (!bits)
-            continue;
-        int32_t idx = j;
-        memcpy(p, &idx, 4);
-        memcpy(p + 4, &lam[j], 8);
-        p += LAM_ENTRY;
-    }
-    *len = (size_t)(p - st->buf);
-    return GS_OK;
-}
-
-static gs_err bad_vector(const char *id, const char *name, const char *why, gs_error *err)
-{
-    return gs_errorf(err, GS_ERR_FORMAT, name, "stored result '%.40s': corrupt %s (%s)", id,
-                     name, why);
-}
-
-/* Column col as m doubles into dst (m entries). */
-static gs_err decode_w(sqlite3_stmt *s, int col, int m, double *dst, const char *id,
-                       gs_error *err)
+/* Column col (a vector BLOB, encoding in column col + 2) into dst (m entries). */
+static gs_err decode_col(gsd_store *st, sqlite3_stmt *s, int col, int m, double *dst,
+                         const char *id, gs_error *err)
 {
     const void *p = sqlite3_column_blob(s, col);
-    int len = sqlite3_column_bytes(s, col);
-    if ((size_t)len != (size_t)m * 8)
-        return bad_vector(id, "w", "length is not 8 m bytes", err);
-    if (len)
-        memcpy(dst, p, (size_t)len);
-    return GS_OK;
-}
-
-/* Column col (sparse pairs) into dst (m entries, zero-filled first). */
-static gs_err decode_lam(sqlite3_stmt *s, int col, int m, double *dst, const char *id,
-                         gs_error *err)
-{
-    const unsigned char *p = sqlite3_column_blob(s, col);
-    int len = sqlite3_column_bytes(s, col);
-    if (len % LAM_ENTRY)
-        return bad_vector(id, "lam", "length is not a multiple of 12", err);
-    memset(dst, 0, (size_t)m * sizeof *dst);
-    int32_t prev = -1;
-    for (int k = 0; k < len / LAM_ENTRY; k++) {
-        int32_t idx;
-        memcpy(&idx, p + (size_t)k * LAM_ENTRY, 4);
-        if (idx <= prev || idx >= m)
-            return bad_vector(id, "lam", "index out of order or range", err);
-        memcpy(&dst[idx], p + (size_t)k * LAM_ENTRY + 4, 8);
-        prev = idx;
-    }
-    return GS_OK;
+    size_t len = (size_t)sqlite3_column_bytes(s, col);
+    int enc = sqlite3_column_int(s, col + 2);
+    return gsd_vecenc_decode(st->vc, col == RES_COL_W ? GSD_VEC_W : GSD_VEC_LAM, enc, p, len, m,
+                             dst, id, err);
 }
 
 static int col_is_null(sqlite3_stmt *s, int col)
@@ -1007,17 +1049,19 @@ static int col_is_null(sqlite3_stmt *s, int col)
 }
 
 /* Vectors into malloc'ed arrays owned by the row. */
-static gs_err read_vectors_owned(sqlite3_stmt *s, gsd_result_row *r, gs_error *err)
+static gs_err read_vectors_owned(gsd_store *st, sqlite3_stmt *s, gsd_result_row *r,
+                                 gs_error *err)
 {
     size_t n = r->m > 0 ? (size_t)r->m : 1;
     gs_err e = GS_OK;
     if (!col_is_null(s, RES_COL_W)) {
         r->w = malloc(n * sizeof *r->w);
-        e = r->w ? decode_w(s, RES_COL_W, r->m, r->w, r->id, err) : nomem(err, "w");
+        e = r->w ? decode_col(st, s, RES_COL_W, r->m, r->w, r->id, err) : nomem(err, "w");
     }
     if (!e && !col_is_null(s, RES_COL_W + 1)) {
         r->lam = malloc(n * sizeof *r->lam);
-        e = r->lam ? decode_lam(s, RES_COL_W + 1, r->m, r->lam, r->id, err) : nomem(err, "lam");
+        e = r->lam ? decode_col(st, s, RES_COL_W + 1, r->m, r->lam, r->id, err)
+                   : nomem(err, "lam");
     }
     if (e)
         gsd_result_row_free(r);
@@ -1035,7 +1079,7 @@ static gs_err read_vectors_scratch(gsd_store *st, sqlite3_stmt *s, gsd_result_ro
         if (!q)
             return nomem(err, "w");
         st->vw = q;
-        e = decode_w(s, RES_COL_W, r->m, st->vw, r->id, err);
+        e = decode_col(st, s, RES_COL_W, r->m, st->vw, r->id, err);
         r->w = st->vw;
     }
     if (!e && !col_is_null(s, RES_COL_W + 1)) {
@@ -1043,7 +1087,7 @@ static gs_err read_vectors_scratch(gsd_store *st, sqlite3_stmt *s, gsd_result_ro
         if (!q)
             return nomem(err, "lam");
         st->vl = q;
-        e = decode_lam(s, RES_COL_W + 1, r->m, st->vl, r->id, err);
+        e = decode_col(st, s, RES_COL_W + 1, r->m, st->vl, r->id, err);
         r->lam = st->vl;
     }
     return e;
@@ -1094,12 +1138,16 @@ static gs_err result_insert(gsd_store *st, const gsd_result_row *r, int i, gs_er
         snprintf(field, sizeof field, "rows[%d].m", i);
         return gs_errorf(err, GS_ERR_INVALID, field, "invalid m %d", r->m);
     }
-    size_t lam_len = 0;
-    if (r->lam) {
-        gs_err e = encode_lam(st, r->lam, r->m, &lam_len, err);
-        if (e)
-            return e;
-    }
+    const void *wp = NULL, *lp = NULL;
+    size_t w_len = 0, lam_len = 0;
+    int w_enc = GSD_VEC_RAW, lam_enc = GSD_VEC_RAW;
+    gs_err e = GS_OK;
+    if (r->w)
+        e = gsd_vecenc_encode(st->vc, GSD_VEC_W, r->w, r->m, &wp, &w_len, &w_enc, err);
+    if (!e && r->lam)
+        e = gsd_vecenc_encode(st->vc, GSD_VEC_LAM, r->lam, r->m, &lp, &lam_len, &lam_enc, err);
+    if (e)
+        return e;
     sqlite3_stmt *s = stmt(st, S_RES_INSERT);
     binder b = bind_start(s);
     b_text(&b, r->id, sizeof r->id);
@@ -1121,9 +1169,11 @@ static gs_err result_insert(gsd_store *st, const gsd_result_row *r, int i, gs_er
     b_int(&b, r->kkt_pass);
     b_int(&b, r->m);
     b_real(&b, r->created_at);
-    b_blob(&b, r->w, (size_t)r->m * 8);
-    b_blob(&b, r->lam ? (const void *)st->buf : NULL, lam_len);
-    gs_err e = bind_end(st, &b, "insert result", err);
+    b_blob(&b, wp, w_len);
+    b_blob(&b, lp, lam_len);
+    b_int(&b, w_enc);
+    b_int(&b, lam_enc);
+    e = bind_end(st, &b, "insert result", err);
     return e ? e : step_done(st, s, "insert result", err);
 }
 
@@ -1180,7 +1230,7 @@ static gs_err result_lookup(gsd_store *st, int which, const char *k1, const char
     int rc = sqlite3_step(s);
     if (rc == SQLITE_ROW) {
         read_result_scalars(s, out);
-        e = read_vectors_owned(s, out, err);
+        e = read_vectors_owned(st, s, out, err);
         *found = !e;
     } else if (rc != SQLITE_DONE) {
         e = sql_err(st, rc, "get result", err);
@@ -1293,4 +1343,82 @@ int gsd_store_quick_check(gsd_store *st, char *msg, size_t cap)
     sqlite3_finalize(s);
     unlock(st);
     return ok;
+}
+
+/* ---- retention, size --------------------------------------------------------------- */
+
+/* Step a DELETE of the retention (parameters bound), adding its changes to *n. */
+static gs_err retain_step(gsd_store *st, sqlite3_stmt *s, int *n, gs_error *err)
+{
+    gs_err e = step_done(st, s, "retention", err);
+    if (!e)
+        *n += sqlite3_changes(st->db);
+    return e;
+}
+
+static gs_err retain_locked(gsd_store *st, double before, long long keep, int batch, int *n,
+                            gs_error *err)
+{
+    gs_err e = GS_OK;
+    if (before > 0) {
+        sqlite3_stmt *s = stmt(st, S_RETAIN_AGE);
+        binder b = bind_start(s);
+        b_real(&b, before);
+        b_int(&b, batch);
+        e = bind_end(st, &b, "retention", err);
+        if (!e)
+            e = retain_step(st, s, n, err);
+    }
+    if (e || keep < 0 || *n >= batch)
+        return e;
+    sqlite3_stmt *s = stmt(st, S_SINGLE_COUNT);
+    int rc = sqlite3_step(s);
+    long long count = rc == SQLITE_ROW ? sqlite3_column_int64(s, 0) : 0;
+    if (rc != SQLITE_ROW)
+        e = sql_err(st, rc, "retention count", err);
+    stmt_release(s);
+    long long excess = count - keep, room = batch - *n;
+    if (e || excess <= 0)
+        return e;
+    s = stmt(st, S_RETAIN_OLDEST);
+    binder b = bind_start(s);
+    b_int(&b, excess < room ? excess : room);
+    e = bind_end(st, &b, "retention", err);
+    return e ? e : retain_step(st, s, n, err);
+}
+
+gs_err gsd_store_retain(gsd_store *st, double before, long long keep, int batch, int *deleted,
+                        gs_error *err)
+{
+    REQUIRE(st && deleted && batch > 0, "batch");
+    *deleted = 0;
+    if (before <= 0 && keep < 0)
+        return GS_OK;
+    lock(st);
+    int n = 0;
+    gs_err e = tx_begin(st, err);
+    if (!e) {
+        e = retain_locked(st, before, keep, batch, &n, err);
+        e = tx_end(st, e, err);
+    }
+    unlock(st);
+    if (!e)
+        *deleted = n;
+    return e;
+}
+
+gs_err gsd_store_live_bytes(gsd_store *st, long long *bytes, gs_error *err)
+{
+    REQUIRE(st && bytes, "bytes");
+    lock(st);
+    sqlite3_stmt *s = stmt(st, S_PAGES);
+    int rc = sqlite3_step(s);
+    gs_err e = GS_OK;
+    if (rc == SQLITE_ROW)
+        *bytes = sqlite3_column_int64(s, 0) * sqlite3_column_int64(s, 1);
+    else
+        e = sql_err(st, rc, "page count", err);
+    stmt_release(s);
+    unlock(st);
+    return e;
 }

@@ -5,10 +5,14 @@
  * foreign keys, 10 s busy timeout), the schema migrations (schema/NNN_*.sql,
  * compiled in at build time, applied in order inside BEGIN IMMEDIATE, each
  * bumping PRAGMA user_version), the prepared statements, and the row <->
- * column mapping of the three tables, including the binary encoding of the
- * result vectors (w: m little-endian doubles; lam: packed (int32 index,
- * double value) pairs for the entries that are not +0.0, so -0.0 and every
- * other bit pattern round-trip exactly).
+ * column mapping of the three tables, the retention of single solves, and
+ * the storage of the result vectors: w (m doubles) and lam (packed (int32
+ * index, double value) pairs for the entries that are not +0.0) are stored
+ * compressed with zstd after a byte shuffle when that is smaller, raw
+ * otherwise, the encoding in the columns w_enc / lam_enc (vecenc.h,
+ * schema/004_result_encoding.sql: 0 raw - every row of an older database -,
+ * 1 zstd of the shuffled raw form). -0.0, NaN payloads, denormals and every
+ * other bit pattern round-trip exactly.
  *
  * Threading: a gsd_store is one connection plus a mutex, so any thread may
  * use it, but calls on one store are serialized. For concurrency open one
@@ -45,6 +49,11 @@ void gsd_store_close(gsd_store *st);
 int gsd_store_quick_check(gsd_store *st, char *msg, size_t cap);
 /* user_version of the database (= number of the last migration applied). */
 int gsd_store_schema_version(gsd_store *st);
+/* fn(ctx) is called when a delete or a job status write meets a full disk
+ * (SQLITE_FULL); if it returns 1 (it freed space: the disk reserve, see
+ * upkeep.h) the write is tried once more. Called with the store locked: fn
+ * must not use this store. */
+void gsd_store_on_full(gsd_store *st, int (*fn)(void *ctx), void *ctx);
 /* PRAGMA wal_checkpoint(RESTART). Readers that keep the checkpoint from
  * completing are not an error: the next checkpoint continues. */
 gs_err gsd_store_checkpoint(gsd_store *st, gs_error *err);
@@ -77,7 +86,11 @@ gs_err gsd_store_assembly_find_hash(gsd_store *st, const char *hash, gsd_assembl
  * (NULL when *count is 0), free() it. */
 gs_err gsd_store_assembly_list(gsd_store *st, gsd_assembly_row **rows, int *count,
                                gs_error *err);
-/* Delete the assembly, its results and jobs in one transaction. */
+/* Delete the assembly, its results and jobs: the results in transactions of
+ * 256 rows (each followed by a passive WAL checkpoint, so the WAL does not
+ * grow with the assembly's size: a delete works on a full disk), then the
+ * jobs and the assembly in one. Interrupted (crash, error), the assembly
+ * stays with part of its results: deleting it again finishes the job. */
 gs_err gsd_store_assembly_delete(gsd_store *st, const char *id, gs_error *err);
 
 /* ---- jobs ------------------------------------------------------------------ */
@@ -163,6 +176,22 @@ gs_err gsd_store_job_results(gsd_store *st, const char *job_id, int offset, int 
 /* bitmap[i] = 1 for each job_index i < total that has a result, else 0. */
 gs_err gsd_store_job_done_indices(gsd_store *st, const char *job_id, unsigned char *bitmap,
                                   int total, gs_error *err);
+
+/* ---- retention, size ------------------------------------------------------ */
+
+/* Delete single-solve results (job_id NULL: single solves and cache entries;
+ * cloud job results are never touched), oldest first (created_at, then
+ * insertion order): those created before `before` (unix s; <= 0: no age
+ * rule), then the oldest beyond the newest `keep` (< 0: no count rule; 0:
+ * any, oldest first). At most `batch` rows, in one BEGIN IMMEDIATE
+ * transaction, so that a caller looping until *deleted < batch never holds
+ * the write lock for long. */
+gs_err gsd_store_retain(gsd_store *st, double before, long long keep, int batch, int *deleted,
+                        gs_error *err);
+/* Bytes of the database's pages in use (page_count - freelist_count) x
+ * page_size: deleted rows free pages that later writes reuse before the
+ * file grows (the file itself does not shrink; VACUUM does that). */
+gs_err gsd_store_live_bytes(gsd_store *st, long long *bytes, gs_error *err);
 
 /* ---- migrations (generated from schema/NNN_name.sql by CMake) -------------- */
 
