@@ -46,6 +46,8 @@ typedef struct {
     int max_per_ip;       /* connections per client address, 0 = no limit (default 0) */
     char allow_hosts[512];/* extra Host names accepted, comma-separated; "*": any */
     char token_file[4096];/* bearer tokens (guard.h), "" = no authentication */
+    char tls_cert[4096];  /* PEM certificate (chain) file: serve HTTPS ("" = HTTP) */
+    char tls_key[4096];   /* PEM private key file of tls_cert */
     long long min_free_mb;/* MiB kept free in the data directory: below, uploads and
                              clouds get 507 and /healthz says degraded (default 256) */
     int reset;            /* --reset: discard the data directory's contents at start */

@@ -63,6 +63,9 @@ static void usage(FILE *f)
             "                    503 with Retry-After (default 4096)\n"
             "  --max-per-ip N    connections per client address (default 0: no limit)\n"
             "  --token-file F    require bearer tokens: lines \"read TOKEN\" or \"write TOKEN\"\n"
+            "  --tls-cert F      serve HTTPS (libmicrohttpd with GnuTLS) with this PEM\n"
+            "                    certificate (chain); needs --tls-key\n"
+            "  --tls-key F       the PEM private key of --tls-cert (unencrypted)\n"
             "  --min-free MB     MiB kept free in the data directory: below, uploads and\n"
             "                    clouds get 507, /healthz says degraded (default 256)\n"
             "  --store-quota-mb MB  most MiB the database (pages in use) and the data\n"
@@ -81,7 +84,8 @@ static void usage(FILE *f)
             "                    protection)\n"
             "  --log-level L     0 errors, 1 info (default), 2 debug (every request)\n"
             "  --help            this text\n"
-            "On start it prints \"gapsimd: listening on http://ADDR:PORT\" to stdout.\n");
+            "On start it prints \"gapsimd: listening on http://ADDR:PORT\" (https:// with\n"
+            "--tls-cert) to stdout.\n");
 }
 
 static int parse_long(const char *s, long lo, long hi, long *out)
@@ -117,7 +121,8 @@ static int parse_opts(int argc, char **argv, gsd_opts *o)
         {"header-timeout", 1, 0, 'H'}, {"max-connections", 1, 0, 'C'}, {"max-per-ip", 1, 0, 'I'},
         {"allow-host", 1, 0, 'A'}, {"token-file", 1, 0, 'K'}, {"min-free", 1, 0, 'M'},
         {"reset", 0, 0, 'Z'}, {"store-quota-mb", 1, 0, 'Q'}, {"retain-solves-age", 1, 0, 'R'},
-        {"retain-solves-max", 1, 0, 'S'}, {0, 0, 0, 0}};
+        {"retain-solves-max", 1, 0, 'S'}, {"tls-cert", 1, 0, 'E'}, {"tls-key", 1, 0, 'Y'},
+        {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
     snprintf(o->addr, sizeof o->addr, "127.0.0.1");
     o->port = 8600;
@@ -170,6 +175,8 @@ static int parse_opts(int argc, char **argv, gsd_opts *o)
         case 'S': bad = parse_long(optarg, 0, 1L << 50, &v); o->retain_max = v; break;
         case 'R': bad = parse_days(optarg, &o->retain_age_days); break;
         case 'K': bad = snprintf(o->token_file, sizeof o->token_file, "%s", optarg) >= (int)sizeof o->token_file; break;
+        case 'E': bad = snprintf(o->tls_cert, sizeof o->tls_cert, "%s", optarg) >= (int)sizeof o->tls_cert; break;
+        case 'Y': bad = snprintf(o->tls_key, sizeof o->tls_key, "%s", optarg) >= (int)sizeof o->tls_key; break;
         case 'A': {
             size_t used = strlen(o->allow_hosts);
             bad = (size_t)snprintf(o->allow_hosts + used, sizeof o->allow_hosts - used, "%s%s",
@@ -191,6 +198,10 @@ static int parse_opts(int argc, char **argv, gsd_opts *o)
     }
     if (optind < argc) {
         fprintf(stderr, "gapsimd: unexpected argument: %s\n", argv[optind]);
+        return -1;
+    }
+    if (!o->tls_cert[0] != !o->tls_key[0]) {
+        fprintf(stderr, "gapsimd: --tls-cert and --tls-key go together (HTTPS needs both)\n");
         return -1;
     }
     if (o->default_timeout > o->max_timeout) {
@@ -291,7 +302,8 @@ int main(int argc, char **argv)
         gsd_store_close(app.st);
         return 1;
     }
-    printf("gapsimd: listening on http://%s:%d (data %s, %d workers)\n", app.o.addr,
+    printf("gapsimd: listening on %s://%s:%d (data %s, %d workers)\n",
+           app.o.tls_cert[0] ? "https" : "http", app.o.addr,
            gsd_http_port(&app), app.o.data_dir, app.o.workers);
     fflush(stdout);
     int sig = 0;

@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fileio.h"
 #include "guard.h"
 #include "linalg.h"
 
@@ -705,6 +706,43 @@ static void mhd_log(void *cls, const char *fmt, va_list ap)
     }
 }
 
+/* The PEM files of --tls-cert / --tls-key, kept for the daemon's life
+ * (libmicrohttpd reads them at start; the key is wiped at stop). */
+static char *tls_cert_pem, *tls_key_pem;
+static size_t tls_key_len;
+#define GSD_TLS_MAX_PEM ((size_t)1 << 20)
+
+static gs_err load_tls(const gsd_app *app, gs_error *err)
+{
+    if (!MHD_is_feature_supported(MHD_FEATURE_TLS))
+        return gs_errorf(err, GS_ERR_UNSUPPORTED, "tls-cert",
+                         "this libmicrohttpd has no TLS support (built without GnuTLS)");
+    size_t len;
+    gs_err rc = gs_file_read_all(app->o.tls_cert, GSD_TLS_MAX_PEM, &tls_cert_pem, &len, err);
+    if (!rc)
+        rc = gs_file_read_all(app->o.tls_key, GSD_TLS_MAX_PEM, &tls_key_pem, &tls_key_len, err);
+    if (rc) {
+        snprintf(err->field, sizeof err->field, "%s", tls_cert_pem ? "tls-key" : "tls-cert");
+        return rc;
+    }
+    if (!strstr(tls_cert_pem, "-----BEGIN CERTIFICATE-----"))
+        return gs_errorf(err, GS_ERR_FORMAT, "tls-cert", "%s is not a PEM certificate",
+                         app->o.tls_cert);
+    if (!strstr(tls_key_pem, "PRIVATE KEY-----"))
+        return gs_errorf(err, GS_ERR_FORMAT, "tls-key", "%s is not a PEM private key",
+                         app->o.tls_key);
+    return GS_OK;
+}
+
+static void free_tls(void)
+{
+    if (tls_key_pem) /* the key does not linger in freed memory */
+        explicit_bzero(tls_key_pem, tls_key_len);
+    free(tls_key_pem);
+    free(tls_cert_pem);
+    tls_key_pem = tls_cert_pem = NULL;
+}
+
 gs_err gsd_http_start(gsd_app *app, gs_error *err)
 {
     struct sockaddr_in sa;
@@ -715,6 +753,19 @@ gs_err gsd_http_start(gsd_app *app, gs_error *err)
         return gs_errorf(err, GS_ERR_INVALID, "addr", "not an IPv4 address: %s", app->o.addr);
     unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME |
                      MHD_USE_ERROR_LOG;
+    /* HTTPS: the key and certificate as options of the array (empty without TLS) */
+    struct MHD_OptionItem tls[3] = {{MHD_OPTION_END, 0, NULL}, {MHD_OPTION_END, 0, NULL},
+                                    {MHD_OPTION_END, 0, NULL}};
+    if (app->o.tls_cert[0]) {
+        gs_err rc = load_tls(app, err);
+        if (rc) {
+            free_tls();
+            return rc;
+        }
+        flags |= MHD_USE_TLS;
+        tls[0] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_KEY, 0, tls_key_pem};
+        tls[1] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_CERT, 0, tls_cert_pem};
+    }
     app->mhd = MHD_start_daemon(
         flags, (uint16_t)app->o.port, NULL, NULL, access_cb, app,
         MHD_OPTION_EXTERNAL_LOGGER, mhd_log, app, /* first: it applies to the options after it */
@@ -724,10 +775,14 @@ gs_err gsd_http_start(gsd_app *app, gs_error *err)
         MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)app->o.max_per_ip,
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(512 * 1024),
         MHD_OPTION_NOTIFY_CONNECTION, conn_cb, app, MHD_OPTION_UNESCAPE_CALLBACK, unescape_cb,
-        app, MHD_OPTION_NOTIFY_COMPLETED, completed_cb, app, MHD_OPTION_END);
-    if (!app->mhd)
-        return gs_errorf(err, GS_ERR_IO, "port", "cannot listen on %s:%d (in use?)", app->o.addr,
-                         app->o.port);
+        app, MHD_OPTION_NOTIFY_COMPLETED, completed_cb, app, MHD_OPTION_ARRAY, tls,
+        MHD_OPTION_END);
+    if (!app->mhd) {
+        free_tls();
+        return gs_errorf(err, GS_ERR_IO, "port", "cannot listen on %s:%d (in use?%s)", app->o.addr,
+                         app->o.port, app->o.tls_cert[0] ? " or the TLS key does not match the "
+                                                           "certificate" : "");
+    }
     atomic_store(&watch.stop, 0);
     watch.running = pthread_create(&watch.th, NULL, watch_thread, NULL) == 0;
     return GS_OK;
@@ -753,4 +808,5 @@ void gsd_http_stop(gsd_app *app)
         usleep(10000);
     MHD_stop_daemon(app->mhd);
     app->mhd = NULL;
+    free_tls();
 }

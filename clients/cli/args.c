@@ -42,11 +42,12 @@ static const gc_opt *find_opt(const gc_opt *opts, const char *name, size_t len)
 int gc_args(gc_ctx *cx, const gc_cmd *cmd, const gc_opt *opts, int argc, char **argv,
             const char **pos, int *npos)
 {
-    const char *server_val = NULL, *token_val = NULL;
+    const char *server_val = NULL, *token_val = NULL, *cacert_val = NULL;
     int json_flag = 0;
     const gc_opt globals[] = {
         {"--server", NULL, &server_val, NULL},
         {"--token", NULL, &token_val, NULL},
+        {"--cacert", NULL, &cacert_val, NULL},
         {"--json", NULL, NULL, &json_flag},
         {NULL, NULL, NULL, NULL},
     };
@@ -94,6 +95,8 @@ int gc_args(gc_ctx *cx, const gc_cmd *cmd, const gc_opt *opts, int argc, char **
         return gc_usage_error(cmd->prog, "missing argument (usage: %s)", cmd->usage);
     if (token_val)
         cx->token = token_val;
+    if (cacert_val)
+        cx->cacert = cacert_val;
     if (server_val) {
         if (!*server_val)
             return gc_usage_error(cmd->prog, "--server needs a URL");

@@ -28,6 +28,7 @@ enum {
 typedef struct {
     const char *server; /* base URL, no trailing '/' needed */
     const char *token;  /* bearer token ($GAPSIM_TOKEN or --token), or NULL */
+    const char *cacert; /* CA file for an https:// server ($GAPSIM_CACERT or --cacert), or NULL */
     int json;           /* print the server's JSON as is */
     int tty;            /* stderr is a terminal: progress bar */
 } gc_ctx;

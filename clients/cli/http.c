@@ -122,6 +122,8 @@ int gc_http(const gc_ctx *cx, const char *prog, const gc_req *rq, gc_resp *rs)
     curl_easy_setopt(h, CURLOPT_USERAGENT, "gapsim-cli/" GAPSIM_VERSION);
     curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_write);
     curl_easy_setopt(h, CURLOPT_WRITEDATA, &w);
+    if (cx->cacert && *cx->cacert) /* gapsimd --tls-cert with a private CA or self-signed */
+        curl_easy_setopt(h, CURLOPT_CAINFO, cx->cacert);
     hdrs = curl_slist_append(hdrs, "Expect:"); /* no 100-continue round trip */
     if (cx->token && *cx->token) { /* gapsimd --token-file */
         char line[300];

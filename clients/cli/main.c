@@ -29,6 +29,8 @@ static const char top_help[] =
     "global options (anywhere on the line):\n"
     "  --server URL   the daemon (default $GAPSIM_SERVER, else " GC_DEFAULT_SERVER ")\n"
     "  --token T      bearer token for a daemon with --token-file (default $GAPSIM_TOKEN)\n"
+    "  --cacert F     PEM certificate(s) to trust for an https:// server (gapsimd\n"
+    "                 --tls-cert; default $GAPSIM_CACERT, else the system's CAs)\n"
     "  --json         print the server's JSON answer as is instead of tables\n"
     "  -h, --help     help of gapsim or of any command (gapsim cloud submit --help)\n"
     "  --version      the client's version\n"
@@ -38,7 +40,7 @@ static const char top_help[] =
 int main(int argc, char **argv)
 {
     gc_ctx cx = {.server = getenv("GAPSIM_SERVER"), .token = getenv("GAPSIM_TOKEN"),
-                 .tty = isatty(STDERR_FILENO)};
+                 .cacert = getenv("GAPSIM_CACERT"), .tty = isatty(STDERR_FILENO)};
     if (!cx.server || !*cx.server)
         cx.server = GC_DEFAULT_SERVER;
     int a = 1;
@@ -59,6 +61,8 @@ int main(int argc, char **argv)
             cx.server = s + 9;
         } else if (!strcmp(s, "--token") && a + 1 < argc && argv[a + 1][0]) {
             cx.token = argv[++a];
+        } else if (!strcmp(s, "--cacert") && a + 1 < argc && argv[a + 1][0]) {
+            cx.cacert = argv[++a];
         } else {
             fprintf(stderr, "gapsim: unknown option %s (see gapsim --help)\n", s);
             return GC_EUSAGE;

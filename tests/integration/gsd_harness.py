@@ -16,6 +16,7 @@ import os
 import re
 import shutil
 import signal
+import ssl
 import struct
 import subprocess
 import tempfile
@@ -48,13 +49,15 @@ class Response:
 class Daemon:
     """A gapsimd process. data_dir persists across restart()/kill9()."""
 
-    def __init__(self, data_dir=None, workers=2, extra=None, log_level=1, exe=None):
+    def __init__(self, data_dir=None, workers=2, extra=None, log_level=1, exe=None, cafile=None):
         os.makedirs(TMP, exist_ok=True)
         self.data_dir = data_dir or tempfile.mkdtemp(prefix="gsd-", dir=TMP)
         self.workers = workers
         self.extra = list(extra or [])
         self.log_level = log_level
         self.exe = exe  # another gapsimd binary (default: the one of GS_BIN_DIR)
+        # https (gapsimd --tls-cert): the certificate to trust
+        self.context = ssl.create_default_context(cafile=cafile) if cafile else None
         self.proc = None
         self.url = None
         self.log_path = os.path.join(self.data_dir, "..", os.path.basename(self.data_dir) + ".log")
@@ -70,7 +73,7 @@ class Daemon:
             line = self.proc.stdout.readline()
             if not line:
                 break
-            m = re.search(rb"listening on (http://[0-9.]+:[0-9]+)", line)
+            m = re.search(rb"listening on (https?://[0-9.]+:[0-9]+)", line)
             if m:
                 self.url = m.group(1).decode()
                 return self
@@ -117,7 +120,7 @@ class Daemon:
             hdrs.setdefault("Content-Type", "application/json")
         req = urllib.request.Request(self.url + path, data=data, method=method, headers=hdrs)
         try:
-            with urllib.request.urlopen(req, timeout=timeout) as r:
+            with urllib.request.urlopen(req, timeout=timeout, context=self.context) as r:
                 return Response(r.status, dict(r.headers), r.read())
         except urllib.error.HTTPError as e:
             return Response(e.code, dict(e.headers), e.read())

@@ -99,14 +99,18 @@ class Client:
             precomputation, so keep this generous).
         token: bearer token for a daemon started with ``--token-file``;
             default ``$GAPSIM_TOKEN`` (none if unset).
+        cafile: PEM certificate(s) to trust for an ``https://`` daemon
+            (``gapsimd --tls-cert`` with a self-signed or private-CA
+            certificate); default ``$GAPSIM_CACERT``, else the system's CAs.
 
     Every method raises :class:`GapsimError` for an error answer.
     """
 
     def __init__(self, url: Optional[str] = None, timeout: float = 300.0,
-                 token: Optional[str] = None) -> None:
+                 token: Optional[str] = None, cafile: Optional[str] = None) -> None:
         self.url = (url or default_url()).rstrip("/")
-        self.http = Transport(self.url, timeout, token or os.environ.get("GAPSIM_TOKEN"))
+        self.http = Transport(self.url, timeout, token or os.environ.get("GAPSIM_TOKEN"),
+                              cafile or os.environ.get("GAPSIM_CACERT") or None)
 
     def __repr__(self) -> str:
         return "Client(%r)" % self.url

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import os
+import ssl
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -72,10 +73,13 @@ def multipart(fields: Iterable[Tuple[str, Optional[str], bytes]]) -> Tuple[str, 
 class Transport:
     """Sends requests to one base URL; raises GapsimError for non-2xx answers."""
 
-    def __init__(self, url: str, timeout: float = 300.0, token: Optional[str] = None) -> None:
+    def __init__(self, url: str, timeout: float = 300.0, token: Optional[str] = None,
+                 cafile: Optional[str] = None) -> None:
         self.url = url.rstrip("/")
         self.timeout = timeout
         self.token = token
+        # https:// with a private CA or a self-signed gapsimd --tls-cert: trust cafile
+        self.context = ssl.create_default_context(cafile=cafile) if cafile else None
 
     def request(self, method: str, path: str, body: Any = None,
                 headers: Optional[Dict[str, str]] = None,
@@ -98,7 +102,8 @@ class Transport:
         req = urllib.request.Request(self.url + path + query_string(query), data=data,
                                      method=method, headers=hdrs)
         try:
-            with urllib.request.urlopen(req, timeout=timeout or self.timeout) as r:
+            with urllib.request.urlopen(req, timeout=timeout or self.timeout,
+                                        context=self.context) as r:
                 return Response(r.status, dict(r.headers), r.read())
         except urllib.error.HTTPError as e:
             raise GapsimError.from_response(e.code, e.read()) from None
