@@ -241,6 +241,28 @@ static void raise_fd_limit(int want)
     setrlimit(RLIMIT_NOFILE, &rl);
 }
 
+/* SIGTERM exits within this many seconds: what has not stopped by then (a
+ * precomputation inside one BLAS call) is abandoned, as a kill -9 would:
+ * the store's transactions and the atomic file writes leave nothing half
+ * done, and the assembly, still "precomputing", is precomputed again at the
+ * next start. */
+#define GSD_STOP_GRACE_S 1.5
+
+static atomic_int stop_done;
+
+static void *stop_deadline(void *arg)
+{
+    gsd_app *app = arg;
+    for (int i = 0; i < (int)(GSD_STOP_GRACE_S * 100) && !atomic_load(&stop_done); i++)
+        usleep(10000);
+    if (atomic_load(&stop_done))
+        return NULL;
+    gsd_log(app, 1, "stop: still busy after %.1f s (a precomputation): exiting without it; the "
+                    "assembly is precomputed again at the next start", GSD_STOP_GRACE_S);
+    fflush(stderr);
+    _exit(0);
+}
+
 int main(int argc, char **argv)
 {
     static gsd_app app;
@@ -309,7 +331,10 @@ int main(int argc, char **argv)
     int sig = 0;
     sigwait(&sigs, &sig);
     gsd_log(&app, 1, "signal %d: stopping (running solves are cut short and redone on the next "
-                     "start; a precomputation finishes)", sig);
+                     "start; a precomputation is given %.1f s)", sig, GSD_STOP_GRACE_S);
+    pthread_t deadline;
+    if (pthread_create(&deadline, NULL, stop_deadline, &app) == 0)
+        pthread_detach(deadline);
     atomic_store(&app.stopping, 1);
     gsd_http_cancel_watched(); /* running single solves stop at their next iteration */
     gsd_jobs_cut_all(&app);    /* cloud solves too: not stored, resumed on the next start */
@@ -324,6 +349,7 @@ int main(int argc, char **argv)
     gsd_store_checkpoint(app.st, NULL);
     gsd_store_close(app.st);
     gsd_guard_free_tokens(&app);
+    atomic_store(&stop_done, 1);
     gsd_log(&app, 1, "stopped");
     return 0;
 }

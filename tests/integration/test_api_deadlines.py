@@ -184,6 +184,35 @@ class DeadlineTest(unittest.TestCase):
         finally:
             d.cleanup()
 
+    def test_sigterm_during_a_precomputation(self):
+        # a precomputation cannot stop inside a BLAS call: the daemon exits
+        # without it after its grace time, and the next start precomputes again
+        d = h.Daemon(workers=2).start()
+        try:
+            r = upload_multipart(d, self.model_path, wait=False)
+            self.assertEqual(r.status, 202, r.body[:300])
+            aid = r.json()["id"]
+            time.sleep(0.3)
+            busy = d.get("/v1/assemblies/" + aid).json()["status"] == "precomputing"
+            t0 = time.time()
+            rc = d.stop()
+            dt = time.time() - t0
+            print("\n  SIGTERM during a precomputation (%s): exit %r after %.2f s"
+                  % ("in flight" if busy else "already done", rc, dt))
+            self.assertEqual(rc, 0)
+            self.assertLess(dt, 20)
+            d.start()
+            deadline = time.time() + 300
+            a = d.get("/v1/assemblies/" + aid).json()
+            while a["status"] == "precomputing" and time.time() < deadline:
+                time.sleep(0.1)
+                a = d.get("/v1/assemblies/" + aid).json()
+            self.assertEqual(a["status"], "ready", a)
+            s = d.post("/v1/assemblies/%s/solve" % aid, {"g": self.G[0], "return": ["kkt"]})
+            self.assertEqual((s.status, s.json()["status"]), (200, "optimal"))
+        finally:
+            d.cleanup()
+
 
 if __name__ == "__main__":
     unittest.main()
