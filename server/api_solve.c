@@ -34,6 +34,7 @@ typedef struct {
     gsd_spec spec;
     gsd_result_row warm; /* lam set if a warm start was asked */
     double t0;           /* gs_now() at the request: the deadline is t0 + timeout_s */
+    int probed;          /* the result cache was asked on the connection thread (a miss) */
     atomic_int cancel;   /* set when the client hangs up or the daemon stops */
 } solve_task;
 
@@ -172,7 +173,9 @@ static void solve_run(gsd_task *t, gsd_worker *w)
                           .warm = st->warm.lam ? &st->warm : NULL, .x = x};
         char key[40];
         gsd_exec_key(a, &in, key);
-        if (!try_cache(app, w->st, r, st->asm_id, key, st->spec.ret)) {
+        /* the cache is asked once per request: here only when the assembly was
+         * not in memory on the connection thread */
+        if (st->probed || !try_cache(app, w->st, r, st->asm_id, key, st->spec.ret)) {
             atomic_fetch_add(&app->metrics.cache_misses, 1);
             if (gsd_api_quota(r, w->st)) /* else answered 507 */
                 solve_store_reply(st, w, a, &in, key, x);
@@ -262,6 +265,7 @@ void gsd_h_solve(gsd_req *r)
                 char key[40];
                 gsd_exec_key(a, &in, key);
                 hit = try_cache(r->app, r->app->st, r, row.id, key, st->spec.ret);
+                st->probed = 1;
             } else {
                 free(st->load);
                 free(st->eq);

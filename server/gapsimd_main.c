@@ -303,7 +303,7 @@ int main(int argc, char **argv)
     if (!rc)
         rc = gsd_jobs_new(&app, &e);
     if (!rc)
-        rc = gsd_pool_start(&app, &e);
+        rc = gsd_pool_start(&app, gsd_jobs_work, &e);
     if (!rc)
         rc = gsd_asm_resume(&app, &e);
     if (!rc)

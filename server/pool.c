@@ -5,13 +5,13 @@
 
 #include <stdlib.h>
 
-#include "jobs.h"
 #include "linalg.h"
 #include "store.h"
 #include "upkeep.h"
 
 struct gsd_pool {
     gsd_app *app;
+    gsd_work_source work; /* cloud work for idle workers */
     pthread_mutex_t mu;
     pthread_cond_t cv;
     gsd_task *head[2], *tail[2];
@@ -105,7 +105,7 @@ static void *worker_main(void *arg)
         unsigned long gen = p->gen;
         p->busy++;
         pthread_mutex_unlock(&p->mu);
-        int worked = gsd_jobs_work(w->app, w);
+        int worked = p->work(w->app, w);
         pthread_mutex_lock(&p->mu);
         p->busy--;
         if (p->exclusive)
@@ -119,12 +119,13 @@ static void *worker_main(void *arg)
     return NULL;
 }
 
-gs_err gsd_pool_start(gsd_app *app, gs_error *err)
+gs_err gsd_pool_start(gsd_app *app, gsd_work_source work, gs_error *err)
 {
     gsd_pool *p = calloc(1, sizeof *p);
     if (!p)
         return gs_errorf(err, GS_ERR_NOMEM, "", "out of memory");
     p->app = app;
+    p->work = work;
     p->n = app->o.workers;
     p->slow_cap = p->n > 1 ? p->n - 1 : 1;
     p->w = calloc((size_t)p->n, sizeof *p->w);

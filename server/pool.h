@@ -5,9 +5,9 @@
  * connection), two task queues and the cloud work source:
  *   interactive  single solves waiting on a suspended connection (first)
  *   background   precomputations and factor loads (next)
- *   clouds       chunks of gaps claimed from the oldest running job (last;
- *                small chunks, so an interactive solve waits at most one
- *                chunk of one worker)
+ *   clouds       work from the work source given at start: chunks of gaps
+ *                claimed from the oldest running job (last; small chunks, so
+ *                an interactive solve waits at most one chunk of one worker)
  * Slow lane: a task marked slow (an interactive solve by a method that takes
  * seconds to minutes on large models: ipm, npm, lemke, ref) runs only while
  * fewer than workers - 1 slow tasks run (1 with one worker), so with two or
@@ -44,7 +44,11 @@ struct gsd_task {
 
 enum { GSD_PRIO_INTERACTIVE = 0, GSD_PRIO_BACKGROUND = 1 };
 
-gs_err gsd_pool_start(gsd_app *app, gs_error *err);
+/* Where idle workers find cloud work (gsd_jobs_work): run some of it on w and
+ * return 1, or 0 when there is none. The pool knows no more of jobs. */
+typedef int (*gsd_work_source)(gsd_app *app, gsd_worker *w);
+
+gs_err gsd_pool_start(gsd_app *app, gsd_work_source work, gs_error *err);
 /* Queue a task; -1 if the pool is stopping (the caller answers 503 and
  * frees the task). */
 int gsd_pool_submit(gsd_pool *p, gsd_task *t, int prio);
