@@ -141,29 +141,62 @@ static int show_job(gc_ctx *cx, const char *prog, cJSON *j, gc_buf *raw, int wai
 
 /* ---- submit ------------------------------------------------------------------ */
 
+/* The JSON body of a cloud the server generates: {"generate": {count, seed},
+ * "label", options}. NULL when out of memory. */
+static char *generate_body(const gc_solve_opts *so, long count, long seed, const char *label)
+{
+    cJSON *body = cJSON_CreateObject(), *gen = cJSON_CreateObject();
+    int ok = body && gen && cJSON_AddNumberToObject(gen, "count", (double)count) &&
+             cJSON_AddNumberToObject(gen, "seed", (double)seed);
+    ok = ok && cJSON_AddItemToObject(body, "generate", gen);
+    if (!ok)
+        cJSON_Delete(gen);
+    ok = ok && (!label || cJSON_AddStringToObject(body, "label", label)) &&
+         gc_solve_opts_json(so, body) == 0;
+    char *text = ok ? gc_json_print(body) : NULL;
+    cJSON_Delete(body);
+    return text;
+}
+
+/* A non-negative integer option value, at most hi; -1 if it is not one. */
+static long count_arg(const char *s, long hi)
+{
+    char *end = NULL;
+    long v = s && *s ? strtol(s, &end, 10) : -1;
+    return end && !*end && v >= 0 && v <= hi ? v : -1;
+}
+
 static int cmd_submit(gc_ctx *cx, int argc, char **argv)
 {
     const gc_cmd cmd = {
         "gapsim cloud submit",
         "Submit a gap cloud: GAPS.npy is a k x m float64 array (C order), one gap\n"
-        "vector per row, uploaded as is. Prints the job (or only its id with -q).\n"
+        "vector per row, uploaded as is; or --generate K: the server generates K gap\n"
+        "vectors with gapsim-gen's generator (the same --seed gives the same gaps as\n"
+        "gapsim-gen --seed). Prints the job (or only its id with -q).\n"
         "options:\n"
         "  --assembly ID      the assembly (required)\n"
-        "  --gaps GAPS.npy    the cloud (required)\n" GC_SOLVE_OPT_HELP
+        "  --gaps GAPS.npy    the cloud (or --generate)\n"
+        "  --generate K       K server-generated gap vectors (not with --gaps)\n"
+        "  --seed S           the generator's seed (with --generate; default 1)\n"
+        "  --label L          the cloud's name in job lists and the web page\n" GC_SOLVE_OPT_HELP
         "  --warm-start JOB   gap i starts from result i of a previous job j_... of\n"
         "                     this assembly with the same number of gaps\n"
         "  --wait             wait for the job: a progress bar on a terminal (plain\n"
         "                     lines otherwise, on stderr); exit 4 if it ends failed\n"
         "                     or cancelled\n"
         "  -q, --quiet        print only the job id\n",
-        "gapsim cloud submit --assembly ID --gaps GAPS.npy [options] [--wait] [-q]", 0, 0};
+        "gapsim cloud submit --assembly ID (--gaps GAPS.npy | --generate K [--seed S])\n"
+        "                    [--label L] [options] [--wait] [-q]", 0, 0};
     gc_solve_opts so = {0};
-    const char *asm_id = NULL, *gaps = NULL;
+    const char *asm_id = NULL, *gaps = NULL, *gen = NULL, *seed_s = NULL, *label = NULL;
     int wait = 0, quiet = 0;
     const gc_opt opts[] = {
         {"--assembly", "-a", &asm_id, NULL}, {"--gaps", NULL, &gaps, NULL},
-        {"--wait", NULL, NULL, &wait},       {"--quiet", "-q", NULL, &quiet},
-        GC_SOLVE_OPT_ENTRIES(so),            {0},
+        {"--generate", NULL, &gen, NULL},    {"--seed", NULL, &seed_s, NULL},
+        {"--label", NULL, &label, NULL},     {"--wait", NULL, NULL, &wait},
+        {"--quiet", "-q", NULL, &quiet},     GC_SOLVE_OPT_ENTRIES(so),
+        {0},
     };
     const char *pos[1];
     int npos;
@@ -172,33 +205,57 @@ static int cmd_submit(gc_ctx *cx, int argc, char **argv)
         return rc;
     if (!asm_id)
         return gc_usage_error(cmd.prog, "--assembly ID is required");
-    if (!gaps)
-        return gc_usage_error(cmd.prog, "--gaps GAPS.npy is required");
+    if (!gaps == !gen)
+        return gc_usage_error(cmd.prog, "give --gaps GAPS.npy or --generate K (one of them)");
+    long count = gen ? count_arg(gen, 100000000) : 0, seed = seed_s ? count_arg(seed_s, 1L << 53) : 1;
+    if (gen && count < 1)
+        return gc_usage_error(cmd.prog, "--generate needs a positive number of gaps, not '%s'", gen);
+    if (seed < 0)
+        return gc_usage_error(cmd.prog, "--seed needs an integer in [0, 2^53], not '%s'", seed_s);
+    if (seed_s && !gen)
+        return gc_usage_error(cmd.prog, "--seed goes with --generate");
     if ((rc = gc_solve_opts_check(cmd.prog, &so)) != GC_OK)
         return rc;
-    size_t k, m;
-    if ((rc = gc_npy_shape(cmd.prog, gaps, &k, &m)) != GC_OK)
+    size_t k = (size_t)count, m = 0;
+    if (gaps && (rc = gc_npy_shape(cmd.prog, gaps, &k, &m)) != GC_OK)
         return rc;
     gc_buf path = {0};
     char *id = gc_escape(asm_id);
-    int bad = !id || gc_buf_add(&path, "/v1/assemblies/", 15) || gc_buf_add(&path, id, strlen(id)) ||
-              gc_buf_add(&path, "/clouds", 7) || gc_solve_opts_query(&so, &path, '?');
+    char *text = gen ? generate_body(&so, count, seed, label) : NULL;
+    int bad = !id || (gen && !text) || gc_buf_add(&path, "/v1/assemblies/", 15) ||
+              gc_buf_add(&path, id, strlen(id)) || gc_buf_add(&path, "/clouds", 7) ||
+              (gaps && gc_solve_opts_query(&so, &path, '?'));
+    if (!bad && gaps && label) { /* the label in the query string of an .npy upload */
+        char *el = gc_escape(label);
+        bad = !el || gc_buf_add(&path, strchr(path.p, '?') ? "&label=" : "?label=", 7) ||
+              gc_buf_add(&path, el, strlen(el));
+        free(el);
+    }
     free(id);
     if (bad) {
         gc_buf_free(&path);
+        free(text);
         fprintf(stderr, "%s: out of memory\n", cmd.prog);
         return GC_EFILE;
     }
-    gc_req rq = {.method = "POST", .path = path.p, .content_type = "application/x-npy",
-                 .body_file = gaps};
+    gc_req rq = gen ? (gc_req){.method = "POST", .path = path.p, .content_type = "application/json",
+                               .body = text, .body_len = strlen(text)}
+                    : (gc_req){.method = "POST", .path = path.p,
+                               .content_type = "application/x-npy", .body_file = gaps};
     cJSON *j = NULL;
     gc_buf raw = {0};
     rc = gc_call_json(cx, cmd.prog, &rq, &j, &raw);
     gc_buf_free(&path);
+    free(text);
     if (rc != GC_OK)
         return rc;
-    if (wait && !quiet && !cx->json)
-        fprintf(stderr, "submitted %s: %zu gaps of m = %zu\n", gc_jstr(j, "id", "?"), k, m);
+    if (wait && !quiet && !cx->json) {
+        if (gen)
+            fprintf(stderr, "submitted %s: %zu generated gaps (seed %ld)\n", gc_jstr(j, "id", "?"), k,
+                    seed);
+        else
+            fprintf(stderr, "submitted %s: %zu gaps of m = %zu\n", gc_jstr(j, "id", "?"), k, m);
+    }
     return show_job(cx, cmd.prog, j, &raw, wait, quiet);
 }
 
@@ -245,8 +302,8 @@ static int cmd_list(gc_ctx *cx, int argc, char **argv)
     if (rc == GC_OK && cx->json) {
         gc_print_body(&raw);
     } else if (rc == GC_OK) {
-        printf("%-18s  %-18s  %-9s %9s %7s %9s  %s\n", "JOB", "ASSEMBLY", "STATUS", "DONE", "FAILED",
-               "SOLVES/S", "CREATED");
+        printf("%-18s  %-18s  %-9s %9s %7s %9s  %-19s  %s\n", "JOB", "ASSEMBLY", "STATUS", "DONE",
+               "FAILED", "SOLVES/S", "CREATED", "LABEL");
         const cJSON *j;
         cJSON_ArrayForEach(j, cJSON_GetObjectItemCaseSensitive(ans, "jobs"))
         {
@@ -254,10 +311,11 @@ static int cmd_list(gc_ctx *cx, int argc, char **argv)
             snprintf(done, sizeof done, "%d/%d", gc_jint(j, "done", 0), gc_jint(j, "total", 0));
             if (gc_jis_num(j, "solves_per_s"))
                 snprintf(rate, sizeof rate, "%.1f", gc_jnum(j, "solves_per_s", 0));
-            printf("%-18s  %-18s  %-9s %9s %7d %9s  %s\n", gc_jstr(j, "id", "-"),
+            const cJSON *o = cJSON_GetObjectItemCaseSensitive(j, "options");
+            printf("%-18s  %-18s  %-9s %9s %7d %9s  %-19s  %s\n", gc_jstr(j, "id", "-"),
                    gc_jstr(j, "assembly_id", "-"), gc_jstr(j, "status", "-"), done,
                    gc_jint(j, "failed", 0), rate,
-                   gc_fmt_time(gc_jnum(j, "created_at", 0), t, sizeof t));
+                   gc_fmt_time(gc_jnum(j, "created_at", 0), t, sizeof t), gc_jstr(o, "label", ""));
         }
     }
     gc_buf_free(&raw);

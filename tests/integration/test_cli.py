@@ -325,6 +325,33 @@ class CliTest(unittest.TestCase):
         self.assertEqual(final["status"], "done")
         self.assertEqual(final["done"], 12)
 
+    def test_cloud_generate_and_label(self):
+        # --generate: the server's gaps are gapsim-gen's for the seed (gen_model used seed 1)
+        j = self.cli_json(["cloud", "submit", "--assembly", self.asm, "--generate", "12",
+                           "--seed", "1", "--label", "line 3", "--fraction", "0.5", "--wait"])
+        self.assertEqual((j["status"], j["total"]), ("done", 12))
+        self.assertEqual(j["options"]["generate"], {"count": 12, "seed": 1})
+        self.assertEqual(j["options"]["label"], "line 3")
+        g = self.d.get("/v1/jobs/%s/gaps?index=5" % j["id"]).json()["g"]
+        self.assertEqual(g, self.row(5))
+        # a label on an .npy upload goes in the query string
+        u = self.cli_json(["cloud", "submit", "--assembly", self.asm, "--gaps", self.gaps,
+                           "--label", "a&b c"])
+        self.assertEqual(u["options"]["label"], "a&b c")
+        listing = self.cli(["cloud", "list", "--assembly", self.asm]).stdout
+        self.assertIn("LABEL", listing.splitlines()[0])
+        self.assertTrue(any(l.endswith("line 3") for l in listing.splitlines()), listing)
+        for args, words in ((["--gaps", self.gaps, "--generate", "3"], "one of them"),
+                            ([], "one of them"),
+                            (["--generate", "0"], "positive"),
+                            (["--generate", "3", "--seed", "-1"], "--seed"),
+                            (["--gaps", self.gaps, "--seed", "2"], "--seed goes with --generate")):
+            r = self.cli(["cloud", "submit", "--assembly", self.asm] + args, rc=2)
+            self.assertIn(words, r.stderr)
+        r = self.cli(["cloud", "submit", "--assembly", self.asm, "--generate", "3", "--label",
+                      "x" * 121], rc=1)
+        self.assertIn("label", r.stderr)
+
     def test_cloud_cancelled_wait_exit_4(self):
         # a cloud slow enough to cancel: many gaps with the reference solver
         rows = [self.row(i % 12) for i in range(3000)]
