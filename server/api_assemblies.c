@@ -367,7 +367,7 @@ void gsd_h_asm_geometry(gsd_req *r)
         gsd_reply_error(r, 500, "io_error", "", "cannot read the model of %s", r->id);
         return;
     }
-    const gs_model *mdl = a->mdl;
+    const gs_model *mdl = gsd_asm_mdl(a);
     gs_buf b = {0};
     double lo[3] = {1e300, 1e300, 1e300}, hi[3] = {-1e300, -1e300, -1e300};
     static const char *const axis[3] = {"x", "y", "z"};

@@ -276,7 +276,7 @@ static int resolve_pattern(gsd_req *r, const gsd_assembly_row *arow, gsd_spec *s
     gs_err rc = !a ? gs_errorf(&e, GS_ERR_NOMEM, "", "out of memory")
                    : gsd_asm_model(r->app, a, &e);
     if (!rc)
-        rc = gsd_spec_resolve(spec, a->mdl, &e);
+        rc = gsd_spec_resolve(spec, gsd_asm_mdl(a), &e);
     if (rc) {
         gsd_registry_release(r->app->reg, a);
         gsd_spec_free(spec);
@@ -284,7 +284,7 @@ static int resolve_pattern(gsd_req *r, const gsd_assembly_row *arow, gsd_spec *s
                         "cannot resolve the fastener pattern: %s", e.msg);
         return 0;
     }
-    int ok = spec->gen_count == 0 || generate_gaps(r, a->mdl, spec, G, k);
+    int ok = spec->gen_count == 0 || generate_gaps(r, gsd_asm_mdl(a), spec, G, k);
     gsd_registry_release(r->app->reg, a);
     if (!ok)
         gsd_spec_free(spec);

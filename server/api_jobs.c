@@ -280,13 +280,13 @@ static void reply_export(gsd_req *r, const gsd_job_row *row, int f, gs_buf *sum,
     }
     gs_buf b = {0};
     if (f == 1) {
-        gsd_export_csv(a->mdl, doc, &b);
+        gsd_export_csv(gsd_asm_mdl(a), doc, &b);
     } else if (f == 2) {
-        gsd_export_vtp(a->mdl, doc, gap, &b);
+        gsd_export_vtp(gsd_asm_mdl(a), doc, gap, &b);
     } else {
         gsd_spec sp;
-        int ok = job_installed(row, a->mdl, &sp);
-        gsd_export_html(a->mdl, doc, row, ok ? sp.installed : NULL, ok ? sp.n_installed : 0, &b);
+        int ok = job_installed(row, gsd_asm_mdl(a), &sp);
+        gsd_export_html(gsd_asm_mdl(a), doc, row, ok ? sp.installed : NULL, ok ? sp.n_installed : 0, &b);
         if (ok)
             gsd_spec_free(&sp);
     }

@@ -138,7 +138,7 @@ static void solve_store_reply(solve_task *st, gsd_worker *w, gsd_asm *a, gsd_exe
     }
     if (rc == GS_OK) {
         gsd_upkeep_kick(app); /* retention and the quota count it */
-        reply_result(r, &row, st->spec.ret, x, a->pc->n, 0);
+        reply_result(r, &row, st->spec.ret, x, gsd_asm_pc(a)->n, 0);
     } else {
         gsd_reply_gs_error(r, &e);
     }
@@ -156,12 +156,12 @@ static void solve_run(gsd_task *t, gsd_worker *w)
     if (rc == GS_OK && !st->load) {
         st->load = malloc(sizeof(double) * (size_t)st->m);
         st->eq = malloc((size_t)st->m);
-        rc = st->load && st->eq ? gsd_spec_problem(&st->spec, a->mdl, st->load, st->eq, &e)
+        rc = st->load && st->eq ? gsd_spec_problem(&st->spec, gsd_asm_mdl(a), st->load, st->eq, &e)
                                 : gs_errorf(&e, GS_ERR_NOMEM, "", "out of memory");
     }
     double *x = NULL;
     if (rc == GS_OK && (st->spec.ret & GSD_RET_X) &&
-        !(x = malloc(sizeof(double) * (size_t)a->pc->n)))
+        !(x = malloc(sizeof(double) * (size_t)gsd_asm_pc(a)->n)))
         rc = gs_errorf(&e, GS_ERR_NOMEM, "", "out of memory");
     if (rc) {
         gsd_reply_error(r, e.code == GS_ERR_NOMEM ? 503 : 409, gs_err_name(e.code), e.field, "%s",
@@ -253,27 +253,25 @@ void gsd_h_solve(gsd_req *r)
     /* fast path: factors in memory -> ask the cache on this thread (never
      * wait for an entry a worker is loading or precomputing) */
     gsd_asm *a = gsd_registry_acquire(r->app->reg, row.id);
-    if (a && pthread_mutex_trylock(&a->mu) == 0) {
+    if (a && gsd_asm_trylock_ready(a)) {
         int hit = 0;
-        if (a->pc && a->mdl) {
-            st->load = malloc(sizeof(double) * (size_t)row.m);
-            st->eq = malloc((size_t)row.m);
-            if (st->load && st->eq &&
-                gsd_spec_problem(&st->spec, a->mdl, st->load, st->eq, &e) == GS_OK) {
-                gsd_exec_in in = {.g = st->g, .load = st->load, .eq = st->eq,
-                                  .opts = &st->spec.opts};
-                char key[40];
-                gsd_exec_key(a, &in, key);
-                hit = try_cache(r->app, r->app->st, r, row.id, key, st->spec.ret);
-                st->probed = 1;
-            } else {
-                free(st->load);
-                free(st->eq);
-                st->load = NULL;
-                st->eq = NULL;
-            }
+        st->load = malloc(sizeof(double) * (size_t)row.m);
+        st->eq = malloc((size_t)row.m);
+        if (st->load && st->eq &&
+            gsd_spec_problem(&st->spec, gsd_asm_mdl(a), st->load, st->eq, &e) == GS_OK) {
+            gsd_exec_in in = {.g = st->g, .load = st->load, .eq = st->eq,
+                              .opts = &st->spec.opts};
+            char key[40];
+            gsd_exec_key(a, &in, key);
+            hit = try_cache(r->app, r->app->st, r, row.id, key, st->spec.ret);
+            st->probed = 1;
+        } else {
+            free(st->load);
+            free(st->eq);
+            st->load = NULL;
+            st->eq = NULL;
         }
-        pthread_mutex_unlock(&a->mu);
+        gsd_asm_unlock(a);
         if (hit) {
             gsd_registry_release(r->app->reg, a);
             task_free(st);

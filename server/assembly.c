@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "asm_impl.h"
 #include "hash.h"
 #include "jobs.h"
 #include "precomp_io.h"

@@ -13,7 +13,7 @@
 void gsd_exec_key(const gsd_asm *a, const gsd_exec_in *in, char key[40])
 {
     char k[GS_HASH_HEX];
-    gs_solve_key(a->hash, a->pc->m, in->load, in->eq, in->g, in->opts->tol, k);
+    gs_solve_key(gsd_asm_hash(a), gsd_asm_pc(a)->m, in->load, in->eq, in->g, in->opts->tol, k);
     snprintf(key, 40, "%s", k);
 }
 
@@ -41,7 +41,7 @@ gs_err gsd_exec_warm(const gsd_result_row *r, int m, gs_warm *wm, int **act, gs_
 gs_err gsd_exec_solve(gsd_worker *w, gsd_asm *a, const gsd_exec_in *in, gsd_result_row *out,
                       gs_error *err)
 {
-    int m = a->pc->m;
+    int m = gsd_asm_pc(a)->m;
     gs_solver *sv = gsd_asm_solver(a, w->idx, err);
     if (!sv)
         return err ? err->code : GS_ERR_NOMEM;
@@ -62,7 +62,7 @@ gs_err gsd_exec_solve(gsd_worker *w, gsd_asm *a, const gsd_exec_in *in, gsd_resu
     }
     o.warm = in->warm && in->warm->lam ? &wm : NULL;
     o.want_x = in->x != NULL;
-    gs_problem pb = {.pc = a->pc, .g = in->g, .load = in->load, .eq = in->eq};
+    gs_problem pb = {.pc = gsd_asm_pc(a), .g = in->g, .load = in->load, .eq = in->eq};
     gs_solve_info info;
     rc = gs_solve(sv, &pb, &o, out->lam, out->w, in->x, &info, err);
     free(act);

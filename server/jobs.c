@@ -335,7 +335,7 @@ static gs_err prepare(gsd_job *job, gsd_asm *a, gsd_jobs *jobs, gs_error *err)
         if (!job->load || !job->eq)
             rc = gs_errorf(err, GS_ERR_NOMEM, "", "out of memory");
         else
-            rc = gsd_spec_problem(&job->spec, a->mdl, job->load, job->eq, err);
+            rc = gsd_spec_problem(&job->spec, gsd_asm_mdl(a), job->load, job->eq, err);
         job->prepared = rc == GS_OK;
     }
     pthread_mutex_unlock(&jobs->mu);
@@ -483,9 +483,9 @@ static void run_chunk(gsd_app *app, gsd_worker *w, gsd_job *job, int *idx, int c
     if (!rc && !sv)
         rc = e.code ? e.code : GS_ERR_NOMEM;
     if (!rc)
-        rc = gs_run_slot_init(&slot, c.a->pc, sv, &e);
+        rc = gs_run_slot_init(&slot, gsd_asm_pc(c.a), sv, &e);
     if (!rc) {
-        gs_run run = {.pc = c.a->pc, .opts = job->spec.opts, .n_patterns = 1, .loads = job->load,
+        gs_run run = {.pc = gsd_asm_pc(c.a), .opts = job->spec.opts, .n_patterns = 1, .loads = job->load,
                       .eq = job->eq, .src = job->src, .row_timeout = job->spec.timeout_s,
                       .sink = {.put = chunk_put, .commit = chunk_commit, .ctx = &c},
                       .policy = {.start = chunk_start, .done = chunk_done, .ctx = &c},

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "asm_impl.h"
+
 struct gsd_registry {
     pthread_mutex_t mu;
     gsd_asm *head;
@@ -139,4 +141,34 @@ gs_solver *gsd_asm_solver(gsd_asm *a, int worker, gs_error *err)
     if (!a->solvers[worker])
         a->solvers[worker] = gs_solver_new(a->pc, err);
     return a->solvers[worker];
+}
+
+const gs_model *gsd_asm_mdl(const gsd_asm *a)
+{
+    return a->mdl;
+}
+
+const gs_precomp *gsd_asm_pc(const gsd_asm *a)
+{
+    return a->pc;
+}
+
+const char *gsd_asm_hash(const gsd_asm *a)
+{
+    return a->hash;
+}
+
+int gsd_asm_trylock_ready(gsd_asm *a)
+{
+    if (pthread_mutex_trylock(&a->mu) != 0)
+        return 0;
+    if (a->mdl && a->pc)
+        return 1;
+    pthread_mutex_unlock(&a->mu);
+    return 0;
+}
+
+void gsd_asm_unlock(gsd_asm *a)
+{
+    pthread_mutex_unlock(&a->mu);
 }

@@ -19,18 +19,11 @@
 #include "precompute.h"
 #include "solver.h"
 
-typedef struct gsd_asm {
-    char id[GSD_ID_LEN];
-    char hash[40];             /* content hash (set when loaded / created) */
-    pthread_mutex_t mu;        /* serializes loading and installing */
-    gs_model *mdl;             /* NULL until loaded */
-    gs_precomp *pc;            /* NULL until ready */
-    gs_solver **solvers;       /* n_workers slots */
-    int n_workers;
-    int refs;                  /* registry lock */
-    int dropped;               /* registry lock */
-    struct gsd_asm *next;
-} gsd_asm;
+/* An assembly in memory; its fields are private to registry.c and
+ * assembly.c (asm_impl.h). The model and the precomputation, once set, stay
+ * until the entry is freed: a holder that saw them set may use them without
+ * the entry lock. */
+typedef struct gsd_asm gsd_asm;
 
 typedef struct gsd_registry gsd_registry;
 
@@ -43,6 +36,17 @@ void gsd_registry_release(gsd_registry *reg, gsd_asm *a);
 void gsd_registry_drop(gsd_registry *reg, const char *id);
 /* Entries with a loaded precomputation. */
 int gsd_registry_loaded(gsd_registry *reg);
+
+/* The model (NULL until loaded), the precomputation (NULL until ready) and
+ * the content hash of an entry. */
+const gs_model *gsd_asm_mdl(const gsd_asm *a);
+const gs_precomp *gsd_asm_pc(const gsd_asm *a);
+const char *gsd_asm_hash(const gsd_asm *a);
+/* Without waiting: 1 if the entry lock was free and the entry is ready (model
+ * and precomputation set), the lock then held until gsd_asm_unlock; else 0
+ * and no lock held (loading in progress: the caller takes the slow path). */
+int gsd_asm_trylock_ready(gsd_asm *a);
+void gsd_asm_unlock(gsd_asm *a);
 
 /* Install a loaded model and precomputation (takes ownership). */
 void gsd_asm_install(gsd_asm *a, gs_model *mdl, gs_precomp *pc);

@@ -1,0 +1,24 @@
+/*
+ * asm_impl.h -- the fields of an assembly in memory, private to registry.c
+ * (the map and reference counts) and assembly.c (loading, precomputing,
+ * saving). Everyone else uses the accessors of registry.h.
+ */
+#ifndef GSD_ASM_IMPL_H
+#define GSD_ASM_IMPL_H
+
+#include "registry.h"
+
+struct gsd_asm {
+    char id[GSD_ID_LEN];
+    char hash[40];             /* content hash (set when loaded / created) */
+    pthread_mutex_t mu;        /* serializes loading and installing */
+    gs_model *mdl;             /* NULL until loaded */
+    gs_precomp *pc;            /* NULL until ready */
+    gs_solver **solvers;       /* n_workers slots */
+    int n_workers;
+    int refs;                  /* registry lock */
+    int dropped;               /* registry lock */
+    struct gsd_asm *next;
+};
+
+#endif
