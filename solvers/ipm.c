@@ -26,7 +26,11 @@
  * and accurate late; the CG residual enters the next primal residual s2,
  * which the infeasible Newton step then removes. PCG is capped at 2m + 50
  * iterations; a capped solve is used as an inexact step. Predictor PCG
- * starts from 0, corrector PCG from the predictor's dlam.
+ * starts from 0, corrector PCG from the predictor's dlam. The PCG loop is
+ * the solvers' shared one (pcg.h, also NPM's); it checks the cancel flag
+ * every iteration and the deadline every GS_PCG_CLOCK_EVERY, so a solve
+ * stops within one PCG iteration (status cancelled / time_limit, lam the
+ * current iterate).
  * Fastened pairs (equality): multiplier free in sign, slack fixed at 0, so
  * their Lambda^-1 Y entry is 0 (H row = Q row), s3 = 0, dy = 0, and they take
  * no part in the step-length ratio test or in mu.
@@ -95,6 +99,7 @@
 
 #include "cset.h"
 #include "linalg.h"
+#include "pcg.h"
 #include "solver_impl.h"
 
 #define IPM_MAX_ITER 200
@@ -107,6 +112,10 @@
 #define IPM_ID_RES 1e-6
 #define IPM_ID_NEXT 1e-1
 #endif
+/* PCG cap: IPM_PCG_CAP_PER_PAIR m + IPM_PCG_CAP_BASE iterations (twice the
+ * m of exact arithmetic plus a margin; a capped solve is an inexact step). */
+#define IPM_PCG_CAP_PER_PAIR 2
+#define IPM_PCG_CAP_BASE 50
 
 typedef struct {
     gs_cset cs;
@@ -201,56 +210,30 @@ static void split_apply(const gs_precomp *pc, const double *dg, const double *r,
     }
 }
 
-/* Preconditioned CG on H x = b from the x given. Returns the iterations, or
- * -1 if H is found not positive definite (or non-finite values appear). */
-static int pcg(ipm_ws *ws, const gs_precomp *pc, gs_ipm_linear lin, const double *b, double *x,
-               double eta, int maxit)
+/* The PCG callbacks (pcg.h) on the workspace: the operator H, the split
+ * preconditioner P3 and Jacobi (both read ws->dg, set by prepare). */
+typedef struct {
+    ipm_ws *ws;
+    const gs_precomp *pc;
+} ipm_cg_ctx;
+
+static void cg_h(void *ctx, const double *x, double *y)
 {
-    const int m = pc->m;
-    double *r = ws->cr, *z = ws->cz, *p = ws->cp, *q = ws->cq;
-    const double bn = cblas_dnrm2(m, b, 1);
-    if (bn == 0.0) {
-        memset(x, 0, (size_t)m * sizeof *x);
-        return 0;
-    }
-    h_mul(pc, ws->hd, x, q);
-    for (int i = 0; i < m; i++)
-        r[i] = b[i] - q[i];
-    const double tol = eta * bn;
-    double rn = cblas_dnrm2(m, r, 1);
-    if (rn > bn) { /* a worse start than zero */
-        memset(x, 0, (size_t)m * sizeof *x);
-        memcpy(r, b, (size_t)m * sizeof *r);
-        rn = bn;
-    }
-    int it = 0;
-    double rz = 0.0;
-    while (rn > tol && it < maxit) {
-        if (lin == GS_IPM_PCG_SPLIT)
-            split_apply(pc, ws->dg, r, z);
-        else
-            for (int i = 0; i < m; i++)
-                z[i] = r[i] / ws->dg[i];
-        double rz_new = cblas_ddot(m, r, 1, z, 1);
-        if (it == 0)
-            memcpy(p, z, (size_t)m * sizeof *p);
-        else {
-            double beta = rz_new / rz;
-            for (int i = 0; i < m; i++)
-                p[i] = z[i] + beta * p[i];
-        }
-        rz = rz_new;
-        h_mul(pc, ws->hd, p, q);
-        double pq = cblas_ddot(m, p, 1, q, 1);
-        if (!(pq > 0.0) || !isfinite(rz))
-            return -1;
-        double a = rz / pq;
-        cblas_daxpy(m, a, p, 1, x, 1);
-        cblas_daxpy(m, -a, q, 1, r, 1);
-        rn = cblas_dnrm2(m, r, 1);
-        it++;
-    }
-    return isfinite(rn) ? it : -1;
+    const ipm_cg_ctx *c = ctx;
+    h_mul(c->pc, c->ws->hd, x, y);
+}
+
+static void cg_split(void *ctx, const double *r, double *z)
+{
+    const ipm_cg_ctx *c = ctx;
+    split_apply(c->pc, c->ws->dg, r, z);
+}
+
+static void cg_jacobi(void *ctx, const double *r, double *z)
+{
+    const ipm_cg_ctx *c = ctx;
+    for (int i = 0; i < c->pc->m; i++)
+        z[i] = r[i] / c->ws->dg[i];
 }
 
 /* Prepare the normal-system solver for the current hd. 0, or -1 when the
@@ -278,9 +261,10 @@ static int prepare(ipm_ws *ws, const gs_precomp *pc, gs_ipm_linear lin)
 }
 
 /* Solve H x = b (x holds the initial guess for PCG). Returns the CG
- * iterations (0 for the direct variant) or -1 on breakdown. */
-static int hsolve(ipm_ws *ws, const gs_precomp *pc, gs_ipm_linear lin, const double *b,
-                  double *x, double eta)
+ * iterations (0 for the direct variant), -1 on breakdown, or -2 when the
+ * PCG was stopped by the cancel flag or the deadline (*stop says which). */
+static int hsolve(ipm_ws *ws, const gs_precomp *pc, const gs_solve_opts *o, gs_ipm_linear lin,
+                  const double *b, double *x, double eta, gs_status *stop)
 {
     const int m = pc->m;
     if (lin == GS_IPM_DIRECT) {
@@ -292,7 +276,25 @@ static int hsolve(ipm_ws *ws, const gs_precomp *pc, gs_ipm_linear lin, const dou
                 return -1;
         return 0;
     }
-    return pcg(ws, pc, lin, b, x, eta, 2 * m + 50);
+    ipm_cg_ctx ctx = {ws, pc};
+    const gs_pcg cg = {.n = m, .op = cg_h, .prec = lin == GS_IPM_PCG_SPLIT ? cg_split : cg_jacobi,
+                       .ctx = &ctx, .rtol = eta,
+                       .maxit = IPM_PCG_CAP_PER_PAIR * m + IPM_PCG_CAP_BASE, .x0 = 1,
+                       .cancel = o->cancel, .deadline = o->deadline, .r = ws->cr, .z = ws->cz,
+                       .p = ws->cp, .q = ws->cq};
+    int it;
+    switch (gs_pcg_solve(&cg, b, x, &it)) {
+    case GS_PCG_BREAKDOWN:
+        return -1;
+    case GS_PCG_CANCELLED:
+        *stop = GS_STATUS_CANCELLED;
+        return -2;
+    case GS_PCG_TIME_LIMIT:
+        *stop = GS_STATUS_TIME_LIMIT;
+        return -2;
+    default: /* converged, or capped: an inexact step */
+        return it;
+    }
 }
 
 /* ---- starting points ---------------------------------------------------- */
@@ -557,9 +559,10 @@ static gs_err ipm_solve(gs_solver *s, const gs_problem *pb, const gs_solve_opts 
             ws->r[i] = ws->u[i] - ws->s2[i] - (ws->isE[i] ? 0.0 : ws->y[i]);
             ws->dla[i] = 0.0;
         }
-        int it = hsolve(ws, pc, lin, ws->r, ws->dla, eta);
+        gs_status stop = GS_STATUS_NUMERICAL;
+        int it = hsolve(ws, pc, o, lin, ws->r, ws->dla, eta, &stop);
         if (it < 0) {
-            info->status = GS_STATUS_NUMERICAL;
+            info->status = stop;
             break;
         }
         cg += it;
@@ -588,9 +591,9 @@ static gs_err ipm_solve(gs_solver *s, const gs_problem *pb, const gs_solve_opts 
             ws->r[i] = ws->u[i] - ws->s2[i] + ws->dy[i] / ws->lam[i];
         }
         memcpy(ws->dl, ws->dla, (size_t)m * sizeof *ws->dl);
-        it = hsolve(ws, pc, lin, ws->r, ws->dl, eta);
+        it = hsolve(ws, pc, o, lin, ws->r, ws->dl, eta, &stop);
         if (it < 0) {
-            info->status = GS_STATUS_NUMERICAL;
+            info->status = stop;
             break;
         }
         cg += it;
