@@ -20,7 +20,12 @@
  * Normal system (opts.ipm_linear): PCG with the split preconditioner
  *     P3 = (L_Q + D)(L_Q + D)',  D = sqrt(Lambda^-1 Y)    (default)
  * applied as two triangular solves with L_Q whose diagonal is read as
- * diag(L_Q) + D (no refactorization, O(m^2)); PCG with Jacobi diag(H); or a
+ * diag(L_Q) + D (no refactorization, O(m^2)) in single precision: a float
+ * copy of L_Q per workspace (m^2 floats, made on the first split solve),
+ * its diagonal overwritten each iteration, two strsv per application (half
+ * the memory traffic of the double sweeps; only the preconditioner is
+ * inexact, the PCG stays double and uses the flexible Polak-Ribiere beta;
+ * IPM_SPLIT_FP32 0 restores the double sweeps); PCG with Jacobi diag(H); or a
  * Cholesky of H each iteration (O(m^3), for comparison). The PCG tolerance is
  * relative, eta = clamp(mu / mu0, 1e-10, 1e-3), so the steps are inexact early
  * and accurate late; the CG residual enters the next primal residual s2,
@@ -116,6 +121,17 @@
  * m of exact arithmetic plus a margin; a capped solve is an inexact step). */
 #define IPM_PCG_CAP_PER_PAIR 2
 #define IPM_PCG_CAP_BASE 50
+/* The split preconditioner in single precision: a float copy of L_Q per
+ * workspace (made on the first split solve), its diagonal overwritten by
+ * diag(L_Q) + D every IPM iteration, applied by two strsv (header).
+ * 0: the double sweeps over pc->LQ. */
+#ifndef IPM_SPLIT_FP32
+#define IPM_SPLIT_FP32 1
+#endif
+/* With the single-precision preconditioner: flexible (Polak-Ribiere) PCG. */
+#ifndef IPM_PCG_FLEXIBLE
+#define IPM_PCG_FLEXIBLE 1
+#endif
 
 typedef struct {
     gs_cset cs;
@@ -125,6 +141,7 @@ typedef struct {
     double *lc, *wr;           /* m: polish */
     int *isE, *list, *list2;   /* m */
     double *Hf;                /* m x m: direct variant (lazy) */
+    float *Lf, *rf;            /* m x m, m: split in single precision (lazy) */
 } ipm_ws;
 
 static void ipm_free(void *p)
@@ -139,6 +156,8 @@ static void ipm_free(void *p)
                     &ws->wr, &ws->Hf};
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
         free(*v[i]);
+    free(ws->Lf);
+    free(ws->rf);
     free(ws->isE);
     free(ws->list);
     free(ws->list2);
@@ -223,10 +242,28 @@ static void cg_h(void *ctx, const double *x, double *y)
     h_mul(c->pc, c->ws->hd, x, y);
 }
 
+/* z = P3^-1 r in single precision: r rounded to float, two strsv with the
+ * float copy Lf whose diagonal holds diag(L_Q) + D (prepare), z back in
+ * double. Half the memory traffic of split_apply; only the preconditioner
+ * is inexact (the PCG's residuals and the operator stay double). O(m^2). */
+static void split_apply32(ipm_ws *ws, int m, const double *r, double *z)
+{
+    float *t = ws->rf;
+    for (int i = 0; i < m; i++)
+        t[i] = (float)r[i];
+    cblas_strsv(CblasColMajor, CblasLower, CblasNoTrans, CblasNonUnit, m, ws->Lf, m, t, 1);
+    cblas_strsv(CblasColMajor, CblasLower, CblasTrans, CblasNonUnit, m, ws->Lf, m, t, 1);
+    for (int i = 0; i < m; i++)
+        z[i] = t[i];
+}
+
 static void cg_split(void *ctx, const double *r, double *z)
 {
     const ipm_cg_ctx *c = ctx;
-    split_apply(c->pc, c->ws->dg, r, z);
+    if (c->ws->Lf)
+        split_apply32(c->ws, c->pc->m, r, z);
+    else
+        split_apply(c->pc, c->ws->dg, r, z);
 }
 
 static void cg_jacobi(void *ctx, const double *r, double *z)
@@ -244,6 +281,9 @@ static int prepare(ipm_ws *ws, const gs_precomp *pc, gs_ipm_linear lin)
     if (lin == GS_IPM_PCG_SPLIT) {
         for (int i = 0; i < m; i++)
             ws->dg[i] = pc->LQ[(size_t)i * m + i] + sqrt(ws->hd[i]);
+        if (ws->Lf)
+            for (int i = 0; i < m; i++)
+                ws->Lf[(size_t)i * m + i] = (float)ws->dg[i];
     } else if (lin == GS_IPM_PCG_JACOBI) {
         for (int i = 0; i < m; i++)
             ws->dg[i] = pc->qdiag[i] + ws->hd[i];
@@ -280,6 +320,7 @@ static int hsolve(ipm_ws *ws, const gs_precomp *pc, const gs_solve_opts *o, gs_i
     const gs_pcg cg = {.n = m, .op = cg_h, .prec = lin == GS_IPM_PCG_SPLIT ? cg_split : cg_jacobi,
                        .ctx = &ctx, .rtol = eta,
                        .maxit = IPM_PCG_CAP_PER_PAIR * m + IPM_PCG_CAP_BASE, .x0 = 1,
+                       .flexible = lin == GS_IPM_PCG_SPLIT && ws->Lf && IPM_PCG_FLEXIBLE,
                        .cancel = o->cancel, .deadline = o->deadline, .r = ws->cr, .z = ws->cz,
                        .p = ws->cp, .q = ws->cq};
     int it;
@@ -457,6 +498,25 @@ static gs_err ipm_solve(gs_solver *s, const gs_problem *pb, const gs_solve_opts 
         o->ipm_start != GS_IPM_START_INFEASIBLE)
         return gs_errorf(err, GS_ERR_INVALID, "ipm_start", "unknown IPM starting point %d",
                          (int)o->ipm_start);
+    if (IPM_SPLIT_FP32 && lin == GS_IPM_PCG_SPLIT && !ws->Lf && m > 0) {
+        /* the float copy of L_Q (lower triangle; the upper is never read) */
+        const size_t mm = gs_mul_size((size_t)m, (size_t)m);
+        ws->Lf = mm ? malloc(gs_mul_size(mm, sizeof *ws->Lf)) : NULL;
+        ws->rf = malloc((size_t)m * sizeof *ws->rf);
+        if (!ws->Lf || !ws->rf) {
+            free(ws->Lf);
+            free(ws->rf);
+            ws->Lf = NULL;
+            ws->rf = NULL;
+            return gs_errorf(err, GS_ERR_NOMEM, "", "no memory for the float copy of L_Q");
+        }
+        for (int j = 0; j < m; j++) {
+            const double *lj = pc->LQ + (size_t)j * m;
+            float *fj = ws->Lf + (size_t)j * m;
+            for (int i = j; i < m; i++)
+                fj[i] = (float)lj[i];
+        }
+    }
     if (lin == GS_IPM_DIRECT && !ws->Hf) {
         const size_t mm = gs_mul_size((size_t)m, (size_t)m);
         ws->Hf = mm ? malloc(gs_mul_size(mm, sizeof *ws->Hf)) : NULL;

@@ -66,7 +66,7 @@ gs_pcg_status gs_pcg_solve(const gs_pcg *cg, const double *b, double *x, int *it
     }
     const double tol = cg->rtol * bn;
     int it = 0;
-    double rz = 0.0;
+    double rz = 0.0, a = 0.0;
     gs_pcg_status st = GS_PCG_CONVERGED;
     while (rn > tol && it < cg->maxit) {
         if ((st = pcg_stop(cg, it)) != GS_PCG_CONVERGED)
@@ -76,7 +76,8 @@ gs_pcg_status gs_pcg_solve(const gs_pcg *cg, const double *b, double *x, int *it
         if (it == 0)
             memcpy(p, z, (size_t)n * sizeof *p);
         else {
-            double beta = rz_new / rz;
+            /* q still holds A p of the last step: r - r_old = -a q */
+            double beta = (cg->flexible ? -a * pcg_dot(n, z, q) : rz_new) / rz;
             for (int i = 0; i < n; i++)
                 p[i] = z[i] + beta * p[i];
         }
@@ -87,7 +88,7 @@ gs_pcg_status gs_pcg_solve(const gs_pcg *cg, const double *b, double *x, int *it
             st = GS_PCG_BREAKDOWN;
             break;
         }
-        double a = rz / pq;
+        a = rz / pq;
         for (int i = 0; i < n; i++) {
             x[i] += a * p[i];
             r[i] -= a * q[i];

@@ -16,6 +16,11 @@
  * or the deadline has passed (checked every iteration / every
  * GS_PCG_CLOCK_EVERY iterations: a relaxed atomic load, a clock read, against
  * the O(n^2) or O(k^2) of an iteration). b = 0 gives x = 0, 0 iterations.
+ * Flexible (flexible = 1, for a preconditioner that is not exactly
+ * symmetric or constant, e.g. applied in single precision): beta =
+ * z'(r - r_old) / r_old'z_old (Polak-Ribiere; Golub & Ye 1999, Notay 2000)
+ * instead of z'r / r_old'z_old, computed as -alpha z'q with the q = A p of
+ * the last step (no extra vector, one more dot product).
  * Start: x = 0 (x0 = 0), or the x given (x0 = 1) unless its residual is
  * larger than ||b|| (then from 0: a worse start than zero is dropped).
  * Cost per iteration: one op, one prec, two dot products, three axpy-like
@@ -51,6 +56,7 @@ typedef struct {
     double rtol;              /* relative residual target */
     int maxit;                /* iteration cap */
     int x0;                   /* 1: start from the x given; 0: from x = 0 */
+    int flexible;             /* 1: Polak-Ribiere beta (below); 0: Fletcher-Reeves */
     const atomic_int *cancel; /* NULL: none */
     double deadline;          /* gs_now() seconds; 0: none */
     double *r, *z, *p, *q;    /* n scratch each */

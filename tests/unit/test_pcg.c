@@ -1,8 +1,8 @@
 /* test_pcg.c -- the shared preconditioned CG loop (solvers/pcg.h): the
  * solution of a small SPD system (identity and Jacobi preconditioners, from
  * zero and from a start), b = 0, the iteration cap, the breakdown on an
- * indefinite matrix, the cancel flag and a past deadline, and a worse start
- * than zero dropped. (NPM and IPM against the oracle: test_npm.c,
+ * indefinite matrix, the cancel flag and a past deadline, a worse start
+ * than zero dropped, and the flexible (Polak-Ribiere) variant. (NPM and IPM against the oracle: test_npm.c,
  * test_ipm.c.) */
 #include <stdatomic.h>
 
@@ -90,6 +90,12 @@ GS_TEST(converges_identity_and_jacobi)
         cg.x0 = 1;
         GS_CHECK_INT(gs_pcg_solve(&cg, b, x, &it), GS_PCG_CONVERGED);
         GS_CHECK_INT(it, 0);
+        /* flexible (Polak-Ribiere) beta: the same system to the same residual */
+        cg.x0 = 0;
+        cg.flexible = 1;
+        GS_CHECK_INT(gs_pcg_solve(&cg, b, x, &it), GS_PCG_CONVERGED);
+        GS_CHECK(it > 0 && it <= N + 2);
+        GS_CHECK(tp_resid(&c, b, x) <= 1e-12);
     }
 }
 
