@@ -20,13 +20,22 @@
  * Normal system (opts.ipm_linear): PCG with the split preconditioner
  *     P3 = (L_Q + D)(L_Q + D)',  D = sqrt(Lambda^-1 Y)    (default)
  * applied as two triangular solves with L_Q whose diagonal is read as
- * diag(L_Q) + D (no refactorization, O(m^2)); PCG with Jacobi diag(H); or a
+ * diag(L_Q) + D (no refactorization, O(m^2)) in single precision: a float
+ * copy of L_Q per workspace (m^2 floats, made on the first split solve),
+ * its diagonal overwritten each iteration, two strsv per application (half
+ * the memory traffic of the double sweeps; only the preconditioner is
+ * inexact, the PCG stays double and uses the flexible Polak-Ribiere beta;
+ * IPM_SPLIT_FP32 0 restores the double sweeps); PCG with Jacobi diag(H); or a
  * Cholesky of H each iteration (O(m^3), for comparison). The PCG tolerance is
  * relative, eta = clamp(mu / mu0, 1e-10, 1e-3), so the steps are inexact early
  * and accurate late; the CG residual enters the next primal residual s2,
  * which the infeasible Newton step then removes. PCG is capped at 2m + 50
  * iterations; a capped solve is used as an inexact step. Predictor PCG
- * starts from 0, corrector PCG from the predictor's dlam.
+ * starts from 0, corrector PCG from the predictor's dlam. The PCG loop is
+ * the solvers' shared one (pcg.h, also NPM's); it checks the cancel flag
+ * every iteration and the deadline every GS_PCG_CLOCK_EVERY, so a solve
+ * stops within one PCG iteration (status cancelled / time_limit, lam the
+ * current iterate).
  * Fastened pairs (equality): multiplier free in sign, slack fixed at 0, so
  * their Lambda^-1 Y entry is 0 (H row = Q row), s3 = 0, dy = 0, and they take
  * no part in the step-length ratio test or in mu.
@@ -95,6 +104,7 @@
 
 #include "cset.h"
 #include "linalg.h"
+#include "pcg.h"
 #include "solver_impl.h"
 
 #define IPM_MAX_ITER 200
@@ -107,6 +117,21 @@
 #define IPM_ID_RES 1e-6
 #define IPM_ID_NEXT 1e-1
 #endif
+/* PCG cap: IPM_PCG_CAP_PER_PAIR m + IPM_PCG_CAP_BASE iterations (twice the
+ * m of exact arithmetic plus a margin; a capped solve is an inexact step). */
+#define IPM_PCG_CAP_PER_PAIR 2
+#define IPM_PCG_CAP_BASE 50
+/* The split preconditioner in single precision: a float copy of L_Q per
+ * workspace (made on the first split solve), its diagonal overwritten by
+ * diag(L_Q) + D every IPM iteration, applied by two strsv (header).
+ * 0: the double sweeps over pc->LQ. */
+#ifndef IPM_SPLIT_FP32
+#define IPM_SPLIT_FP32 1
+#endif
+/* With the single-precision preconditioner: flexible (Polak-Ribiere) PCG. */
+#ifndef IPM_PCG_FLEXIBLE
+#define IPM_PCG_FLEXIBLE 1
+#endif
 
 typedef struct {
     gs_cset cs;
@@ -116,6 +141,7 @@ typedef struct {
     double *lc, *wr;           /* m: polish */
     int *isE, *list, *list2;   /* m */
     double *Hf;                /* m x m: direct variant (lazy) */
+    float *Lf, *rf;            /* m x m, m: split in single precision (lazy) */
 } ipm_ws;
 
 static void ipm_free(void *p)
@@ -130,6 +156,8 @@ static void ipm_free(void *p)
                     &ws->wr, &ws->Hf};
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
         free(*v[i]);
+    free(ws->Lf);
+    free(ws->rf);
     free(ws->isE);
     free(ws->list);
     free(ws->list2);
@@ -201,56 +229,48 @@ static void split_apply(const gs_precomp *pc, const double *dg, const double *r,
     }
 }
 
-/* Preconditioned CG on H x = b from the x given. Returns the iterations, or
- * -1 if H is found not positive definite (or non-finite values appear). */
-static int pcg(ipm_ws *ws, const gs_precomp *pc, gs_ipm_linear lin, const double *b, double *x,
-               double eta, int maxit)
+/* The PCG callbacks (pcg.h) on the workspace: the operator H, the split
+ * preconditioner P3 and Jacobi (both read ws->dg, set by prepare). */
+typedef struct {
+    ipm_ws *ws;
+    const gs_precomp *pc;
+} ipm_cg_ctx;
+
+static void cg_h(void *ctx, const double *x, double *y)
 {
-    const int m = pc->m;
-    double *r = ws->cr, *z = ws->cz, *p = ws->cp, *q = ws->cq;
-    const double bn = cblas_dnrm2(m, b, 1);
-    if (bn == 0.0) {
-        memset(x, 0, (size_t)m * sizeof *x);
-        return 0;
-    }
-    h_mul(pc, ws->hd, x, q);
+    const ipm_cg_ctx *c = ctx;
+    h_mul(c->pc, c->ws->hd, x, y);
+}
+
+/* z = P3^-1 r in single precision: r rounded to float, two strsv with the
+ * float copy Lf whose diagonal holds diag(L_Q) + D (prepare), z back in
+ * double. Half the memory traffic of split_apply; only the preconditioner
+ * is inexact (the PCG's residuals and the operator stay double). O(m^2). */
+static void split_apply32(ipm_ws *ws, int m, const double *r, double *z)
+{
+    float *t = ws->rf;
     for (int i = 0; i < m; i++)
-        r[i] = b[i] - q[i];
-    const double tol = eta * bn;
-    double rn = cblas_dnrm2(m, r, 1);
-    if (rn > bn) { /* a worse start than zero */
-        memset(x, 0, (size_t)m * sizeof *x);
-        memcpy(r, b, (size_t)m * sizeof *r);
-        rn = bn;
-    }
-    int it = 0;
-    double rz = 0.0;
-    while (rn > tol && it < maxit) {
-        if (lin == GS_IPM_PCG_SPLIT)
-            split_apply(pc, ws->dg, r, z);
-        else
-            for (int i = 0; i < m; i++)
-                z[i] = r[i] / ws->dg[i];
-        double rz_new = cblas_ddot(m, r, 1, z, 1);
-        if (it == 0)
-            memcpy(p, z, (size_t)m * sizeof *p);
-        else {
-            double beta = rz_new / rz;
-            for (int i = 0; i < m; i++)
-                p[i] = z[i] + beta * p[i];
-        }
-        rz = rz_new;
-        h_mul(pc, ws->hd, p, q);
-        double pq = cblas_ddot(m, p, 1, q, 1);
-        if (!(pq > 0.0) || !isfinite(rz))
-            return -1;
-        double a = rz / pq;
-        cblas_daxpy(m, a, p, 1, x, 1);
-        cblas_daxpy(m, -a, q, 1, r, 1);
-        rn = cblas_dnrm2(m, r, 1);
-        it++;
-    }
-    return isfinite(rn) ? it : -1;
+        t[i] = (float)r[i];
+    cblas_strsv(CblasColMajor, CblasLower, CblasNoTrans, CblasNonUnit, m, ws->Lf, m, t, 1);
+    cblas_strsv(CblasColMajor, CblasLower, CblasTrans, CblasNonUnit, m, ws->Lf, m, t, 1);
+    for (int i = 0; i < m; i++)
+        z[i] = t[i];
+}
+
+static void cg_split(void *ctx, const double *r, double *z)
+{
+    const ipm_cg_ctx *c = ctx;
+    if (c->ws->Lf)
+        split_apply32(c->ws, c->pc->m, r, z);
+    else
+        split_apply(c->pc, c->ws->dg, r, z);
+}
+
+static void cg_jacobi(void *ctx, const double *r, double *z)
+{
+    const ipm_cg_ctx *c = ctx;
+    for (int i = 0; i < c->pc->m; i++)
+        z[i] = r[i] / c->ws->dg[i];
 }
 
 /* Prepare the normal-system solver for the current hd. 0, or -1 when the
@@ -261,6 +281,9 @@ static int prepare(ipm_ws *ws, const gs_precomp *pc, gs_ipm_linear lin)
     if (lin == GS_IPM_PCG_SPLIT) {
         for (int i = 0; i < m; i++)
             ws->dg[i] = pc->LQ[(size_t)i * m + i] + sqrt(ws->hd[i]);
+        if (ws->Lf)
+            for (int i = 0; i < m; i++)
+                ws->Lf[(size_t)i * m + i] = (float)ws->dg[i];
     } else if (lin == GS_IPM_PCG_JACOBI) {
         for (int i = 0; i < m; i++)
             ws->dg[i] = pc->qdiag[i] + ws->hd[i];
@@ -278,9 +301,10 @@ static int prepare(ipm_ws *ws, const gs_precomp *pc, gs_ipm_linear lin)
 }
 
 /* Solve H x = b (x holds the initial guess for PCG). Returns the CG
- * iterations (0 for the direct variant) or -1 on breakdown. */
-static int hsolve(ipm_ws *ws, const gs_precomp *pc, gs_ipm_linear lin, const double *b,
-                  double *x, double eta)
+ * iterations (0 for the direct variant), -1 on breakdown, or -2 when the
+ * PCG was stopped by the cancel flag or the deadline (*stop says which). */
+static int hsolve(ipm_ws *ws, const gs_precomp *pc, const gs_solve_opts *o, gs_ipm_linear lin,
+                  const double *b, double *x, double eta, gs_status *stop)
 {
     const int m = pc->m;
     if (lin == GS_IPM_DIRECT) {
@@ -292,7 +316,26 @@ static int hsolve(ipm_ws *ws, const gs_precomp *pc, gs_ipm_linear lin, const dou
                 return -1;
         return 0;
     }
-    return pcg(ws, pc, lin, b, x, eta, 2 * m + 50);
+    ipm_cg_ctx ctx = {ws, pc};
+    const gs_pcg cg = {.n = m, .op = cg_h, .prec = lin == GS_IPM_PCG_SPLIT ? cg_split : cg_jacobi,
+                       .ctx = &ctx, .rtol = eta,
+                       .maxit = IPM_PCG_CAP_PER_PAIR * m + IPM_PCG_CAP_BASE, .x0 = 1,
+                       .flexible = lin == GS_IPM_PCG_SPLIT && ws->Lf && IPM_PCG_FLEXIBLE,
+                       .cancel = o->cancel, .deadline = o->deadline, .r = ws->cr, .z = ws->cz,
+                       .p = ws->cp, .q = ws->cq};
+    int it;
+    switch (gs_pcg_solve(&cg, b, x, &it)) {
+    case GS_PCG_BREAKDOWN:
+        return -1;
+    case GS_PCG_CANCELLED:
+        *stop = GS_STATUS_CANCELLED;
+        return -2;
+    case GS_PCG_TIME_LIMIT:
+        *stop = GS_STATUS_TIME_LIMIT;
+        return -2;
+    default: /* converged, or capped: an inexact step */
+        return it;
+    }
 }
 
 /* ---- starting points ---------------------------------------------------- */
@@ -455,6 +498,25 @@ static gs_err ipm_solve(gs_solver *s, const gs_problem *pb, const gs_solve_opts 
         o->ipm_start != GS_IPM_START_INFEASIBLE)
         return gs_errorf(err, GS_ERR_INVALID, "ipm_start", "unknown IPM starting point %d",
                          (int)o->ipm_start);
+    if (IPM_SPLIT_FP32 && lin == GS_IPM_PCG_SPLIT && !ws->Lf && m > 0) {
+        /* the float copy of L_Q (lower triangle; the upper is never read) */
+        const size_t mm = gs_mul_size((size_t)m, (size_t)m);
+        ws->Lf = mm ? malloc(gs_mul_size(mm, sizeof *ws->Lf)) : NULL;
+        ws->rf = malloc((size_t)m * sizeof *ws->rf);
+        if (!ws->Lf || !ws->rf) {
+            free(ws->Lf);
+            free(ws->rf);
+            ws->Lf = NULL;
+            ws->rf = NULL;
+            return gs_errorf(err, GS_ERR_NOMEM, "", "no memory for the float copy of L_Q");
+        }
+        for (int j = 0; j < m; j++) {
+            const double *lj = pc->LQ + (size_t)j * m;
+            float *fj = ws->Lf + (size_t)j * m;
+            for (int i = j; i < m; i++)
+                fj[i] = (float)lj[i];
+        }
+    }
     if (lin == GS_IPM_DIRECT && !ws->Hf) {
         const size_t mm = gs_mul_size((size_t)m, (size_t)m);
         ws->Hf = mm ? malloc(gs_mul_size(mm, sizeof *ws->Hf)) : NULL;
@@ -557,9 +619,10 @@ static gs_err ipm_solve(gs_solver *s, const gs_problem *pb, const gs_solve_opts 
             ws->r[i] = ws->u[i] - ws->s2[i] - (ws->isE[i] ? 0.0 : ws->y[i]);
             ws->dla[i] = 0.0;
         }
-        int it = hsolve(ws, pc, lin, ws->r, ws->dla, eta);
+        gs_status stop = GS_STATUS_NUMERICAL;
+        int it = hsolve(ws, pc, o, lin, ws->r, ws->dla, eta, &stop);
         if (it < 0) {
-            info->status = GS_STATUS_NUMERICAL;
+            info->status = stop;
             break;
         }
         cg += it;
@@ -588,9 +651,9 @@ static gs_err ipm_solve(gs_solver *s, const gs_problem *pb, const gs_solve_opts 
             ws->r[i] = ws->u[i] - ws->s2[i] + ws->dy[i] / ws->lam[i];
         }
         memcpy(ws->dl, ws->dla, (size_t)m * sizeof *ws->dl);
-        it = hsolve(ws, pc, lin, ws->r, ws->dl, eta);
+        it = hsolve(ws, pc, o, lin, ws->r, ws->dl, eta, &stop);
         if (it < 0) {
-            info->status = GS_STATUS_NUMERICAL;
+            info->status = stop;
             break;
         }
         cg += it;

@@ -10,7 +10,7 @@
  *   gi      relative (default), dual, primal   solvers/gi_relative.c, gi_dual.c, gi_primal.c
  *   lemke   dual (the dual LCP(-p, Q))        solvers/lemke.c
  *   ref     dual (the test oracle, core/refsolve.h)
- *   npm     dual (default), relative, primal (square A~)   solvers/npm.c
+ *   npm     dual (default), relative, primal (square A~)   solvers/npm*.c (npm_impl.h)
  *   ipm     primal                       solvers/ipm.c
  *   auto    picks one of the above per problem and learns from measured
  *           times on this assembly (solvers/auto.c, docs/solvers.md)
@@ -25,7 +25,8 @@
  * Cancellation and deadlines: opts.cancel (a flag another thread may set)
  * and opts.deadline (monotonic seconds, gs_now()) are checked before the
  * solve and at every outer iteration of every product method (GI in its
- * three forms, Lemke, NPM, IPM; auto runs one of them): the solve then
+ * three forms, Lemke, NPM, IPM; auto runs one of them) and inside the
+ * shared PCG of NPM and IPM (solvers/pcg.h): the solve then
  * ends with status cancelled or time_limit and the iterate it had (not an
  * optimum; the certificate says how far). Cost: one relaxed atomic load and
  * one clock_gettime (vDSO, ~25 ns) per iteration, against the O(m k) of an
