@@ -1,6 +1,8 @@
 /* gs_status.c -- message table of solver outcomes. */
 #include "gs_status.h"
 
+#include <string.h>
+
 static const struct { const char *name, *text; } gs_status_table[GS_STATUS__COUNT] = {
     [GS_STATUS_OPTIMAL] = {"optimal", "solved: KKT conditions met within tolerance"},
     [GS_STATUS_MAX_ITER] = {"max_iter", "iteration limit reached before convergence"},
@@ -22,4 +24,14 @@ const char *gs_status_name(gs_status s)
 const char *gs_status_str(gs_status s)
 {
     return (s >= 0 && s < GS_STATUS__COUNT) ? gs_status_table[s].text : "unknown status";
+}
+
+int gs_status_parse(const char *s, gs_status *out)
+{
+    for (int i = 0; s && i < GS_STATUS__COUNT; i++)
+        if (!strcmp(s, gs_status_table[i].name)) {
+            *out = (gs_status)i;
+            return 0;
+        }
+    return -1;
 }

@@ -20,6 +20,8 @@ typedef enum {
 } gs_status;
 
 const char *gs_status_name(gs_status s);
+/* The status named s (gs_status_name); 0, or -1 for an unknown name. */
+int gs_status_parse(const char *s, gs_status *out);
 const char *gs_status_str(gs_status s);
 
 #endif

@@ -121,7 +121,7 @@ static void solve_store_reply(solve_task *st, gsd_worker *w, gsd_asm *a, gsd_exe
     gs_error e = {0};
     gsd_result_row row = {0};
     gs_err rc = gsd_exec_solve(w, a, in, &row, &e);
-    if (rc == GS_OK && !strcmp(row.status, "cancelled")) {
+    if (rc == GS_OK && row.status == GS_STATUS_CANCELLED) {
         /* the client hung up, or the daemon is stopping: nothing to keep */
         gsd_reply_error(r, 503, "cancelled", "", "the solve was cancelled%s",
                         atomic_load(&app->stopping) ? ": the server is shutting down" : "");

@@ -76,21 +76,16 @@ gs_err gsd_exec_solve(gsd_worker *w, gsd_asm *a, const gsd_exec_in *in, gsd_resu
 
 void gsd_exec_row(gsd_worker *w, const gs_solve_info *info, double tol, gsd_result_row *out)
 {
-    snprintf(out->status, sizeof out->status, "%s", gs_status_name(info->status));
-    snprintf(out->method, sizeof out->method, "%s", gs_method_name(info->method));
-    snprintf(out->form, sizeof out->form, "%s", gs_form_name(info->form));
+    out->status = info->status;
+    out->method = info->method;
+    out->form = info->form;
     out->auto_chosen = info->auto_chosen;
     out->warm_used = info->warm_used;
     out->n_act = info->n_act;
     out->iterations = info->iterations;
     out->cg_iterations = info->cg_iterations;
     out->time = info->time;
-    out->kkt[0] = info->kkt.primal_infeas;
-    out->kkt[1] = info->kkt.dual_infeas;
-    out->kkt[2] = info->kkt.complementarity;
-    out->kkt[3] = info->kkt.stationarity;
-    out->kkt[4] = info->kkt.gap;
-    out->kkt[5] = info->kkt.obj_primal;
+    out->kkt = info->kkt;
     out->kkt_pass = gs_kkt_pass(&info->kkt, tol);
     gsd_metrics_solve(&w->app->metrics, info->method, info->status, info->time);
 }

@@ -442,7 +442,7 @@ static gs_err chunk_commit(void *ctx, int slot, const int *rows, int n, gs_error
     double t_sum = 0;
     long long it_sum = 0;
     for (int k = 0; k < n; k++) {
-        n_failed += strcmp(c->rows[k].status, "optimal") != 0;
+        n_failed += c->rows[k].status != GS_STATUS_OPTIMAL;
         t_sum += c->rows[k].time;
         it_sum += c->rows[k].iterations;
     }

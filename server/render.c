@@ -28,11 +28,11 @@ void gsd_render_result(const gsd_result_row *r, unsigned ret, const double *x, i
     if (cached >= 0)
         gs_buf_printf(b, ",\"cached\":%s", cached ? "true" : "false");
     gs_buf_puts(b, ",\"status\":");
-    gs_buf_json_str(b, r->status);
+    gs_buf_json_str(b, gs_status_name(r->status));
     gs_buf_puts(b, ",\"solver\":");
-    gs_buf_json_str(b, r->method);
+    gs_buf_json_str(b, gs_method_name(r->method));
     gs_buf_puts(b, ",\"formulation\":");
-    gs_buf_json_str(b, r->form);
+    gs_buf_json_str(b, gs_form_name(r->form));
     gs_buf_printf(b,
                    ",\"auto\":%s,\"warm_start_used\":%s,\"n_act\":%d,\"iterations\":%d,"
                    "\"cg_iterations\":%d,\"time_ms\":",
@@ -49,12 +49,14 @@ void gsd_render_result(const gsd_result_row *r, unsigned ret, const double *x, i
         gs_buf_json_num(b, wmax);
     }
     if (ret & GSD_RET_KKT) {
-        static const char *const names[6] = {"primal_infeas", "dual_infeas", "complementarity",
-                                             "stationarity",  "gap",         "objective"};
+        const struct { const char *name; double v; } f[6] = {
+            {"primal_infeas", r->kkt.primal_infeas}, {"dual_infeas", r->kkt.dual_infeas},
+            {"complementarity", r->kkt.complementarity}, {"stationarity", r->kkt.stationarity},
+            {"gap", r->kkt.gap}, {"objective", r->kkt.obj_primal}};
         gs_buf_printf(b, ",\"kkt\":{\"pass\":%s", r->kkt_pass ? "true" : "false");
         for (int i = 0; i < 6; i++) {
-            gs_buf_printf(b, ",\"%s\":", names[i]);
-            gs_buf_json_num(b, r->kkt[i]);
+            gs_buf_printf(b, ",\"%s\":", f[i].name);
+            gs_buf_json_num(b, f[i].v);
         }
         gs_buf_puts(b, "}");
     }

@@ -34,7 +34,9 @@
 #define GSD_STORE_H
 
 #include "gs_error.h"
+#include "kkt.h"
 #include "precompute.h"
+#include "solver.h"
 
 typedef struct gsd_store gsd_store;
 
@@ -136,13 +138,15 @@ typedef struct {
     char job_id[40];        /* "" for a single solve (stored as NULL) */
     int job_index;          /* -1 for a single solve */
     char cache_key[40];     /* hex */
-    char status[16];        /* gs_status_name(...) */
-    char method[16], form[16];
+    gs_status status;       /* stored as gs_status_name (TEXT) */
+    gs_method method;       /* the method that solved (stored as gs_method_name) */
+    gs_form form;           /* its formulation (stored as gs_form_name) */
     int auto_chosen, warm_used;
     int n_act, iterations, cg_iterations;
     double time;            /* s */
-    double kkt[6];          /* primal_infeas, dual_infeas, complementarity, stationarity,
-                               gap, obj_primal */
+    gs_kkt kkt;             /* the certificate; stored: primal_infeas, dual_infeas,
+                               complementarity, stationarity, gap, obj_primal (the
+                               other fields read back as 0) */
     int kkt_pass;
     int m;
     double *w;              /* m residual gaps (owned when read back); NULL: not stored */

@@ -79,19 +79,31 @@ void gsd_result_row_free(gsd_result_row *row)
     row->lam = NULL;
 }
 
-/* Scalar columns (RES_SCALAR_COLS order); w and lam are left NULL. */
-static void read_result_scalars(sqlite3_stmt *s, gsd_result_row *r)
+/* The stored KKT values, in column order. */
+static double *kkt_field(gs_kkt *k, int i)
+{
+    double *const f[6] = {&k->primal_infeas, &k->dual_infeas, &k->complementarity,
+                          &k->stationarity,  &k->gap,         &k->obj_primal};
+    return f[i];
+}
+
+/* Scalar columns (RES_SCALAR_COLS order); w and lam are left NULL. A status,
+ * method or formulation name this build does not know: GS_ERR_FORMAT naming
+ * the column; an empty method / formulation (the column default) reads as
+ * auto / default. */
+static gs_err read_result_scalars(sqlite3_stmt *s, gsd_result_row *r, gs_error *err)
 {
     reader rd = {s, 0};
     memset(r, 0, sizeof *r);
+    char status[32], method[32], form[32];
     r_text(&rd, r->id, sizeof r->id);
     r_text(&rd, r->assembly_id, sizeof r->assembly_id);
     r_text(&rd, r->job_id, sizeof r->job_id); /* NULL reads as "" */
     r->job_index = (int)r_int(&rd);
     r_text(&rd, r->cache_key, sizeof r->cache_key);
-    r_text(&rd, r->status, sizeof r->status);
-    r_text(&rd, r->method, sizeof r->method);
-    r_text(&rd, r->form, sizeof r->form);
+    r_text(&rd, status, sizeof status);
+    r_text(&rd, method, sizeof method);
+    r_text(&rd, form, sizeof form);
     r->auto_chosen = (int)r_int(&rd);
     r->warm_used = (int)r_int(&rd);
     r->n_act = (int)r_int(&rd);
@@ -99,10 +111,25 @@ static void read_result_scalars(sqlite3_stmt *s, gsd_result_row *r)
     r->cg_iterations = (int)r_int(&rd);
     r->time = r_real(&rd);
     for (int k = 0; k < 6; k++)
-        r->kkt[k] = r_real(&rd);
+        *kkt_field(&r->kkt, k) = r_real(&rd);
     r->kkt_pass = (int)r_int(&rd);
     r->m = (int)r_int(&rd);
     r->created_at = r_real(&rd);
+    if (gs_status_parse(status, &r->status))
+        return gs_errorf(err, GS_ERR_FORMAT, "status", "result %s: unknown status \"%s\"", r->id,
+                         status);
+    /* '' is the columns' default (001_init.sql): a row written without them */
+    if (!method[0])
+        r->method = GS_METHOD_AUTO;
+    else if (gs_method_parse(method, &r->method))
+        return gs_errorf(err, GS_ERR_FORMAT, "method", "result %s: unknown method \"%s\"", r->id,
+                         method);
+    if (!form[0])
+        r->form = GS_FORM_DEFAULT;
+    else if (gs_form_parse(form, &r->form))
+        return gs_errorf(err, GS_ERR_FORMAT, "form", "result %s: unknown formulation \"%s\"",
+                         r->id, form);
+    return GS_OK;
 }
 
 static gs_err result_insert(gsd_store *st, const gsd_result_row *r, int i, gs_error *err)
@@ -129,9 +156,9 @@ static gs_err result_insert(gsd_store *st, const gsd_result_row *r, int i, gs_er
     b_text_or_null(&b, r->job_id, sizeof r->job_id, 1);
     b_int(&b, r->job_index);
     b_text(&b, r->cache_key, sizeof r->cache_key);
-    b_text(&b, r->status, sizeof r->status);
-    b_text(&b, r->method, sizeof r->method);
-    b_text(&b, r->form, sizeof r->form);
+    b_text(&b, gs_status_name(r->status), 32);
+    b_text(&b, gs_method_name(r->method), 32);
+    b_text(&b, gs_form_name(r->form), 32);
     b_int(&b, r->auto_chosen);
     b_int(&b, r->warm_used);
     b_int(&b, r->n_act);
@@ -139,7 +166,7 @@ static gs_err result_insert(gsd_store *st, const gsd_result_row *r, int i, gs_er
     b_int(&b, r->cg_iterations);
     b_real(&b, r->time);
     for (int k = 0; k < 6; k++)
-        b_real(&b, r->kkt[k]);
+        b_real(&b, *kkt_field((gs_kkt *)&r->kkt, k));
     b_int(&b, r->kkt_pass);
     b_int(&b, r->m);
     b_real(&b, r->created_at);
@@ -203,8 +230,9 @@ static gs_err result_lookup(gsd_store *st, int which, const char *k1, const char
         return e;
     int rc = sqlite3_step(s);
     if (rc == SQLITE_ROW) {
-        read_result_scalars(s, out);
-        e = read_vectors_owned(st, s, out, err);
+        e = read_result_scalars(s, out, err);
+        if (!e)
+            e = read_vectors_owned(st, s, out, err);
         *found = !e;
     } else if (rc != SQLITE_DONE) {
         e = sql_err(st, rc, "get result", err);
@@ -245,8 +273,8 @@ static gs_err job_results_locked(gsd_store *st, sqlite3_stmt *s, int with_vector
     int rc;
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
         gsd_result_row r;
-        read_result_scalars(s, &r);
-        if (with_vectors && (e = read_vectors_scratch(st, s, &r, err)) != GS_OK)
+        if ((e = read_result_scalars(s, &r, err)) != GS_OK ||
+            (with_vectors && (e = read_vectors_scratch(st, s, &r, err)) != GS_OK))
             break;
         if (cb(&r, ctx))
             break;

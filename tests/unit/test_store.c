@@ -148,17 +148,21 @@ static gsd_result_row make_result(const char *id, const char *asm_id, const char
     snprintf(r.job_id, sizeof r.job_id, "%s", job_id);
     r.job_index = job_index;
     snprintf(r.cache_key, sizeof r.cache_key, "k%08x", (unsigned)seed);
-    snprintf(r.status, sizeof r.status, "optimal");
-    snprintf(r.method, sizeof r.method, "gi");
-    snprintf(r.form, sizeof r.form, "relative");
+    r.status = GS_STATUS_OPTIMAL;
+    r.method = GS_METHOD_GI;
+    r.form = GS_FORM_RELATIVE;
     r.auto_chosen = seed & 1;
     r.warm_used = (seed >> 1) & 1;
     r.n_act = m / 10;
     r.iterations = 17 + seed;
     r.cg_iterations = 3 * seed;
     r.time = 1e-3 * (seed + 1);
-    for (int k = 0; k < 6; k++)
-        r.kkt[k] = 1e-12 * (k + 1) + seed;
+    r.kkt.primal_infeas = 1e-12 + seed;
+    r.kkt.dual_infeas = 2e-12 + seed;
+    r.kkt.complementarity = 3e-12 + seed;
+    r.kkt.stationarity = 4e-12 + seed;
+    r.kkt.gap = 5e-12 + seed;
+    r.kkt.obj_primal = 6e-12 + seed;
     r.kkt_pass = 1;
     r.m = m;
     for (int i = 0; i < m; i++) {
@@ -178,17 +182,21 @@ static void check_result_eq(const gsd_result_row *a, const gsd_result_row *b, in
     GS_CHECK_STR(a->job_id, b->job_id);
     GS_CHECK_INT(a->job_index, b->job_index);
     GS_CHECK_STR(a->cache_key, b->cache_key);
-    GS_CHECK_STR(a->status, b->status);
-    GS_CHECK_STR(a->method, b->method);
-    GS_CHECK_STR(a->form, b->form);
+    GS_CHECK_INT(a->status, b->status);
+    GS_CHECK_INT(a->method, b->method);
+    GS_CHECK_INT(a->form, b->form);
     GS_CHECK_INT(a->auto_chosen, b->auto_chosen);
     GS_CHECK_INT(a->warm_used, b->warm_used);
     GS_CHECK_INT(a->n_act, b->n_act);
     GS_CHECK_INT(a->iterations, b->iterations);
     GS_CHECK_INT(a->cg_iterations, b->cg_iterations);
     GS_CHECK(same_real(a->time, b->time));
-    for (int k = 0; k < 6; k++)
-        GS_CHECK(same_real(a->kkt[k], b->kkt[k]));
+    GS_CHECK(same_real(a->kkt.primal_infeas, b->kkt.primal_infeas));
+    GS_CHECK(same_real(a->kkt.dual_infeas, b->kkt.dual_infeas));
+    GS_CHECK(same_real(a->kkt.complementarity, b->kkt.complementarity));
+    GS_CHECK(same_real(a->kkt.stationarity, b->kkt.stationarity));
+    GS_CHECK(same_real(a->kkt.gap, b->kkt.gap));
+    GS_CHECK(same_real(a->kkt.obj_primal, b->kkt.obj_primal));
     GS_CHECK_INT(a->kkt_pass, b->kkt_pass);
     GS_CHECK_INT(a->m, b->m);
     GS_CHECK(same_real(a->created_at, b->created_at));
@@ -524,17 +532,18 @@ GS_TEST(store_result_roundtrip_exact)
     snprintf(r.assembly_id, sizeof r.assembly_id, "a_1");
     r.job_index = -1; /* single solve: job_id "" */
     snprintf(r.cache_key, sizeof r.cache_key, "00112233445566778899aabbccddeeff");
-    snprintf(r.status, sizeof r.status, "max_iter");
-    snprintf(r.method, sizeof r.method, "ipm");
-    snprintf(r.form, sizeof r.form, "absolute");
+    r.status = GS_STATUS_MAX_ITER;
+    r.method = GS_METHOD_IPM;
+    r.form = GS_FORM_PRIMAL;
     r.auto_chosen = 1;
     r.warm_used = 1;
     r.n_act = 4;
     r.iterations = 1000;
     r.cg_iterations = 123456;
     r.time = 0.0123;
-    double kkt[6] = {1e-15, 2.5e-9, -0.0, 4.9406564584124654e-324, 1e-7, -123.456};
-    memcpy(r.kkt, kkt, sizeof kkt);
+    r.kkt = (gs_kkt){.primal_infeas = 1e-15, .dual_infeas = 2.5e-9, .complementarity = -0.0,
+                     .stationarity = 4.9406564584124654e-324, .gap = 1e-7,
+                     .obj_primal = -123.456};
     r.kkt_pass = 0;
     r.m = M;
     r.w = w;
@@ -557,6 +566,18 @@ GS_TEST(store_result_roundtrip_exact)
     GS_CHECK_INT(raw_int(p, "SELECT w_enc FROM results WHERE id='r_single'"), 1);
     GS_CHECK(raw_int(p, "SELECT length(w) FROM results WHERE id='r_single'") < 8 * M);
     GS_CHECK_INT(raw_int(p, "SELECT job_id IS NULL FROM results WHERE id='r_single'"), 1);
+    /* the typed fields are stored by name */
+    GS_CHECK_INT(raw_int(p, "SELECT status='max_iter' AND method='ipm' AND form='primal' "
+                            "FROM results WHERE id='r_single'"), 1);
+    /* a name this build does not know is a format error naming the column */
+    GS_CHECK_INT(raw_int(p, "UPDATE results SET status='bogus' WHERE id='r_single' RETURNING 7"), 7);
+    GS_CHECK_INT(gsd_store_result_get(st, "r_single", &b, &found, &e), GS_ERR_FORMAT);
+    GS_CHECK_STR(e.field, "status");
+    GS_CHECK_INT(raw_int(p, "UPDATE results SET status='max_iter', form='sideways' "
+                            "WHERE id='r_single' RETURNING 7"), 7);
+    GS_CHECK_INT(gsd_store_result_get(st, "r_single", &b, &found, &e), GS_ERR_FORMAT);
+    GS_CHECK_STR(e.field, "form");
+    GS_CHECK_INT(raw_int(p, "UPDATE results SET form='primal' WHERE id='r_single' RETURNING 7"), 7);
 
     /* no vectors stored; m = 0 */
     gsd_result_row r2 = r;
@@ -754,7 +775,7 @@ GS_TEST(store_find_key_picks_recent_optimal)
     r[2].created_at = 300;
     r[3].created_at = 400;
     r[4].created_at = 500;
-    snprintf(r[2].status, sizeof r[2].status, "numerical");
+    r[2].status = GS_STATUS_NUMERICAL;
     GS_CHECK_INT(gsd_store_results_put(st, r, 5, NULL, 0, 0, 0, 0, &e), GS_OK);
 
     gsd_result_row b;

@@ -97,13 +97,13 @@ static gsd_result_row make_row(const char *id, const char *job_id, int index, in
 {
     gsd_result_row r;
     memset(&r, 0, sizeof r);
-    snprintf(r.id, sizeof r.id, "%s", id);
+    snprintf(r.id, sizeof r.id, "%.39s", id);
     snprintf(r.assembly_id, sizeof r.assembly_id, "a_1");
-    snprintf(r.job_id, sizeof r.job_id, "%s", job_id);
+    snprintf(r.job_id, sizeof r.job_id, "%.39s", job_id);
     r.job_index = index;
-    snprintf(r.cache_key, sizeof r.cache_key, "k_%s", id);
-    snprintf(r.status, sizeof r.status, "optimal");
-    snprintf(r.method, sizeof r.method, "gi");
+    snprintf(r.cache_key, sizeof r.cache_key, "k_%.37s", id);
+    r.status = GS_STATUS_OPTIMAL;
+    r.method = GS_METHOD_GI;
     r.m = m;
     r.w = w;
     r.lam = lam;
