@@ -14,21 +14,9 @@
 
 #include "gs_test.h"
 #include "store.h"
+#include "test_store_support.h"
 
 /* ---- helpers --------------------------------------------------------------- */
-
-/* Scratch database path with no leftover database, WAL or shm file. */
-static const char *fresh_db(char *buf, size_t len, const char *name)
-{
-    char side[600];
-    gs_test_tmp_path(buf, len, name);
-    unlink(buf);
-    snprintf(side, sizeof side, "%s-wal", buf);
-    unlink(side);
-    snprintf(side, sizeof side, "%s-shm", buf);
-    unlink(side);
-    return buf;
-}
 
 static double now_s(void)
 {
@@ -47,32 +35,6 @@ static int same_bits(double a, double b)
 static int same_real(double a, double b)
 {
     return same_bits(a, b) || (isnan(a) && isnan(b)) || (a == 0.0 && b == 0.0);
-}
-
-/* One SQL integer from a separate raw connection (checks what is on disk). */
-static long long raw_int(const char *path, const char *sql)
-{
-    sqlite3 *db = NULL;
-    sqlite3_stmt *s = NULL;
-    long long v = -999;
-    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL) == SQLITE_OK &&
-        sqlite3_prepare_v2(db, sql, -1, &s, NULL) == SQLITE_OK && sqlite3_step(s) == SQLITE_ROW)
-        v = sqlite3_column_int64(s, 0);
-    sqlite3_finalize(s);
-    sqlite3_close(db);
-    return v;
-}
-
-static gsd_store *open_ok(const char *path)
-{
-    gsd_store *st = NULL;
-    gs_error e;
-    gs_err rc = gsd_store_open(path, &st, &e);
-    if (rc != GS_OK) {
-        fprintf(stderr, "  open %s: %s\n", path, e.msg);
-        return NULL;
-    }
-    return st;
 }
 
 static gsd_assembly_row make_assembly(const char *id, const char *hash, double created)

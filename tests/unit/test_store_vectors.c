@@ -17,34 +17,10 @@
 
 #include "gs_test.h"
 #include "store.h"
+#include "test_store_support.h"
 #include "vecenc.h"
 
 /* ---- helpers --------------------------------------------------------------- */
-
-static const char *fresh_db(char *buf, size_t len, const char *name)
-{
-    char side[600];
-    gs_test_tmp_path(buf, len, name);
-    unlink(buf);
-    snprintf(side, sizeof side, "%s-wal", buf);
-    unlink(side);
-    snprintf(side, sizeof side, "%s-shm", buf);
-    unlink(side);
-    return buf;
-}
-
-static long long raw_int(const char *path, const char *sql)
-{
-    sqlite3 *db = NULL;
-    sqlite3_stmt *s = NULL;
-    long long v = -999;
-    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL) == SQLITE_OK &&
-        sqlite3_prepare_v2(db, sql, -1, &s, NULL) == SQLITE_OK && sqlite3_step(s) == SQLITE_ROW)
-        v = sqlite3_column_int64(s, 0);
-    sqlite3_finalize(s);
-    sqlite3_close(db);
-    return v;
-}
 
 static int raw_exec(const char *path, const char *sql)
 {
@@ -54,17 +30,6 @@ static int raw_exec(const char *path, const char *sql)
         rc = sqlite3_exec(db, sql, NULL, NULL, NULL);
     sqlite3_close(db);
     return rc;
-}
-
-static gsd_store *open_ok(const char *path)
-{
-    gsd_store *st = NULL;
-    gs_error e;
-    if (gsd_store_open(path, &st, &e) != GS_OK) {
-        fprintf(stderr, "  open %s: %s\n", path, e.msg);
-        return NULL;
-    }
-    return st;
 }
 
 static double bits(uint64_t u)
