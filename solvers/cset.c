@@ -263,18 +263,39 @@ int gs_zero_rule(int k, const int *idx, const double *lc, const gs_problem *pb, 
     return n;
 }
 
-void gs_cset_solve_refined(const gs_cset *cs, const double *p, double *lc, double *r, double *w)
+/* r (k, position order) = p_C - Q_CC lc from the rows of C in the gathered
+ * columns: O(k^2), summed in position order (no BLAS: the same rounding on
+ * every CPU). */
+static void residual_on_set(const gs_cset *cs, const double *p, const double *lc, double *r)
+{
+    const int k = cs->k;
+    const size_t m = (size_t)cs->m;
+    for (int c = 0; c < k; c++)
+        r[c] = p[cs->idx[c]];
+    for (int c2 = 0; c2 < k; c2++) {
+        const double *col = cs->QC + m * (size_t)cs->slot[c2];
+        const double v = lc[c2];
+        for (int c = 0; c < k; c++)
+            r[c] -= col[cs->idx[c]] * v;
+    }
+}
+
+/* lc = Q_CC^-1 p_C with one step of iterative refinement, without w. O(k^2). */
+static void solve_refined_set(const gs_cset *cs, const double *p, double *lc, double *r)
 {
     const int k = cs->k;
     for (int c = 0; c < k; c++)
         lc[c] = p[cs->idx[c]];
     gs_cset_solve(cs, lc);
-    gs_cset_residual(cs, lc, p, w);
-    for (int c = 0; c < k; c++)
-        r[c] = -w[cs->idx[c]];
+    residual_on_set(cs, p, lc, r);
     gs_cset_solve(cs, r);
     for (int c = 0; c < k; c++)
         lc[c] += r[c];
+}
+
+void gs_cset_solve_refined(const gs_cset *cs, const double *p, double *lc, double *r, double *w)
+{
+    solve_refined_set(cs, p, lc, r);
     gs_cset_residual(cs, lc, p, w);
 }
 
@@ -283,10 +304,12 @@ int gs_cset_settle(gs_cset *cs, const gs_problem *pb, const double *p, double to
 {
     int removed = 0;
     for (;;) {
-        gs_cset_solve_refined(cs, p, lc, r, w);
+        solve_refined_set(cs, p, lc, r);
         int n = gs_zero_rule(cs->k, cs->idx, lc, pb, tol_lam, out);
-        if (n == 0)
+        if (n == 0) {
+            gs_cset_residual(cs, lc, p, w); /* the full w once, for the settled set */
             return removed;
+        }
         for (int q = 0; q < n; q++) /* decreasing positions */
             gs_cset_remove(cs, out[q]);
         removed += n;

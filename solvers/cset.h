@@ -101,13 +101,15 @@ double gs_zero_force(const gs_precomp *pc, double tol_w);
  * order (safe to remove one after another), to out (k). 0: none leaves. */
 int gs_zero_rule(int k, const int *idx, const double *lc, const gs_problem *pb, double tol_lam,
                  int *out);
-/* lc (k, position order) = Q_CC^-1 p_C with one step of iterative refinement;
- * w (m) = Q[:, C] lc - p. r: k scratch. O(m k + k^2). */
+/* lc (k, position order) = Q_CC^-1 p_C with one step of iterative refinement
+ * (its residual from the rows of C: O(k^2)); w (m) = Q[:, C] lc - p (one
+ * O(m k) product). r: k scratch. */
 void gs_cset_solve_refined(const gs_cset *cs, const double *p, double *lc, double *r, double *w);
 /* Refined solve, then the zero rule until no member leaves: every
  * inequality multiplier >= tol_lam (lc, w as above for the final C). out: m
  * ints of scratch.
- * Returns the pairs removed. O(m k + k^2) per round. */
+ * Returns the pairs removed. O(k^2) per round (solves, refinement, removals),
+ * plus one O(m k) product for w at the end. */
 int gs_cset_settle(gs_cset *cs, const gs_problem *pb, const double *p, double tol_lam, double *lc,
                    double *r, double *w, int *out);
 
