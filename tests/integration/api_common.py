@@ -91,6 +91,16 @@ def sanitizer_report(d):
     return None
 
 
+def stop_clean(d):
+    """Stop the daemon (SIGTERM), remove its data, and fail if it exited
+    non-zero or its log holds a sanitizer report."""
+    rc = d.stop()
+    report = sanitizer_report(d)
+    d.cleanup()
+    assert report is None, report
+    assert rc == 0, "gapsimd exited with %r (log %s)" % (rc, d.log_path)
+
+
 def max_diff(a, b):
     assert len(a) == len(b), (len(a), len(b))
     return max((abs(x - y) for x, y in zip(a, b)), default=0.0)
@@ -126,11 +136,7 @@ class ApiCase(unittest.TestCase):
 
     @classmethod
     def tearDownClass(cls):
-        rc = cls.d.stop()
-        report = sanitizer_report(cls.d)
-        cls.d.cleanup()
-        assert report is None, report
-        assert rc == 0, "gapsimd exited with %r (log %s)" % (rc, cls.d.log_path)
+        stop_clean(cls.d)
 
     # ---- helpers ----
     def solve(self, g, status=200, d=None, **opts):

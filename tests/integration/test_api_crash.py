@@ -23,7 +23,7 @@ import time
 import unittest
 
 import gsd_harness as h
-from api_common import model, sanitizer_report, upload_multipart
+from api_common import model, stop_clean, upload_multipart
 
 ROUNDS = int(os.environ.get("GS_CRASH_ROUNDS", "8"))
 GAPS = 120
@@ -41,11 +41,7 @@ class CrashTest(unittest.TestCase):
 
     @classmethod
     def tearDownClass(cls):
-        rc = cls.d.stop()
-        report = sanitizer_report(cls.d)
-        cls.d.cleanup()
-        assert report is None, report
-        assert rc == 0, "gapsimd exited with %r" % rc
+        stop_clean(cls.d)
 
     def rows(self, jid):
         out, off = [], 0

@@ -20,7 +20,7 @@ import json
 import re
 
 import gsd_harness as h
-from api_common import gaps_rows, metric, model, sanitizer_report, upload_multipart
+from api_common import gaps_rows, metric, model, stop_clean, upload_multipart
 
 SLOW = {"solver": "ipm", "fasteners": "all"}
 
@@ -54,11 +54,7 @@ class DeadlineTest(unittest.TestCase):
 
     @classmethod
     def tearDownClass(cls):
-        rc = cls.d.stop()
-        report = sanitizer_report(cls.d)
-        cls.d.cleanup()
-        assert report is None, report
-        assert rc == 0, "gapsimd exited with %r" % rc
+        stop_clean(cls.d)
 
     def test_timeout_s_ends_a_slow_solve(self):
         t0 = time.time()

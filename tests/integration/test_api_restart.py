@@ -8,7 +8,7 @@ import time
 import unittest
 
 import gsd_harness as h
-from api_common import gaps_rows, max_diff, model, sanitizer_report, upload_multipart
+from api_common import gaps_rows, max_diff, model, stop_clean, upload_multipart
 
 N_GAPS = 240
 OPTS = {"fastener_fraction": 0.5}
@@ -43,11 +43,7 @@ class RestartTest(unittest.TestCase):
 
     @classmethod
     def tearDownClass(cls):
-        rc = cls.d.stop()
-        report = sanitizer_report(cls.d)
-        cls.d.cleanup()
-        assert report is None, report
-        assert rc == 0, "gapsimd exited with %r" % rc
+        stop_clean(cls.d)
 
     # ---- helpers ----
     def log_since(self, offset):
