@@ -52,6 +52,7 @@ typedef struct {
 
 typedef struct {
     const char *model_path, *gaps_path, *csv_path, *json_path, *methods, *times_path;
+    const char *dump_dir; /* --dump-qp: Q, p and the reference lam as .npy for other solvers */
     gs_gen_kind kind;
     int small, ngaps, sweep, warm_seq, cloud, dist, nfrac, repeat, cpu_clock, no_ref;
     unsigned long long seed;
@@ -67,7 +68,7 @@ static void usage(FILE *f)
         "                    [--fraction F | --sweep | --fractions F1,F2,...]\n"
         "                    [--methods VARIANT,VARIANT,... | all] [--warm-seq] [--cloud] [--dist]\n"
         "                    [--repeat R] [--clock wall|cpu] [--check TOL]\n"
-        "                    [--no-ref] [--csv FILE] [--json FILE]\n"
+        "                    [--no-ref] [--csv FILE] [--json FILE] [--dump-qp DIR]\n"
         "                    [--times FILE]\n"
         "Defaults: --kind lap, --ngaps 50, --seed 1, --fraction 0.5, every available\n"
         "method x formulation with default options, then auto. Single-threaded\n"
@@ -100,6 +101,10 @@ static void usage(FILE *f)
         "                   exit status 3 if any row fails\n"
         "  --times FILE     per-gap CSV: fraction, variant, gap, time, iterations, CG\n"
         "                   iterations, n_act, status (for plots of Fig. 9 and 11)\n"
+        "  --dump-qp DIR    write each fraction's dual problems: DIR/Q.npy, DIR/p_F.npy (one\n"
+        "                   row per gap, p = u0 + Q load - g) and DIR/lam_F.npy (the\n"
+        "                   oracle's multipliers): min 1/2 lam'Q lam - p'lam, lam >= 0, for\n"
+        "                   timing other solvers on the same data (tests/bench/cvxopt_compare.py)\n"
         "  --warm-seq       warm vs cold starts on a sequence of patterns differing by one\n"
         "                   fastener: iterations and time saved (separate solver workspaces,\n"
         "                   so the warm one carries its factor from step to step)\n"
@@ -318,6 +323,46 @@ static int parse_fractions(const char *spec, double *f, int cap)
     return n;
 }
 
+/* --dump-qp DIR: the dual problems of this fraction as .npy files, for
+ * timing other solvers on the same data (tests/bench/cvxopt_compare.py):
+ * Q.npy (m x m, once), p_F.npy (k x m: p = u0 + Q load - g per gap) and,
+ * with reference solves, lam_F.npy (k x m, the oracle's multipliers); F is
+ * the fraction with two decimals. The dual is min 1/2 lam'Q lam - p'lam,
+ * lam >= 0, and w = Q lam - p. */
+static gs_err dump_qp(const char *dir, const gs_precomp *pc, const double *load, const double *G,
+                      int k, const double *LR, double frac, int first, gs_error *err)
+{
+    const int m = pc->m;
+    char path[4096];
+    size_t shape[2] = {(size_t)k, (size_t)m};
+    if (first) {
+        size_t qs[2] = {(size_t)m, (size_t)m}; /* symmetric: column-major = row-major */
+        snprintf(path, sizeof path, "%s/Q.npy", dir);
+        gs_err rc = gs_npy_write_file(path, pc->Q, 2, qs, err);
+        if (rc)
+            return rc;
+    }
+    double *P = malloc((size_t)k * m * sizeof *P), *work = malloc((size_t)m * sizeof *work);
+    if (!P || !work) {
+        free(P);
+        free(work);
+        return gs_errorf(err, GS_ERR_NOMEM, "dump-qp", "out of memory");
+    }
+    for (int r = 0; r < k; r++) {
+        gs_problem pb = {.pc = pc, .g = G + (size_t)r * m, .load = load};
+        gs_problem_dual_data(&pb, P + (size_t)r * m, NULL, work);
+    }
+    snprintf(path, sizeof path, "%s/p_%.2f.npy", dir, frac);
+    gs_err rc = gs_npy_write_file(path, P, 2, shape, err);
+    if (!rc && LR) {
+        snprintf(path, sizeof path, "%s/lam_%.2f.npy", dir, frac);
+        rc = gs_npy_write_file(path, LR, 2, shape, err);
+    }
+    free(P);
+    free(work);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     bench_args a = {.kind = GS_GEN_LAP, .ngaps = 50, .seed = 1, .fraction = 0.5, .repeat = 1};
@@ -355,6 +400,7 @@ int main(int argc, char **argv)
         else if (!strcmp(o, "--csv") && v) a.csv_path = v, i++;
         else if (!strcmp(o, "--json") && v) a.json_path = v, i++;
         else if (!strcmp(o, "--times") && v) a.times_path = v, i++;
+        else if (!strcmp(o, "--dump-qp") && v) a.dump_dir = v, i++;
         else { fprintf(stderr, "gapsim-bench: bad option '%s'\n", o); usage(stderr); return 2; }
     }
     variant vars[MAX_VARIANTS];
@@ -498,6 +544,11 @@ int main(int argc, char **argv)
         }
         for (int r = 0; r < k; r++)
             tbest[r] = INFINITY;
+        if (a.dump_dir && dump_qp(a.dump_dir, pc, load, G, k, a.no_ref ? NULL : LR, fracs[fi], fi == 0,
+                                  &e) != GS_OK) {
+            fprintf(stderr, "gapsim-bench: --dump-qp: %s\n", e.msg);
+            return 1;
+        }
         double bound = a.no_ref ? NAN : pct(tb, k, 0.5);
         if (a.no_ref)
             printf("\nfraction %.2f (%d of %d fasteners): no reference solves\n", fracs[fi],
