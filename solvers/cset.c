@@ -299,6 +299,26 @@ void gs_cset_solve_refined(const gs_cset *cs, const double *p, double *lc, doubl
     gs_cset_residual(cs, lc, p, w);
 }
 
+int gs_cset_prune(gs_cset *cs, const gs_problem *pb, const double *p, double *lc, double *r,
+                  double *w, int *list)
+{
+    for (int pass = 0; pass < GS_CSET_PRUNE_PASSES; pass++) {
+        gs_cset_solve_refined(cs, p, lc, r, w);
+        int neg = 0, k2 = 0;
+        for (int c = 0; c < cs->k; c++) {
+            if (!gs_problem_is_eq(pb, cs->idx[c]) && lc[c] < 0.0)
+                neg++;
+            else
+                list[k2++] = cs->idx[c];
+        }
+        if (neg <= GS_CSET_PRUNE_MIN)
+            return 0;
+        if (gs_cset_build(cs, list, k2, NULL) != GS_OK)
+            return -1;
+    }
+    return 0;
+}
+
 int gs_cset_settle(gs_cset *cs, const gs_problem *pb, const double *p, double tol_lam, double *lc,
                    double *r, double *w, int *out)
 {

@@ -434,35 +434,6 @@ static void start_infeasible(ipm_ws *ws, gs_solver *s, double lam_floor, double 
  * on inequality pairs, w >= -tol_w outside C, lam = 0 there); 0: rejected
  * (the IPM goes on). */
 #define IPM_XOVER 32
-/* Block pruning before the one-at-a-time settle: while more than
- * IPM_BLOCK_MIN inequality members have a negative multiplier, all of them
- * leave at once and the set is factored afresh (O(k^3/3 + m k) a pass). An
- * identification made early overshoots by hundreds of pairs (lap joint, 50 %:
- * 2,278 identified, 284 in the answer); removing them one at a time costs
- * O(k^2) each and made the polish most of the IPM's time. The settle and the
- * acceptance test that follow are unchanged, so the answer is too. */
-#define IPM_BLOCK_MIN 16
-#define IPM_BLOCK_PASSES 8
-static int block_prune(ipm_ws *ws, gs_solver *s, const gs_problem *pb)
-{
-    gs_cset *cs = &ws->cs;
-    for (int pass = 0; pass < IPM_BLOCK_PASSES; pass++) {
-        gs_cset_solve_refined(cs, s->p, ws->lc, ws->cr, ws->wr);
-        int neg = 0, k2 = 0;
-        for (int c = 0; c < cs->k; c++) {
-            if (!gs_problem_is_eq(pb, cs->idx[c]) && ws->lc[c] < 0.0)
-                neg++;
-            else
-                ws->list2[k2++] = cs->idx[c];
-        }
-        if (neg <= IPM_BLOCK_MIN)
-            return 0;
-        if (gs_cset_build(cs, ws->list2, k2, NULL) != GS_OK)
-            return -1;
-    }
-    return 0;
-}
-
 static int polish(ipm_ws *ws, gs_solver *s, const gs_problem *pb, double *lam_out)
 {
     const int m = s->m;
@@ -471,7 +442,8 @@ static int polish(ipm_ws *ws, gs_solver *s, const gs_problem *pb, double *lam_ou
     for (int i = 0; i < m; i++)
         if (ws->isE[i] || ws->lam[i] > ws->y[i])
             ws->list[k++] = i;
-    if (gs_cset_build(cs, ws->list, k, NULL) != GS_OK || block_prune(ws, s, pb) != 0)
+    if (gs_cset_build(cs, ws->list, k, NULL) != GS_OK ||
+        gs_cset_prune(cs, pb, s->p, ws->lc, ws->cr, ws->wr, ws->list2) != 0)
         return 0;
     for (int changes = 0;; changes++) {
         changes += gs_cset_settle(cs, pb, s->p, s->tol_lam, ws->lc, ws->cr, ws->wr, ws->list2);
