@@ -300,10 +300,10 @@ void gs_cset_solve_refined(const gs_cset *cs, const double *p, double *lc, doubl
 }
 
 int gs_cset_prune(gs_cset *cs, const gs_problem *pb, const double *p, double *lc, double *r,
-                  double *w, int *list)
+                  int *list)
 {
     for (int pass = 0; pass < GS_CSET_PRUNE_PASSES; pass++) {
-        gs_cset_solve_refined(cs, p, lc, r, w);
+        solve_refined_set(cs, p, lc, r);
         int neg = 0, k2 = 0;
         for (int c = 0; c < cs->k; c++) {
             if (!gs_problem_is_eq(pb, cs->idx[c]) && lc[c] < 0.0)

@@ -109,7 +109,8 @@ void gs_cset_solve_refined(const gs_cset *cs, const double *p, double *lc, doubl
  * interior point's or a projected iteration's guess): while more than
  * GS_CSET_PRUNE_MIN inequality members have a negative multiplier, all of
  * them leave at once and the set is factored afresh (gs_cset_build), at most
- * GS_CSET_PRUNE_PASSES times. O(k^3/3 + m k) per pass, where removing n
+ * GS_CSET_PRUNE_PASSES times; lc (k) and r (k) are scratch (w is the
+ * settle's to compute). O(k^3/3 + m k) per pass, where removing n
  * members one at a time costs O(n (k^2 + ...)): an IPM's first guess on the
  * lap joint holds 2,278 pairs for an answer of 284. The settle and the
  * acceptance test of the caller follow unchanged. list: m ints of scratch.
@@ -117,7 +118,7 @@ void gs_cset_solve_refined(const gs_cset *cs, const double *p, double *lc, doubl
 #define GS_CSET_PRUNE_MIN 16
 #define GS_CSET_PRUNE_PASSES 8
 int gs_cset_prune(gs_cset *cs, const gs_problem *pb, const double *p, double *lc, double *r,
-                  double *w, int *list);
+                  int *list);
 /* Refined solve, then the zero rule until no member leaves: every
  * inequality multiplier >= tol_lam (lc, w as above for the final C). out: m
  * ints of scratch.
