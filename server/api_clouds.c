@@ -353,12 +353,6 @@ void gsd_h_cloud_create(gsd_req *r)
         return;
     }
     cJSON_Delete(obj);
-    if (!generated && spec.gen_count) { /* only with a JSON body, checked above */
-        gsd_spec_free(&spec);
-        free(G);
-        gsd_reply_error(r, 422, "invalid", "generate", "generate needs a JSON body");
-        return;
-    }
     if (!resolve_pattern(r, &arow, &spec, &G, &k)) {
         free(G);
         return;
