@@ -2,16 +2,14 @@
  * charts.js -- the page's SVG charts: histograms (linear or log count, linear
  * or log x) and the initial-vs-residual gap scatter of one gap vector.
  */
-import { svgEl, clear, fmt, niceTicks, tickLabel, logTicks, niceCeil } from './format.js';
+import { svgEl, sizeSvg, clear, fmt, niceTicks, tickLabel, logTicks, niceCeil } from './format.js';
 
 /* edges (n + 1) and counts (n) as bars: rect.hist-bar[data-count]. o: unit,
  * title, log (count axis), logx (x axis), threshold (a dashed line, mm). */
 export function drawHist(svg, edges, counts, o) {
   clear(svg);
   const W = 460, H = 210, M = { l: 58, r: 12, t: 12, b: 44 };
-  svg.setAttribute('viewBox', `0 0 ${W} ${H}`);
-  svg.setAttribute('width', W);
-  svg.setAttribute('height', H);
+  sizeSvg(svg, W, H);
   const pw = W - M.l - M.r, ph = H - M.t - M.b;
   const n = counts.length;
   if (!n) return;
@@ -71,9 +69,7 @@ export function drawHist(svg, edges, counts, o) {
 export function drawScatter(svg, g, w, threshold) {
   clear(svg);
   const W = 420, H = 360, M = { l: 58, r: 14, t: 14, b: 46 };
-  svg.setAttribute('viewBox', `0 0 ${W} ${H}`);
-  svg.setAttribute('width', W);
-  svg.setAttribute('height', H);
+  sizeSvg(svg, W, H);
   const counts = { contact: 0, open: 0, opened: 0 };
   if (!g || !w || g.length !== w.length) return null;
   let mx = 0;

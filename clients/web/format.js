@@ -24,6 +24,12 @@ export function setInput(e, v) {
   e.value = String(v);
   e.setAttribute('value', String(v));
 }
+/* Size an SVG: W x H pixels, user units 1:1. */
+export function sizeSvg(svg, W, H) {
+  svg.setAttribute('viewBox', `0 0 ${W} ${H}`);
+  svg.setAttribute('width', W);
+  svg.setAttribute('height', H);
+}
 export function clear(e) {
   while (e.firstChild) e.removeChild(e.firstChild);
 }

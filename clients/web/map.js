@@ -9,7 +9,7 @@
  * same (x, y)) get one panel each, titled with the parts' names, all with the
  * same x and y ranges and scale.
  */
-import { $, SVGNS, svgEl, htmlEl, clear, fmt, pct, niceTicks, tickLabel, niceCeil, maxOf, viridis } from './format.js';
+import { $, SVGNS, svgEl, sizeSvg, htmlEl, clear, fmt, pct, niceTicks, tickLabel, niceCeil, maxOf, viridis } from './format.js';
 import { S, GAP_MODES } from './state.js';
 
 // ---------------------------------------------------------------- pattern
@@ -187,9 +187,7 @@ export function drawMap() {
   if ((y1 - y0) * s > maxH) s = maxH / (y1 - y0);
   const pwUsed = (x1 - x0) * s, ph = (y1 - y0) * s;
   const H = Math.ceil(M.t + M.b + (np - 1) * GAP + np * (LT + ph));
-  svg.setAttribute('width', W);
-  svg.setAttribute('height', H);
-  svg.setAttribute('viewBox', `0 0 ${W} ${H}`);
+  sizeSvg(svg, W, H);
   const X = (v) => M.l + (v - x0) * s;
   S.mapPlot = { l: M.l, w: pwUsed };
   const r = Math.min(9, Math.max(1.2, 0.42 * h * s));
@@ -313,9 +311,7 @@ function drawColorbar(top) {
   clear(svg);
   const plot = S.mapPlot || { l: 62, w: 600 };
   const W = Math.max(420, ($('map-wrap').clientWidth || 960) - 4), H = 62;
-  svg.setAttribute('width', W);
-  svg.setAttribute('height', H);
-  svg.setAttribute('viewBox', `0 0 ${W} ${H}`);
+  sizeSvg(svg, W, H);
   svg.dataset.top = top === null ? '' : String(top);
   const x0 = plot.l, bw = Math.min(560, Math.max(300, plot.w)), y0 = 20, bh = 14;
   const title = top === null ? 'no values for this view'
