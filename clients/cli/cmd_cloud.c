@@ -158,14 +158,6 @@ static char *generate_body(const gc_solve_opts *so, long count, long seed, const
     return text;
 }
 
-/* A non-negative integer option value, at most hi; -1 if it is not one. */
-static long count_arg(const char *s, long hi)
-{
-    char *end = NULL;
-    long v = s && *s ? strtol(s, &end, 10) : -1;
-    return end && !*end && v >= 0 && v <= hi ? v : -1;
-}
-
 static int cmd_submit(gc_ctx *cx, int argc, char **argv)
 {
     const gc_cmd cmd = {
@@ -207,13 +199,12 @@ static int cmd_submit(gc_ctx *cx, int argc, char **argv)
         return gc_usage_error(cmd.prog, "--assembly ID is required");
     if (!gaps == !gen)
         return gc_usage_error(cmd.prog, "give --gaps GAPS.npy or --generate K (one of them)");
-    long count = gen ? count_arg(gen, 100000000) : 0, seed = seed_s ? count_arg(seed_s, 1L << 53) : 1;
-    if (gen && count < 1)
-        return gc_usage_error(cmd.prog, "--generate needs a positive number of gaps, not '%s'", gen);
-    if (seed < 0)
-        return gc_usage_error(cmd.prog, "--seed needs an integer in [0, 2^53], not '%s'", seed_s);
+    long count = 0, seed = 1;
     if (seed_s && !gen)
         return gc_usage_error(cmd.prog, "--seed goes with --generate");
+    if ((gen && gc_arg_long(cmd.prog, "--generate", gen, 1, 100000000, &count)) ||
+        (seed_s && gc_arg_long(cmd.prog, "--seed", seed_s, 0, 1L << 53, &seed)))
+        return GC_EUSAGE;
     if ((rc = gc_solve_opts_check(cmd.prog, &so)) != GC_OK)
         return rc;
     size_t k = (size_t)count, m = 0;

@@ -343,8 +343,8 @@ class CliTest(unittest.TestCase):
         self.assertTrue(any(l.endswith("line 3") for l in listing.splitlines()), listing)
         for args, words in ((["--gaps", self.gaps, "--generate", "3"], "one of them"),
                             ([], "one of them"),
-                            (["--generate", "0"], "positive"),
-                            (["--generate", "3", "--seed", "-1"], "--seed"),
+                            (["--generate", "0"], "--generate must be an integer in [1, "),
+                            (["--generate", "3", "--seed", "-1"], "--seed must be an integer in [0, "),
                             (["--gaps", self.gaps, "--seed", "2"], "--seed goes with --generate")):
             r = self.cli(["cloud", "submit", "--assembly", self.asm] + args, rc=2)
             self.assertIn(words, r.stderr)
