@@ -318,9 +318,7 @@ int main(int argc, char **argv)
         gsd_pool_stop(app.pool);
         gsd_jobs_free(app.jobs);
         gsd_registry_free(app.reg);
-        gsd_upkeep *up = app.upkeep;
-        app.upkeep = NULL;
-        gsd_upkeep_stop(up);
+        gsd_upkeep_stop(&app);
         gsd_store_close(app.st);
         return 1;
     }
@@ -343,9 +341,7 @@ int main(int argc, char **argv)
     gsd_http_stop(&app);
     gsd_jobs_free(app.jobs);
     gsd_registry_free(app.reg);
-    gsd_upkeep *up = app.upkeep;
-    app.upkeep = NULL; /* the on_full hook of app.st no longer reaches it */
-    gsd_upkeep_stop(up);
+    gsd_upkeep_stop(&app);
     gsd_store_checkpoint(app.st, NULL);
     gsd_store_close(app.st);
     gsd_guard_free_tokens(&app);

@@ -230,6 +230,24 @@ void gsd_upkeep_before_open(const gsd_app *app)
     unlink(path); /* absent: nothing to do */
 }
 
+/* Stop and join the thread, close its store, free (NULL: no-op). */
+static void upkeep_free(gsd_upkeep *u)
+{
+    if (!u)
+        return;
+    if (u->running) {
+        pthread_mutex_lock(&u->mu);
+        u->stop = 1;
+        pthread_cond_signal(&u->cv);
+        pthread_mutex_unlock(&u->mu);
+        pthread_join(u->th, NULL);
+    }
+    gsd_store_close(u->st);
+    pthread_mutex_destroy(&u->mu);
+    pthread_cond_destroy(&u->cv);
+    free(u);
+}
+
 gs_err gsd_upkeep_start(gsd_app *app, gs_error *err)
 {
     gsd_upkeep *u = calloc(1, sizeof *u);
@@ -253,27 +271,18 @@ gs_err gsd_upkeep_start(gsd_app *app, gs_error *err)
     }
     if (rc) {
         app->upkeep = NULL;
-        gsd_upkeep_stop(u);
+        upkeep_free(u);
     }
     return rc;
 }
 
-void gsd_upkeep_stop(gsd_upkeep *u)
+void gsd_upkeep_stop(gsd_app *app)
 {
-    if (!u)
-        return;
-    if (u->running) {
-        pthread_mutex_lock(&u->mu);
-        u->stop = 1;
-        pthread_cond_signal(&u->cv);
-        pthread_mutex_unlock(&u->mu);
-        pthread_join(u->th, NULL);
-    }
-    gsd_store_close(u->st);
-    pthread_mutex_destroy(&u->mu);
-    pthread_cond_destroy(&u->cv);
-    free(u);
+    gsd_upkeep *u = app->upkeep;
+    app->upkeep = NULL;
+    upkeep_free(u);
 }
+
 
 void gsd_upkeep_kick(gsd_app *app)
 {

@@ -45,8 +45,9 @@ void gsd_upkeep_before_open(const gsd_app *app);
 /* Create the reserve, open the sweep's store, start the thread (first sweep
  * at once). app->upkeep is set. */
 gs_err gsd_upkeep_start(gsd_app *app, gs_error *err);
-/* Stop and join the thread, close its store (NULL: no-op). */
-void gsd_upkeep_stop(gsd_upkeep *u);
+/* Detach app->upkeep (so that the store's on_full hook no longer reaches
+ * it), stop and join its thread, close its store. No-op without one. */
+void gsd_upkeep_stop(gsd_app *app);
 /* Something was stored or deleted: re-measure the files, sweep soon. */
 void gsd_upkeep_kick(gsd_app *app);
 
