@@ -4,6 +4,8 @@
  */
 #include "store_impl.h"
 
+#include <stddef.h>
+
 /* ---- result vectors ---------------------------------------------------------------- */
 
 /* Column col (a vector BLOB, encoding in column col + 2) into dst (m entries). */
@@ -79,13 +81,10 @@ void gsd_result_row_free(gsd_result_row *row)
     row->lam = NULL;
 }
 
-/* The stored KKT values, in column order. */
-static double *kkt_field(gs_kkt *k, int i)
-{
-    double *const f[6] = {&k->primal_infeas, &k->dual_infeas, &k->complementarity,
-                          &k->stationarity,  &k->gap,         &k->obj_primal};
-    return f[i];
-}
+/* The stored KKT values of a gs_kkt, in column order. */
+static const size_t kkt_col[6] = {offsetof(gs_kkt, primal_infeas), offsetof(gs_kkt, dual_infeas),
+                                  offsetof(gs_kkt, complementarity), offsetof(gs_kkt, stationarity),
+                                  offsetof(gs_kkt, gap), offsetof(gs_kkt, obj_primal)};
 
 /* Scalar columns (RES_SCALAR_COLS order); w and lam are left NULL. A status,
  * method or formulation name this build does not know: GS_ERR_FORMAT naming
@@ -111,7 +110,7 @@ static gs_err read_result_scalars(sqlite3_stmt *s, gsd_result_row *r, gs_error *
     r->cg_iterations = (int)r_int(&rd);
     r->time = r_real(&rd);
     for (int k = 0; k < 6; k++)
-        *kkt_field(&r->kkt, k) = r_real(&rd);
+        *(double *)((char *)&r->kkt + kkt_col[k]) = r_real(&rd);
     r->kkt_pass = (int)r_int(&rd);
     r->m = (int)r_int(&rd);
     r->created_at = r_real(&rd);
@@ -166,7 +165,7 @@ static gs_err result_insert(gsd_store *st, const gsd_result_row *r, int i, gs_er
     b_int(&b, r->cg_iterations);
     b_real(&b, r->time);
     for (int k = 0; k < 6; k++)
-        b_real(&b, *kkt_field((gs_kkt *)&r->kkt, k));
+        b_real(&b, *(const double *)((const char *)&r->kkt + kkt_col[k]));
     b_int(&b, r->kkt_pass);
     b_int(&b, r->m);
     b_real(&b, r->created_at);
