@@ -72,6 +72,8 @@ static void usage(FILE *f, const char *prog)
             "  --gaps K            gap vectors in NAME.gaps.npy (default 100, 0 = none)\n"
             "  --seed S            gap cloud seed (default 1)\n"
             "  --mean MM --peak MM --corr MM   gap cloud mean, peak, correlation length\n"
+            "  --scatter S         share of each gap's own random field, 0..1 (default 1:\n"
+            "                      independent gaps; 0.2: similar gaps of one production line)\n"
             "  --fraction F        also write NAME.pattern.npy: round(F * n_fast) installed\n"
             "  -h, --help          this text\n"
             "Exit codes: 0 ok, 1 failure, 2 usage.\n",
@@ -230,6 +232,8 @@ int gs_gen_cli(const char *prog, int argc, char **argv)
             bad = parse_double(v, &cp.peak) || !(cp.peak > 0.0);
         } else if (!strcmp(o, "--corr")) {
             bad = parse_double(v, &cp.corr_len) || !(cp.corr_len > 0.0);
+        } else if (!strcmp(o, "--scatter")) {
+            bad = parse_double(v, &cp.scatter) || !(cp.scatter >= 0.0 && cp.scatter <= 1.0);
         } else if (!strcmp(o, "--fraction")) {
             bad = parse_double(v, &fraction) || !(fraction >= 0.0 && fraction <= 1.0);
             have_fraction = 1;

@@ -601,6 +601,7 @@ void gs_gen_cloud_default(gs_gen_cloud_params *cp)
     cp->fixed_scale = 0.25;
     cp->n_modes = 8;
     cp->n_bumps = 3;
+    cp->scatter = 1.0;
 }
 
 static uint64_t splitmix64(uint64_t *s)
@@ -618,10 +619,9 @@ static double unif(uint64_t *s)
 
 #define GS_GEN_MAX_TERMS 64
 
-/* Fill g[0..cnt) (the pairs idx[] of one interface) with one field. */
-static void cloud_field(const gs_model *mdl, const int *idx, int cnt, const double box[4],
-                        const gs_gen_cloud_params *cp, double mean, double peak, uint64_t *rs,
-                        double *val, double *g)
+/* The raw smooth field of one interface at its pairs idx[0..cnt): val[c]. */
+static void field_raw(const gs_model *mdl, const int *idx, int cnt, const double box[4],
+                      const gs_gen_cloud_params *cp, uint64_t *rs, double *val)
 {
     double kx[GS_GEN_MAX_TERMS], ky[GS_GEN_MAX_TERMS], amp[GS_GEN_MAX_TERMS],
         ph[GS_GEN_MAX_TERMS];
@@ -643,7 +643,6 @@ static void cloud_field(const gs_model *mdl, const int *idx, int cnt, const doub
         br[q] = 0.5 * cp->corr_len * (0.5 + unif(rs));
         ba[q] = (unif(rs) < 0.7 ? 1.0 : -1.0) * (1.0 + 2.0 * unif(rs));
     }
-    double vmin = INFINITY, vmax = -INFINITY;
     for (int c = 0; c < cnt; c++) {
         const double *xyz = mdl->nodes[mdl->pairs[idx[c]].node[0]].xyz;
         double x = xyz[0], y = xyz[1], v = 0.0;
@@ -654,8 +653,26 @@ static void cloud_field(const gs_model *mdl, const int *idx, int cnt, const doub
             v += ba[q] * exp(-(dx * dx + dy * dy) / (2.0 * br[q] * br[q]));
         }
         val[c] = v;
-        vmin = fmin(vmin, v);
-        vmax = fmax(vmax, v);
+    }
+}
+
+/* Fill g[0..cnt) (the pairs idx[] of one interface) with one field: the raw
+ * field of rs, mixed with the cloud's common field (scatter < 1; common: cnt
+ * scratch), shifted to a zero minimum and mapped to the mean and peak. */
+static void cloud_field(const gs_model *mdl, const int *idx, int cnt, const double box[4],
+                        const gs_gen_cloud_params *cp, double mean, double peak, uint64_t *rs,
+                        uint64_t rs_common, double *val, double *common, double *g)
+{
+    field_raw(mdl, idx, cnt, box, cp, rs, val);
+    if (cp->scatter < 1.0) {
+        field_raw(mdl, idx, cnt, box, cp, &rs_common, common);
+        for (int c = 0; c < cnt; c++)
+            val[c] = cp->scatter * val[c] + (1.0 - cp->scatter) * common[c];
+    }
+    double vmin = INFINITY, vmax = -INFINITY;
+    for (int c = 0; c < cnt; c++) {
+        vmin = fmin(vmin, val[c]);
+        vmax = fmax(vmax, val[c]);
     }
     if (!(vmax - vmin > 1e-12 * (fabs(vmax) + 1.0))) { /* flat field (or one pair) */
         for (int c = 0; c < cnt; c++)
@@ -698,12 +715,12 @@ gs_err gs_gen_gap_cloud(const gs_model *mdl, int k, unsigned long long seed,
         !(cp.spread >= 0.0 && cp.spread <= 0.9) || !(cp.fixed_scale > 0.0) || !isfinite(cp.peak) ||
         !isfinite(cp.corr_len) || cp.n_modes < 0 || cp.n_bumps < 0 ||
         cp.n_modes > GS_GEN_MAX_TERMS || cp.n_bumps > GS_GEN_MAX_TERMS ||
-        cp.n_modes + cp.n_bumps < 1)
+        cp.n_modes + cp.n_bumps < 1 || !(cp.scatter >= 0.0 && cp.scatter <= 1.0))
         return gs_errorf(err, GS_ERR_INVALID, "cloud",
                          "bad gap cloud parameters (mean %g, peak %g > mean, corr_len %g, spread "
-                         "%g in [0, 0.9], fixed_scale %g, modes %d, bumps %d)",
+                         "%g in [0, 0.9], fixed_scale %g, modes %d, bumps %d, scatter %g in [0, 1])",
                          cp.mean, cp.peak, cp.corr_len, cp.spread, cp.fixed_scale, cp.n_modes,
-                         cp.n_bumps);
+                         cp.n_bumps, cp.scatter);
     int m = mdl->m;
     if (m < 1 || k == 0)
         return GS_OK;
@@ -711,9 +728,10 @@ gs_err gs_gen_gap_cloud(const gs_model *mdl, int k, unsigned long long seed,
     int *grp = malloc((size_t)m * sizeof *grp), *order = malloc((size_t)m * sizeof *order);
     int *gstart = malloc(((size_t)m + 1) * sizeof *gstart);
     int *gkey = malloc((size_t)m * 2 * sizeof *gkey);
-    double *val = malloc((size_t)m * sizeof *val);
+    double *val = malloc((size_t)m * sizeof *val), *common = malloc((size_t)m * sizeof *common);
     double *box = malloc((size_t)m * 4 * sizeof *box);
-    if (!grp || !order || !gstart || !gkey || !val || !box) {
+    if (!grp || !order || !gstart || !gkey || !val || !common || !box) {
+        free(common);
         free(grp);
         free(order);
         free(gstart);
@@ -764,8 +782,11 @@ gs_err gs_gen_gap_cloud(const gs_model *mdl, int k, unsigned long long seed,
                     double peak = sc * cp.peak * (1.0 + cp.spread * (2.0 * unif(&rs) - 1.0));
                     if (peak < 1.05 * mean)
                         peak = 1.05 * mean;
+                    /* the common field: the same for every row (r = -1) */
+                    uint64_t rs_common = (uint64_t)seed ^ ((uint64_t)(gi + 1) * 0x8CB92BA72F3D8DD7ULL);
+                    splitmix64(&rs_common);
                     cloud_field(mdl, order + gstart[gi], gstart[gi + 1] - gstart[gi],
-                                box + 4 * gi, &cp, mean, peak, &rs, val, g);
+                                box + 4 * gi, &cp, mean, peak, &rs, rs_common, val, common, g);
                 }
             }
         }
@@ -775,6 +796,7 @@ gs_err gs_gen_gap_cloud(const gs_model *mdl, int k, unsigned long long seed,
     free(gstart);
     free(gkey);
     free(val);
+    free(common);
     free(box);
     return rc;
 }

@@ -138,7 +138,11 @@ gs_err gs_gen_assembly(const gs_gen_params *p, gs_model **out, gs_gen_info *info
  * zero minimum and mapped by a power law so that the vector's mean and
  * maximum hit mean * (1 + spread * u1) and peak * (1 + spread * u2),
  * u ~ U(-1, 1). Interfaces against the fixed part use fixed_scale * (mean,
- * peak). Every gap is >= 0 and some pair of every interface touches (g = 0). */
+ * peak). Every gap is >= 0 and some pair of every interface touches (g = 0).
+ * scatter < 1 makes the gaps of a cloud similar, like measured fields of one
+ * production line: each raw field is scatter * (its own) + (1 - scatter) *
+ * (one field common to the cloud) before the shift and the mapping (1: the
+ * gaps are independent; 0: every gap has the same shape). */
 typedef struct {
     double mean;        /* mm, target mean gap (default 0.5) */
     double peak;        /* mm, target maximum gap (default 2.5), > mean */
@@ -147,6 +151,7 @@ typedef struct {
     double fixed_scale; /* scale of gaps against the fixed part (0.25) */
     int n_modes;        /* plane waves per field (8) */
     int n_bumps;        /* Gaussian bumps per field (3) */
+    double scatter;     /* share of each gap's own field, in [0, 1] (1: independent gaps) */
 } gs_gen_cloud_params;
 
 void gs_gen_cloud_default(gs_gen_cloud_params *cp);

@@ -308,7 +308,55 @@ GS_TEST(gap_cloud_lap)
     gs_gen_cloud_default(&cp);
     cp.spread = 1.5;
     GS_CHECK_INT(gs_gen_gap_cloud(mdl, 1, 1, &cp, G, NULL), GS_ERR_INVALID);
+    gs_gen_cloud_default(&cp);
+    cp.scatter = 1.01;
+    GS_CHECK_INT(gs_gen_gap_cloud(mdl, 1, 1, &cp, G, NULL), GS_ERR_INVALID);
     GS_CHECK_INT(gs_gen_gap_cloud(mdl, -1, 1, NULL, G, NULL), GS_ERR_INVALID);
+    free(G);
+    free(G2);
+    gs_model_free(mdl);
+}
+
+/* Mean distance between consecutive rows of a k x m cloud. */
+static double row_spread(const double *G, int k, int m)
+{
+    double d = 0.0;
+    for (int r = 0; r + 1 < k; r++)
+        for (int q = 0; q < m; q++)
+            d += fabs(G[(size_t)(r + 1) * m + q] - G[(size_t)r * m + q]);
+    return d / ((double)(k - 1) * m);
+}
+
+/* scatter: the share of each gap's own field. 0 with spread 0 gives one
+ * shape for every row; 0.2 gives similar rows that still touch; 1 is the
+ * independent cloud, unchanged (scatter enters only below 1). */
+GS_TEST(gap_cloud_scatter)
+{
+    gs_gen_info info;
+    gs_model *mdl = build(GS_GEN_LAP, 1, &info);
+    const int k = 40, m = mdl->m;
+    double *G = malloc(sizeof(double) * k * m), *G2 = malloc(sizeof(double) * k * m);
+    GS_CHECK(G && G2);
+    gs_gen_cloud_params cp;
+    gs_gen_cloud_default(&cp);
+    GS_CHECK_INT(gs_gen_gap_cloud(mdl, k, 9, &cp, G, NULL), GS_OK);
+    double d_indep = row_spread(G, k, m);
+    cp.scatter = 0.2;
+    GS_CHECK_INT(gs_gen_gap_cloud(mdl, k, 9, &cp, G2, NULL), GS_OK);
+    double d_similar = row_spread(G2, k, m);
+    for (int r = 0; r < k; r++) {
+        double mn = INFINITY;
+        for (int q = 0; q < m; q++)
+            mn = fmin(mn, G2[(size_t)r * m + q]);
+        GS_CHECK_MSG(mn == 0.0, "row %d min %g", r, mn);
+    }
+    printf("  lap cloud: mean |g_r+1 - g_r| %.4f mm independent, %.4f mm at scatter 0.2\n",
+           d_indep, d_similar);
+    GS_CHECK(d_similar < 0.5 * d_indep);
+    cp.scatter = 0.0;
+    cp.spread = 0.0;
+    GS_CHECK_INT(gs_gen_gap_cloud(mdl, k, 9, &cp, G2, NULL), GS_OK);
+    GS_CHECK(memcmp(G2, G2 + (size_t)(k - 1) * m, sizeof(double) * m) == 0);
     free(G);
     free(G2);
     gs_model_free(mdl);
