@@ -38,6 +38,12 @@ static void usage(FILE *f)
             "                    there (the same factors give bit-identical results in\n"
             "                    gapsim-batch, gapsim-mpi and gapsimd)\n"
             "  --threshold MM    report the share of gaps whose max residual exceeds MM (0.1)\n"
+            "  --chain C         off (default): every gap cold, in index order, bit-reproducible;\n"
+            "                    on: each worker takes windows of gaps in nearest-neighbour\n"
+            "                    order, each warm from the gap it solved before; auto: ordered,\n"
+            "                    warm or cold, whichever each worker measures faster\n"
+            "                    (docs/solvers.md; results then agree to round-off)\n"
+            "  --window N        gaps per window when chaining (64)\n"
             "  -h, --help        this text\n"
             "Exit codes: 0 all gaps optimal, 1 error, 2 usage, 3 some gaps not optimal.\n");
 }
@@ -68,7 +74,8 @@ int main(int argc, char **argv)
     gs_solve_opts sopts;
     gs_solve_default_opts(&sopts); /* method auto */
     double fraction = 0.0, threshold = 0.1;
-    long limit = -1, threads = sysconf(_SC_NPROCESSORS_ONLN);
+    long limit = -1, threads = sysconf(_SC_NPROCESSORS_ONLN), window = 64;
+    gs_chain_mode chain = GS_CHAIN_OFF;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -99,6 +106,18 @@ int main(int argc, char **argv)
                 return 2;
             }
             i++;
+        } else if (!strcmp(a, "--chain") && v) {
+            if (gs_chain_mode_parse(v, &chain) != 0) {
+                fprintf(stderr, "gapsim-batch: --chain: '%s' is not off, auto or on\n", v);
+                return 2;
+            }
+            i++;
+        } else if (!strcmp(a, "--window") && v) {
+            window = atol(v), i++;
+            if (window < 1 || window > 65536) {
+                fprintf(stderr, "gapsim-batch: --window: %s is not in 1..65536\n", v);
+                return 2;
+            }
         } else if (!strcmp(a, "--threads") && v) {
             threads = atol(v), i++;
         } else if (a[0] != '-' && !model_path) {
@@ -144,7 +163,7 @@ int main(int argc, char **argv)
            pc->t.total, pc->t.factor_K, pc->t.build_Q, pc->t.loads, pc->t.factor_Q, pc->t.cond);
     printf("           cond_1(K) ~ %.3g, cond_1(Q) ~ %.3g\n", pc->cond_K, pc->cond_Q);
 
-    gs_run run = {.pc = pc, .opts = sopts, .n_patterns = 1};
+    gs_run run = {.pc = pc, .opts = sopts, .n_patterns = 1, .chain = chain};
     gs_mem_sink ms = {0};
     unsigned char *inst = NULL;
     double *load = NULL;
@@ -188,12 +207,14 @@ int main(int argc, char **argv)
         n_inst += inst[i];
     gs_blas_set_threads(1); /* task parallelism: one solve per core */
     const char *form_name = gs_form_name(sopts.form);
-    printf("cloud      %d gaps, %d of %d fasteners installed, solver %s (%s) on %ld threads\n", k,
-           n_inst, mdl->n_fast, gs_method_name(sopts.method), form_name, threads);
+    printf("cloud      %d gaps, %d of %d fasteners installed, solver %s (%s) on %ld threads, "
+           "chain %s\n", k, n_inst, mdl->n_fast, gs_method_name(sopts.method), form_name, threads,
+           gs_chain_mode_name(chain));
     fflush(stdout);
     t0 = gs_now();
     gs_run_pool *pool = NULL;
-    gs_err src = gs_run_start(&run, (int)threads, 1, NULL, &pool, &e);
+    gs_err src = gs_run_start(&run, (int)threads, chain == GS_CHAIN_OFF ? 1 : (int)window, NULL,
+                              &pool, &e);
     if (!src)
         src = gs_run_wait(pool, &e);
     double wall = gs_now() - t0;
@@ -217,12 +238,13 @@ int main(int argc, char **argv)
     }
 
     /* summary */
-    int optimal = 0, above = 0;
+    int optimal = 0, above = 0, warm = 0;
     double sum_w = 0.0, max_w = 0.0, sum_act = 0.0;
     int act_min = mdl->m, act_max = 0;
     double *tt = malloc((size_t)k * sizeof *tt), *mw = malloc((size_t)k * sizeof *mw);
     for (int r = 0; r < k; r++) {
         optimal += info[r].status == GS_STATUS_OPTIMAL;
+        warm += info[r].warm_used;
         for (int i = 0; i < mdl->m; i++)
             sum_w += ms.W[(size_t)r * mdl->m + i];
         max_w = fmax(max_w, maxw[r]);
@@ -257,6 +279,8 @@ int main(int argc, char **argv)
             printf(" %s/%s x%d", gs_method_name((gs_method)(q / GS_FORM__COUNT)),
                    gs_form_name((gs_form)(q % GS_FORM__COUNT)), ran[q]);
     printf("\n");
+    if (chain != GS_CHAIN_OFF)
+        printf("           warm started         %d of %d gaps\n", warm, k);
     printf("           throughput           %.1f solves/s on %ld threads (%.2f s wall)\n",
            k / wall, threads, wall);
     free(tt);

@@ -31,14 +31,17 @@ void gs_run_slot_free(gs_run_slot *s)
 {
     if (s->own)
         gs_solver_free(s->sv);
+    gs_chain_free(s->chain);
     free(s->g);
     free(s->w);
     free(s->lam);
     memset(s, 0, sizeof *s);
 }
 
-/* One row: read, policy, solve, put. */
-static gs_err run_row(const gs_run *run, gs_run_slot *s, int slot, int row, gs_error *err)
+/* One row: read, policy, solve, put. sk: the sketch of the row's gap when
+ * the chunk was ordered (NULL otherwise). */
+static gs_err run_row(const gs_run *run, gs_run_slot *s, int slot, int row, const double *sk,
+                      gs_error *err)
 {
     const int k = run->src.k, m = s->m;
     const int gap = row % k, pat = row / k;
@@ -49,6 +52,8 @@ static gs_err run_row(const gs_run *run, gs_run_slot *s, int slot, int row, gs_e
     int have = 0;
     if (run->policy.start)
         rc = run->policy.start(run->policy.ctx, slot, row, s->g, &warm, &have, err);
+    if (!rc && !have && s->chain && warm.n_act == 0 && !warm.lam)
+        gs_chain_warm(s->chain, run->chain, &warm);
     if (!rc && !have) {
         gs_solve_opts o = run->opts;
         o.warm = warm.n_act > 0 || warm.lam ? &warm : NULL;
@@ -60,6 +65,8 @@ static gs_err run_row(const gs_run *run, gs_run_slot *s, int slot, int row, gs_e
                          .eq = run->eq};
         gs_solve_info info;
         rc = gs_solve(s->sv, &pb, &o, s->lam, s->w, NULL, &info, err);
+        if (!rc && s->chain)
+            gs_chain_record(s->chain, info.time, s->lam, sk);
         if (!rc) {
             gs_run_result r = {.row = row, .gap = gap, .pattern = pat, .g = s->g, .w = s->w,
                                .lam = s->lam, .info = &info};
@@ -71,19 +78,63 @@ static gs_err run_row(const gs_run *run, gs_run_slot *s, int slot, int row, gs_e
     return rc;
 }
 
+/* The chain's order of a chunk: sketch every row's gap (read once more by
+ * its solve), then rows[] in greedy nearest-neighbour order from the last
+ * gap this worker solved. *sk_out: the sketches in the new order (chain
+ * scratch). O(cnt (m d + read) + cnt^2 d). */
+static gs_err chain_order(const gs_run *run, gs_run_slot *s, int *rows, int cnt,
+                          const double **sk_out, gs_error *err)
+{
+    double *sk = gs_chain_sketches(s->chain, 2 * cnt);
+    int *perm = malloc(sizeof(int) * 2 * (size_t)cnt);
+    if (!sk || !perm) {
+        free(perm);
+        return gs_errorf(err, GS_ERR_NOMEM, "", "no memory to order a chunk");
+    }
+    for (int n = 0; n < cnt; n++) {
+        gs_err rc = run->src.read(run->src.ctx, rows[n] % run->src.k, s->g, err);
+        if (rc) {
+            free(perm);
+            return rc;
+        }
+        gs_sketch(s->g, s->m, sk + (size_t)n * GS_SKETCH_DIM);
+    }
+    gs_sketch_order(sk, cnt, gs_chain_last_sketch(s->chain), perm);
+    double *sorted = sk + (size_t)cnt * GS_SKETCH_DIM;
+    int *tmp = perm + cnt;
+    for (int n = 0; n < cnt; n++) {
+        tmp[n] = rows[perm[n]];
+        memcpy(sorted + (size_t)n * GS_SKETCH_DIM, sk + (size_t)perm[n] * GS_SKETCH_DIM,
+               sizeof(double) * GS_SKETCH_DIM);
+    }
+    memcpy(rows, tmp, sizeof(int) * (size_t)cnt);
+    free(perm);
+    *sk_out = sorted;
+    return GS_OK;
+}
+
 gs_err gs_run_chunk(const gs_run *run, gs_run_slot *s, int slot, int *rows, int cnt, int *ran,
                     gs_error *err)
 {
     *ran = 0;
-    if (run->policy.order && cnt > 1)
+    const double *sk = NULL;
+    if (run->chain != GS_CHAIN_OFF && !s->chain && !(s->chain = gs_chain_new(s->m)))
+        return gs_errorf(err, GS_ERR_NOMEM, "", "no memory for the chain state");
+    if (run->policy.order && cnt > 1) {
         run->policy.order(run->policy.ctx, rows, cnt);
+    } else if (run->chain != GS_CHAIN_OFF && cnt > 1) {
+        gs_err rc = chain_order(run, s, rows, cnt, &sk, err);
+        if (rc)
+            return rc;
+    }
     gs_err rc = GS_OK;
     gs_error e_row;
     int n = 0;
     for (; n < cnt; n++) {
         if (run->ctl.stop && run->ctl.stop(run->ctl.ctx, n))
             break;
-        if ((rc = run_row(run, s, slot, rows[n], &e_row)) != GS_OK)
+        rc = run_row(run, s, slot, rows[n], sk ? sk + (size_t)n * GS_SKETCH_DIM : NULL, &e_row);
+        if (rc != GS_OK)
             break;
     }
     if (n > 0) {

@@ -22,9 +22,11 @@
  *            chunk to the rank's I/O thread).
  *   policy   order: permute the rows of a chunk before they run; start: the
  *            warm start of a row, or "result already known" (gapsimd's result
- *            cache); done: release what start gave. The travelling-factor /
- *            cloud-order work plugs in here (and, for the order of chunks, in
- *            the feed).
+ *            cache); done: release what start gave.
+ *   chain    (gs_run.chain, chain.h) the rows of a chunk in nearest-neighbour
+ *            order, each warm from the worker's previous row where the policy
+ *            gave no warm start, the factor travelling in the workspace; auto
+ *            keeps warm or cold, whichever the worker measures faster.
  *   control  stop: checked before each row (cancellation, yielding to an
  *            interactive solve); progress: after each committed chunk.
  *   feed     gs_run_start's source of chunks (default: rows in index order,
@@ -39,6 +41,7 @@
 
 #include <stddef.h>
 
+#include "chain.h"
 #include "precompute.h"
 #include "solver.h"
 
@@ -112,6 +115,8 @@ typedef struct {
     const unsigned char *eq;     /* m permanently fastened flags (NULL: none) */
     double row_timeout;          /* s: each row's solve gets the deadline start + this
                                     (opts.deadline; 0: none) */
+    gs_chain_mode chain;         /* chained warm starts (chain.h; default off: every row
+                                    cold, bit-reproducible) */
     gs_gap_source src;
     gs_result_sink sink;
     gs_run_policy policy;
@@ -141,6 +146,7 @@ void gs_mem_sink_free(gs_mem_sink *s);
 typedef struct {
     gs_solver *sv;
     int own;                 /* sv created here (freed by gs_run_slot_free) */
+    gs_chain *chain;         /* the chain state when the run chains (made by gs_run_chunk) */
     double *g, *w, *lam;     /* m each */
     int m;
 } gs_run_slot;
@@ -150,7 +156,7 @@ typedef struct {
 gs_err gs_run_slot_init(gs_run_slot *s, const gs_precomp *pc, gs_solver *sv, gs_error *err);
 void gs_run_slot_free(gs_run_slot *s);
 
-/* Run rows[0..cnt) (the policy may reorder them in place) on slot s (index
+/* Run rows[0..cnt) (the policy or the chain may reorder them in place) on slot s (index
  * slot): for each row, unless ctl.stop says to end the chunk: read the gap,
  * ask the policy, solve, put; then commit the rows that ran. *ran = rows
  * committed (rows[0..*ran) in run order; the rest did not run). An error of

@@ -30,6 +30,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "chain.h"
 #include "generator.h"
 #include "linalg.h"
 #include "model_json.h"
@@ -56,7 +57,7 @@ typedef struct {
     gs_gen_kind kind;
     int small, ngaps, sweep, warm_seq, cloud, dist, nfrac, repeat, cpu_clock, no_ref;
     unsigned long long seed;
-    double fraction, check_tol;
+    double fraction, check_tol, scatter;
     double fracs[MAX_FRACTIONS];
 } bench_args;
 
@@ -64,7 +65,7 @@ static void usage(FILE *f)
 {
     fprintf(f,
         "usage: gapsim-bench [--model M.json | --kind lap|sandwich|lap-fine [--small]]\n"
-        "                    [--gaps G.npy | --ngaps K --seed S]\n"
+        "                    [--gaps G.npy | --ngaps K --seed S [--scatter S]]\n"
         "                    [--fraction F | --sweep | --fractions F1,F2,...]\n"
         "                    [--methods VARIANT,VARIANT,... | all] [--warm-seq] [--cloud] [--dist]\n"
         "                    [--repeat R] [--clock wall|cpu] [--check TOL]\n"
@@ -108,10 +109,13 @@ static void usage(FILE *f)
         "  --warm-seq       warm vs cold starts on a sequence of patterns differing by one\n"
         "                   fastener: iterations and time saved (separate solver workspaces,\n"
         "                   so the warm one carries its factor from step to step)\n"
-        "  --cloud          per variant also the cloud in order: gaps ordered by greedy nearest\n"
-        "                   neighbour, each warm-started from the previous gap's solution on\n"
+        "  --cloud          per variant also the cloud as a chained run solves it (gapsim-batch\n"
+        "                   --chain on): windows of 64 gaps in nearest-neighbour order of their\n"
+        "                   sketches, each warm-started from the previous gap's solution on\n"
         "                   one workspace (the factor travels); median per gap, its ratio to\n"
         "                   the bound and to the cold median, max |w - w_cold| (mm)\n"
+        "  --scatter S      generated cloud: share of each gap's own field (1: independent\n"
+        "                   gaps, default; 0.05-0.2: similar gaps, as of one production line)\n"
         "Columns: median / mean / p95 / max time per solve, mean iterations (GI: active-set\n"
         "changes, Lemke: pivots, NPM: Newton steps, IPM: interior point steps), mean inner\n"
         "CG iterations per solve and per outer iteration (NPM cg/combined, IPM PCG), mean\n"
@@ -158,32 +162,32 @@ static int cmp_d(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Greedy nearest-neighbour order of the k gap vectors (rows of G, m each):
- * start at row 0, then always the closest unvisited row (Euclidean).
- * O(k^2 m). */
-static void cloud_order(const double *G, int k, int m, int *order)
+/* The cloud order of a chained run (runner/chain.h): windows of GS_BENCH_WINDOW
+ * gaps, each in greedy nearest-neighbour order of the gaps' sketches from
+ * the last gap of the window before. O(k (m d + GS_BENCH_WINDOW d)). */
+#define GS_BENCH_WINDOW 64
+static int cloud_order(const double *G, int k, int m, int *order)
 {
-    unsigned char *done = calloc((size_t)k, 1);
-    int cur = 0;
-    for (int q = 0; q < k; q++) {
-        order[q] = cur;
-        done[cur] = 1;
-        int next = -1;
-        double best = INFINITY;
-        for (int r = 0; r < k; r++) {
-            if (done[r])
-                continue;
-            double d = 0.0;
-            for (int i = 0; i < m; i++) {
-                double t = G[(size_t)r * m + i] - G[(size_t)cur * m + i];
-                d += t * t;
-            }
-            if (d < best)
-                best = d, next = r;
-        }
-        cur = next;
+    double *sk = malloc(sizeof(double) * GS_SKETCH_DIM * (size_t)k);
+    int *perm = malloc(sizeof(int) * GS_BENCH_WINDOW);
+    if (!sk || !perm) {
+        free(sk);
+        free(perm);
+        return -1;
     }
-    free(done);
+    for (int r = 0; r < k; r++)
+        gs_sketch(G + (size_t)r * m, m, sk + (size_t)r * GS_SKETCH_DIM);
+    const double *last = NULL;
+    for (int w0 = 0; w0 < k; w0 += GS_BENCH_WINDOW) {
+        int n = k - w0 < GS_BENCH_WINDOW ? k - w0 : GS_BENCH_WINDOW;
+        gs_sketch_order(sk + (size_t)w0 * GS_SKETCH_DIM, n, last, perm);
+        for (int q = 0; q < n; q++)
+            order[w0 + q] = w0 + perm[q];
+        last = sk + (size_t)order[w0 + n - 1] * GS_SKETCH_DIM;
+    }
+    free(sk);
+    free(perm);
+    return 0;
 }
 
 static double pct(double *v, int n, double q) /* sorts v */
@@ -365,7 +369,7 @@ static gs_err dump_qp(const char *dir, const gs_precomp *pc, const double *load,
 
 int main(int argc, char **argv)
 {
-    bench_args a = {.kind = GS_GEN_LAP, .ngaps = 50, .seed = 1, .fraction = 0.5, .repeat = 1};
+    bench_args a = {.kind = GS_GEN_LAP, .ngaps = 50, .seed = 1, .scatter = 1.0, .fraction = 0.5, .repeat = 1};
     for (int i = 1; i < argc; i++) {
         const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(o, "-h") || !strcmp(o, "--help")) { usage(stdout); return 0; }
@@ -377,6 +381,7 @@ int main(int argc, char **argv)
         else if (!strcmp(o, "--gaps") && v) a.gaps_path = v, i++;
         else if (!strcmp(o, "--ngaps") && v) a.ngaps = atoi(v), i++;
         else if (!strcmp(o, "--seed") && v) a.seed = strtoull(v, NULL, 10), i++;
+        else if (!strcmp(o, "--scatter") && v) a.scatter = atof(v), i++;
         else if (!strcmp(o, "--fraction") && v) a.fraction = atof(v), i++;
         else if (!strcmp(o, "--sweep")) a.sweep = 1;
         else if (!strcmp(o, "--fractions") && v) {
@@ -455,7 +460,10 @@ int main(int argc, char **argv)
             k = a.ngaps;
     } else {
         G = malloc((size_t)k * m * sizeof *G);
-        if (!G || gs_gen_gap_cloud(mdl, k, a.seed, NULL, G, &e) != GS_OK) {
+        gs_gen_cloud_params cp;
+        gs_gen_cloud_default(&cp);
+        cp.scatter = a.scatter;
+        if (!G || gs_gen_gap_cloud(mdl, k, a.seed, &cp, G, &e) != GS_OK) {
             fprintf(stderr, "gapsim-bench: gap cloud: %s\n", e.msg);
             return 1;
         }
@@ -521,7 +529,10 @@ int main(int argc, char **argv)
     int *order = malloc((size_t)k * sizeof *order), *wact = malloc((size_t)m * sizeof *wact);
     double *lwarm = malloc((size_t)m * sizeof *lwarm), *tcl = malloc((size_t)k * sizeof *tcl);
     if (a.cloud)
-        cloud_order(G, k, m, order);
+        if (cloud_order(G, k, m, order) != 0) {
+            fprintf(stderr, "gapsim-bench: out of memory\n");
+            return 1;
+        }
     int rows_failed = 0, rows_checked = 0;
     double sweep_auto = 0, sweep_best = 0, sweep_gapbest = 0; /* sums of means over fractions */
     int sweep_nf = 0;
