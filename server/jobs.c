@@ -44,6 +44,9 @@ typedef struct gsd_job {
     double *load;          /* built on the first chunk, with the model */
     unsigned char *eq;
     int prepared;
+    gs_chain **chain;      /* spec.chain: each worker's chain state for this job (worker
+                              index; only that worker touches its entry) */
+    int n_chain;
     struct gsd_job *next_job;
 } gsd_job;
 
@@ -73,6 +76,9 @@ gs_err gsd_jobs_new(gsd_app *app, gs_error *err)
 
 static void job_free(gsd_job *job)
 {
+    for (int i = 0; i < job->n_chain; i++)
+        gs_chain_free(job->chain[i]);
+    free(job->chain);
     gs_gap_source_close(&job->src);
     gsd_spec_free(&job->spec);
     free(job->state);
@@ -325,14 +331,18 @@ typedef struct {
     int cut;                        /* a solve was cut short: the chunk ends, not stored */
 } chunk_ctx;
 
-static gs_err prepare(gsd_job *job, gsd_asm *a, gsd_jobs *jobs, gs_error *err)
+static gs_err prepare(gsd_job *job, gsd_asm *a, gsd_jobs *jobs, int workers, gs_error *err)
 {
     gs_err rc = GS_OK;
     pthread_mutex_lock(&jobs->mu);
     if (!job->prepared) {
         job->load = malloc(sizeof(double) * (size_t)job->m);
         job->eq = malloc((size_t)job->m);
-        if (!job->load || !job->eq)
+        if (job->spec.chain != GS_CHAIN_OFF) {
+            job->chain = calloc((size_t)workers, sizeof *job->chain);
+            job->n_chain = job->chain ? workers : 0;
+        }
+        if (!job->load || !job->eq || (job->spec.chain != GS_CHAIN_OFF && !job->chain))
             rc = gs_errorf(err, GS_ERR_NOMEM, "", "out of memory");
         else
             rc = gsd_spec_problem(&job->spec, gsd_asm_mdl(a), job->load, job->eq, err);
@@ -478,15 +488,21 @@ static void run_chunk(gsd_app *app, gsd_worker *w, gsd_job *job, int *idx, int c
     if (!rc)
         rc = gsd_asm_ensure(app, c.a, w->st, &e);
     if (!rc)
-        rc = prepare(job, c.a, app->jobs, &e);
+        rc = prepare(job, c.a, app->jobs, app->o.workers, &e);
     gs_solver *sv = rc ? NULL : gsd_asm_solver(c.a, w->idx, &e);
     if (!rc && !sv)
         rc = e.code ? e.code : GS_ERR_NOMEM;
     if (!rc)
         rc = gs_run_slot_init(&slot, gsd_asm_pc(c.a), sv, &e);
+    /* the chain state outlives the chunk: the next chunk of this job on this
+     * worker starts from where this one ended */
+    gs_chain **chain = job->chain && w->idx < job->n_chain ? &job->chain[w->idx] : NULL;
+    if (!rc && chain)
+        slot.chain = *chain;
     if (!rc) {
         gs_run run = {.pc = gsd_asm_pc(c.a), .opts = job->spec.opts, .n_patterns = 1, .loads = job->load,
                       .eq = job->eq, .src = job->src, .row_timeout = job->spec.timeout_s,
+                      .chain = chain ? job->spec.chain : GS_CHAIN_OFF,
                       .sink = {.put = chunk_put, .commit = chunk_commit, .ctx = &c},
                       .policy = {.start = chunk_start, .done = chunk_done, .ctx = &c},
                       .ctl = {.stop = chunk_stop, .ctx = &c}};
@@ -494,6 +510,10 @@ static void run_chunk(gsd_app *app, gsd_worker *w, gsd_job *job, int *idx, int c
         rc = gs_run_chunk(&run, &slot, w->idx, idx, cnt, &n, &e);
         if (rc && c.cut)
             rc = GS_OK; /* the rows before the cut are committed; the rest go back */
+    }
+    if (chain) {
+        *chain = slot.chain; /* made by the chunk if it was the first */
+        slot.chain = NULL;
     }
     gs_run_slot_free(&slot);
     for (int k = 0; k < GSD_CHUNK; k++)

@@ -149,6 +149,7 @@ static int p_npm(const char *s, void *d) { return gs_npm_linear_parse(s, d); }
 static int p_ls(const char *s, void *d) { return gs_linesearch_parse(s, d); }
 static int p_ipml(const char *s, void *d) { return gs_ipm_linear_parse(s, d); }
 static int p_ipms(const char *s, void *d) { return gs_ipm_start_parse(s, d); }
+static int p_chain(const char *s, void *d) { return gs_chain_mode_parse(s, d); }
 
 static gs_err parse_key(const cJSON *v, int n_fast, int m, int cloud, gsd_spec *sp,
                         gs_error *err)
@@ -219,6 +220,8 @@ static gs_err parse_key(const cJSON *v, int n_fast, int m, int cloud, gsd_spec *
         return parse_label(v, sp, err);
     if (!strcmp(k, "generate") && cloud)
         return parse_generate(v, sp, err);
+    if (!strcmp(k, "chain") && cloud)
+        return parse_named(v, k, p_chain, &sp->chain, "off, auto, on", err);
     return gs_errorf(err, GS_ERR_INVALID, k, "unknown option \"%s\"", k);
 }
 
@@ -309,6 +312,8 @@ void gsd_spec_write(const gsd_spec *sp, gs_buf *b)
         gs_buf_puts(b, ",\"label\":");
         gs_buf_json_str(b, sp->label);
     }
+    if (sp->chain != GS_CHAIN_OFF)
+        gs_buf_printf(b, ",\"chain\":\"%s\"", gs_chain_mode_name(sp->chain));
     if (sp->gen_count > 0)
         gs_buf_printf(b, ",\"generate\":{\"count\":%d,\"seed\":%llu}", sp->gen_count,
                       sp->gen_seed);

@@ -17,6 +17,7 @@
 #include <cjson/cJSON.h>
 
 #include "buf.h"
+#include "chain.h"
 #include "ids.h"
 #include "model.h"
 #include "pattern.h"
@@ -48,6 +49,7 @@ typedef struct {
     unsigned ret;                /* GSD_RET_* fields returned by a solve */
     double timeout_s;            /* per solve, s (0: the server's --default-timeout) */
     char label[GSD_LABEL_MAX + 1]; /* cloud: the user's name for the job ("" none) */
+    gs_chain_mode chain;         /* cloud: chained warm starts (runner/chain.h; default off) */
     int gen_count;               /* cloud: > 0 when the server generates the gaps */
     unsigned long long gen_seed; /* cloud: the generator's seed (with gen_count) */
     int resolved;                /* installed[] filled by gsd_spec_resolve */

@@ -141,9 +141,16 @@ static int show_job(gc_ctx *cx, const char *prog, cJSON *j, gc_buf *raw, int wai
 
 /* ---- submit ------------------------------------------------------------------ */
 
+/* The cloud-only string options of a submit (NULL: not given). */
+typedef struct {
+    const char *key, *value;
+} cloud_str;
+#define CLOUD_STRS 2
+
 /* The JSON body of a cloud the server generates: {"generate": {count, seed},
- * "label", options}. NULL when out of memory. */
-static char *generate_body(const gc_solve_opts *so, long count, long seed, const char *label)
+ * the cloud's string options, options}. NULL when out of memory. */
+static char *generate_body(const gc_solve_opts *so, long count, long seed,
+                           const cloud_str strs[CLOUD_STRS])
 {
     cJSON *body = cJSON_CreateObject(), *gen = cJSON_CreateObject();
     int ok = body && gen && cJSON_AddNumberToObject(gen, "count", (double)count) &&
@@ -151,8 +158,9 @@ static char *generate_body(const gc_solve_opts *so, long count, long seed, const
     ok = ok && cJSON_AddItemToObject(body, "generate", gen);
     if (!ok)
         cJSON_Delete(gen);
-    ok = ok && (!label || cJSON_AddStringToObject(body, "label", label)) &&
-         gc_solve_opts_json(so, body) == 0;
+    for (int i = 0; i < CLOUD_STRS; i++)
+        ok = ok && (!strs[i].value || cJSON_AddStringToObject(body, strs[i].key, strs[i].value));
+    ok = ok && gc_solve_opts_json(so, body) == 0;
     char *text = ok ? gc_json_print(body) : NULL;
     cJSON_Delete(body);
     return text;
@@ -171,7 +179,11 @@ static int cmd_submit(gc_ctx *cx, int argc, char **argv)
         "  --gaps GAPS.npy    the cloud (or --generate)\n"
         "  --generate K       K server-generated gap vectors (not with --gaps)\n"
         "  --seed S           the generator's seed (with --generate; default 1)\n"
-        "  --label L          the cloud's name in job lists and the web page\n" GC_SOLVE_OPT_HELP
+        "  --label L          the cloud's name in job lists and the web page\n"
+        "  --chain C          off (default), on or auto: solve each worker's gaps in\n"
+        "                     nearest-neighbour order, each warm from the one before\n"
+        "                     (auto: where that is measured faster); results agree with\n"
+        "                     cold solves to round-off, not to the bit\n" GC_SOLVE_OPT_HELP
         "  --warm-start JOB   gap i starts from result i of a previous job j_... of\n"
         "                     this assembly with the same number of gaps\n"
         "  --wait             wait for the job: a progress bar on a terminal (plain\n"
@@ -179,14 +191,16 @@ static int cmd_submit(gc_ctx *cx, int argc, char **argv)
         "                     or cancelled\n"
         "  -q, --quiet        print only the job id\n",
         "gapsim cloud submit --assembly ID (--gaps GAPS.npy | --generate K [--seed S])\n"
-        "                    [--label L] [options] [--wait] [-q]", 0, 0};
+        "                    [--label L] [--chain C] [options] [--wait] [-q]", 0, 0};
     gc_solve_opts so = {0};
     const char *asm_id = NULL, *gaps = NULL, *gen = NULL, *seed_s = NULL, *label = NULL;
+    const char *chain = NULL;
     int wait = 0, quiet = 0;
     const gc_opt opts[] = {
         {"--assembly", "-a", &asm_id, NULL}, {"--gaps", NULL, &gaps, NULL},
         {"--generate", NULL, &gen, NULL},    {"--seed", NULL, &seed_s, NULL},
-        {"--label", NULL, &label, NULL},     {"--wait", NULL, NULL, &wait},
+        {"--label", NULL, &label, NULL},     {"--chain", NULL, &chain, NULL},
+        {"--wait", NULL, NULL, &wait},
         {"--quiet", "-q", NULL, &quiet},     GC_SOLVE_OPT_ENTRIES(so),
         {0},
     };
@@ -207,20 +221,26 @@ static int cmd_submit(gc_ctx *cx, int argc, char **argv)
         return GC_EUSAGE;
     if ((rc = gc_solve_opts_check(cmd.prog, &so)) != GC_OK)
         return rc;
+    if (chain && strcmp(chain, "off") && strcmp(chain, "on") && strcmp(chain, "auto"))
+        return gc_usage_error(cmd.prog, "--chain must be off, on or auto");
+    const cloud_str strs[CLOUD_STRS] = {{"label", label}, {"chain", chain}};
     size_t k = (size_t)count, m = 0;
     if (gaps && (rc = gc_npy_shape(cmd.prog, gaps, &k, &m)) != GC_OK)
         return rc;
     gc_buf path = {0};
     char *id = gc_escape(asm_id);
-    char *text = gen ? generate_body(&so, count, seed, label) : NULL;
+    char *text = gen ? generate_body(&so, count, seed, strs) : NULL;
     int bad = !id || (gen && !text) || gc_buf_add(&path, "/v1/assemblies/", 15) ||
               gc_buf_add(&path, id, strlen(id)) || gc_buf_add(&path, "/clouds", 7) ||
               (gaps && gc_solve_opts_query(&so, &path, '?'));
-    if (!bad && gaps && label) { /* the label in the query string of an .npy upload */
-        char *el = gc_escape(label);
-        bad = !el || gc_buf_add(&path, strchr(path.p, '?') ? "&label=" : "?label=", 7) ||
-              gc_buf_add(&path, el, strlen(el));
-        free(el);
+    for (int i = 0; i < CLOUD_STRS && !bad && gaps; i++) { /* the query string of an .npy upload */
+        if (!strs[i].value)
+            continue;
+        char *ev = gc_escape(strs[i].value);
+        bad = !ev || gc_buf_add(&path, strchr(path.p, '?') ? "&" : "?", 1) ||
+              gc_buf_add(&path, strs[i].key, strlen(strs[i].key)) || gc_buf_add(&path, "=", 1) ||
+              gc_buf_add(&path, ev, strlen(ev));
+        free(ev);
     }
     free(id);
     if (bad) {

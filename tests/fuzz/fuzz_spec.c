@@ -1,6 +1,6 @@
 /*
  * fuzz_spec.c -- fuzz target for the request options of solves and clouds
- * (server/spec.h: solver options, patterns, warm start, label, generate).
+ * (server/spec.h: solver options, patterns, warm start, label, generate, chain).
  * Properties:
  *   - no crash; a rejected object gives an error with a code and a message;
  *   - an accepted spec written back (gsd_spec_write, as a job stores its

@@ -282,6 +282,47 @@ class CloudTest(ApiCase):
         finally:
             d2.cleanup()
 
+    def test_chained_cloud(self):
+        # similar gaps (one shape plus a tenth of each row's own): chained
+        # warm starts pay; each result is an optimum within round-off of an
+        # independent solve, stored under its own index
+        base = self.G[0]
+        rows = [[0.9 * b + 0.1 * x - 0.037 for b, x in zip(base, g)] for g in self.G[1:17]]
+        on = self.cloud(rows, fasteners="all", solver="gi", chain="on")
+        self.assertEqual(on["options"]["chain"], "on")
+        f = self.d.wait_job(on["id"])
+        self.assertEqual((f["status"], f["done"], f["failed"]), ("done", 16, 0))
+        res = self.all_results(on["id"])
+        warm = sum(1 for r in res if r["warm_start_used"])
+        # every gap warm but the first of each worker (or of a cache hit)
+        self.assertGreaterEqual(warm, 16 - self.workers - 1)
+        for i in (0, 5, 15):
+            s = self.solve(rows[i], fasteners="all", solver="lemke",
+                           **{"return": ["w", "lambda", "x", "kkt"]})
+            self.assertFalse(s["cached"])
+            self.assert_close(res[i]["w"], s["w"], 1e-9, "w %d" % i)
+        self.assertTrue(all(r["kkt"]["pass"] for r in res))
+        # auto in the query string of an .npy upload; the same numbers
+        rows2 = [[x + 0.0011 for x in g] for g in rows]
+        r = self.d.post("/v1/assemblies/%s/clouds?fasteners=all&chain=auto" % self.aid,
+                        npy_bytes(rows2), headers={"Content-Type": "application/x-npy"})
+        self.assertEqual(r.status, 202, r.body[:300])
+        self.assertEqual(r.json()["options"]["chain"], "auto")
+        f = self.d.wait_job(r.json()["id"])
+        self.assertEqual((f["status"], f["done"]), ("done", 16))
+        for i, x in enumerate(self.all_results(f["id"])):
+            s = self.solve(rows2[i], fasteners="all", solver="lemke", **{"return": ["w", "x"]})
+            self.assert_close(x["w"], s["w"], 1e-9, "auto w %d" % i)
+        # off is the default and not echoed; a bad value names the field
+        plain = self.cloud(rows[:2], fasteners=[1])
+        self.assertNotIn("chain", plain["options"])
+        for bad in ("sometimes", 1):
+            self.assert_error(self.d.post("/v1/assemblies/%s/clouds" % self.aid,
+                                          {"gaps": rows[:2], "chain": bad}), 422, "chain")
+        # a single solve has no chain
+        self.assert_error(self.d.post("/v1/assemblies/%s/solve" % self.aid,
+                                      {"g": rows[0], "chain": "on"}), 422, "chain")
+
     def test_cache_in_clouds(self):
         rows = [[x + 0.01 for x in g] for g in self.G[:5]]
         hits0 = metric(self.d, "gapsim_cache_hits_total")

@@ -253,7 +253,8 @@ class Client:
             gaps: k x m gaps in mm: a 2-D ndarray, a list of rows, or one row.
             encoding: "npy" (default: a binary body, options in the query) or
                 "json" (``{"gaps": [...], options}``).
-            **options: as for :meth:`solve` (no "return"); ``warm_start`` is a
+            **options: as for :meth:`solve` (no "return"), and ``label``, ``chain``
+                ("off", "on", "auto": chained warm starts, docs/solvers.md); ``warm_start`` is a
                 previous job (Job or "j_...") with the same number of gaps:
                 gap i starts from that job's result i.
         """
