@@ -51,6 +51,13 @@
 #include "gi.h"
 #include "linalg.h"
 
+/* Warm start: with at least this many negative multipliers on the warm
+ * set, they all leave at once (one travel) instead of the most negative
+ * one at a time (a solve of O(k^2) after each). */
+#ifndef GI_WARM_BLOCK_DROP
+#define GI_WARM_BLOCK_DROP 4
+#endif
+
 typedef struct {
     gs_cset cs;
     double *lc;     /* m: multipliers in position order */
@@ -223,11 +230,26 @@ static int warm_start(gi_rel_ws *ws, gs_solver *s, const gs_problem *pb, const g
         for (int c = 0; c < cs->k; c++)
             ws->lc[c] = s->p[cs->idx[c]];
         gs_cset_solve(cs, ws->lc);
-        int worst = most_negative(ws, pb);
+        int worst = most_negative(ws, pb), neg = 0, kept = 0;
         if (worst < 0)
             return cs->k - n_eq;
-        drop_at(ws, worst);
-        (*iters)++;
+        for (int c = 0; c < cs->k; c++) {
+            if (!gs_problem_is_eq(pb, cs->idx[c]) && ws->lc[c] < 0.0)
+                neg++;
+            else
+                ws->list[kept++] = cs->idx[c];
+        }
+        if (neg < GI_WARM_BLOCK_DROP) {
+            drop_at(ws, worst);
+            (*iters)++;
+            continue;
+        }
+        /* many negative: all leave at once (updates or one dpotrf, whichever
+         * is cheaper), then solve again; GI takes back what was dropped
+         * too eagerly */
+        if (gs_cset_travel(cs, ws->list, kept, NULL) != GS_OK)
+            return -1;
+        *iters += neg;
     }
 }
 
