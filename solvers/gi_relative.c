@@ -22,9 +22,11 @@
  * by a re-solve with one step of iterative refinement.
  * Adaptations (paper, sect. 3.2): pairs carrying a fastener load enter first;
  * equality (permanently fastened) pairs enter before anything and never
- * leave (free sign); warm start from a previous contact set (factored at once
- * with dpotrf, pairs whose multiplier turns negative are dropped: the GI
- * invariants then hold and the iteration continues).
+ * leave (free sign); warm start from a previous contact set (the factor of
+ * the workspace's last set travels to it, gs_cset_travel; pairs whose
+ * multiplier turns negative are dropped, all at once when there are
+ * GI_WARM_BLOCK_DROP or more: the GI invariants then hold and the iteration
+ * continues).
  * Residual gaps of the pairs outside C are refreshed lazily: one dgemv
  * w = Q[:, C] lam_C - p gives the list of violated pairs, which are then
  * taken in order (pairs with a load first, then most violated); before each
