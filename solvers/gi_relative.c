@@ -210,13 +210,23 @@ static int most_negative(const gi_rel_ws *ws, const gs_problem *pb)
  * inequality pairs with a negative multiplier (most negative first) until
  * lam_C >= 0. Returns pairs kept, or -1 if the set could not be used. */
 static int warm_start(gi_rel_ws *ws, gs_solver *s, const gs_problem *pb, const gs_warm *warm,
-                      int n_eq, int *iters)
+                      int n_eq, int loaded_first, int *iters)
 {
     gs_cset *cs = &ws->cs;
     int k = 0;
     for (int i = 0; i < s->m; i++)
         if (gs_problem_is_eq(pb, i))
             ws->list[k++] = i;
+    /* the pairs carrying a fastener load join the warm set: a fastener the
+     * warm solution did not have is then carried by its own pairs, instead
+     * of its load turning the forces of the pairs around it negative (each
+     * dropped and taken back by GI) */
+    if (loaded_first && pb->load)
+        for (int i = 0; i < s->m; i++)
+            if (pb->load[i] > 0.0 && !gs_problem_is_eq(pb, i) && !ws->listed[i]) {
+                ws->listed[i] = 1;
+                ws->list[k++] = i;
+            }
     for (int c = 0; c < warm->n_act; c++) {
         int i = warm->act[c];
         if (!gs_problem_is_eq(pb, i) && !ws->listed[i]) {
@@ -280,7 +290,7 @@ gs_err gs_gi_relative_solve(gs_solver *s, const gs_problem *pb, const gs_solve_o
             n_eq++;
     int warm_kept = -1; /* cold: C starts empty; warm: C travels from the last solve */
     if (o->warm && o->warm->n_act > 0)
-        warm_kept = warm_start(ws, s, pb, o->warm, n_eq, &iters);
+        warm_kept = warm_start(ws, s, pb, o->warm, n_eq, o->fasteners_first, &iters);
     if (warm_kept < 0) {
         gs_cset_clear(cs);
         for (int i = 0; i < m; i++)
