@@ -203,6 +203,35 @@ static int most_negative(const gi_rel_ws *ws, const gs_problem *pb)
     return worst;
 }
 
+/* Warm start, before any pair leaves: the pairs carrying a fastener load
+ * that the multipliers of the warm set (ws->lc) leave penetrating join the
+ * set (factor appends). A fastener the warm solution did not have (an
+ * optimization step) is then carried by its own pairs, instead of its load
+ * turning the forces of the contacts around it negative, each of them
+ * dropped and taken back by GI one step at a time. Pairs the warm solution
+ * left open stay out (a warm start from the same problem takes no step).
+ * Returns the pairs appended. O(m + loaded pairs (k + k^2)). */
+static int join_loaded(gi_rel_ws *ws, gs_solver *s, const gs_problem *pb)
+{
+    gs_cset *cs = &ws->cs;
+    int joined = 0;
+    for (int i = 0; i < s->m; i++) {
+        if (!(pb->load[i] > 0.0) || cs->pos[i] >= 0 || gs_problem_is_eq(pb, i))
+            continue;
+        if (current_w(ws, s, i) >= -s->tol_w)
+            continue;
+        if (gs_cset_reserve(cs, cs->k + 1, NULL) != GS_OK)
+            break;
+        double sch = gs_cset_schur(cs, i, ws->l);
+        if (!(sch > GS_CSET_DEP_TOL * cs->pc->qdiag[i]))
+            continue; /* dependent on the set: GI decides about it */
+        gs_cset_append(cs, i, ws->l, sch);
+        ws->lc[cs->k - 1] = 0.0; /* the w of the next pairs: at the warm multipliers */
+        joined++;
+    }
+    return joined;
+}
+
 /* Warm start: C = the previous contact set plus the equality pairs, its
  * factor carried over from this workspace's last solve and updated where
  * that is cheaper than one dpotrf (gs_cset_travel: a cloud solved in order,
@@ -217,16 +246,6 @@ static int warm_start(gi_rel_ws *ws, gs_solver *s, const gs_problem *pb, const g
     for (int i = 0; i < s->m; i++)
         if (gs_problem_is_eq(pb, i))
             ws->list[k++] = i;
-    /* the pairs carrying a fastener load join the warm set: a fastener the
-     * warm solution did not have is then carried by its own pairs, instead
-     * of its load turning the forces of the pairs around it negative (each
-     * dropped and taken back by GI) */
-    if (loaded_first && pb->load)
-        for (int i = 0; i < s->m; i++)
-            if (pb->load[i] > 0.0 && !gs_problem_is_eq(pb, i) && !ws->listed[i]) {
-                ws->listed[i] = 1;
-                ws->list[k++] = i;
-            }
     for (int c = 0; c < warm->n_act; c++) {
         int i = warm->act[c];
         if (!gs_problem_is_eq(pb, i) && !ws->listed[i]) {
@@ -238,10 +257,12 @@ static int warm_start(gi_rel_ws *ws, gs_solver *s, const gs_problem *pb, const g
         ws->listed[ws->list[c]] = 0;
     if (gs_cset_travel(cs, ws->list, k, NULL) != GS_OK)
         return -1;
-    for (;;) {
+    for (int pass = 0;; pass++) {
         for (int c = 0; c < cs->k; c++)
             ws->lc[c] = s->p[cs->idx[c]];
         gs_cset_solve(cs, ws->lc);
+        if (pass == 0 && loaded_first && pb->load && join_loaded(ws, s, pb) > 0)
+            continue;
         int worst = most_negative(ws, pb), neg = 0, kept = 0;
         if (worst < 0)
             return cs->k - n_eq;
