@@ -330,9 +330,11 @@ gs_err gs_gi_relative_solve(gs_solver *s, const gs_problem *pb, const gs_solve_o
     }
 
     /* 2. add violated pairs until none is left */
-    int polished = 0, stalls = 0;
+    int polished = 0, stalls = 0, w_fresh = 0; /* w_fresh: the polish left w current */
     for (;;) {
-        gs_cset_residual(cs, ws->lc, s->p, ws->w);
+        if (!w_fresh)
+            gs_cset_residual(cs, ws->lc, s->p, ws->w);
+        w_fresh = 0;
         int nc = 0;
         for (int i = 0; i < m; i++)
             if (cs->pos[i] < 0 && ws->w[i] < -s->tol_w)
@@ -343,6 +345,7 @@ gs_err gs_gi_relative_solve(gs_solver *s, const gs_problem *pb, const gs_solve_o
             polished = 1;
             if (polish(ws, s, pb) > 0)
                 polished = 0;
+            w_fresh = 1;
             continue;
         }
         polished = 0;
@@ -371,6 +374,7 @@ gs_err gs_gi_relative_solve(gs_solver *s, const gs_problem *pb, const gs_solve_o
             if (polish(ws, s, pb) == 0 && ++stalls >= 2)
                 break;
             polished = 1;
+            w_fresh = 1;
         }
     }
 out:
