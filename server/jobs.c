@@ -23,7 +23,15 @@
 #include "linalg.h"
 #include "runner.h"
 
-#define GSD_CHUNK 4 /* gaps per claim: bounds how long an interactive solve waits */
+/* Gaps per claim. A claim commits in one store transaction; an interactive
+ * solve waits for the row in flight only (the chunk yields, chunk_stop), so
+ * the size bounds the results held in memory and, for a chained job, the
+ * window its worker orders (runner/chain.h): 4 for plain jobs (results
+ * reach the store and the progress counters early), GSD_CHAIN_CHUNK for
+ * chained ones. */
+#define GSD_CHUNK 4
+#define GSD_CHAIN_CHUNK 32
+#define GSD_CHUNK_MAX GSD_CHAIN_CHUNK
 
 enum { ST_TODO = 0, ST_CLAIMED = 1, ST_DONE = 2 };
 
@@ -247,7 +255,8 @@ static int claim(gsd_jobs *jobs, gsd_job **out, int *idx, int *first)
         if (job->cancelled || job->finished)
             continue;
         int cnt = 0, i = job->next;
-        for (; i < job->total && cnt < GSD_CHUNK; i++)
+        const int want = job->spec.chain != GS_CHAIN_OFF ? GSD_CHAIN_CHUNK : GSD_CHUNK;
+        for (; i < job->total && cnt < want; i++)
             if (job->state[i] == ST_TODO) {
                 job->state[i] = ST_CLAIMED;
                 idx[cnt++] = i;
@@ -323,7 +332,7 @@ typedef struct {
     gsd_worker *w;
     gsd_job *job;
     gsd_asm *a;
-    gsd_result_row rows[GSD_CHUNK]; /* the chunk's results, in run order */
+    gsd_result_row rows[GSD_CHUNK_MAX]; /* the chunk's results, in run order */
     int n;
     char key[40];                   /* cache key of the row being run */
     gsd_result_row warm;            /* warm-start result of the row being run */
@@ -516,7 +525,7 @@ static void run_chunk(gsd_app *app, gsd_worker *w, gsd_job *job, int *idx, int c
         slot.chain = NULL;
     }
     gs_run_slot_free(&slot);
-    for (int k = 0; k < GSD_CHUNK; k++)
+    for (int k = 0; k < GSD_CHUNK_MAX; k++)
         gsd_result_row_free(&c.rows[k]);
     gsd_registry_release(app->reg, c.a);
     if (rc)
@@ -536,7 +545,7 @@ static void run_chunk(gsd_app *app, gsd_worker *w, gsd_job *job, int *idx, int c
 
 int gsd_jobs_work(gsd_app *app, gsd_worker *w)
 {
-    int idx[GSD_CHUNK], first = 0;
+    int idx[GSD_CHUNK_MAX], first = 0;
     gsd_job *job = NULL;
     int cnt = claim(app->jobs, &job, idx, &first);
     if (!cnt)
