@@ -134,6 +134,31 @@ class MpiTest(unittest.TestCase):
             self.assertEqual(without_run_fields(s), without_run_fields(summary))
             self.assertEqual(len(s["time_ms"]["histogram"]["counts"]), 20)
 
+    def test_chained_runs_agree_to_round_off(self):
+        # --chain: each worker's chunk in nearest-neighbour order, warm from
+        # the gap before; not bit-identical, within round-off of the cold run
+        ref = h.read_npy(self.batch)[1]
+        w = self.out("chain.npy")
+        r = self.run_ok([(2, [self.model_json, "--gaps", self.gaps, "--method", "gi",
+                              "--fraction", "0.5", "--chunk", "15", "--chain", "on",
+                              "--out", w])])
+        self.assertIn("45 rows solved", r.stdout)
+        wb = self.out("chain_batch.npy")
+        b = subprocess.run([h.binary("gapsim-batch"), self.model_json, "--gaps", self.gaps,
+                            "--method", "gi", "--fraction", "0.5", "--threads", "2",
+                            "--chain", "auto", "--window", "15", "--out", wb],
+                           capture_output=True, text=True, timeout=TIMEOUT)
+        self.assertEqual(b.returncode, 0, b.stdout + b.stderr)
+        self.assertRegex(b.stdout, r"warm started +\d+ of 45 gaps")
+        for path in (w, wb):
+            got = h.read_npy(path)[1]
+            self.assertEqual(len(got), len(ref))
+            self.assertLessEqual(max(abs(x - y) for x, y in zip(got, ref)), 1e-9, path)
+        # a bad value is a usage error
+        bad = mpirun([(1, [self.model_json, "--gaps", self.gaps, "--out", w, "--chain", "x"])])
+        self.assertEqual(bad.returncode, 2, bad.stderr)
+        self.assertIn("--chain", bad.stderr)
+
     def test_pattern_sweep(self):
         pats = self.out("patterns.json")
         with open(pats, "w") as f:
