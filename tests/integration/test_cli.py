@@ -336,8 +336,12 @@ class CliTest(unittest.TestCase):
         self.assertEqual(g, self.row(5))
         # a label on an .npy upload goes in the query string
         u = self.cli_json(["cloud", "submit", "--assembly", self.asm, "--gaps", self.gaps,
-                           "--label", "a&b c"])
+                           "--label", "a&b c", "--chain", "auto"])
         self.assertEqual(u["options"]["label"], "a&b c")
+        self.assertEqual(u["options"]["chain"], "auto")
+        c = self.cli_json(["cloud", "submit", "--assembly", self.asm, "--generate", "4",
+                           "--chain", "on", "--fraction", "0.5", "--wait"])
+        self.assertEqual((c["status"], c["options"]["chain"]), ("done", "on"))
         listing = self.cli(["cloud", "list", "--assembly", self.asm]).stdout
         self.assertIn("LABEL", listing.splitlines()[0])
         self.assertTrue(any(l.endswith("line 3") for l in listing.splitlines()), listing)
@@ -345,7 +349,8 @@ class CliTest(unittest.TestCase):
                             ([], "one of them"),
                             (["--generate", "0"], "--generate must be an integer in [1, "),
                             (["--generate", "3", "--seed", "-1"], "--seed must be an integer in [0, "),
-                            (["--gaps", self.gaps, "--seed", "2"], "--seed goes with --generate")):
+                            (["--gaps", self.gaps, "--seed", "2"], "--seed goes with --generate"),
+                            (["--generate", "3", "--chain", "often"], "--chain must be off, on or auto")):
             r = self.cli(["cloud", "submit", "--assembly", self.asm] + args, rc=2)
             self.assertIn(words, r.stderr)
         r = self.cli(["cloud", "submit", "--assembly", self.asm, "--generate", "3", "--label",
