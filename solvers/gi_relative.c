@@ -235,9 +235,13 @@ static int join_loaded(gi_rel_ws *ws, gs_solver *s, const gs_problem *pb)
 /* Warm start: C = the previous contact set plus the equality pairs, its
  * factor carried over from this workspace's last solve and updated where
  * that is cheaper than one dpotrf (gs_cset_travel: a cloud solved in order,
- * or an optimization step, changes few pairs), lam_C = Q_CC^-1 p_C, drop
- * inequality pairs with a negative multiplier (most negative first) until
- * lam_C >= 0. Returns pairs kept, or -1 if the set could not be used. */
+ * or an optimization step, changes few pairs), lam_C = Q_CC^-1 p_C; with
+ * loaded_first the penetrating loaded pairs join (join_loaded); then the
+ * inequality pairs with a negative multiplier leave until lam_C >= 0: the
+ * most negative alone when fewer than GI_WARM_BLOCK_DROP are negative, else
+ * all of them at once (one travel), lam_C solved again after each. Cost per
+ * round O(k^2) plus the removals. Returns pairs kept, or -1 if the set could
+ * not be used. */
 static int warm_start(gi_rel_ws *ws, gs_solver *s, const gs_problem *pb, const gs_warm *warm,
                       int n_eq, int loaded_first, int *iters)
 {
