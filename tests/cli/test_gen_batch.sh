@@ -51,6 +51,26 @@ check "missing model names the file" grep -q "missing.json" "$TMP/e1.out"
 check "gaps of another model exit 1" test $? -eq 1
 check "dimension mismatch reported" grep -q "dimension_mismatch" "$TMP/e2.out"
 
+# a cloud of similar gaps, solved chained: warm starts reported, the same
+# residual file size; bad --chain / --window / --scatter values exit 2
+"$BIN/gapsim-gen" --kind sandwich --small --out "$TMP" --name sim --gaps 12 --seed 3 \
+  --scatter 0.1 > /dev/null 2>&1
+check "gen --scatter exit 0" test $? -eq 0
+check "scattered cloud differs from the independent one" \
+  bash -c "! cmp -s '$TMP/sim.gaps.npy' '$TMP/sw.gaps.npy'"
+"$BIN/gapsim-batch" "$TMP/sw.json" --gaps "$TMP/sim.gaps.npy" --fraction 0.5 --method gi \
+  --threads 1 --chain on --window 6 --out "$TMP/wchain.npy" > "$TMP/chain.out" 2>&1
+check "chained batch exit 0" test $? -eq 0
+check "chained batch reports its warm starts" grep -Eq "warm started +11 of 12 gaps" "$TMP/chain.out"
+check "chained batch names the chain" grep -q "chain on" "$TMP/chain.out"
+"$BIN/gapsim-batch" "$TMP/sw.json" --gaps "$TMP/sim.gaps.npy" --chain sometimes > "$TMP/e5.out" 2>&1
+check "bad --chain exits 2" test $? -eq 2
+check "bad --chain explained" grep -q "is not off, auto or on" "$TMP/e5.out"
+"$BIN/gapsim-batch" "$TMP/sw.json" --gaps "$TMP/sim.gaps.npy" --window 0 > /dev/null 2>&1
+check "bad --window exits 2" test $? -eq 2
+"$BIN/gapsim-gen" --kind lap --small --out "$TMP" --scatter 1.5 > /dev/null 2>&1
+check "bad --scatter exits 2" test $? -eq 2
+
 "$BIN/gapsim-batch" "$TMP/sw.json" --bogus > /dev/null 2>&1
 check "unknown option exits 2" test $? -eq 2
 "$BIN/gapsim-gen" --kind nope > /dev/null 2>&1
