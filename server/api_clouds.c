@@ -255,7 +255,10 @@ static int generate_gaps(gsd_req *r, const gs_model *mdl, const gsd_spec *spec, 
         return 0;
     }
     gs_error e = {0};
-    if (gs_gen_gap_cloud(mdl, spec->gen_count, spec->gen_seed, NULL, *G, &e)) {
+    gs_gen_cloud_params cp;
+    gs_gen_cloud_default(&cp);
+    cp.scatter = spec->gen_scatter;
+    if (gs_gen_gap_cloud(mdl, spec->gen_count, spec->gen_seed, &cp, *G, &e)) {
         free(*G);
         *G = NULL;
         gsd_reply_error(r, 500, "internal", "generate", "cannot generate the gaps: %s", e.msg);

@@ -107,16 +107,18 @@ static gs_err parse_generate(const cJSON *v, gsd_spec *sp, gs_error *err)
     if (!cJSON_IsObject(v))
         return gs_errorf(err, GS_ERR_INVALID, "generate",
                          "generate must be an object {\"count\": k, \"seed\": s}");
-    const cJSON *c = NULL, *s = NULL, *e;
+    const cJSON *c = NULL, *s = NULL, *sc = NULL, *e;
     cJSON_ArrayForEach(e, v)
     {
         if (!strcmp(e->string, "count"))
             c = e;
         else if (!strcmp(e->string, "seed"))
             s = e;
+        else if (!strcmp(e->string, "scatter"))
+            sc = e;
         else
             return gs_errorf(err, GS_ERR_INVALID, "generate",
-                             "unknown key \"%s\" in generate (count, seed)", e->string);
+                             "unknown key \"%s\" in generate (count, seed, scatter)", e->string);
     }
     if (!cJSON_IsNumber(c) || !(c->valuedouble >= 1 && c->valuedouble <= 1e9) ||
         c->valuedouble != floor(c->valuedouble))
@@ -126,8 +128,12 @@ static gs_err parse_generate(const cJSON *v, gsd_spec *sp, gs_error *err)
               s->valuedouble != floor(s->valuedouble)))
         return gs_errorf(err, GS_ERR_INVALID, "generate.seed",
                          "generate.seed must be an integer in [0, 2^53]");
+    if (sc && (!cJSON_IsNumber(sc) || !(sc->valuedouble >= 0 && sc->valuedouble <= 1)))
+        return gs_errorf(err, GS_ERR_INVALID, "generate.scatter",
+                         "generate.scatter must be a number in [0, 1] (1: independent gaps)");
     sp->gen_count = (int)c->valuedouble;
     sp->gen_seed = s ? (unsigned long long)s->valuedouble : 1;
+    sp->gen_scatter = sc ? sc->valuedouble : 1.0;
     return GS_OK;
 }
 
@@ -314,9 +320,15 @@ void gsd_spec_write(const gsd_spec *sp, gs_buf *b)
     }
     if (sp->chain != GS_CHAIN_OFF)
         gs_buf_printf(b, ",\"chain\":\"%s\"", gs_chain_mode_name(sp->chain));
-    if (sp->gen_count > 0)
-        gs_buf_printf(b, ",\"generate\":{\"count\":%d,\"seed\":%llu}", sp->gen_count,
+    if (sp->gen_count > 0) {
+        gs_buf_printf(b, ",\"generate\":{\"count\":%d,\"seed\":%llu", sp->gen_count,
                       sp->gen_seed);
+        if (sp->gen_scatter < 1.0) {
+            gs_buf_puts(b, ",\"scatter\":");
+            gs_buf_json_num(b, sp->gen_scatter);
+        }
+        gs_buf_puts(b, "}");
+    }
     if (sp->resolved) {
         gs_buf_puts(b, ",\"installed\":");
         gs_buf_json_ints(b, sp->installed, sp->n_installed);

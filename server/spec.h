@@ -52,6 +52,7 @@ typedef struct {
     gs_chain_mode chain;         /* cloud: chained warm starts (runner/chain.h; default off) */
     int gen_count;               /* cloud: > 0 when the server generates the gaps */
     unsigned long long gen_seed; /* cloud: the generator's seed (with gen_count) */
+    double gen_scatter;          /* cloud: the generator's scatter (with gen_count; 1: independent) */
     int resolved;                /* installed[] filled by gsd_spec_resolve */
     int n_installed, *installed; /* the candidates the pattern installs, ascending */
 } gsd_spec;

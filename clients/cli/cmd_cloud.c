@@ -149,12 +149,13 @@ typedef struct {
 
 /* The JSON body of a cloud the server generates: {"generate": {count, seed},
  * the cloud's string options, options}. NULL when out of memory. */
-static char *generate_body(const gc_solve_opts *so, long count, long seed,
+static char *generate_body(const gc_solve_opts *so, long count, long seed, double scatter,
                            const cloud_str strs[CLOUD_STRS])
 {
     cJSON *body = cJSON_CreateObject(), *gen = cJSON_CreateObject();
     int ok = body && gen && cJSON_AddNumberToObject(gen, "count", (double)count) &&
-             cJSON_AddNumberToObject(gen, "seed", (double)seed);
+             cJSON_AddNumberToObject(gen, "seed", (double)seed) &&
+             (scatter >= 1.0 || cJSON_AddNumberToObject(gen, "scatter", scatter));
     ok = ok && cJSON_AddItemToObject(body, "generate", gen);
     if (!ok)
         cJSON_Delete(gen);
@@ -179,6 +180,8 @@ static int cmd_submit(gc_ctx *cx, int argc, char **argv)
         "  --gaps GAPS.npy    the cloud (or --generate)\n"
         "  --generate K       K server-generated gap vectors (not with --gaps)\n"
         "  --seed S           the generator's seed (with --generate; default 1)\n"
+        "  --scatter S        with --generate: share of each gap's own field, 0..1\n"
+        "                     (default 1: independent gaps; 0.05-0.2: similar gaps)\n"
         "  --label L          the cloud's name in job lists and the web page\n"
         "  --chain C          off (default), on or auto: solve each worker's gaps in\n"
         "                     nearest-neighbour order, each warm from the one before\n"
@@ -190,16 +193,17 @@ static int cmd_submit(gc_ctx *cx, int argc, char **argv)
         "                     lines otherwise, on stderr); exit 4 if it ends failed\n"
         "                     or cancelled\n"
         "  -q, --quiet        print only the job id\n",
-        "gapsim cloud submit --assembly ID (--gaps GAPS.npy | --generate K [--seed S])\n"
+        "gapsim cloud submit --assembly ID (--gaps GAPS.npy | --generate K [--seed S] [--scatter S])\n"
         "                    [--label L] [--chain C] [options] [--wait] [-q]", 0, 0};
     gc_solve_opts so = {0};
     const char *asm_id = NULL, *gaps = NULL, *gen = NULL, *seed_s = NULL, *label = NULL;
-    const char *chain = NULL;
+    const char *chain = NULL, *scatter_s = NULL;
     int wait = 0, quiet = 0;
     const gc_opt opts[] = {
         {"--assembly", "-a", &asm_id, NULL}, {"--gaps", NULL, &gaps, NULL},
         {"--generate", NULL, &gen, NULL},    {"--seed", NULL, &seed_s, NULL},
         {"--label", NULL, &label, NULL},     {"--chain", NULL, &chain, NULL},
+        {"--scatter", NULL, &scatter_s, NULL},
         {"--wait", NULL, NULL, &wait},
         {"--quiet", "-q", NULL, &quiet},     GC_SOLVE_OPT_ENTRIES(so),
         {0},
@@ -216,6 +220,15 @@ static int cmd_submit(gc_ctx *cx, int argc, char **argv)
     long count = 0, seed = 1;
     if (seed_s && !gen)
         return gc_usage_error(cmd.prog, "--seed goes with --generate");
+    if (scatter_s && !gen)
+        return gc_usage_error(cmd.prog, "--scatter goes with --generate");
+    double scatter = 1.0;
+    if (scatter_s) {
+        char *end = NULL;
+        scatter = strtod(scatter_s, &end);
+        if (end == scatter_s || *end || !(scatter >= 0.0 && scatter <= 1.0))
+            return gc_usage_error(cmd.prog, "--scatter must be a number in [0, 1]");
+    }
     if ((gen && gc_arg_long(cmd.prog, "--generate", gen, 1, 100000000, &count)) ||
         (seed_s && gc_arg_long(cmd.prog, "--seed", seed_s, 0, 1L << 53, &seed)))
         return GC_EUSAGE;
@@ -229,7 +242,7 @@ static int cmd_submit(gc_ctx *cx, int argc, char **argv)
         return rc;
     gc_buf path = {0};
     char *id = gc_escape(asm_id);
-    char *text = gen ? generate_body(&so, count, seed, strs) : NULL;
+    char *text = gen ? generate_body(&so, count, seed, scatter, strs) : NULL;
     int bad = !id || (gen && !text) || gc_buf_add(&path, "/v1/assemblies/", 15) ||
               gc_buf_add(&path, id, strlen(id)) || gc_buf_add(&path, "/clouds", 7) ||
               (gaps && gc_solve_opts_query(&so, &path, '?'));

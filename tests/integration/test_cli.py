@@ -340,8 +340,9 @@ class CliTest(unittest.TestCase):
         self.assertEqual(u["options"]["label"], "a&b c")
         self.assertEqual(u["options"]["chain"], "auto")
         c = self.cli_json(["cloud", "submit", "--assembly", self.asm, "--generate", "4",
-                           "--chain", "on", "--fraction", "0.5", "--wait"])
+                           "--scatter", "0.1", "--chain", "on", "--fraction", "0.5", "--wait"])
         self.assertEqual((c["status"], c["options"]["chain"]), ("done", "on"))
+        self.assertEqual(c["options"]["generate"], {"count": 4, "seed": 1, "scatter": 0.1})
         listing = self.cli(["cloud", "list", "--assembly", self.asm]).stdout
         self.assertIn("LABEL", listing.splitlines()[0])
         self.assertTrue(any(l.endswith("line 3") for l in listing.splitlines()), listing)
@@ -350,7 +351,9 @@ class CliTest(unittest.TestCase):
                             (["--generate", "0"], "--generate must be an integer in [1, "),
                             (["--generate", "3", "--seed", "-1"], "--seed must be an integer in [0, "),
                             (["--gaps", self.gaps, "--seed", "2"], "--seed goes with --generate"),
-                            (["--generate", "3", "--chain", "often"], "--chain must be off, on or auto")):
+                            (["--generate", "3", "--chain", "often"], "--chain must be off, on or auto"),
+                            (["--gaps", self.gaps, "--scatter", "0.1"], "--scatter goes with --generate"),
+                            (["--generate", "3", "--scatter", "2"], "--scatter must be a number in [0, 1]")):
             r = self.cli(["cloud", "submit", "--assembly", self.asm] + args, rc=2)
             self.assertIn(words, r.stderr)
         r = self.cli(["cloud", "submit", "--assembly", self.asm, "--generate", "3", "--label",

@@ -359,8 +359,18 @@ class ClientTest(unittest.TestCase):
         up = self.c.submit_cloud(self.asm, self.gaps, fastener_fraction=0.5)
         up.wait()
         self.assertLess(max_abs_diff(job.results(), up.results()), 1e-9)
+        # scatter: the same gaps as gapsim-gen --scatter on the same model
+        sdir = tempfile.mkdtemp(prefix="scatter-", dir=h.TMP)
+        _, sgaps = h.gen_model(sdir, kind="lap", small=True, gaps=6, extra=["--scatter", "0.2"])
+        sj = self.c.generate_cloud(self.asm, 6, seed=1, scatter=0.2, chain="auto")
+        sinfo = sj.wait()
+        self.assertEqual(sinfo["options"]["generate"], {"count": 6, "seed": 1, "scatter": 0.2})
+        self.assertEqual(sinfo["options"]["chain"], "auto")
+        self.assertEqual(as_list(self.c.job_gaps(sj)), rows_of(sgaps))
         for body, field in (({"generate": {"count": 0}}, "generate.count"),
                             ({"generate": {"count": 2, "seed": -1}}, "generate.seed"),
+                            ({"generate": {"count": 2, "scatter": 1.5}}, "generate.scatter"),
+                            ({"generate": {"count": 2, "scatter": "x"}}, "generate.scatter"),
                             ({"generate": {"count": 2, "what": 1}}, "generate"),
                             ({"generate": {"count": 2}, "gaps": [[0.0] * self.asm["m"]]}, "generate"),
                             ({"generate": {"count": 2}, "label": "x" * 121}, "label")):

@@ -278,14 +278,17 @@ class Client:
         return Job(self, r.json())
 
     def generate_cloud(self, assembly: AssemblyRef, count: int, seed: int = 1,
-                       **options: Any) -> "Job":
+                       scatter: float = 1.0, **options: Any) -> "Job":
         """Submit a cloud whose ``count`` gaps the server generates (gapsim-gen's
-        gap cloud generator: the same seed gives the same gaps as
-        ``gapsim-gen --seed``); the job keeps them (:meth:`job_gaps`).
+        gap cloud generator: the same seed and scatter give the same gaps as
+        ``gapsim-gen --seed --scatter``); the job keeps them (:meth:`job_gaps`).
+        ``scatter`` < 1 makes the gaps similar (one production line).
         **options as for :meth:`submit_cloud`, e.g. ``label="line 3"``."""
         aid = _id(assembly, "assembly")
         body = dict(_options(options))
         body["generate"] = {"count": int(count), "seed": int(seed)}
+        if scatter != 1.0:
+            body["generate"]["scatter"] = float(scatter)
         r = self.http.request("POST", "/v1/assemblies/%s/clouds" % aid, body)
         return Job(self, r.json())
 
