@@ -326,11 +326,15 @@ async function submitDemo(nOverride) {
   const frac = Math.min(1, Math.max(0, parseFloat($('demo-fraction').value)));
   const seed = Math.max(0, parseInt($('demo-seed').value, 10) || 0);
   const label = $('demo-label').value.trim();
+  const scatter = Math.min(1, Math.max(0, parseFloat($('demo-scatter').value)));
+  const chain = $('demo-chain').value;
   const btn = $('demo-submit');
   btn.disabled = true;
   setProgress(0, k, `submitting ${k} gaps…`);
   try {
     const body = { solver: 'auto', generate: { count: k, seed } };
+    if (Number.isFinite(scatter) && scatter < 1) body.generate.scatter = scatter;
+    if (chain !== 'off') body.chain = chain;
     if (S.edit) body.fasteners = editedList();
     else body.fastener_fraction = Number.isFinite(frac) ? frac : 0.5;
     if (label) body.label = label;
@@ -452,6 +456,8 @@ function wire() {
   if (params.has('fraction')) setInput($('demo-fraction'), params.get('fraction'));
   if (params.has('seed')) setInput($('demo-seed'), params.get('seed'));
   if (params.has('label')) setInput($('demo-label'), params.get('label'));
+  if (params.has('scatter')) setInput($('demo-scatter'), params.get('scatter'));
+  if (params.has('chain') && ['off', 'auto', 'on'].includes(params.get('chain'))) $('demo-chain').value = params.get('chain');
   let resizeTimer = null;
   window.addEventListener('resize', () => {
     clearTimeout(resizeTimer);

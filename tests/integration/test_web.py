@@ -463,6 +463,24 @@ class WebPage(unittest.TestCase):
             self.assertNotIn(oid, ids)
         finally:
             self.d.delete("/v1/jobs/%s" % oid)
+        # scatter and chain from the URL reach the request; the gaps are
+        # gapsim-gen's with the same seed and scatter
+        dom = self.load("assembly=%s&submit_demo=3&seed=4&scatter=0.2&chain=auto&label=chained"
+                        % self.asm["id"])
+        cid = dom.by_id("progress").attrs.get("data-job")
+        self.assertTrue(cid and cid.startswith("j_"), dom.by_id("progress").attrs)
+        cj = self.d.wait_job(cid)
+        try:
+            self.assertEqual(cj["options"]["generate"], {"count": 3, "seed": 4, "scatter": 0.2})
+            self.assertEqual(cj["options"]["chain"], "auto")
+            sdir = tempfile.mkdtemp(prefix="web-scatter-", dir=TMP)
+            _, sg = gen_model(sdir, kind="lap", small=True, gaps=3,
+                                extra=["--seed", "4", "--scatter", "0.2"])
+            shape, flat = read_npy(sg)
+            g1 = self.d.get("/v1/jobs/%s/gaps?index=1" % cid).json()["g"]
+            self.assertEqual(g1, flat[shape[1]:2 * shape[1]])
+        finally:
+            self.d.delete("/v1/jobs/%s" % cid)
 
     def test_8_screenshots(self):
         job = self.submit_from_page()
