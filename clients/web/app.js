@@ -238,13 +238,13 @@ function renderScatter() {
   const ok = S.g0 && S.result && S.result.w;
   $('scatter-panel').hidden = !ok;
   if (!ok) return;
-  const c = drawScatter($('scatter'), S.g0, S.result.w, S.threshold);
+  const c = drawScatter($('scatter'), S.g0, S.result.w, S.result.lambda, S.threshold);
   $('scatter-title').textContent = `Initial vs residual gap, gap ${S.gap} of ${labelOf(S.job) || S.job.id}`;
   const box = $('scatter-info');
   box.dataset.contact = c.contact;
   box.dataset.open = c.open;
   box.dataset.opened = c.opened;
-  box.textContent = `${c.contact} pairs closed (w = 0, on the x axis) · ${c.open} open, below w = g + threshold · ` +
+  box.textContent = `${c.contact} pairs in contact (force > 0, w = 0: on the x axis) · ${c.open} open, below w = g + threshold · ` +
     `${c.opened} opened by fastening (w > g + ${fmt(S.threshold)} mm: prying, in red)`;
 }
 

@@ -64,9 +64,11 @@ export function drawHist(svg, edges, counts, o) {
 
 /* Residual gap w against initial gap g, one dot per pair (circle.sc-pt
  * [data-k][data-g][data-w]), both axes in mm on one scale, the line w = g.
- * Classes: .contact (w = 0: closed by fastening), .opened (w > g + threshold:
- * the pair opened, prying), else .open. Returns the counts of each class. */
-export function drawScatter(svg, g, w, threshold) {
+ * Classes: .contact (a contact force lam > 0: closed, w = 0 to the solver's
+ * accuracy, not always to the bit; without lam: w === 0), .opened (w > g +
+ * threshold: the pair opened, prying), else .open. Returns the counts of
+ * each class. */
+export function drawScatter(svg, g, w, lam, threshold) {
   clear(svg);
   const W = 420, H = 360, M = { l: 58, r: 14, t: 14, b: 46 };
   sizeSvg(svg, W, H);
@@ -94,7 +96,8 @@ export function drawScatter(svg, g, w, threshold) {
   const pts = svgEl('g', { class: 'points' }, svg);
   const frag = document.createDocumentFragment();
   for (let k = 0; k < g.length; k++) {
-    const cls = w[k] === 0 ? 'contact' : w[k] > g[k] + threshold ? 'opened' : 'open';
+    const closed = lam ? lam[k] > 0 : w[k] === 0;
+    const cls = closed ? 'contact' : w[k] > g[k] + threshold ? 'opened' : 'open';
     counts[cls]++;
     const c = svgEl('circle', { class: 'sc-pt ' + cls, cx: X(g[k]).toFixed(2), cy: Y(w[k]).toFixed(2), r: 2.2,
       'data-k': k, 'data-g': g[k], 'data-w': w[k] });

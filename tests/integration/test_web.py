@@ -435,7 +435,8 @@ class WebPage(unittest.TestCase):
         self.assertEqual(len(pts), self.m)
         self.assertEqual([float(c.attrs["data-g"]) for c in pts], g)
         self.assertEqual([float(c.attrs["data-w"]) for c in pts], w)
-        contact = sum(1 for v in w if v == 0)
+        contact = sum(1 for v in res["lambda"] if v > 0)  # in contact: a force, w ~ 0
+        self.assertEqual(contact, res["n_act"])
         opened = sum(1 for a, b in zip(g, w) if b > a + THRESHOLD)
         self.assertEqual(sum("contact" in c.classes for c in pts), contact)
         self.assertEqual(sum("opened" in c.classes for c in pts), opened)
