@@ -124,7 +124,26 @@ static gs_err sink_put(void *ctx, int slot, const gs_run_result *r, gs_error *er
     return GS_OK;
 }
 
-/* The rows ran in index order (no order hook), so rows[0..n) is a prefix. */
+/* The rows that ran are written from the first one on while their indices
+ * are contiguous: rows[0..n) is a prefix of the chunk in index order unless
+ * the chain reordered the chunk and it ended early (an error), when only the
+ * leading rows that all ran are written (the chunk is not complete either
+ * way and runs again on the next start). O(n). */
+static int ran_prefix(const int *rows, int n, long long first)
+{
+    unsigned char *ran = calloc((size_t)n + 1, 1);
+    if (!ran)
+        return 0;
+    for (int i = 0; i < n; i++)
+        if (rows[i] - first < n)
+            ran[rows[i] - first] = 1;
+    int p = 0;
+    while (p < n && ran[p])
+        p++;
+    free(ran);
+    return p;
+}
+
 static gs_err sink_commit(void *ctx, int slot, const int *rows, int n, gs_error *err)
 {
     disp *d = ctx;
@@ -132,8 +151,8 @@ static gs_err sink_commit(void *ctx, int slot, const int *rows, int n, gs_error 
     done_chunk *dc = malloc(sizeof *dc);
     if (!dc)
         return gs_errorf(err, GS_ERR_NOMEM, "", "out of memory");
-    *dc = (done_chunk){.chunk = s->chunk, .first = s->first, .n = n, .W = s->W,
-                       .recs = s->recs};
+    *dc = (done_chunk){.chunk = s->chunk, .first = s->first, .n = ran_prefix(rows, n, s->first),
+                       .W = s->W, .recs = s->recs};
     s->W = NULL;
     s->recs = NULL;
     pthread_mutex_lock(&d->mu);
