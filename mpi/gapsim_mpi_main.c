@@ -201,9 +201,11 @@ static uint64_t fingerprint(const gs_run *run, const gs_model *mdl, const char *
     gs_model_hash(mdl, mh);
     XXH3_64bits_update(st, mh, sizeof mh);
     const gs_solve_opts *o = &run->opts;
+    /* the chunk layout too: gap-major chunks (a chained sweep) hold other rows */
+    const long long gap_major = run->chain != GS_CHAIN_OFF && run->n_patterns > 1;
     const long long w[] = {run->src.k, run->src.m, run->n_patterns, chunk, o->method, o->form,
                            o->max_iter, o->fasteners_first, o->npm_linear, o->linesearch,
-                           o->ipm_linear, o->ipm_start};
+                           o->ipm_linear, o->ipm_start, gap_major};
     XXH3_64bits_update(st, w, sizeof w);
     XXH3_64bits_update(st, &o->tol, sizeof o->tol);
     if (run->loads)
@@ -408,6 +410,7 @@ static int run_main(int argc, char **argv)
     o.m = mdl->m;
     o.k = run.src.k;
     o.n_patterns = n_pat;
+    o.gap_major = run.chain != GS_CHAIN_OFF && n_pat > 1;
     o.chunk = (int)a.chunk;
     o.sync = a.sync;
     o.n_chunks = (o.rows + a.chunk - 1) / a.chunk;
@@ -417,9 +420,10 @@ static int run_main(int argc, char **argv)
     if ((rc = gm_out_open(&o, a.fresh, &e)) != GS_OK)
         goto out;
     if (rank == 0) {
-        printf("cloud      %d gaps x %d pattern%s = %lld rows in %lld chunks of %d; %lld chunks "
+        printf("cloud      %d gaps x %d pattern%s = %lld rows in %lld chunks of %d%s; %lld chunks "
                "already complete\n", run.src.k, n_pat, n_pat > 1 ? "s" : "", o.rows,
-               o.n_chunks, o.chunk, o.done_chunks);
+               o.n_chunks, o.chunk, o.gap_major ? " (gap-major: a gap's patterns together)" : "",
+               o.done_chunks);
         fflush(stdout);
     }
     gs_blas_set_threads(1); /* one solve per core */

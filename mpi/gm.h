@@ -57,15 +57,31 @@ typedef struct {
     MPI_File fd, fs;       /* data and sidecar, opened by every rank (MPI_COMM_SELF) */
     int open;
     int sync;              /* flush data and records before a chunk's map byte */
+    int gap_major;         /* chunks hold positions in gap-major order: position j is
+                              row gm_out_row(j), the patterns of one gap side by side (a
+                              chained sweep: each gap's patterns warm-start each other) */
 } gm_out;
+
+/* Row of chunk position j, and position of row r (identity unless gap_major:
+ * j = gap * n_patterns + pattern, row = pattern * k + gap). O(1). */
+static inline long long gm_out_row(const gm_out *o, long long j)
+{
+    return o->gap_major ? (j % o->n_patterns) * o->k + j / o->n_patterns : j;
+}
+static inline long long gm_out_pos(const gm_out *o, long long r)
+{
+    return o->gap_major ? (r % o->k) * o->n_patterns + r / o->k : r;
+}
 
 /* Rank 0: create the .npy (header, full size) and the sidecar, or resume
  * from them when the sidecar matches (same fingerprint and shapes); fresh
  * forces a new start. Then every rank opens both with MPI-IO on
  * MPI_COMM_SELF. Collective (the outcome is agreed). */
 gs_err gm_out_open(gm_out *o, int fresh, gs_error *err);
-/* Write rows [first, first + n) of the data and their records; then, when the
- * chunk is whole, its byte of the completion map. Any rank, main thread. */
+/* Write the rows of positions [first, first + n) (rows [first, first + n)
+ * unless gap_major: then one write per row) and their records; then, when
+ * the chunk is whole, its byte of the completion map. W and recs in position
+ * order. Any rank, main thread. */
 gs_err gm_out_chunk(gm_out *o, long long chunk, long long first, int n, const double *W,
                     const gm_rec *recs, gs_error *err);
 /* Close this rank's handles (flushes). */

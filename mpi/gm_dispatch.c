@@ -107,7 +107,7 @@ static int feed_next(void *ctx, int slot, int *rows, int cap)
         return 0;
     }
     for (int i = 0; i < n; i++)
-        rows[i] = (int)(first + i);
+        rows[i] = (int)gm_out_row(d->o, first + i);
     return n;
 }
 
@@ -115,7 +115,7 @@ static gs_err sink_put(void *ctx, int slot, const gs_run_result *r, gs_error *er
 {
     disp *d = ctx;
     slot_state *s = &d->slots[slot];
-    long long pos = r->row - s->first;
+    long long pos = gm_out_pos(d->o, r->row) - s->first;
     memcpy(s->W + pos * d->m, r->w, sizeof(double) * (size_t)d->m);
     const gs_solve_info *in = r->info;
     s->recs[pos] = (gm_rec){.status = in->status, .method = in->method, .form = in->form,
@@ -124,19 +124,21 @@ static gs_err sink_put(void *ctx, int slot, const gs_run_result *r, gs_error *er
     return GS_OK;
 }
 
-/* The rows that ran are written from the first one on while their indices
- * are contiguous: rows[0..n) is a prefix of the chunk in index order unless
+/* The rows that ran are written from the chunk's first position on while
+ * their positions are contiguous: rows[0..n) is a prefix of the chunk unless
  * the chain reordered the chunk and it ended early (an error), when only the
  * leading rows that all ran are written (the chunk is not complete either
  * way and runs again on the next start). O(n). */
-static int ran_prefix(const int *rows, int n, long long first)
+static int ran_prefix(const gm_out *o, const int *rows, int n, long long first)
 {
     unsigned char *ran = calloc((size_t)n + 1, 1);
     if (!ran)
         return 0;
-    for (int i = 0; i < n; i++)
-        if (rows[i] - first < n)
-            ran[rows[i] - first] = 1;
+    for (int i = 0; i < n; i++) {
+        long long j = gm_out_pos(o, rows[i]) - first;
+        if (j < n)
+            ran[j] = 1;
+    }
     int p = 0;
     while (p < n && ran[p])
         p++;
@@ -151,7 +153,7 @@ static gs_err sink_commit(void *ctx, int slot, const int *rows, int n, gs_error 
     done_chunk *dc = malloc(sizeof *dc);
     if (!dc)
         return gs_errorf(err, GS_ERR_NOMEM, "", "out of memory");
-    *dc = (done_chunk){.chunk = s->chunk, .first = s->first, .n = ran_prefix(rows, n, s->first),
+    *dc = (done_chunk){.chunk = s->chunk, .first = s->first, .n = ran_prefix(d->o, rows, n, s->first),
                        .W = s->W, .recs = s->recs};
     s->W = NULL;
     s->recs = NULL;

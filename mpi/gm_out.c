@@ -180,11 +180,20 @@ gs_err gm_out_chunk(gm_out *o, long long chunk, long long first, int n, const do
                     const gm_rec *recs, gs_error *err)
 {
     const long long bytes_row = (long long)o->m * (long long)sizeof(double);
-    gs_err rc = write_at(o->fd, o->data_off + first * bytes_row, W, (long long)n * o->m,
-                         MPI_DOUBLE, o->path, err);
-    if (!rc)
-        rc = write_at(o->fs, o->rec_off + first * (long long)sizeof(gm_rec), recs,
-                      (long long)n * (long long)sizeof(gm_rec), MPI_BYTE, o->side, err);
+    gs_err rc = GS_OK;
+    /* runs of consecutive rows in one write each: the whole chunk unless gap_major */
+    for (int i = 0; !rc && i < n;) {
+        const long long r0 = gm_out_row(o, first + i);
+        int len = 1;
+        while (i + len < n && gm_out_row(o, first + i + len) == r0 + len)
+            len++;
+        rc = write_at(o->fd, o->data_off + r0 * bytes_row, W + (size_t)i * (size_t)o->m,
+                      (long long)len * o->m, MPI_DOUBLE, o->path, err);
+        if (!rc)
+            rc = write_at(o->fs, o->rec_off + r0 * (long long)sizeof(gm_rec), recs + i,
+                          (long long)len * (long long)sizeof(gm_rec), MPI_BYTE, o->side, err);
+        i += len;
+    }
     long long whole = o->rows - chunk * o->chunk < o->chunk ? o->rows - chunk * o->chunk
                                                              : o->chunk;
     static const unsigned char one = 1;

@@ -183,6 +183,20 @@ class MpiTest(unittest.TestCase):
             self.assertAlmostEqual(sums[p]["pairs"]["mean"][0],
                                    sum(max(W[p * n + i * self.m], 0) for i in range(45)) / 45,
                                    places=12)
+        # chained: chunks hold each gap's patterns side by side (gap-major), each
+        # pattern warm from the one before; rows stay where they were, within
+        # round-off of the unchained sweep
+        wc = self.out("sweep_chain.npy")
+        r = self.run_ok([(2, [self.model_json, "--gaps", self.gaps, "--method", "gi",
+                              "--patterns", pats, "--out", wc, "--chunk", "10", "--chain", "on"])])
+        self.assertIn("gap-major", r.stdout)
+        shape_c, Wc = h.read_npy(wc)
+        self.assertEqual(shape_c, (180, self.m))
+        self.assertLessEqual(max(abs(a - b) for a, b in zip(W, Wc)), 1e-9)
+        with open(wc + ".summary.json") as f:
+            sums_c = json.load(f)
+        self.assertEqual([s["count"] for s in sums_c], [45] * 4)
+        self.assertGreater(sum(s["warm_started"] for s in sums_c), 90)
         bad = self.out("bad_patterns.json")
         with open(bad, "w") as f:
             f.write('[{"fasteners": [0, 999]}]')
