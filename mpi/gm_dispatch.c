@@ -128,7 +128,8 @@ static gs_err sink_put(void *ctx, int slot, const gs_run_result *r, gs_error *er
  * their positions are contiguous: rows[0..n) is a prefix of the chunk unless
  * the chain reordered the chunk and it ended early (an error), when only the
  * leading rows that all ran are written (the chunk is not complete either
- * way and runs again on the next start). O(n). */
+ * way and runs again on the next start; so does a chunk whose bookkeeping
+ * found no memory: nothing is written). O(n). */
 static int ran_prefix(const gm_out *o, const int *rows, int n, long long first)
 {
     unsigned char *ran = calloc((size_t)n + 1, 1);
@@ -153,8 +154,8 @@ static gs_err sink_commit(void *ctx, int slot, const int *rows, int n, gs_error 
     done_chunk *dc = malloc(sizeof *dc);
     if (!dc)
         return gs_errorf(err, GS_ERR_NOMEM, "", "out of memory");
-    *dc = (done_chunk){.chunk = s->chunk, .first = s->first, .n = ran_prefix(d->o, rows, n, s->first),
-                       .W = s->W, .recs = s->recs};
+    *dc = (done_chunk){.chunk = s->chunk, .first = s->first,
+                       .n = ran_prefix(d->o, rows, n, s->first), .W = s->W, .recs = s->recs};
     s->W = NULL;
     s->recs = NULL;
     pthread_mutex_lock(&d->mu);
