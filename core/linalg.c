@@ -99,6 +99,13 @@ double gs_now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+double gs_thread_cpu(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
 size_t gs_mul_size(size_t a, size_t b)
 {
     if (a != 0 && b > SIZE_MAX / a)

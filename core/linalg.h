@@ -44,6 +44,9 @@ void gs_run_blas1_workers(int threads, void *(*fn)(void *), void *arg);
 
 /* Seconds on a monotonic clock. */
 double gs_now(void);
+/* CPU seconds of the calling thread (time-slicing on a loaded machine does
+ * not count: for comparing the cost of two ways of doing the same work). */
+double gs_thread_cpu(void);
 
 /* Overflow-checked size products for allocation: returns 0 on overflow. */
 size_t gs_mul_size(size_t a, size_t b);

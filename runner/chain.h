@@ -14,7 +14,8 @@
  *
  * Learning (mode auto), per worker: the first GS_CHAIN_PROBE rows of each
  * kind alternate warm and cold; then the kind with the lower mean solve
- * time runs, and the other kind runs again whenever its expected time fits
+ * time (the worker thread's CPU time: the machine's load does not count)
+ * runs, and the other kind runs again whenever its expected time fits
  * in the exploration budget, GS_CHAIN_EXPLORE of all the time recorded
  * minus what such re-measurements already cost, so that a change in the
  * cloud (a new pattern, a different region of gaps) is noticed. Means are
@@ -69,7 +70,7 @@ const double *gs_chain_last_sketch(const gs_chain *c);
  * previous row's contact set and returns 1, or returns 0 for a cold start
  * (no previous row, or auto measured cold faster). */
 int gs_chain_warm(gs_chain *c, gs_chain_mode mode, gs_warm *warm);
-/* After the row's solve: its time (s, counted for the kind the last
+/* After the row's solve: its time (thread CPU s, counted for the kind the last
  * gs_chain_warm chose), its multipliers (the contact set kept for the next
  * row) and the sketch of its gap (NULL: keep the last). O(m). */
 void gs_chain_record(gs_chain *c, double time, const double *lam, const double *sk);

@@ -149,12 +149,6 @@ static void variant_opts(const variant *v, gs_solve_opts *o)
     o->ipm_start = v->ipm_start;
 }
 
-static double thread_cpu(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static int cmp_d(const void *a, const void *b)
 {
@@ -592,13 +586,13 @@ int main(int argc, char **argv)
                 gs_solve_info info;
                 double tmin = INFINITY;
                 for (int rep = 0; rep < a.repeat; rep++) {
-                    double c0 = a.cpu_clock ? thread_cpu() : 0.0;
+                    double c0 = a.cpu_clock ? gs_thread_cpu() : 0.0;
                     if (gs_solve(sv, &pb, &o, lam, w, NULL, &info, &e) != GS_OK) {
                         fprintf(stderr, "gapsim-bench: %s: %s\n", gs_method_name(o.method),
                                 e.msg);
                         return 1;
                     }
-                    tmin = fmin(tmin, a.cpu_clock ? thread_cpu() - c0 : info.time);
+                    tmin = fmin(tmin, a.cpu_clock ? gs_thread_cpu() - c0 : info.time);
                 }
                 info.time = tmin;
                 if (WC)
@@ -654,12 +648,12 @@ int main(int argc, char **argv)
                     gs_warm wm = {.n_act = na_prev, .act = wact, .lam = lwarm};
                     o.warm = q > 0 && na_prev > 0 ? &wm : NULL;
                     gs_solve_info info;
-                    double c0 = a.cpu_clock ? thread_cpu() : 0.0;
+                    double c0 = a.cpu_clock ? gs_thread_cpu() : 0.0;
                     if (gs_solve(svw, &pb, &o, lam, w, NULL, &info, &e) != GS_OK) {
                         fprintf(stderr, "gapsim-bench: %s: %s\n", gs_method_name(o.method), e.msg);
                         return 1;
                     }
-                    tcl[q] = a.cpu_clock ? thread_cpu() - c0 : info.time;
+                    tcl[q] = a.cpu_clock ? gs_thread_cpu() - c0 : info.time;
                     tsum += tcl[q];
                     it_w += info.iterations;
                     optw += info.status == GS_STATUS_OPTIMAL;
@@ -781,15 +775,15 @@ int main(int argc, char **argv)
                     gs_model_pattern_load(mdl, seq, load);
                     gs_warm warm = {.n_act = na, .act = act, .lam = lprev};
                     o.warm = NULL;
-                    double c0 = thread_cpu();
+                    double c0 = gs_thread_cpu();
                     gs_solve(sv, &pb, &o, lam, w, NULL, &info, &e);
                     it_cold += info.iterations;
-                    tc += a.cpu_clock ? thread_cpu() - c0 : info.time;
+                    tc += a.cpu_clock ? gs_thread_cpu() - c0 : info.time;
                     o.warm = &warm;
-                    c0 = thread_cpu();
+                    c0 = gs_thread_cpu();
                     gs_solve(svw, &pb, &o, lprev, w, NULL, &info, &e);
                     it_warm += info.iterations;
-                    tw += a.cpu_clock ? thread_cpu() - c0 : info.time;
+                    tw += a.cpu_clock ? gs_thread_cpu() - c0 : info.time;
                     for (int j = 0; j < m; j++) {
                         dmax = fmax(dmax, fabs(lprev[j] - lam[j]) / (1 + fabs(lam[j])));
                         nchg += (lam[j] != 0.0) != (lprev_set[j] != 0);
