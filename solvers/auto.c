@@ -14,8 +14,9 @@
  * IPM for pattern optimization of simple joints, but on gapsim's models and
  * implementations GI on the relative form is measured fastest in every bin
  * on both test joints at 0-100% fasteners (docs/solvers.md, "Measured": lap
- * joint at 50% GI 4.5 ms, NPM dual 18 ms, NPM relative 0.26-1.3 s, Lemke
- * 51 ms, IPM 3-6 s; sandwich at 50% GI 29 ms, NPM dual 0.8-1 s). So the first pick is GI relative
+ * joint at 50% GI 11-13 ms, NPM dual 25-38 ms, NPM relative 0.26-1.5 s,
+ * Lemke 51 ms, IPM 3.7-4.7 s; sandwich at 50% GI 71-85 ms, NPM dual 0.24 s,
+ * 2026-11-26). So the first pick is GI relative
  * everywhere; the others are candidates to measure, in the order NPM dual,
  * IPM, NPM relative (Lemke, GI dual and GI primal are never candidates).
  * Learning: per bin, each candidate's mean time is recorded and auto picks
@@ -70,14 +71,14 @@ static int bin_of(double r)
 static const int order[GS_AUTO_CANDS] = {C_GI, C_NPM_DUAL, C_IPM, C_NPM_REL};
 
 /* Prior cost of each candidate relative to GI relative, by joint type, from
- * the lap and sandwich joints (docs/solvers.md: NPM dual is 3-5x GI on the
- * simple lap joint but 30-40x on the ill-conditioned sandwich, as the paper
- * found NPM hurt most by the sandwich's conditioning); replaced by the
+ * the lap and sandwich joints (docs/solvers.md: NPM dual is 2-4x GI on the
+ * simple lap joint and 3-3.5x on the ill-conditioned sandwich since its
+ * polish runs after every Newton step; 30-40x before); replaced by the
  * measured mean once a candidate ran in the bin, and by its measured ratio
  * in a nearby bin before that. */
 static const double prior_ratio[2][GS_AUTO_CANDS] = {
     /* simple */ {[C_GI] = 1.0, [C_NPM_DUAL] = 5.0, [C_NPM_REL] = 300.0, [C_IPM] = 1500.0},
-    /* sandwich */ {[C_GI] = 1.0, [C_NPM_DUAL] = 30.0, [C_NPM_REL] = 1500.0, [C_IPM] = 5000.0},
+    /* sandwich */ {[C_GI] = 1.0, [C_NPM_DUAL] = 5.0, [C_NPM_REL] = 1500.0, [C_IPM] = 5000.0},
 };
 
 /* Expected cost of candidate c in bin, relative to the best measured one

@@ -39,11 +39,26 @@
 #define NPM_BATCH_DIV 2
 
 /* A polish at the latest every NPM_POLISH_EVERY Newton steps: a block
- * active-set step on the current contact set that ends the slow tail of the
- * projected path. */
+ * active-set step on the current contact set (the exact minimizer on it,
+ * negatives pruned) from which the projected iteration restarts. The dual
+ * form polishes after every step (NPM_POLISH_EVERY_DUAL): measured on
+ * 2026-11-26 (gapsim-bench --check 1e-7, thread CPU time), sandwich joint
+ * 289 / 1,701 / 4,486 ms per gap at 10 / 50 / 100 % with a polish every 10
+ * steps, 48 / 747 / 1,417 every 2, 23 / 239 / 682 every step (Newton steps
+ * 60-88 -> 14-16); the lap joint unchanged (6.5-7.4 / 25-32 / 46-48 ms).
+ * The relative and primal forms keep 10: polished every step, their
+ * iteration cycles between the polished set and the next Newton step on
+ * some gaps until max_iter (the unit tests' agreement runs). */
+#ifndef NPM_POLISH_EVERY
 #define NPM_POLISH_EVERY 10
-/* Polishes that leave violations (each restarts the iteration) before the
- * solve gives up with status no_progress. */
+#endif
+#ifndef NPM_POLISH_EVERY_DUAL
+#define NPM_POLISH_EVERY_DUAL 1
+#endif
+/* Polishes that leave violations before the solve gives up with status
+ * no_progress: all of them in the relative and primal forms, those at
+ * convergence (a stable set without violations, or no descent left) in the
+ * dual form, whose polish after every step max_iter bounds. */
 #define NPM_MAX_STALLS 50
 /* A step length below this is no move at all (the line search found no
  * descent at round-off level): polish and verify. */
