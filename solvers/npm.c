@@ -452,8 +452,8 @@ static gs_err npm_solve(gs_solver *s, const gs_problem *pb, const gs_solve_opts 
         stable = (changed == 0 && prev_ns >= 0) ? stable + 1 : 0;
         /* converged on a stable set, or the line search found no descent
          * (round-off): polish and verify */
-        const int settled = (stable && viol == 0 && last_full) || last_alpha < NPM_ALPHA_NONE;
-        if (settled || c.newton - last_polish >= polish_every) {
+        if ((stable && viol == 0 && last_full) || last_alpha < NPM_ALPHA_NONE ||
+            c.newton - last_polish >= polish_every) {
             last_polish = c.newton;
             for (int a = 0; a < nl; a++)
                 ws->in[ws->list[a]] = 0;
@@ -474,10 +474,7 @@ static gs_err npm_solve(gs_solver *s, const gs_problem *pb, const gs_solve_opts 
             if (left == 0)
                 goto done;
             npm_restart_from(&c, lam, wv);
-            /* the dual form's polish after every step is a block step, not a
-             * stall (the Newton steps between them are capped by max_iter);
-             * every other polish that leaves violations counts */
-            if ((settled || !dual) && ++stalls >= NPM_MAX_STALLS) {
+            if (++stalls >= (dual ? NPM_MAX_STALLS_DUAL : NPM_MAX_STALLS)) {
                 info->status = GS_STATUS_NO_PROGRESS;
                 goto done;
             }
