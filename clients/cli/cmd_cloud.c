@@ -223,14 +223,9 @@ static int cmd_submit(gc_ctx *cx, int argc, char **argv)
     if (scatter_s && !gen)
         return gc_usage_error(cmd.prog, "--scatter goes with --generate");
     double scatter = 1.0;
-    if (scatter_s) {
-        char *end = NULL;
-        scatter = strtod(scatter_s, &end);
-        if (end == scatter_s || *end || !(scatter >= 0.0 && scatter <= 1.0))
-            return gc_usage_error(cmd.prog, "--scatter must be a number in [0, 1]");
-    }
     if ((gen && gc_arg_long(cmd.prog, "--generate", gen, 1, 100000000, &count)) ||
-        (seed_s && gc_arg_long(cmd.prog, "--seed", seed_s, 0, 1L << 53, &seed)))
+        (seed_s && gc_arg_long(cmd.prog, "--seed", seed_s, 0, 1L << 53, &seed)) ||
+        (scatter_s && gc_arg_double(cmd.prog, "--scatter", scatter_s, 0.0, 1.0, &scatter)))
         return GC_EUSAGE;
     if ((rc = gc_solve_opts_check(cmd.prog, &so)) != GC_OK)
         return rc;
