@@ -171,7 +171,7 @@ static gs_err parse_key(const cJSON *v, int n_fast, int m, int cloud, gsd_spec *
     if (!strcmp(k, "linesearch"))
         return parse_named(v, k, p_ls, &o->linesearch, "exact, golden, armijo", err);
     if (!strcmp(k, "ipm_linear"))
-        return parse_named(v, k, p_ipml, &o->ipm_linear, "split, jacobi, direct", err);
+        return parse_named(v, k, p_ipml, &o->ipm_linear, "mixed, split, jacobi, direct", err);
     if (!strcmp(k, "ipm_start"))
         return parse_named(v, k, p_ipms, &o->ipm_start, "auto, feasible, infeasible", err);
     if (!strcmp(k, "tol")) {

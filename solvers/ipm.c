@@ -17,16 +17,27 @@
  * the stationarity row), fraction to the boundary tau = 0.995, raised to
  * 1 - mu/mu0 (at most 0.9999) late; lam and y clipped from below afterwards
  * (as HPIPM does) at 1e-16 of their scales.
- * Normal system (opts.ipm_linear): PCG with the split preconditioner
- *     P3 = (L_Q + D)(L_Q + D)',  D = sqrt(Lambda^-1 Y)    (default)
- * applied as two triangular solves with L_Q whose diagonal is read as
- * diag(L_Q) + D (no refactorization, O(m^2)) in single precision: a float
- * copy of L_Q per workspace (m^2 floats, made on the first split solve),
- * its diagonal overwritten each iteration, two strsv per application (half
- * the memory traffic of the double sweeps; only the preconditioner is
- * inexact, the PCG stays double and uses the flexible Polak-Ribiere beta;
- * IPM_SPLIT_FP32 0 restores the double sweeps); PCG with Jacobi diag(H); or a
- * Cholesky of H each iteration (O(m^3), for comparison). The PCG tolerance is
+ * Normal system (opts.ipm_linear):
+ *   mixed (default): a Cholesky of H each iteration in single precision
+ *     (spotrf on a float copy of the lower triangle of Q + Lambda^-1 Y: the
+ *     flops of a double Cholesky at twice the rate, half its memory) as the
+ *     preconditioner of a double PCG (flexible beta, two strsv per
+ *     application), which converges in 2-4 iterations because the
+ *     preconditioner is H up to float round-off; where spotrf fails (H too
+ *     ill-conditioned for float) that iteration factors H in double instead
+ *     and the PCG's first iteration solves it;
+ *   split: PCG with the paper's preconditioner
+ *     P3 = (L_Q + D)(L_Q + D)',  D = sqrt(Lambda^-1 Y),
+ *     applied as two triangular solves with L_Q whose diagonal is read as
+ *     diag(L_Q) + D (no refactorization, O(m^2)) in single precision: a float
+ *     copy of L_Q per workspace (m^2 floats, made on the first split solve),
+ *     its diagonal overwritten each iteration, two strsv per application
+ *     (half the memory traffic of the double sweeps; only the preconditioner
+ *     is inexact, the PCG stays double and uses the flexible Polak-Ribiere
+ *     beta; IPM_SPLIT_FP32 0 restores the double sweeps);
+ *   jacobi: PCG with diag(H);
+ *   direct: a Cholesky of H each iteration in double (for comparison).
+ * The PCG tolerance is
  * relative, eta = clamp(mu / mu0, 1e-10, 1e-3), so the steps are inexact early
  * and accurate late; the CG residual enters the next primal residual s2,
  * which the infeasible Newton step then removes. PCG is capped at 2m + 50
@@ -88,11 +99,12 @@
  * sect. 3.1 (preconditioner P3, Tables 4-5).
  * Invariants: lam_I > 0 and y_I > 0 after every step; y_E = 0; the
  * workspace holds everything (no allocation in the iterations; the m x m
- * matrix of the direct variant is allocated on its first use).
+ * matrix of the direct variant is allocated on its first use, mixed's
+ * float one too, and its double fallback on the first spotrf failure).
  * Cost per IPM iteration: O(sum n_b^2) (one Kx, two K^-1 solves) +
  * O(m) (A, A') + n_cg O(m^2) (one dsymv and two triangular sweeps per PCG
  * iteration, two PCG solves: predictor and corrector); the direct variant
- * O(m^3/3). Polish: O(k^3/3 + m k) per attempt plus O(k^2 + m k) per
+ * O(m^3/3); mixed O(m^3/3) in float plus n_cg O(m^2) (a few iterations). Polish: O(k^3/3 + m k) per attempt plus O(k^2 + m k) per
  * crossover change, k = |C|.
  */
 #include <cblas.h>
@@ -140,8 +152,10 @@ typedef struct {
     double *cr, *cz, *cp, *cq; /* m: PCG */
     double *lc, *wr;           /* m: polish */
     int *isE, *list, *list2;   /* m */
-    double *Hf;                /* m x m: direct variant (lazy) */
+    double *Hf;                /* m x m: direct variant, mixed's fallback (lazy) */
     float *Lf, *rf;            /* m x m, m: split in single precision (lazy) */
+    float *Hs;                 /* m x m: mixed, the float factor of H (lazy) */
+    int hs_double;             /* mixed: this iteration's factor is Hf (spotrf failed) */
 } ipm_ws;
 
 static void ipm_free(void *p)
@@ -158,6 +172,7 @@ static void ipm_free(void *p)
         free(*v[i]);
     free(ws->Lf);
     free(ws->rf);
+    free(ws->Hs);
     free(ws->isE);
     free(ws->list);
     free(ws->list2);
@@ -242,28 +257,91 @@ static void cg_h(void *ctx, const double *x, double *y)
     h_mul(c->pc, c->ws->hd, x, y);
 }
 
-/* z = P3^-1 r in single precision: r rounded to float, two strsv with the
- * float copy Lf whose diagonal holds diag(L_Q) + D (prepare), z back in
- * double. Half the memory traffic of split_apply; only the preconditioner
- * is inexact (the PCG's residuals and the operator stay double). O(m^2). */
-static void split_apply32(ipm_ws *ws, int m, const double *r, double *z)
+/* z = (L L')^-1 r with a float lower triangle L (m x m): r rounded to float
+ * into t (m), two strsv, z back in double. Half the memory traffic of the
+ * double sweeps; only the preconditioner is inexact (the PCG's residuals and
+ * the operator stay double). O(m^2). */
+static void llt_solve32(const float *L, int m, float *t, const double *r, double *z)
 {
-    float *t = ws->rf;
     for (int i = 0; i < m; i++)
         t[i] = (float)r[i];
-    cblas_strsv(CblasColMajor, CblasLower, CblasNoTrans, CblasNonUnit, m, ws->Lf, m, t, 1);
-    cblas_strsv(CblasColMajor, CblasLower, CblasTrans, CblasNonUnit, m, ws->Lf, m, t, 1);
+    cblas_strsv(CblasColMajor, CblasLower, CblasNoTrans, CblasNonUnit, m, L, m, t, 1);
+    cblas_strsv(CblasColMajor, CblasLower, CblasTrans, CblasNonUnit, m, L, m, t, 1);
     for (int i = 0; i < m; i++)
         z[i] = t[i];
 }
 
+/* x = (L L')^-1 x with a double lower triangle L (m x m). O(m^2). */
+static void llt_solve64(const double *L, int m, double *x)
+{
+    cblas_dtrsv(CblasColMajor, CblasLower, CblasNoTrans, CblasNonUnit, m, L, m, x, 1);
+    cblas_dtrsv(CblasColMajor, CblasLower, CblasTrans, CblasNonUnit, m, L, m, x, 1);
+}
+
+/* z = P3^-1 r: in single precision with the float copy Lf whose diagonal
+ * holds diag(L_Q) + D (prepare), else the double sweeps. */
 static void cg_split(void *ctx, const double *r, double *z)
 {
     const ipm_cg_ctx *c = ctx;
     if (c->ws->Lf)
-        split_apply32(c->ws, c->pc->m, r, z);
+        llt_solve32(c->ws->Lf, c->pc->m, c->ws->rf, r, z);
     else
         split_apply(c->pc, c->ws->dg, r, z);
+}
+
+/* z = H^-1 r with this iteration's factor: the float one (r rounded to
+ * float, two strsv, z back in double) or, where spotrf failed, the double
+ * one. O(m^2). */
+static void cg_mixed(void *ctx, const double *r, double *z)
+{
+    const ipm_cg_ctx *c = ctx;
+    ipm_ws *ws = c->ws;
+    const int m = c->pc->m;
+    if (ws->hs_double) {
+        memcpy(z, r, (size_t)m * sizeof *z);
+        llt_solve64(ws->Hf, m, z);
+    } else {
+        llt_solve32(ws->Hs, m, ws->rf, r, z);
+    }
+}
+
+/* Hf = the Cholesky factor of H = Q + diag(hd) in double (lower triangle).
+ * 0, or -1 when dpotrf fails. O(m^3/3). */
+static int factor_double(ipm_ws *ws, const gs_precomp *pc)
+{
+    const int m = pc->m;
+    for (int j = 0; j < m; j++) {
+        const double *qj = pc->Q + (size_t)j * m;
+        double *hj = ws->Hf + (size_t)j * m;
+        memcpy(hj + j, qj + j, (size_t)(m - j) * sizeof *hj);
+        hj[j] += ws->hd[j];
+    }
+    return LAPACKE_dpotrf(LAPACK_COL_MAJOR, 'L', m, ws->Hf, m) != 0 ? -1 : 0;
+}
+
+/* mixed: Hs = the float Cholesky factor of H; where spotrf fails, Hf in
+ * double (allocated then, once per workspace). 0, or -1 when both fail or
+ * there is no memory for Hf. O(m^3/3) in float. */
+static int factor_mixed(ipm_ws *ws, const gs_precomp *pc)
+{
+    const int m = pc->m;
+    for (int j = 0; j < m; j++) {
+        const double *qj = pc->Q + (size_t)j * m;
+        float *hj = ws->Hs + (size_t)j * m;
+        for (int i = j; i < m; i++)
+            hj[i] = (float)qj[i];
+        hj[j] = (float)(qj[j] + ws->hd[j]);
+    }
+    ws->hs_double = LAPACKE_spotrf(LAPACK_COL_MAJOR, 'L', m, ws->Hs, m) != 0;
+    if (!ws->hs_double)
+        return 0;
+    if (!ws->Hf) {
+        const size_t mm = gs_mul_size((size_t)m, (size_t)m);
+        ws->Hf = mm ? malloc(gs_mul_size(mm, sizeof *ws->Hf)) : NULL;
+        if (!ws->Hf)
+            return -1;
+    }
+    return factor_double(ws, pc);
 }
 
 static void cg_jacobi(void *ctx, const double *r, double *z)
@@ -274,7 +352,7 @@ static void cg_jacobi(void *ctx, const double *r, double *z)
 }
 
 /* Prepare the normal-system solver for the current hd. 0, or -1 when the
- * direct factorization fails. */
+ * direct (or mixed) factorization fails. */
 static int prepare(ipm_ws *ws, const gs_precomp *pc, gs_ipm_linear lin)
 {
     const int m = pc->m;
@@ -287,15 +365,10 @@ static int prepare(ipm_ws *ws, const gs_precomp *pc, gs_ipm_linear lin)
     } else if (lin == GS_IPM_PCG_JACOBI) {
         for (int i = 0; i < m; i++)
             ws->dg[i] = pc->qdiag[i] + ws->hd[i];
+    } else if (lin == GS_IPM_MIXED) {
+        return factor_mixed(ws, pc);
     } else {
-        for (int j = 0; j < m; j++) {
-            const double *qj = pc->Q + (size_t)j * m;
-            double *hj = ws->Hf + (size_t)j * m;
-            memcpy(hj + j, qj + j, (size_t)(m - j) * sizeof *hj);
-            hj[j] += ws->hd[j];
-        }
-        if (LAPACKE_dpotrf(LAPACK_COL_MAJOR, 'L', m, ws->Hf, m) != 0)
-            return -1;
+        return factor_double(ws, pc);
     }
     return 0;
 }
@@ -309,18 +382,21 @@ static int hsolve(ipm_ws *ws, const gs_precomp *pc, const gs_solve_opts *o, gs_i
     const int m = pc->m;
     if (lin == GS_IPM_DIRECT) {
         memcpy(x, b, (size_t)m * sizeof *x);
-        cblas_dtrsv(CblasColMajor, CblasLower, CblasNoTrans, CblasNonUnit, m, ws->Hf, m, x, 1);
-        cblas_dtrsv(CblasColMajor, CblasLower, CblasTrans, CblasNonUnit, m, ws->Hf, m, x, 1);
+        llt_solve64(ws->Hf, m, x);
         for (int i = 0; i < m; i++)
             if (!isfinite(x[i]))
                 return -1;
         return 0;
     }
     ipm_cg_ctx ctx = {ws, pc};
-    const gs_pcg cg = {.n = m, .op = cg_h, .prec = lin == GS_IPM_PCG_SPLIT ? cg_split : cg_jacobi,
+    const gs_pcg cg = {.n = m, .op = cg_h,
+                       .prec = lin == GS_IPM_PCG_SPLIT ? cg_split
+                               : lin == GS_IPM_MIXED   ? cg_mixed
+                                                       : cg_jacobi,
                        .ctx = &ctx, .rtol = eta,
                        .maxit = IPM_PCG_CAP_PER_PAIR * m + IPM_PCG_CAP_BASE, .x0 = 1,
-                       .flexible = lin == GS_IPM_PCG_SPLIT && ws->Lf && IPM_PCG_FLEXIBLE,
+                       .flexible = (lin == GS_IPM_PCG_SPLIT && ws->Lf && IPM_PCG_FLEXIBLE) ||
+                                   lin == GS_IPM_MIXED,
                        .cancel = o->cancel, .deadline = o->deadline, .r = ws->cr, .z = ws->cz,
                        .p = ws->cp, .q = ws->cq};
     int it;
@@ -400,8 +476,7 @@ static void start_infeasible(ipm_ws *ws, gs_solver *s, double lam_floor, double 
     (void)gs_precomp_kinv(pc, ws->x); /* NaN on failure: the first iteration stops */
     /* lam_hat = Q^-1 p (two triangular solves with L_Q) */
     memcpy(ws->lam, s->p, (size_t)m * sizeof *ws->lam);
-    cblas_dtrsv(CblasColMajor, CblasLower, CblasNoTrans, CblasNonUnit, m, pc->LQ, m, ws->lam, 1);
-    cblas_dtrsv(CblasColMajor, CblasLower, CblasTrans, CblasNonUnit, m, pc->LQ, m, ws->lam, 1);
+    llt_solve64(pc->LQ, m, ws->lam);
     for (int i = 0; i < m; i++) {
         ws->y[i] = fabs(s->p[i]);
         ws->lam[i] = fabs(ws->lam[i]);
@@ -492,7 +567,8 @@ static gs_err ipm_solve(gs_solver *s, const gs_problem *pb, const gs_solve_opts 
     const gs_model *mdl = pc->mdl;
     const int m = s->m, n = s->n;
     const gs_ipm_linear lin = o->ipm_linear;
-    if (lin != GS_IPM_PCG_SPLIT && lin != GS_IPM_PCG_JACOBI && lin != GS_IPM_DIRECT)
+    if (lin != GS_IPM_PCG_SPLIT && lin != GS_IPM_PCG_JACOBI && lin != GS_IPM_DIRECT &&
+        lin != GS_IPM_MIXED)
         return gs_errorf(err, GS_ERR_INVALID, "ipm_linear", "unknown IPM linear solver %d",
                          (int)lin);
     if (o->ipm_start != GS_IPM_START_AUTO && o->ipm_start != GS_IPM_START_FEASIBLE &&
@@ -503,12 +579,11 @@ static gs_err ipm_solve(gs_solver *s, const gs_problem *pb, const gs_solve_opts 
         /* the float copy of L_Q (lower triangle; the upper is never read) */
         const size_t mm = gs_mul_size((size_t)m, (size_t)m);
         ws->Lf = mm ? malloc(gs_mul_size(mm, sizeof *ws->Lf)) : NULL;
-        ws->rf = malloc((size_t)m * sizeof *ws->rf);
+        if (!ws->rf)
+            ws->rf = malloc((size_t)m * sizeof *ws->rf);
         if (!ws->Lf || !ws->rf) {
             free(ws->Lf);
-            free(ws->rf);
             ws->Lf = NULL;
-            ws->rf = NULL;
             return gs_errorf(err, GS_ERR_NOMEM, "", "no memory for the float copy of L_Q");
         }
         for (int j = 0; j < m; j++) {
@@ -516,6 +591,17 @@ static gs_err ipm_solve(gs_solver *s, const gs_problem *pb, const gs_solve_opts 
             float *fj = ws->Lf + (size_t)j * m;
             for (int i = j; i < m; i++)
                 fj[i] = (float)lj[i];
+        }
+    }
+    if (lin == GS_IPM_MIXED && !ws->Hs && m > 0) {
+        const size_t mm = gs_mul_size((size_t)m, (size_t)m);
+        ws->Hs = mm ? malloc(gs_mul_size(mm, sizeof *ws->Hs)) : NULL;
+        if (!ws->rf)
+            ws->rf = malloc((size_t)m * sizeof *ws->rf);
+        if (!ws->Hs || !ws->rf) {
+            free(ws->Hs);
+            ws->Hs = NULL;
+            return gs_errorf(err, GS_ERR_NOMEM, "", "no memory for the float IPM normal matrix");
         }
     }
     if (lin == GS_IPM_DIRECT && !ws->Hf) {

@@ -63,7 +63,7 @@ int gs_form_parse(const char *s, gs_form *f)
 
 static const char *const npm_linear_names[] = {"combined", "chol", "cg"};
 static const char *const linesearch_names[] = {"exact", "golden", "armijo"};
-static const char *const ipm_linear_names[] = {"split", "jacobi", "direct"};
+static const char *const ipm_linear_names[] = {"mixed", "split", "jacobi", "direct"};
 static const char *const ipm_start_names[] = {"auto", "feasible", "infeasible"};
 #define N_NAMES(t) ((int)(sizeof(t) / sizeof(t[0])))
 

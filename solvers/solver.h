@@ -79,9 +79,11 @@ typedef enum {
 
 /* Interior point: how the normal system H = Q + Lambda^-1 Y is solved. */
 typedef enum {
-    GS_IPM_PCG_SPLIT = 0, /* PCG, split preconditioner (L_Q + D)(L_Q + D)' (default) */
+    GS_IPM_MIXED = 0,     /* single-precision Cholesky of H every iteration as the
+                             preconditioner of a double PCG (default: the fastest) */
+    GS_IPM_PCG_SPLIT,     /* PCG, split preconditioner (L_Q + D)(L_Q + D)' (the paper's) */
     GS_IPM_PCG_JACOBI,    /* PCG, Jacobi preconditioner diag(H) */
-    GS_IPM_DIRECT         /* Cholesky of H every iteration (O(m^3), for comparison) */
+    GS_IPM_DIRECT         /* Cholesky of H every iteration in double (for comparison) */
 } gs_ipm_linear;
 
 /* Interior point: starting point. */
@@ -110,7 +112,7 @@ typedef struct {
     const gs_warm *warm;   /* NULL: cold start */
     gs_npm_linear npm_linear;  /* NPM: reduced Newton system (default combined) */
     gs_linesearch linesearch;  /* NPM: step length (default exact) */
-    gs_ipm_linear ipm_linear;  /* IPM: normal system (default PCG with split preconditioner) */
+    gs_ipm_linear ipm_linear;  /* IPM: normal system (default mixed) */
     gs_ipm_start ipm_start;    /* IPM: starting point (default auto by joint type) */
     const atomic_int *cancel;  /* non-zero *cancel stops the solve: status cancelled (NULL: none) */
     double deadline;           /* gs_now() seconds at which the solve stops: status
@@ -157,7 +159,7 @@ int gs_method_parse(const char *s, gs_method *m);
 int gs_form_parse(const char *s, gs_form *f);
 /* Names of the NPM and IPM option values, and their parsers (0 / -1):
  * npm_linear "combined" "chol" "cg"; linesearch "exact" "golden" "armijo";
- * ipm_linear "split" "jacobi" "direct"; ipm_start "auto" "feasible" "infeasible". */
+ * ipm_linear "mixed" "split" "jacobi" "direct"; ipm_start "auto" "feasible" "infeasible". */
 const char *gs_npm_linear_name(gs_npm_linear v);
 const char *gs_linesearch_name(gs_linesearch v);
 const char *gs_ipm_linear_name(gs_ipm_linear v);

@@ -82,12 +82,12 @@ static void usage(FILE *f)
         "                     FORM    dual relative primal (default: the method's)\n"
         "                     npm     combined|chol|cg (reduced Newton system, Table 8)\n"
         "                             exact|golden|armijo (line search, Table 9)\n"
-        "                     ipm     split|jacobi|direct (normal system, Table 5)\n"
+        "                     ipm     mixed|split|jacobi|direct (normal system, Table 5)\n"
         "                             feasible|infeasible (start; default by joint type)\n"
         "                     *       every value of each option left unset\n"
         "                     @K      run this variant on the first K gaps only\n"
         "                   'all' = gi:relative,gi:dual,gi:primal,lemke,npm:dual:*,\n"
-        "                   npm:relative:*,npm:primal:*,ipm:*,auto (38 variants); e.g.\n"
+        "                   npm:relative:*,npm:primal:*,ipm:*,auto (40 variants); e.g.\n"
         "                   --methods gi:relative,npm:dual:*,npm:relative:*@5,ipm:*@2,auto\n"
         "  --dist           per variant the time distribution: min, deciles, max (Fig. 11)\n"
         "  --repeat R       solve each gap R times and keep the shortest time (suppresses\n"
@@ -263,10 +263,10 @@ static int parse_token(char *tok, variant *v, int nv, int cap)
     /* ranges of each option: the given value, all values under '*', else the default */
     int nl0 = nl >= 0 ? nl : 0, nl1 = nl >= 0 ? nl : (star && m == GS_METHOD_NPM ? 2 : 0);
     int ls0 = ls >= 0 ? ls : 0, ls1 = ls >= 0 ? ls : (star && m == GS_METHOD_NPM ? 2 : 0);
-    int il0 = il >= 0 ? il : 0, il1 = il >= 0 ? il : (star && m == GS_METHOD_IPM ? 2 : 0);
+    int il0 = il >= 0 ? il : 0, il1 = il >= 0 ? il : (star && m == GS_METHOD_IPM ? (int)GS_IPM_DIRECT : 0);
     /* the start: '*' means both explicit starts (auto is one of them) */
     int st0 = st >= 0 ? st : (star && m == GS_METHOD_IPM ? 1 : 0);
-    int st1 = st >= 0 ? st : (star && m == GS_METHOD_IPM ? 2 : 0);
+    int st1 = st >= 0 ? st : (star && m == GS_METHOD_IPM ? (int)GS_IPM_DIRECT : 0);
     for (int a = nl0; a <= nl1; a++)
         for (int b = ls0; b <= ls1; b++)
             for (int c = il0; c <= il1; c++)

@@ -197,7 +197,7 @@ GS_TEST(option_ranges_checked_by_the_solve_layer)
         else if (i == 1)
             o.linesearch = (gs_linesearch)-1;
         else if (i == 2)
-            o.ipm_linear = (gs_ipm_linear)3;
+            o.ipm_linear = (gs_ipm_linear)4;
         else
             o.ipm_start = (gs_ipm_start)9;
         GS_CHECK_INT(gs_solve_validate_opts(&o, &e), GS_ERR_INVALID);
