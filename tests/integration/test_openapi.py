@@ -373,6 +373,13 @@ class LiveTest(unittest.TestCase):
                                                           "max_iter": 10000})
         c("POST", "/v1/assemblies/{id}/solve", sp, 200, {"g": gaps[2], "solver": "ipm",
                                                           "ipm_linear": "direct", "ipm_start": "feasible"})
+        rm = c("POST", "/v1/assemblies/{id}/solve", sp, 200,
+               {"g": [1.01 * v for v in gaps[2]], "solver": "ipm", "ipm_linear": "mixed"})
+        self.assertIs(rm["cached"], False)
+        e = c("POST", "/v1/assemblies/{id}/solve", sp, 422, {"g": gaps[2], "solver": "ipm",
+                                                              "ipm_linear": "float"})
+        self.assertEqual(e["error"]["field"], "ipm_linear")
+        self.assertIn("mixed", e["error"]["message"])
         c("POST", "/v1/assemblies/{id}/solve", sp, 400, b"{", json_hdr)
         c("POST", "/v1/assemblies/{id}/solve", sp, 400)
         c("POST", "/v1/assemblies/{id}/solve", sp, 415, b"{}", {"Content-Type": "text/plain"})
