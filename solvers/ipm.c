@@ -104,8 +104,9 @@
  * Cost per IPM iteration: O(sum n_b^2) (one Kx, two K^-1 solves) +
  * O(m) (A, A') + n_cg O(m^2) (one dsymv and two triangular sweeps per PCG
  * iteration, two PCG solves: predictor and corrector); the direct variant
- * O(m^3/3); mixed O(m^3/3) in float plus n_cg O(m^2) (a few iterations). Polish: O(k^3/3 + m k) per attempt plus O(k^2 + m k) per
- * crossover change, k = |C|.
+ * O(m^3/3); mixed O(m^3/3) in float plus n_cg O(m^2) (a few iterations).
+ * Polish: O(k^3/3 + m k) per attempt plus O(k^2 + m k) per crossover
+ * change, k = |C|.
  */
 #include <cblas.h>
 #include <float.h>

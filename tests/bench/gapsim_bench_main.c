@@ -261,12 +261,13 @@ static int parse_token(char *tok, variant *v, int nv, int cap)
     if (!gs_method_supports(m, f))
         return -1;
     /* ranges of each option: the given value, all values under '*', else the default */
-    int nl0 = nl >= 0 ? nl : 0, nl1 = nl >= 0 ? nl : (star && m == GS_METHOD_NPM ? 2 : 0);
-    int ls0 = ls >= 0 ? ls : 0, ls1 = ls >= 0 ? ls : (star && m == GS_METHOD_NPM ? 2 : 0);
-    int il0 = il >= 0 ? il : 0, il1 = il >= 0 ? il : (star && m == GS_METHOD_IPM ? (int)GS_IPM_DIRECT : 0);
+    const int npm = star && m == GS_METHOD_NPM, ipm = star && m == GS_METHOD_IPM;
+    int nl0 = nl >= 0 ? nl : 0, nl1 = nl >= 0 ? nl : (npm ? (int)GS_NPM_LIN_CG : 0);
+    int ls0 = ls >= 0 ? ls : 0, ls1 = ls >= 0 ? ls : (npm ? (int)GS_LS_ARMIJO : 0);
+    int il0 = il >= 0 ? il : 0, il1 = il >= 0 ? il : (ipm ? (int)GS_IPM_DIRECT : 0);
     /* the start: '*' means both explicit starts (auto is one of them) */
-    int st0 = st >= 0 ? st : (star && m == GS_METHOD_IPM ? 1 : 0);
-    int st1 = st >= 0 ? st : (star && m == GS_METHOD_IPM ? (int)GS_IPM_DIRECT : 0);
+    int st0 = st >= 0 ? st : (ipm ? (int)GS_IPM_START_FEASIBLE : 0);
+    int st1 = st >= 0 ? st : (ipm ? (int)GS_IPM_START_INFEASIBLE : 0);
     for (int a = nl0; a <= nl1; a++)
         for (int b = ls0; b <= ls1; b++)
             for (int c = il0; c <= il1; c++)
