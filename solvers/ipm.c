@@ -306,6 +306,29 @@ static void cg_mixed(void *ctx, const double *r, double *z)
     }
 }
 
+/* *a = an m x m double matrix (workspace, lazy). 0, or -1 without memory. */
+static int alloc_double(int m, double **a)
+{
+    const size_t mm = gs_mul_size((size_t)m, (size_t)m);
+    *a = mm ? malloc(gs_mul_size(mm, sizeof **a)) : NULL;
+    return *a ? 0 : -1;
+}
+
+/* *a = an m x m float matrix, and the float vector rf (m) its solves round
+ * into (workspace, lazy). 0, or -1 without memory (*a NULL then). */
+static int alloc_float(ipm_ws *ws, int m, float **a)
+{
+    const size_t mm = gs_mul_size((size_t)m, (size_t)m);
+    *a = mm ? malloc(gs_mul_size(mm, sizeof **a)) : NULL;
+    if (*a && !ws->rf)
+        ws->rf = malloc((size_t)m * sizeof *ws->rf);
+    if (*a && ws->rf)
+        return 0;
+    free(*a);
+    *a = NULL;
+    return -1;
+}
+
 /* Hf = the Cholesky factor of H = Q + diag(hd) in double (lower triangle).
  * 0, or -1 when dpotrf fails. O(m^3/3). */
 static int factor_double(ipm_ws *ws, const gs_precomp *pc)
@@ -336,12 +359,8 @@ static int factor_mixed(ipm_ws *ws, const gs_precomp *pc)
     ws->hs_double = LAPACKE_spotrf(LAPACK_COL_MAJOR, 'L', m, ws->Hs, m) != 0;
     if (!ws->hs_double)
         return 0;
-    if (!ws->Hf) {
-        const size_t mm = gs_mul_size((size_t)m, (size_t)m);
-        ws->Hf = mm ? malloc(gs_mul_size(mm, sizeof *ws->Hf)) : NULL;
-        if (!ws->Hf)
-            return -1;
-    }
+    if (!ws->Hf && alloc_double(m, &ws->Hf) != 0)
+        return -1;
     return factor_double(ws, pc);
 }
 
@@ -578,15 +597,8 @@ static gs_err ipm_solve(gs_solver *s, const gs_problem *pb, const gs_solve_opts 
                          (int)o->ipm_start);
     if (IPM_SPLIT_FP32 && lin == GS_IPM_PCG_SPLIT && !ws->Lf && m > 0) {
         /* the float copy of L_Q (lower triangle; the upper is never read) */
-        const size_t mm = gs_mul_size((size_t)m, (size_t)m);
-        ws->Lf = mm ? malloc(gs_mul_size(mm, sizeof *ws->Lf)) : NULL;
-        if (!ws->rf)
-            ws->rf = malloc((size_t)m * sizeof *ws->rf);
-        if (!ws->Lf || !ws->rf) {
-            free(ws->Lf);
-            ws->Lf = NULL;
+        if (alloc_float(ws, m, &ws->Lf) != 0)
             return gs_errorf(err, GS_ERR_NOMEM, "", "no memory for the float copy of L_Q");
-        }
         for (int j = 0; j < m; j++) {
             const double *lj = pc->LQ + (size_t)j * m;
             float *fj = ws->Lf + (size_t)j * m;
@@ -594,23 +606,10 @@ static gs_err ipm_solve(gs_solver *s, const gs_problem *pb, const gs_solve_opts 
                 fj[i] = (float)lj[i];
         }
     }
-    if (lin == GS_IPM_MIXED && !ws->Hs && m > 0) {
-        const size_t mm = gs_mul_size((size_t)m, (size_t)m);
-        ws->Hs = mm ? malloc(gs_mul_size(mm, sizeof *ws->Hs)) : NULL;
-        if (!ws->rf)
-            ws->rf = malloc((size_t)m * sizeof *ws->rf);
-        if (!ws->Hs || !ws->rf) {
-            free(ws->Hs);
-            ws->Hs = NULL;
-            return gs_errorf(err, GS_ERR_NOMEM, "", "no memory for the float IPM normal matrix");
-        }
-    }
-    if (lin == GS_IPM_DIRECT && !ws->Hf) {
-        const size_t mm = gs_mul_size((size_t)m, (size_t)m);
-        ws->Hf = mm ? malloc(gs_mul_size(mm, sizeof *ws->Hf)) : NULL;
-        if (!ws->Hf)
-            return gs_errorf(err, GS_ERR_NOMEM, "", "no memory for the IPM normal matrix");
-    }
+    if (lin == GS_IPM_MIXED && !ws->Hs && m > 0 && alloc_float(ws, m, &ws->Hs) != 0)
+        return gs_errorf(err, GS_ERR_NOMEM, "", "no memory for the float IPM normal matrix");
+    if (lin == GS_IPM_DIRECT && !ws->Hf && alloc_double(m, &ws->Hf) != 0)
+        return gs_errorf(err, GS_ERR_NOMEM, "", "no memory for the IPM normal matrix");
     int max_iter = gs_solver_max_iter(s, o);
     if (max_iter > IPM_MAX_ITER)
         max_iter = IPM_MAX_ITER;
