@@ -5,17 +5,17 @@
  *
  * Invariants: idx[0..k) lists the pairs of C in factor order, pos[i] is the
  * position of pair i or -1; f (cholup.h) holds the factor L L' = Q_CC in
- * that order; QC (m x cap)
- * holds the columns Q[:, idx[c]] in slot order (column slot[c]), so that
- * Q[:, C] v is one dgemv; a removal moves the last slot into the freed one.
+ * that order. Q[:, C] v is read from the precomputed Q's columns idx[c]
+ * (contiguous, m each) four at a time (gs_cset_qmul): no gathered copy of
+ * them is kept, so a build copies only Q_CC and an append nothing of Q.
  * Costs (k = |C|, m pairs):
  *   schur (l = L^-1 Q_Cj, s = Q_jj - l'l)      O(k^2)   one dtrsv
- *   append (given l, s)                          O(k + m) row of L, column of QC
- *   remove at position c                         O((k-c)^2 + m) rank-one update
- *                                                of the trailing factor, one column move
+ *   append (given l, s)                          O(k)     row of L
+ *   remove at position c                         O((k-c)^2) rank-one update
+ *                                                of the trailing factor
  *   solve Q_CC z = b                             O(k^2)   two dtrsv
- *   residual w = Q[:, C] v - p                   O(m k)   dgemv
- *   build from a list (warm start)               O(k^3/3 + m k) dpotrf
+ *   residual w = Q[:, C] v - p                   O(m k)   gs_cset_qmul
+ *   build from a list (warm start)               O(k^3/3 + k^2) gather, dpotrf
  * Capacity grows geometrically (never in the steady state of a solve).
  */
 #ifndef GS_CSET_H
@@ -27,13 +27,10 @@
 
 typedef struct {
     const gs_precomp *pc;
-    int m, k, cap;  /* members; capacity of QC, slot, owner, tmp (= f.cap) */
+    int m, k, cap;  /* members; capacity of tmp (= f.cap) */
     int *idx;     /* m */
     int *pos;     /* m */
     gs_cholup f;  /* the factor of Q_CC (f.k == k) */
-    double *QC;   /* m x cap, slot order */
-    int *slot;    /* cap: QC column of position c */
-    int *owner;   /* cap: position whose column sits in slot s */
     double *tmp;  /* cap scratch */
     unsigned char *mark; /* m scratch of gs_cset_travel, all zero between calls */
     long updates; /* appends and removals since the factor was last built fresh */
@@ -58,6 +55,10 @@ void gs_cset_solve(const gs_cset *cs, double *z);
 /* z <- L^-1 z and z <- L^-T z. */
 void gs_cset_solve_L(const gs_cset *cs, double *z);
 void gs_cset_solve_Lt(const gs_cset *cs, double *z);
+/* y += Q[:, C] v (v in position order), four columns of Q per sweep over y,
+ * each y_i summed in position order (no BLAS: the same rounding on every
+ * CPU). O(m k). */
+void gs_cset_qmul(const gs_cset *cs, const double *v, double *y);
 /* w = Q[:, C] v - p (v in position order; p NULL: no shift). */
 void gs_cset_residual(const gs_cset *cs, const double *v, const double *p, double *w);
 /* Rebuild the set from a list of distinct pairs with one dpotrf. Returns

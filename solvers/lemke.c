@@ -64,8 +64,7 @@
  *     B = [ I  -F ; 0  -C ],  F = [Q_WZ  d_W],  C = [Q_NZ  d_N]
  * (rows W, N) never exists: only C matters, and C is Q_ZZ bordered by the
  * row r and the column d when z0 is basic. Invariants:
- *   cs (gs_cset): L L' = Q_ZZ in the order cs.idx, QC = Q[:, Z] (in slot
- *     order, cs.slot maps factor positions to QC columns); the factor is
+ *   cs (gs_cset): L L' = Q_ZZ in the order cs.idx; the factor is
  *     updated per pivot (append O(k^2), rank-one downdate on removal) and
  *     rebuilt from scratch (dpotrf) every max(LK_REFACTOR, k) updates, or
  *     when the residual check of an entering column fails.
@@ -75,14 +74,14 @@
  *   zv (values of z, zero off Z), wv (values of w on W, zero on N), z0:
  *     updated by x += theta * direction each pivot and recomputed from the
  *     factor every LK_REFRESH pivots.
- * Complexity per pivot (k = |Z|, m pairs): O(m k) for the one dgemv on the
- * gathered columns Q[:, Z] that gives the change of every basic w (the
+ * Complexity per pivot (k = |Z|, m pairs): O(m k) for the product with the
+ * columns Q[:, Z] (gs_cset_qmul) that gives the change of every basic w (the
  * dominant term), + O(k^2) for the entering column (two triangular solves
  * with the factor, two more for v after a change of Z) and the factor update (append: one triangular solve;
- * removal at position c: O((k - c)^2) rotations + one O(m) column move),
+ * removal at position c: O((k - c)^2) rotations),
  * + O(m) ratio test. Each candidate tied in the ratio test adds O(k^2 + m);
  * the periodic refactorization adds O(k^3 / 3) per max(LK_REFACTOR, k)
- * updates, i.e. O(k^2 / 3) amortized. Memory O(m k) (QC) + O(k^2).
+ * updates, i.e. O(k^2 / 3) amortized. Memory O(k^2) + O(m).
  * Warm crash O(k^3/3 + m k); polish O(k^3/3 + m k). No allocation inside the
  * pivot loop except the geometric growth of the contact-set capacity.
  */
@@ -133,7 +132,6 @@ typedef struct {
     double *v;           /* m: Q_ZZ^-1 d_Z */
     double *rhs, *f, *y; /* m + 1 scratch */
     double *lexa, *lexb; /* m: rows of B^-1 of two tied candidates */
-    double *vs;          /* m: a factor-order vector in slot order (lk_qz_mv) */
     int *list;           /* m: pair lists (crash, refactor) */
     int *cand;           /* m + 1: candidate codes of the ratio test */
     unsigned char *mark; /* m */
@@ -169,7 +167,6 @@ static void lk_free(void *ptr)
     free(L->y);
     free(L->lexa);
     free(L->lexb);
-    free(L->vs);
     free(L->list);
     free(L->cand);
     free(L->mark);
@@ -196,13 +193,12 @@ static void *lk_new(gs_solver *s)
     L->y = malloc((m + 1) * db);
     L->lexa = malloc(m * db);
     L->lexb = malloc(m * db);
-    L->vs = malloc(m * db);
     L->list = malloc(m * sizeof(int));
     L->cand = malloc((m + 1) * sizeof(int));
     L->mark = malloc(m);
     gs_error e;
     if (!L->sq || !L->d || !L->zv || !L->wv || !L->dw || !L->dz || !L->v || !L->rhs || !L->f ||
-        !L->y || !L->lexa || !L->lexb || !L->vs || !L->list || !L->cand || !L->mark ||
+        !L->y || !L->lexa || !L->lexb || !L->list || !L->cand || !L->mark ||
         gs_cset_init(&L->cs, s->pc, &e) != GS_OK) {
         lk_free(L);
         return NULL;
@@ -221,16 +217,10 @@ static inline int is_eq(const lk_ws *L, int i)
     return gs_problem_is_eq(L->pb, i);
 }
 
-/* y += Q[:, Z] v (v in factor order; the gathered columns sit in slot
- * order). One dgemv, O(m k). */
+/* y += Q[:, Z] v (v in factor order). O(m k). */
 static void lk_qz_mv(lk_ws *L, const double *v, double *y)
 {
-    const int k = L->cs.k;
-    if (!k)
-        return;
-    for (int c = 0; c < k; c++)
-        L->vs[L->cs.slot[c]] = v[c];
-    cblas_dgemv(CblasColMajor, CblasNoTrans, L->m, k, 1.0, L->cs.QC, L->m, L->vs, 1, 1.0, y, 1);
+    gs_cset_qmul(&L->cs, v, y);
 }
 
 /* v = Q_ZZ^-1 d_Z (once per Z) and sden = d_r - Q_rZ v. Returns 0 if C is
