@@ -110,13 +110,13 @@
  */
 #include <cblas.h>
 #include <float.h>
-#include <lapacke.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cset.h"
 #include "linalg.h"
+#include "mixchol.h"
 #include "pcg.h"
 #include "solver_impl.h"
 
@@ -153,10 +153,9 @@ typedef struct {
     double *cr, *cz, *cp, *cq; /* m: PCG */
     double *lc, *wr;           /* m: polish */
     int *isE, *list, *list2;   /* m */
-    double *Hf;                /* m x m: direct variant, mixed's fallback (lazy) */
+    double *Hf;                /* m x m: direct variant (lazy) */
     float *Lf, *rf;            /* m x m, m: split in single precision (lazy) */
-    float *Hs;                 /* m x m: mixed, the float factor of H (lazy) */
-    int hs_double;             /* mixed: this iteration's factor is Hf (spotrf failed) */
+    gs_mixchol mc;             /* mixed: the factor of H (made on the first mixed solve) */
 } ipm_ws;
 
 static void ipm_free(void *p)
@@ -173,7 +172,7 @@ static void ipm_free(void *p)
         free(*v[i]);
     free(ws->Lf);
     free(ws->rf);
-    free(ws->Hs);
+    gs_mixchol_free(&ws->mc);
     free(ws->isE);
     free(ws->list);
     free(ws->list2);
@@ -258,110 +257,23 @@ static void cg_h(void *ctx, const double *x, double *y)
     h_mul(c->pc, c->ws->hd, x, y);
 }
 
-/* z = (L L')^-1 r with a float lower triangle L (m x m): r rounded to float
- * into t (m), two strsv, z back in double. Half the memory traffic of the
- * double sweeps; only the preconditioner is inexact (the PCG's residuals and
- * the operator stay double). O(m^2). */
-static void llt_solve32(const float *L, int m, float *t, const double *r, double *z)
-{
-    for (int i = 0; i < m; i++)
-        t[i] = (float)r[i];
-    cblas_strsv(CblasColMajor, CblasLower, CblasNoTrans, CblasNonUnit, m, L, m, t, 1);
-    cblas_strsv(CblasColMajor, CblasLower, CblasTrans, CblasNonUnit, m, L, m, t, 1);
-    for (int i = 0; i < m; i++)
-        z[i] = t[i];
-}
-
-/* x = (L L')^-1 x with a double lower triangle L (m x m). O(m^2). */
-static void llt_solve64(const double *L, int m, double *x)
-{
-    cblas_dtrsv(CblasColMajor, CblasLower, CblasNoTrans, CblasNonUnit, m, L, m, x, 1);
-    cblas_dtrsv(CblasColMajor, CblasLower, CblasTrans, CblasNonUnit, m, L, m, x, 1);
-}
-
 /* z = P3^-1 r: in single precision with the float copy Lf whose diagonal
  * holds diag(L_Q) + D (prepare), else the double sweeps. */
 static void cg_split(void *ctx, const double *r, double *z)
 {
     const ipm_cg_ctx *c = ctx;
     if (c->ws->Lf)
-        llt_solve32(c->ws->Lf, c->pc->m, c->ws->rf, r, z);
+        gs_llt_solve32(c->ws->Lf, c->pc->m, c->ws->rf, r, z);
     else
         split_apply(c->pc, c->ws->dg, r, z);
 }
 
-/* z = H^-1 r with this iteration's factor: the float one (r rounded to
- * float, two strsv, z back in double) or, where spotrf failed, the double
- * one. O(m^2). */
+/* z = H^-1 r with this iteration's factor (float, or double where float
+ * failed: mixchol.h). O(m^2). */
 static void cg_mixed(void *ctx, const double *r, double *z)
 {
     const ipm_cg_ctx *c = ctx;
-    ipm_ws *ws = c->ws;
-    const int m = c->pc->m;
-    if (ws->hs_double) {
-        memcpy(z, r, (size_t)m * sizeof *z);
-        llt_solve64(ws->Hf, m, z);
-    } else {
-        llt_solve32(ws->Hs, m, ws->rf, r, z);
-    }
-}
-
-/* *a = an m x m double matrix (workspace, lazy). 0, or -1 without memory. */
-static int alloc_double(int m, double **a)
-{
-    const size_t mm = gs_mul_size((size_t)m, (size_t)m);
-    *a = mm ? malloc(gs_mul_size(mm, sizeof **a)) : NULL;
-    return *a ? 0 : -1;
-}
-
-/* *a = an m x m float matrix, and the float vector rf (m) its solves round
- * into (workspace, lazy). 0, or -1 without memory (*a NULL then). */
-static int alloc_float(ipm_ws *ws, int m, float **a)
-{
-    const size_t mm = gs_mul_size((size_t)m, (size_t)m);
-    *a = mm ? malloc(gs_mul_size(mm, sizeof **a)) : NULL;
-    if (*a && !ws->rf)
-        ws->rf = malloc((size_t)m * sizeof *ws->rf);
-    if (*a && ws->rf)
-        return 0;
-    free(*a);
-    *a = NULL;
-    return -1;
-}
-
-/* Hf = the Cholesky factor of H = Q + diag(hd) in double (lower triangle).
- * 0, or -1 when dpotrf fails. O(m^3/3). */
-static int factor_double(ipm_ws *ws, const gs_precomp *pc)
-{
-    const int m = pc->m;
-    for (int j = 0; j < m; j++) {
-        const double *qj = pc->Q + (size_t)j * m;
-        double *hj = ws->Hf + (size_t)j * m;
-        memcpy(hj + j, qj + j, (size_t)(m - j) * sizeof *hj);
-        hj[j] += ws->hd[j];
-    }
-    return LAPACKE_dpotrf(LAPACK_COL_MAJOR, 'L', m, ws->Hf, m) != 0 ? -1 : 0;
-}
-
-/* mixed: Hs = the float Cholesky factor of H; where spotrf fails, Hf in
- * double (allocated then, once per workspace). 0, or -1 when both fail or
- * there is no memory for Hf. O(m^3/3) in float. */
-static int factor_mixed(ipm_ws *ws, const gs_precomp *pc)
-{
-    const int m = pc->m;
-    for (int j = 0; j < m; j++) {
-        const double *qj = pc->Q + (size_t)j * m;
-        float *hj = ws->Hs + (size_t)j * m;
-        for (int i = j; i < m; i++)
-            hj[i] = (float)qj[i];
-        hj[j] = (float)(qj[j] + ws->hd[j]);
-    }
-    ws->hs_double = LAPACKE_spotrf(LAPACK_COL_MAJOR, 'L', m, ws->Hs, m) != 0;
-    if (!ws->hs_double)
-        return 0;
-    if (!ws->Hf && alloc_double(m, &ws->Hf) != 0)
-        return -1;
-    return factor_double(ws, pc);
+    gs_mixchol_solve(&c->ws->mc, r, z);
 }
 
 static void cg_jacobi(void *ctx, const double *r, double *z)
@@ -386,9 +298,9 @@ static int prepare(ipm_ws *ws, const gs_precomp *pc, gs_ipm_linear lin)
         for (int i = 0; i < m; i++)
             ws->dg[i] = pc->qdiag[i] + ws->hd[i];
     } else if (lin == GS_IPM_MIXED) {
-        return factor_mixed(ws, pc);
+        return gs_mixchol_factor(&ws->mc, pc->Q, m, ws->hd, NULL) == GS_OK ? 0 : -1;
     } else {
-        return factor_double(ws, pc);
+        return gs_chol_plus_diag(ws->Hf, m, pc->Q, m, ws->hd) != 0 ? -1 : 0;
     }
     return 0;
 }
@@ -402,7 +314,7 @@ static int hsolve(ipm_ws *ws, const gs_precomp *pc, const gs_solve_opts *o, gs_i
     const int m = pc->m;
     if (lin == GS_IPM_DIRECT) {
         memcpy(x, b, (size_t)m * sizeof *x);
-        llt_solve64(ws->Hf, m, x);
+        gs_llt_solve64(ws->Hf, m, x);
         for (int i = 0; i < m; i++)
             if (!isfinite(x[i]))
                 return -1;
@@ -496,7 +408,7 @@ static void start_infeasible(ipm_ws *ws, gs_solver *s, double lam_floor, double 
     (void)gs_precomp_kinv(pc, ws->x); /* NaN on failure: the first iteration stops */
     /* lam_hat = Q^-1 p (two triangular solves with L_Q) */
     memcpy(ws->lam, s->p, (size_t)m * sizeof *ws->lam);
-    llt_solve64(pc->LQ, m, ws->lam);
+    gs_llt_solve64(pc->LQ, m, ws->lam);
     for (int i = 0; i < m; i++) {
         ws->y[i] = fabs(s->p[i]);
         ws->lam[i] = fabs(ws->lam[i]);
@@ -595,10 +507,17 @@ static gs_err ipm_solve(gs_solver *s, const gs_problem *pb, const gs_solve_opts 
         o->ipm_start != GS_IPM_START_INFEASIBLE)
         return gs_errorf(err, GS_ERR_INVALID, "ipm_start", "unknown IPM starting point %d",
                          (int)o->ipm_start);
+    const size_t mm = gs_mul_size((size_t)m, (size_t)m);
     if (IPM_SPLIT_FP32 && lin == GS_IPM_PCG_SPLIT && !ws->Lf && m > 0) {
         /* the float copy of L_Q (lower triangle; the upper is never read) */
-        if (alloc_float(ws, m, &ws->Lf) != 0)
+        ws->Lf = malloc(gs_mul_size(mm, sizeof *ws->Lf));
+        if (!ws->rf)
+            ws->rf = malloc((size_t)m * sizeof *ws->rf);
+        if (!ws->Lf || !ws->rf) {
+            free(ws->Lf);
+            ws->Lf = NULL;
             return gs_errorf(err, GS_ERR_NOMEM, "", "no memory for the float copy of L_Q");
+        }
         for (int j = 0; j < m; j++) {
             const double *lj = pc->LQ + (size_t)j * m;
             float *fj = ws->Lf + (size_t)j * m;
@@ -606,10 +525,13 @@ static gs_err ipm_solve(gs_solver *s, const gs_problem *pb, const gs_solve_opts 
                 fj[i] = (float)lj[i];
         }
     }
-    if (lin == GS_IPM_MIXED && !ws->Hs && m > 0 && alloc_float(ws, m, &ws->Hs) != 0)
-        return gs_errorf(err, GS_ERR_NOMEM, "", "no memory for the float IPM normal matrix");
-    if (lin == GS_IPM_DIRECT && !ws->Hf && alloc_double(m, &ws->Hf) != 0)
-        return gs_errorf(err, GS_ERR_NOMEM, "", "no memory for the IPM normal matrix");
+    if (lin == GS_IPM_MIXED && !ws->mc.t && gs_mixchol_init(&ws->mc, m, err) != GS_OK)
+        return GS_ERR_NOMEM;
+    if (lin == GS_IPM_DIRECT && !ws->Hf && m > 0) {
+        ws->Hf = malloc(gs_mul_size(mm, sizeof *ws->Hf));
+        if (!ws->Hf)
+            return gs_errorf(err, GS_ERR_NOMEM, "", "no memory for the IPM normal matrix");
+    }
     int max_iter = gs_solver_max_iter(s, o);
     if (max_iter > IPM_MAX_ITER)
         max_iter = IPM_MAX_ITER;

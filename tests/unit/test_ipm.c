@@ -116,8 +116,8 @@ GS_TEST(exact_cases_every_combination)
  * fails here (nor on any other model of the IPM and agreement tests): when
  * the polish identifies the set, Lambda^-1 Y on the contact pairs is still
  * ~2e-5 of Q's diagonal, so the scaled H is well inside float range; the
- * double fallback (ipm.c factor_mixed) is the safety net for a joint whose
- * iterations go deeper on such a Q. */
+ * double fallback (solvers/mixchol.c, tested by test_mixchol) is the safety
+ * net for a joint whose iterations go deeper on such a Q. */
 GS_TEST(nearly_dependent_pairs_every_combination)
 {
     const double eps = 1e-4;
