@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "linalg.h"
+
 /* Residual-gap measures shared by both certificates. O(m). */
 static void measure_w(const gs_problem *pb, const double *lam, const double *w, gs_kkt *k)
 {
@@ -41,9 +43,7 @@ static double dual_objective(const gs_precomp *pc, const double *p, double s, co
 {
     const int m = pc->m;
     memset(w, 0, (size_t)m * sizeof *w);
-    for (int j = 0; j < m; j++)
-        if (lam[j] != 0.0)
-            cblas_daxpy(m, lam[j], pc->Q + (size_t)j * m, 1, w, 1);
+    gs_sparse_mul(m, pc->Q, (size_t)m, lam, m, w);
     double quad = cblas_ddot(m, lam, 1, w, 1), lin = cblas_ddot(m, p, 1, lam, 1);
     for (int i = 0; i < m; i++)
         w[i] -= p[i];

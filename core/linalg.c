@@ -106,6 +106,62 @@ double gs_thread_cpu(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* The sweeps are memory-bound only with 256-bit loads: GCC function
+ * multiversioning picks an AVX2 clone at load time where the CPU has it.
+ * AVX2 without FMA: no contraction, so every clone rounds alike (each y_i
+ * the same sequence of products and sums; checked bitwise). Measured at
+ * m = 2,603 and 315 columns: 0.24 ms baseline SSE2, 0.12 ms AVX2, as fast as
+ * OpenBLAS's dgemv on a gathered copy of the columns. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define GS_SIMD_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define GS_SIMD_CLONES
+#endif
+
+/* y += a0 x0 + a1 x1 + a2 x2 + a3 x3, left to right per element. O(m). */
+GS_SIMD_CLONES static void axpy4(int m, const double *a, const double *x0, const double *x1,
+                                 const double *x2, const double *x3, double *y)
+{
+    const double a0 = a[0], a1 = a[1], a2 = a[2], a3 = a[3];
+    for (int i = 0; i < m; i++)
+        y[i] = y[i] + a0 * x0[i] + a1 * x1[i] + a2 * x2[i] + a3 * x3[i];
+}
+
+/* y += a x. O(m). */
+GS_SIMD_CLONES static void axpy1(int m, double a, const double *x, double *y)
+{
+    for (int i = 0; i < m; i++)
+        y[i] = y[i] + a * x[i];
+}
+
+void gs_cols_mul(int m, const double *A, size_t lda, const int *cols, const double *v, int k,
+                 double *y)
+{
+    int c = 0;
+    for (; c + 4 <= k; c += 4)
+        axpy4(m, v + c, A + (size_t)cols[c] * lda, A + (size_t)cols[c + 1] * lda,
+              A + (size_t)cols[c + 2] * lda, A + (size_t)cols[c + 3] * lda, y);
+    for (; c < k; c++)
+        axpy1(m, v[c], A + (size_t)cols[c] * lda, y);
+}
+
+void gs_sparse_mul(int m, const double *A, size_t lda, const double *v, int n, double *y)
+{
+    int cols[4], nb = 0;
+    double a[4];
+    for (int j = 0; j < n; j++) {
+        if (v[j] == 0.0)
+            continue;
+        cols[nb] = j;
+        a[nb++] = v[j];
+        if (nb == 4) {
+            gs_cols_mul(m, A, lda, cols, a, 4, y);
+            nb = 0;
+        }
+    }
+    gs_cols_mul(m, A, lda, cols, a, nb, y);
+}
+
 size_t gs_mul_size(size_t a, size_t b)
 {
     if (a != 0 && b > SIZE_MAX / a)

@@ -48,6 +48,17 @@ double gs_now(void);
  * not count: for comparing the cost of two ways of doing the same work). */
 double gs_thread_cpu(void);
 
+/* y += A[:, cols] v: the k columns cols[c] of A (m rows, leading dim lda)
+ * times v (k), four columns per sweep over y, each y_i summed in the order
+ * of cols (no BLAS: the same rounding on every CPU and every OpenBLAS
+ * kernel; on x86-64 an AVX2 clone without FMA is picked at load time where
+ * the CPU has it and rounds exactly like the baseline code). O(m k). */
+void gs_cols_mul(int m, const double *A, size_t lda, const int *cols, const double *v, int k,
+                 double *y);
+/* y += A v over the nonzeros of v (n), in index order, four columns per
+ * sweep (as gs_cols_mul). O(m nnz(v)). */
+void gs_sparse_mul(int m, const double *A, size_t lda, const double *v, int n, double *y);
+
 /* Overflow-checked size products for allocation: returns 0 on overflow. */
 size_t gs_mul_size(size_t a, size_t b);
 

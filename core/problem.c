@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "linalg.h"
+
 gs_err gs_problem_check(const gs_problem *pb, gs_error *err)
 {
     char field[32];
@@ -33,9 +35,7 @@ void gs_problem_dual_data(const gs_problem *pb, double *p, double *s, double *wo
     if (pb->load) {
         /* work = Q load over the support of load: O(m nnz(load)) */
         memset(work, 0, (size_t)m * sizeof *work);
-        for (int k = 0; k < m; k++)
-            if (pb->load[k] != 0.0)
-                cblas_daxpy(m, pb->load[k], pc->Q + (size_t)k * m, 1, work, 1);
+        gs_sparse_mul(m, pc->Q, (size_t)m, pb->load, m, work);
         for (int k = 0; k < m; k++) {
             if (pb->load[k] != 0.0)
                 sv += pb->load[k] * (pc->u0[k] + 0.5 * work[k]);

@@ -109,37 +109,9 @@ void gs_cset_solve(const gs_cset *cs, double *z)
     gs_cset_solve_Lt(cs, z);
 }
 
-/* gs_cset_qmul's sweeps are memory-bound only with 256-bit loads: on
- * x86-64 an AVX2 clone is chosen at load time where the CPU has it (GCC
- * function multiversioning). AVX2 without FMA: no contraction, so both
- * clones round alike (each y_i the same sequence of products and sums).
- * Measured at m = 2,603, k = 315: 0.24 ms baseline SSE2, 0.12 ms AVX2, as
- * OpenBLAS's dgemv on a gathered copy of the columns, which cost 0.28 ms
- * to make. */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define GS_SIMD_CLONES __attribute__((target_clones("avx2", "default")))
-#else
-#define GS_SIMD_CLONES
-#endif
-
-GS_SIMD_CLONES void gs_cset_qmul(const gs_cset *cs, const double *v, double *y)
+void gs_cset_qmul(const gs_cset *cs, const double *v, double *y)
 {
-    const int m = cs->m, k = cs->k;
-    const double *Q = cs->pc->Q;
-    int c = 0;
-    for (; c + 4 <= k; c += 4) {
-        const double *q0 = Q + (size_t)cs->idx[c] * m, *q1 = Q + (size_t)cs->idx[c + 1] * m;
-        const double *q2 = Q + (size_t)cs->idx[c + 2] * m, *q3 = Q + (size_t)cs->idx[c + 3] * m;
-        const double a0 = v[c], a1 = v[c + 1], a2 = v[c + 2], a3 = v[c + 3];
-        for (int i = 0; i < m; i++)
-            y[i] = y[i] + a0 * q0[i] + a1 * q1[i] + a2 * q2[i] + a3 * q3[i];
-    }
-    for (; c < k; c++) {
-        const double *q0 = Q + (size_t)cs->idx[c] * m;
-        const double a0 = v[c];
-        for (int i = 0; i < m; i++)
-            y[i] = y[i] + a0 * q0[i];
-    }
+    gs_cols_mul(cs->m, cs->pc->Q, (size_t)cs->m, cs->idx, v, cs->k, y);
 }
 
 void gs_cset_residual(const gs_cset *cs, const double *v, const double *p, double *w)

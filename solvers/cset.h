@@ -55,9 +55,8 @@ void gs_cset_solve(const gs_cset *cs, double *z);
 /* z <- L^-1 z and z <- L^-T z. */
 void gs_cset_solve_L(const gs_cset *cs, double *z);
 void gs_cset_solve_Lt(const gs_cset *cs, double *z);
-/* y += Q[:, C] v (v in position order), four columns of Q per sweep over y,
- * each y_i summed in position order (no BLAS: the same rounding on every
- * CPU). O(m k). */
+/* y += Q[:, C] v (v in position order): gs_cols_mul (linalg.h) over Q's
+ * columns idx[0..k). O(m k). */
 void gs_cset_qmul(const gs_cset *cs, const double *v, double *y);
 /* w = Q[:, C] v - p (v in position order; p NULL: no shift). */
 void gs_cset_residual(const gs_cset *cs, const double *v, const double *p, double *w);

@@ -171,9 +171,7 @@ void npm_dual_gradient(const gs_solver *s, const double *lam, double *g)
     const int m = s->m;
     for (int i = 0; i < m; i++)
         g[i] = -s->p[i];
-    for (int j = 0; j < m; j++)
-        if (lam[j] != 0.0)
-            cblas_daxpy(m, lam[j], s->pc->Q + (size_t)j * m, 1, g, 1);
+    gs_sparse_mul(m, s->pc->Q, (size_t)m, lam, m, g);
 }
 
 void npm_lq_solve_L(const gs_solver *s, double *z)
@@ -540,8 +538,7 @@ static gs_err npm_solve(gs_solver *s, const gs_problem *pb, const gs_solve_opts 
             /* w_F target = Q[F, C] lam_C - p_F: one O(m k) product */
             for (int i = 0; i < m; i++)
                 ws->hv[i] = -s->p[i];
-            for (int a = 0; a < k; a++)
-                cblas_daxpy(m, ws->z[a], s->pc->Q + (size_t)S[a] * m, 1, ws->hv, 1);
+            gs_cols_mul(m, s->pc->Q, (size_t)m, S, ws->z, k, ws->hv);
             for (int i = 0; i < m; i++) {
                 int inC = npm_in_system(&c, i);
                 ws->d[i] = inC ? -ws->x[i] : ws->hv[i] - ws->x[i];
