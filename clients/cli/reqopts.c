@@ -50,6 +50,22 @@ int gc_solve_opts_check(const char *prog, const gc_solve_opts *o)
             return GC_EUSAGE;
         free(v);
     }
+    gs_npm_linear nl;
+    gs_linesearch ls;
+    gs_ipm_linear il;
+    gs_ipm_start is;
+    if (o->npm_linear && gs_npm_linear_parse(o->npm_linear, &nl) != 0)
+        return gc_usage_error(prog, "--npm-linear must be combined, chol or cg, not '%s'",
+                              o->npm_linear);
+    if (o->linesearch && gs_linesearch_parse(o->linesearch, &ls) != 0)
+        return gc_usage_error(prog, "--linesearch must be exact, golden or armijo, not '%s'",
+                              o->linesearch);
+    if (o->ipm_linear && gs_ipm_linear_parse(o->ipm_linear, &il) != 0)
+        return gc_usage_error(prog, "--ipm-linear must be mixed, split, jacobi or direct, not '%s'",
+                              o->ipm_linear);
+    if (o->ipm_start && gs_ipm_start_parse(o->ipm_start, &is) != 0)
+        return gc_usage_error(prog, "--ipm-start must be auto, feasible or infeasible, not '%s'",
+                              o->ipm_start);
     return GC_OK;
 }
 
@@ -92,6 +108,13 @@ int gc_solve_opts_json(const gc_solve_opts *o, cJSON *obj)
     }
     if (o->warm)
         ok &= cJSON_AddStringToObject(obj, "warm_start", o->warm) != NULL;
+    const char *const named[4][2] = {{"npm_linear", o->npm_linear},
+                                     {"linesearch", o->linesearch},
+                                     {"ipm_linear", o->ipm_linear},
+                                     {"ipm_start", o->ipm_start}};
+    for (int i = 0; i < 4; i++)
+        if (named[i][1])
+            ok &= cJSON_AddStringToObject(obj, named[i][0], named[i][1]) != NULL;
     return ok ? 0 : -1;
 }
 
@@ -117,7 +140,11 @@ int gc_solve_opts_query(const gc_solve_opts *o, gc_buf *q, char sep)
                    add_q(q, &s, "timeout_s", o->timeout) ||
                    add_q(q, &s, "fasteners", o->fasteners) ||
                    add_q(q, &s, "fastener_fraction", o->fraction) ||
-                   add_q(q, &s, "fixed_pairs", o->fixed) || add_q(q, &s, "warm_start", o->warm)
+                   add_q(q, &s, "fixed_pairs", o->fixed) || add_q(q, &s, "warm_start", o->warm) ||
+                   add_q(q, &s, "npm_linear", o->npm_linear) ||
+                   add_q(q, &s, "linesearch", o->linesearch) ||
+                   add_q(q, &s, "ipm_linear", o->ipm_linear) ||
+                   add_q(q, &s, "ipm_start", o->ipm_start)
                ? -1
                : 0;
 }

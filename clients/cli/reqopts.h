@@ -1,7 +1,8 @@
 /*
  * reqopts.h -- the solve options shared by `gapsim solve` and `gapsim cloud
  * submit` (--solver, --formulation, --tol, --max-iter, --timeout, --fasteners,
- * --fraction, --fixed-pairs, --warm-start): their option table entries,
+ * --fraction, --fixed-pairs, --warm-start, and the methods' own --npm-linear,
+ * --linesearch, --ipm-linear, --ipm-start): their option table entries,
  * help text, local checks (bad values are usage errors, exit 2) and their
  * encoding as JSON body members (solve) or as a query string (cloud .npy
  * upload).
@@ -15,16 +16,20 @@
 
 typedef struct {
     const char *solver, *formulation, *tol, *max_iter, *timeout, *fasteners, *fraction, *fixed,
-        *warm;
+        *warm, *npm_linear, *linesearch, *ipm_linear, *ipm_start;
 } gc_solve_opts;
 
-/* Option table entries for the fields of o (9 entries). */
+/* Option table entries for the fields of o (13 entries). */
 #define GC_SOLVE_OPT_ENTRIES(o)                                                                   \
     {"--solver", NULL, &(o).solver, NULL}, {"--formulation", NULL, &(o).formulation, NULL},       \
         {"--tol", NULL, &(o).tol, NULL}, {"--max-iter", NULL, &(o).max_iter, NULL},               \
         {"--timeout", NULL, &(o).timeout, NULL},                                                  \
         {"--fasteners", NULL, &(o).fasteners, NULL}, {"--fraction", NULL, &(o).fraction, NULL},   \
-        {"--fixed-pairs", NULL, &(o).fixed, NULL}, {"--warm-start", NULL, &(o).warm, NULL}
+        {"--fixed-pairs", NULL, &(o).fixed, NULL}, {"--warm-start", NULL, &(o).warm, NULL},      \
+        {"--npm-linear", NULL, &(o).npm_linear, NULL},                                            \
+        {"--linesearch", NULL, &(o).linesearch, NULL},                                            \
+        {"--ipm-linear", NULL, &(o).ipm_linear, NULL},                                            \
+        {"--ipm-start", NULL, &(o).ipm_start, NULL}
 
 #define GC_SOLVE_OPT_HELP                                                                         \
     "  --solver S         auto (default), gi, lemke, npm, ipm, ref\n"                             \
@@ -35,7 +40,11 @@ typedef struct {
     "  --fasteners P      all, none (default) or candidate indices i,j,...\n"                     \
     "  --fraction F       install round(F * n_fast) fasteners, evenly spaced (not with\n"         \
     "                     --fasteners)\n"                                                         \
-    "  --fixed-pairs LIST pairs held closed (equalities), i,j,...\n"
+    "  --fixed-pairs LIST pairs held closed (equalities), i,j,...\n"                           \
+    "  --npm-linear L     npm: combined (default), chol, cg\n"                                    \
+    "  --linesearch L     npm: exact (default), golden, armijo\n"                                 \
+    "  --ipm-linear L     ipm: mixed (default), split, jacobi, direct\n"                          \
+    "  --ipm-start S      ipm: auto (default), feasible, infeasible\n"
 
 /* Check the values; GC_EUSAGE (reported) or GC_OK. */
 int gc_solve_opts_check(const char *prog, const gc_solve_opts *o);

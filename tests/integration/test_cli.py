@@ -247,6 +247,35 @@ class CliTest(unittest.TestCase):
                       "--fixed-pairs", "0,1"])
         self.assertRegex(r.stdout, r"status:\s+optimal")
 
+    def test_method_options(self):
+        # --ipm-linear / --ipm-start / --npm-linear / --linesearch reach the server: in the JSON
+        # body of a solve (a gap of its own: the result cache answers any solver), in the query
+        # string of an .npy cloud and in the body of a generated one
+        g = [1.001 * v for v in self.row(7)]
+        with open(self.tmp("g7.json"), "w") as f:
+            json.dump({"g": g}, f)
+        j = self.cli_json(["solve", "--assembly", self.asm, "--g-json", self.tmp("g7.json"),
+                           "--solver", "ipm", "--ipm-linear", "direct", "--ipm-start", "feasible"])
+        self.assertEqual((j["solver"], j["status"]), ("ipm", "optimal"))
+        self.assertIs(j["cached"], False)
+        ref = self.d.post("/v1/assemblies/%s/solve" % self.asm, {"g": g, "solver": "lemke"}).json()
+        self.assertLess(max(abs(a - b) for a, b in zip(j["w"], ref["w"])), 1e-7)
+        u = self.cli_json(["cloud", "submit", "--assembly", self.asm, "--gaps", self.gaps,
+                           "--solver", "npm", "--npm-linear", "cg", "--linesearch", "armijo",
+                           "--fraction", "0.5", "--wait"])
+        self.assertEqual((u["status"], u["options"]["npm_linear"], u["options"]["linesearch"]),
+                         ("done", "cg", "armijo"))
+        c = self.cli_json(["cloud", "submit", "--assembly", self.asm, "--generate", "2",
+                           "--solver", "ipm", "--ipm-linear", "split", "--wait"])
+        self.assertEqual((c["status"], c["options"]["ipm_linear"]), ("done", "split"))
+        for flag, words in (("--ipm-linear", "mixed, split, jacobi or direct"),
+                            ("--ipm-start", "auto, feasible or infeasible"),
+                            ("--npm-linear", "combined, chol or cg"),
+                            ("--linesearch", "exact, golden or armijo")):
+            r = self.cli(["solve", "--assembly", self.asm, "--gaps", self.gaps, flag, "float"],
+                         rc=2)
+            self.assertIn(words, r.stderr)
+
     # ---- clouds --------------------------------------------------------------------------------
     def test_cloud_flow(self):
         r = self.cli(["cloud", "submit", "--assembly", self.asm, "--gaps", self.gaps,
