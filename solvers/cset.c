@@ -199,12 +199,17 @@ gs_err gs_cset_travel(gs_cset *cs, const int *list, int k, gs_error *err)
     return rc;
 }
 
-double gs_zero_force(const gs_precomp *pc, double tol_w)
+double gs_qdiag_max(const gs_precomp *pc)
 {
     double qmax = 0.0;
     for (int i = 0; i < pc->m; i++)
         qmax = fmax(qmax, pc->qdiag[i]);
-    return 0.5 * tol_w / fmax(qmax, DBL_MIN);
+    return qmax;
+}
+
+double gs_zero_force(double qdiag_max, double tol_w)
+{
+    return 0.5 * tol_w / fmax(qdiag_max, DBL_MIN);
 }
 
 int gs_zero_rule(int k, const int *idx, const double *lc, const gs_problem *pb, double tol_lam,

@@ -94,8 +94,11 @@ gs_err gs_cset_travel(gs_cset *cs, const int *list, int k, gs_error *err);
  * violation (w < -tol_w) gets lam >= tol_w / Q_ii >= 2 tol_lam, outside the
  * band, so the rule cannot cycle with the outer iteration. */
 
-/* tol_lam of the zero rule (N) for the violation tolerance tol_w (mm). O(m). */
-double gs_zero_force(const gs_precomp *pc, double tol_w);
+/* max_i Q_ii (a solver keeps it: gs_zero_force's input). O(m). */
+double gs_qdiag_max(const gs_precomp *pc);
+/* tol_lam of the zero rule (N) for the violation tolerance tol_w (mm), given
+ * max_i Q_ii. O(1). */
+double gs_zero_force(double qdiag_max, double tol_w);
 /* The zero rule on multipliers lc (k, position order) of the members idx:
  * returns how many members leave and writes their positions, in decreasing
  * order (safe to remove one after another), to out (k). 0: none leaves. */

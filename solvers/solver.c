@@ -194,6 +194,7 @@ gs_solver *gs_solver_new(const gs_precomp *pc, gs_error *err)
     s->pc = pc;
     s->m = pc->m;
     s->n = pc->n;
+    s->qdiag_max = gs_qdiag_max(pc);
     s->p = malloc((size_t)pc->m * sizeof *s->p);
     s->work = malloc(3 * (size_t)pc->m * sizeof *s->work);
     if (!s->p || !s->work)
@@ -273,13 +274,14 @@ gs_err gs_solve(gs_solver *s, const gs_problem *pb, const gs_solve_opts *opts, d
     info->form = form;
     /* violation tolerance (mm): relative to the gaps, floored at the
      * round-off of w = Q lam - p (p can be large under fastener loads) */
-    double gmax = 0.0, pmax = 0.0;
+    double gmax = 0.0, pmax = 0.0; /* finite: checked (g) and computed from finite data (p) */
     for (int i = 0; i < m; i++) {
-        gmax = fmax(gmax, fabs(pb->g[i]));
-        pmax = fmax(pmax, fabs(s->p[i]));
+        const double ag = fabs(pb->g[i]), ap = fabs(s->p[i]);
+        gmax = ag > gmax ? ag : gmax;
+        pmax = ap > pmax ? ap : pmax;
     }
     s->tol_w = fmax(o.tol * fmax(1.0, gmax), 64.0 * DBL_EPSILON * pmax);
-    s->tol_lam = gs_zero_force(s->pc, s->tol_w);
+    s->tol_lam = gs_zero_force(s->qdiag_max, s->tol_w);
     const gs_status before = gs_solve_stop(&o, 0, INT_MAX); /* cancelled, or out of time */
     if (before != GS_STATUS_OPTIMAL) {
         memset(lam, 0, (size_t)m * sizeof *lam);

@@ -34,6 +34,7 @@ struct gs_solver {
     double s;          /* 1/2 f'K^-1 f of the current problem */
     double tol_w;      /* mm: a residual gap below -tol_w is a violation */
     double tol_lam;    /* N: the zero rule's force (cset.h gs_zero_force) */
+    double qdiag_max;  /* max_i Q_ii (gs_qdiag_max, once per solver) */
     double *work;      /* 3m scratch for the generic layer */
     gs_auto_stats auto_stats;
     void *ws[GS_METHOD__COUNT * GS_FORM__COUNT];
