@@ -12,19 +12,57 @@
 #include "cli.h"
 #include "solver.h"
 
+/* The named values, parsed by the solver library (one adapter per type). */
+static int is_method(const char *s)
+{
+    gs_method v;
+    return gs_method_parse(s, &v) == 0;
+}
+static int is_form(const char *s)
+{
+    gs_form v;
+    return gs_form_parse(s, &v) == 0;
+}
+static int is_npm_linear(const char *s)
+{
+    gs_npm_linear v;
+    return gs_npm_linear_parse(s, &v) == 0;
+}
+static int is_linesearch(const char *s)
+{
+    gs_linesearch v;
+    return gs_linesearch_parse(s, &v) == 0;
+}
+static int is_ipm_linear(const char *s)
+{
+    gs_ipm_linear v;
+    return gs_ipm_linear_parse(s, &v) == 0;
+}
+static int is_ipm_start(const char *s)
+{
+    gs_ipm_start v;
+    return gs_ipm_start_parse(s, &v) == 0;
+}
+
 int gc_solve_opts_check(const char *prog, const gc_solve_opts *o)
 {
-    gs_method meth;
-    gs_form form;
+    const struct {
+        const char *flag, *value, *allowed;
+        int (*ok)(const char *);
+    } named[] = {
+        {"--solver", o->solver, "auto, gi, lemke, npm, ipm or ref", is_method},
+        {"--formulation", o->formulation, "default, dual, relative or primal", is_form},
+        {"--npm-linear", o->npm_linear, "combined, chol or cg", is_npm_linear},
+        {"--linesearch", o->linesearch, "exact, golden or armijo", is_linesearch},
+        {"--ipm-linear", o->ipm_linear, "mixed, split, jacobi or direct", is_ipm_linear},
+        {"--ipm-start", o->ipm_start, "auto, feasible or infeasible", is_ipm_start},
+    };
+    for (size_t i = 0; i < sizeof named / sizeof named[0]; i++)
+        if (named[i].value && !named[i].ok(named[i].value))
+            return gc_usage_error(prog, "%s must be %s, not '%s'", named[i].flag,
+                                  named[i].allowed, named[i].value);
     double d;
     long l;
-    if (o->solver && gs_method_parse(o->solver, &meth) != 0)
-        return gc_usage_error(prog, "--solver must be auto, gi, lemke, npm, ipm or ref, not '%s'",
-                              o->solver);
-    if (o->formulation && gs_form_parse(o->formulation, &form) != 0)
-        return gc_usage_error(prog,
-                              "--formulation must be default, dual, relative or primal, not '%s'",
-                              o->formulation);
     if (o->tol) {
         if (gc_arg_double(prog, "--tol", o->tol, 0, 1, &d))
             return GC_EUSAGE;
@@ -50,22 +88,6 @@ int gc_solve_opts_check(const char *prog, const gc_solve_opts *o)
             return GC_EUSAGE;
         free(v);
     }
-    gs_npm_linear nl;
-    gs_linesearch ls;
-    gs_ipm_linear il;
-    gs_ipm_start is;
-    if (o->npm_linear && gs_npm_linear_parse(o->npm_linear, &nl) != 0)
-        return gc_usage_error(prog, "--npm-linear must be combined, chol or cg, not '%s'",
-                              o->npm_linear);
-    if (o->linesearch && gs_linesearch_parse(o->linesearch, &ls) != 0)
-        return gc_usage_error(prog, "--linesearch must be exact, golden or armijo, not '%s'",
-                              o->linesearch);
-    if (o->ipm_linear && gs_ipm_linear_parse(o->ipm_linear, &il) != 0)
-        return gc_usage_error(prog, "--ipm-linear must be mixed, split, jacobi or direct, not '%s'",
-                              o->ipm_linear);
-    if (o->ipm_start && gs_ipm_start_parse(o->ipm_start, &is) != 0)
-        return gc_usage_error(prog, "--ipm-start must be auto, feasible or infeasible, not '%s'",
-                              o->ipm_start);
     return GC_OK;
 }
 
