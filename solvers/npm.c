@@ -400,6 +400,7 @@ static gs_err npm_solve(gs_solver *s, const gs_problem *pb, const gs_solve_opts 
     double last_alpha = 1.0;
     int last_polish = 0; /* a polish every polish_every Newton steps at the latest */
     const int polish_every = dual ? NPM_POLISH_EVERY_DUAL : NPM_POLISH_EVERY;
+    const int polish_early = dual ? NPM_POLISH_EVERY_DUAL : NPM_POLISH_EARLY;
     gs_err rc = GS_OK;
     for (;;) {
         double pg = proj_grad(&c);
@@ -451,7 +452,8 @@ static gs_err npm_solve(gs_solver *s, const gs_problem *pb, const gs_solve_opts 
         /* converged on a stable set, or the line search found no descent
          * (round-off): polish and verify */
         if ((stable && viol == 0 && last_full) || last_alpha < NPM_ALPHA_NONE ||
-            c.newton - last_polish >= polish_every) {
+            c.newton - last_polish >= (stalls < NPM_POLISH_EARLY_STALLS ? polish_early
+                                                                        : polish_every)) {
             last_polish = c.newton;
             for (int a = 0; a < nl; a++)
                 ws->in[ws->list[a]] = 0;

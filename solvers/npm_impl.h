@@ -46,14 +46,29 @@
  * 289 / 1,701 / 4,486 ms per gap at 10 / 50 / 100 % with a polish every 10
  * steps, 48 / 747 / 1,417 every 2, 23 / 239 / 682 every step (Newton steps
  * 60-88 -> 14-16); the lap joint unchanged (6.5-7.4 / 25-32 / 46-48 ms).
- * The relative and primal forms keep 10: polished every step, their
- * iteration cycles between the polished set and the next Newton step on
- * some gaps until max_iter (the unit tests' agreement runs). */
+ * The relative and primal forms polish every NPM_POLISH_EARLY (2) steps
+ * until NPM_POLISH_EARLY_STALLS (5) polishes have left violations, then
+ * every NPM_POLISH_EVERY (10): polished every step, or every 2 steps
+ * throughout, their iteration cycles between the polished set and the next
+ * Newton step on some gaps until the stall cap (test_npm's lap 50 %
+ * chol/Armijo variant, every 2); the switch to 10 breaks the cycle.
+ * Measured 2026-11-26 (gapsim-bench --check 1e-7, thread CPU, mean ms per
+ * gap, every 10 -> adaptive): lap relative combined/exact 804 / 563 / 220
+ * -> 388 / 299 / 196 at 10 / 50 / 100 %, cg/golden 1,461 / 2,525 / 3,523 ->
+ * 289 / 268 / 350, primal 535 / 601 / 690 -> 208 / 320 / 481; sandwich
+ * relative combined/exact 16.4 / 14.2 s -> 7.2 / 7.9 s, primal 1.07 / 1.26
+ * s -> 0.56 / 0.74 s at 10 / 50 %. */
 #ifndef NPM_POLISH_EVERY
 #define NPM_POLISH_EVERY 10
 #endif
 #ifndef NPM_POLISH_EVERY_DUAL
 #define NPM_POLISH_EVERY_DUAL 1
+#endif
+#ifndef NPM_POLISH_EARLY
+#define NPM_POLISH_EARLY 2
+#endif
+#ifndef NPM_POLISH_EARLY_STALLS
+#define NPM_POLISH_EARLY_STALLS 5
 #endif
 /* Polishes that leave violations (each restarts the iteration) before the
  * solve gives up with status no_progress; the dual form polishes after
