@@ -46,7 +46,9 @@
  * the solvers' shared one (pcg.h, also NPM's); it checks the cancel flag
  * every iteration and the deadline every GS_PCG_CLOCK_EVERY, so a solve
  * stops within one PCG iteration (status cancelled / time_limit, lam the
- * current iterate).
+ * current iterate), or, with mixed and direct, after the factorization
+ * under way (m^3/3 flops: 0.1 s at m = 2,603, 1 s at 5,628; the IPM loop
+ * checks before each).
  * Fastened pairs (equality): multiplier free in sign, slack fixed at 0, so
  * their Lambda^-1 Y entry is 0 (H row = Q row), s3 = 0, dy = 0, and they take
  * no part in the step-length ratio test or in mu.
