@@ -538,7 +538,5 @@ void gs_precomp_Qx(const gs_precomp *pc, const int *S, int ns, const double *xs,
         return;
     }
     memset(y, 0, (size_t)m * sizeof *y);
-    for (int i = 0; i < ns; i++)
-        if (xs[i] != 0.0)
-            cblas_daxpy(m, xs[i], pc->Q + (size_t)S[i] * m, 1, y, 1);
+    gs_cols_mul(m, pc->Q, (size_t)m, S, xs, ns, y);
 }

@@ -85,7 +85,8 @@ gs_err gs_precomp_part_solve(const gs_precomp *pc, int b, double *B, int ldb, in
 gs_err gs_precomp_factor_sparse(gs_precomp *pc, gs_error *err);
 
 /* y = Q x for a vector x with support S (|S| = ns, x given on S: xs[i] for
- * index S[i]); y is m long. O(m ns) using contiguous columns of Q. With
+ * index S[i]); y is m long. O(m ns) using contiguous columns of Q
+ * (gs_cols_mul). With
  * S = NULL, x is dense (xs has m entries) and dsymv is used, O(m^2). */
 void gs_precomp_Qx(const gs_precomp *pc, const int *S, int ns, const double *xs, double *y);
 
