@@ -302,7 +302,7 @@ static int prepare(ipm_ws *ws, const gs_precomp *pc, gs_ipm_linear lin)
     } else if (lin == GS_IPM_MIXED) {
         return gs_mixchol_factor(&ws->mc, pc->Q, m, ws->hd, NULL) == GS_OK ? 0 : -1;
     } else {
-        return gs_chol_plus_diag(ws->Hf, m, pc->Q, m, ws->hd) != 0 ? -1 : 0;
+        return gs_chol_plus_diag(ws->Hf, m, pc->Q, m, ws->hd, "", NULL) != GS_OK ? -1 : 0;
     }
     return 0;
 }

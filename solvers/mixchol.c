@@ -31,7 +31,8 @@ void gs_mixchol_free(gs_mixchol *mc)
     memset(mc, 0, sizeof *mc);
 }
 
-int gs_chol_plus_diag(double *L, int m, const double *A, int lda, const double *d)
+gs_err gs_chol_plus_diag(double *L, int m, const double *A, int lda, const double *d,
+                         const char *field, gs_error *err)
 {
     for (int j = 0; j < m; j++) {
         const double *aj = A + (size_t)j * lda;
@@ -40,7 +41,7 @@ int gs_chol_plus_diag(double *L, int m, const double *A, int lda, const double *
         if (d)
             lj[j] += d[j];
     }
-    return m > 0 ? LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', m, L, m) : 0;
+    return gs_chol(L, m, m, field, err);
 }
 
 gs_err gs_mixchol_factor(gs_mixchol *mc, const double *A, int lda, const double *d,
@@ -63,10 +64,7 @@ gs_err gs_mixchol_factor(gs_mixchol *mc, const double *A, int lda, const double 
             return gs_errorf(err, GS_ERR_NOMEM, "", "no memory for a double %d x %d factor", m,
                              m);
     }
-    int info = gs_chol_plus_diag(mc->Ld, m, A, lda, d);
-    if (info != 0)
-        return gs_errorf(err, GS_ERR_NOT_SPD, "", "not positive definite (dpotrf info %d)", info);
-    return GS_OK;
+    return gs_chol_plus_diag(mc->Ld, m, A, lda, d, "", err);
 }
 
 void gs_mixchol_solve(gs_mixchol *mc, const double *r, double *z)

@@ -38,9 +38,10 @@ gs_err gs_mixchol_factor(gs_mixchol *mc, const double *A, int lda, const double 
 /* z = (L L')^-1 r with the last factor (z never aliases r). O(m^2). */
 void gs_mixchol_solve(gs_mixchol *mc, const double *r, double *z);
 
-/* L (m x m, ld m) = the double Cholesky factor of A + diag(d) (d NULL: A);
- * 0, or the dpotrf info (> 0: not positive definite). O(m^3/3). */
-int gs_chol_plus_diag(double *L, int m, const double *A, int lda, const double *d);
+/* L (m x m, ld m) = the double Cholesky factor of A + diag(d) (d NULL: A),
+ * by gs_chol (linalg.h): GS_OK, or GS_ERR_NOT_SPD naming `field`. O(m^3/3). */
+gs_err gs_chol_plus_diag(double *L, int m, const double *A, int lda, const double *d,
+                         const char *field, gs_error *err);
 /* x <- (L L')^-1 x, L a double lower triangle (m x m, ld m). O(m^2). */
 void gs_llt_solve64(const double *L, int m, double *x);
 /* z = (L L')^-1 r with a float lower triangle L (m x m, ld m): r rounded to

@@ -91,7 +91,7 @@ GS_TEST(double_factor_and_solves)
     /* A + diag(d) = [[4, 2], [2, 3]] = L L', L = [[2, 0], [1, sqrt 2]] */
     const double A[4] = {3.0, 2.0, 0.0, 1.0}, d[2] = {1.0, 2.0};
     double L[4];
-    GS_CHECK_INT(gs_chol_plus_diag(L, 2, A, 2, d), 0);
+    GS_CHECK_INT(gs_chol_plus_diag(L, 2, A, 2, d, "A", NULL), GS_OK);
     GS_CHECK_NEAR(L[0], 2.0, 0.0);
     GS_CHECK_NEAR(L[1], 1.0, 0.0);
     GS_CHECK_NEAR(L[3], sqrt(2.0), 1e-15);
@@ -107,7 +107,10 @@ GS_TEST(double_factor_and_solves)
     GS_CHECK_NEAR(z[0], 1.75, 1e-6);
     GS_CHECK_NEAR(z[1], 1.5, 1e-6);
     const double N[4] = {1.0, 2.0, 0.0, 1.0};
-    GS_CHECK(gs_chol_plus_diag(L, 2, N, 2, NULL) > 0);
+    gs_error e;
+    GS_CHECK_INT(gs_chol_plus_diag(L, 2, N, 2, NULL, "N", &e), GS_ERR_NOT_SPD);
+    GS_CHECK_STR(e.field, "N");
+    GS_CHECK_INT(e.lapack_info, 2);
 }
 
 GS_TEST_MAIN()
