@@ -92,16 +92,26 @@ static inline void gs_cholup_append(gs_cholup *ch, const double *l, double d)
 
 /* Remove the member at position c: with L = [L11 0 0; l21' d 0; L31 l32 L33],
  * the factor of S without row/column c is [L11 0; L31 L33~] with
- * L33~ L33~' = L33 L33' + l32 l32' (one rotation per column of L33). */
-static inline void gs_cholup_remove(gs_cholup *ch, int c)
+ * L33~ L33~' = L33 L33' + l32 l32' (one rotation per column of L33:
+ * [L33 l32] G = [L33~ 0]).
+ * v (k entries, or NULL) is carried along: if L v = b on entry, then
+ * L~ v = b without entry c on return (k - 1 entries), which spares a
+ * triangular solve when a solve with the smaller factor is needed next
+ * (GI's partial step): since [L33 l32] = [L33~ 0] G', the trailing part of
+ * v becomes the leading part of G' [v3; v_c], the same rotations applied to
+ * the coefficients: O(k - c) more. */
+static inline void gs_cholup_remove_carry(gs_cholup *ch, int c, double *v)
 {
     const int k = ch->k, ld = ch->cap, r = k - c - 1;
     double *L = ch->L, *x = ch->x;
+    double vx = v ? v[c] : 0.0;
     for (int i = 0; i < r; i++)
         x[i] = L[(c + 1 + i) + (size_t)c * ld];
     for (int q = 0; q < r; q++) {
         double *col = L + (c + 1) + (size_t)(c + 1 + q) * ld; /* column q of L33 */
         double a = col[q], b = x[q];
+        if (v) /* the coefficient of column q moves to position c + q */
+            v[c + q] = v[c + 1 + q];
         if (b == 0.0)
             continue;
         double rr = hypot(a, b), cs = a / rr, sn = b / rr;
@@ -110,6 +120,11 @@ static inline void gs_cholup_remove(gs_cholup *ch, int c)
             double li = col[i], xi = x[i];
             col[i] = cs * li + sn * xi;
             x[i] = cs * xi - sn * li;
+        }
+        if (v) {
+            double vq = v[c + q];
+            v[c + q] = cs * vq + sn * vx;
+            vx = cs * vx - sn * vq;
         }
     }
     /* delete row c and column c: shift the trailing columns left, rows up */
@@ -120,6 +135,11 @@ static inline void gs_cholup_remove(gs_cholup *ch, int c)
         for (int in = c; in < k - 1; in++)
             L[in + (size_t)jn * ld] = L[(in + 1) + (size_t)jn * ld];
     ch->k = k - 1;
+}
+
+static inline void gs_cholup_remove(gs_cholup *ch, int c)
+{
+    gs_cholup_remove_carry(ch, c, NULL);
 }
 
 /* Smallest pivot ratio L_cc^2 / S_cc over the factor (diag: S_cc in position

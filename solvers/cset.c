@@ -86,8 +86,13 @@ void gs_cset_append(gs_cset *cs, int j, const double *l, double s)
 
 void gs_cset_remove(gs_cset *cs, int c)
 {
+    gs_cset_remove_carry(cs, c, NULL);
+}
+
+void gs_cset_remove_carry(gs_cset *cs, int c, double *l)
+{
     const int k = cs->k;
-    gs_cholup_remove(&cs->f, c);
+    gs_cholup_remove_carry(&cs->f, c, l);
     gs_wlist_remove(cs->idx, cs->pos, k, c);
     cs->k = k - 1;
     cs->updates++;

@@ -12,7 +12,8 @@
  *   schur (l = L^-1 Q_Cj, s = Q_jj - l'l)      O(k^2)   one dtrsv
  *   append (given l, s)                          O(k)     row of L
  *   remove at position c                         O((k-c)^2) rank-one update
- *                                                of the trailing factor
+ *                                                of the trailing factor (and
+ *                                                O(k-c) to carry l along)
  *   solve Q_CC z = b                             O(k^2)   two dtrsv
  *   residual w = Q[:, C] v - p                   O(m k)   gs_cset_qmul
  *   build from a list (warm start)               O(k^3/3 + k^2) gather, dpotrf
@@ -50,6 +51,11 @@ double gs_cset_schur(const gs_cset *cs, int j, double *l);
 void gs_cset_append(gs_cset *cs, int j, const double *l, double s);
 /* Remove the member at position c. */
 void gs_cset_remove(gs_cset *cs, int c);
+/* Remove the member at position c and carry l = L^-1 Q[C, j] of a pair j
+ * outside C (gs_cset_schur) to the smaller set: l (k - 1 entries) =
+ * L~^-1 Q[C without c, j], by the removal's own rotations (cholup.h):
+ * O(k - c) instead of a new O(k^2) triangular solve. */
+void gs_cset_remove_carry(gs_cset *cs, int c, double *l);
 /* z (k, position order) <- Q_CC^-1 z. */
 void gs_cset_solve(const gs_cset *cs, double *z);
 /* z <- L^-1 z and z <- L^-T z. */

@@ -318,11 +318,12 @@ static int ensure_columns(gi_prim_ws *ws, const gs_precomp *pc, const int *J, in
     return nb ? compute_columns(ws, pc, ws->batch, nb) : 0;
 }
 
-/* Remove position c from C. O((k - c)^2). */
-static void remove_at(gi_prim_ws *ws, int c)
+/* Remove position c from C, carrying l = L^-1 Q[C, j] along if not NULL
+ * (gs_cholup_remove_carry). O((k - c)^2). */
+static void remove_at(gi_prim_ws *ws, int c, double *l)
 {
     const int k = ws->R.k;
-    gs_cholup_remove(&ws->R, c);
+    gs_cholup_remove_carry(&ws->R, c, l);
     gs_wlist_remove(ws->idx, ws->pos, k, c);
     gs_wlist_shift(ws->lc, k, c);
     gs_wlist_shift(ws->diag, k, c);
@@ -381,14 +382,17 @@ static step_result gi_add(gi_prim_ws *ws, const gs_problem *pb, int j, double wj
     const double *cj = col_of(ws, j);
     const double qjj = cj[j];
     double lamj = 0.0;
-    int refactored = 0;
+    int refactored = 0, carried = 0; /* carried: l came through the last drop */
     if (gs_cholup_reserve(R, R->k + 1, NULL) != GS_OK)
         return STEP_NOMEM;
     for (;;) {
         const int k = R->k;
-        for (int c = 0; c < k; c++)
-            ws->l[c] = cj[ws->idx[c]];
-        gs_cholup_solve_L(R, ws->l);
+        if (!carried) {
+            for (int c = 0; c < k; c++)
+                ws->l[c] = cj[ws->idx[c]];
+            gs_cholup_solve_L(R, ws->l);
+        }
+        carried = 0;
         double sch = qjj - (k ? cblas_ddot(k, ws->l, 1, ws->l, 1) : 0.0);
         int dependent = !(sch > GS_CSET_DEP_TOL * qjj);
         if (dependent && !refactored && k > 0) {
@@ -424,7 +428,8 @@ static step_result gi_add(gi_prim_ws *ws, const gs_problem *pb, int j, double wj
             ws->lc[c] -= t * ws->r[c];
         lamj += t;
         wj += t * sch;
-        remove_at(ws, block);
+        remove_at(ws, block, ws->l); /* l carried to the smaller set */
+        carried = 1;
     }
 }
 
@@ -455,7 +460,7 @@ static int settle(gi_prim_ws *ws, const gs_problem *pb, double tol_lam)
         if (n == 0)
             return dropped;
         for (int q = 0; q < n; q++) /* decreasing positions */
-            remove_at(ws, ws->batch[q]);
+            remove_at(ws, ws->batch[q], NULL);
         dropped += n;
     }
 }

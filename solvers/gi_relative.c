@@ -44,6 +44,7 @@
  * ms per gap at 10 / 50 / 100% fasteners (n_act 77 / 170 / 392), about 3 GI
  * steps per final contact.
  */
+#include <cblas.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -110,10 +111,11 @@ static void *gi_rel_new(gs_solver *s)
     return ws;
 }
 
-/* Remove position c from C and from lc. */
-static void drop_at(gi_rel_ws *ws, int c)
+/* Remove position c from C and from lc; carry l (gs_cset_remove_carry) if
+ * not NULL. */
+static void drop_at(gi_rel_ws *ws, int c, double *l)
 {
-    gs_cset_remove(&ws->cs, c);
+    gs_cset_remove_carry(&ws->cs, c, l);
     memmove(ws->lc + c, ws->lc + c + 1, (size_t)(ws->cs.k - c) * sizeof *ws->lc);
 }
 
@@ -140,9 +142,11 @@ static step_result gi_add(gi_rel_ws *ws, const gs_problem *pb, int j, double wj,
     double lamj = 0.0;
     if (gs_cset_reserve(cs, cs->k + 1, NULL) != GS_OK)
         return STEP_NOMEM;
+    int carried = 0; /* ws->l carried through the last drop: no new solve */
     for (;;) {
         const int k = cs->k;
-        double sch = gs_cset_schur(cs, j, ws->l);
+        double sch = carried ? qjj - (k ? cblas_ddot(k, ws->l, 1, ws->l, 1) : 0.0)
+                            : gs_cset_schur(cs, j, ws->l);
         memcpy(ws->r, ws->l, (size_t)k * sizeof *ws->r);
         gs_cset_solve_Lt(cs, ws->r);
         int dependent = !(sch > GS_CSET_DEP_TOL * qjj);
@@ -171,10 +175,11 @@ static step_result gi_add(gi_rel_ws *ws, const gs_problem *pb, int j, double wj,
             ws->lc[c] -= t * ws->r[c];
         lamj += t;
         wj += t * sch;
-        ws->lc[block] = 0.0;
-        drop_at(ws, block);
+        drop_at(ws, block, ws->l);
+        carried = 1;
         /* lam_j != 0 while j is still outside C; w_j was advanced with the
-         * step, the next pass recomputes l, s and r for the smaller set */
+         * step; l was carried to the smaller set, the next pass computes s
+         * and r from it */
     }
 }
 
@@ -277,7 +282,7 @@ static int warm_start(gi_rel_ws *ws, gs_solver *s, const gs_problem *pb, const g
                 ws->list[kept++] = cs->idx[c];
         }
         if (neg < GI_WARM_BLOCK_DROP) {
-            drop_at(ws, worst);
+            drop_at(ws, worst, NULL);
             (*iters)++;
             continue;
         }

@@ -271,4 +271,61 @@ GS_TEST(cset_travel_updates_or_builds)
     gs_model_free(mdl);
 }
 
+/* Removal carries l = L^-1 Q[C, j] to the smaller set (GI's partial step):
+ * on a hand-made factor whose removed column has a zero below the diagonal
+ * (no rotation for that column) and one rotation, against the hand-computed
+ * solve; and on Q_CC at the first, a middle and the last position against a
+ * fresh triangular solve on the smaller set. */
+GS_TEST(cset_remove_carries_l)
+{
+    /* L = [2 0 0; 0 3 0; 1 1 4], L v = b with v = (1, 1, 1): b = (2, 3, 6).
+     * Without member 0: S' = [9 3; 3 18], L' = [3 0; 1 sqrt(17)], so
+     * L'^-1 (3, 6) = (1, 5 / sqrt(17)). */
+    gs_cholup ch = {0};
+    ch.max = 3;
+    GS_CHECK_INT(gs_cholup_reserve(&ch, 3, NULL), GS_OK);
+    const double L0[9] = {2, 0, 1, 0, 3, 1, 0, 0, 4}; /* column-major */
+    for (int j = 0; j < 3; j++)
+        for (int i = 0; i < 3; i++)
+            ch.L[i + (size_t)j * ch.cap] = L0[i + 3 * j];
+    ch.k = 3;
+    double v[3] = {1, 1, 1};
+    gs_cholup_remove_carry(&ch, 0, v);
+    GS_CHECK_INT(ch.k, 2);
+    GS_CHECK_NEAR(ch.L[0], 3.0, 1e-15);
+    GS_CHECK_NEAR(ch.L[1], 1.0, 1e-15);
+    GS_CHECK_NEAR(ch.L[1 + ch.cap], sqrt(17.0), 1e-14);
+    GS_CHECK_NEAR(v[0], 1.0, 1e-15);
+    GS_CHECK_NEAR(v[1], 5.0 / sqrt(17.0), 1e-15);
+    gs_cholup_free(&ch);
+
+    gs_model *mdl = tm_random(2, 12, 3, 79);
+    gs_precomp *pc = ts_build(mdl);
+    GS_CHECK(pc->m > 10);
+    const int order[8] = {3, 7, 1, 2, 0, 9, 6, 5}, j = 10, at[3] = {0, 3, 7};
+    for (int t = 0; t < 3; t++) {
+        gs_cset cs;
+        GS_CHECK_INT(gs_cset_init(&cs, pc, NULL), GS_OK);
+        double l[16], l2[16];
+        for (int a = 0; a < 8; a++) {
+            double s = gs_cset_schur(&cs, order[a], l);
+            GS_CHECK(s > 0);
+            gs_cset_append(&cs, order[a], l, s);
+        }
+        double s8 = gs_cset_schur(&cs, j, l);
+        gs_cset_remove_carry(&cs, at[t], l);
+        GS_CHECK_INT(cs.k, 7);
+        double s7 = gs_cset_schur(&cs, j, l2), dot = 0;
+        for (int c = 0; c < 7; c++) {
+            GS_CHECK_NEAR(l[c], l2[c], 1e-12 * (1 + fabs(l2[c])));
+            dot += l[c] * l[c];
+        }
+        GS_CHECK_NEAR(pc->Q[(size_t)j * pc->m + j] - dot, s7, 1e-12 * pc->qdiag[j]);
+        GS_CHECK(s7 >= s8 - 1e-12 * pc->qdiag[j]); /* fewer members: no smaller complement */
+        gs_cset_free(&cs);
+    }
+    gs_precomp_free(pc);
+    gs_model_free(mdl);
+}
+
 GS_TEST_MAIN()
