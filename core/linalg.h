@@ -14,7 +14,9 @@
 
 /* In-place lower Cholesky A = L L' (n x n, leading dim lda). On failure
  * returns GS_ERR_NOT_SPD (err->lapack_info = leading minor order) naming
- * `field`. The strict upper triangle is left untouched. O(n^3/3), blocked. */
+ * `field`; a NaN or Inf in the lower triangle: GS_ERR_INVALID (or
+ * GS_ERR_NOT_SPD where it turns a pivot negative first). The strict
+ * upper triangle is left untouched. O(n^3/3), blocked. */
 gs_err gs_chol(double *A, int n, int lda, const char *field, gs_error *err);
 
 /* 1-norm reciprocal condition estimate of an SPD matrix from its original
