@@ -9,8 +9,9 @@
  * w (mm), and the ratio of the median time to the bound
  *     one Cholesky of Q_CC + one product Q[:, C] lam   (C = final contact set)
  * measured per gap (its median is printed), and the time of one Cholesky of
- * the whole Q for comparison. --warm-seq measures warm starts on a sequence of
- * similar problems (pattern changed by one fastener): iterations cold vs warm.
+ * the whole Q for comparison. --warm-seq measures warm starts on sequences of
+ * similar problems (pattern changed by one fastener, from each gap):
+ * iterations and time, cold vs warm, and the warm median against the bound.
  * A variant is method[:form][:option...][@K]: the NPM linear strategy
  * (combined|chol|cg) and line search (exact|golden|armijo), the IPM normal
  * system (split|jacobi|direct) and start (feasible|infeasible); "*" expands
@@ -106,9 +107,10 @@ static void usage(FILE *f)
         "                   row per gap, p = u0 + Q load - g) and DIR/lam_F.npy (the\n"
         "                   oracle's multipliers): min 1/2 lam'Q lam - p'lam, lam >= 0, for\n"
         "                   timing other solvers on the same data (tests/bench/cvxopt_compare.py)\n"
-        "  --warm-seq       warm vs cold starts on a sequence of patterns differing by one\n"
-        "                   fastener: iterations and time saved (separate solver workspaces,\n"
-        "                   so the warm one carries its factor from step to step)\n"
+        "  --warm-seq       warm vs cold starts on sequences of patterns differing by one\n"
+        "                   fastener, up to 20 steps from each gap of the run: iterations and\n"
+        "                   time saved, medians of warm, cold and the bound (separate solver\n"
+        "                   workspaces, so the warm one carries its factor from step to step)\n"
         "  --cloud          per variant also the cloud as a chained run solves it (gapsim-batch\n"
         "                   --chain on): windows of 64 gaps in nearest-neighbour order of their\n"
         "                   sketches, each warm-started from the previous gap's solution on\n"
@@ -216,6 +218,110 @@ static double bound_time(const gs_precomp *pc, const double *lam, double *QCC, d
         best = t < best ? t : best;
     }
     return best;
+}
+
+/* Steps of a warm-start sequence per gap: the first WARM_SEQ_STEPS
+ * candidates not installed, added one at a time. */
+#define WARM_SEQ_STEPS 20
+
+/* --warm-seq: from each of the k gaps, a sequence of patterns adding one
+ * fastener per step; each step solved cold (sv) and warm from the previous
+ * step's solution (svw, whose factor travels from step to step), and the
+ * bound measured on the warm answer. Prints iterations and time saved
+ * (means over all steps), the medians of warm, cold and bound, and the
+ * largest relative difference of the multipliers. load is restored to the
+ * pattern inst. 0, or -1 when out of memory. */
+static int warm_seq(const bench_args *a, const variant *v, gs_solver *sv, gs_solver *svw,
+                    const gs_model *mdl, const gs_precomp *pc, const double *G, int k,
+                    const unsigned char *inst, double *load, double *QCC, double *QC, int *C)
+{
+    const int m = pc->m, cap = k * WARM_SEQ_STEPS;
+    gs_solve_opts o;
+    variant_opts(v, &o);
+    unsigned char *seq = calloc((size_t)mdl->n_fast + 1, 1), *was = calloc((size_t)m, 1);
+    int *act = malloc((size_t)m * sizeof *act);
+    double *lam = malloc((size_t)m * sizeof *lam), *lprev = malloc((size_t)m * sizeof *lprev);
+    double *w = malloc((size_t)m * sizeof *w);
+    double *tc = malloc((size_t)cap * sizeof *tc), *tw = malloc((size_t)cap * sizeof *tw);
+    double *tb = malloc((size_t)cap * sizeof *tb);
+    int rc = -1;
+    if (!seq || !was || !act || !lam || !lprev || !w || !tc || !tw || !tb)
+        goto out;
+    long it_cold = 0, it_warm = 0, nchg = 0; /* nchg: contact-set changes */
+    double sc = 0, sw = 0, dmax = 0;
+    int steps = 0;
+    gs_form ran = o.form;
+    gs_error e;
+    for (int g = 0; g < k; g++) {
+        gs_problem pb = {.pc = pc, .g = G + (size_t)g * m, .load = load};
+        gs_solve_info info;
+        memcpy(seq, inst, (size_t)mdl->n_fast);
+        gs_model_pattern_load(mdl, seq, load);
+        o.warm = NULL;
+        gs_solve(svw, &pb, &o, lprev, w, NULL, &info, &e);
+        for (int i = 0, n = 0; i < mdl->n_fast && n < WARM_SEQ_STEPS; i++) {
+            if (seq[i])
+                continue;
+            seq[i] = 1;
+            n++;
+            int na = 0;
+            for (int j = 0; j < m; j++) {
+                was[j] = lprev[j] != 0.0;
+                if (was[j])
+                    act[na++] = j;
+            }
+            gs_model_pattern_load(mdl, seq, load);
+            gs_warm warm = {.n_act = na, .act = act, .lam = lprev};
+            o.warm = NULL;
+            double c0 = gs_thread_cpu();
+            gs_solve(sv, &pb, &o, lam, w, NULL, &info, &e);
+            tc[steps] = a->cpu_clock ? gs_thread_cpu() - c0 : info.time;
+            it_cold += info.iterations;
+            o.warm = &warm;
+            c0 = gs_thread_cpu();
+            gs_solve(svw, &pb, &o, lprev, w, NULL, &info, &e);
+            tw[steps] = a->cpu_clock ? gs_thread_cpu() - c0 : info.time;
+            it_warm += info.iterations;
+            ran = info.form;
+            for (int j = 0; j < m; j++) {
+                dmax = fmax(dmax, fabs(lprev[j] - lam[j]) / (1 + fabs(lam[j])));
+                nchg += (lprev[j] != 0.0) != was[j];
+            }
+            tb[steps] = bound_time(pc, lprev, QCC, QC, C, w);
+            sc += tc[steps];
+            sw += tw[steps];
+            steps++;
+        }
+    }
+    gs_model_pattern_load(mdl, inst, load);
+    rc = 0;
+    if (steps == 0) {
+        printf("    %-6s every fastener already installed: no sequence to run\n",
+               gs_method_name(o.method));
+        goto out;
+    }
+    const double its = 1.0 - (double)it_warm / (it_cold ? it_cold : 1);
+    const double ts = sc > 0 ? 1.0 - sw / sc : 0.0;
+    const double mw = pct(tw, steps, 0.5), mc = pct(tc, steps, 0.5), mb = pct(tb, steps, 0.5);
+    printf("    %-6s %-9s %d steps: iterations cold %.1f warm %.1f (%.0f%% saved), time cold "
+           "%.3f ms warm %.3f ms (means; %.0f%% saved; time saved / iterations saved %.2f); "
+           "medians: warm %.3f ms = %.2f x bound (%.3f ms), cold %.3f ms; contact-set changes "
+           "per step %.1f, max rel |dlam| %.1e\n",
+           gs_method_name(o.method), gs_form_name(ran), steps, (double)it_cold / steps,
+           (double)it_warm / steps, 100.0 * its, 1e3 * sc / steps, 1e3 * sw / steps, 100.0 * ts,
+           its > 0 ? ts / its : 0.0, 1e3 * mw, mw / mb, 1e3 * mb, 1e3 * mc,
+           (double)nchg / steps, dmax);
+out:
+    free(seq);
+    free(was);
+    free(act);
+    free(lam);
+    free(lprev);
+    free(w);
+    free(tc);
+    free(tw);
+    free(tb);
+    return rc;
 }
 
 /* One token METHOD[:FORM][:OPTION...][@K]; appends its expansion to v.
@@ -746,73 +852,13 @@ int main(int argc, char **argv)
                        "gaps)\n", worst, labels[wv], KV[wv]);
         }
         if (a.warm_seq) {
-            /* sequence: pattern changed by one fastener each step; warm from
-             * the previous solution vs cold */
-            printf("  warm start on a sequence (one fastener added per step, gap 0):\n");
-            for (int vi = 0; vi < nv; vi++) {
-                gs_solve_opts o;
-                variant_opts(&vars[vi], &o);
-                unsigned char *seq = calloc((size_t)mdl->n_fast + 1, 1);
-                memcpy(seq, inst, (size_t)mdl->n_fast);
-                int *act = malloc((size_t)m * sizeof *act), na = 0, steps = 0;
-                double *lprev = malloc((size_t)m * sizeof *lprev);
-                long it_cold = 0, it_warm = 0, nchg = 0; /* nchg: contact-set changes */
-                unsigned char *lprev_set = calloc((size_t)m, 1);
-                double tc = 0, tw = 0, dmax = 0;
-                gs_problem pb = {.pc = pc, .g = G, .load = load};
-                gs_solve_info info;
-                gs_solve(svw, &pb, &o, lprev, w, NULL, &info, &e);
-                for (int i = 0; i < mdl->n_fast && steps < 20; i++) {
-                    if (seq[i])
-                        continue;
-                    seq[i] = 1;
-                    steps++;
-                    na = 0;
-                    for (int j = 0; j < m; j++) {
-                        lprev_set[j] = lprev[j] != 0.0;
-                        if (lprev[j] != 0.0)
-                            act[na++] = j;
-                    }
-                    gs_model_pattern_load(mdl, seq, load);
-                    gs_warm warm = {.n_act = na, .act = act, .lam = lprev};
-                    o.warm = NULL;
-                    double c0 = gs_thread_cpu();
-                    gs_solve(sv, &pb, &o, lam, w, NULL, &info, &e);
-                    it_cold += info.iterations;
-                    tc += a.cpu_clock ? gs_thread_cpu() - c0 : info.time;
-                    o.warm = &warm;
-                    c0 = gs_thread_cpu();
-                    gs_solve(svw, &pb, &o, lprev, w, NULL, &info, &e);
-                    it_warm += info.iterations;
-                    tw += a.cpu_clock ? gs_thread_cpu() - c0 : info.time;
-                    for (int j = 0; j < m; j++) {
-                        dmax = fmax(dmax, fabs(lprev[j] - lam[j]) / (1 + fabs(lam[j])));
-                        nchg += (lam[j] != 0.0) != (lprev_set[j] != 0);
-                    }
+            printf("  warm start on sequences (one fastener added per step, up to %d steps "
+                   "from each of the %d gaps):\n", WARM_SEQ_STEPS, k);
+            for (int vi = 0; vi < nv; vi++)
+                if (warm_seq(&a, &vars[vi], sv, svw, mdl, pc, G, k, inst, load, QCC, QC, C) != 0) {
+                    fprintf(stderr, "gapsim-bench: out of memory\n");
+                    return 1;
                 }
-                gs_model_pattern_load(mdl, inst, load);
-                free(lprev_set);
-                if (steps == 0) {
-                    printf("    %-6s every fastener already installed: no sequence to run\n",
-                           gs_method_name(o.method));
-                    free(seq);
-                    free(act);
-                    free(lprev);
-                    continue;
-                }
-                const double its = 1.0 - (double)it_warm / (it_cold ? it_cold : 1);
-                const double ts = tc > 0 ? 1.0 - tw / tc : 0.0;
-                printf("    %-6s %-9s %d steps: iterations cold %.1f warm %.1f (%.0f%% saved), "
-                       "time cold %.3f ms warm %.3f ms (%.0f%% saved; time saved / iterations "
-                       "saved %.2f), contact-set changes per step %.1f, max rel |dlam| %.1e\n",
-                       gs_method_name(o.method), gs_form_name(info.form), steps,
-                       (double)it_cold / steps, (double)it_warm / steps, 100.0 * its,
-                       1e3 * tc / steps, 1e3 * tw / steps, 100.0 * ts, its > 0 ? ts / its : 0.0,
-                       (double)nchg / steps, dmax);
-                free(seq);
-                free(act);
-                free(lprev);
-            }
         }
     }
     if (sweep_nf > 1)
