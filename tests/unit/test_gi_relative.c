@@ -328,4 +328,35 @@ GS_TEST(cset_remove_carries_l)
     gs_model_free(mdl);
 }
 
+/* The factor grows past its capacities (72, 136: leading dimensions 2^j +
+ * 8) with its contents kept: 150 appends of a tridiagonal SPD matrix, then
+ * L L' == S checked on every entry and the capacity not a power of two. */
+GS_TEST(cholup_grows_and_keeps_factor)
+{
+    enum { K = 150 };
+    gs_cholup ch = {0};
+    ch.max = 1000;
+    double l[K];
+    for (int k = 0; k < K; k++) {
+        GS_CHECK_INT(gs_cholup_reserve(&ch, k + 1, NULL), GS_OK);
+        for (int c = 0; c < k; c++) /* column k of S above the diagonal */
+            l[c] = c == k - 1 ? 0.5 : 0.0;
+        gs_cholup_solve_L(&ch, l);
+        double ll = 0;
+        for (int c = 0; c < k; c++)
+            ll += l[c] * l[c];
+        gs_cholup_append(&ch, l, sqrt(2.0 - ll));
+    }
+    GS_CHECK_INT(ch.k, K);
+    GS_CHECK_INT(ch.cap, 264);
+    for (int a = 0; a < K; a++)
+        for (int b = 0; b <= a; b++) {
+            double acc = 0;
+            for (int c = 0; c <= b; c++)
+                acc += ch.L[a + (size_t)c * ch.cap] * ch.L[b + (size_t)c * ch.cap];
+            GS_CHECK_NEAR(acc, a == b ? 2.0 : (a == b + 1 ? 0.5 : 0.0), 1e-14);
+        }
+    gs_cholup_free(&ch);
+}
+
 GS_TEST_MAIN()
