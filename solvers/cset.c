@@ -292,12 +292,14 @@ int gs_cset_prune(gs_cset *cs, const gs_problem *pb, const double *p, double *lc
     return 0;
 }
 
-int gs_cset_settle(gs_cset *cs, const gs_problem *pb, const double *p, double tol_lam, double *lc,
-                   double *r, double *w, int *out)
+/* The settle's rounds; solved: lc already holds the refined solve on C. */
+static int settle_rounds(gs_cset *cs, const gs_problem *pb, const double *p, double tol_lam,
+                         double *lc, double *r, double *w, int *out, int solved)
 {
     int removed = 0;
-    for (;;) {
-        solve_refined_set(cs, p, lc, r);
+    for (;; solved = 0) {
+        if (!solved)
+            solve_refined_set(cs, p, lc, r);
         int n = gs_zero_rule(cs->k, cs->idx, lc, pb, tol_lam, out);
         if (n == 0) {
             gs_cset_residual(cs, lc, p, w); /* the full w once, for the settled set */
@@ -308,3 +310,32 @@ int gs_cset_settle(gs_cset *cs, const gs_problem *pb, const double *p, double to
         removed += n;
     }
 }
+
+int gs_cset_settle(gs_cset *cs, const gs_problem *pb, const double *p, double tol_lam, double *lc,
+                   double *r, double *w, int *out)
+{
+    return settle_rounds(cs, pb, p, tol_lam, lc, r, w, out, 0);
+}
+
+int gs_cset_settle_lazy(gs_cset *cs, const gs_problem *pb, const double *p, double tol_lam,
+                        double tol_w, double qdiag_max, double *lc, double *r, double *w,
+                        int *out)
+{
+    const int k = cs->k;
+    memcpy(cs->tmp, lc, (size_t)k * sizeof *lc); /* the multipliers w belongs to */
+    solve_refined_set(cs, p, lc, r);
+    if (gs_zero_rule(k, cs->idx, lc, pb, tol_lam, out) == 0) {
+        double d1 = 0.0, margin = INFINITY;
+        for (int c = 0; c < k; c++)
+            d1 += fabs(lc[c] - cs->tmp[c]);
+        for (int i = 0; i < cs->m; i++)
+            if (cs->pos[i] < 0)
+                margin = fmin(margin, w[i] + tol_w);
+        /* |Q_ij| <= max_i Q_ii (Q is SPD): no w_i moves by more than
+         * qdiag_max ||d||_1 */
+        if (qdiag_max * d1 < margin)
+            return 0;
+    }
+    return settle_rounds(cs, pb, p, tol_lam, lc, r, w, out, 1);
+}
+

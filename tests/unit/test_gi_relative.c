@@ -359,4 +359,56 @@ GS_TEST(cholup_grows_and_keeps_factor)
     gs_cholup_free(&ch);
 }
 
+/* gs_cset_settle_lazy: on a set whose w is current with a margin of 0.5 mm
+ * outside C, multipliers off by round-off are refined and the product is
+ * skipped (w untouched); with a pair exactly at -tol_w (no margin) the
+ * product is made; a member whose force is zero leaves (as gs_cset_settle),
+ * and w is made for the smaller set. */
+GS_TEST(cset_settle_lazy_skips_only_when_safe)
+{
+    gs_model *mdl = tm_random(2, 12, 3, 80);
+    gs_precomp *pc = ts_build(mdl);
+    const int m = pc->m;
+    GS_CHECK(m >= 12 && m <= 64);
+    const int C[5] = {1, 4, 6, 9, 11};
+    const double tol_w = 1e-6, qmax = gs_qdiag_max(pc), tol_lam = gs_zero_force(qmax, tol_w);
+    gs_problem pb = {.pc = pc};
+    for (int variant = 0; variant < 3; variant++) {
+        double lstar[5] = {1, 2, 3, 4, variant == 2 ? 0.0 : 5}, p[64], lc[5], r[5], w[64], w0[64];
+        int out[64];
+        gs_cset cs;
+        GS_CHECK_INT(gs_cset_init(&cs, pc, NULL), GS_OK);
+        GS_CHECK_INT(gs_cset_build(&cs, C, 5, NULL), GS_OK);
+        /* p_C = Q_CC lstar, outside C w = Q_iC lstar - p_i = 0.5 */
+        gs_cset_residual(&cs, lstar, NULL, p);
+        for (int i = 0; i < m; i++)
+            if (cs.pos[i] < 0)
+                p[i] -= 0.5;
+        if (variant == 1)
+            p[0] += 0.5 + tol_w; /* w_0 = -tol_w: no margin */
+        for (int c = 0; c < 5; c++)
+            lc[c] = lstar[c] * (1 + 1e-9 * (c + 1)); /* an updated solve's round-off */
+        gs_cset_residual(&cs, lc, p, w);
+        memcpy(w0, w, sizeof w0);
+        int removed = gs_cset_settle_lazy(&cs, &pb, p, tol_lam, tol_w, qmax, lc, r, w, out);
+        GS_CHECK_INT(removed, variant == 2 ? 1 : 0);
+        GS_CHECK_INT(cs.k, variant == 2 ? 4 : 5);
+        for (int c = 0; c < cs.k; c++)
+            GS_CHECK_NEAR(lc[c], lstar[cs.pos[C[c]]], 1e-10);
+        if (variant == 0) {
+            GS_CHECK(memcmp(w, w0, sizeof w0) == 0); /* skipped */
+        } else {
+            double wr[64];
+            gs_cset_residual(&cs, lc, p, wr);
+            for (int i = 0; i < m; i++)
+                GS_CHECK(w[i] == wr[i]); /* made for the final set and multipliers */
+            if (variant == 1)
+                GS_CHECK(memcmp(w, w0, sizeof w0) != 0);
+        }
+        gs_cset_free(&cs);
+    }
+    gs_precomp_free(pc);
+    gs_model_free(mdl);
+}
+
 GS_TEST_MAIN()
