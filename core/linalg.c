@@ -155,6 +155,109 @@ void gs_cols_mul(int m, const double *A, size_t lda, const int *cols, const doub
         axpy1(m, v[c], A + (size_t)cols[c] * lda, y);
 }
 
+/* Four doubles, unaligned loads and stores (GCC/Clang vector extension; on
+ * the baseline x86-64 clone two SSE2 halves). Each lane is its own sum: no
+ * reassociation, so every clone and optimization level rounds alike. */
+typedef double gs_v4 __attribute__((vector_size(32), aligned(8), may_alias));
+
+/* x <- L^-1 x by columns in blocks of four: the 4 x 4 diagonal block, then
+ * x[j+4 ..] -= L[j+4 .., j .. j+3] x[j .. j+3] in one sweep, each x_i updated
+ * left to right. O(k^2). */
+GS_SIMD_CLONES static void trsv_l(int k, const double *L, size_t ld, double *x)
+{
+    int j = 0;
+    for (; j + 4 <= k; j += 4) {
+        const double *c0 = L + (size_t)j * ld, *c1 = c0 + ld, *c2 = c1 + ld, *c3 = c2 + ld;
+        const double x0 = x[j] / c0[j];
+        const double x1 = (x[j + 1] - c0[j + 1] * x0) / c1[j + 1];
+        const double x2 = (x[j + 2] - c0[j + 2] * x0 - c1[j + 2] * x1) / c2[j + 2];
+        const double x3 = (x[j + 3] - c0[j + 3] * x0 - c1[j + 3] * x1 - c2[j + 3] * x2) / c3[j + 3];
+        x[j] = x0;
+        x[j + 1] = x1;
+        x[j + 2] = x2;
+        x[j + 3] = x3;
+        const gs_v4 a0 = {x0, x0, x0, x0}, a1 = {x1, x1, x1, x1}, a2 = {x2, x2, x2, x2},
+                    a3 = {x3, x3, x3, x3};
+        int i = j + 4;
+        for (; i + 4 <= k; i += 4)
+            *(gs_v4 *)(x + i) = *(gs_v4 *)(x + i) - *(const gs_v4 *)(c0 + i) * a0 -
+                                *(const gs_v4 *)(c1 + i) * a1 - *(const gs_v4 *)(c2 + i) * a2 -
+                                *(const gs_v4 *)(c3 + i) * a3;
+        for (; i < k; i++)
+            x[i] = x[i] - c0[i] * x0 - c1[i] * x1 - c2[i] * x2 - c3[i] * x3;
+    }
+    for (; j < k; j++) {
+        const double *c = L + (size_t)j * ld, xj = x[j] / c[j];
+        x[j] = xj;
+        for (int i = j + 1; i < k; i++)
+            x[i] = x[i] - c[i] * xj;
+    }
+}
+
+/* Sum of the four lanes, in a fixed order. */
+static inline double lanes_sum(const double s[4])
+{
+    return (s[0] + s[1]) + (s[2] + s[3]);
+}
+
+/* x <- L^-T x from the bottom in blocks of four rows: the four columns'
+ * dot products with x below the block in one sweep (four lanes each,
+ * summed in a fixed order), then the 4 x 4 block. O(k^2). */
+GS_SIMD_CLONES static void trsv_lt(int k, const double *L, size_t ld, double *x)
+{
+    int i = k;
+    for (; i >= 4; i -= 4) {
+        const int b = i - 4;
+        const double *c0 = L + (size_t)b * ld, *c1 = c0 + ld, *c2 = c1 + ld, *c3 = c2 + ld;
+        gs_v4 s0 = {0, 0, 0, 0}, s1 = s0, s2 = s0, s3 = s0;
+        int q = i;
+        for (; q + 4 <= k; q += 4) {
+            const gs_v4 xv = *(const gs_v4 *)(x + q);
+            s0 += *(const gs_v4 *)(c0 + q) * xv;
+            s1 += *(const gs_v4 *)(c1 + q) * xv;
+            s2 += *(const gs_v4 *)(c2 + q) * xv;
+            s3 += *(const gs_v4 *)(c3 + q) * xv;
+        }
+        double t0[4], t1[4], t2[4], t3[4];
+        memcpy(t0, &s0, sizeof t0);
+        memcpy(t1, &s1, sizeof t1);
+        memcpy(t2, &s2, sizeof t2);
+        memcpy(t3, &s3, sizeof t3);
+        double d0 = lanes_sum(t0), d1 = lanes_sum(t1), d2 = lanes_sum(t2), d3 = lanes_sum(t3);
+        for (; q < k; q++) {
+            d0 += c0[q] * x[q];
+            d1 += c1[q] * x[q];
+            d2 += c2[q] * x[q];
+            d3 += c3[q] * x[q];
+        }
+        const double x3 = (x[b + 3] - d3) / c3[b + 3];
+        const double x2 = (x[b + 2] - d2 - c2[b + 3] * x3) / c2[b + 2];
+        const double x1 = (x[b + 1] - d1 - c1[b + 2] * x2 - c1[b + 3] * x3) / c1[b + 1];
+        const double x0 = (x[b] - d0 - c0[b + 1] * x1 - c0[b + 2] * x2 - c0[b + 3] * x3) / c0[b];
+        x[b] = x0;
+        x[b + 1] = x1;
+        x[b + 2] = x2;
+        x[b + 3] = x3;
+    }
+    for (i = i - 1; i >= 0; i--) {
+        const double *c = L + (size_t)i * ld;
+        double d = 0.0;
+        for (int q = i + 1; q < k; q++)
+            d += c[q] * x[q];
+        x[i] = (x[i] - d) / c[i];
+    }
+}
+
+void gs_trsv_l(int k, const double *L, size_t ld, double *x)
+{
+    trsv_l(k, L, ld, x);
+}
+
+void gs_trsv_lt(int k, const double *L, size_t ld, double *x)
+{
+    trsv_lt(k, L, ld, x);
+}
+
 void gs_sparse_mul(int m, const double *A, size_t lda, const double *v, int n, double *y)
 {
     int cols[4], nb = 0;

@@ -61,6 +61,17 @@ void gs_cols_mul(int m, const double *A, size_t lda, const int *cols, const doub
  * sweep (as gs_cols_mul). O(m nnz(v)). */
 void gs_sparse_mul(int m, const double *A, size_t lda, const double *v, int n, double *y);
 
+/* Triangular solves with a lower triangular L (k x k, leading dim ld,
+ * non-unit diagonal): x <- L^-1 x (gs_trsv_l) and x <- L^-T x (gs_trsv_lt),
+ * in place. Blocks of four columns (rows) per sweep, a fixed summation
+ * order (no BLAS: the same rounding on every CPU and OpenBLAS kernel, AVX2
+ * clone as gs_cols_mul). Written for the active-set factors of order up
+ * to a few thousand that stay in cache: at k = 80 / 280 on this project's
+ * machine 2.0 / 1.5x (L^-1) and 2.2 / 1.9x (L^-T) the speed of OpenBLAS's
+ * dtrsv. O(k^2). */
+void gs_trsv_l(int k, const double *L, size_t ld, double *x);
+void gs_trsv_lt(int k, const double *L, size_t ld, double *x);
+
 /* Overflow-checked size products for allocation: returns 0 on overflow. */
 size_t gs_mul_size(size_t a, size_t b);
 

@@ -16,12 +16,12 @@
 #ifndef GS_CHOLUP_H
 #define GS_CHOLUP_H
 
-#include <cblas.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "gs_error.h"
+#include "linalg.h"
 
 typedef struct {
     double *L;   /* cap x cap */
@@ -69,19 +69,15 @@ static inline gs_err gs_cholup_reserve(gs_cholup *ch, int k_new, gs_error *err)
     return GS_OK;
 }
 
-/* z <- L^-1 z, z <- L^-T z (k entries). */
+/* z <- L^-1 z, z <- L^-T z (k entries; linalg.h's kernels, not BLAS). */
 static inline void gs_cholup_solve_L(const gs_cholup *ch, double *z)
 {
-    if (ch->k)
-        cblas_dtrsv(CblasColMajor, CblasLower, CblasNoTrans, CblasNonUnit, ch->k, ch->L, ch->cap,
-                    z, 1);
+    gs_trsv_l(ch->k, ch->L, (size_t)ch->cap, z);
 }
 
 static inline void gs_cholup_solve_Lt(const gs_cholup *ch, double *z)
 {
-    if (ch->k)
-        cblas_dtrsv(CblasColMajor, CblasLower, CblasTrans, CblasNonUnit, ch->k, ch->L, ch->cap, z,
-                    1);
+    gs_trsv_lt(ch->k, ch->L, (size_t)ch->cap, z);
 }
 
 /* Append a member: row k of L is l (k entries), diagonal d = sqrt(Schur

@@ -75,6 +75,7 @@
  * steps, ~(2/3)(m - |C|)^3 flops, mostly BLAS-3. Memory: 2 m^2 doubles (M and
  * the factor) + 2 m b + O(m).
  */
+#include <cblas.h>
 #include <lapacke.h>
 
 #include "cset.h"

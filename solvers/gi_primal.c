@@ -65,6 +65,11 @@
  * O(k^3/3 + m k). Memory: the pool, m x (k + cached candidates), the factor
  * k^2, and a block-size x batch buffer; no m x m and no n x m array.
  */
+#include <cblas.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "gi.h"
 #include "cholup.h"
 #include "candidates.h"

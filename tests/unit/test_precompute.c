@@ -5,7 +5,6 @@
 #include "test_solver_support.h"
 
 #include <math.h>
-#include <string.h>
 
 #include "linalg.h"
 #include "precompute.h"
@@ -164,44 +163,6 @@ GS_TEST(condition_estimates)
              pc->t.factor_Q >= 0);
     gs_precomp_free(pc);
     gs_model_free(mdl);
-}
-
-/* gs_chol: the factor of a hand-made SPD matrix; a matrix that is not
- * positive definite names its leading minor; a NaN or an Inf anywhere in
- * the lower triangle is an error, not a factor (the upper triangle is
- * never read). */
-GS_TEST(chol_checks_spd_and_finite)
-{
-    gs_error e;
-    double A[9] = {4, 2, 2, 99, 10, 5, 99, 99, 6}; /* column-major, lower used */
-    GS_CHECK_INT(gs_chol(A, 3, 3, "K", &e), GS_OK);
-    /* L = [2 0 0; 1 3 0; 1 4/3 sqrt(6 - 1 - 16/9)] */
-    GS_CHECK_NEAR(A[0], 2.0, 1e-15);
-    GS_CHECK_NEAR(A[1], 1.0, 1e-15);
-    GS_CHECK_NEAR(A[2], 1.0, 1e-15);
-    GS_CHECK_NEAR(A[4], 3.0, 1e-15);
-    GS_CHECK_NEAR(A[5], 4.0 / 3.0, 1e-15);
-    GS_CHECK_NEAR(A[8], sqrt(5.0 - 16.0 / 9.0), 1e-15);
-    GS_CHECK(A[3] == 99 && A[6] == 99 && A[7] == 99);
-    double B[4] = {1, 2, 0, 1}; /* [1 2; 2 1]: indefinite at minor 2 */
-    GS_CHECK_INT(gs_chol(B, 2, 2, "Q_CC", &e), GS_ERR_NOT_SPD);
-    GS_CHECK_STR(e.field, "Q_CC");
-    GS_CHECK_INT(e.lapack_info, 2);
-    for (int at = 0; at < 3; at++) /* a_11, a_21, a_33 */
-        for (int inf = 0; inf < 2; inf++) {
-            const int pos[3] = {0, 1, 8};
-            double C[9] = {4, 2, 2, 0, 10, 5, 0, 0, 6};
-            C[pos[at]] = inf ? INFINITY : NAN;
-            gs_err rc = gs_chol(C, 3, 3, "K", &e);
-            GS_CHECK_STR(e.field, "K");
-            if (inf && at == 1) { /* a_22 - l_21^2 = -Inf: a negative pivot first */
-                GS_CHECK_INT(rc, GS_ERR_NOT_SPD);
-                GS_CHECK_INT(e.lapack_info, 2);
-            } else {
-                GS_CHECK_INT(rc, GS_ERR_INVALID);
-                GS_CHECK(strstr(e.msg, "not finite") != NULL);
-            }
-        }
 }
 
 GS_TEST(unvalidated_model_rejected)

@@ -1,0 +1,117 @@
+/* test_linalg.c -- core/linalg's own kernels against hand-computed values
+ * and plain substitution: the checked Cholesky and the triangular solves of
+ * the active-set factors. */
+#include "gs_test.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "linalg.h"
+
+/* gs_chol: the factor of a hand-made SPD matrix; a matrix that is not
+ * positive definite names its leading minor; a NaN or an Inf anywhere in
+ * the lower triangle is an error, not a factor (the upper triangle is
+ * never read). */
+GS_TEST(chol_checks_spd_and_finite)
+{
+    gs_error e;
+    double A[9] = {4, 2, 2, 99, 10, 5, 99, 99, 6}; /* column-major, lower used */
+    GS_CHECK_INT(gs_chol(A, 3, 3, "K", &e), GS_OK);
+    /* L = [2 0 0; 1 3 0; 1 4/3 sqrt(6 - 1 - 16/9)] */
+    GS_CHECK_NEAR(A[0], 2.0, 1e-15);
+    GS_CHECK_NEAR(A[1], 1.0, 1e-15);
+    GS_CHECK_NEAR(A[2], 1.0, 1e-15);
+    GS_CHECK_NEAR(A[4], 3.0, 1e-15);
+    GS_CHECK_NEAR(A[5], 4.0 / 3.0, 1e-15);
+    GS_CHECK_NEAR(A[8], sqrt(5.0 - 16.0 / 9.0), 1e-15);
+    GS_CHECK(A[3] == 99 && A[6] == 99 && A[7] == 99);
+    double B[4] = {1, 2, 0, 1}; /* [1 2; 2 1]: indefinite at minor 2 */
+    GS_CHECK_INT(gs_chol(B, 2, 2, "Q_CC", &e), GS_ERR_NOT_SPD);
+    GS_CHECK_STR(e.field, "Q_CC");
+    GS_CHECK_INT(e.lapack_info, 2);
+    for (int at = 0; at < 3; at++) /* a_11, a_21, a_33 */
+        for (int inf = 0; inf < 2; inf++) {
+            const int pos[3] = {0, 1, 8};
+            double C[9] = {4, 2, 2, 0, 10, 5, 0, 0, 6};
+            C[pos[at]] = inf ? INFINITY : NAN;
+            gs_err rc = gs_chol(C, 3, 3, "K", &e);
+            GS_CHECK_STR(e.field, "K");
+            if (inf && at == 1) { /* a_22 - l_21^2 = -Inf: a negative pivot first */
+                GS_CHECK_INT(rc, GS_ERR_NOT_SPD);
+                GS_CHECK_INT(e.lapack_info, 2);
+            } else {
+                GS_CHECK_INT(rc, GS_ERR_INVALID);
+                GS_CHECK(strstr(e.msg, "not finite") != NULL);
+            }
+        }
+}
+
+/* Plain column-ordered substitution, the reference of the blocked kernels. */
+static void ref_solve(int k, const double *L, int ld, double *x, int trans)
+{
+    if (!trans) {
+        for (int j = 0; j < k; j++) {
+            x[j] /= L[j + (size_t)j * ld];
+            for (int i = j + 1; i < k; i++)
+                x[i] -= L[i + (size_t)j * ld] * x[j];
+        }
+    } else {
+        for (int i = k - 1; i >= 0; i--) {
+            for (int q = i + 1; q < k; q++)
+                x[i] -= L[q + (size_t)i * ld] * x[q];
+            x[i] /= L[i + (size_t)i * ld];
+        }
+    }
+}
+
+/* gs_trsv_l / gs_trsv_lt: exact on a hand-made 5 x 5 (a block of four and
+ * one left over), within round-off of plain substitution for every order 0
+ * to 13 (every remainder of the blocks and of the four-wide sweeps) and 37,
+ * 80, 150; nothing outside the lower triangle of the leading k x k block is
+ * read (NaN there). */
+GS_TEST(trsv_blocked_matches_substitution)
+{
+    /* L = 2 I + subdiagonal 1 (NaN above the diagonal, never read):
+     * L^-1 (2, 5, 6, 7, 8) = (1, 2, 2, 2.5, 2.75) */
+    double L5[25], x[5] = {2, 5, 6, 7, 8};
+    for (int j = 0; j < 5; j++)
+        for (int i = 0; i < 5; i++)
+            L5[i + 5 * j] = i == j ? 2.0 : (i == j + 1 ? 1.0 : (i > j ? 0.0 : NAN));
+    gs_trsv_l(5, L5, 5, x);
+    const double want[5] = {1, 2, 2, 2.5, 2.75};
+    for (int i = 0; i < 5; i++)
+        GS_CHECK(x[i] == want[i]);
+    double y[5] = {2, 5, 6, 7, 8};
+    gs_trsv_lt(5, L5, 5, y); /* y5 = 4, y4 = 1.5, y3 = 2.25, y2 = 1.375, y1 = 0.3125 */
+    const double want_t[5] = {0.3125, 1.375, 2.25, 1.5, 4};
+    for (int i = 0; i < 5; i++)
+        GS_CHECK(y[i] == want_t[i]);
+
+    const int ks[17] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 37, 80, 150};
+    unsigned long long seed = 12345;
+    for (int t = 0; t < 17; t++) {
+        const int k = ks[t], ld = k + 3;
+        double *L = malloc((size_t)(ld * (k + 1) + 1) * sizeof *L);
+        double *a = malloc((size_t)(k + 1) * sizeof *a), *b = malloc((size_t)(k + 1) * sizeof *b);
+        for (int j = 0; j < k; j++)
+            for (int i = 0; i < ld; i++) {
+                seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+                double r = (double)(seed >> 11) / 9007199254740992.0 - 0.5; /* [-0.5, 0.5) */
+                L[i + (size_t)j * ld] = i < j || i >= k ? NAN : (i == j ? 1.5 + r : r / sqrt(k));
+            }
+        for (int trans = 0; trans < 2; trans++) {
+            for (int i = 0; i < k; i++)
+                a[i] = b[i] = 1.0 + 0.25 * (i % 7) - 0.1 * trans;
+            (trans ? gs_trsv_lt : gs_trsv_l)(k, L, (size_t)ld, a);
+            ref_solve(k, L, ld, b, trans);
+            for (int i = 0; i < k; i++)
+                GS_CHECK_NEAR(a[i], b[i], 1e-13 * (1 + fabs(b[i])));
+        }
+        free(L);
+        free(a);
+        free(b);
+    }
+}
+
+GS_TEST_MAIN()
