@@ -37,7 +37,14 @@ static inline int gs_gi_ratio_test(int k, const double *lam, const double *r, do
         double rc = dir * r[c];
         if (!(rc > 0.0) || (pb && gs_problem_is_eq(pb, idx[c])))
             continue;
-        double tc = fmax(lam[c], 0.0) / rc;
+        /* max(lam_c, 0) as fmax(lam_c, 0.0) (0 for NaN too), without the
+         * libm call fmax is on x86-64 */
+        const double lp = lam[c] > 0.0 ? lam[c] : 0.0;
+        /* cannot beat tmin by a margin above the rounding of the
+         * product: no division (one per member otherwise) */
+        if (block >= 0 && lp > tmin * rc * (1.0 + 0x1p-50))
+            continue;
+        double tc = lp / rc;
         if (!(tc < INFINITY))
             continue;
         if (block < 0 || tc < tmin || (tc == tmin && idx[c] < idx[block])) {
