@@ -322,12 +322,19 @@ int gs_cset_settle_lazy(gs_cset *cs, const gs_problem *pb, const double *p, doub
                         int *out)
 {
     const int k = cs->k;
-    memcpy(cs->tmp, lc, (size_t)k * sizeof *lc); /* the multipliers w belongs to */
-    solve_refined_set(cs, p, lc, r);
+    /* one step of iterative refinement from the caller's multipliers, whose
+     * residual on C, p_C - Q_CC lc = -w_C, w already holds: no fresh solve
+     * and no O(k^2) gather of Q_CC (solve_refined_set's) */
+    double d1 = 0.0;
+    for (int c = 0; c < k; c++)
+        r[c] = -w[cs->idx[c]];
+    gs_cset_solve(cs, r);
+    for (int c = 0; c < k; c++) {
+        lc[c] += r[c];
+        d1 += fabs(r[c]);
+    }
     if (gs_zero_rule(k, cs->idx, lc, pb, tol_lam, out) == 0) {
-        double d1 = 0.0, margin = INFINITY;
-        for (int c = 0; c < k; c++)
-            d1 += fabs(lc[c] - cs->tmp[c]);
+        double margin = INFINITY;
         for (int i = 0; i < cs->m; i++)
             if (cs->pos[i] < 0)
                 margin = fmin(margin, w[i] + tol_w);

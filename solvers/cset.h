@@ -136,13 +136,14 @@ int gs_cset_prune(gs_cset *cs, const gs_problem *pb, const double *p, double *lc
 int gs_cset_settle(gs_cset *cs, const gs_problem *pb, const double *p, double tol_lam, double *lc,
                    double *r, double *w, int *out);
 /* gs_cset_settle for a caller whose w (m) is exactly Q[:, C] lc - p for the
- * lc it passes in, with no pair outside C below -tol_w: when no member
- * leaves and the refined multipliers differ from lc by d with qdiag_max
- * ||d||_1 below the least margin w_i + tol_w outside C, no pair outside C
- * can have turned violated (|Q_ij| <= max_i Q_ii), the O(m k) product is
- * skipped and w stays as it was (the solve's final test; the certificate
- * computes its own w). Otherwise it settles as gs_cset_settle. Uses
- * cs->tmp. O(k^2 + m), or gs_cset_settle's cost. */
+ * lc it passes in, with no pair outside C below -tol_w. The refinement
+ * starts from that lc: its residual on C is -w_C, so one solve gives
+ * lc + d without a fresh solve or a gather of Q_CC. When no member leaves
+ * and qdiag_max ||d||_1 is below the least margin w_i + tol_w outside C, no
+ * pair outside C can have turned violated (|Q_ij| <= max_i Q_ii), the
+ * O(m k) product is skipped and w stays as it was (the solve's final test;
+ * the certificate computes its own w). Otherwise it settles as
+ * gs_cset_settle from lc + d. O(k^2 + m), or gs_cset_settle's cost. */
 int gs_cset_settle_lazy(gs_cset *cs, const gs_problem *pb, const double *p, double tol_lam,
                         double tol_w, double qdiag_max, double *lc, double *r, double *w,
                         int *out);
