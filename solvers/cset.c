@@ -292,7 +292,7 @@ int gs_cset_prune(gs_cset *cs, const gs_problem *pb, const double *p, double *lc
     return 0;
 }
 
-/* The settle's rounds; solved: lc already holds the refined solve on C. */
+/* The settle's rounds; solved: lc already holds refined multipliers on C. */
 static int settle_rounds(gs_cset *cs, const gs_problem *pb, const double *p, double tol_lam,
                          double *lc, double *r, double *w, int *out, int solved)
 {
@@ -345,4 +345,3 @@ int gs_cset_settle_lazy(gs_cset *cs, const gs_problem *pb, const double *p, doub
     }
     return settle_rounds(cs, pb, p, tol_lam, lc, r, w, out, 1);
 }
-

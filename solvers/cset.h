@@ -9,12 +9,12 @@
  * (contiguous, m each) four at a time (gs_cset_qmul): no gathered copy of
  * them is kept, so a build copies only Q_CC and an append nothing of Q.
  * Costs (k = |C|, m pairs):
- *   schur (l = L^-1 Q_Cj, s = Q_jj - l'l)      O(k^2)   one dtrsv
+ *   schur (l = L^-1 Q_Cj, s = Q_jj - l'l)      O(k^2)   one triangular solve
  *   append (given l, s)                          O(k)     row of L
  *   remove at position c                         O((k-c)^2) rank-one update
  *                                                of the trailing factor (and
  *                                                O(k-c) to carry l along)
- *   solve Q_CC z = b                             O(k^2)   two dtrsv
+ *   solve Q_CC z = b                             O(k^2)   two triangular solves
  *   residual w = Q[:, C] v - p                   O(m k)   gs_cset_qmul
  *   build from a list (warm start)               O(k^3/3 + k^2) gather, dpotrf
  * Capacity grows geometrically (never in the steady state of a solve).
