@@ -37,12 +37,13 @@
  * Invariants: cs holds C and L with L L' = Q_CC; lc[c] = lam of the pair at
  * position c, >= 0 for inequality pairs; lam_j of the pair being added is
  * kept apart until its full step.
- * Cost (k = |C| at the end, m pairs): per GI step O(k^2) (two dtrsv), per
- * candidate check O(k), per refresh O(m k) (dgemv, memory-bound); a refresh
+ * Cost (k = |C| at the end, m pairs): per GI step O(k^2) (two triangular
+ * solves, linalg.h's; one after a partial step, whose removal carries l),
+ * per candidate check O(k), per refresh O(m k) (gs_cols_mul); a refresh
  * follows every 16 + k/4 additions, so in total about O(steps k^2 + steps/
- * (16 + k/4) m k). Measured on the 5,206-unknown lap joint: 1.8 / 4.8 / 16.7
- * ms per gap at 10 / 50 / 100% fasteners (n_act 77 / 170 / 392), about 3 GI
- * steps per final contact.
+ * (16 + k/4) m k). Measured on the 5,206-unknown lap joint: 1.12 / 6.2 /
+ * 10.3 ms per gap at 10 / 50 / 100% fasteners (n_act 77 / 282 / 380), about
+ * 3 GI steps per final contact (docs/solvers.md).
  */
 #include <cblas.h>
 #include <math.h>
