@@ -100,7 +100,8 @@ static inline void gs_cholup_append(gs_cholup *ch, const double *l, double d)
  * triangular solve when a solve with the smaller factor is needed next
  * (GI's partial step): since [L33 l32] = [L33~ 0] G', the trailing part of
  * v becomes the leading part of G' [v3; v_c], the same rotations applied to
- * the coefficients: O(k - c) more. */
+ * the coefficients: O(k - c) more. O((k - c)^2) rotations, O(c (k - c))
+ * moves. */
 static inline void gs_cholup_remove_carry(gs_cholup *ch, int c, double *v)
 {
     const int k = ch->k, ld = ch->cap, r = k - c - 1;
@@ -108,18 +109,26 @@ static inline void gs_cholup_remove_carry(gs_cholup *ch, int c, double *v)
     double vx = v ? v[c] : 0.0;
     for (int i = 0; i < r; i++)
         x[i] = L[(c + 1 + i) + (size_t)c * ld];
+    /* column q of L33 is rotated and written one column left and one row
+     * up at once (row and column c leave): its destination, column c + q,
+     * held column q - 1 of L33, already moved (q = 0: column c, copied to
+     * x) */
     for (int q = 0; q < r; q++) {
-        double *col = L + (c + 1) + (size_t)(c + 1 + q) * ld; /* column q of L33 */
+        const double *col = L + (c + 1) + (size_t)(c + 1 + q) * ld; /* column q of L33 */
+        double *dst = L + c + (size_t)(c + q) * ld;
         double a = col[q], b = x[q];
         if (v) /* the coefficient of column q moves to position c + q */
             v[c + q] = v[c + 1 + q];
-        if (b == 0.0)
+        if (b == 0.0) {
+            for (int i = q; i < r; i++)
+                dst[i] = col[i];
             continue;
+        }
         double rr = hypot(a, b), cs = a / rr, sn = b / rr;
-        col[q] = rr;
+        dst[q] = rr;
         for (int i = q + 1; i < r; i++) {
             double li = col[i], xi = x[i];
-            col[i] = cs * li + sn * xi;
+            dst[i] = cs * li + sn * xi;
             x[i] = cs * xi - sn * li;
         }
         if (v) {
@@ -128,10 +137,7 @@ static inline void gs_cholup_remove_carry(gs_cholup *ch, int c, double *v)
             vx = cs * vx - sn * vq;
         }
     }
-    /* delete row c and column c: shift the trailing columns left, rows up */
-    for (int jn = c; jn < k - 1; jn++)
-        for (int in = jn; in < k - 1; in++)
-            L[in + (size_t)jn * ld] = L[(in + 1) + (size_t)(jn + 1) * ld];
+    /* the leading columns lose row c: their rows below move up */
     for (int jn = 0; jn < c; jn++)
         for (int in = c; in < k - 1; in++)
             L[in + (size_t)jn * ld] = L[(in + 1) + (size_t)jn * ld];
