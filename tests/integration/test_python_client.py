@@ -458,6 +458,34 @@ class ClientTest(unittest.TestCase):
         if final["status"] == "cancelled":
             self.assertLess(final["done"], final["total"])
 
+    def test_wait_sleeps_until_the_eta(self):
+        """Job.wait polls at the daemon's ETA (20 ms to 1 s), and while there is
+        none at the growing interval: a stub client and a recorded sleep."""
+        docs = [{"status": "queued", "eta_s": None},
+                {"status": "running", "eta_s": None},
+                {"status": "running", "eta_s": 0.35},
+                {"status": "running", "eta_s": 7.0},
+                {"status": "running", "eta_s": 0.0},
+                {"status": "done", "eta_s": 0}]
+
+        class Stub:
+            def job_status(self, _id):
+                return docs.pop(0)
+
+        slept = []
+        import gapsim.client as gc
+        real = gc.time.sleep
+        gc.time.sleep = slept.append
+        try:
+            info = Job(Stub(), {"id": "j_0", "status": "queued"}).wait(poll=0.1)
+        finally:
+            gc.time.sleep = real
+        self.assertEqual(info["status"], "done")
+        self.assertEqual(len(slept), 5)
+        self.assertAlmostEqual(slept[0], 0.1)
+        self.assertAlmostEqual(slept[1], 0.12)
+        self.assertEqual(slept[2:], [0.35, 1.0, 0.02])
+
     # ---- npy codec -------------------------------------------------------------
     def test_npy_codec(self):
         rows = [[1.0, -2.5, 3e-300], [4.0, 5.0, float("inf")]]

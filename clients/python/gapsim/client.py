@@ -442,7 +442,11 @@ class Job:
                 terminal, a line every few seconds otherwise): done/total,
                 solves/s, ETA.
             timeout: seconds before GapsimError(code="timeout"); None waits forever.
-            poll: seconds between polls (grows to 1 s for long jobs).
+            poll: seconds between polls while the job's end is not in sight
+                (grows to 1 s for long jobs); once the daemon gives an ETA the
+                next poll is at the ETA (at least 20 ms, at most 1 s later), so
+                a job is seen done within about 20 ms of its end rather than up
+                to a whole poll interval after it.
             stream: where progress goes (default sys.stderr).
 
         Raises:
@@ -466,8 +470,12 @@ class Job:
             if timeout is not None and now - start > timeout:
                 raise GapsimError(None, "timeout", "job %s not done after %.0f s"
                                   % (self.id, timeout))
-            time.sleep(delay)
-            delay = min(1.0, delay * 1.2)
+            eta = info.get("eta_s")
+            if isinstance(eta, (int, float)) and eta >= 0:
+                time.sleep(min(1.0, max(0.02, eta)))
+            else:
+                time.sleep(delay)
+                delay = min(1.0, delay * 1.2)
         if progress and tty:
             out.write("\n")
             out.flush()
