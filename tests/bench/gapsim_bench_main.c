@@ -56,7 +56,7 @@ typedef struct {
     const char *model_path, *gaps_path, *csv_path, *json_path, *methods, *times_path;
     const char *dump_dir; /* --dump-qp: Q, p and the reference lam as .npy for other solvers */
     gs_gen_kind kind;
-    int small, ngaps, sweep, warm_seq, cloud, dist, nfrac, repeat, cpu_clock, no_ref;
+    int small, ngaps, sweep, warm_seq, cloud, dist, nfrac, repeat, cpu_clock, no_ref, interleave;
     unsigned long long seed;
     double fraction, check_tol, scatter;
     double fracs[MAX_FRACTIONS];
@@ -69,7 +69,7 @@ static void usage(FILE *f)
         "                    [--gaps G.npy | --ngaps K --seed S [--scatter S]]\n"
         "                    [--fraction F | --sweep | --fractions F1,F2,...]\n"
         "                    [--methods VARIANT,VARIANT,... | all] [--warm-seq] [--cloud] [--dist]\n"
-        "                    [--repeat R] [--clock wall|cpu] [--check TOL]\n"
+        "                    [--repeat R] [--interleave] [--clock wall|cpu] [--check TOL]\n"
         "                    [--no-ref] [--csv FILE] [--json FILE] [--dump-qp DIR]\n"
         "                    [--times FILE]\n"
         "Defaults: --kind lap, --ngaps 50, --seed 1, --fraction 0.5, every available\n"
@@ -93,6 +93,11 @@ static void usage(FILE *f)
         "  --dist           per variant the time distribution: min, deciles, max (Fig. 11)\n"
         "  --repeat R       solve each gap R times and keep the shortest time (suppresses\n"
         "                   noise from other processes; auto learns from every repeat)\n"
+        "  --interleave     time the variants gap by gap (every variant on gap 0, then on\n"
+        "                   gap 1, ..., alternating their order), so that a drift of the\n"
+        "                   machine's speed during the run weighs on all of them alike; the\n"
+        "                   times, iterations and picks printed come from that pass, the\n"
+        "                   accuracy check from one more solve of each gap per variant\n"
         "  --clock C        wall: the solver's own time (info.time, default); cpu: the\n"
         "                   thread CPU time of the gs_solve call, robust to time-slicing\n"
         "                   on a loaded machine (the solvers run on the calling thread)\n"
@@ -218,6 +223,30 @@ static double bound_time(const gs_precomp *pc, const double *lam, double *QCC, d
         best = t < best ? t : best;
     }
     return best;
+}
+
+/* Gaps a variant runs on: its @K, at most the k of the run. */
+static int variant_gaps(const variant *v, int k)
+{
+    return v->ngaps > 0 && v->ngaps < k ? v->ngaps : k;
+}
+
+/* Solve --repeat times and keep the shortest time (thread CPU with --clock
+ * cpu) in info->time; info and lam / w are the last solve's. */
+static gs_err timed_solve(const bench_args *a, gs_solver *sv, const gs_problem *pb,
+                          const gs_solve_opts *o, double *lam, double *w, gs_solve_info *info,
+                          gs_error *e)
+{
+    double tmin = INFINITY;
+    for (int rep = 0; rep < a->repeat; rep++) {
+        double c0 = a->cpu_clock ? gs_thread_cpu() : 0.0;
+        gs_err rc = gs_solve(sv, pb, o, lam, w, NULL, info, e);
+        if (rc != GS_OK)
+            return rc;
+        tmin = fmin(tmin, a->cpu_clock ? gs_thread_cpu() - c0 : info->time);
+    }
+    info->time = tmin;
+    return GS_OK;
 }
 
 /* Steps of a warm-start sequence per gap: the first WARM_SEQ_STEPS
@@ -495,6 +524,7 @@ int main(int argc, char **argv)
         else if (!strcmp(o, "--cloud")) a.cloud = 1;
         else if (!strcmp(o, "--dist")) a.dist = 1;
         else if (!strcmp(o, "--repeat") && v) a.repeat = atoi(v), i++;
+        else if (!strcmp(o, "--interleave")) a.interleave = 1;
         else if (!strcmp(o, "--no-ref")) a.no_ref = 1;
         else if (!strcmp(o, "--clock") && v) {
             if (strcmp(v, "wall") && strcmp(v, "cpu")) { usage(stderr); return 2; }
@@ -583,9 +613,9 @@ int main(int argc, char **argv)
            "cond_1(K) ~ %.2g, cond_1(Q) ~ %.2g\n",
            mdl->name, n, m, mdl->n_parts, mdl->n_fast,
            mdl->joint == GS_JOINT_SANDWICH ? "sandwich" : "simple", pc->cond_K, pc->cond_Q);
-    printf("       %d gaps, single thread, %s time%s; one Cholesky of Q (m = %d): %.1f ms\n", k,
-           a.cpu_clock ? "thread CPU" : "wall", a.repeat > 1 ? " (min of repeats)" : "", m,
-           1e3 * t_cholQ);
+    printf("       %d gaps, single thread, %s time%s%s; one Cholesky of Q (m = %d): %.1f ms\n",
+           k, a.cpu_clock ? "thread CPU" : "wall", a.repeat > 1 ? " (min of repeats)" : "",
+           a.interleave ? ", variants interleaved gap by gap" : "", m, 1e3 * t_cholQ);
 
     FILE *csv = a.csv_path ? fopen(a.csv_path, "w") : NULL;
     FILE *js = a.json_path ? fopen(a.json_path, "w") : NULL;
@@ -620,6 +650,12 @@ int main(int argc, char **argv)
     double *tt = malloc((size_t)k * sizeof *tt), *tb = malloc((size_t)k * sizeof *tb);
     double *tbest = malloc((size_t)k * sizeof *tbest);
     double *T = malloc((size_t)nv * k * sizeof *T); /* per variant and gap: time, s */
+    /* --interleave: per variant and gap, the timed solve's info */
+    gs_solve_info *PI = a.interleave ? calloc((size_t)nv * k, sizeof *PI) : NULL;
+    if (a.interleave && !PI) {
+        fprintf(stderr, "gapsim-bench: out of memory\n");
+        return 1;
+    }
     int *KV = malloc((size_t)nv * sizeof *KV);
     static char labels[MAX_VARIANTS][64];
     double *QCC = malloc((size_t)m * m * sizeof *QCC), *QC = malloc((size_t)m * m * sizeof *QC);
@@ -674,13 +710,29 @@ int main(int argc, char **argv)
                "gaps", "median ms", "mean ms", "p95 ms", "max ms", "iter", "cg", "cg/it",
                "n_act", "optimal", "max|dx| mm", "max|dw| mm", "/bound",
                a.check_tol > 0 ? "  check" : "");
+        if (PI) /* --interleave: every variant on gap r, then on gap r + 1 */
+            for (int r = 0; r < k; r++)
+                for (int q = 0; q < nv; q++) {
+                    const int vi = (r & 1) ? nv - 1 - q : q; /* alternate who goes first */
+                    if (r >= variant_gaps(&vars[vi], k))
+                        continue;
+                    gs_solve_opts o;
+                    variant_opts(&vars[vi], &o);
+                    gs_problem pb = {.pc = pc, .g = G + (size_t)r * m, .load = load};
+                    if (timed_solve(&a, sv, &pb, &o, lam, w, &PI[(size_t)vi * k + r], &e) !=
+                        GS_OK) {
+                        fprintf(stderr, "gapsim-bench: %s: %s\n", gs_method_name(o.method),
+                                e.msg);
+                        return 1;
+                    }
+                }
         double best_mean = INFINITY, auto_mean = -1;
         int auto_vi = -1;
         char best_name[64] = "";
         for (int vi = 0; vi < nv; vi++) {
             gs_solve_opts o;
             variant_opts(&vars[vi], &o);
-            const int kv = vars[vi].ngaps > 0 && vars[vi].ngaps < k ? vars[vi].ngaps : k;
+            const int kv = variant_gaps(&vars[vi], k);
             KV[vi] = kv;
             double it = 0, cg = 0, na = 0, dx = 0, dw = 0, mean = 0;
             int opt = 0;
@@ -691,17 +743,14 @@ int main(int argc, char **argv)
             for (int r = 0; r < kv; r++) {
                 gs_problem pb = {.pc = pc, .g = G + (size_t)r * m, .load = load};
                 gs_solve_info info;
-                double tmin = INFINITY;
-                for (int rep = 0; rep < a.repeat; rep++) {
-                    double c0 = a.cpu_clock ? gs_thread_cpu() : 0.0;
-                    if (gs_solve(sv, &pb, &o, lam, w, NULL, &info, &e) != GS_OK) {
-                        fprintf(stderr, "gapsim-bench: %s: %s\n", gs_method_name(o.method),
-                                e.msg);
-                        return 1;
-                    }
-                    tmin = fmin(tmin, a.cpu_clock ? gs_thread_cpu() - c0 : info.time);
+                /* with --interleave: lam and w for the check, the rest timed before */
+                if ((PI ? gs_solve(sv, &pb, &o, lam, w, NULL, &info, &e)
+                        : timed_solve(&a, sv, &pb, &o, lam, w, &info, &e)) != GS_OK) {
+                    fprintf(stderr, "gapsim-bench: %s: %s\n", gs_method_name(o.method), e.msg);
+                    return 1;
                 }
-                info.time = tmin;
+                if (PI)
+                    info = PI[(size_t)vi * k + r];
                 if (WC)
                     memcpy(WC + (size_t)r * m, w, (size_t)m * sizeof *w);
                 tt[r] = info.time;
@@ -884,7 +933,7 @@ int main(int argc, char **argv)
     free(lwarm);
     free(tcl);
     free(inst); free(load); free(LR); free(WR); free(lam); free(w); free(x); free(xr);
-    free(tt); free(tb); free(tbest); free(T); free(KV); free(QCC); free(QC); free(C); free(G);
+    free(tt); free(tb); free(tbest); free(T); free(PI); free(KV); free(QCC); free(QC); free(C); free(G);
     gs_precomp_free(pc);
     gs_model_free(mdl);
     return rows_failed ? 3 : 0;
