@@ -4,15 +4,8 @@
 # variants interleaved gap by gap, the warm-start sequences from every gap
 # and the chained cloud; a bad option exits 2. Timing figures are printed,
 # not asserted. Usage: test_bench.sh BIN_DIR TMP_DIR
-set -u
-BIN=$1
-TMP=$2/cli_bench
-rm -rf "$TMP" && mkdir -p "$TMP"
-pass=0 fail=0
-check() { # check NAME CONDITION...
-  local name=$1; shift
-  if "$@"; then pass=$((pass + 1)); echo "ok   $name"; else fail=$((fail + 1)); echo "FAIL $name"; fi
-}
+. "$(dirname "$0")/lib.sh"
+cli_start cli_bench "$1" "$2"
 
 "$BIN/tests/gapsim-bench" --kind lap --small --ngaps 4 --fractions 0.2,0.6 --clock cpu \
   --methods gi:relative,lemke,npm:dual,auto --check 1e-7 --interleave --warm-seq --cloud \
@@ -30,5 +23,4 @@ check "chained cloud rows optimal" \
 "$BIN/tests/gapsim-bench" --kind lap --small --methods gi:sideways > "$TMP/bad.out" 2>&1
 check "unknown variant exits 2" test $? -eq 2
 
-echo "$pass passed, $fail failed"
-test "$fail" -eq 0
+cli_finish

@@ -2,15 +2,8 @@
 # test_gen_batch.sh -- end-to-end check of the offline commands: gapsim-gen
 # writes a small sandwich model and a cloud, gapsim-batch solves it; plus the
 # documented exit codes on bad input. Usage: test_gen_batch.sh BIN_DIR TMP_DIR
-set -u
-BIN=$1
-TMP=$2/cli_gen_batch
-rm -rf "$TMP" && mkdir -p "$TMP"
-pass=0 fail=0
-check() { # check NAME CONDITION...
-  local name=$1; shift
-  if "$@"; then pass=$((pass + 1)); echo "ok   $name"; else fail=$((fail + 1)); echo "FAIL $name"; fi
-}
+. "$(dirname "$0")/lib.sh"
+cli_start cli_gen_batch "$1" "$2"
 
 "$BIN/gapsim-gen" --kind sandwich --small --out "$TMP" --name sw --gaps 12 --seed 3 > "$TMP/gen.out" 2>&1
 check "gen exit 0" test $? -eq 0
@@ -76,5 +69,4 @@ check "unknown option exits 2" test $? -eq 2
 "$BIN/gapsim-gen" --kind nope > /dev/null 2>&1
 check "unknown kind exits 2" test $? -eq 2
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+cli_finish

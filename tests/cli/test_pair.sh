@@ -5,15 +5,8 @@
 # the report names the unpaired node, the JSON parses and its nodes / pairs
 # keys have the model JSON's shape; bad input gives the documented exit codes.
 # Usage: test_pair.sh BIN_DIR TMP_DIR
-set -u
-BIN=$1
-TMP=$2/cli_pair
-rm -rf "$TMP" && mkdir -p "$TMP"
-pass=0 fail=0
-check() { # check NAME CONDITION...
-  local name=$1; shift
-  if "$@"; then pass=$((pass + 1)); echo "ok   $name"; else fail=$((fail + 1)); echo "FAIL $name"; fi
-}
+. "$(dirname "$0")/lib.sh"
+cli_start cli_pair "$1" "$2"
 
 { echo "label,x,y,z"; for i in 0 1 2 3; do for j in 0 1 2 3; do
     echo "$((100 + 4 * i + j)),$((10 * i)),$((10 * j)),0"; done; done; } > "$TMP/lower.csv"
@@ -58,5 +51,4 @@ check "collinear: names the node" grep -q "lower node 1" "$TMP/line.txt"
 "$BIN/gapsim" pair --upper "$TMP/upper.csv" --lower "$TMP/line.csv" --normal 0,0,1 > /dev/null 2>&1
 check "collinear with --normal exits 0" test $? -eq 0
 
-echo "$pass passed, $fail failed"
-test "$fail" -eq 0
+cli_finish
