@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "assembly.h"
+#include "fileio.h"
 #include "generator.h"
 #include "jobs.h"
 #include "npy.h"
@@ -207,8 +208,34 @@ static enum MHD_Result add_query(void *cls, enum MHD_ValueKind kind, const char 
     return MHD_YES;
 }
 
-/* Put the gaps file in place: jobs/<id>/gaps.npy. */
-static int place_gaps(gsd_req *r, const char *job_id, const double *G, int k, int m)
+/* Copy src to path (atomic write: a reader sees no partial file). O(size). */
+static gs_err copy_file(const char *src, const char *path, gs_error *e)
+{
+    FILE *in = fopen(src, "rb");
+    if (!in)
+        return gs_errorf(e, GS_ERR_IO, "", "cannot open %s: %s", src, strerror(errno));
+    gs_wfile wf = {0};
+    gs_err rc = gs_wfile_open(&wf, path, e);
+    char buf[1 << 16];
+    size_t got;
+    while (!rc && (got = fread(buf, 1, sizeof buf, in)) > 0)
+        rc = gs_wfile_write(&wf, buf, got, e);
+    if (!rc && ferror(in))
+        rc = gs_errorf(e, GS_ERR_IO, "", "cannot read %s", src);
+    fclose(in);
+    if (rc)
+        gs_wfile_abort(&wf);
+    else
+        rc = gs_wfile_commit(&wf, e);
+    return rc;
+}
+
+/* Put the gaps file in place: jobs/<id>/gaps.npy, from G (written), from
+ * src (another job's gaps: a hard link, as both are never written again,
+ * or a copy where the file system has none) or else the staged upload
+ * (renamed). */
+static int place_gaps(gsd_req *r, const char *job_id, const double *G, int k, int m,
+                      const char *src)
 {
     char dir[PATH_MAX], path[PATH_MAX];
     gsd_path_job(r->app, job_id, dir, sizeof dir);
@@ -225,6 +252,17 @@ static int place_gaps(gsd_req *r, const char *job_id, const double *G, int k, in
             gsd_rmtree(dir);
             return 0;
         }
+    } else if (src) {
+        int gone = 0;
+        if (link(src, path) != 0 && ((gone = errno == ENOENT) || copy_file(src, path, &e))) {
+            if (gone)
+                gsd_reply_error(r, 409, "conflict", "gaps_from",
+                                "the gaps of that job are gone (deleted meanwhile)");
+            else
+                gsd_reply_error(r, 500, "io_error", "", "cannot store the gaps: %s", e.msg);
+            gsd_rmtree(dir);
+            return 0;
+        }
     } else {
         if (rename(r->file_path, path) != 0) {
             gsd_reply_error(r, 500, "io_error", "", "cannot store the gaps: %s", strerror(errno));
@@ -233,6 +271,35 @@ static int place_gaps(gsd_req *r, const char *job_id, const double *G, int k, in
         }
         r->file_path[0] = '\0'; /* adopted */
     }
+    return 1;
+}
+
+/* "gaps_from": the path of that job's gaps and their count, if it is a job
+ * of this assembly. 0 after answering (spec freed). */
+static int source_gaps(gsd_req *r, const gsd_assembly_row *arow, gsd_spec *spec, char *src,
+                       size_t cap, int *k)
+{
+    gsd_job_row sj;
+    int found = 0;
+    gs_error e;
+    if (gsd_store_job_get(r->app->st, spec->gaps_job, &sj, &found, &e) != GS_OK) {
+        gsd_spec_free(spec);
+        gsd_api_store_error(r, &e);
+        return 0;
+    }
+    int ok = found && !strcmp(sj.assembly_id, arow->id);
+    if (found) {
+        *k = sj.total;
+        gsd_job_row_free(&sj);
+    }
+    if (!ok) {
+        gsd_spec_free(spec);
+        gsd_reply_error(r, 422, "invalid", "gaps_from",
+                        "gaps_from must be a job of this assembly (%s): no job %s %s", arow->id,
+                        spec->gaps_job, found ? "on it" : "exists");
+        return 0;
+    }
+    gsd_jobs_gaps_path(r->app, spec->gaps_job, src, cap);
     return 1;
 }
 
@@ -308,17 +375,18 @@ void gsd_h_cloud_create(gsd_req *r)
     cJSON *obj = NULL;
     double *G = NULL;
     int k = 0;
-    int generated = 0;
+    int generated = 0, from_job = 0;
     if (r->body_kind == GSD_BODY_JSON) {
         obj = gsd_api_body(r);
         generated = obj && cJSON_GetObjectItemCaseSensitive(obj, "generate") != NULL;
-        if (obj && generated && body_has_gaps(r, obj)) {
-            gsd_reply_error(r, 422, "invalid", "generate",
-                            "give either gaps or generate, not both");
+        from_job = obj && cJSON_GetObjectItemCaseSensitive(obj, "gaps_from") != NULL;
+        if (obj && generated + from_job + body_has_gaps(r, obj) > 1) {
+            gsd_reply_error(r, 422, "invalid", from_job ? "gaps_from" : "generate",
+                            "give one of gaps, generate or gaps_from");
             cJSON_Delete(obj);
             return;
         }
-        if (!obj || (!generated && !json_gaps(r, obj, arow.m, &G, &k))) {
+        if (!obj || (!generated && !from_job && !json_gaps(r, obj, arow.m, &G, &k))) {
             cJSON_Delete(obj);
             return;
         }
@@ -333,17 +401,20 @@ void gsd_h_cloud_create(gsd_req *r)
             cJSON_Delete(obj);
             return;
         }
-        if (cJSON_GetObjectItemCaseSensitive(obj, "generate")) {
-            gsd_reply_error(r, 422, "invalid", "generate",
-                            "generate is a JSON body without gaps, not an .npy upload option");
+        const char *src_key = cJSON_GetObjectItemCaseSensitive(obj, "generate") ? "generate"
+                              : cJSON_GetObjectItemCaseSensitive(obj, "gaps_from") ? "gaps_from"
+                                                                                   : NULL;
+        if (src_key) {
+            gsd_reply_error(r, 422, "invalid", src_key,
+                            "%s is a JSON body without gaps, not an .npy upload option", src_key);
             cJSON_Delete(obj);
             return;
         }
     } else {
         gsd_reply_error(r, 400, "invalid", "body",
                         "a cloud needs a body: JSON {\"gaps\": [[...], ...]}, JSON "
-                        "{\"generate\": {\"count\": k, \"seed\": s}} or a k x m .npy "
-                        "(Content-Type: application/x-npy)");
+                        "{\"generate\": {\"count\": k, \"seed\": s}}, JSON {\"gaps_from\": "
+                        "\"j_...\"} or a k x m .npy (Content-Type: application/x-npy)");
         return;
     }
     gsd_spec spec;
@@ -360,6 +431,9 @@ void gsd_h_cloud_create(gsd_req *r)
         free(G);
         return;
     }
+    char src[PATH_MAX] = "";
+    if (spec.gaps_job[0] && !source_gaps(r, &arow, &spec, src, sizeof src, &k))
+        return;
     if (spec.warm_job[0]) {
         gsd_job_row wj;
         int found = 0;
@@ -386,7 +460,7 @@ void gsd_h_cloud_create(gsd_req *r)
     gs_buf ob = {0};
     gsd_spec_write(&spec, &ob);
     row.options_json = gs_buf_take(&ob, NULL);
-    int ok = row.options_json && place_gaps(r, row.id, G, k, arow.m);
+    int ok = row.options_json && place_gaps(r, row.id, G, k, arow.m, src[0] ? src : NULL);
     free(G);
     if (ok && gsd_store_job_insert(r->app->st, &row, &e)) {
         gsd_api_store_error(r, &e);

@@ -83,6 +83,19 @@ static gs_err parse_warm(const cJSON *v, int cloud, gsd_spec *sp, gs_error *err)
                            : "the id of a previous result (\"r_...\")");
 }
 
+/* gaps_from: the id of a job whose gaps the cloud solves again (the
+ * handler checks that it exists, on the same assembly). */
+static gs_err parse_gaps_from(const cJSON *v, gsd_spec *sp, gs_error *err)
+{
+    gs_err rc = want_string(v, "gaps_from", err);
+    if (!rc && !gsd_id_valid(v->valuestring, 'j'))
+        rc = gs_errorf(err, GS_ERR_INVALID, "gaps_from",
+                       "gaps_from must be the id of a previous job (\"j_...\")");
+    if (!rc)
+        snprintf(sp->gaps_job, sizeof sp->gaps_job, "%s", v->valuestring);
+    return rc;
+}
+
 /* label: printable UTF-8 (no control bytes), at most GSD_LABEL_MAX bytes. */
 static gs_err parse_label(const cJSON *v, gsd_spec *sp, gs_error *err)
 {
@@ -226,6 +239,8 @@ static gs_err parse_key(const cJSON *v, int n_fast, int m, int cloud, gsd_spec *
         return parse_label(v, sp, err);
     if (!strcmp(k, "generate") && cloud)
         return parse_generate(v, sp, err);
+    if (!strcmp(k, "gaps_from") && cloud)
+        return parse_gaps_from(v, sp, err);
     if (!strcmp(k, "chain") && cloud)
         return parse_named(v, k, p_chain, &sp->chain, "off, auto, on", err);
     return gs_errorf(err, GS_ERR_INVALID, k, "unknown option \"%s\"", k);
@@ -328,6 +343,10 @@ void gsd_spec_write(const gsd_spec *sp, gs_buf *b)
             gs_buf_json_num(b, sp->gen_scatter);
         }
         gs_buf_puts(b, "}");
+    }
+    if (sp->gaps_job[0]) {
+        gs_buf_puts(b, ",\"gaps_from\":");
+        gs_buf_json_str(b, sp->gaps_job);
     }
     if (sp->resolved) {
         gs_buf_puts(b, ",\"installed\":");

@@ -46,6 +46,7 @@ typedef struct {
     int n_fixed, *fixed;         /* permanently fastened pairs */
     char warm[GSD_ID_LEN];       /* solve: result id to warm-start from ("" none) */
     char warm_job[GSD_ID_LEN];   /* cloud: gap i warm-starts from gap i of this job */
+    char gaps_job[GSD_ID_LEN];   /* cloud: "gaps_from", the gaps are this job's ("" none) */
     unsigned ret;                /* GSD_RET_* fields returned by a solve */
     double timeout_s;            /* per solve, s (0: the server's --default-timeout) */
     char label[GSD_LABEL_MAX + 1]; /* cloud: the user's name for the job ("" none) */

@@ -150,18 +150,24 @@ typedef struct {
 } cloud_str;
 #define CLOUD_STRS 2
 
-/* The JSON body of a cloud the server generates: {"generate": {count, seed},
- * the cloud's string options, options}. NULL when out of memory. */
-static char *generate_body(const gc_solve_opts *so, long count, long seed, double scatter,
-                           const cloud_str strs[CLOUD_STRS])
+/* The JSON body of a cloud without an upload: {"generate": {count, seed}}
+ * (count > 0) or {"gaps_from": job}, the cloud's string options and the
+ * options. NULL when out of memory. */
+static char *json_body(const gc_solve_opts *so, long count, long seed, double scatter,
+                       const char *gaps_from, const cloud_str strs[CLOUD_STRS])
 {
-    cJSON *body = cJSON_CreateObject(), *gen = cJSON_CreateObject();
-    int ok = body && gen && cJSON_AddNumberToObject(gen, "count", (double)count) &&
+    cJSON *body = cJSON_CreateObject(), *gen = count > 0 ? cJSON_CreateObject() : NULL;
+    int ok = body != NULL;
+    if (count > 0) {
+        ok = ok && gen && cJSON_AddNumberToObject(gen, "count", (double)count) &&
              cJSON_AddNumberToObject(gen, "seed", (double)seed) &&
              (scatter >= 1.0 || cJSON_AddNumberToObject(gen, "scatter", scatter));
-    ok = ok && cJSON_AddItemToObject(body, "generate", gen);
-    if (!ok)
-        cJSON_Delete(gen);
+        ok = ok && cJSON_AddItemToObject(body, "generate", gen);
+        if (!ok)
+            cJSON_Delete(gen);
+    } else {
+        ok = ok && cJSON_AddStringToObject(body, "gaps_from", gaps_from);
+    }
     for (int i = 0; i < CLOUD_STRS; i++)
         ok = ok && (!strs[i].value || cJSON_AddStringToObject(body, strs[i].key, strs[i].value));
     ok = ok && gc_solve_opts_json(so, body) == 0;
@@ -177,11 +183,14 @@ static int cmd_submit(gc_ctx *cx, int argc, char **argv)
         "Submit a gap cloud: GAPS.npy is a k x m float64 array (C order), one gap\n"
         "vector per row, uploaded as is; or --generate K: the server generates K gap\n"
         "vectors with gapsim-gen's generator (the same --seed gives the same gaps as\n"
-        "gapsim-gen --seed). Prints the job (or only its id with -q).\n"
+        "gapsim-gen --seed); or --gaps-from JOB: the gaps of a previous job, solved\n"
+        "again with these options (nothing uploaded). Prints the job (or only its id\n"
+        "with -q).\n"
         "options:\n"
         "  --assembly ID      the assembly (required)\n"
-        "  --gaps GAPS.npy    the cloud (or --generate)\n"
-        "  --generate K       K server-generated gap vectors (not with --gaps)\n"
+        "  --gaps GAPS.npy    the cloud (or --generate, --gaps-from)\n"
+        "  --generate K       K server-generated gap vectors\n"
+        "  --gaps-from JOB    the gaps of a previous job j_... of this assembly\n"
         "  --seed S           the generator's seed (with --generate; default 1)\n"
         "  --scatter S        with --generate: share of each gap's own field, 0..1\n"
         "                     (default 1: independent gaps; 0.05-0.2: similar gaps)\n"
@@ -196,17 +205,18 @@ static int cmd_submit(gc_ctx *cx, int argc, char **argv)
         "                     lines otherwise, on stderr); exit 4 if it ends failed\n"
         "                     or cancelled\n"
         "  -q, --quiet        print only the job id\n",
-        "gapsim cloud submit --assembly ID (--gaps GAPS.npy | --generate K [--seed S] [--scatter S])\n"
+        "gapsim cloud submit --assembly ID (--gaps GAPS.npy | --generate K [--seed S] [--scatter S]\n"
+        "                    | --gaps-from JOB)\n"
         "                    [--label L] [--chain C] [options] [--wait] [-q]", 0, 0};
     gc_solve_opts so = {0};
     const char *asm_id = NULL, *gaps = NULL, *gen = NULL, *seed_s = NULL, *label = NULL;
-    const char *chain = NULL, *scatter_s = NULL;
+    const char *chain = NULL, *scatter_s = NULL, *from = NULL;
     int wait = 0, quiet = 0;
     const gc_opt opts[] = {
         {"--assembly", "-a", &asm_id, NULL}, {"--gaps", NULL, &gaps, NULL},
         {"--generate", NULL, &gen, NULL},    {"--seed", NULL, &seed_s, NULL},
         {"--label", NULL, &label, NULL},     {"--chain", NULL, &chain, NULL},
-        {"--scatter", NULL, &scatter_s, NULL},
+        {"--scatter", NULL, &scatter_s, NULL}, {"--gaps-from", NULL, &from, NULL},
         {"--wait", NULL, NULL, &wait},
         {"--quiet", "-q", NULL, &quiet},     GC_SOLVE_OPT_ENTRIES(so),
         {0},
@@ -218,8 +228,9 @@ static int cmd_submit(gc_ctx *cx, int argc, char **argv)
         return rc;
     if (!asm_id)
         return gc_usage_error(cmd.prog, "--assembly ID is required");
-    if (!gaps == !gen)
-        return gc_usage_error(cmd.prog, "give --gaps GAPS.npy or --generate K (one of them)");
+    if (!!gaps + !!gen + !!from != 1)
+        return gc_usage_error(cmd.prog,
+                              "give one of --gaps GAPS.npy, --generate K or --gaps-from JOB");
     long count = 0, seed = 1;
     if (seed_s && !gen)
         return gc_usage_error(cmd.prog, "--seed goes with --generate");
@@ -240,8 +251,8 @@ static int cmd_submit(gc_ctx *cx, int argc, char **argv)
         return rc;
     gc_buf path = {0};
     char *id = gc_escape(asm_id);
-    char *text = gen ? generate_body(&so, count, seed, scatter, strs) : NULL;
-    int bad = !id || (gen && !text) || gc_buf_add(&path, "/v1/assemblies/", 15) ||
+    char *text = gaps ? NULL : json_body(&so, count, seed, scatter, from, strs);
+    int bad = !id || (!gaps && !text) || gc_buf_add(&path, "/v1/assemblies/", 15) ||
               gc_buf_add(&path, id, strlen(id)) || gc_buf_add(&path, "/clouds", 7) ||
               (gaps && gc_solve_opts_query(&so, &path, '?'));
     for (int i = 0; i < CLOUD_STRS && !bad && gaps; i++) { /* the query string of an .npy upload */
@@ -260,10 +271,11 @@ static int cmd_submit(gc_ctx *cx, int argc, char **argv)
         fprintf(stderr, "%s: out of memory\n", cmd.prog);
         return GC_EFILE;
     }
-    gc_req rq = gen ? (gc_req){.method = "POST", .path = path.p, .content_type = "application/json",
-                               .body = text, .body_len = strlen(text)}
-                    : (gc_req){.method = "POST", .path = path.p,
-                               .content_type = "application/x-npy", .body_file = gaps};
+    gc_req rq = !gaps ? (gc_req){.method = "POST", .path = path.p,
+                                 .content_type = "application/json", .body = text,
+                                 .body_len = strlen(text)}
+                      : (gc_req){.method = "POST", .path = path.p,
+                                 .content_type = "application/x-npy", .body_file = gaps};
     cJSON *j = NULL;
     gc_buf raw = {0};
     rc = gc_call_json(cx, cmd.prog, &rq, &j, &raw);
@@ -275,6 +287,9 @@ static int cmd_submit(gc_ctx *cx, int argc, char **argv)
         if (gen)
             fprintf(stderr, "submitted %s: %zu generated gaps (seed %ld)\n", gc_jstr(j, "id", "?"), k,
                     seed);
+        else if (from)
+            fprintf(stderr, "submitted %s: the %d gaps of %s\n", gc_jstr(j, "id", "?"),
+                    (int)gc_jnum(j, "total", 0), from);
         else
             fprintf(stderr, "submitted %s: %zu gaps of m = %zu\n", gc_jstr(j, "id", "?"), k, m);
     }

@@ -1,6 +1,7 @@
 /*
  * fuzz_spec.c -- fuzz target for the request options of solves and clouds
- * (server/spec.h: solver options, patterns, warm start, label, generate, chain).
+ * (server/spec.h: solver options, patterns, warm start, label, generate,
+ * gaps_from, chain).
  * Properties:
  *   - no crash; a rejected object gives an error with a code and a message;
  *   - an accepted spec written back (gsd_spec_write, as a job stores its
@@ -23,8 +24,8 @@ const char *const gs_fuzz_dict[] = {
     "\"dual\"", "\"tol\"", "\"max_iter\"", "\"timeout_s\"", "\"fasteners\"", "\"all\"",
     "\"none\"", "\"fastener_fraction\"", "\"fixed_pairs\"", "\"warm_start\"",
     "\"j_0123456789abcdef\"", "\"r_0123456789abcdef\"", "\"label\"", "\"generate\"",
-    "\"count\"", "\"seed\"", "\"return\"", "\"w\"", "\"installed\"", "0", "1", "0.5", "-1",
-    "1e300", "9007199254740993", "null", "true", "\"\\u0001\"", NULL};
+    "\"gaps_from\"", "\"count\"", "\"seed\"", "\"return\"", "\"w\"", "\"installed\"", "0", "1",
+    "0.5", "-1", "1e300", "9007199254740993", "null", "true", "\"\\u0001\"", NULL};
 
 static char *write_spec(const gsd_spec *sp)
 {

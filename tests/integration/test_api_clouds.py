@@ -1,8 +1,10 @@
 """Clouds and jobs: POST /v1/assemblies/{id}/clouds (JSON and raw .npy with
 query options), GET /v1/jobs[/{id}], DELETE (cancel), results (paged JSON,
 .npy by Accept or ?format=npy, field=lambda), summary checked against the
-statistics computed here from the results, cloud warm start."""
+statistics computed here from the results, cloud warm start, gaps_from."""
+import json
 import math
+import os
 import time
 import unittest
 
@@ -281,6 +283,55 @@ class CloudTest(ApiCase):
                                           {"gaps": rows, "warm_start": prev}), 422, "warm_start")
         finally:
             d2.cleanup()
+
+    def test_gaps_from(self):
+        # the gaps of an earlier job solved again under another pattern, warm
+        # from that job: nothing uploaded, the file shared (a hard link)
+        src = self.job["id"]
+        r = self.d.post("/v1/assemblies/%s/clouds" % self.aid,
+                        {"gaps_from": src, "fasteners": [0, 1, 2], "warm_start": src})
+        self.assertEqual(r.status, 202, r.body[:300])
+        j = r.json()
+        self.assertEqual((j["total"], j["options"]["gaps_from"]), (40, src))
+        f = self.d.wait_job(j["id"])
+        self.assertEqual((f["status"], f["done"], f["failed"]), ("done", 40, 0))
+        for i in (0, 17, 39):
+            g = self.d.get("/v1/jobs/%s/gaps?index=%d" % (j["id"], i)).json()["g"]
+            self.assertEqual(g, self.rows[i], i)  # bit for bit
+        path = os.path.join(self.d.data_dir, "jobs", j["id"], "gaps.npy")
+        self.assertTrue(os.path.samefile(path, os.path.join(self.d.data_dir, "jobs", src,
+                                                            "gaps.npy")))
+        res = self.all_results(j["id"])
+        self.assertTrue(all(x["kkt"]["pass"] and x["warm_start_used"] for x in res))
+        for i in (3, 30):
+            s = self.solve(self.rows[i], fasteners=[0, 1, 2], solver="lemke")
+            self.assert_close(res[i]["w"], s["w"], 1e-7, "w %d" % i)
+        # a job whose gaps came from another job lends them on
+        r2 = self.d.post("/v1/assemblies/%s/clouds" % self.aid, {"gaps_from": j["id"]})
+        self.assertEqual(r2.status, 202, r2.body[:300])
+        self.assertEqual(self.d.wait_job(r2.json()["id"])["done"], 40)
+        # errors name the field
+        with open(self.model_json) as fh:
+            other = json.load(fh)
+        other["fasteners"]["load"] = [2 * x for x in other["fasteners"]["load"]]
+        a2 = self.d.post("/v1/assemblies?wait=1", other)
+        self.assertEqual(a2.status, 201, a2.body[:300])
+        self.assertNotEqual(a2.json()["id"], self.aid)
+        url = "/v1/assemblies/%s/clouds" % self.aid
+        for bad in ({"gaps_from": src, "gaps": self.rows[:2]},
+                    {"gaps_from": src, "generate": {"count": 2}},
+                    {"gaps_from": "j_0000000000000000"},
+                    {"gaps_from": "r_0000000000000000"},
+                    {"gaps_from": 5}):
+            self.assert_error(self.d.post(url, bad), 422, "gaps_from")
+        self.assert_error(self.d.post("/v1/assemblies/%s/clouds" % a2.json()["id"],
+                                      {"gaps_from": src}), 422, "gaps_from")
+        self.assert_error(self.d.post(url + "?gaps_from=" + src, npy_bytes(self.rows[:2]),
+                                      headers={"Content-Type": "application/x-npy"}),
+                          422, "gaps_from")
+        # a single solve has none
+        self.assert_error(self.d.post("/v1/assemblies/%s/solve" % self.aid,
+                                      {"g": self.rows[0], "gaps_from": src}), 422, "gaps_from")
 
     def test_chained_cloud(self):
         # similar gaps (one shape plus a tenth of each row's own): chained

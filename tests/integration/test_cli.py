@@ -375,8 +375,16 @@ class CliTest(unittest.TestCase):
         listing = self.cli(["cloud", "list", "--assembly", self.asm]).stdout
         self.assertIn("LABEL", listing.splitlines()[0])
         self.assertTrue(any(l.endswith("line 3") for l in listing.splitlines()), listing)
-        for args, words in ((["--gaps", self.gaps, "--generate", "3"], "one of them"),
-                            ([], "one of them"),
+        # --gaps-from: the generated gaps again, under another pattern, warm
+        f = self.cli_json(["cloud", "submit", "--assembly", self.asm, "--gaps-from", j["id"],
+                           "--fasteners", "0,1", "--warm-start", j["id"], "--wait"])
+        self.assertEqual((f["status"], f["total"], f["failed"]), ("done", 12, 0))
+        self.assertEqual(f["options"]["gaps_from"], j["id"])
+        g = self.d.get("/v1/jobs/%s/gaps?index=5" % f["id"]).json()["g"]
+        self.assertEqual(g, self.row(5))
+        one = "give one of --gaps GAPS.npy, --generate K or --gaps-from JOB"
+        for args, words in ((["--gaps", self.gaps, "--generate", "3"], one),
+                            ([], one), (["--generate", "3", "--gaps-from", j["id"]], one),
                             (["--generate", "0"], "--generate must be an integer in [1, "),
                             (["--generate", "3", "--seed", "-1"], "--seed must be an integer in [0, "),
                             (["--gaps", self.gaps, "--seed", "2"], "--seed goes with --generate"),

@@ -396,6 +396,15 @@ class ClientTest(unittest.TestCase):
         with self.assertRaises(GapsimError) as cm:
             self.c.submit_cloud(self.asm, self.gaps[:3], warm_start=cold.id)
         self.assertEqual((cm.exception.status, cm.exception.field), (422, "warm_start"))
+        # the cold job's gaps (a Job or its id instead of the array): the same
+        # answers as the uploaded cloud, nothing sent but the id
+        again = self.c.submit_cloud(self.asm, cold, fasteners=[1, 3, 5, 7, 8], warm_start=cold)
+        self.assertEqual(again.wait()["options"]["gaps_from"], cold.id)
+        self.assertLess(max_abs_diff(again.results(), ref.results()), 1e-7)
+        self.assertEqual(self.c.submit_cloud(self.asm, cold.id).wait()["total"], len(self.gaps))
+        with self.assertRaises(GapsimError) as cm:
+            self.c.submit_cloud(self.asm, "j_0000000000000000")
+        self.assertEqual((cm.exception.status, cm.exception.field), (422, "gaps_from"))
 
     def test_cloud_errors(self):
         m = self.asm["m"]

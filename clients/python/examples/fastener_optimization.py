@@ -11,7 +11,8 @@ Each step ranks moves with the current best pattern's per-pair residual
 statistics (insert where the p95 residual near a candidate is largest, remove
 where it is smallest), submits one cloud per move at once (the daemon's
 workers run them in parallel), each warm-started from the current best
-pattern's job (gap i starts from that job's solution i), and keeps the best
+pattern's job (gap i starts from that job's solution i) and on the gaps of
+the first job (``gaps_from``: the gaps are uploaded once), and keeps the best
 move if it improves the objective. Moves already tried are not tried again,
 so a step without improvement moves on to the next-ranked moves.
 
@@ -92,6 +93,15 @@ class Search:
                               if (x - cx) ** 2 + (y - cy) ** 2 <= r2])
         self.tried: set = set()
         self.solves = 0
+        self.gaps_job: Optional[Job] = None  # the first job: later clouds solve its gaps
+
+    def _cloud(self, **options: Any) -> Job:
+        """A cloud of the gaps: uploaded once, then the first job's (gaps_from)."""
+        job = self.c.submit_cloud(self.asm, self.gaps_job or self.gaps, solver=self.args.solver,
+                                  **options)
+        self.gaps_job = self.gaps_job or job
+        self.solves += len(self.gaps)
+        return job
 
     def _spacing(self) -> float:
         d = []
@@ -104,17 +114,13 @@ class Search:
 
     def submit(self, pattern: FrozenSet[int], warm: Optional[Job]) -> Job:
         self.tried.add(pattern)
-        self.solves += len(self.gaps)
-        return self.c.submit_cloud(self.asm, self.gaps, fasteners=sorted(pattern),
-                                   solver=self.args.solver, warm_start=warm)
+        return self._cloud(fasteners=sorted(pattern), warm_start=warm)
 
     def submit_fraction(self, fraction: float) -> Tuple[FrozenSet[int], Job]:
         """The daemon's fastener_fraction pattern; the job says which it installed."""
-        job = self.c.submit_cloud(self.asm, self.gaps, fastener_fraction=fraction,
-                                  solver=self.args.solver)
+        job = self._cloud(fastener_fraction=fraction)
         pattern = frozenset(job.info["options"]["installed"])
         self.tried.add(pattern)
-        self.solves += len(self.gaps)
         return pattern, job
 
     def evaluate(self, job: Job) -> Dict[str, Any]:
@@ -158,17 +164,18 @@ def load_gaps(path: str, k: int) -> Any:
 def main(argv: Optional[Sequence[str]] = None) -> int:
     args = parse_args(argv)
     t0 = time.time()
-    c = Client(args.server)
+    c = Client(args.server, timeout=3600.0)  # the upload waits for the precomputation
     try:
         if args.assembly:
             asm = c.wait_assembly(args.assembly)
         else:
             print("uploading %s ..." % args.model, flush=True)
-            asm = c.upload_assembly(args.model, wait=False)
-            if asm["status"] != "ready":
-                t = time.time()
-                asm = c.wait_assembly(asm, timeout=3600)
-                print("precomputed in %.1f s" % (time.time() - t), flush=True)
+            t = time.time()
+            # wait=True: the daemon answers when the precomputation is done, no polling
+            asm = c.upload_assembly(args.model)
+            times = asm.get("precompute", {}).get("times_s", {})
+            print("uploaded and precomputed in %.1f s (precomputation %.1f s)"
+                  % (time.time() - t, times.get("total", 0.0)), flush=True)
         gaps_file = args.gaps_file or (os.path.splitext(args.model)[0] + ".gaps.npy")
         gaps = load_gaps(gaps_file, args.gaps)
         search = Search(c, asm, gaps, args)

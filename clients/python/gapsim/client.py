@@ -250,7 +250,10 @@ class Client:
 
         Args:
             assembly: id or assembly dict.
-            gaps: k x m gaps in mm: a 2-D ndarray, a list of rows, or one row.
+            gaps: k x m gaps in mm: a 2-D ndarray, a list of rows, or one row; or
+                a previous job of the assembly (Job or "j_..."): the cloud solves
+                that job's gaps again (sent as ``gaps_from``, nothing uploaded), as
+                an optimization loop does for each new fastener pattern.
             encoding: "npy" (default: a binary body, options in the query) or
                 "json" (``{"gaps": [...], options}``).
             **options: as for :meth:`solve` (no "return"), and ``label``, ``chain``
@@ -263,6 +266,10 @@ class Client:
         path = "/v1/assemblies/%s/clouds" % aid
         if encoding not in ("json", "npy"):
             raise GapsimError(None, "invalid", "encoding must be 'npy' or 'json'", "encoding")
+        if isinstance(gaps, Job) or isinstance(gaps, str):
+            body = dict(opts)
+            body["gaps_from"] = _id(gaps, "job")
+            return Job(self, self.http.request("POST", path, body).json())
         try:
             rows = gaps if encoding == "npy" and npy.is_ndarray(gaps) else npy.as_rows(gaps)
             data = npy.encode(rows) if encoding == "npy" else None
