@@ -261,6 +261,18 @@ static int job_installed(const gsd_job_row *row, const gs_model *mdl, gsd_spec *
     return ok;
 }
 
+/* The job's summary (from the cache for an ended job whose last chunk has
+ * committed: summary.h). */
+static gs_err job_summary(gsd_req *r, const gsd_job_row *row, int m, gsd_summary_opts *o,
+                          gs_buf *b, gs_error *e)
+{
+    o->cache = gsd_jobs_quiet(r->app->jobs, row->id) ? r->app->sums : NULL;
+    gs_err rc = gsd_summary(r->app->st, row, m, o, b, e);
+    if (!rc && o->cached)
+        atomic_fetch_add(&r->app->metrics.summary_hits, 1);
+    return rc;
+}
+
 /* Answer the summary document sum (JSON text, taken) as format f (1 csv,
  * 2 vtp, 3 html) on the job's model; gap: one gap's vectors for vtp. */
 static void reply_export(gsd_req *r, const gsd_job_row *row, int f, gs_buf *sum,
@@ -357,7 +369,7 @@ static void reply_gap_vtp(gsd_req *r, const gsd_job_row *row, int m)
         return;
     }
     gs_buf sum = {0};
-    if (gsd_summary(r->app->st, row, m, &o, &sum, &e)) {
+    if (job_summary(r, row, m, &o, &sum, &e)) {
         free(v);
         gs_buf_free(&sum);
         gsd_reply_gs_error(r, &e);
@@ -461,7 +473,7 @@ void gsd_h_job_summary(gsd_req *r)
         return;
     }
     gs_buf b = {0};
-    if (gsd_summary(r->app->st, &row, arow.m, &o, &b, &e)) {
+    if (job_summary(r, &row, arow.m, &o, &b, &e)) {
         gs_buf_free(&b);
         gsd_reply_gs_error(r, &e);
     } else if (f == 0) {

@@ -21,6 +21,7 @@ typedef struct gsd_registry gsd_registry;
 typedef struct gsd_pool gsd_pool;
 typedef struct gsd_jobs gsd_jobs;
 typedef struct gsd_upkeep gsd_upkeep;
+typedef struct gsd_summary_cache gsd_summary_cache;
 
 typedef struct {
     char addr[64];        /* listen address (default 127.0.0.1) */
@@ -54,6 +55,7 @@ typedef struct {
     double retain_age_days; /* single solves older than this are deleted (0: kept) */
     long long retain_max; /* at most this many single solves are kept (0: no limit) */
     long long store_quota_mb; /* database + data directory above: 507 (0: no quota) */
+    long long summary_cache_mb; /* MiB of ended jobs' summaries kept in memory (default 64) */
 } gsd_opts;
 
 typedef struct gsd_token {
@@ -68,6 +70,7 @@ typedef struct gsd_app {
     gsd_pool *pool;
     gsd_jobs *jobs;
     gsd_upkeep *upkeep;   /* retention, quota, disk reserve (upkeep.h) */
+    gsd_summary_cache *sums; /* ended jobs' summaries (summary.h) */
     gsd_metrics metrics;
     struct MHD_Daemon *mhd;
     atomic_int stopping;

@@ -28,6 +28,7 @@
 #include "pool.h"
 #include "registry.h"
 #include "store.h"
+#include "summary.h"
 #include "upkeep.h"
 
 static void usage(FILE *f)
@@ -77,6 +78,8 @@ static void usage(FILE *f)
             "                    kept (default 0: keep; fractions allowed)\n"
             "  --retain-solves-max N  keep at most the N newest single-solve results\n"
             "                    (default 0: no limit)\n"
+            "  --summary-cache-mb MB  MiB of ended jobs' summaries kept in memory, so a\n"
+            "                    summary or export is computed once (default 64; 0: off)\n"
             "  --reset           discard the data directory's store, assemblies and jobs at\n"
             "                    start (needed to start over a lost or damaged database)\n"
             "  --allow-host H    a Host name to accept besides IP literals and localhost\n"
@@ -122,7 +125,7 @@ static int parse_opts(int argc, char **argv, gsd_opts *o)
         {"allow-host", 1, 0, 'A'}, {"token-file", 1, 0, 'K'}, {"min-free", 1, 0, 'M'},
         {"reset", 0, 0, 'Z'}, {"store-quota-mb", 1, 0, 'Q'}, {"retain-solves-age", 1, 0, 'R'},
         {"retain-solves-max", 1, 0, 'S'}, {"tls-cert", 1, 0, 'E'}, {"tls-key", 1, 0, 'Y'},
-        {0, 0, 0, 0}};
+        {"summary-cache-mb", 1, 0, 'G'}, {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
     snprintf(o->addr, sizeof o->addr, "127.0.0.1");
     o->port = 8600;
@@ -145,6 +148,7 @@ static int parse_opts(int argc, char **argv, gsd_opts *o)
     o->header_timeout = 10;
     o->max_connections = 4096;
     o->min_free_mb = 256;
+    o->summary_cache_mb = 64;
     int c;
     while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
         long v = 0;
@@ -173,6 +177,7 @@ static int parse_opts(int argc, char **argv, gsd_opts *o)
         case 'Z': o->reset = 1; break;
         case 'Q': bad = parse_long(optarg, 0, 1L << 40, &v); o->store_quota_mb = v; break;
         case 'S': bad = parse_long(optarg, 0, 1L << 50, &v); o->retain_max = v; break;
+        case 'G': bad = parse_long(optarg, 0, 1L << 30, &v); o->summary_cache_mb = v; break;
         case 'R': bad = parse_days(optarg, &o->retain_age_days); break;
         case 'K': bad = snprintf(o->token_file, sizeof o->token_file, "%s", optarg) >= (int)sizeof o->token_file; break;
         case 'E': bad = snprintf(o->tls_cert, sizeof o->tls_cert, "%s", optarg) >= (int)sizeof o->tls_cert; break;
@@ -298,7 +303,8 @@ int main(int argc, char **argv)
         gsd_store_on_full(app.st, gsd_upkeep_full_hook, &app);
         rc = gsd_upkeep_start(&app, &e);
     }
-    if (!rc && !(app.reg = gsd_registry_new(app.o.workers)))
+    if (!rc && (!(app.reg = gsd_registry_new(app.o.workers)) ||
+                !(app.sums = gsd_summary_cache_new((size_t)app.o.summary_cache_mb << 20))))
         rc = gs_errorf(&e, GS_ERR_NOMEM, "", "out of memory");
     if (!rc)
         rc = gsd_jobs_new(&app, &e);
@@ -318,6 +324,7 @@ int main(int argc, char **argv)
         gsd_pool_stop(app.pool);
         gsd_jobs_free(app.jobs);
         gsd_registry_free(app.reg);
+        gsd_summary_cache_free(app.sums);
         gsd_upkeep_stop(&app);
         gsd_store_close(app.st);
         return 1;
@@ -341,6 +348,7 @@ int main(int argc, char **argv)
     gsd_http_stop(&app);
     gsd_jobs_free(app.jobs);
     gsd_registry_free(app.reg);
+    gsd_summary_cache_free(app.sums);
     gsd_upkeep_stop(&app);
     gsd_store_checkpoint(app.st, NULL);
     gsd_store_close(app.st);

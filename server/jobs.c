@@ -579,6 +579,17 @@ int gsd_jobs_progress(gsd_jobs *jobs, const char *id, gsd_job_progress *out)
     return live;
 }
 
+int gsd_jobs_quiet(gsd_jobs *jobs, const char *id)
+{
+    int quiet = 1;
+    pthread_mutex_lock(&jobs->mu);
+    for (gsd_job *job = jobs->head; job; job = job->next_job)
+        if (!strcmp(job->id, id) && job->inflight > 0)
+            quiet = 0;
+    pthread_mutex_unlock(&jobs->mu);
+    return quiet;
+}
+
 int gsd_jobs_cancel(gsd_app *app, const char *id)
 {
     int hit = 0;

@@ -49,6 +49,9 @@ void gsd_jobs_cut_all(gsd_app *app);
 void gsd_jobs_cancel_assembly(gsd_app *app, const char *assembly_id);
 /* Jobs queued or running. */
 int gsd_jobs_active(gsd_jobs *jobs);
+/* 1 if no chunk of the job is in flight (none can commit results until a
+ * new claim): for an ended job, its stored results are final. */
+int gsd_jobs_quiet(gsd_jobs *jobs, const char *id);
 /* Path of a job's gaps file. */
 void gsd_jobs_gaps_path(const gsd_app *app, const char *id, char *out, size_t cap);
 

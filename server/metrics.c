@@ -56,6 +56,12 @@ void gsd_metrics_render(const gsd_metrics *mt, gs_buf *b, int queue_depth, int j
                    "# HELP gapsim_cache_misses_total Cache lookups that had to solve.\n"
                    "# TYPE gapsim_cache_misses_total counter\ngapsim_cache_misses_total %lld\n",
                    atomic_load(&mt->cache_hits), atomic_load(&mt->cache_misses));
+    gs_buf_printf(b,
+                   "# HELP gapsim_summary_cache_hits_total Summaries of ended jobs served "
+                   "from memory, not computed.\n"
+                   "# TYPE gapsim_summary_cache_hits_total counter\n"
+                   "gapsim_summary_cache_hits_total %lld\n",
+                   atomic_load(&mt->summary_hits));
     gs_buf_puts(b, "# HELP gapsim_http_responses_total HTTP responses by status class.\n"
                     "# TYPE gapsim_http_responses_total counter\n");
     for (int c = 1; c <= 5; c++)

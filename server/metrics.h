@@ -23,6 +23,7 @@ typedef struct {
     atomic_llong time_bucket[GSD_TIME_BUCKETS + 1]; /* last: +Inf */
     atomic_llong time_sum_us;
     atomic_llong cache_hits, cache_misses;
+    atomic_llong summary_hits;    /* summaries served from the summary cache (summary.h) */
     atomic_llong http[6]; /* 1xx..5xx by class, [0] unused */
     atomic_llong assemblies_created, clouds_submitted;
     atomic_llong results_retained; /* single solves deleted by retention or the quota */

@@ -3,10 +3,16 @@
  * results fed to the cloud statistics (runner/cloudstats.h), one or two
  * passes over the job's rows; each row's initial gaps read from the job's
  * gaps file by its index (pread, O(m) per row) when the file is there.
+ * And the cache of ended jobs' summaries: a list searched linearly (it
+ * holds tens of entries: a summary is O(m) text, 0.3 MB at m = 2,603),
+ * least recently used evicted first, one mutex.
  */
 #include "summary.h"
 
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "cloudstats.h"
@@ -41,8 +47,112 @@ static int feed(const gsd_result_row *r, void *ctx)
     return f->rc != GS_OK;
 }
 
-gs_err gsd_summary(gsd_store *st, const gsd_job_row *job, int m, const gsd_summary_opts *o,
-                   gs_buf *b, gs_error *err)
+/* ---- the cache -------------------------------------------------------------- */
+
+typedef struct sum_entry {
+    struct sum_entry *next;
+    char job[40]; /* as gsd_job_row.id */
+    double threshold;
+    int bins;
+    unsigned long long used; /* tick of the last use */
+    size_t len;
+    char text[];
+} sum_entry;
+
+struct gsd_summary_cache {
+    pthread_mutex_t mu;
+    size_t budget, bytes;
+    unsigned long long tick;
+    sum_entry *head;
+};
+
+gsd_summary_cache *gsd_summary_cache_new(size_t budget)
+{
+    gsd_summary_cache *c = calloc(1, sizeof *c);
+    if (!c)
+        return NULL;
+    pthread_mutex_init(&c->mu, NULL);
+    c->budget = budget;
+    return c;
+}
+
+void gsd_summary_cache_free(gsd_summary_cache *c)
+{
+    if (!c)
+        return;
+    for (sum_entry *e = c->head, *next; e; e = next) {
+        next = e->next;
+        free(e);
+    }
+    pthread_mutex_destroy(&c->mu);
+    free(c);
+}
+
+static int same_key(const sum_entry *e, const char *job, const gsd_summary_opts *o)
+{
+    return !strcmp(e->job, job) && e->threshold == o->threshold && e->bins == o->bins;
+}
+
+/* Append the cached text of (job, o) to b: 1, or 0 if absent. O(entries + size). */
+static int cache_get(gsd_summary_cache *c, const char *job, const gsd_summary_opts *o,
+                     gs_buf *b)
+{
+    int hit = 0;
+    pthread_mutex_lock(&c->mu);
+    for (sum_entry *e = c->head; e && !hit; e = e->next)
+        if (same_key(e, job, o)) {
+            e->used = ++c->tick;
+            gs_buf_add(b, e->text, e->len); /* out of memory: the caller sees b->oom */
+            hit = 1;
+        }
+    pthread_mutex_unlock(&c->mu);
+    return hit;
+}
+
+/* Keep a copy of text for (job, o), evicting the least recently used
+ * entries beyond the budget; a text above a quarter of the budget is not
+ * kept. Out of memory: not kept. O(entries^2) at worst, tens of entries. */
+static void cache_put(gsd_summary_cache *c, const char *job, const gsd_summary_opts *o,
+                      const char *text, size_t len)
+{
+    if (len > c->budget / 4)
+        return;
+    sum_entry *n = malloc(sizeof *n + len);
+    if (!n)
+        return;
+    snprintf(n->job, sizeof n->job, "%s", job);
+    n->threshold = o->threshold;
+    n->bins = o->bins;
+    n->len = len;
+    memcpy(n->text, text, len);
+    pthread_mutex_lock(&c->mu);
+    for (sum_entry *e = c->head; e; e = e->next)
+        if (same_key(e, job, o)) { /* computed meanwhile by another request */
+            pthread_mutex_unlock(&c->mu);
+            free(n);
+            return;
+        }
+    while (c->head && c->bytes + len > c->budget) {
+        sum_entry **old = &c->head;
+        for (sum_entry **pp = &c->head; *pp; pp = &(*pp)->next)
+            if ((*pp)->used < (*old)->used)
+                old = pp;
+        sum_entry *e = *old;
+        *old = e->next;
+        c->bytes -= e->len;
+        free(e);
+    }
+    n->used = ++c->tick;
+    n->next = c->head;
+    c->head = n;
+    c->bytes += len;
+    pthread_mutex_unlock(&c->mu);
+}
+
+/* ---- the statistics ------------------------------------------------------------ */
+
+static gs_err compute(gsd_store *st, const gsd_job_row *job, int m, const gsd_summary_opts *o,
+                      gs_buf *b, gs_error *err)
 {
     gs_cstats *s = gs_cstats_new(m, job->total, o->threshold, o->bins, err);
     if (!s)
@@ -74,5 +184,21 @@ gs_err gsd_summary(gsd_store *st, const gsd_job_row *job, int m, const gsd_summa
         close(f.gfd);
     free(f.grow);
     gs_cstats_free(s);
+    return rc;
+}
+
+gs_err gsd_summary(gsd_store *st, const gsd_job_row *job, int m, gsd_summary_opts *o,
+                   gs_buf *b, gs_error *err)
+{
+    const int ended = !strcmp(job->status, "done") || !strcmp(job->status, "failed") ||
+                      !strcmp(job->status, "cancelled");
+    gsd_summary_cache *c = ended ? o->cache : NULL;
+    o->cached = c && cache_get(c, job->id, o, b);
+    if (o->cached)
+        return GS_OK;
+    size_t start = b->len;
+    gs_err rc = compute(st, job, m, o, b, err);
+    if (!rc && c && !b->oom)
+        cache_put(c, job->id, o, b->p + start, b->len - start);
     return rc;
 }

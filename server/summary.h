@@ -1,9 +1,15 @@
 /*
- * summary.h -- a job's summary (GET /v1/jobs/{id}/summary): its stored
- * results fed to the cloud statistics (runner/cloudstats.h, shared with gapsim-mpi).
+ * summary.h -- a job's summary (GET /v1/jobs/{id}/summary and the exports):
+ * its stored results fed to the cloud statistics (runner/cloudstats.h,
+ * shared with gapsim-mpi), and a memory cache of the summaries of ended jobs.
  *
  * What it holds and what it costs: runner/cloudstats.h (one or two passes
- * over the job's stored results, O(k m)).
+ * over the job's stored results, O(k m): seconds to minutes for a cloud of a
+ * million gaps). An ended job's results never change (done, failed or
+ * cancelled: no solve adds to them, retention deletes single solves only),
+ * so its summary for a (threshold, bins) is computed once and then served
+ * from the cache (a copy of the text, O(size)) until the least recently
+ * used entries make room within the byte budget.
  */
 #ifndef GSD_SUMMARY_H
 #define GSD_SUMMARY_H
@@ -11,13 +17,23 @@
 #include "buf.h"
 #include "store.h"
 
+typedef struct gsd_summary_cache gsd_summary_cache;
+
 typedef struct {
     double threshold; /* mm */
     int bins;         /* histogram bins */
     const char *gaps_path; /* the job's gaps.npy (w > g: pairs opened), or NULL */
+    gsd_summary_cache *cache; /* ended jobs' summaries (NULL: always computed) */
+    int cached;       /* out: 1 if the text came from the cache */
 } gsd_summary_opts;
 
-gs_err gsd_summary(gsd_store *st, const gsd_job_row *job, int m, const gsd_summary_opts *o,
+/* The summary of job as JSON text appended to b. */
+gs_err gsd_summary(gsd_store *st, const gsd_job_row *job, int m, gsd_summary_opts *o,
                    gs_buf *b, gs_error *err);
+
+/* A cache holding at most budget bytes of summary text (0: caches nothing).
+ * Thread-safe. NULL when out of memory. */
+gsd_summary_cache *gsd_summary_cache_new(size_t budget);
+void gsd_summary_cache_free(gsd_summary_cache *c);
 
 #endif

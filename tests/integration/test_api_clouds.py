@@ -203,6 +203,19 @@ class CloudTest(ApiCase):
             self.assertEqual(s["statuses"], {"optimal": n})
             self.assertEqual(s["failures"], 0)
             self.assertEqual(sum(s["solvers"].values()), n)
+        # an ended job's summary is computed once per (threshold, bins), then
+        # served from memory, the same bytes; the exports use it too
+        url = "/v1/jobs/%s/summary?threshold=0.02&bins=10" % jid
+        first, hits = self.d.get(url).body, metric(self.d, "gapsim_summary_cache_hits_total")
+        self.assertEqual(self.d.get(url).body, first)
+        self.assertEqual(metric(self.d, "gapsim_summary_cache_hits_total"), hits + 1)
+        other = self.d.get("/v1/jobs/%s/summary?threshold=0.02&bins=11" % jid).json()
+        self.assertEqual(len(other["residual_histogram"]["counts"]), 11)
+        self.assertEqual(metric(self.d, "gapsim_summary_cache_hits_total"), hits + 1)
+        csv = [self.d.get("/v1/jobs/%s/summary?format=csv&threshold=0.03" % jid).body
+               for _ in range(2)]
+        self.assertEqual(csv[0], csv[1])
+        self.assertEqual(metric(self.d, "gapsim_summary_cache_hits_total"), hits + 2)
         self.assert_error(self.d.get("/v1/jobs/%s/summary?threshold=-1" % jid), 400, "threshold")
         self.assert_error(self.d.get("/v1/jobs/%s/summary?threshold=abc" % jid), 400, "threshold")
         self.assert_error(self.d.get("/v1/jobs/%s/summary?bins=0" % jid), 400, "bins")
