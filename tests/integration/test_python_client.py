@@ -495,6 +495,28 @@ class ClientTest(unittest.TestCase):
         self.assertAlmostEqual(slept[1], 0.12)
         self.assertEqual(slept[2:], [0.35, 1.0, 0.02])
 
+    def test_wait_assembly_backs_off(self):
+        """wait_assembly polls after 20 ms, then 1.5 times later each time, at
+        most poll apart: a stub client (Client without __init__) and a
+        recorded sleep."""
+        docs = [{"status": "queued"}] + [{"status": "precomputing"}] * 6 + \
+            [{"status": "ready", "id": "a_0"}]
+        stub = Client.__new__(Client)
+        stub.assembly = lambda _id: docs.pop(0)
+        slept = []
+        import gapsim.client as gc
+        real = gc.time.sleep
+        gc.time.sleep = slept.append
+        try:
+            a = stub.wait_assembly("a_0", poll=0.1)
+        finally:
+            gc.time.sleep = real
+        self.assertEqual(a["status"], "ready")
+        want = [0.02, 0.03, 0.045, 0.0675, 0.1, 0.1, 0.1]
+        self.assertEqual(len(slept), len(want))
+        for got, w in zip(slept, want):
+            self.assertAlmostEqual(got, w)
+
     # ---- npy codec -------------------------------------------------------------
     def test_npy_codec(self):
         rows = [[1.0, -2.5, 3e-300], [4.0, 5.0, float("inf")]]

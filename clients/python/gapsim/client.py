@@ -176,9 +176,16 @@ class Client:
 
     def wait_assembly(self, assembly: AssemblyRef, timeout: float = 600.0,
                       poll: float = 0.2) -> Dict[str, Any]:
-        """Poll until the assembly is "ready" (returned) or "failed" (GapsimError)."""
+        """Poll until the assembly is "ready" (returned) or "failed" (GapsimError).
+
+        The first poll is after 20 ms, each next one 1.5 times later, at most
+        ``poll`` seconds apart: a precomputation of a fraction of a second is
+        seen done within a few tens of ms, a long one costs a poll per ``poll``.
+        (``upload_assembly(wait=True)`` needs no polling: the daemon answers
+        when the precomputation ends.)"""
         aid = _id(assembly, "assembly")
         deadline = time.time() + timeout
+        delay = min(0.02, poll)
         while True:
             a = self.assembly(aid)
             if a["status"] == "ready":
@@ -189,7 +196,8 @@ class Client:
                                   err.get("field", ""), a)
             if time.time() > deadline:
                 raise GapsimError(None, "timeout", "assembly %s still %s" % (aid, a["status"]))
-            time.sleep(poll)
+            time.sleep(delay)
+            delay = min(poll, delay * 1.5)
 
     def assemblies(self) -> List[Dict[str, Any]]:
         """All assemblies (GET /v1/assemblies)."""
