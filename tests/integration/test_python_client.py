@@ -154,6 +154,7 @@ class ClientTest(unittest.TestCase):
             (lambda: self.c.solve(self.asm, ["x"]), "invalid"),
             (lambda: self.c.submit_cloud(self.asm, [[1.0, 2.0], [3.0]]), "invalid"),
             (lambda: self.c.submit_cloud(self.asm, self.gaps, encoding="xml"), "invalid"),
+            (lambda: self.c.submit_cloud(self.asm, "gaps.npy"), "invalid"),  # not a job id
             (lambda: self.c.export("j_0", "pdf"), "invalid"),
             (lambda: Client("http://127.0.0.1:1").health(), "connection"),
         ]

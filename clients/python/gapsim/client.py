@@ -274,7 +274,7 @@ class Client:
         path = "/v1/assemblies/%s/clouds" % aid
         if encoding not in ("json", "npy"):
             raise GapsimError(None, "invalid", "encoding must be 'npy' or 'json'", "encoding")
-        if isinstance(gaps, Job) or isinstance(gaps, str):
+        if isinstance(gaps, Job) or (isinstance(gaps, str) and gaps.startswith("j_")):
             body = dict(opts)
             body["gaps_from"] = _id(gaps, "job")
             return Job(self, self.http.request("POST", path, body).json())
