@@ -14,7 +14,9 @@
  * /v1/jobs/{id}/results?offset=i&limit=1&fields=w,lambda,
  * /v1/jobs/{id}/summary?threshold=&bins=; POST /v1/assemblies/{id}/clouds
  * with {"generate": {"count", "seed"}, "label", fastener pattern} (the server
- * generates the gaps and keeps them: the page has no generator of its own).
+ * generates the gaps and keeps them: the page has no generator of its own),
+ * or with {"gaps_from": J, "warm_start": J, pattern} (the selected cloud's
+ * gaps again under another pattern).
  *
  * Stable ids and classes a test can rely on are listed in docs/web.md.
  */
@@ -93,7 +95,7 @@ async function selectAssembly(id, opt) {
     `${a.id} · ${a.joint || ''} joint · ${a.n_parts || '?'} parts · ${a.n_fasteners || 0} fastener candidates` +
     (t.total !== undefined ? ` · precomputed in ${fmt(t.total)} s` : '') +
     (pc.cond_K ? ` · cond(K) ${fmt(pc.cond_K, 2)}, cond(Q) ${fmt(pc.cond_Q, 2)}` : '');
-  $('demo-submit').disabled = a.status !== 'ready';
+  enableSubmit();
   $('map-title').textContent = `Junction nodes of ${a.name || a.id}`;
   if (a.status !== 'ready') {
     clear($('map'));
@@ -115,6 +117,7 @@ async function selectAssembly(id, opt) {
     if (c) c.dispatchEvent(new MouseEvent('click', { bubbles: true }));
   }
   if (opt.submitDemo) await submitDemo(opt.submitDemo);
+  else if (opt.submitAgain) await submitAgain();
 }
 
 // ---------------------------------------------------------------- jobs
@@ -196,6 +199,7 @@ async function selectJob(id, gap) {
     setInput(e, S.gap);
   }
   $('gap-total').textContent = `of 0–${last}`;
+  $('again-submit').disabled = $('demo-submit').disabled || !S.job;
   setModeRadio();
   markFasteners();
   updateURL();
@@ -319,39 +323,68 @@ function renderSummary() {
 }
 
 // ---------------------------------------------------------------- new cloud
-/* POST a cloud whose gaps the server generates (gapsim-gen's generator). */
-async function submitDemo(nOverride) {
-  if (!S.asm || !S.geo) return;
-  const k = nOverride || Math.max(1, Math.min(10000, parseInt($('demo-n').value, 10) || 100));
+/* The pattern of a new cloud: the clicked candidates, else the fraction. */
+function patternOptions(body) {
   const frac = Math.min(1, Math.max(0, parseFloat($('demo-fraction').value)));
-  const seed = Math.max(0, parseInt($('demo-seed').value, 10) || 0);
+  if (S.edit) body.fasteners = editedList();
+  else body.fastener_fraction = Number.isFinite(frac) ? frac : 0.5;
   const label = $('demo-label').value.trim();
-  const scatter = Math.min(1, Math.max(0, parseFloat($('demo-scatter').value)));
-  const chain = $('demo-chain').value;
-  const btn = $('demo-submit');
-  btn.disabled = true;
-  setProgress(0, k, `submitting ${k} gaps…`);
+  if (label) body.label = label;
+  return body;
+}
+
+/* POST a cloud body, then show the new job and follow its progress. */
+async function submitCloud(body, total, what) {
+  const btns = [$('demo-submit'), $('again-submit')];
+  for (const b of btns) b.disabled = true;
+  setProgress(0, total, `submitting ${what}…`);
   try {
-    const body = { solver: 'auto', generate: { count: k, seed } };
-    if (Number.isFinite(scatter) && scatter < 1) body.generate.scatter = scatter;
-    if (chain !== 'off') body.chain = chain;
-    if (S.edit) body.fasteners = editedList();
-    else body.fastener_fraction = Number.isFinite(frac) ? frac : 0.5;
-    if (label) body.label = label;
     const job = await postJSON(`/v1/assemblies/${S.asm.id}/clouds`, body);
     S.edit = null; // the new job shows the pattern it installed
     renderPatternInfo();
-    updateURL(); // drops submit_demo: a reload does not submit again
-    setInput($('demo-seed'), seed + 1); // next cloud: other gaps
+    updateURL(); // drops the submit hooks: a reload does not submit again
     $('progress').dataset.job = job.id;
     await loadJobs();
     await refreshHealth();
     pollJob(job.id);
+    return job;
   } catch (e) {
     report(e);
     setProgress(0, 0, 'submission failed');
-    btn.disabled = false;
+    enableSubmit();
+    return null;
   }
+}
+
+/* A cloud whose gaps the server generates (gapsim-gen's generator). */
+async function submitDemo(nOverride) {
+  if (!S.asm || !S.geo) return;
+  const k = nOverride || Math.max(1, Math.min(10000, parseInt($('demo-n').value, 10) || 100));
+  const seed = Math.max(0, parseInt($('demo-seed').value, 10) || 0);
+  const scatter = Math.min(1, Math.max(0, parseFloat($('demo-scatter').value)));
+  const chain = $('demo-chain').value;
+  const body = { solver: 'auto', generate: { count: k, seed } };
+  if (Number.isFinite(scatter) && scatter < 1) body.generate.scatter = scatter;
+  if (chain !== 'off') body.chain = chain;
+  if (await submitCloud(patternOptions(body), k, `${k} gaps`))
+    setInput($('demo-seed'), seed + 1); // next cloud: other gaps
+}
+
+/* The selected cloud's gaps again under the pattern shown (gaps_from), each
+ * gap warm-started from its solution in that cloud: patterns compared on
+ * the same gaps. */
+async function submitAgain() {
+  if (!S.asm || !S.geo || !S.job) return;
+  const from = S.job;
+  const body = { solver: 'auto', gaps_from: from.id, warm_start: from.id };
+  await submitCloud(patternOptions(body), from.total, `the ${from.total} gaps of ${labelOf(from) || from.id}`);
+}
+
+/* The submit buttons: a ready assembly; "same gaps" also a selected cloud. */
+function enableSubmit() {
+  const ready = !!(S.asm && S.asm.status === 'ready');
+  $('demo-submit').disabled = !ready;
+  $('again-submit').disabled = !(ready && S.job);
 }
 
 function setProgress(done, total, text) {
@@ -374,7 +407,7 @@ async function pollJob(id) {
     j = await api(`/v1/jobs/${id}`);
   } catch (e) {
     report(e);
-    $('demo-submit').disabled = false;
+    enableSubmit();
     return;
   }
   const rate = j.solves_per_s ? `${fmt(j.solves_per_s)} solves/s` : '';
@@ -387,7 +420,7 @@ async function pollJob(id) {
     return;
   }
   S.pollTimer = null;
-  $('demo-submit').disabled = !(S.asm && S.asm.status === 'ready');
+  enableSubmit();
   if (S.asm && j.assembly_id === S.asm.id) await loadJobs(j.status === 'done' ? id : undefined, 0);
 }
 
@@ -448,6 +481,7 @@ function wire() {
     renderJobs();
   });
   $('demo-submit').addEventListener('click', () => submitDemo());
+  $('again-submit').addEventListener('click', () => submitAgain());
   $('pattern-clear').addEventListener('click', () => {
     S.edit = null;
     markFasteners();
@@ -482,6 +516,7 @@ async function start() {
         job: params.has('job') ? params.get('job') : null,
         gap: S.gap,
         submitDemo: demo > 0 ? Math.min(demo, 10000) : 0,
+        submitAgain: params.get('submit_again') === '1',
       });
     }
     document.body.dataset.ready = '1';

@@ -3,7 +3,8 @@
  *
  * The URL holds the view, so a view can be shared or opened directly:
  * ?assembly=ID&job=ID&gap=I&mode=M&threshold=MM&bins=B&scale=auto&filter=TEXT
- * (and the test hooks submit_demo=N&seed=S&fraction=F&label=L, click=i,j).
+ * (and the test hooks submit_demo=N&seed=S&fraction=F&label=L, submit_again=1,
+ * click=i,j).
  */
 export const MODES = ['initial', 'residual', 'force', 'p95', 'exceed'];
 /* Views of one gap vector (the gap controls apply); the others are per cloud. */

@@ -15,7 +15,8 @@ each selected by URL parameters so no clicks are needed:
      per layer titled with its parts' names, all with the same y axis, no dot
      hidden under another;
   5. ?click=i,j (a test hook dispatching click events on the candidate rings)
-     with submit_demo: the cloud is submitted with the clicked pattern;
+     with submit_demo: the cloud is submitted with the clicked pattern; with
+     submit_again: the shown cloud's gaps again under it (gaps_from, warm);
   6. the exceedance view and the summary's statistics; gap controls hidden;
   7. the contact-force view and the initial-vs-residual scatter; the job
      label and the job filter;
@@ -390,6 +391,36 @@ class WebPage(unittest.TestCase):
         self.assertEqual(dom.by_id("pattern-info").attrs.get("data-pattern"),
                          ",".join(map(str, sorted(set(picked) ^ {1, 2}))))
         self.d.delete("/v1/jobs/%s" % job_id)
+
+    def test_5b_same_gaps_other_pattern(self):
+        # "same gaps, this pattern" (?submit_again=1 with clicks): a cloud of
+        # the shown job's gaps (gaps_from), warm from it, under the clicked
+        # pattern; the button is enabled with a job shown
+        base = self.submit_from_page()
+        dom = self.load("assembly=%s&job=%s" % (self.asm["id"], base["id"]))
+        self.assertNotIn("disabled", dom.by_id("again-submit").attrs)
+        clicks = [1, 2]
+        picked = sorted(set(base["options"]["installed"]) ^ set(clicks))
+        dom = self.load("assembly=%s&job=%s&click=%s&submit_again=1&label=again"
+                        % (self.asm["id"], base["id"], ",".join(map(str, clicks))))
+        job_id = dom.by_id("progress").attrs.get("data-job")
+        self.assertTrue(job_id and job_id.startswith("j_") and job_id != base["id"])
+        job = self.d.wait_job(job_id)
+        self.assertEqual((job["status"], job["total"], job["failed"]), ("done", K, 0))
+        opts = job["options"]
+        self.assertEqual((opts["gaps_from"], opts["warm_start"]), (base["id"], base["id"]))
+        self.assertEqual((opts["fasteners"], opts["label"]), (picked, "again"))
+        self.assertNotIn("generate", opts)
+        for i in (0, K - 1):
+            self.assertEqual(self.d.get("/v1/jobs/%s/gaps?index=%d" % (job_id, i)).json()["g"],
+                             self.d.get("/v1/jobs/%s/gaps?index=%d" % (base["id"], i)).json()["g"])
+        s = self.d.get("/v1/jobs/%s/summary" % job_id).json()
+        self.assertEqual(s["warm_started"], K)
+        self.d.delete("/v1/jobs/%s" % job_id)
+        # without a job shown (an empty job= selects none) there is nothing
+        # to take the gaps from
+        dom = self.load("assembly=%s&job=" % self.asm["id"])
+        self.assertIn("disabled", dom.by_id("again-submit").attrs)
 
     def test_6_statistics_views(self):
         # exceedance map (share of gaps above the threshold per pair), zeros
