@@ -82,6 +82,7 @@
 #include "gi.h"
 #include "cholup.h"
 #include "linalg.h"
+#include "mixchol.h"
 
 #define GI_POLISH_MAX 8 /* polish rounds before GS_STATUS_NO_PROGRESS */
 #define GI_RUN_MAX 16   /* candidates per run (one pair of dtrsm) */
@@ -594,9 +595,7 @@ gs_err gs_gi_dual_solve(gs_solver *s, const gs_problem *pb, const gs_solve_opts 
 
     /* lam0 = Q^-1 p by two solves with L_Q: O(m^2) */
     memcpy(ws->lam0, s->p, (size_t)m * sizeof *ws->lam0);
-    cblas_dtrsv(CblasColMajor, CblasLower, CblasNoTrans, CblasNonUnit, m, s->pc->LQ, m, ws->lam0,
-                1);
-    cblas_dtrsv(CblasColMajor, CblasLower, CblasTrans, CblasNonUnit, m, s->pc->LQ, m, ws->lam0, 1);
+    gs_llt_solve64(s->pc->LQ, m, ws->lam0);
     if (o->warm && o->warm->n_act > 0) {
         int kept = warm_start(ws, s, pb, o->warm, &iters);
         if (kept >= 0) {
