@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fmt_g17.h"
 void gs_buf_free(gs_buf *b)
 {
     free(b->p);
@@ -118,11 +119,9 @@ void gs_buf_json_num(gs_buf *b, double v)
         gs_buf_add(b, "null", 4);
         return;
     }
-    if (gs_buf_reserve(b, 32) != 0)
+    if (gs_buf_reserve(b, GS_FMT_G17_MAX) != 0)
         return;
-    int k = snprintf(b->p + b->len, 32, "%.17g", v);
-    if (k > 0 && k < 32)
-        b->len += (size_t)k;
+    b->len += (size_t)gs_fmt_g17(v, b->p + b->len);
 }
 
 void gs_buf_json_nums(gs_buf *b, const double *v, int n)

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "fileio.h"
+#include "fmt_g17.h"
 
 /* Entries of the lower triangle (row >= column), column by column. */
 static int64_t mw_lower_nnz(const gs_spmat *a)
@@ -25,28 +26,37 @@ static void mw_matrix_market(FILE *fp, const gs_spmat *a)
 {
     fprintf(fp, "%%%%MatrixMarket matrix coordinate real symmetric\n%% written by gapsim\n");
     fprintf(fp, "%" PRId64 " %" PRId64 " %" PRId64 "\n", a->n, a->n, mw_lower_nnz(a));
+    char num[GS_FMT_G17_MAX];
     for (int64_t j = 0; j < a->n; j++)
         for (int64_t p = a->colptr[j]; p < a->colptr[j + 1]; p++)
-            if (a->rowind[p] >= j)
-                fprintf(fp, "%" PRId64 " %" PRId64 " %.17g\n", a->rowind[p] + 1, j + 1, a->val[p]);
+            if (a->rowind[p] >= j) {
+                gs_fmt_g17(a->val[p], num);
+                fprintf(fp, "%" PRId64 " %" PRId64 " %s\n", a->rowind[p] + 1, j + 1, num);
+            }
 }
 
 static void mw_abaqus_coordinate(FILE *fp, const gs_spmat *a)
 {
+    char num[GS_FMT_G17_MAX];
     for (int64_t j = 0; j < a->n; j++)
         for (int64_t p = a->colptr[j]; p < a->colptr[j + 1]; p++)
-            if (a->rowind[p] >= j)
-                fprintf(fp, "%" PRId64 ",%" PRId64 ",%.17g\n", a->rowind[p] + 1, j + 1, a->val[p]);
+            if (a->rowind[p] >= j) {
+                gs_fmt_g17(a->val[p], num);
+                fprintf(fp, "%" PRId64 ",%" PRId64 ",%s\n", a->rowind[p] + 1, j + 1, num);
+            }
 }
 
 static void mw_abaqus_matrix_input(FILE *fp, const gs_spmat *a)
 {
+    char num[GS_FMT_G17_MAX];
     for (int64_t j = 0; j < a->n; j++)
         for (int64_t p = a->colptr[j]; p < a->colptr[j + 1]; p++) {
             const int64_t i = a->rowind[p];
-            if (i >= j)
-                fprintf(fp, "%" PRId64 ",%d,%" PRId64 ",%d,%.17g\n", a->label[i], a->dof[i],
-                        a->label[j], a->dof[j], a->val[p]);
+            if (i < j)
+                continue;
+            gs_fmt_g17(a->val[p], num);
+            fprintf(fp, "%" PRId64 ",%d,%" PRId64 ",%d,%s\n", a->label[i], a->dof[i], a->label[j],
+                    a->dof[j], num);
         }
 }
 
@@ -57,17 +67,19 @@ static void mw_nastran_dmig(FILE *fp, const gs_spmat *a)
 {
     fputs("$ written by gapsim: DMIG KAAX, symmetric (IFO 6), lower triangle\n", fp);
     fputs("DMIG,KAAX,0,6,2,0\n", fp);
+    char num[GS_FMT_G17_MAX];
     for (int64_t j = 0; j < a->n; j++) {
         int first = 1;
         for (int64_t p = a->colptr[j]; p < a->colptr[j + 1]; p++) {
             const int64_t i = a->rowind[p];
             if (i < j)
                 continue;
+            gs_fmt_g17(a->val[p], num);
             if (first)
-                fprintf(fp, "DMIG,KAAX,%" PRId64 ",%d,,%" PRId64 ",%d,%.17g\n", a->label[j],
-                        a->dof[j], a->label[i], a->dof[i], a->val[p]);
+                fprintf(fp, "DMIG,KAAX,%" PRId64 ",%d,,%" PRId64 ",%d,%s\n", a->label[j],
+                        a->dof[j], a->label[i], a->dof[i], num);
             else
-                fprintf(fp, ",%" PRId64 ",%d,%.17g\n", a->label[i], a->dof[i], a->val[p]);
+                fprintf(fp, ",%" PRId64 ",%d,%s\n", a->label[i], a->dof[i], num);
             first = 0;
         }
     }
@@ -115,7 +127,7 @@ static gs_err mw_abaqus_user_element(FILE *fp, const gs_spmat *a, gs_error *err)
     size_t c = 0; /* the lower triangle row by row, four values a line */
     for (size_t i = 0; i < n; i++)
         for (size_t j = 0; j <= i; j++)
-            fprintf(fp, "%.17g%s", K[j * n + i], ++c % 4 ? ", " : "\n");
+            gs_fput_g17(fp, K[j * n + i]), fputs(++c % 4 ? ", " : "\n", fp);
     if (c % 4)
         fputc('\n', fp);
     free(K);

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "fileio.h"
+#include "fmt_g17.h"
 
 typedef struct {
     const char *p, *end;
@@ -514,6 +515,6 @@ gs_err gs_mm_write_file(const char *path, const double *rowmajor, int rows, int 
     fprintf(wf.fp, "%%%%MatrixMarket matrix array real general\n%d %d\n", rows, cols);
     for (int j = 0; j < cols; j++)
         for (int i = 0; i < rows; i++)
-            fprintf(wf.fp, "%.17g\n", rowmajor[(size_t)i * (size_t)cols + (size_t)j]);
+            gs_fput_g17(wf.fp, rowmajor[(size_t)i * (size_t)cols + (size_t)j]), fputc('\n', wf.fp);
     return gs_wfile_commit(&wf, err);
 }

@@ -38,6 +38,7 @@
 #include <cjson/cJSON.h>
 
 #include "fileio.h"
+#include "fmt_g17.h"
 #include "matrix_io.h"
 #include "matrix_write.h"
 #include "mmio.h"
@@ -1314,7 +1315,7 @@ gs_err gs_model_write_json_as(const gs_model *mdl, const char *dir, const char *
                 fputs(i ? "],\n      [" : "\n      [", fp);
                 for (size_t j = 0; j < nd; j++) {
                     mj_sep(fp, j, "       ");
-                    fprintf(fp, "%.17g", pt->K[j * nd + i]);
+                    gs_fput_g17(fp, pt->K[j * nd + i]);
                 }
             }
             fputs("]]", fp);
@@ -1336,7 +1337,7 @@ gs_err gs_model_write_json_as(const gs_model *mdl, const char *dir, const char *
         fprintf(fp, "],\n    \"%c\": [", "xyz"[c]);
         for (int v = 0; v < mdl->n_nodes; v++) {
             mj_sep(fp, (size_t)v, ind);
-            fprintf(fp, "%.17g", mdl->nodes[v].xyz[c]);
+            gs_fput_g17(fp, mdl->nodes[v].xyz[c]);
         }
     }
     fputs("]\n  },\n  \"pairs\": {\n    \"i\": [", fp);
@@ -1352,13 +1353,13 @@ gs_err gs_model_write_json_as(const gs_model *mdl, const char *dir, const char *
     fputs("],\n    \"ci\": [", fp);
     for (int k = 0; k < mdl->m; k++) {
         mj_sep(fp, (size_t)k, ind);
-        fprintf(fp, "%.17g", mdl->pairs[k].coef[0]);
+        gs_fput_g17(fp, mdl->pairs[k].coef[0]);
     }
     fputs("],\n    \"cj\": [", fp);
     for (int k = 0; k < mdl->m; k++) { /* a fixed pair's cj is ignored: non-finite -> 0 */
         double c = mdl->pairs[k].coef[1];
         mj_sep(fp, (size_t)k, ind);
-        fprintf(fp, "%.17g", isfinite(c) ? c : 0.0);
+        gs_fput_g17(fp, isfinite(c) ? c : 0.0);
     }
     fputs("]\n  }", fp);
     if (mdl->n_fast > 0) {
@@ -1370,7 +1371,7 @@ gs_err gs_model_write_json_as(const gs_model *mdl, const char *dir, const char *
         fputs("],\n    \"load\": [", fp);
         for (int i = 0; i < mdl->n_fast; i++) {
             mj_sep(fp, (size_t)i, ind);
-            fprintf(fp, "%.17g", mdl->fast[i].load);
+            gs_fput_g17(fp, mdl->fast[i].load);
         }
         fputs("]\n  }", fp);
     }
@@ -1380,7 +1381,7 @@ gs_err gs_model_write_json_as(const gs_model *mdl, const char *dir, const char *
             fputc('[', fp);
             for (long long i = 0; i < n; i++) {
                 mj_sep(fp, (size_t)i, "        ");
-                fprintf(fp, "%.17g", mdl->f[i]);
+                gs_fput_g17(fp, mdl->f[i]);
             }
             fputc(']', fp);
         } else {

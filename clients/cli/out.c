@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "http.h"
+#include "fmt_g17.h"
 
 const char *gc_jstr(const cJSON *o, const char *k, const char *def)
 {
@@ -101,11 +102,11 @@ static int put_str(gc_buf *b, const char *s)
 
 static int put_json(gc_buf *b, const cJSON *v)
 {
-    char num[40];
+    char num[GS_FMT_G17_MAX];
     if (cJSON_IsNumber(v)) {
         if (!isfinite(v->valuedouble))
             return gc_buf_add(b, "null", 4);
-        int n = snprintf(num, sizeof num, "%.17g", v->valuedouble);
+        int n = gs_fmt_g17(v->valuedouble, num);
         return gc_buf_add(b, num, (size_t)n);
     }
     if (cJSON_IsString(v))
