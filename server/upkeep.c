@@ -66,7 +66,7 @@ static int walk_one(const char *path, const struct stat *sb, int flag, struct FT
     return 0;
 }
 
-static long long walk_files(const char *root)
+long long gsd_upkeep_files_bytes(const char *root)
 {
     pthread_mutex_lock(&walk_mu);
     walk_sum = 0;
@@ -80,7 +80,7 @@ static long long files_bytes(gsd_upkeep *u)
     pthread_mutex_lock(&u->mu);
     double now = gsd_unix_now();
     if (u->files_stale || u->files_bytes < 0 || now - u->files_at > GSD_UPKEEP_PERIOD_S) {
-        u->files_bytes = walk_files(u->app->o.data_dir);
+        u->files_bytes = gsd_upkeep_files_bytes(u->app->o.data_dir);
         u->files_at = now;
         u->files_stale = 0;
     }

@@ -48,6 +48,11 @@ gs_err gsd_upkeep_start(gsd_app *app, gs_error *err);
 /* Detach app->upkeep (so that the store's on_full hook no longer reaches
  * it), stop and join its thread, close its store. No-op without one. */
 void gsd_upkeep_stop(gsd_app *app);
+/* Bytes allocated to the files under the data directory root, without the
+ * database, its WAL and shm files and the reserve at the top level; a file
+ * with n links counts 1/n at each (gaps shared by gaps_from: once in all,
+ * as long as all its links are under root). -1 if the walk failed. O(files). */
+long long gsd_upkeep_files_bytes(const char *root);
 /* Something was stored or deleted: re-measure the files, sweep soon. */
 void gsd_upkeep_kick(gsd_app *app);
 
