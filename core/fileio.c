@@ -94,6 +94,27 @@ void gs_wfile_abort(gs_wfile *wf)
     memset(wf, 0, sizeof *wf);
 }
 
+gs_err gs_file_copy(const char *src, const char *path, gs_error *e)
+{
+    FILE *in = fopen(src, "rb");
+    if (!in)
+        return gs_errorf(e, GS_ERR_IO, "", "cannot open %s: %s", src, strerror(errno));
+    gs_wfile wf = {0};
+    gs_err rc = gs_wfile_open(&wf, path, e);
+    char buf[1 << 16];
+    size_t got;
+    while (!rc && (got = fread(buf, 1, sizeof buf, in)) > 0)
+        rc = gs_wfile_write(&wf, buf, got, e);
+    if (!rc && ferror(in))
+        rc = gs_errorf(e, GS_ERR_IO, "", "cannot read %s", src);
+    fclose(in);
+    if (rc)
+        gs_wfile_abort(&wf);
+    else
+        rc = gs_wfile_commit(&wf, e);
+    return rc;
+}
+
 gs_err gs_file_read_all(const char *path, size_t max_bytes, char **buf, size_t *len,
                         gs_error *err)
 {

@@ -4,7 +4,7 @@
  * Owns: atomic file writing (write to a unique temporary file next to the
  * target, fsync, rename over the target: a reader sees the old file or the
  * complete new one, never a partial one; on any failure the temporary file is
- * removed) and whole-file reads with a size cap checked (via fstat) before
+ * removed), atomic copies, and whole-file reads with a size cap checked (via fstat) before
  * anything is allocated. Errors are GS_ERR_IO with the path and strerror, or
  * GS_ERR_LIMIT for the cap. Used by npy.c, mmio.c and model_json.c.
  */
@@ -31,6 +31,10 @@ gs_err gs_wfile_write(gs_wfile *wf, const void *buf, size_t len, gs_error *err);
 gs_err gs_wfile_commit(gs_wfile *wf, gs_error *err);
 /* Close and delete the temporary file (no-op after commit or on a zeroed wf). */
 void gs_wfile_abort(gs_wfile *wf);
+
+/* Copy the file src to path by an atomic write (a reader of path sees no
+ * partial copy; nothing is left on failure). O(size), 64 KiB at a time. */
+gs_err gs_file_copy(const char *src, const char *path, gs_error *err);
 
 /* Read a whole regular file into a malloc'ed buffer (NUL-terminated for
  * convenience; *len excludes the NUL). Files larger than max_bytes give

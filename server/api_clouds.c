@@ -208,28 +208,6 @@ static enum MHD_Result add_query(void *cls, enum MHD_ValueKind kind, const char 
     return MHD_YES;
 }
 
-/* Copy src to path (atomic write: a reader sees no partial file). O(size). */
-static gs_err copy_file(const char *src, const char *path, gs_error *e)
-{
-    FILE *in = fopen(src, "rb");
-    if (!in)
-        return gs_errorf(e, GS_ERR_IO, "", "cannot open %s: %s", src, strerror(errno));
-    gs_wfile wf = {0};
-    gs_err rc = gs_wfile_open(&wf, path, e);
-    char buf[1 << 16];
-    size_t got;
-    while (!rc && (got = fread(buf, 1, sizeof buf, in)) > 0)
-        rc = gs_wfile_write(&wf, buf, got, e);
-    if (!rc && ferror(in))
-        rc = gs_errorf(e, GS_ERR_IO, "", "cannot read %s", src);
-    fclose(in);
-    if (rc)
-        gs_wfile_abort(&wf);
-    else
-        rc = gs_wfile_commit(&wf, e);
-    return rc;
-}
-
 /* Put the gaps file in place: jobs/<id>/gaps.npy, from G (written), from
  * src (another job's gaps: a hard link, as both are never written again,
  * or a copy where the file system has none) or else the staged upload
@@ -254,7 +232,7 @@ static int place_gaps(gsd_req *r, const char *job_id, const double *G, int k, in
         }
     } else if (src) {
         int gone = 0;
-        if (link(src, path) != 0 && ((gone = errno == ENOENT) || copy_file(src, path, &e))) {
+        if (link(src, path) != 0 && ((gone = errno == ENOENT) || gs_file_copy(src, path, &e))) {
             if (gone)
                 gsd_reply_error(r, 409, "conflict", "gaps_from",
                                 "the gaps of that job are gone (deleted meanwhile)");
