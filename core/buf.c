@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "fmt_g17.h"
+
 void gs_buf_free(gs_buf *b)
 {
     free(b->p);
@@ -109,30 +110,41 @@ void gs_buf_json_str(gs_buf *b, const char *s)
     gs_buf_add(b, "\"", 1);
 }
 
-void gs_buf_json_num(gs_buf *b, double v)
+/* One JSON number at p (room for GS_FMT_G17_MAX bytes); returns its length. */
+static size_t put_num(char *p, double v)
 {
-    if (v == 0.0 && !signbit(v)) {
-        gs_buf_add(b, "0", 1);
-        return;
+    if (v == 0.0 && !signbit(v)) { /* most contact forces */
+        *p = '0';
+        return 1;
     }
     if (!isfinite(v)) {
-        gs_buf_add(b, "null", 4);
-        return;
+        memcpy(p, "null", 4);
+        return 4;
     }
-    if (gs_buf_reserve(b, GS_FMT_G17_MAX) != 0)
-        return;
-    b->len += (size_t)gs_fmt_g17(v, b->p + b->len);
+    return (size_t)gs_fmt_g17(v, p);
 }
 
+void gs_buf_json_num(gs_buf *b, double v)
+{
+    if (gs_buf_reserve(b, GS_FMT_G17_MAX) != 0)
+        return;
+    b->len += put_num(b->p + b->len, v);
+}
+
+/* One reservation for the whole array: O(n) with no per-number checks. */
 void gs_buf_json_nums(gs_buf *b, const double *v, int n)
 {
-    gs_buf_add(b, "[", 1);
+    if (gs_buf_reserve(b, (size_t)(n > 0 ? n : 0) * (GS_FMT_G17_MAX + 1) + 2) != 0)
+        return;
+    char *p = b->p + b->len, *start = p;
+    *p++ = '[';
     for (int i = 0; i < n; i++) {
         if (i)
-            gs_buf_add(b, ",", 1);
-        gs_buf_json_num(b, v[i]);
+            *p++ = ',';
+        p += put_num(p, v[i]);
     }
-    gs_buf_add(b, "]", 1);
+    *p++ = ']';
+    b->len += (size_t)(p - start);
 }
 
 void gs_buf_json_ints(gs_buf *b, const int *v, int n)

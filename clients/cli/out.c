@@ -9,8 +9,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "http.h"
 #include "fmt_g17.h"
+#include "http.h"
 
 const char *gc_jstr(const cJSON *o, const char *k, const char *def)
 {
