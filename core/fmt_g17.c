@@ -105,7 +105,7 @@ int gs_fmt_g17(double v, char out[GS_FMT_G17_MAX])
         M |= 1ull << 52;
     /* floor(log2 |v|), and x = floor(log10 |v|) or one less */
     int l2 = E + 63 - __builtin_clzll(M);
-    int x = (l2 * 78913) >> 18; /* floor(l2 log10 2), exact for |l2| < 2^12 */
+    int x = (l2 * 78913) >> 18; /* ~floor(l2 log10 2): within one is enough, the loop corrects */
     uint64_t D = 0;
     for (int tries = 0; tries < 3; tries++) {
         int s = 16 - x;

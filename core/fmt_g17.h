@@ -16,8 +16,8 @@
  * 10^17: M 5^s is formed exactly in 192 bits (5^s < 2^128 for s <= 55) and
  * shifted right with round half to even on the discarded bits (exact). This
  * covers 0 <= s <= 55, i.e. 1e-39 <= |v| < 1e16 (residual gaps, forces,
- * coordinates, times); other values, zero's sign aside, and non-finite ones
- * go to snprintf. Cost O(1): two 64 x 64-bit products and 17 digits.
+ * coordinates, times); zero ("0", "-0") is written directly, other values
+ * and non-finite ones go to snprintf. Cost O(1): two 64 x 64-bit products and 17 digits.
  */
 #ifndef GS_FMT_G17_H
 #define GS_FMT_G17_H

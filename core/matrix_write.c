@@ -126,8 +126,10 @@ static gs_err mw_abaqus_user_element(FILE *fp, const gs_spmat *a, gs_error *err)
     fputs("\n*MATRIX, TYPE=STIFFNESS\n", fp);
     size_t c = 0; /* the lower triangle row by row, four values a line */
     for (size_t i = 0; i < n; i++)
-        for (size_t j = 0; j <= i; j++)
-            gs_fput_g17(fp, K[j * n + i]), fputs(++c % 4 ? ", " : "\n", fp);
+        for (size_t j = 0; j <= i; j++) {
+            gs_fput_g17(fp, K[j * n + i]);
+            fputs(++c % 4 ? ", " : "\n", fp);
+        }
     if (c % 4)
         fputc('\n', fp);
     free(K);

@@ -514,7 +514,9 @@ gs_err gs_mm_write_file(const char *path, const double *rowmajor, int rows, int 
         return rc;
     fprintf(wf.fp, "%%%%MatrixMarket matrix array real general\n%d %d\n", rows, cols);
     for (int j = 0; j < cols; j++)
-        for (int i = 0; i < rows; i++)
-            gs_fput_g17(wf.fp, rowmajor[(size_t)i * (size_t)cols + (size_t)j]), fputc('\n', wf.fp);
+        for (int i = 0; i < rows; i++) {
+            gs_fput_g17(wf.fp, rowmajor[(size_t)i * (size_t)cols + (size_t)j]);
+            fputc('\n', wf.fp);
+        }
     return gs_wfile_commit(&wf, err);
 }
