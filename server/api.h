@@ -3,8 +3,9 @@
  *
  * Handlers run on MHD connection threads with the request body complete.
  * Each either answers (gsd_reply_*) or suspends the request and hands it to
- * the worker pool. Files: api_assemblies.c, api_solve.c, api_clouds.c,
- * api_jobs.c, api_gaps.c, api_misc.c; the route table is in api.c. The API is documented
+ * the worker pool (solves) or the readers (summaries). Files:
+ * api_assemblies.c, api_solve.c, api_clouds.c, api_jobs.c, api_summary.c,
+ * api_gaps.c, api_misc.c; the route table is in api.c. The API is documented
  * in docs/api.md and schema/openapi.json.
  */
 #ifndef GSD_API_H
@@ -42,6 +43,11 @@ void gsd_api_scrub(gs_error *e, const char *dir);
 /* Gap vector `index` (m values) of a job's stored cloud into g; 0 after
  * answering 500 (api_gaps.c). */
 int gsd_api_gap_row(gsd_req *r, const gsd_job_row *row, long index, double *g, int m);
+/* The assembly row of a job; 0 after answering 404 (row released then). */
+int gsd_api_job_assembly(gsd_req *r, gsd_job_row *row, gsd_assembly_row *arow);
+/* GET .../results?format=vtp&index=i[&threshold=]: gap i (g, w, lambda) and
+ * the cloud statistics on the junction, one .vtp (api_summary.c). Takes row. */
+void gsd_api_gap_vtp(gsd_req *r, gsd_job_row *row, int m);
 /* Store failure: answer 500 with the message. */
 void gsd_api_store_error(gsd_req *r, const gs_error *e);
 

@@ -1,6 +1,6 @@
 /*
- * api_jobs.c -- GET/DELETE /v1/jobs[/{id}], results (paged JSON, .npy, or
- * one gap as VTK), summary (JSON, or exported as CSV / VTK / HTML: export.h).
+ * api_jobs.c -- GET/DELETE /v1/jobs[/{id}], results (paged JSON or .npy;
+ * one gap as VTK and the summary: api_summary.c).
  */
 #define _GNU_SOURCE
 #include "api.h"
@@ -10,16 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "assembly.h"
-#include "export.h"
 #include "jobs.h"
 #include "npy.h"
-#include "spec.h"
 #include "render.h"
-#include "summary.h"
 
-/* The assembly of a job; 0 after answering 404 / 500 (row released then). */
-static int job_assembly(gsd_req *r, gsd_job_row *row, gsd_assembly_row *arow)
+int gsd_api_job_assembly(gsd_req *r, gsd_job_row *row, gsd_assembly_row *arow)
 {
     int found = 0;
     gs_error e;
@@ -247,139 +242,6 @@ static void reply_npy(gsd_req *r, const gsd_job_row *row, int m, int lambda)
     gsd_reply_stream(r, 200, "application/x-npy", size, npy_read, s, npy_free);
 }
 
-/* The installed candidates of a job (its stored options resolved on mdl). */
-static int job_installed(const gsd_job_row *row, const gs_model *mdl, gsd_spec *sp)
-{
-    cJSON *obj = cJSON_Parse(row->options_json ? row->options_json : "{}");
-    gs_error e;
-    int ok = obj && gsd_spec_parse(obj, mdl->n_fast, mdl->m, 1, sp, &e) == GS_OK;
-    cJSON_Delete(obj);
-    if (ok && gsd_spec_resolve(sp, mdl, &e) != GS_OK) {
-        gsd_spec_free(sp);
-        ok = 0;
-    }
-    return ok;
-}
-
-/* The job's summary (from the cache for an ended job whose last chunk has
- * committed: summary.h). */
-static gs_err job_summary(gsd_req *r, const gsd_job_row *row, int m, gsd_summary_opts *o,
-                          gs_buf *b, gs_error *e)
-{
-    o->cache = gsd_jobs_quiet(r->app->jobs, row->id) ? r->app->sums : NULL;
-    gs_err rc = gsd_summary(r->app->st, row, m, o, b, e);
-    if (!rc && o->cached)
-        atomic_fetch_add(&r->app->metrics.summary_hits, 1);
-    return rc;
-}
-
-/* Answer the summary document sum (JSON text, taken) as format f (1 csv,
- * 2 vtp, 3 html) on the job's model; gap: one gap's vectors for vtp. */
-static void reply_export(gsd_req *r, const gsd_job_row *row, int f, gs_buf *sum,
-                         const gsd_export_gap *gap)
-{
-    static const char *const types[4] = {"", "text/csv; charset=utf-8", "application/xml",
-                                         "text/html; charset=utf-8"};
-    gs_error e = {0};
-    cJSON *doc = cJSON_ParseWithLength(sum->p, sum->len);
-    gs_buf_free(sum);
-    gsd_asm *a = gsd_registry_acquire(r->app->reg, row->assembly_id);
-    if (!doc || !a || gsd_asm_model(r->app, a, &e)) {
-        cJSON_Delete(doc);
-        gsd_registry_release(r->app->reg, a);
-        gsd_reply_error(r, 500, "io_error", "", "cannot read the model of %s", row->assembly_id);
-        return;
-    }
-    gs_buf b = {0};
-    if (f == 1) {
-        gsd_export_csv(gsd_asm_mdl(a), doc, &b);
-    } else if (f == 2) {
-        gsd_export_vtp(gsd_asm_mdl(a), doc, gap, &b);
-    } else {
-        gsd_spec sp;
-        int ok = job_installed(row, gsd_asm_mdl(a), &sp);
-        gsd_export_html(gsd_asm_mdl(a), doc, row, ok ? sp.installed : NULL, ok ? sp.n_installed : 0, &b);
-        if (ok)
-            gsd_spec_free(&sp);
-    }
-    cJSON_Delete(doc);
-    gsd_registry_release(r->app->reg, a);
-    gsd_reply(r, 200, types[f], &b);
-}
-
-typedef struct {
-    double *w, *lam;
-    int m, found;
-} one_ctx;
-
-static int copy_one(const gsd_result_row *res, void *ctx)
-{
-    one_ctx *c = ctx;
-    if (res->w && res->lam && res->m == c->m) {
-        memcpy(c->w, res->w, sizeof(double) * (size_t)c->m);
-        memcpy(c->lam, res->lam, sizeof(double) * (size_t)c->m);
-        c->found = 1;
-    }
-    return 1;
-}
-
-/* GET .../results?format=vtp&index=i[&threshold=&bins=]: gap i (g, w,
- * lambda) and the cloud statistics on the junction, one .vtp. */
-static void reply_gap_vtp(gsd_req *r, const gsd_job_row *row, int m)
-{
-    long index;
-    gsd_summary_opts o = {.bins = 20};
-    char gpath[PATH_MAX];
-    gsd_jobs_gaps_path(r->app, row->id, gpath, sizeof gpath);
-    o.gaps_path = gpath;
-    if (!gsd_api_query_int(r, "index", -1, 0, row->total - 1, &index) ||
-        !gsd_api_query_num(r, "threshold", 0.1, &o.threshold))
-        return;
-    if (index < 0) {
-        gsd_reply_error(r, 400, "invalid", "index",
-                        "format=vtp needs index=i, the gap in [0, %d] (the cloud statistics "
-                        "alone: GET /v1/jobs/%s/summary?format=vtp)",
-                        row->total - 1, row->id);
-        return;
-    }
-    if (!(o.threshold >= 0)) {
-        gsd_reply_error(r, 400, "invalid", "threshold", "threshold must be >= 0 (mm)");
-        return;
-    }
-    double *v = malloc(sizeof(double) * 3 * (size_t)(m > 0 ? m : 1));
-    if (!v) {
-        gsd_reply_error(r, 503, "out_of_memory", "", "out of memory");
-        return;
-    }
-    one_ctx c = {.w = v + m, .lam = v + 2 * (size_t)m, .m = m};
-    gs_error e;
-    if (!gsd_api_gap_row(r, row, index, v, m)) {
-        free(v);
-        return;
-    }
-    if (gsd_store_job_results(r->app->st, row->id, (int)index, 1, 1, copy_one, &c, &e)) {
-        free(v);
-        gsd_api_store_error(r, &e);
-        return;
-    }
-    if (!c.found) {
-        free(v);
-        gsd_reply_error(r, 409, "not_ready", "index", "gap %ld of %s is not solved yet", index,
-                        row->id);
-        return;
-    }
-    gs_buf sum = {0};
-    if (job_summary(r, row, m, &o, &sum, &e)) {
-        free(v);
-        gs_buf_free(&sum);
-        gsd_reply_gs_error(r, &e);
-        return;
-    }
-    gsd_export_gap gap = {.index = (int)index, .g = v, .w = c.w, .lam = c.lam};
-    reply_export(r, row, 2, &sum, &gap);
-    free(v);
-}
-
 void gsd_h_job_results(gsd_req *r)
 {
     gsd_job_row row;
@@ -387,13 +249,12 @@ void gsd_h_job_results(gsd_req *r)
         return;
     gsd_assembly_row arow;
     gs_error e;
-    if (!job_assembly(r, &row, &arow))
+    if (!gsd_api_job_assembly(r, &row, &arow))
         return;
     const char *accept = gsd_header(r, "Accept");
     const char *format = gsd_query(r, "format");
     if (format && !strcmp(format, "vtp")) {
-        reply_gap_vtp(r, &row, arow.m);
-        gsd_job_row_free(&row);
+        gsd_api_gap_vtp(r, &row, arow.m); /* api_summary.c; takes row */
         return;
     }
     int npy = (format && !strcmp(format, "npy")) || (accept && strstr(accept, "application/x-npy"));
@@ -434,52 +295,4 @@ void gsd_h_job_results(gsd_req *r)
     gs_buf_puts(&b, "}");
     gsd_job_row_free(&row);
     gsd_reply_json(r, 200, &b);
-}
-
-void gsd_h_job_summary(gsd_req *r)
-{
-    gsd_job_row row;
-    if (!gsd_api_job(r, &row))
-        return;
-    gsd_assembly_row arow;
-    gs_error e;
-    gsd_summary_opts o = {0};
-    long bins;
-    char gpath[PATH_MAX];
-    gsd_jobs_gaps_path(r->app, row.id, gpath, sizeof gpath);
-    o.gaps_path = gpath;
-    if (!gsd_api_query_num(r, "threshold", 0.1, &o.threshold) ||
-        !gsd_api_query_int(r, "bins", 20, 1, 1000, &bins)) {
-        gsd_job_row_free(&row);
-        return;
-    }
-    if (o.threshold < 0) {
-        gsd_job_row_free(&row);
-        gsd_reply_error(r, 400, "invalid", "threshold", "threshold must be >= 0 (mm)");
-        return;
-    }
-    o.bins = (int)bins;
-    if (!job_assembly(r, &row, &arow))
-        return;
-    const char *format = gsd_query(r, "format");
-    static const char *const formats[] = {"json", "csv", "vtp", "html"};
-    int f = format ? -1 : 0;
-    for (int i = 0; format && i < 4; i++)
-        if (!strcmp(format, formats[i]))
-            f = i;
-    if (f < 0) {
-        gsd_job_row_free(&row);
-        gsd_reply_error(r, 400, "invalid", "format", "format is json, csv, vtp or html");
-        return;
-    }
-    gs_buf b = {0};
-    if (job_summary(r, &row, arow.m, &o, &b, &e)) {
-        gs_buf_free(&b);
-        gsd_reply_gs_error(r, &e);
-    } else if (f == 0) {
-        gsd_reply_json(r, 200, &b);
-    } else {
-        reply_export(r, &row, f, &b, NULL);
-    }
-    gsd_job_row_free(&row);
 }

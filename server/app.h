@@ -5,7 +5,8 @@
  * module: options, the store connection used by connection threads, the
  * assembly registry, the worker pool, the cloud jobs and the metrics.
  * Threads: MHD connection threads (parse, validate, answer from the store or
- * the cache), worker threads (precompute, solve), the main thread (signals).
+ * the cache), worker threads (precompute, solve), reader threads (compute
+ * job summaries), the main thread (signals).
  */
 #ifndef GSD_APP_H
 #define GSD_APP_H
@@ -67,7 +68,8 @@ typedef struct gsd_app {
     gsd_opts o;
     gsd_store *st;        /* connection for the HTTP threads (serialized inside) */
     gsd_registry *reg;
-    gsd_pool *pool;
+    gsd_pool *pool;       /* solvers (pool.h) */
+    gsd_pool *readers;    /* summaries and their exports: long reads of the store */
     gsd_jobs *jobs;
     gsd_upkeep *upkeep;   /* retention, quota, disk reserve (upkeep.h) */
     gsd_summary_cache *sums; /* ended jobs' summaries (summary.h) */

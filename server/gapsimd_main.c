@@ -42,7 +42,8 @@ static void usage(FILE *f)
             "  --web-dir D       static files of the web page (default: the source tree's\n"
             "                    clients/web; \"\" disables)\n"
             "  --workers N       solver threads (default: online cores)\n"
-            "  --http-threads N  connection threads (default 2)\n"
+            "  --http-threads N  connection threads (default 2); as many reader threads\n"
+            "                    compute job summaries\n"
             "  --max-body B      largest JSON body in bytes (default 268435456)\n"
             "  --max-upload B    largest .npy / multipart / archive upload in bytes, also the\n"
             "                    unpacked size of an archive (default 17179869184)\n"
@@ -309,7 +310,9 @@ int main(int argc, char **argv)
     if (!rc)
         rc = gsd_jobs_new(&app, &e);
     if (!rc)
-        rc = gsd_pool_start(&app, gsd_jobs_work, &e);
+        rc = gsd_pool_start(&app, app.o.workers, gsd_jobs_work, &app.pool, &e);
+    if (!rc)
+        rc = gsd_pool_start(&app, app.o.http_threads, NULL, &app.readers, &e);
     if (!rc)
         rc = gsd_asm_resume(&app, &e);
     if (!rc)
@@ -321,6 +324,7 @@ int main(int argc, char **argv)
     if (rc) {
         fprintf(stderr, "gapsimd: %s%s%s\n", e.field, e.field[0] ? ": " : "", e.msg);
         atomic_store(&app.stopping, 1);
+        gsd_pool_stop(app.readers);
         gsd_pool_stop(app.pool);
         gsd_jobs_free(app.jobs);
         gsd_registry_free(app.reg);
@@ -343,6 +347,8 @@ int main(int argc, char **argv)
     atomic_store(&app.stopping, 1);
     gsd_http_cancel_watched(); /* running single solves stop at their next iteration */
     gsd_jobs_cut_all(&app);    /* cloud solves too: not stored, resumed on the next start */
+    gsd_pool_stop(app.readers); /* a summary being computed stops at its next row */
+    app.readers = NULL;
     gsd_pool_stop(app.pool);
     app.pool = NULL;
     gsd_http_stop(&app);

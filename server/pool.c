@@ -75,7 +75,7 @@ static void run_exclusive(gsd_pool *p, gsd_task *t, gsd_worker *w)
 static void *worker_main(void *arg)
 {
     gsd_worker *w = arg;
-    gsd_pool *p = w->app->pool;
+    gsd_pool *p = w->pool;
     pthread_mutex_lock(&p->mu);
     while (!p->stopping) {
         if (p->exclusive) { /* someone waits to run alone */
@@ -105,7 +105,7 @@ static void *worker_main(void *arg)
         unsigned long gen = p->gen;
         p->busy++;
         pthread_mutex_unlock(&p->mu);
-        int worked = p->work(w->app, w);
+        int worked = p->work ? p->work(w->app, w) : 0;
         pthread_mutex_lock(&p->mu);
         p->busy--;
         if (p->exclusive)
@@ -119,14 +119,15 @@ static void *worker_main(void *arg)
     return NULL;
 }
 
-gs_err gsd_pool_start(gsd_app *app, gsd_work_source work, gs_error *err)
+gs_err gsd_pool_start(gsd_app *app, int n, gsd_work_source work, gsd_pool **out, gs_error *err)
 {
+    *out = NULL;
     gsd_pool *p = calloc(1, sizeof *p);
     if (!p)
         return gs_errorf(err, GS_ERR_NOMEM, "", "out of memory");
     p->app = app;
     p->work = work;
-    p->n = app->o.workers;
+    p->n = n;
     p->slow_cap = p->n > 1 ? p->n - 1 : 1;
     p->w = calloc((size_t)p->n, sizeof *p->w);
     if (!p->w) {
@@ -135,13 +136,13 @@ gs_err gsd_pool_start(gsd_app *app, gsd_work_source work, gs_error *err)
     }
     pthread_mutex_init(&p->mu, NULL);
     pthread_cond_init(&p->cv, NULL);
-    app->pool = p;
     char db[PATH_MAX + 16];
     gsd_path_db(app, db, sizeof db);
     gs_blas_set_threads(1);
     for (int i = 0; i < p->n; i++) {
         p->w[i].idx = i;
         p->w[i].app = app;
+        p->w[i].pool = p;
         gs_err rc = gsd_store_open(db, &p->w[i].st, err);
         if (rc == GS_OK)
             gsd_store_on_full(p->w[i].st, gsd_upkeep_full_hook, app);
@@ -151,10 +152,10 @@ gs_err gsd_pool_start(gsd_app *app, gsd_work_source work, gs_error *err)
             gsd_store_close(p->w[i].st);
             p->n = i; /* stop the ones that run */
             gsd_pool_stop(p);
-            app->pool = NULL;
             return rc;
         }
     }
+    *out = p;
     return GS_OK;
 }
 

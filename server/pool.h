@@ -1,23 +1,28 @@
 /*
- * pool.h -- the solver worker pool.
+ * pool.h -- worker pools: the solvers' and the summary readers'.
  *
- * Owns: the worker threads (one per core by default, each with its own store
- * connection), two task queues and the cloud work source:
+ * Owns: a pool's worker threads (each with its own store connection), two
+ * task queues and, for the solver pool, the cloud work source:
  *   interactive  single solves waiting on a suspended connection (first)
  *   background   precomputations and factor loads (next)
  *   clouds       work from the work source given at start: chunks of gaps
  *                claimed from the oldest running job (last; small chunks, so
  *                an interactive solve waits at most one chunk of one worker)
+ * The daemon runs two pools: app->pool, one solver per core by default, and
+ * app->readers, as many threads as connection threads and no work source,
+ * for the long reads of the store (a job's summary and its exports: a pass
+ * over every stored result) that must neither hold a connection thread nor
+ * wait behind a precomputation.
  * Slow lane: a task marked slow (an interactive solve by a method that takes
  * seconds to minutes on large models: ipm, npm, lemke, ref) runs only while
  * fewer than workers - 1 slow tasks run (1 with one worker), so with two or
  * more workers one is always left for gi / auto solves and cloud chunks: slow
  * solves cannot take every worker. A slow task that must wait stays queued;
  * the tasks behind it go first.
- * An exclusive task (a precomputation) runs alone: the other workers finish
- * their current task and wait, and OpenBLAS gets all the workers' threads for
- * it; every other task runs with OpenBLAS single-threaded (one solve per
- * core, as the paper recommends for clouds).
+ * An exclusive task (a precomputation) runs alone: the other workers of its
+ * pool finish their current task and wait, and OpenBLAS gets all the
+ * workers' threads for it; every other task runs with OpenBLAS
+ * single-threaded (one solve per core, as the paper recommends for clouds).
  */
 #ifndef GSD_POOL_H
 #define GSD_POOL_H
@@ -29,6 +34,7 @@
 typedef struct gsd_worker {
     int idx;
     gsd_app *app;
+    gsd_pool *pool;  /* the pool it belongs to */
     gsd_store *st;   /* this worker's own connection */
     pthread_t th;
 } gsd_worker;
@@ -48,7 +54,9 @@ enum { GSD_PRIO_INTERACTIVE = 0, GSD_PRIO_BACKGROUND = 1 };
  * return 1, or 0 when there is none. The pool knows no more of jobs. */
 typedef int (*gsd_work_source)(gsd_app *app, gsd_worker *w);
 
-gs_err gsd_pool_start(gsd_app *app, gsd_work_source work, gs_error *err);
+/* Start a pool of n workers, each with its own store connection; work: the
+ * cloud work source, or NULL (tasks only). *out is NULL on error. */
+gs_err gsd_pool_start(gsd_app *app, int n, gsd_work_source work, gsd_pool **out, gs_error *err);
 /* Queue a task; -1 if the pool is stopping (the caller answers 503 and
  * frees the task). */
 int gsd_pool_submit(gsd_pool *p, gsd_task *t, int prio);

@@ -20,6 +20,7 @@
 
 typedef struct {
     gs_cstats *s;
+    const atomic_int *cancel;
     int pass;
     gs_err rc;
     gs_error *err;
@@ -31,6 +32,10 @@ typedef struct {
 static int feed(const gsd_result_row *r, void *ctx)
 {
     feed_ctx *f = ctx;
+    if (f->cancel && atomic_load(f->cancel)) {
+        f->rc = gs_errorf(f->err, GS_ERR_LIMIT, "", "summary cancelled");
+        return 1;
+    }
     const size_t bytes = sizeof(double) * (size_t)r->m;
     int have_g = f->pass == 1 && f->gfd >= 0 && r->w && r->job_index >= 0 &&
                  pread(f->gfd, f->grow, bytes, (off_t)(f->goff + (size_t)r->job_index * bytes)) ==
@@ -157,7 +162,7 @@ static gs_err compute(gsd_store *st, const gsd_job_row *job, int m, const gsd_su
     gs_cstats *s = gs_cstats_new(m, job->total, o->threshold, o->bins, err);
     if (!s)
         return GS_ERR_NOMEM;
-    feed_ctx f = {.s = s, .pass = 1, .err = err, .gfd = -1};
+    feed_ctx f = {.s = s, .cancel = o->cancel, .pass = 1, .err = err, .gfd = -1};
     f.grow = malloc(sizeof(double) * (size_t)(m > 0 ? m : 1));
     if (f.grow && o->gaps_path) { /* the initial gaps; absent: "opened" not reported */
         gs_npy_file nf = {.fd = -1};
@@ -177,6 +182,8 @@ static gs_err compute(gsd_store *st, const gsd_job_row *job, int m, const gsd_su
     if (!rc && gs_cstats_second_pass(s)) {
         f.pass = 2;
         rc = gsd_store_job_results(st, job->id, 0, -1, 1, feed, &f, err);
+        if (!rc)
+            rc = f.rc;
     }
     if (!rc)
         rc = gs_cstats_json(s, job->id, job->assembly_id, job->status, job->total, b, err);
@@ -187,18 +194,26 @@ static gs_err compute(gsd_store *st, const gsd_job_row *job, int m, const gsd_su
     return rc;
 }
 
+static int job_ended(const gsd_job_row *job)
+{
+    return !strcmp(job->status, "done") || !strcmp(job->status, "failed") ||
+           !strcmp(job->status, "cancelled");
+}
+
+int gsd_summary_lookup(const gsd_job_row *job, gsd_summary_opts *o, gs_buf *b)
+{
+    o->cached = o->cache && job_ended(job) && cache_get(o->cache, job->id, o, b);
+    return o->cached;
+}
+
 gs_err gsd_summary(gsd_store *st, const gsd_job_row *job, int m, gsd_summary_opts *o,
                    gs_buf *b, gs_error *err)
 {
-    const int ended = !strcmp(job->status, "done") || !strcmp(job->status, "failed") ||
-                      !strcmp(job->status, "cancelled");
-    gsd_summary_cache *c = ended ? o->cache : NULL;
-    o->cached = c && cache_get(c, job->id, o, b);
-    if (o->cached)
+    if (gsd_summary_lookup(job, o, b))
         return GS_OK;
     size_t start = b->len;
     gs_err rc = compute(st, job, m, o, b, err);
-    if (!rc && c && !b->oom)
-        cache_put(c, job->id, o, b->p + start, b->len - start);
+    if (!rc && o->cache && job_ended(job) && !b->oom)
+        cache_put(o->cache, job->id, o, b->p + start, b->len - start);
     return rc;
 }

@@ -14,6 +14,8 @@
 #ifndef GSD_SUMMARY_H
 #define GSD_SUMMARY_H
 
+#include <stdatomic.h>
+
 #include "buf.h"
 #include "store.h"
 
@@ -24,12 +26,18 @@ typedef struct {
     int bins;         /* histogram bins */
     const char *gaps_path; /* the job's gaps.npy (w > g: pairs opened), or NULL */
     gsd_summary_cache *cache; /* ended jobs' summaries (NULL: always computed) */
+    const atomic_int *cancel; /* set: the computation stops at the next result (NULL: none) */
     int cached;       /* out: 1 if the text came from the cache */
 } gsd_summary_opts;
 
-/* The summary of job as JSON text appended to b. */
+/* The summary of job as JSON text appended to b. Cancelled (o->cancel set
+ * during the passes): GS_ERR_LIMIT, "summary cancelled", nothing appended. */
 gs_err gsd_summary(gsd_store *st, const gsd_job_row *job, int m, gsd_summary_opts *o,
                    gs_buf *b, gs_error *err);
+/* The cached summary of an ended job appended to b: 1 (o->cached set), or 0
+ * when o->cache is NULL, the job has not ended or the text is not cached.
+ * O(entries + size), no store access: for the connection threads. */
+int gsd_summary_lookup(const gsd_job_row *job, gsd_summary_opts *o, gs_buf *b);
 
 /* A cache holding at most budget bytes of summary text (0: caches nothing).
  * Thread-safe. NULL when out of memory. */
