@@ -197,6 +197,41 @@ GS_TEST(vectors_codec_levels_and_short_vectors)
     gsd_vecenc_free(c);
 }
 
+/* The decoder's unshuffle of w takes 16 values per step and the rest one by
+ * one: every length from 8 to 100 (each remainder mod 16, several times)
+ * and a long one decode bit for bit, with a byte pattern that differs in
+ * every byte plane (a swapped plane or lane would show). */
+GS_TEST(vectors_unshuffle_every_length)
+{
+    gsd_vecenc *c = gsd_vecenc_new();
+    GS_CHECK(c != NULL);
+    enum { MAXM = 2603 };
+    static double w[MAXM], back[MAXM];
+    gs_error e;
+    for (int m = 8; m <= MAXM; m = m < 100 ? m + 1 : MAXM + (m == MAXM)) {
+        for (int i = 0; i < m; i++) {
+            uint64_t u = 0;
+            for (int b = 0; b < 8; b++) /* byte b of value i: small, so zstd wins */
+                u |= (uint64_t)((i * 3 + b * 5) % 11 + 16 * b) << (8 * b);
+            memcpy(&w[i], &u, 8);
+        }
+        const void *p = NULL;
+        size_t len = 0;
+        int enc = -1;
+        GS_CHECK_INT(gsd_vecenc_encode(c, GSD_VEC_W, w, m, &p, &len, &enc, &e), GS_OK);
+        if (m >= 17) /* shorter ones are stored raw: zstd's frame costs more */
+            GS_CHECK_INT(enc, GSD_VEC_ZSTD_SHUFFLE);
+        unsigned char *copy = malloc(len);
+        GS_CHECK(copy != NULL);
+        memcpy(copy, p, len);
+        memset(back, 0xff, sizeof back);
+        GS_CHECK_INT(gsd_vecenc_decode(c, GSD_VEC_W, enc, copy, len, m, back, "r_x", &e), GS_OK);
+        GS_CHECK(same_vec(back, w, m));
+        free(copy);
+    }
+    gsd_vecenc_free(c);
+}
+
 /* Apply migrations 1..3 by hand (the schema of gapsimd 0.5 before this
  * change) and store one result the way that version did: raw BLOBs. */
 GS_TEST(vectors_older_database_reads_exactly)
