@@ -11,6 +11,7 @@
 
 #define EXACT_LIMIT ((size_t)16 << 20) /* k m values kept for exact quantiles */
 #define PAIR_BINS 256
+#define P95_BLOCK 256 /* pairs gathered together for their p95 (exact mode) */
 #define OPEN_TOL_MIN 1e-9 /* mm: w above g by more than round-off */
 
 struct gs_cstats {
@@ -44,6 +45,10 @@ struct gs_cstats {
     double width;        /* bin width of the residual histogram (all_max / bins) */
     long long *hist;     /* all values */
     unsigned *pair_hist; /* m x PAIR_BINS in binned mode */
+    /* finished (finish(): what needs every value is done, W, C and pair_hist freed) */
+    double *p95;         /* per pair */
+    int finished;
+    int recounted;       /* a copy for another threshold: results counted again */
 };
 typedef struct gs_cstats acc;
 
@@ -90,40 +95,59 @@ static void count_name(char names[8][16], int *counts, int *n, const char *s)
     }
 }
 
+/* What depends on the threshold: values above it, pairs opened by more.
+ * O(m), without branches (vectorized). */
+static void count_threshold(acc *a, const gs_cstats_row *r)
+{
+    const int m = a->m;
+    const double thr = a->thr, tol = a->open_tol;
+    const double *w = r->w, *g = r->g;
+    int *above = a->above, *opened = a->opened;
+    int va = 0;
+    for (int k = 0; k < m; k++) { /* max(w, 0) > thr is w > thr: thr >= 0 */
+        const int up = w[k] > thr;
+        above[k] += up;
+        va += up;
+    }
+    a->values_above += va;
+    if (g) {
+        int any = 0;
+        for (int k = 0; k < m; k++) {
+            const int op = w[k] > g[k] + tol;
+            opened[k] += op;
+            any |= op;
+        }
+        a->gaps_opened += any;
+    }
+    a->with_g += g != NULL;
+}
+
 gs_err gs_cstats_add(gs_cstats *a, const gs_cstats_row *r, gs_error *err)
 {
     if (!r->w || r->m != a->m)
         return GS_OK; /* a result without vectors (not stored): skipped */
+    if (a->finished)
+        return gs_errorf(err, GS_ERR_INVALID, "", "the statistics are finished");
     if (a->oom || grow(a) != 0) {
         a->oom = 1;
         return gs_errorf(err, GS_ERR_NOMEM, "", "out of memory for the summary of %d gaps",
                          a->count + 1);
     }
     double gm = 0;
-    int opened = 0;
     for (int k = 0; k < a->m; k++) {
         double w = r->w[k] > 0 ? r->w[k] : 0;
         a->sum[k] += w;
         a->sumsq[k] += w * w;
         if (w > a->pmax[k])
             a->pmax[k] = w;
-        if (w > a->thr) {
-            a->above[k]++;
-            a->values_above++;
-        }
         if (w > gm)
             gm = w;
         if (r->lam) {
             a->lsum[k] += r->lam[k];
             a->in_contact += r->lam[k] > 0;
         }
-        if (r->g && r->w[k] > r->g[k] + a->open_tol) {
-            a->opened[k]++;
-            opened = 1;
-        }
     }
-    a->gaps_opened += opened;
-    a->with_g += r->g != NULL;
+    count_threshold(a, r);
     if (a->keep)
         for (int k = 0; k < a->m; k++) {
             a->W[(size_t)a->count * (size_t)a->m + (size_t)k] = r->w[k] > 0 ? r->w[k] : 0;
@@ -182,7 +206,7 @@ static gs_err start_hist(gs_cstats *a, gs_error *err)
 void gs_cstats_add2(gs_cstats *a, const gs_cstats_row *r)
 {
     int m = a->m;
-    if (!r->w || r->m != m || a->keep || start_hist(a, NULL) != GS_OK)
+    if (!r->w || r->m != m || a->keep || a->finished || start_hist(a, NULL) != GS_OK)
         return;
     for (int k = 0; k < m; k++) {
         double w = r->w[k] > 0 ? r->w[k] : 0;
@@ -276,8 +300,52 @@ static void dist_json(gs_buf *b, const char *name, double *v, int n, int bins, i
     gs_buf_printf(b, "],\"log\":%s}}", logx ? "true" : "false");
 }
 
+/* Each pair's 95th percentile residual into q[m]. Exact mode: W is row
+ * major (a result's m values together), so the values of one pair are m
+ * doubles apart; they are gathered P95_BLOCK pairs at a time (one pass over
+ * W reading P95_BLOCK contiguous values per result, instead of one cache
+ * line per value), then selected: O(n) expected per pair, O(n m) in all.
+ * Binned mode: the first of the pair's 256 bins that reaches the rank, its
+ * upper edge. blk: P95_BLOCK x n doubles (exact mode). */
+static void pair_p95(const acc *a, double *blk, double *q)
+{
+    const int m = a->m, n = a->count;
+    if (!n) {
+        memset(q, 0, sizeof(double) * (size_t)m);
+        return;
+    }
+    int rank = (int)ceil(0.95 * n) - 1;
+    rank = rank < 0 ? 0 : rank;
+    if (a->keep) {
+        for (int k0 = 0; k0 < m; k0 += P95_BLOCK) {
+            const int nb = m - k0 < P95_BLOCK ? m - k0 : P95_BLOCK;
+            for (int i = 0; i < n; i++) {
+                const double *row = a->W + (size_t)i * (size_t)m + (size_t)k0;
+                for (int j = 0; j < nb; j++)
+                    blk[(size_t)j * (size_t)n + (size_t)i] = row[j];
+            }
+            for (int j = 0; j < nb; j++)
+                q[k0 + j] = select_kth(blk + (size_t)j * (size_t)n, n, rank);
+        }
+        return;
+    }
+    for (int k = 0; k < m; k++) {
+        const unsigned *h = a->pair_hist + (size_t)k * PAIR_BINS;
+        long long need = (long long)rank + 1, cum = 0;
+        int bin = 0;
+        for (; bin < PAIR_BINS; bin++)
+            if ((cum += h[bin]) >= need)
+                break;
+        q[k] = a->pmax[k] * (bin + 1) / PAIR_BINS; /* upper edge of the bin */
+    }
+}
+
 gs_cstats *gs_cstats_new(int m, long long total, double threshold, int bins, gs_error *err)
 {
+    if (!(threshold >= 0)) {
+        gs_errorf(err, GS_ERR_INVALID, "threshold", "threshold must be >= 0 (mm)");
+        return NULL;
+    }
     acc *a = calloc(1, sizeof *a);
     if (a) {
         a->m = m;
@@ -285,6 +353,7 @@ gs_cstats *gs_cstats_new(int m, long long total, double threshold, int bins, gs_
         a->open_tol = threshold > OPEN_TOL_MIN ? threshold : OPEN_TOL_MIN;
         a->bins = bins > 0 ? bins : 1;
         a->keep = total * (long long)m <= (long long)EXACT_LIMIT;
+        a->recounted = -1; /* not a copy for another threshold */
         a->sum = calloc((size_t)m, sizeof(double));
         a->sumsq = calloc((size_t)m, sizeof(double));
         a->pmax = calloc((size_t)m, sizeof(double));
@@ -317,7 +386,112 @@ void gs_cstats_free(gs_cstats *a)
     free(a->nact);
     free(a->hist);
     free(a->pair_hist);
+    free(a->p95);
     free(a);
+}
+
+/* Everything that needs all the values: the residual histogram (from the
+ * kept values, or pass 2) and each pair's p95; then the kept values and the
+ * pair histograms are freed. What is left is O(m + k). Idempotent. */
+static gs_err finish(acc *a, gs_error *err)
+{
+    if (a->finished)
+        return GS_OK;
+    gs_err rc = start_hist(a, err);
+    if (rc)
+        return rc;
+    const int m = a->m;
+    a->p95 = malloc(sizeof(double) * (size_t)(m > 0 ? m : 1));
+    double *blk = a->keep ? malloc(sizeof(double) * P95_BLOCK * (size_t)(a->count > 0 ? a->count : 1))
+                          : NULL;
+    if (!a->p95 || (a->keep && !blk)) {
+        free(blk);
+        free(a->p95);
+        a->p95 = NULL;
+        return gs_errorf(err, GS_ERR_NOMEM, "", "out of memory");
+    }
+    if (a->keep)
+        for (size_t i = 0; i < (size_t)a->count * (size_t)m; i++)
+            if (!a->C[i]) /* open pairs only */
+                a->hist[bin_of(a->W[i], 0, a->width, a->bins)]++;
+    pair_p95(a, blk, a->p95);
+    free(blk);
+    free(a->W);
+    free(a->C);
+    free(a->pair_hist);
+    a->W = NULL;
+    a->C = NULL;
+    a->pair_hist = NULL;
+    a->finished = 1;
+    return GS_OK;
+}
+
+/* malloc'ed copy of n elements of size sz (n may be 0); NULL when out of memory. */
+static void *dup_array(const void *p, size_t n, size_t sz)
+{
+    void *q = malloc(n ? n * sz : 1);
+    if (q && n)
+        memcpy(q, p, n * sz);
+    return q;
+}
+
+gs_cstats *gs_cstats_threshold(const gs_cstats *s, double threshold, gs_error *err)
+{
+    if (!s->finished || !(threshold >= 0)) {
+        gs_errorf(err, GS_ERR_INVALID, s->finished ? "threshold" : "",
+                  s->finished ? "threshold must be >= 0 (mm)" : "the statistics are not finished");
+        return NULL;
+    }
+    acc *a = malloc(sizeof *a);
+    if (!a) {
+        gs_errorf(err, GS_ERR_NOMEM, "", "out of memory");
+        return NULL;
+    }
+    *a = *s;
+    const size_t m = (size_t)s->m, n = (size_t)s->count;
+    a->thr = threshold;
+    a->open_tol = threshold > OPEN_TOL_MIN ? threshold : OPEN_TOL_MIN;
+    a->values_above = 0;
+    a->gaps_opened = 0;
+    a->with_g = 0;
+    a->recounted = 0;
+    a->cap = s->count;
+    a->sum = dup_array(s->sum, m, sizeof(double));
+    a->sumsq = dup_array(s->sumsq, m, sizeof(double));
+    a->pmax = dup_array(s->pmax, m, sizeof(double));
+    a->lsum = dup_array(s->lsum, m, sizeof(double));
+    a->p95 = dup_array(s->p95, m, sizeof(double));
+    a->above = calloc(m ? m : 1, sizeof(int));
+    a->opened = calloc(m ? m : 1, sizeof(int));
+    a->gmax = dup_array(s->gmax, n, sizeof(double));
+    a->time = dup_array(s->time, n, sizeof(double));
+    a->nact = dup_array(s->nact, n, sizeof(int));
+    a->hist = dup_array(s->hist, (size_t)s->bins, sizeof(long long));
+    if (!a->sum || !a->sumsq || !a->pmax || !a->lsum || !a->p95 || !a->above || !a->opened ||
+        !a->gmax || !a->time || !a->nact || !a->hist) {
+        gs_cstats_free(a);
+        gs_errorf(err, GS_ERR_NOMEM, "", "out of memory");
+        return NULL;
+    }
+    return a;
+}
+
+void gs_cstats_add_threshold(gs_cstats *a, const gs_cstats_row *r)
+{
+    if (!r->w || r->m != a->m || a->recounted < 0)
+        return;
+    count_threshold(a, r);
+    a->recounted++;
+}
+
+size_t gs_cstats_bytes(const gs_cstats *a)
+{
+    size_t per_pair = 5 * sizeof(double) + 2 * sizeof(int);
+    size_t per_result = 2 * sizeof(double) + sizeof(int);
+    return sizeof *a + (size_t)a->m * per_pair + (size_t)a->cap * per_result +
+           (size_t)a->bins * sizeof(long long) +
+           (a->W ? (size_t)a->cap * (size_t)a->m * (sizeof(double) + 1) : 0) +
+           (a->pair_hist ? (size_t)a->m * PAIR_BINS * sizeof(unsigned) : 0);
 }
 
 gs_err gs_cstats_json(gs_cstats *s, const char *job_id, const char *assembly_id,
@@ -325,18 +499,12 @@ gs_err gs_cstats_json(gs_cstats *s, const char *job_id, const char *assembly_id,
 {
     acc *const a = s;
     const int m = a->m;
-    gs_err rc = start_hist(a, err);
-    double *col = NULL;
-    if (!rc && a->keep) {
-        for (size_t i = 0; i < (size_t)a->count * (size_t)m; i++)
-            if (!a->C[i]) /* open pairs only */
-                a->hist[bin_of(a->W[i], 0, a->width, a->bins)]++;
-        col = malloc(sizeof(double) * (size_t)(a->count > 0 ? a->count : 1));
-        if (!col)
-            rc = gs_errorf(err, GS_ERR_NOMEM, "", "out of memory");
-    }
+    gs_err rc = finish(a, err);
     if (rc)
         return rc;
+    if (a->recounted != -1 && a->recounted != a->count)
+        return gs_errorf(err, GS_ERR_INVALID, "", "%d results counted again for the threshold, "
+                         "%d summarized", a->recounted, a->count);
     const int bins = a->bins;
     const double thr = a->thr;
     int n = a->count;
@@ -408,28 +576,9 @@ gs_err gs_cstats_json(gs_cstats *s, const char *job_id, const char *assembly_id,
     }
     gs_buf_puts(b, "],\"max\":");
     gs_buf_json_nums(b, a->pmax, m);
-    gs_buf_puts(b, ",\"p95\":[");
-    for (int k = 0; k < m; k++) {
-        double q = 0;
-        if (n && a->keep) {
-            for (int i = 0; i < n; i++)
-                col[i] = a->W[(size_t)i * (size_t)m + (size_t)k];
-            int idx = (int)ceil(0.95 * n) - 1;
-            q = select_kth(col, n, idx < 0 ? 0 : idx);
-        } else if (n) {
-            const unsigned *h = a->pair_hist + (size_t)k * PAIR_BINS;
-            long long need = (long long)ceil(0.95 * n), cum = 0;
-            int bin = 0;
-            for (; bin < PAIR_BINS; bin++)
-                if ((cum += h[bin]) >= need)
-                    break;
-            q = a->pmax[k] * (bin + 1) / PAIR_BINS; /* upper edge of the bin */
-        }
-        if (k)
-            gs_buf_puts(b, ",");
-        gs_buf_json_num(b, q);
-    }
-    gs_buf_printf(b, "],\"p95_exact\":%s,\"share_above\":[", a->keep ? "true" : "false");
+    gs_buf_puts(b, ",\"p95\":");
+    gs_buf_json_nums(b, a->p95, m);
+    gs_buf_printf(b, ",\"p95_exact\":%s,\"share_above\":[", a->keep ? "true" : "false");
     for (int k = 0; k < m; k++) {
         if (k)
             gs_buf_puts(b, ",");
@@ -472,6 +621,5 @@ gs_err gs_cstats_json(gs_cstats *s, const char *job_id, const char *assembly_id,
                    a->iters);
     gs_buf_json_num(b, n ? (double)a->iters / n : 0);
     gs_buf_puts(b, "}}");
-    free(col);
     return GS_OK;
 }

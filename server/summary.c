@@ -3,9 +3,12 @@
  * results fed to the cloud statistics (runner/cloudstats.h), one or two
  * passes over the job's rows; each row's initial gaps read from the job's
  * gaps file by its index (pread, O(m) per row) when the file is there.
- * And the cache of ended jobs' summaries: a list searched linearly (it
- * holds tens of entries: a summary is O(m) text, 0.3 MB at m = 2,603),
- * least recently used evicted first, one mutex.
+ * And the cache of ended jobs: summary texts by (job, threshold, bins), and
+ * the finished statistics by (job, bins), from which a summary at another
+ * threshold takes one light pass (the counts above the threshold) instead
+ * of a full computation. A list searched linearly (tens of entries: a text
+ * is O(m), 0.3 MB at m = 2,603; statistics O(m + k)), least recently used
+ * evicted first, one byte budget, one mutex.
  */
 #include "summary.h"
 
@@ -17,6 +20,8 @@
 
 #include "cloudstats.h"
 #include "npy.h"
+
+enum { PASS_1 = 1, PASS_2 = 2, PASS_THRESHOLD = 3 };
 
 typedef struct {
     gs_cstats *s;
@@ -37,15 +42,19 @@ static int feed(const gsd_result_row *r, void *ctx)
         return 1;
     }
     const size_t bytes = sizeof(double) * (size_t)r->m;
-    int have_g = f->pass == 1 && f->gfd >= 0 && r->w && r->job_index >= 0 &&
+    int have_g = f->pass != PASS_2 && f->gfd >= 0 && r->w && r->job_index >= 0 &&
                  pread(f->gfd, f->grow, bytes, (off_t)(f->goff + (size_t)r->job_index * bytes)) ==
                      (ssize_t)bytes;
     gs_cstats_row row = {.w = r->w, .lam = r->lam, .g = have_g ? f->grow : NULL, .m = r->m,
                          .time = r->time, .n_act = r->n_act, .iterations = r->iterations,
                          .warm_used = r->warm_used, .status = gs_status_name(r->status),
                          .method = gs_method_name(r->method), .form = gs_form_name(r->form)};
-    if (f->pass == 2) {
+    if (f->pass == PASS_2) {
         gs_cstats_add2(f->s, &row);
+        return 0;
+    }
+    if (f->pass == PASS_THRESHOLD) {
+        gs_cstats_add_threshold(f->s, &row);
         return 0;
     }
     f->rc = gs_cstats_add(f->s, &row, f->err);
@@ -57,10 +66,12 @@ static int feed(const gsd_result_row *r, void *ctx)
 typedef struct sum_entry {
     struct sum_entry *next;
     char job[40]; /* as gsd_job_row.id */
-    double threshold;
+    double threshold; /* text entries */
     int bins;
+    gs_cstats *stats; /* NULL: a text; else the job's finished statistics (any threshold) */
     unsigned long long used; /* tick of the last use */
-    size_t len;
+    size_t bytes;     /* counted against the budget */
+    size_t len;       /* of text */
     char text[];
 } sum_entry;
 
@@ -81,115 +92,207 @@ gsd_summary_cache *gsd_summary_cache_new(size_t budget)
     return c;
 }
 
+static void entry_free(sum_entry *e)
+{
+    gs_cstats_free(e->stats);
+    free(e);
+}
+
 void gsd_summary_cache_free(gsd_summary_cache *c)
 {
     if (!c)
         return;
     for (sum_entry *e = c->head, *next; e; e = next) {
         next = e->next;
-        free(e);
+        entry_free(e);
     }
     pthread_mutex_destroy(&c->mu);
     free(c);
 }
 
-static int same_key(const sum_entry *e, const char *job, const gsd_summary_opts *o)
+/* e holds what (job, o) asks: its text (stats 0) or its statistics (stats 1). */
+static int same_key(const sum_entry *e, const char *job, const gsd_summary_opts *o, int stats)
 {
-    return !strcmp(e->job, job) && e->threshold == o->threshold && e->bins == o->bins;
+    return !strcmp(e->job, job) && e->bins == o->bins && (e->stats != NULL) == stats &&
+           (stats || e->threshold == o->threshold);
+}
+
+/* The entry for (job, o, stats), marked used; NULL if absent. c->mu held. */
+static sum_entry *find(gsd_summary_cache *c, const char *job, const gsd_summary_opts *o,
+                       int stats)
+{
+    for (sum_entry *e = c->head; e; e = e->next)
+        if (same_key(e, job, o, stats)) {
+            e->used = ++c->tick;
+            return e;
+        }
+    return NULL;
 }
 
 /* Append the cached text of (job, o) to b: 1, or 0 if absent. O(entries + size). */
 static int cache_get(gsd_summary_cache *c, const char *job, const gsd_summary_opts *o,
                      gs_buf *b)
 {
-    int hit = 0;
     pthread_mutex_lock(&c->mu);
-    for (sum_entry *e = c->head; e && !hit; e = e->next)
-        if (same_key(e, job, o)) {
-            e->used = ++c->tick;
-            gs_buf_add(b, e->text, e->len); /* out of memory: the caller sees b->oom */
-            hit = 1;
-        }
+    sum_entry *e = find(c, job, o, 0);
+    if (e)
+        gs_buf_add(b, e->text, e->len); /* out of memory: the caller sees b->oom */
     pthread_mutex_unlock(&c->mu);
-    return hit;
+    return e != NULL;
 }
 
-/* Keep a copy of text for (job, o), evicting the least recently used
- * entries beyond the budget; a text above a quarter of the budget is not
- * kept. Out of memory: not kept. O(entries^2) at worst, tens of entries. */
-static void cache_put(gsd_summary_cache *c, const char *job, const gsd_summary_opts *o,
-                      const char *text, size_t len)
+/* A copy of the cached statistics of (job, o->bins) at o->threshold, or NULL
+ * (absent, or no memory). O(entries + m + k). */
+static gs_cstats *cache_stats(gsd_summary_cache *c, const char *job, const gsd_summary_opts *o)
 {
-    if (len > c->budget / 4)
-        return;
-    sum_entry *n = malloc(sizeof *n + len);
-    if (!n)
-        return;
-    snprintf(n->job, sizeof n->job, "%s", job);
-    n->threshold = o->threshold;
-    n->bins = o->bins;
-    n->len = len;
-    memcpy(n->text, text, len);
+    gs_error e;
     pthread_mutex_lock(&c->mu);
-    for (sum_entry *e = c->head; e; e = e->next)
-        if (same_key(e, job, o)) { /* computed meanwhile by another request */
-            pthread_mutex_unlock(&c->mu);
-            free(n);
-            return;
-        }
-    while (c->head && c->bytes + len > c->budget) {
+    sum_entry *en = find(c, job, o, 1);
+    gs_cstats *s = en ? gs_cstats_threshold(en->stats, o->threshold, &e) : NULL;
+    pthread_mutex_unlock(&c->mu);
+    return s;
+}
+
+/* Keep n (taken), evicting the least recently used entries beyond the
+ * budget; a text above a quarter of the budget, statistics above half of
+ * it (20 bytes a gap: 1.6 million gaps in the default 64 MiB), or an entry
+ * computed meanwhile by another request, is not kept. O(entries^2) at
+ * worst. */
+static void cache_put(gsd_summary_cache *c, sum_entry *n)
+{
+    if (n->bytes > c->budget / (n->stats ? 2 : 4)) {
+        entry_free(n);
+        return;
+    }
+    gsd_summary_opts key = {.threshold = n->threshold, .bins = n->bins};
+    pthread_mutex_lock(&c->mu);
+    if (find(c, n->job, &key, n->stats != NULL)) {
+        pthread_mutex_unlock(&c->mu);
+        entry_free(n);
+        return;
+    }
+    while (c->head && c->bytes + n->bytes > c->budget) {
         sum_entry **old = &c->head;
         for (sum_entry **pp = &c->head; *pp; pp = &(*pp)->next)
             if ((*pp)->used < (*old)->used)
                 old = pp;
         sum_entry *e = *old;
         *old = e->next;
-        c->bytes -= e->len;
-        free(e);
+        c->bytes -= e->bytes;
+        entry_free(e);
     }
     n->used = ++c->tick;
     n->next = c->head;
     c->head = n;
-    c->bytes += len;
+    c->bytes += n->bytes;
     pthread_mutex_unlock(&c->mu);
+}
+
+/* A new entry for (job, o): a copy of text, or the statistics s (taken:
+ * freed when out of memory). */
+static sum_entry *entry_new(const char *job, const gsd_summary_opts *o, const char *text,
+                            size_t len, gs_cstats *s)
+{
+    sum_entry *n = malloc(sizeof *n + len);
+    if (!n) {
+        gs_cstats_free(s);
+        return NULL;
+    }
+    snprintf(n->job, sizeof n->job, "%s", job);
+    n->threshold = o->threshold;
+    n->bins = o->bins;
+    n->stats = s;
+    n->len = len;
+    n->bytes = sizeof *n + len + (s ? gs_cstats_bytes(s) : 0);
+    if (len)
+        memcpy(n->text, text, len);
+    return n;
 }
 
 /* ---- the statistics ------------------------------------------------------------ */
 
-static gs_err compute(gsd_store *st, const gsd_job_row *job, int m, const gsd_summary_opts *o,
-                      gs_buf *b, gs_error *err)
+/* Feed every result of job to f->s in pass f->pass. */
+static gs_err feed_all(gsd_store *st, const gsd_job_row *job, feed_ctx *f, gs_error *err)
 {
-    gs_cstats *s = gs_cstats_new(m, job->total, o->threshold, o->bins, err);
-    if (!s)
-        return GS_ERR_NOMEM;
-    feed_ctx f = {.s = s, .cancel = o->cancel, .pass = 1, .err = err, .gfd = -1};
-    f.grow = malloc(sizeof(double) * (size_t)(m > 0 ? m : 1));
-    if (f.grow && o->gaps_path) { /* the initial gaps; absent: "opened" not reported */
+    gs_err rc = gsd_store_job_results(st, job->id, 0, -1, 1, feed, f, err);
+    return rc ? rc : f->rc;
+}
+
+/* Open the job's gaps file for f (absent or of another width: "opened" not
+ * reported) and allocate its row buffer. */
+static gs_err feed_open(feed_ctx *f, const gsd_summary_opts *o, int m, gs_error *err)
+{
+    f->gfd = -1;
+    f->grow = malloc(sizeof(double) * (size_t)(m > 0 ? m : 1));
+    if (!f->grow)
+        return gs_errorf(err, GS_ERR_NOMEM, "", "out of memory");
+    if (o->gaps_path) {
         gs_npy_file nf = {.fd = -1};
         gs_error ge;
         if (gs_npy_open(o->gaps_path, (size_t)-1 / 8, &nf, &ge) == GS_OK &&
             (nf.info.ndim == 1 ? nf.info.shape[0] : nf.info.shape[1]) == (size_t)m) {
-            f.gfd = nf.fd; /* kept open: read row by row */
-            f.goff = nf.data_offset;
+            f->gfd = nf.fd; /* kept open: read row by row */
+            f->goff = nf.data_offset;
             nf.fd = -1;
         }
         gs_npy_close(&nf);
     }
-    gs_err rc = f.grow ? gsd_store_job_results(st, job->id, 0, -1, 1, feed, &f, err)
-                       : gs_errorf(err, GS_ERR_NOMEM, "", "out of memory");
+    return GS_OK;
+}
+
+static void feed_close(feed_ctx *f)
+{
+    if (f->gfd >= 0)
+        close(f->gfd);
+    free(f->grow);
+}
+
+/* The full computation; *keep: the finished statistics (when keep is not
+ * NULL and all went well), else freed. */
+static gs_err compute(gsd_store *st, const gsd_job_row *job, int m, const gsd_summary_opts *o,
+                      gs_buf *b, gs_cstats **keep, gs_error *err)
+{
+    gs_cstats *s = gs_cstats_new(m, job->total, o->threshold, o->bins, err);
+    if (!s)
+        return err->code;
+    feed_ctx f = {.s = s, .cancel = o->cancel, .pass = PASS_1, .err = err};
+    gs_err rc = feed_open(&f, o, m, err);
     if (!rc)
-        rc = f.rc;
+        rc = feed_all(st, job, &f, err);
     if (!rc && gs_cstats_second_pass(s)) {
-        f.pass = 2;
-        rc = gsd_store_job_results(st, job->id, 0, -1, 1, feed, &f, err);
-        if (!rc)
-            rc = f.rc;
+        f.pass = PASS_2;
+        rc = feed_all(st, job, &f, err);
     }
     if (!rc)
         rc = gs_cstats_json(s, job->id, job->assembly_id, job->status, job->total, b, err);
-    if (f.gfd >= 0)
-        close(f.gfd);
-    free(f.grow);
+    feed_close(&f);
+    if (!rc && keep)
+        *keep = s;
+    else
+        gs_cstats_free(s);
+    return rc;
+}
+
+/* From the cached statistics of the job at another threshold: one pass
+ * counting the values above the threshold. *done: 1 after appending the
+ * text; 0 when it cannot (no such statistics, no memory, the results differ
+ * in number) and the caller computes it all. Errors: store, cancelled. */
+static gs_err from_stats(gsd_store *st, const gsd_job_row *job, int m, const gsd_summary_opts *o,
+                         gs_buf *b, int *done, gs_error *err)
+{
+    *done = 0;
+    gs_cstats *s = cache_stats(o->cache, job->id, o);
+    if (!s)
+        return GS_OK;
+    feed_ctx f = {.s = s, .cancel = o->cancel, .pass = PASS_THRESHOLD, .err = err};
+    gs_err rc = feed_open(&f, o, m, err);
+    if (!rc)
+        rc = feed_all(st, job, &f, err);
+    gs_error je;
+    if (!rc)
+        *done = gs_cstats_json(s, job->id, job->assembly_id, job->status, job->total, b, &je) ==
+                GS_OK;
+    feed_close(&f);
     gs_cstats_free(s);
     return rc;
 }
@@ -211,9 +314,23 @@ gs_err gsd_summary(gsd_store *st, const gsd_job_row *job, int m, gsd_summary_opt
 {
     if (gsd_summary_lookup(job, o, b))
         return GS_OK;
+    gsd_summary_cache *c = job_ended(job) ? o->cache : NULL;
     size_t start = b->len;
-    gs_err rc = compute(st, job, m, o, b, err);
-    if (!rc && o->cache && job_ended(job) && !b->oom)
-        cache_put(o->cache, job->id, o, b->p + start, b->len - start);
+    gs_cstats *stats = NULL;
+    int done = 0;
+    gs_err rc = c ? from_stats(st, job, m, o, b, &done, err) : GS_OK;
+    if (!rc && !done) {
+        b->len = start; /* a refused attempt may have written part of its text */
+        rc = compute(st, job, m, o, b, c ? &stats : NULL, err);
+    }
+    sum_entry *text = !rc && c && !b->oom ? entry_new(job->id, o, b->p + start, b->len - start, NULL)
+                                          : NULL;
+    if (text)
+        cache_put(c, text);
+    if (stats) {
+        sum_entry *n = entry_new(job->id, o, NULL, 0, stats);
+        if (n)
+            cache_put(c, n);
+    }
     return rc;
 }

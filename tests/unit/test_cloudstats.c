@@ -1,0 +1,294 @@
+/*
+ * test_cloudstats.c -- the cloud statistics (runner/cloudstats.c) behind
+ * gapsimd's summary and gapsim-mpi's summary file:
+ *   - a hand-made cloud of four gaps over three pairs: every count, share,
+ *     quantile and histogram entry at its exact value;
+ *   - the copy for another threshold (gs_cstats_threshold + one counting
+ *     pass) writes the same bytes as a full computation at that threshold,
+ *     with the kept values (exact p95) and with the binned p95 of large
+ *     clouds (two passes);
+ *   - "opened" at threshold 0 keeps its 1e-9 mm floor;
+ *   - refusals: a negative threshold, a copy of unfinished statistics, a
+ *     copy fed another number of results.
+ */
+#include <cjson/cJSON.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cloudstats.h"
+#include "gs_test.h"
+
+static double num(const cJSON *o, const char *path)
+{
+    /* "a.b.c" -> o["a"]["b"]["c"] */
+    char buf[128];
+    snprintf(buf, sizeof buf, "%s", path);
+    const cJSON *x = o;
+    for (char *save = NULL, *t = strtok_r(buf, ".", &save); t && x; t = strtok_r(NULL, ".", &save))
+        x = cJSON_GetObjectItemCaseSensitive(x, t);
+    return cJSON_IsNumber(x) ? x->valuedouble : NAN;
+}
+
+static double at(const cJSON *o, const char *group, const char *key, int i)
+{
+    const cJSON *a = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(o, group), key);
+    const cJSON *x = cJSON_GetArrayItem(a, i);
+    return cJSON_IsNumber(x) ? x->valuedouble : NAN;
+}
+
+static gs_cstats_row row_of(const double *w, const double *lam, const double *g, int m, int i)
+{
+    gs_cstats_row r = {.w = w, .lam = lam, .g = g, .m = m, .time = 1e-3 * (i + 1),
+                       .n_act = i, .iterations = 2 * i, .warm_used = i % 2,
+                       .status = "optimal", .method = "gi", .form = "relative"};
+    return r;
+}
+
+/* Four gaps, three pairs. w (residual), lam (force), g (initial gap):
+ *   gap 0: w = 0.0  0.2  0.05   lam = 5 0 0     g = 0.1 0.1 0.1
+ *   gap 1: w = 0.0  0.0  0.3    lam = 2 1 0     g = 0.1 0.2 0.1   (pair 2 opens: 0.3 > 0.1 + 0.1)
+ *   gap 2: w = 0.15 0.0  0.0    lam = 0 3 4     g = 0.2 0.2 0.2
+ *   gap 3: w = 0.4 -1e-12 0.1   lam = 0 0 0     g = 0.2 0.1 0.1   (pair 0 opens) */
+GS_TEST(hand_made_cloud_exact_values)
+{
+    static const double W[4][3] = {{0, 0.2, 0.05}, {0, 0, 0.3}, {0.15, 0, 0}, {0.4, -1e-12, 0.1}};
+    static const double L[4][3] = {{5, 0, 0}, {2, 1, 0}, {0, 3, 4}, {0, 0, 0}};
+    static const double G[4][3] = {{0.1, 0.1, 0.1}, {0.1, 0.2, 0.1}, {0.2, 0.2, 0.2}, {0.2, 0.1, 0.1}};
+    gs_error e;
+    gs_cstats *s = gs_cstats_new(3, 4, 0.1, 4, &e);
+    GS_CHECK(s != NULL);
+    for (int i = 0; i < 4; i++) {
+        gs_cstats_row r = row_of(W[i], L[i], G[i], 3, i);
+        GS_CHECK_INT(gs_cstats_add(s, &r, &e), GS_OK);
+    }
+    GS_CHECK(!gs_cstats_second_pass(s));
+    gs_buf b = {0};
+    GS_CHECK_INT(gs_cstats_json(s, "j_1", "a_1", "done", 4, &b, &e), GS_OK);
+    cJSON *o = cJSON_ParseWithLength(b.p, b.len);
+    GS_CHECK(o != NULL);
+    GS_CHECK_INT((int)num(o, "count"), 4);
+    /* values above 0.1: 0.2, 0.3, 0.15, 0.4 -> 4 of 12; gaps whose largest is above: all four */
+    GS_CHECK(num(o, "share_values_above") == 4.0 / 12);
+    GS_CHECK(num(o, "share_gaps_above") == 1.0);
+    /* largest residual per gap: 0.2 0.3 0.15 0.4 -> median (nearest rank 2 of 4) 0.2, p95 0.4 */
+    GS_CHECK(num(o, "max_residual.min") == 0.15);
+    GS_CHECK(num(o, "max_residual.median") == 0.2);
+    GS_CHECK(num(o, "max_residual.p95") == 0.4);
+    GS_CHECK(num(o, "max_residual.max") == 0.4);
+    /* per pair; the negative round-off counts as 0 */
+    GS_CHECK(at(o, "pairs", "mean", 0) == (0.15 + 0.4) / 4);
+    GS_CHECK(at(o, "pairs", "max", 1) == 0.2);
+    GS_CHECK(at(o, "pairs", "p95", 2) == 0.3);
+    GS_CHECK(at(o, "pairs", "share_above", 0) == 0.5);
+    GS_CHECK(at(o, "pairs", "share_above", 1) == 0.25);
+    GS_CHECK(at(o, "pairs", "share_above", 2) == 0.25);
+    GS_CHECK(at(o, "pairs", "lambda_mean", 2) == 1.0);
+    /* opened: w > g + 0.1: gap 1 pair 2 (0.3 > 0.2), gap 3 pair 0 (0.4 > 0.3) */
+    GS_CHECK_INT((int)num(o, "opened.gaps"), 2);
+    GS_CHECK_INT((int)num(o, "opened.pairs"), 2);
+    GS_CHECK(at(o, "pairs", "opened", 0) == 0.25);
+    GS_CHECK(at(o, "pairs", "opened", 1) == 0.0);
+    /* 5 values in contact (lam > 0); the 7 open ones binned over [0, 0.4] in 4 bins of
+     * width 0.4 / 4 = 0.1 by (int)(w / width): 0.05, 0 (the round-off) -> 0; 0.1, 0.15 -> 1;
+     * 0.2 and 0.3 (0.3 / 0.1 = 2.9999999999999996) -> 2; 0.4 -> 4, the last bin 3 */
+    GS_CHECK_INT((int)num(o, "residual_histogram.in_contact"), 5);
+    const cJSON *cnt = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(o, "residual_histogram"), "counts");
+    static const int want[4] = {2, 2, 2, 1};
+    for (int i = 0; i < 4; i++)
+        GS_CHECK_INT(cJSON_GetArrayItem(cnt, i)->valueint, want[i]);
+    GS_CHECK_INT((int)num(o, "iterations.total"), 12);
+    GS_CHECK_INT((int)num(o, "warm_started"), 2);
+    cJSON_Delete(o);
+    gs_buf_free(&b);
+    gs_cstats_free(s);
+}
+
+/* A cloud like a solver's: about a quarter of the pairs closed (w = 0, lam >
+ * 0), the others open, some beyond their initial gap, some above it by less
+ * than the 1e-9 mm floor of "opened". */
+static void fill(double *w, double *lam, double *g, int k, int m, unsigned seed)
+{
+    unsigned x = seed * 2654435761u + 1;
+    for (size_t i = 0; i < (size_t)k * m; i++) {
+        x = x * 1664525u + 1013904223u;
+        double u = (x >> 8) / 16777216.0;
+        g[i] = 0.05 + 0.3 * u;
+        int closed = (x & 3) == 0;
+        w[i] = closed ? 0 : g[i] * (0.2 + 1.1 * ((x >> 4 & 255) / 255.0)) - 1e-13 * (x & 1);
+        lam[i] = closed ? 10 * u : 0;
+        if (!closed && (x >> 12 & 31) == 0)
+            w[i] = g[i] + 5e-10; /* above g by round-off only: not opened at threshold 0 */
+    }
+}
+
+/* The full computation at threshold t: the JSON text (malloc'ed). */
+static char *full(const double *w, const double *lam, const double *g, int k, int m, double t,
+                  int bins, gs_cstats **keep)
+{
+    gs_error e;
+    gs_cstats *s = gs_cstats_new(m, k, t, bins, &e);
+    if (!s)
+        return NULL;
+    for (int pass = 1; pass <= (gs_cstats_second_pass(s) ? 2 : 1); pass++)
+        for (int i = 0; i < k; i++) {
+            size_t o = (size_t)i * m;
+            gs_cstats_row r = row_of(w + o, lam + o, g + o, m, i);
+            if (pass == 1 && gs_cstats_add(s, &r, &e) != GS_OK) {
+                gs_cstats_free(s);
+                return NULL;
+            }
+            if (pass == 2)
+                gs_cstats_add2(s, &r);
+        }
+    gs_buf b = {0};
+    gs_err rc = gs_cstats_json(s, "j_1", "a_1", "done", k, &b, &e);
+    if (keep && !rc)
+        *keep = s;
+    else
+        gs_cstats_free(s);
+    return rc ? NULL : gs_buf_take(&b, NULL);
+}
+
+/* The text at threshold t from the finished statistics s; fed `rows` results. */
+static char *again(const gs_cstats *s, const double *w, const double *g, int m, int rows, double t,
+                   gs_err *rc)
+{
+    gs_error e;
+    gs_cstats *c = gs_cstats_threshold(s, t, &e);
+    if (!c)
+        return NULL;
+    for (int i = 0; i < rows; i++) {
+        size_t o = (size_t)i * m;
+        gs_cstats_row r = row_of(w + o, NULL, g + o, m, i); /* lam is not read */
+        gs_cstats_add_threshold(c, &r);
+    }
+    gs_buf b = {0};
+    *rc = gs_cstats_json(c, "j_1", "a_1", "done", rows, &b, &e);
+    gs_cstats_free(c);
+    return *rc ? (gs_buf_free(&b), NULL) : gs_buf_take(&b, NULL);
+}
+
+static void check_thresholds(int k, int m, int bins, const double *ts, int nt)
+{
+    double *w = malloc(sizeof(double) * (size_t)k * m), *lam = malloc(sizeof(double) * (size_t)k * m),
+           *g = malloc(sizeof(double) * (size_t)k * m);
+    GS_CHECK(w && lam && g);
+    fill(w, lam, g, k, m, (unsigned)(k + m));
+    gs_cstats *s = NULL;
+    char *first = full(w, lam, g, k, m, 0.1, bins, &s);
+    GS_CHECK(first && s);
+    for (int j = 0; j < nt; j++) {
+        char *want = full(w, lam, g, k, m, ts[j], bins, NULL);
+        gs_err rc = GS_OK;
+        char *got = again(s, w, g, m, k, ts[j], &rc);
+        GS_CHECK_INT(rc, GS_OK);
+        GS_CHECK(want && got);
+        GS_CHECK_MSG(!strcmp(want, got), "threshold %g: the copy's text differs", ts[j]);
+        free(want);
+        free(got);
+    }
+    /* the statistics themselves still write their own threshold's text */
+    gs_buf b = {0};
+    gs_error e;
+    GS_CHECK_INT(gs_cstats_json(s, "j_1", "a_1", "done", k, &b, &e), GS_OK);
+    GS_CHECK(b.len == strlen(first) && !memcmp(b.p, first, b.len));
+    gs_buf_free(&b);
+    free(first);
+    gs_cstats_free(s);
+    free(w);
+    free(lam);
+    free(g);
+}
+
+GS_TEST(another_threshold_same_text_exact_p95)
+{
+    static const double ts[] = {0, 1e-9, 0.02, 0.1, 0.137, 0.3, 1e3};
+    check_thresholds(300, 97, 20, ts, 7);
+}
+
+GS_TEST(another_threshold_same_text_binned_p95)
+{
+    /* 8,200 x 2,100 = 17.2 million values: above the kept limit (16 Mi) */
+    static const double ts[] = {0, 0.05, 0.25};
+    check_thresholds(8200, 2100, 13, ts, 3);
+}
+
+/* "Opened" needs w above g by more than max(threshold, 1e-9 mm): round-off
+ * above the initial gap is not prying, at threshold 0 too (full and copy). */
+GS_TEST(opened_floor_at_threshold_zero)
+{
+    static const double g[2] = {0.1, 0.2};
+    static const double w[2][2] = {{0.1 + 5e-10, 0.2}, {0.1, 0.2 + 2e-9}};
+    gs_error e;
+    gs_cstats *s = gs_cstats_new(2, 2, 0, 4, &e);
+    GS_CHECK(s != NULL);
+    for (int i = 0; i < 2; i++) {
+        gs_cstats_row r = row_of(w[i], NULL, g, 2, i);
+        GS_CHECK_INT(gs_cstats_add(s, &r, &e), GS_OK);
+    }
+    gs_buf b = {0};
+    GS_CHECK_INT(gs_cstats_json(s, "j", "a", "done", 2, &b, &e), GS_OK);
+    cJSON *o = cJSON_ParseWithLength(b.p, b.len);
+    GS_CHECK(o != NULL);
+    GS_CHECK_INT((int)num(o, "opened.gaps"), 1);
+    GS_CHECK(at(o, "pairs", "opened", 0) == 0 && at(o, "pairs", "opened", 1) == 0.5);
+    cJSON_Delete(o);
+    gs_buf_free(&b);
+    gs_cstats *c = gs_cstats_threshold(s, 0, &e);
+    GS_CHECK(c != NULL);
+    for (int i = 0; i < 2; i++) {
+        gs_cstats_row r = row_of(w[i], NULL, g, 2, i);
+        gs_cstats_add_threshold(c, &r);
+    }
+    GS_CHECK_INT(gs_cstats_json(c, "j", "a", "done", 2, &b, &e), GS_OK);
+    o = cJSON_ParseWithLength(b.p, b.len);
+    GS_CHECK(o != NULL);
+    GS_CHECK_INT((int)num(o, "opened.gaps"), 1);
+    cJSON_Delete(o);
+    gs_buf_free(&b);
+    gs_cstats_free(c);
+    gs_cstats_free(s);
+}
+
+GS_TEST(refusals)
+{
+    gs_error e;
+    GS_CHECK(gs_cstats_new(3, 1, -0.1, 4, &e) == NULL);
+    GS_CHECK_INT(e.code, GS_ERR_INVALID);
+    GS_CHECK_STR(e.field, "threshold");
+    GS_CHECK(gs_cstats_new(3, 1, NAN, 4, &e) == NULL);
+    static const double w[3] = {0.1, 0.2, 0.3}, g[3] = {0.1, 0.1, 0.1};
+    gs_cstats *s = gs_cstats_new(3, 2, 0.1, 4, &e);
+    GS_CHECK(s != NULL);
+    gs_cstats_row r = row_of(w, NULL, g, 3, 0);
+    GS_CHECK_INT(gs_cstats_add(s, &r, &e), GS_OK);
+    GS_CHECK_INT(gs_cstats_add(s, &r, &e), GS_OK);
+    GS_CHECK(gs_cstats_threshold(s, 0.2, &e) == NULL); /* not finished */
+    GS_CHECK_INT(e.code, GS_ERR_INVALID);
+    gs_buf b = {0};
+    GS_CHECK_INT(gs_cstats_json(s, "j", "a", "done", 2, &b, &e), GS_OK);
+    gs_buf_free(&b);
+    GS_CHECK_INT(gs_cstats_add(s, &r, &e), GS_ERR_INVALID); /* finished: no more results */
+    GS_CHECK(gs_cstats_threshold(s, -1, &e) == NULL);
+    GS_CHECK_STR(e.field, "threshold");
+    gs_err rc = GS_OK;
+    char *t = again(s, w, g, 3, 1, 0.2, &rc); /* one result of two */
+    GS_CHECK(t == NULL);
+    GS_CHECK_INT(rc, GS_ERR_INVALID);
+    gs_cstats *c = gs_cstats_threshold(s, 0.2, &e); /* both results again: fine */
+    GS_CHECK(c != NULL);
+    gs_cstats_add_threshold(c, &r);
+    gs_cstats_add_threshold(c, &r);
+    GS_CHECK_INT(gs_cstats_json(c, "j", "a", "done", 2, &b, &e), GS_OK);
+    cJSON *o = cJSON_ParseWithLength(b.p, b.len);
+    GS_CHECK(o != NULL);
+    GS_CHECK(num(o, "share_values_above") == 2.0 / 6); /* 0.3 twice; 0.2 is not above 0.2 */
+    GS_CHECK(num(o, "threshold") == 0.2);
+    cJSON_Delete(o);
+    gs_buf_free(&b);
+    gs_cstats_free(c);
+    gs_cstats_free(s);
+}
+
+GS_TEST_MAIN()

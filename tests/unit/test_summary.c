@@ -1,0 +1,227 @@
+/*
+ * test_summary.c -- a job's summary from the store and its cache
+ * (server/summary.c):
+ *   - an ended job's summary is computed once per (threshold, bins) and then
+ *     answered from the cache, the same bytes;
+ *   - at another threshold it comes from the cached statistics (one
+ *     counting pass), byte for byte what a full computation writes; the
+ *     cached statistics are really used (a result changed behind the
+ *     store's back shows in the counts, not in the means), and a changed
+ *     number of results falls back to the full computation;
+ *   - a running job's summary is never cached;
+ *   - a cancel flag already set stops the computation: GS_ERR_LIMIT,
+ *     nothing appended.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "npy.h"
+#include "summary.h"
+#include "test_store_support.h"
+
+enum { K = 40, M = 37 };
+
+static double W[K][M], L[K][M], G[K][M];
+
+static void fill(void)
+{
+    unsigned x = 12345;
+    for (int i = 0; i < K; i++)
+        for (int j = 0; j < M; j++) {
+            x = x * 1664525u + 1013904223u;
+            double u = (x >> 8) / 16777216.0;
+            G[i][j] = 0.05 + 0.2 * u;
+            int closed = (x & 3) == 0;
+            W[i][j] = closed ? 0 : G[i][j] * (0.3 + 1.0 * ((x >> 4 & 255) / 255.0));
+            L[i][j] = closed ? 1 + 5 * u : 0;
+        }
+}
+
+/* The store at db (a fresh path) with assembly a_1 and job j_1 (status)
+ * holding the K results, and the gaps file; NULL on failure. */
+static gsd_store *seed(const char *db, const char *gaps, const char *status)
+{
+    gsd_store *st = open_ok(db);
+    if (!st)
+        return NULL;
+    gs_error e;
+    gsd_assembly_row a;
+    memset(&a, 0, sizeof a);
+    snprintf(a.id, sizeof a.id, "a_1");
+    snprintf(a.content_hash, sizeof a.content_hash, "h");
+    snprintf(a.joint, sizeof a.joint, "simple");
+    snprintf(a.status, sizeof a.status, "ready");
+    gsd_job_row j;
+    memset(&j, 0, sizeof j);
+    snprintf(j.id, sizeof j.id, "j_1");
+    snprintf(j.assembly_id, sizeof j.assembly_id, "a_1");
+    snprintf(j.status, sizeof j.status, "%s", status);
+    j.total = K;
+    gsd_result_row rows[K];
+    memset(rows, 0, sizeof rows);
+    for (int i = 0; i < K; i++) {
+        gsd_result_row *r = &rows[i];
+        snprintf(r->id, sizeof r->id, "r_%d", i);
+        snprintf(r->assembly_id, sizeof r->assembly_id, "a_1");
+        snprintf(r->job_id, sizeof r->job_id, "j_1");
+        r->job_index = i;
+        snprintf(r->cache_key, sizeof r->cache_key, "k_%d", i);
+        r->status = GS_STATUS_OPTIMAL;
+        r->method = GS_METHOD_GI;
+        r->m = M;
+        r->w = W[i];
+        r->lam = L[i];
+        r->time = 1e-3 * (1 + i % 7);
+        r->n_act = i % 11;
+        r->created_at = 100 + i;
+    }
+    size_t shape[2] = {K, M};
+    if (gsd_store_assembly_insert(st, &a, &e) || gsd_store_job_insert(st, &j, &e) ||
+        gsd_store_results_put(st, rows, K, "j_1", K, 0, 0, 0, &e) ||
+        gs_npy_write_file(gaps, &G[0][0], 2, shape, &e)) {
+        fprintf(stderr, "  seed: %s\n", e.msg);
+        gsd_store_close(st);
+        return NULL;
+    }
+    return st;
+}
+
+static gsd_job_row job_of(const char *status)
+{
+    gsd_job_row j;
+    memset(&j, 0, sizeof j);
+    snprintf(j.id, sizeof j.id, "j_1");
+    snprintf(j.assembly_id, sizeof j.assembly_id, "a_1");
+    snprintf(j.status, sizeof j.status, "%s", status);
+    j.total = K;
+    return j;
+}
+
+/* The summary text at threshold t (malloc'ed), from the cache c (or NULL);
+ * *cached: answered from the cache. */
+static char *summary(gsd_store *st, const char *status, const char *gaps, gsd_summary_cache *c,
+                     double t, int *cached)
+{
+    gsd_job_row j = job_of(status);
+    gsd_summary_opts o = {.threshold = t, .bins = 9, .gaps_path = gaps, .cache = c};
+    gs_buf b = {0};
+    gs_error e;
+    if (gsd_summary(st, &j, M, &o, &b, &e) != GS_OK) {
+        fprintf(stderr, "  summary: %s\n", e.msg);
+        gs_buf_free(&b);
+        return NULL;
+    }
+    if (cached)
+        *cached = o.cached;
+    return gs_buf_take(&b, NULL);
+}
+
+static int has(const char *text, const char *needle)
+{
+    return text && strstr(text, needle) != NULL;
+}
+
+GS_TEST(ended_job_cached_and_other_thresholds_exact)
+{
+    fill();
+    char db[512], gaps[512];
+    fresh_db(db, sizeof db, "summary.db");
+    gs_test_tmp_path(gaps, sizeof gaps, "summary_gaps.npy");
+    gsd_store *st = seed(db, gaps, "done");
+    GS_CHECK(st != NULL);
+    gsd_summary_cache *c = gsd_summary_cache_new(8 << 20);
+    GS_CHECK(c != NULL);
+    int cached = -1;
+    char *first = summary(st, "done", gaps, c, 0.1, &cached);
+    GS_CHECK(first != NULL);
+    GS_CHECK_INT(cached, 0);
+    GS_CHECK(has(first, "\"count\":40,") && has(first, "\"opened\":{\"gaps\":"));
+    char *again = summary(st, "done", gaps, c, 0.1, &cached);
+    GS_CHECK_INT(cached, 1);
+    GS_CHECK(again && !strcmp(first, again));
+    free(again);
+    /* other thresholds: from the statistics, the full computation's bytes */
+    static const double ts[] = {0, 0.03, 0.0731, 0.2, 5};
+    for (int i = 0; i < 5; i++) {
+        char *via = summary(st, "done", gaps, c, ts[i], &cached);
+        char *full = summary(st, "done", gaps, NULL, ts[i], NULL);
+        GS_CHECK_INT(cached, 0);
+        GS_CHECK(via && full);
+        GS_CHECK_MSG(!strcmp(via, full), "threshold %g", ts[i]);
+        free(via);
+        free(full);
+    }
+    /* the statistics are used: result r_0's w changed behind the store's back
+     * (raw, every pair 9 mm) moves the counts of a new threshold but not the
+     * cached means, unlike a full computation */
+    char sql[8 * M * 2 + 128], *p = sql;
+    p += sprintf(p, "UPDATE results SET w_enc=0, w=X'");
+    for (int j = 0; j < M; j++) {
+        double v = 9.0;
+        unsigned char by[8];
+        memcpy(by, &v, 8);
+        for (int k = 0; k < 8; k++)
+            p += sprintf(p, "%02X", by[k]);
+    }
+    sprintf(p, "' WHERE id='r_0'");
+    sqlite3 *raw = NULL;
+    GS_CHECK_INT(sqlite3_open(db, &raw), SQLITE_OK);
+    GS_CHECK_INT(sqlite3_exec(raw, sql, NULL, NULL, NULL), SQLITE_OK);
+    char *via = summary(st, "done", gaps, c, 0.5, &cached);
+    char *full = summary(st, "done", gaps, NULL, 0.5, NULL);
+    GS_CHECK(via && full && strcmp(via, full) != 0);
+    GS_CHECK(has(full, "\"max\":9,"));  /* max_residual.max of the full computation */
+    GS_CHECK(!has(via, "\"max\":9,")); /* the cached statistics' */
+    GS_CHECK(has(via, "\"share_gaps_above\":") && has(via, "\"share_values_above\":0.02"));
+    free(via);
+    free(full);
+    /* a result fewer: the counting pass sees 39 of 40 and the full computation runs */
+    GS_CHECK_INT(sqlite3_exec(raw, "DELETE FROM results WHERE id='r_5'", NULL, NULL, NULL),
+                 SQLITE_OK);
+    sqlite3_close(raw);
+    via = summary(st, "done", gaps, c, 0.6, &cached);
+    full = summary(st, "done", gaps, NULL, 0.6, NULL);
+    GS_CHECK(via && full && !strcmp(via, full));
+    GS_CHECK(has(via, "\"count\":39,"));
+    free(via);
+    free(full);
+    free(first);
+    gsd_summary_cache_free(c);
+    gsd_store_close(st);
+}
+
+GS_TEST(running_job_not_cached_and_cancel)
+{
+    fill();
+    char db[512], gaps[512];
+    fresh_db(db, sizeof db, "summary_run.db");
+    gs_test_tmp_path(gaps, sizeof gaps, "summary_run_gaps.npy");
+    gsd_store *st = seed(db, gaps, "running");
+    GS_CHECK(st != NULL);
+    gsd_summary_cache *c = gsd_summary_cache_new(8 << 20);
+    int cached = -1;
+    char *a = summary(st, "running", gaps, c, 0.1, &cached);
+    char *b = summary(st, "running", gaps, c, 0.1, &cached);
+    GS_CHECK(a && b && !strcmp(a, b));
+    GS_CHECK_INT(cached, 0);
+    free(a);
+    free(b);
+    /* cancelled before the first result */
+    atomic_int cancel = 1;
+    gsd_job_row j = job_of("done");
+    gsd_summary_opts o = {.threshold = 0.1, .bins = 9, .gaps_path = gaps, .cache = c,
+                          .cancel = &cancel};
+    gs_buf out = {0};
+    gs_buf_puts(&out, "before");
+    gs_error e;
+    GS_CHECK_INT(gsd_summary(st, &j, M, &o, &out, &e), GS_ERR_LIMIT);
+    GS_CHECK_STR(e.msg, "summary cancelled");
+    GS_CHECK(out.len == 6 && !memcmp(out.p, "before", 6));
+    gs_buf_free(&out);
+    gsd_summary_cache_free(c);
+    gsd_store_close(st);
+}
+
+GS_TEST_MAIN()
