@@ -191,9 +191,7 @@ static void solve_run(gsd_task *t, gsd_worker *w)
 static void solve_cancel(gsd_task *t)
 {
     solve_task *st = (solve_task *)t;
-    gsd_req_unwatch(st->r);
-    gsd_reply_error(st->r, 503, "unavailable", "", "the server is shutting down");
-    gsd_req_finish(st->r);
+    gsd_req_abandon(st->r);
     task_free(st);
 }
 

@@ -140,9 +140,7 @@ static void sum_run(gsd_task *t, gsd_worker *w)
 static void sum_cancel(gsd_task *t)
 {
     sum_req *q = (sum_req *)t;
-    gsd_req_unwatch(q->r);
-    gsd_reply_error(q->r, 503, "unavailable", "", "the server is shutting down");
-    gsd_req_finish(q->r);
+    gsd_req_abandon(q->r);
     sum_req_free(q);
 }
 

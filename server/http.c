@@ -176,6 +176,13 @@ void gsd_req_finish(gsd_req *r)
     MHD_resume_connection(r->conn);
 }
 
+void gsd_req_abandon(gsd_req *r)
+{
+    gsd_req_unwatch(r);
+    gsd_reply_error(r, 503, "unavailable", "", "the server is shutting down");
+    gsd_req_finish(r);
+}
+
 /* ---- hang-up watch of suspended requests -------------------------------------- */
 
 typedef struct {

@@ -111,6 +111,9 @@ void gsd_req_finish(gsd_req *r);
 void gsd_req_watch(gsd_req *r, atomic_int *flag);
 void gsd_req_unwatch(gsd_req *r);
 void gsd_http_cancel_watched(void);
+/* A suspended, watched request whose task will not run (its pool stops):
+ * unwatched, answered 503 "the server is shutting down" and resumed. */
+void gsd_req_abandon(gsd_req *r);
 
 /* Query parameter or header (NULL if absent). */
 const char *gsd_query(gsd_req *r, const char *key);

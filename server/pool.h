@@ -32,7 +32,8 @@
 #include "app.h"
 
 typedef struct gsd_worker {
-    int idx;
+    int idx;         /* 0..n-1 in its pool: indexes the per-worker solvers of an
+                        assembly (registry.h), so only the solver pool's tasks solve */
     gsd_app *app;
     gsd_pool *pool;  /* the pool it belongs to */
     gsd_store *st;   /* this worker's own connection */

@@ -39,10 +39,17 @@ static void fill(void)
         }
 }
 
-/* The store at db (a fresh path) with assembly a_1 and job j_1 (status)
- * holding the K results, and the gaps file; NULL on failure. */
-static gsd_store *seed(const char *db, const char *gaps, const char *status)
+/* A fresh store name.db (path in db[512]) with assembly a_1 and job j_1
+ * (status) holding the K results, and their gaps file name_gaps.npy (path
+ * in gaps[512]); NULL on failure. */
+static gsd_store *seed(const char *name, const char *status, char *db, char *gaps)
 {
+    char file[128];
+    snprintf(file, sizeof file, "%s.db", name);
+    fresh_db(db, 512, file);
+    snprintf(file, sizeof file, "%s_gaps.npy", name);
+    gs_test_tmp_path(gaps, 512, file);
+    fill();
     gsd_store *st = open_ok(db);
     if (!st)
         return NULL;
@@ -125,11 +132,8 @@ static int has(const char *text, const char *needle)
 
 GS_TEST(ended_job_cached_and_other_thresholds_exact)
 {
-    fill();
     char db[512], gaps[512];
-    fresh_db(db, sizeof db, "summary.db");
-    gs_test_tmp_path(gaps, sizeof gaps, "summary_gaps.npy");
-    gsd_store *st = seed(db, gaps, "done");
+    gsd_store *st = seed("summary", "done", db, gaps);
     GS_CHECK(st != NULL);
     gsd_summary_cache *c = gsd_summary_cache_new(8 << 20);
     GS_CHECK(c != NULL);
@@ -194,11 +198,8 @@ GS_TEST(ended_job_cached_and_other_thresholds_exact)
 
 GS_TEST(running_job_not_cached_and_cancel)
 {
-    fill();
     char db[512], gaps[512];
-    fresh_db(db, sizeof db, "summary_run.db");
-    gs_test_tmp_path(gaps, sizeof gaps, "summary_run_gaps.npy");
-    gsd_store *st = seed(db, gaps, "running");
+    gsd_store *st = seed("summary_run", "running", db, gaps);
     GS_CHECK(st != NULL);
     gsd_summary_cache *c = gsd_summary_cache_new(8 << 20);
     int cached = -1;
