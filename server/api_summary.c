@@ -129,8 +129,7 @@ static void sum_run(gsd_task *t, gsd_worker *w)
         gs_buf_free(&b);
         gsd_reply_gs_error(q->r, &e);
     } else {
-        if (q->o.cached)
-            atomic_fetch_add(&q->r->app->metrics.summary_hits, 1);
+        gsd_metrics_summary(&q->r->app->metrics, q->o.cached, q->o.computed);
         answer(q, &b);
     }
     gsd_req_finish(q->r);
@@ -153,7 +152,7 @@ static void dispatch(sum_req *q)
     q->o.cache = gsd_jobs_quiet(r->app->jobs, q->row.id) ? r->app->sums : NULL;
     gs_buf b = {0};
     if (gsd_summary_lookup(&q->row, &q->o, &b)) {
-        atomic_fetch_add(&r->app->metrics.summary_hits, 1);
+        gsd_metrics_summary(&r->app->metrics, 1, 0);
         answer(q, &b);
         sum_req_free(q);
         return;
@@ -180,7 +179,7 @@ static sum_req *sum_req_new(gsd_req *r, gsd_job_row *row, int m, int f)
     q->row = *row;
     q->m = m;
     q->f = f;
-    q->o.bins = 20;
+    q->o.bins = GSD_SUMMARY_BINS;
     gsd_jobs_gaps_path(r->app, row->id, q->gaps_path, sizeof q->gaps_path);
     return q;
 }
@@ -208,7 +207,7 @@ void gsd_api_gap_vtp(gsd_req *r, gsd_job_row *row, int m)
     if (!q)
         return;
     if (!gsd_api_query_int(r, "index", -1, 0, q->row.total - 1, &index) ||
-        !gsd_api_query_num(r, "threshold", 0.1, &q->o.threshold)) {
+        !gsd_api_query_num(r, "threshold", GSD_SUMMARY_THRESHOLD, &q->o.threshold)) {
         sum_req_free(q);
         return;
     }
@@ -259,8 +258,8 @@ void gsd_h_job_summary(gsd_req *r)
         return;
     double threshold;
     long bins;
-    if (!gsd_api_query_num(r, "threshold", 0.1, &threshold) ||
-        !gsd_api_query_int(r, "bins", 20, 1, 1000, &bins)) {
+    if (!gsd_api_query_num(r, "threshold", GSD_SUMMARY_THRESHOLD, &threshold) ||
+        !gsd_api_query_int(r, "bins", GSD_SUMMARY_BINS, 1, 1000, &bins)) {
         gsd_job_row_free(&row);
         return;
     }

@@ -310,9 +310,9 @@ int main(int argc, char **argv)
     if (!rc)
         rc = gsd_jobs_new(&app, &e);
     if (!rc)
-        rc = gsd_pool_start(&app, app.o.workers, gsd_jobs_work, &app.pool, &e);
-    if (!rc)
         rc = gsd_pool_start(&app, app.o.http_threads, NULL, &app.readers, &e);
+    if (!rc) /* after the readers: its workers queue summaries on them */
+        rc = gsd_pool_start(&app, app.o.workers, gsd_jobs_work, &app.pool, &e);
     if (!rc)
         rc = gsd_asm_resume(&app, &e);
     if (!rc)
@@ -324,8 +324,8 @@ int main(int argc, char **argv)
     if (rc) {
         fprintf(stderr, "gapsimd: %s%s%s\n", e.field, e.field[0] ? ": " : "", e.msg);
         atomic_store(&app.stopping, 1);
+        gsd_pool_stop(app.pool); /* first: its workers queue summaries on the readers */
         gsd_pool_stop(app.readers);
-        gsd_pool_stop(app.pool);
         gsd_jobs_free(app.jobs);
         gsd_registry_free(app.reg);
         gsd_summary_cache_free(app.sums);
@@ -347,10 +347,10 @@ int main(int argc, char **argv)
     atomic_store(&app.stopping, 1);
     gsd_http_cancel_watched(); /* running single solves stop at their next iteration */
     gsd_jobs_cut_all(&app);    /* cloud solves too: not stored, resumed on the next start */
+    gsd_pool_stop(app.pool); /* first: its workers queue summaries on the readers */
+    app.pool = NULL;
     gsd_pool_stop(app.readers); /* a summary being computed stops at its next row */
     app.readers = NULL;
-    gsd_pool_stop(app.pool);
-    app.pool = NULL;
     gsd_http_stop(&app);
     gsd_jobs_free(app.jobs);
     gsd_registry_free(app.reg);

@@ -21,7 +21,9 @@
 #include "exec.h"
 #include "json_parse.h"
 #include "linalg.h"
+#include "pool.h"
 #include "runner.h"
+#include "summary.h"
 
 /* Gaps per claim. A claim commits in one store transaction; an interactive
  * solve waits for the row in flight only (the chunk yields, chunk_stop), so
@@ -324,6 +326,71 @@ static void fail_job(gsd_app *app, gsd_worker *w, gsd_job *job, const gs_error *
     gsd_store_job_fail(w->st, job->id, "failed", gsd_unix_now(), reason, NULL);
 }
 
+/* ---- the summary of a job that ended, computed ahead ------------------------------ */
+
+/* The summary at the API's defaults (what the web page, the CLI and the
+ * Python client ask first) computed on a reader as soon as the job is done,
+ * so it is answered from the cache; reserved before the status says done,
+ * so a request that comes first waits for it or takes it over
+ * (gsd_summary_reserve), never repeats it. */
+typedef struct {
+    gsd_task t;
+    gsd_app *app;
+    char job[GSD_ID_LEN];
+} ahead_task;
+
+static void ahead_run(gsd_task *t, gsd_worker *w)
+{
+    ahead_task *at = (ahead_task *)t;
+    gsd_app *app = at->app;
+    gsd_job_row row;
+    gsd_assembly_row arow;
+    int found = 0, afound = 0;
+    gs_error e = {0};
+    if (gsd_store_job_get(w->st, at->job, &row, &found, &e) == GS_OK && found) {
+        if (gsd_store_assembly_get(w->st, row.assembly_id, &arow, &afound, &e) == GS_OK &&
+            afound) {
+            char gpath[PATH_MAX];
+            gsd_jobs_gaps_path(app, at->job, gpath, sizeof gpath);
+            gsd_summary_opts o = {.threshold = GSD_SUMMARY_THRESHOLD, .bins = GSD_SUMMARY_BINS,
+                                  .gaps_path = gpath, .cache = app->sums,
+                                  .cancel = &app->stopping, .ahead = 1};
+            gs_buf b = {0};
+            if (gsd_summary(w->st, &row, arow.m, &o, &b, &e) && !atomic_load(&app->stopping))
+                gsd_log(app, 1, "job %s: summary not computed ahead: %s", at->job, e.msg);
+            gsd_metrics_summary(&app->metrics, 0, o.computed);
+            gs_buf_free(&b);
+        }
+        gsd_job_row_free(&row);
+    }
+    /* not started (the job or its assembly gone): the first request computes it */
+    gsd_summary_unreserve(app->sums, at->job, GSD_SUMMARY_THRESHOLD, GSD_SUMMARY_BINS);
+    free(at);
+}
+
+static void ahead_cancel(gsd_task *t)
+{
+    ahead_task *at = (ahead_task *)t;
+    gsd_summary_unreserve(at->app->sums, at->job, GSD_SUMMARY_THRESHOLD, GSD_SUMMARY_BINS);
+    free(at);
+}
+
+/* Queue the reserved summary of job id on a reader (dropped when it cannot). */
+static void summary_ahead(gsd_app *app, const char *id)
+{
+    ahead_task *at = calloc(1, sizeof *at);
+    if (at) {
+        at->app = app;
+        snprintf(at->job, sizeof at->job, "%s", id);
+        at->t.run = ahead_run;
+        at->t.cancel = ahead_cancel;
+    }
+    if (!at || !app->readers || gsd_pool_submit(app->readers, &at->t, GSD_PRIO_BACKGROUND) != 0) {
+        gsd_summary_unreserve(app->sums, id, GSD_SUMMARY_THRESHOLD, GSD_SUMMARY_BINS);
+        free(at);
+    }
+}
+
 /* ---- running a chunk on the runner ------------------------------------------------ */
 
 /* One chunk of one job on worker w: the runner's sink, policy and stop hook. */
@@ -534,7 +601,11 @@ static void run_chunk(gsd_app *app, gsd_worker *w, gsd_job *job, int *idx, int c
     if (n < cnt && !rc)
         gsd_pool_notify(app->pool); /* gaps handed back: an idle worker may take them */
     if (finished) {
+        int ahead = gsd_summary_reserve(app->sums, job->id, GSD_SUMMARY_THRESHOLD,
+                                        GSD_SUMMARY_BINS);
         gsd_store_job_set_status(w->st, job->id, "done", gsd_unix_now(), NULL);
+        if (ahead)
+            summary_ahead(app, job->id);
         gsd_log(app, 1, "job %s done: %d gaps, %d not optimal", job->id, job->total, job->failed);
     }
     /* last use of job: from here another worker may reap and free it */

@@ -3,6 +3,8 @@
  */
 #include "metrics.h"
 
+#include "summary.h"
+
 static const double time_le[GSD_TIME_BUCKETS] = {0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05,
                                                   0.1,    0.2,   0.5,   1,     2,    5,    10};
 
@@ -60,8 +62,14 @@ void gsd_metrics_render(const gsd_metrics *mt, gs_buf *b, int queue_depth, int j
                    "# HELP gapsim_summary_cache_hits_total Summaries of ended jobs served "
                    "from memory, not computed.\n"
                    "# TYPE gapsim_summary_cache_hits_total counter\n"
-                   "gapsim_summary_cache_hits_total %lld\n",
-                   atomic_load(&mt->summary_hits));
+                   "gapsim_summary_cache_hits_total %lld\n"
+                   "# HELP gapsim_summaries_computed_total Job summaries computed: full (every "
+                   "statistic), counted (another threshold from the cached statistics).\n"
+                   "# TYPE gapsim_summaries_computed_total counter\n"
+                   "gapsim_summaries_computed_total{kind=\"full\"} %lld\n"
+                   "gapsim_summaries_computed_total{kind=\"counted\"} %lld\n",
+                   atomic_load(&mt->summary_hits), atomic_load(&mt->summaries_full),
+                   atomic_load(&mt->summaries_counted));
     gs_buf_puts(b, "# HELP gapsim_http_responses_total HTTP responses by status class.\n"
                     "# TYPE gapsim_http_responses_total counter\n");
     for (int c = 1; c <= 5; c++)
@@ -89,4 +97,14 @@ void gsd_metrics_render(const gsd_metrics *mt, gs_buf *b, int queue_depth, int j
                    atomic_load(&mt->assemblies_created), atomic_load(&mt->clouds_submitted),
                    atomic_load(&mt->results_retained),
                    queue_depth, jobs_active, assemblies_loaded, uptime);
+}
+
+void gsd_metrics_summary(gsd_metrics *mt, int cached, int computed)
+{
+    if (cached)
+        atomic_fetch_add(&mt->summary_hits, 1);
+    if (computed == GSD_SUMMARY_FULL)
+        atomic_fetch_add(&mt->summaries_full, 1);
+    if (computed == GSD_SUMMARY_COUNTED)
+        atomic_fetch_add(&mt->summaries_counted, 1);
 }

@@ -24,6 +24,7 @@ typedef struct {
     atomic_llong time_sum_us;
     atomic_llong cache_hits, cache_misses;
     atomic_llong summary_hits;    /* summaries served from the summary cache (summary.h) */
+    atomic_llong summaries_full, summaries_counted; /* summaries computed (summary.h) */
     atomic_llong http[6]; /* 1xx..5xx by class, [0] unused */
     atomic_llong assemblies_created, clouds_submitted;
     atomic_llong results_retained; /* single solves deleted by retention or the quota */
@@ -31,6 +32,9 @@ typedef struct {
 
 void gsd_metrics_solve(gsd_metrics *mt, gs_method method, gs_status status, double seconds);
 void gsd_metrics_http(gsd_metrics *mt, unsigned code);
+/* A summary answered: from the cache (cached), or computed (computed:
+ * GSD_SUMMARY_FULL / GSD_SUMMARY_COUNTED of summary.h, 0: neither). */
+void gsd_metrics_summary(gsd_metrics *mt, int cached, int computed);
 /* Render counters plus the given gauges in Prometheus text format 0.0.4. */
 void gsd_metrics_render(const gsd_metrics *mt, gs_buf *b, int queue_depth, int jobs_active,
                         int assemblies_loaded, double uptime);

@@ -75,11 +75,25 @@ typedef struct sum_entry {
     char text[];
 } sum_entry;
 
+/* A summary text being computed, or reserved for the task of a job that
+ * just ended: concurrent requests for it wait for that computation instead
+ * of repeating it. A reservation whose task has not started is taken over
+ * by the first request (no thread ever waits for a queued task). */
+typedef struct flight {
+    struct flight *next;
+    char job[40];
+    double threshold;
+    int bins;
+    int computing; /* 0: reserved, not started */
+} flight;
+
 struct gsd_summary_cache {
     pthread_mutex_t mu;
+    pthread_cond_t cv; /* a flight ended */
     size_t budget, bytes;
     unsigned long long tick;
     sum_entry *head;
+    flight *flights;
 };
 
 gsd_summary_cache *gsd_summary_cache_new(size_t budget)
@@ -88,6 +102,7 @@ gsd_summary_cache *gsd_summary_cache_new(size_t budget)
     if (!c)
         return NULL;
     pthread_mutex_init(&c->mu, NULL);
+    pthread_cond_init(&c->cv, NULL);
     c->budget = budget;
     return c;
 }
@@ -106,6 +121,11 @@ void gsd_summary_cache_free(gsd_summary_cache *c)
         next = e->next;
         entry_free(e);
     }
+    for (flight *f = c->flights, *next; f; f = next) {
+        next = f->next;
+        free(f);
+    }
+    pthread_cond_destroy(&c->cv);
     pthread_mutex_destroy(&c->mu);
     free(c);
 }
@@ -207,6 +227,102 @@ static sum_entry *entry_new(const char *job, const gsd_summary_opts *o, const ch
     if (len)
         memcpy(n->text, text, len);
     return n;
+}
+
+/* ---- one computation per summary -------------------------------------------- */
+
+/* The flight of (job, o) and the link to it; NULL if none. c->mu held. */
+static flight **flight_find(gsd_summary_cache *c, const char *job, const gsd_summary_opts *o)
+{
+    for (flight **pp = &c->flights; *pp; pp = &(*pp)->next)
+        if (!strcmp((*pp)->job, job) && (*pp)->threshold == o->threshold &&
+            (*pp)->bins == o->bins)
+            return pp;
+    return NULL;
+}
+
+static flight *flight_add(gsd_summary_cache *c, const char *job, const gsd_summary_opts *o,
+                          int computing)
+{
+    flight *f = calloc(1, sizeof *f);
+    if (f) {
+        snprintf(f->job, sizeof f->job, "%s", job);
+        f->threshold = o->threshold;
+        f->bins = o->bins;
+        f->computing = computing;
+        f->next = c->flights;
+        c->flights = f;
+    }
+    return f;
+}
+
+enum { TURN_COMPUTE = 0, TURN_CACHED = 1, TURN_NONE = 2 };
+
+/* Whose turn: the text is cached (appended to b unless o->ahead), or this
+ * thread computes it now (a flight registered: end it with flight_end), or
+ * (o->ahead, a reservation's task) there is nothing left to do. Waits while
+ * another thread computes the same summary. */
+static int turn(gsd_summary_cache *c, const char *job, const gsd_summary_opts *o, gs_buf *b)
+{
+    pthread_mutex_lock(&c->mu);
+    int t;
+    for (;;) {
+        sum_entry *e = find(c, job, o, 0);
+        flight **pp = e ? NULL : flight_find(c, job, o);
+        if (e) {
+            if (!o->ahead)
+                gs_buf_add(b, e->text, e->len);
+            t = o->ahead ? TURN_NONE : TURN_CACHED;
+        } else if (pp && (*pp)->computing && !o->ahead) {
+            pthread_cond_wait(&c->cv, &c->mu);
+            continue;
+        } else if (pp && !(*pp)->computing) {
+            (*pp)->computing = 1; /* the reservation, taken by its task or a request */
+            t = TURN_COMPUTE;
+        } else if (o->ahead) {
+            t = TURN_NONE; /* computing elsewhere, or done and gone */
+        } else {
+            flight_add(c, job, o, 1); /* out of memory: computed without one */
+            t = TURN_COMPUTE;
+        }
+        break;
+    }
+    pthread_mutex_unlock(&c->mu);
+    return t;
+}
+
+/* The computation of (job, o) ended (its text cached or not): waiters look
+ * again. computing 0: only an untaken reservation is dropped. */
+static void flight_end(gsd_summary_cache *c, const char *job, const gsd_summary_opts *o,
+                       int computing)
+{
+    pthread_mutex_lock(&c->mu);
+    flight **pp = flight_find(c, job, o);
+    if (pp && (computing || !(*pp)->computing)) {
+        flight *f = *pp;
+        *pp = f->next;
+        free(f);
+        pthread_cond_broadcast(&c->cv);
+    }
+    pthread_mutex_unlock(&c->mu);
+}
+
+int gsd_summary_reserve(gsd_summary_cache *c, const char *job, double threshold, int bins)
+{
+    if (!c || !c->budget)
+        return 0;
+    gsd_summary_opts o = {.threshold = threshold, .bins = bins};
+    pthread_mutex_lock(&c->mu);
+    int ok = !find(c, job, &o, 0) && !flight_find(c, job, &o) && flight_add(c, job, &o, 0);
+    pthread_mutex_unlock(&c->mu);
+    return ok;
+}
+
+void gsd_summary_unreserve(gsd_summary_cache *c, const char *job, double threshold, int bins)
+{
+    gsd_summary_opts o = {.threshold = threshold, .bins = bins};
+    if (c)
+        flight_end(c, job, &o, 0);
 }
 
 /* ---- the statistics ------------------------------------------------------------ */
@@ -312,9 +428,19 @@ int gsd_summary_lookup(const gsd_job_row *job, gsd_summary_opts *o, gs_buf *b)
 gs_err gsd_summary(gsd_store *st, const gsd_job_row *job, int m, gsd_summary_opts *o,
                    gs_buf *b, gs_error *err)
 {
-    if (gsd_summary_lookup(job, o, b))
+    o->cached = 0;
+    o->computed = 0;
+    if (!o->ahead && gsd_summary_lookup(job, o, b))
         return GS_OK;
     gsd_summary_cache *c = job_ended(job) ? o->cache : NULL;
+    if (c) {
+        int t = turn(c, job->id, o, b);
+        o->cached = t == TURN_CACHED;
+        if (t != TURN_COMPUTE)
+            return GS_OK;
+    } else if (o->ahead) {
+        return GS_OK;
+    }
     size_t start = b->len;
     gs_cstats *stats = NULL;
     int done = 0;
@@ -323,6 +449,8 @@ gs_err gsd_summary(gsd_store *st, const gsd_job_row *job, int m, gsd_summary_opt
         b->len = start; /* a refused attempt may have written part of its text */
         rc = compute(st, job, m, o, b, c ? &stats : NULL, err);
     }
+    if (!rc)
+        o->computed = done ? GSD_SUMMARY_COUNTED : GSD_SUMMARY_FULL;
     sum_entry *text = !rc && c && !b->oom ? entry_new(job->id, o, b->p + start, b->len - start, NULL)
                                           : NULL;
     if (text)
@@ -332,5 +460,7 @@ gs_err gsd_summary(gsd_store *st, const gsd_job_row *job, int m, gsd_summary_opt
         if (n)
             cache_put(c, n);
     }
+    if (c)
+        flight_end(c, job->id, o, 1);
     return rc;
 }

@@ -10,9 +10,13 @@
  *     number of results falls back to the full computation;
  *   - a running job's summary is never cached;
  *   - a cancel flag already set stops the computation: GS_ERR_LIMIT,
- *     nothing appended.
+ *     nothing appended;
+ *   - a summary reserved for a reader (a job that just ended) is computed
+ *     once, by the reader or by the first request, never by both.
  */
+#define _DEFAULT_SOURCE /* usleep */
 #include <math.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -221,6 +225,103 @@ GS_TEST(running_job_not_cached_and_cancel)
     GS_CHECK_STR(e.msg, "summary cancelled");
     GS_CHECK(out.len == 6 && !memcmp(out.p, "before", 6));
     gs_buf_free(&out);
+    gsd_summary_cache_free(c);
+    gsd_store_close(st);
+}
+
+/* gsd_summary at (t, bins) with options; the text (malloc'ed, "" if none)
+ * and what the call did. */
+typedef struct {
+    gsd_store *st;
+    const char *gaps;
+    gsd_summary_cache *c;
+    double t;
+    int ahead, cached, computed;
+    gs_err rc;
+    char *text;
+} call;
+
+static void *run_call(void *arg)
+{
+    call *k = arg;
+    gsd_job_row j = job_of("done");
+    gsd_summary_opts o = {.threshold = k->t, .bins = 20, .gaps_path = k->gaps, .cache = k->c,
+                          .ahead = k->ahead};
+    gs_buf b = {0};
+    gs_error e;
+    gs_buf_puts(&b, "");
+    k->rc = gsd_summary(k->st, &j, M, &o, &b, &e);
+    k->cached = o.cached;
+    k->computed = o.computed;
+    k->text = gs_buf_take(&b, NULL);
+    return NULL;
+}
+
+/* A job that ends reserves its summary for a reader (jobs.c): the reader's
+ * call computes and caches it, a request then finds it
+ * cached; a request that comes first takes the reservation over and the
+ * reader's call does nothing; a request and the reader at once compute it
+ * once between them. */
+GS_TEST(reserved_summary_computed_once)
+{
+    char db[512], gaps[512];
+    gsd_store *st = seed("summary_ahead", "done", db, gaps);
+    GS_CHECK(st != NULL);
+    gsd_summary_cache *c = gsd_summary_cache_new(8 << 20);
+    GS_CHECK_INT(gsd_summary_reserve(c, "j_1", 0.1, 20), 1);
+    GS_CHECK_INT(gsd_summary_reserve(c, "j_1", 0.1, 20), 0); /* under way */
+    call ahead = {st, gaps, c, 0.1, 1, 0, 0, 0, NULL}, req = {st, gaps, c, 0.1, 0, 0, 0, 0, NULL};
+    run_call(&ahead);
+    GS_CHECK_INT(ahead.rc, GS_OK);
+    GS_CHECK_INT(ahead.computed, GSD_SUMMARY_FULL);
+    run_call(&req);
+    GS_CHECK_INT(req.cached, 1);
+    GS_CHECK_INT(req.computed, 0);
+    GS_CHECK(has(req.text, "\"count\":40,") && !strcmp(req.text, ahead.text));
+    GS_CHECK_INT(gsd_summary_reserve(c, "j_1", 0.1, 20), 0); /* cached */
+    free(ahead.text);
+    free(req.text);
+    /* a request first: it computes (from the statistics), the reader's call has nothing to do */
+    GS_CHECK_INT(gsd_summary_reserve(c, "j_1", 0.25, 20), 1);
+    call req2 = {st, gaps, c, 0.25, 0, 0, 0, 0, NULL}, ahead2 = {st, gaps, c, 0.25, 1, 0, 0, 0, NULL};
+    run_call(&req2);
+    GS_CHECK_INT(req2.cached, 0);
+    GS_CHECK_INT(req2.computed, GSD_SUMMARY_COUNTED);
+    run_call(&ahead2);
+    GS_CHECK_INT(ahead2.rc, GS_OK);
+    GS_CHECK_INT(ahead2.computed, 0);
+    GS_CHECK_STR(ahead2.text, "");
+    free(req2.text);
+    free(ahead2.text);
+    /* a dropped reservation (its task will not run): the request computes as before */
+    GS_CHECK_INT(gsd_summary_reserve(c, "j_1", 0.3, 20), 1);
+    gsd_summary_unreserve(c, "j_1", 0.3, 20);
+    call req3 = {st, gaps, c, 0.3, 0, 0, 0, 0, NULL};
+    run_call(&req3);
+    GS_CHECK_INT(req3.computed, GSD_SUMMARY_COUNTED);
+    free(req3.text);
+    /* at once, on their own store connections: one computation between them, 20 times */
+    gsd_store *st2 = open_ok(db);
+    GS_CHECK(st2 != NULL);
+    for (int i = 0; i < 20; i++) {
+        double t = 0.4 + 0.01 * i;
+        GS_CHECK_INT(gsd_summary_reserve(c, "j_1", t, 20), 1);
+        call a = {st, gaps, c, t, 1, 0, 0, 0, NULL}, r = {st2, gaps, c, t, 0, 0, 0, 0, NULL};
+        pthread_t th;
+        GS_CHECK_INT(pthread_create(&th, NULL, run_call, &a), 0);
+        usleep(15 * (unsigned)i); /* later and later: the request waits for the reader's
+                                     text, or finds it (the checks hold in any order) */
+        run_call(&r);
+        pthread_join(th, NULL);
+        GS_CHECK_INT(a.rc, GS_OK);
+        GS_CHECK_INT(r.rc, GS_OK);
+        GS_CHECK_INT((a.computed != 0) + (r.computed != 0), 1);
+        GS_CHECK_INT(r.cached, a.computed != 0); /* waited for the reader's text, or made it */
+        GS_CHECK(has(r.text, "\"count\":40,"));
+        free(a.text);
+        free(r.text);
+    }
+    gsd_store_close(st2);
     gsd_summary_cache_free(c);
     gsd_store_close(st);
 }
