@@ -79,20 +79,7 @@ static gsd_result_row make_row(const char *id, const char *job_id, int index, in
 static void seed_parents(gsd_store *st, int total)
 {
     gs_error e;
-    gsd_assembly_row a;
-    memset(&a, 0, sizeof a);
-    snprintf(a.id, sizeof a.id, "a_1");
-    snprintf(a.content_hash, sizeof a.content_hash, "h");
-    snprintf(a.joint, sizeof a.joint, "simple");
-    snprintf(a.status, sizeof a.status, "ready");
-    GS_CHECK_INT(gsd_store_assembly_insert(st, &a, &e), GS_OK);
-    gsd_job_row j;
-    memset(&j, 0, sizeof j);
-    snprintf(j.id, sizeof j.id, "j_1");
-    snprintf(j.assembly_id, sizeof j.assembly_id, "a_1");
-    snprintf(j.status, sizeof j.status, "running");
-    j.total = total;
-    GS_CHECK_INT(gsd_store_job_insert(st, &j, &e), GS_OK);
+    GS_CHECK_INT(seed_job(st, "running", total, &e), GS_OK);
 }
 
 static int same_vec(const double *a, const double *b, int m)

@@ -58,18 +58,6 @@ static gsd_store *seed(const char *name, const char *status, char *db, char *gap
     if (!st)
         return NULL;
     gs_error e;
-    gsd_assembly_row a;
-    memset(&a, 0, sizeof a);
-    snprintf(a.id, sizeof a.id, "a_1");
-    snprintf(a.content_hash, sizeof a.content_hash, "h");
-    snprintf(a.joint, sizeof a.joint, "simple");
-    snprintf(a.status, sizeof a.status, "ready");
-    gsd_job_row j;
-    memset(&j, 0, sizeof j);
-    snprintf(j.id, sizeof j.id, "j_1");
-    snprintf(j.assembly_id, sizeof j.assembly_id, "a_1");
-    snprintf(j.status, sizeof j.status, "%s", status);
-    j.total = K;
     gsd_result_row rows[K];
     memset(rows, 0, sizeof rows);
     for (int i = 0; i < K; i++) {
@@ -89,8 +77,7 @@ static gsd_store *seed(const char *name, const char *status, char *db, char *gap
         r->created_at = 100 + i;
     }
     size_t shape[2] = {K, M};
-    if (gsd_store_assembly_insert(st, &a, &e) || gsd_store_job_insert(st, &j, &e) ||
-        gsd_store_results_put(st, rows, K, "j_1", K, 0, 0, 0, &e) ||
+    if (seed_job(st, status, K, &e) || gsd_store_results_put(st, rows, K, "j_1", K, 0, 0, 0, &e) ||
         gs_npy_write_file(gaps, &G[0][0], 2, shape, &e)) {
         fprintf(stderr, "  seed: %s\n", e.msg);
         gsd_store_close(st);
@@ -101,13 +88,7 @@ static gsd_store *seed(const char *name, const char *status, char *db, char *gap
 
 static gsd_job_row job_of(const char *status)
 {
-    gsd_job_row j;
-    memset(&j, 0, sizeof j);
-    snprintf(j.id, sizeof j.id, "j_1");
-    snprintf(j.assembly_id, sizeof j.assembly_id, "a_1");
-    snprintf(j.status, sizeof j.status, "%s", status);
-    j.total = K;
-    return j;
+    return test_job_row(status, K);
 }
 
 /* The summary text at threshold t (malloc'ed), from the cache c (or NULL);
