@@ -63,11 +63,31 @@ static int feed(const gsd_result_row *r, void *ctx)
 
 /* ---- the cache -------------------------------------------------------------- */
 
+/* What a cached text, cached statistics (threshold not used) or a flight
+ * is of. */
+typedef struct {
+    char job[40]; /* as gsd_job_row.id */
+    double threshold;
+    int bins;
+} sum_key;
+
+static sum_key key_of(const char *job, double threshold, int bins)
+{
+    sum_key k = {.threshold = threshold, .bins = bins};
+    snprintf(k.job, sizeof k.job, "%s", job);
+    return k;
+}
+
+/* a and b are of the same job and bins, and (unless any_threshold) threshold. */
+static int key_eq(const sum_key *a, const sum_key *b, int any_threshold)
+{
+    return !strcmp(a->job, b->job) && a->bins == b->bins &&
+           (any_threshold || a->threshold == b->threshold);
+}
+
 typedef struct sum_entry {
     struct sum_entry *next;
-    char job[40]; /* as gsd_job_row.id */
-    double threshold; /* text entries */
-    int bins;
+    sum_key key;
     gs_cstats *stats; /* NULL: a text; else the job's finished statistics (any threshold) */
     unsigned long long used; /* tick of the last use */
     size_t bytes;     /* counted against the budget */
@@ -81,9 +101,7 @@ typedef struct sum_entry {
  * by the first request (no thread ever waits for a queued task). */
 typedef struct flight {
     struct flight *next;
-    char job[40];
-    double threshold;
-    int bins;
+    sum_key key;
     int computing; /* 0: reserved, not started */
 } flight;
 
@@ -130,45 +148,37 @@ void gsd_summary_cache_free(gsd_summary_cache *c)
     free(c);
 }
 
-/* e holds what (job, o) asks: its text (stats 0) or its statistics (stats 1). */
-static int same_key(const sum_entry *e, const char *job, const gsd_summary_opts *o, int stats)
-{
-    return !strcmp(e->job, job) && e->bins == o->bins && (e->stats != NULL) == stats &&
-           (stats || e->threshold == o->threshold);
-}
-
-/* The entry for (job, o, stats), marked used; NULL if absent. c->mu held. */
-static sum_entry *find(gsd_summary_cache *c, const char *job, const gsd_summary_opts *o,
-                       int stats)
+/* The entry of k: its text (stats 0) or its statistics (stats 1), marked
+ * used; NULL if absent. c->mu held. */
+static sum_entry *find(gsd_summary_cache *c, const sum_key *k, int stats)
 {
     for (sum_entry *e = c->head; e; e = e->next)
-        if (same_key(e, job, o, stats)) {
+        if ((e->stats != NULL) == stats && key_eq(&e->key, k, stats)) {
             e->used = ++c->tick;
             return e;
         }
     return NULL;
 }
 
-/* Append the cached text of (job, o) to b: 1, or 0 if absent. O(entries + size). */
-static int cache_get(gsd_summary_cache *c, const char *job, const gsd_summary_opts *o,
-                     gs_buf *b)
+/* Append the cached text of k to b: 1, or 0 if absent. O(entries + size). */
+static int cache_get(gsd_summary_cache *c, const sum_key *k, gs_buf *b)
 {
     pthread_mutex_lock(&c->mu);
-    sum_entry *e = find(c, job, o, 0);
+    sum_entry *e = find(c, k, 0);
     if (e)
         gs_buf_add(b, e->text, e->len); /* out of memory: the caller sees b->oom */
     pthread_mutex_unlock(&c->mu);
     return e != NULL;
 }
 
-/* A copy of the cached statistics of (job, o->bins) at o->threshold, or NULL
- * (absent, or no memory). O(entries + m + k). */
-static gs_cstats *cache_stats(gsd_summary_cache *c, const char *job, const gsd_summary_opts *o)
+/* A copy of the cached statistics of (k's job, bins) at k's threshold, or
+ * NULL (absent, or no memory). O(entries + m + k). */
+static gs_cstats *cache_stats(gsd_summary_cache *c, const sum_key *k)
 {
     gs_error e;
     pthread_mutex_lock(&c->mu);
-    sum_entry *en = find(c, job, o, 1);
-    gs_cstats *s = en ? gs_cstats_threshold(en->stats, o->threshold, &e) : NULL;
+    sum_entry *en = find(c, k, 1);
+    gs_cstats *s = en ? gs_cstats_threshold(en->stats, k->threshold, &e) : NULL;
     pthread_mutex_unlock(&c->mu);
     return s;
 }
@@ -184,9 +194,8 @@ static void cache_put(gsd_summary_cache *c, sum_entry *n)
         entry_free(n);
         return;
     }
-    gsd_summary_opts key = {.threshold = n->threshold, .bins = n->bins};
     pthread_mutex_lock(&c->mu);
-    if (find(c, n->job, &key, n->stats != NULL)) {
+    if (find(c, &n->key, n->stats != NULL)) {
         pthread_mutex_unlock(&c->mu);
         entry_free(n);
         return;
@@ -208,19 +217,16 @@ static void cache_put(gsd_summary_cache *c, sum_entry *n)
     pthread_mutex_unlock(&c->mu);
 }
 
-/* A new entry for (job, o): a copy of text, or the statistics s (taken:
- * freed when out of memory). */
-static sum_entry *entry_new(const char *job, const gsd_summary_opts *o, const char *text,
-                            size_t len, gs_cstats *s)
+/* A new entry of k: a copy of text, or the statistics s (taken: freed
+ * when out of memory). */
+static sum_entry *entry_new(const sum_key *k, const char *text, size_t len, gs_cstats *s)
 {
     sum_entry *n = malloc(sizeof *n + len);
     if (!n) {
         gs_cstats_free(s);
         return NULL;
     }
-    snprintf(n->job, sizeof n->job, "%s", job);
-    n->threshold = o->threshold;
-    n->bins = o->bins;
+    n->key = *k;
     n->stats = s;
     n->len = len;
     n->bytes = sizeof *n + len + (s ? gs_cstats_bytes(s) : 0);
@@ -231,24 +237,20 @@ static sum_entry *entry_new(const char *job, const gsd_summary_opts *o, const ch
 
 /* ---- one computation per summary -------------------------------------------- */
 
-/* The flight of (job, o) and the link to it; NULL if none. c->mu held. */
-static flight **flight_find(gsd_summary_cache *c, const char *job, const gsd_summary_opts *o)
+/* The flight of k and the link to it; NULL if none. c->mu held. */
+static flight **flight_find(gsd_summary_cache *c, const sum_key *k)
 {
     for (flight **pp = &c->flights; *pp; pp = &(*pp)->next)
-        if (!strcmp((*pp)->job, job) && (*pp)->threshold == o->threshold &&
-            (*pp)->bins == o->bins)
+        if (key_eq(&(*pp)->key, k, 0))
             return pp;
     return NULL;
 }
 
-static flight *flight_add(gsd_summary_cache *c, const char *job, const gsd_summary_opts *o,
-                          int computing)
+static flight *flight_add(gsd_summary_cache *c, const sum_key *k, int computing)
 {
     flight *f = calloc(1, sizeof *f);
     if (f) {
-        snprintf(f->job, sizeof f->job, "%s", job);
-        f->threshold = o->threshold;
-        f->bins = o->bins;
+        f->key = *k;
         f->computing = computing;
         f->next = c->flights;
         c->flights = f;
@@ -262,13 +264,13 @@ enum { TURN_COMPUTE = 0, TURN_CACHED = 1, TURN_NONE = 2 };
  * thread computes it now (a flight registered: end it with flight_end), or
  * (o->ahead, a reservation's task) there is nothing left to do. Waits while
  * another thread computes the same summary. */
-static int turn(gsd_summary_cache *c, const char *job, const gsd_summary_opts *o, gs_buf *b)
+static int turn(gsd_summary_cache *c, const sum_key *k, const gsd_summary_opts *o, gs_buf *b)
 {
     pthread_mutex_lock(&c->mu);
     int t;
     for (;;) {
-        sum_entry *e = find(c, job, o, 0);
-        flight **pp = e ? NULL : flight_find(c, job, o);
+        sum_entry *e = find(c, k, 0);
+        flight **pp = e ? NULL : flight_find(c, k);
         if (e) {
             if (!o->ahead)
                 gs_buf_add(b, e->text, e->len);
@@ -282,7 +284,7 @@ static int turn(gsd_summary_cache *c, const char *job, const gsd_summary_opts *o
         } else if (o->ahead) {
             t = TURN_NONE; /* computing elsewhere, or done and gone */
         } else {
-            flight_add(c, job, o, 1); /* out of memory: computed without one */
+            flight_add(c, k, 1); /* out of memory: computed without one */
             t = TURN_COMPUTE;
         }
         break;
@@ -291,13 +293,12 @@ static int turn(gsd_summary_cache *c, const char *job, const gsd_summary_opts *o
     return t;
 }
 
-/* The computation of (job, o) ended (its text cached or not): waiters look
- * again. computing 0: only an untaken reservation is dropped. */
-static void flight_end(gsd_summary_cache *c, const char *job, const gsd_summary_opts *o,
-                       int computing)
+/* The computation of k ended (its text cached or not): waiters look again.
+ * computing 0: only an untaken reservation is dropped. */
+static void flight_end(gsd_summary_cache *c, const sum_key *k, int computing)
 {
     pthread_mutex_lock(&c->mu);
-    flight **pp = flight_find(c, job, o);
+    flight **pp = flight_find(c, k);
     if (pp && (computing || !(*pp)->computing)) {
         flight *f = *pp;
         *pp = f->next;
@@ -311,18 +312,18 @@ int gsd_summary_reserve(gsd_summary_cache *c, const char *job, double threshold,
 {
     if (!c || !c->budget)
         return 0;
-    gsd_summary_opts o = {.threshold = threshold, .bins = bins};
+    sum_key k = key_of(job, threshold, bins);
     pthread_mutex_lock(&c->mu);
-    int ok = !find(c, job, &o, 0) && !flight_find(c, job, &o) && flight_add(c, job, &o, 0);
+    int ok = !find(c, &k, 0) && !flight_find(c, &k) && flight_add(c, &k, 0);
     pthread_mutex_unlock(&c->mu);
     return ok;
 }
 
 void gsd_summary_unreserve(gsd_summary_cache *c, const char *job, double threshold, int bins)
 {
-    gsd_summary_opts o = {.threshold = threshold, .bins = bins};
+    sum_key k = key_of(job, threshold, bins);
     if (c)
-        flight_end(c, job, &o, 0);
+        flight_end(c, &k, 0);
 }
 
 /* ---- the statistics ------------------------------------------------------------ */
@@ -394,10 +395,10 @@ static gs_err compute(gsd_store *st, const gsd_job_row *job, int m, const gsd_su
  * text; 0 when it cannot (no such statistics, no memory, the results differ
  * in number) and the caller computes it all. Errors: store, cancelled. */
 static gs_err from_stats(gsd_store *st, const gsd_job_row *job, int m, const gsd_summary_opts *o,
-                         gs_buf *b, int *done, gs_error *err)
+                         const sum_key *k, gs_buf *b, int *done, gs_error *err)
 {
     *done = 0;
-    gs_cstats *s = cache_stats(o->cache, job->id, o);
+    gs_cstats *s = cache_stats(o->cache, k);
     if (!s)
         return GS_OK;
     feed_ctx f = {.s = s, .cancel = o->cancel, .pass = PASS_THRESHOLD, .err = err};
@@ -421,7 +422,8 @@ static int job_ended(const gsd_job_row *job)
 
 int gsd_summary_lookup(const gsd_job_row *job, gsd_summary_opts *o, gs_buf *b)
 {
-    o->cached = o->cache && job_ended(job) && cache_get(o->cache, job->id, o, b);
+    sum_key k = key_of(job->id, o->threshold, o->bins);
+    o->cached = o->cache && job_ended(job) && cache_get(o->cache, &k, b);
     return o->cached;
 }
 
@@ -430,11 +432,10 @@ gs_err gsd_summary(gsd_store *st, const gsd_job_row *job, int m, gsd_summary_opt
 {
     o->cached = 0;
     o->computed = 0;
-    if (!o->ahead && gsd_summary_lookup(job, o, b))
-        return GS_OK;
     gsd_summary_cache *c = job_ended(job) ? o->cache : NULL;
-    if (c) {
-        int t = turn(c, job->id, o, b);
+    const sum_key k = key_of(job->id, o->threshold, o->bins);
+    if (c) { /* cached, being computed (wait), or this thread's to compute */
+        int t = turn(c, &k, o, b);
         o->cached = t == TURN_CACHED;
         if (t != TURN_COMPUTE)
             return GS_OK;
@@ -444,23 +445,22 @@ gs_err gsd_summary(gsd_store *st, const gsd_job_row *job, int m, gsd_summary_opt
     size_t start = b->len;
     gs_cstats *stats = NULL;
     int done = 0;
-    gs_err rc = c ? from_stats(st, job, m, o, b, &done, err) : GS_OK;
+    gs_err rc = c ? from_stats(st, job, m, o, &k, b, &done, err) : GS_OK;
     if (!rc && !done) {
         b->len = start; /* a refused attempt may have written part of its text */
         rc = compute(st, job, m, o, b, c ? &stats : NULL, err);
     }
     if (!rc)
         o->computed = done ? GSD_SUMMARY_COUNTED : GSD_SUMMARY_FULL;
-    sum_entry *text = !rc && c && !b->oom ? entry_new(job->id, o, b->p + start, b->len - start, NULL)
-                                          : NULL;
+    sum_entry *text = !rc && c && !b->oom ? entry_new(&k, b->p + start, b->len - start, NULL) : NULL;
     if (text)
         cache_put(c, text);
     if (stats) {
-        sum_entry *n = entry_new(job->id, o, NULL, 0, stats);
+        sum_entry *n = entry_new(&k, NULL, 0, stats);
         if (n)
             cache_put(c, n);
     }
     if (c)
-        flight_end(c, job->id, o, 1);
+        flight_end(c, &k, 1);
     return rc;
 }
