@@ -96,7 +96,7 @@ static void count_name(char names[8][16], int *counts, int *n, const char *s)
 }
 
 /* What depends on the threshold: values above it, pairs opened by more.
- * O(m), without branches (vectorized). */
+ * O(m), without branches (GCC -O2 keeps the loops scalar). */
 static void count_threshold(acc *a, const gs_cstats_row *r)
 {
     const int m = a->m;
