@@ -160,37 +160,37 @@ void gs_cols_mul(int m, const double *A, size_t lda, const int *cols, const doub
  * reassociation, so every clone and optimization level rounds alike. */
 typedef double gs_v4 __attribute__((vector_size(32), aligned(8), may_alias));
 
-/* x <- L^-1 x by columns in blocks of four: the 4 x 4 diagonal block, then
- * x[j+4 ..] -= L[j+4 .., j .. j+3] x[j .. j+3] in one sweep, each x_i updated
- * left to right. O(k^2). */
-GS_SIMD_CLONES static void trsv_l(int k, const double *L, size_t ld, double *x)
+/* One block of four columns j..j+3 of x <- L^-1 x: the 4 x 4 diagonal
+ * block (reciprocals r of its diagonal), then x[j+4 ..] -= L[j+4 .., j ..
+ * j+3] x[j .. j+3] in one sweep, each x_i updated left to right. */
+static inline __attribute__((always_inline)) void trsv_l_block(int k, int j, const double *c0,
+                                                               size_t ld, const double r[4],
+                                                               double *x)
 {
-    int j = 0;
-    for (; j + 4 <= k; j += 4) {
-        const double *c0 = L + (size_t)j * ld, *c1 = c0 + ld, *c2 = c1 + ld, *c3 = c2 + ld;
-        /* reciprocals: four independent divisions off the dependent chain
-         * x0 -> x3 (a division's latency is four multiplications'); 30-40%
-         * faster at k < 100 */
-        const double r0 = 1.0 / c0[j], r1 = 1.0 / c1[j + 1], r2 = 1.0 / c2[j + 2],
-                     r3 = 1.0 / c3[j + 3];
-        const double x0 = x[j] * r0;
-        const double x1 = (x[j + 1] - c0[j + 1] * x0) * r1;
-        const double x2 = (x[j + 2] - c0[j + 2] * x0 - c1[j + 2] * x1) * r2;
-        const double x3 = (x[j + 3] - c0[j + 3] * x0 - c1[j + 3] * x1 - c2[j + 3] * x2) * r3;
-        x[j] = x0;
-        x[j + 1] = x1;
-        x[j + 2] = x2;
-        x[j + 3] = x3;
-        const gs_v4 a0 = {x0, x0, x0, x0}, a1 = {x1, x1, x1, x1}, a2 = {x2, x2, x2, x2},
-                    a3 = {x3, x3, x3, x3};
-        int i = j + 4;
-        for (; i + 4 <= k; i += 4)
-            *(gs_v4 *)(x + i) = *(gs_v4 *)(x + i) - *(const gs_v4 *)(c0 + i) * a0 -
-                                *(const gs_v4 *)(c1 + i) * a1 - *(const gs_v4 *)(c2 + i) * a2 -
-                                *(const gs_v4 *)(c3 + i) * a3;
-        for (; i < k; i++)
-            x[i] = x[i] - c0[i] * x0 - c1[i] * x1 - c2[i] * x2 - c3[i] * x3;
-    }
+    const double *c1 = c0 + ld, *c2 = c1 + ld, *c3 = c2 + ld;
+    const double x0 = x[j] * r[0];
+    const double x1 = (x[j + 1] - c0[j + 1] * x0) * r[1];
+    const double x2 = (x[j + 2] - c0[j + 2] * x0 - c1[j + 2] * x1) * r[2];
+    const double x3 = (x[j + 3] - c0[j + 3] * x0 - c1[j + 3] * x1 - c2[j + 3] * x2) * r[3];
+    x[j] = x0;
+    x[j + 1] = x1;
+    x[j + 2] = x2;
+    x[j + 3] = x3;
+    const gs_v4 a0 = {x0, x0, x0, x0}, a1 = {x1, x1, x1, x1}, a2 = {x2, x2, x2, x2},
+                a3 = {x3, x3, x3, x3};
+    int i = j + 4;
+    for (; i + 4 <= k; i += 4)
+        *(gs_v4 *)(x + i) = *(gs_v4 *)(x + i) - *(const gs_v4 *)(c0 + i) * a0 -
+                            *(const gs_v4 *)(c1 + i) * a1 - *(const gs_v4 *)(c2 + i) * a2 -
+                            *(const gs_v4 *)(c3 + i) * a3;
+    for (; i < k; i++)
+        x[i] = x[i] - c0[i] * x0 - c1[i] * x1 - c2[i] * x2 - c3[i] * x3;
+}
+
+/* The columns left over after the blocks of four, one at a time. */
+static inline __attribute__((always_inline)) void trsv_l_tail(int k, int j, const double *L,
+                                                              size_t ld, double *x)
+{
     for (; j < k; j++) {
         const double *c = L + (size_t)j * ld, xj = x[j] / c[j];
         x[j] = xj;
@@ -199,48 +199,99 @@ GS_SIMD_CLONES static void trsv_l(int k, const double *L, size_t ld, double *x)
     }
 }
 
+/* x <- L^-1 x by columns in blocks of four (trsv_l_block). O(k^2). */
+GS_SIMD_CLONES static void trsv_l(int k, const double *L, size_t ld, double *x)
+{
+    int j = 0;
+    for (; j + 4 <= k; j += 4) {
+        const double *c0 = L + (size_t)j * ld;
+        /* reciprocals: four independent divisions off the dependent chain
+         * x0 -> x3 (a division's latency is four multiplications'); 30-40%
+         * faster at k < 100 */
+        const double r[4] = {1.0 / c0[j], 1.0 / c0[ld + j + 1], 1.0 / c0[2 * ld + j + 2],
+                             1.0 / c0[3 * ld + j + 3]};
+        trsv_l_block(k, j, c0, ld, r, x);
+    }
+    trsv_l_tail(k, j, L, ld, x);
+}
+
+/* X <- L^-1 X for the n columns of X (leading dim ldx): each block of four
+ * columns of L is applied to every column of X while it sits in the L1
+ * cache, so L is read from memory once for all n (the single solves are
+ * bound by reading L). Each column rounds exactly as trsv_l. O(k^2 n). */
+GS_SIMD_CLONES static void trsm_l(int k, const double *L, size_t ld, double *X, size_t ldx,
+                                  int n)
+{
+    int j = 0;
+    for (; j + 4 <= k; j += 4) {
+        const double *c0 = L + (size_t)j * ld;
+        const double r[4] = {1.0 / c0[j], 1.0 / c0[ld + j + 1], 1.0 / c0[2 * ld + j + 2],
+                             1.0 / c0[3 * ld + j + 3]};
+        for (int q = 0; q < n; q++)
+            trsv_l_block(k, j, c0, ld, r, X + (size_t)q * ldx);
+    }
+    for (int q = 0; q < n; q++)
+        trsv_l_tail(k, j, L, ld, X + (size_t)q * ldx);
+}
+
 /* Sum of the four lanes, in a fixed order. */
 static inline double lanes_sum(const double s[4])
 {
     return (s[0] + s[1]) + (s[2] + s[3]);
 }
 
+/* d[0..4) = the dot products of the four columns c0..c3 with x over rows
+ * [q0, k): four lanes each over the blocks of four rows, the lanes summed
+ * in a fixed order, then the rows left over, in order. */
+static inline __attribute__((always_inline)) void dots4(int q0, int k, const double *c0,
+                                                        const double *c1, const double *c2,
+                                                        const double *c3, const double *x,
+                                                        double d[4])
+{
+    gs_v4 s0 = {0, 0, 0, 0}, s1 = s0, s2 = s0, s3 = s0;
+    int q = q0;
+    for (; q + 4 <= k; q += 4) {
+        const gs_v4 xv = *(const gs_v4 *)(x + q);
+        s0 += *(const gs_v4 *)(c0 + q) * xv;
+        s1 += *(const gs_v4 *)(c1 + q) * xv;
+        s2 += *(const gs_v4 *)(c2 + q) * xv;
+        s3 += *(const gs_v4 *)(c3 + q) * xv;
+    }
+    double t0[4], t1[4], t2[4], t3[4];
+    memcpy(t0, &s0, sizeof t0);
+    memcpy(t1, &s1, sizeof t1);
+    memcpy(t2, &s2, sizeof t2);
+    memcpy(t3, &s3, sizeof t3);
+    d[0] = lanes_sum(t0);
+    d[1] = lanes_sum(t1);
+    d[2] = lanes_sum(t2);
+    d[3] = lanes_sum(t3);
+    for (; q < k; q++) {
+        d[0] += c0[q] * x[q];
+        d[1] += c1[q] * x[q];
+        d[2] += c2[q] * x[q];
+        d[3] += c3[q] * x[q];
+    }
+}
+
 /* x <- L^-T x from the bottom in blocks of four rows: the four columns'
- * dot products with x below the block in one sweep (four lanes each,
- * summed in a fixed order), then the 4 x 4 block. O(k^2). */
+ * dot products with x below the block in one sweep (dots4), then the 4 x 4
+ * block. O(k^2). */
 GS_SIMD_CLONES static void trsv_lt(int k, const double *L, size_t ld, double *x)
 {
     int i = k;
     for (; i >= 4; i -= 4) {
         const int b = i - 4;
         const double *c0 = L + (size_t)b * ld, *c1 = c0 + ld, *c2 = c1 + ld, *c3 = c2 + ld;
-        gs_v4 s0 = {0, 0, 0, 0}, s1 = s0, s2 = s0, s3 = s0;
-        int q = i;
-        for (; q + 4 <= k; q += 4) {
-            const gs_v4 xv = *(const gs_v4 *)(x + q);
-            s0 += *(const gs_v4 *)(c0 + q) * xv;
-            s1 += *(const gs_v4 *)(c1 + q) * xv;
-            s2 += *(const gs_v4 *)(c2 + q) * xv;
-            s3 += *(const gs_v4 *)(c3 + q) * xv;
-        }
-        double t0[4], t1[4], t2[4], t3[4];
-        memcpy(t0, &s0, sizeof t0);
-        memcpy(t1, &s1, sizeof t1);
-        memcpy(t2, &s2, sizeof t2);
-        memcpy(t3, &s3, sizeof t3);
-        double d0 = lanes_sum(t0), d1 = lanes_sum(t1), d2 = lanes_sum(t2), d3 = lanes_sum(t3);
-        for (; q < k; q++) {
-            d0 += c0[q] * x[q];
-            d1 += c1[q] * x[q];
-            d2 += c2[q] * x[q];
-            d3 += c3[q] * x[q];
-        }
+        double d[4];
+        dots4(i, k, c0, c1, c2, c3, x, d);
         const double r0 = 1.0 / c0[b], r1 = 1.0 / c1[b + 1], r2 = 1.0 / c2[b + 2],
                      r3 = 1.0 / c3[b + 3]; /* as in trsv_l */
-        const double x3 = (x[b + 3] - d3) * r3;
-        const double x2 = (x[b + 2] - d2 - c2[b + 3] * x3) * r2;
-        const double x1 = (x[b + 1] - d1 - c1[b + 2] * x2 - c1[b + 3] * x3) * r1;
-        const double x0 = (x[b] - d0 - c0[b + 1] * x1 - c0[b + 2] * x2 - c0[b + 3] * x3) * r0;
+        const double x3 = (x[b + 3] - d[3]) * r3;
+        const double x2 = (x[b + 2] - d[2] - c2[b + 3] * x3) * r2;
+        const double x1 = (x[b + 1] - d[1] - c1[b + 2] * x2 - c1[b + 3] * x3) * r1;
+        const double x0 =
+            (x[b] - d[0] - c0[b + 1] * x1 - c0[b + 2] * x2 - c0[b + 3] * x3) * r0;
         x[b] = x0;
         x[b + 1] = x1;
         x[b + 2] = x2;
@@ -255,6 +306,28 @@ GS_SIMD_CLONES static void trsv_lt(int k, const double *L, size_t ld, double *x)
     }
 }
 
+/* y[p] = B[0..k, p]' x for the n columns of B, four per sweep (dots4). */
+GS_SIMD_CLONES static void cols_dot(int k, const double *B, size_t ld, int n, const double *x,
+                                    double *y)
+{
+    int p = 0;
+    for (; p + 4 <= n; p += 4) {
+        const double *c0 = B + (size_t)p * ld;
+        dots4(0, k, c0, c0 + ld, c0 + 2 * ld, c0 + 3 * ld, x, y + p);
+    }
+    for (; p < n; p++) {
+        const double *c = B + (size_t)p * ld;
+        double d[4];
+        dots4(0, k, c, c, c, c, x, d);
+        y[p] = d[0];
+    }
+}
+
+void gs_cols_dot(int k, const double *B, size_t ld, int n, const double *x, double *y)
+{
+    cols_dot(k, B, ld, n, x, y);
+}
+
 void gs_trsv_l(int k, const double *L, size_t ld, double *x)
 {
     trsv_l(k, L, ld, x);
@@ -263,6 +336,11 @@ void gs_trsv_l(int k, const double *L, size_t ld, double *x)
 void gs_trsv_lt(int k, const double *L, size_t ld, double *x)
 {
     trsv_lt(k, L, ld, x);
+}
+
+void gs_trsm_l(int k, const double *L, size_t ld, double *X, size_t ldx, int n)
+{
+    trsm_l(k, L, ld, X, ldx, n);
 }
 
 void gs_sparse_mul(int m, const double *A, size_t lda, const double *v, int n, double *y)

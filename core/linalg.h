@@ -71,7 +71,15 @@ void gs_sparse_mul(int m, const double *A, size_t lda, const double *v, int n, d
  * dtrsv. O(k^2). */
 void gs_trsv_l(int k, const double *L, size_t ld, double *x);
 void gs_trsv_lt(int k, const double *L, size_t ld, double *x);
+/* X <- L^-1 X for the n columns of X (leading dim ldx), each column rounded
+ * exactly as gs_trsv_l would, L read once for all of them. O(k^2 n). */
+void gs_trsm_l(int k, const double *L, size_t ld, double *X, size_t ldx, int n);
 
+/* y[p] = B[0..k, p]' x for the n columns of B (leading dim ld): four
+ * columns per sweep, each dot product in four lanes summed in a fixed
+ * order (no BLAS; the rounding of gs_trsv_lt's dot products, AVX2 clone as
+ * gs_cols_mul). O(k n). */
+void gs_cols_dot(int k, const double *B, size_t ld, int n, const double *x, double *y);
 /* Overflow-checked size products for allocation: returns 0 on overflow. */
 size_t gs_mul_size(size_t a, size_t b);
 

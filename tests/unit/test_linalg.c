@@ -114,4 +114,75 @@ GS_TEST(trsv_blocked_matches_substitution)
     }
 }
 
+/* gs_trsm_l: every column rounded exactly as gs_trsv_l rounds it alone
+ * (bitwise), for orders 0..13, 37, 80 and 1, 3, 5 columns; gs_cols_dot:
+ * exact on integer data (every sum exact in double), and within round-off
+ * of a plain sum on random data for every order 0..13 and 37 (the four-wide
+ * blocks and the rows left over) and every count of columns 1..6 (the
+ * sweeps of four and the columns left over). */
+GS_TEST(trsm_and_cols_dot)
+{
+    unsigned long long seed = 777;
+#define RND() (seed = seed * 6364136223846793005ULL + 1442695040888963407ULL, \
+               (double)(seed >> 11) / 9007199254740992.0 - 0.5)
+    const int ks[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 37, 80};
+    for (int t = 0; t < 16; t++) {
+        const int k = ks[t], ld = k + 5, ldx = k + 2;
+        double *L = malloc((size_t)(ld * (k + 1) + 1) * sizeof *L);
+        double *X = malloc((size_t)(ldx * 5 + 1) * sizeof *X);
+        double *Y = malloc((size_t)(ldx * 5 + 1) * sizeof *Y);
+        for (int j = 0; j < k; j++)
+            for (int i = 0; i < ld; i++) {
+                double r = RND();
+                L[i + (size_t)j * ld] = i < j || i >= k ? NAN : (i == j ? 1.5 + r : r / sqrt(k));
+            }
+        for (int n = 1; n <= 5; n += 2) {
+            for (int i = 0; i < ldx * n; i++)
+                X[i] = Y[i] = RND();
+            gs_trsm_l(k, L, (size_t)ld, X, (size_t)ldx, n);
+            for (int q = 0; q < n; q++) {
+                gs_trsv_l(k, L, (size_t)ld, Y + (size_t)q * ldx);
+                GS_CHECK(memcmp(X + (size_t)q * ldx, Y + (size_t)q * ldx,
+                                (size_t)k * sizeof *X) == 0);
+            }
+        }
+        free(L);
+        free(X);
+        free(Y);
+    }
+    /* integer data: B[i, p] = (i + 2p) mod 7 - 3, x_i = i mod 5 - 2 */
+    double B[40 * 6], x[40], y[6];
+    for (int k = 0; k <= 37; k += (k < 13 ? 1 : 24)) {
+        for (int n = 1; n <= 6; n++) {
+            for (int p = 0; p < n; p++)
+                for (int i = 0; i < k; i++)
+                    B[i + 40 * p] = (double)((i + 2 * p) % 7 - 3);
+            for (int i = 0; i < k; i++)
+                x[i] = (double)(i % 5 - 2);
+            gs_cols_dot(k, B, 40, n, x, y);
+            for (int p = 0; p < n; p++) {
+                double want = 0;
+                for (int i = 0; i < k; i++)
+                    want += B[i + 40 * p] * x[i];
+                GS_CHECK(y[p] == want);
+            }
+            for (int p = 0; p < n; p++)
+                for (int i = 0; i < k; i++)
+                    B[i + 40 * p] = RND();
+            for (int i = 0; i < k; i++)
+                x[i] = RND();
+            gs_cols_dot(k, B, 40, n, x, y);
+            for (int p = 0; p < n; p++) {
+                double want = 0, mag = 0;
+                for (int i = 0; i < k; i++) {
+                    want += B[i + 40 * p] * x[i];
+                    mag += fabs(B[i + 40 * p] * x[i]);
+                }
+                GS_CHECK_NEAR(y[p], want, 1e-15 * (1 + mag));
+            }
+        }
+    }
+#undef RND
+}
+
 GS_TEST_MAIN()
