@@ -26,9 +26,10 @@ static inline int gs_cand_cmp(const void *a, const void *b)
     return (x->i > y->i) - (x->i < y->i);
 }
 
-/* Pairs taken from one list before the gaps are refreshed: a refresh costs
- * O(m k) (memory-bound), a stale order costs extra GI steps; 16 + k/4 was
- * within 10% of the best fixed batch on the 5,206-unknown lap joint at
+/* Pairs taken from one list before the gaps are refreshed (GI primal; GI
+ * relative keeps the exact gaps of a pool instead, cpool.h): a refresh
+ * costs O(m k) (memory-bound), a stale order costs extra GI steps; 16 + k/4
+ * was within 10% of the best fixed batch on the 5,206-unknown lap joint at
  * 10..100% fasteners (k = current active-set size). */
 static inline int gs_cand_batch(int k)
 {

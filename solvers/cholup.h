@@ -26,6 +26,7 @@
 typedef struct {
     double *L;   /* cap x cap */
     double *x;   /* cap scratch of the removal */
+    double *rot; /* 2 cap scratch: the removal's rotations */
     int k, cap;  /* order, capacity */
     int max;     /* largest order ever needed (capacity never exceeds it) */
 } gs_cholup;
@@ -34,6 +35,7 @@ static inline void gs_cholup_free(gs_cholup *ch)
 {
     free(ch->L);
     free(ch->x);
+    free(ch->rot);
     memset(ch, 0, sizeof *ch);
 }
 
@@ -53,9 +55,11 @@ static inline gs_err gs_cholup_reserve(gs_cholup *ch, int k_new, gs_error *err)
     if (cap > ch->max)
         cap = ch->max > k_new ? ch->max : k_new;
     double *L = malloc((size_t)cap * cap * sizeof *L), *x = malloc((size_t)cap * sizeof *x);
-    if (!L || !x) {
+    double *rot = malloc(2 * (size_t)cap * sizeof *rot);
+    if (!L || !x || !rot) {
         free(L);
         free(x);
+        free(rot);
         return gs_errorf(err, GS_ERR_NOMEM, "", "no memory for a working-set factor of order %d",
                          cap);
     }
@@ -63,8 +67,10 @@ static inline gs_err gs_cholup_reserve(gs_cholup *ch, int k_new, gs_error *err)
         memcpy(L + (size_t)j * cap, ch->L + (size_t)j * ch->cap, (size_t)ch->k * sizeof *L);
     free(ch->L);
     free(ch->x);
+    free(ch->rot);
     ch->L = L;
     ch->x = x;
+    ch->rot = rot;
     ch->cap = cap;
     return GS_OK;
 }
@@ -95,18 +101,18 @@ static inline void gs_cholup_append(gs_cholup *ch, const double *l, double d)
  * the factor of S without row/column c is [L11 0; L31 L33~] with
  * L33~ L33~' = L33 L33' + l32 l32' (one rotation per column of L33:
  * [L33 l32] G = [L33~ 0]).
- * v (k entries, or NULL) is carried along: if L v = b on entry, then
- * L~ v = b without entry c on return (k - 1 entries), which spares a
- * triangular solve when a solve with the smaller factor is needed next
- * (GI's partial step): since [L33 l32] = [L33~ 0] G', the trailing part of
- * v becomes the leading part of G' [v3; v_c], the same rotations applied to
- * the coefficients: O(k - c) more. O((k - c)^2) rotations, O(c (k - c))
- * moves. */
-static inline void gs_cholup_remove_carry(gs_cholup *ch, int c, double *v)
+ * The n vectors V[:, p] (leading dim ldv; n = 0: none) are carried along:
+ * if L v = b on entry, then L~ v = b without entry c on return (k - 1
+ * entries), which spares a triangular solve when a solve with the smaller
+ * factor is needed next (GI's partial step, a block of pairs being added):
+ * since [L33 l32] = [L33~ 0] G', the trailing part of v becomes the leading
+ * part of G' [v3; v_c], the same rotations (recorded in ch->rot) applied to
+ * the coefficients. O((k - c)^2) rotations, O(c (k - c)) moves, O(n (k -
+ * c)) for the vectors. */
+static inline void gs_cholup_remove_carry_n(gs_cholup *ch, int c, double *V, size_t ldv, int n)
 {
     const int k = ch->k, ld = ch->cap, r = k - c - 1;
-    double *L = ch->L, *x = ch->x;
-    double vx = v ? v[c] : 0.0;
+    double *L = ch->L, *x = ch->x, *rot = ch->rot;
     for (int i = 0; i < r; i++)
         x[i] = L[(c + 1 + i) + (size_t)c * ld];
     /* column q of L33 is rotated and written one column left and one row
@@ -117,11 +123,11 @@ static inline void gs_cholup_remove_carry(gs_cholup *ch, int c, double *v)
         const double *col = L + (c + 1) + (size_t)(c + 1 + q) * ld; /* column q of L33 */
         double *dst = L + c + (size_t)(c + q) * ld;
         double a = col[q], b = x[q];
-        if (v) /* the coefficient of column q moves to position c + q */
-            v[c + q] = v[c + 1 + q];
-        if (b == 0.0) {
+        if (b == 0.0) { /* nothing to rotate: recorded as the identity */
             for (int i = q; i < r; i++)
                 dst[i] = col[i];
+            rot[2 * q] = 1.0;
+            rot[2 * q + 1] = 0.0;
             continue;
         }
         double rr = hypot(a, b), cs = a / rr, sn = b / rr;
@@ -131,17 +137,34 @@ static inline void gs_cholup_remove_carry(gs_cholup *ch, int c, double *v)
             dst[i] = cs * li + sn * xi;
             x[i] = cs * xi - sn * li;
         }
-        if (v) {
-            double vq = v[c + q];
-            v[c + q] = cs * vq + sn * vx;
-            vx = cs * vx - sn * vq;
-        }
+        rot[2 * q] = cs;
+        rot[2 * q + 1] = sn;
     }
     /* the leading columns lose row c: their rows below move up */
     for (int jn = 0; jn < c; jn++)
         for (int in = c; in < k - 1; in++)
             L[in + (size_t)jn * ld] = L[(in + 1) + (size_t)jn * ld];
     ch->k = k - 1;
+    /* the coefficient of column q moves to position c + q, rotated with the
+     * one of the removed column */
+    for (int p = 0; p < n; p++) {
+        double *v = V + (size_t)p * ldv, vx = v[c];
+        for (int q = 0; q < r; q++) {
+            const double vq = v[c + 1 + q], cs = rot[2 * q], sn = rot[2 * q + 1];
+            if (sn == 0.0 && cs == 1.0) {
+                v[c + q] = vq;
+                continue;
+            }
+            v[c + q] = cs * vq + sn * vx;
+            vx = cs * vx - sn * vq;
+        }
+    }
+}
+
+/* One vector v (k entries) or none (NULL). */
+static inline void gs_cholup_remove_carry(gs_cholup *ch, int c, double *v)
+{
+    gs_cholup_remove_carry_n(ch, c, v, 0, v ? 1 : 0);
 }
 
 static inline void gs_cholup_remove(gs_cholup *ch, int c)

@@ -68,10 +68,16 @@ double gs_cset_schur(const gs_cset *cs, int j, double *l)
     const double *qj = cs->pc->Q + (size_t)j * cs->m;
     for (int c = 0; c < cs->k; c++)
         l[c] = qj[cs->idx[c]];
+    return gs_cset_schur_col(cs, j, l);
+}
+
+double gs_cset_schur_col(const gs_cset *cs, int j, double *l)
+{
+    const double qjj = cs->pc->Q[(size_t)j * cs->m + j];
     if (cs->k == 0)
-        return qj[j];
+        return qjj;
     gs_cholup_solve_L(&cs->f, l);
-    return qj[j] - cblas_ddot(cs->k, l, 1, l, 1);
+    return qjj - cblas_ddot(cs->k, l, 1, l, 1);
 }
 
 void gs_cset_append(gs_cset *cs, int j, const double *l, double s)
@@ -93,6 +99,15 @@ void gs_cset_remove_carry(gs_cset *cs, int c, double *l)
 {
     const int k = cs->k;
     gs_cholup_remove_carry(&cs->f, c, l);
+    gs_wlist_remove(cs->idx, cs->pos, k, c);
+    cs->k = k - 1;
+    cs->updates++;
+}
+
+void gs_cset_remove_carry_n(gs_cset *cs, int c, double *V, size_t ldv, int n)
+{
+    const int k = cs->k;
+    gs_cholup_remove_carry_n(&cs->f, c, V, ldv, n);
     gs_wlist_remove(cs->idx, cs->pos, k, c);
     cs->k = k - 1;
     cs->updates++;

@@ -47,6 +47,9 @@ gs_err gs_cset_reserve(gs_cset *cs, int k_new, gs_error *err);
 /* l (k) = L^-1 Q[C, j]; returns s = Q_jj - l'l, the Schur complement of Q_CC
  * in Q_{C+j}: how fast w_j grows per unit lam_j when lam_C keeps w_C fixed. */
 double gs_cset_schur(const gs_cset *cs, int j, double *l);
+/* As gs_cset_schur, with l = Q[C, j] (position order) already gathered by
+ * the caller (cpool.h). */
+double gs_cset_schur_col(const gs_cset *cs, int j, double *l);
 /* Append pair j given l and s from gs_cset_schur (s > 0). Reserve first. */
 void gs_cset_append(gs_cset *cs, int j, const double *l, double s);
 /* Remove the member at position c. */
@@ -56,6 +59,8 @@ void gs_cset_remove(gs_cset *cs, int c);
  * L~^-1 Q[C without c, j], by the removal's own rotations (cholup.h):
  * O(k - c) instead of a new O(k^2) triangular solve. */
 void gs_cset_remove_carry(gs_cset *cs, int c, double *l);
+/* As gs_cset_remove_carry, for the n vectors V[:, q] (leading dim ldv). */
+void gs_cset_remove_carry_n(gs_cset *cs, int c, double *V, size_t ldv, int n);
 /* z (k, position order) <- Q_CC^-1 z. */
 void gs_cset_solve(const gs_cset *cs, double *z);
 /* z <- L^-1 z and z <- L^-T z. */

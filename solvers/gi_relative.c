@@ -3,10 +3,10 @@
  * relative formulation (3):  min 1/2 u'K~u - f~'u  s.t.  u <= g,  K~ = Q^-1.
  *
  * Method. GI starts at the unconstrained minimum u = u0 (no contact: lam = 0,
- * residual gaps w = -p) and adds one violated constraint u_j <= g_j at a time
- * (a pair with w_j < 0 that closes into contact), keeping every iterate
- * optimal on its active set and dual feasible (lam >= 0). Its multipliers are
- * the contact forces. Written in the dual variables, with C the active set:
+ * residual gaps w = -p) and adds violated constraints u_j <= g_j (pairs
+ * with w_j < 0 that close into contact; one at a time here, blocks below),
+ * keeping every iterate optimal on its active set and dual feasible (lam >=
+ * 0). Its multipliers are the contact forces. Written in the dual variables, with C the active set:
  *   lam_C = Q_CC^-1 p_C,   w = Q[:, C] lam_C - p,   u = g - w,
  * because (K~_FF)^-1 relations reduce by the Schur complement to Q_CC (the
  * identity K~ = L_Q^-T L_Q^-1: J = L_Q, see docs/math.md (3)). Adding j:
@@ -27,23 +27,34 @@
  * multiplier turns negative are dropped, all at once when there are
  * GI_WARM_BLOCK_DROP or more: the GI invariants then hold and the iteration
  * continues).
- * Residual gaps of the pairs outside C are refreshed lazily: one dgemv
- * w = Q[:, C] lam_C - p gives the list of violated pairs, which are then
- * taken in order (pairs with a load first, then most violated); before each
- * is added its current w_j is recomputed exactly from row j of Q_C in O(k).
- * When the list is exhausted w is refreshed; no violation left = optimal.
+ * Which pairs, and how many at once. One product w = Q[:, C] lam_C - p
+ * (a refresh, O(m k)) lists the violated pairs; the GI_POOL_MIN + k /
+ * GI_POOL_PER most violated go into a pool (cpool.h) whose residual gaps
+ * are kept exact as C changes, O(k) per pool pair and addition; each
+ * addition takes the pairs most violated now (pairs with a load first),
+ * instead of the refresh's stale order, in which half of GI's steps added
+ * pairs that their neighbours' closing had shielded since (they left
+ * again: lap joint at 50%, 667 -> 424 steps per gap). When no pool pair is
+ * violated, w is refreshed; no violation left = optimal.
+ * Up to GI_BLOCK_MIN + k / GI_BLOCK_PER of those pairs are added together
+ * (gi_add_block): the same GI step for a block J, along the straight path
+ * that keeps w_C = 0 and takes w_J to 0, partial steps as above, and pairs
+ * the others shield leave the block. The block's L^-1 Q[C, J] is one
+ * triangular solve with several right-hand sides (L read once), and each
+ * segment of its path one L^-T solve: lap joint at 50%, 424 GI steps in
+ * about 150 segments.
  * Reference: D. Goldfarb, A. Idnani, Math. Prog. 27 (1983) 1-33;
  * M.J.D. Powell, Math. Prog. Study 25 (1985) 46-61; Stefanova et al. (2020).
  * Invariants: cs holds C and L with L L' = Q_CC; lc[c] = lam of the pair at
- * position c, >= 0 for inequality pairs; lam_j of the pair being added is
- * kept apart until its full step.
- * Cost (k = |C| at the end, m pairs): per GI step O(k^2) (two triangular
- * solves, linalg.h's; one after a partial step, whose removal carries l),
- * per candidate check O(k), per refresh O(m k) (gs_cols_mul); a refresh
- * follows every 16 + k/4 additions, so in total about O(steps k^2 + steps/
- * (16 + k/4) m k). Measured on the 5,206-unknown lap joint: 1.12 / 6.2 /
- * 10.3 ms per gap at 10 / 50 / 100% fasteners (n_act 77 / 282 / 380), about
- * 3 GI steps per final contact (docs/solvers.md).
+ * position c, >= 0 for inequality pairs; lam_j of the pairs being added is
+ * kept apart until their full step.
+ * Cost (k = |C| at the end, m pairs): per GI step of one pair O(k^2) (two
+ * triangular solves, linalg.h's; one after a partial step, whose removal
+ * carries l); per block of b pairs O(k^2 b) in one multi-column solve plus
+ * O(k^2 + k b^2) per segment; per pick O(k n) for the n pool pairs; per
+ * refresh O(m k) (gs_cols_mul). Measured on the 5,206-unknown lap joint
+ * (docs/solvers.md): 0.9 / 4.1 / 7.4 ms per gap at 10 / 50 / 100%
+ * fasteners (n_act 77 / 282 / 380).
  */
 #include <cblas.h>
 #include <math.h>
@@ -51,6 +62,7 @@
 #include <string.h>
 
 #include "candidates.h"
+#include "cpool.h"
 #include "cset.h"
 #include "gi.h"
 #include "linalg.h"
@@ -62,6 +74,21 @@
 #define GI_WARM_BLOCK_DROP 4
 #endif
 
+/* The candidate pool (cpool.h): the GI_POOL_MIN + k / GI_POOL_PER most
+ * violated pairs of a refresh (k = |C|) have their residual gaps kept exact;
+ * w is refreshed when none of them is violated any more. 32 + k/8 was
+ * within the noise of the best of 32, 64, 32 + k/4 on the lap and
+ * sandwich joints; without the per-k term the sandwich at 100% (k = 955)
+ * refreshed twice as often. */
+#define GI_POOL_MIN 32
+#define GI_POOL_PER 8
+/* Pairs added at once (gi_add_block): up to GI_BLOCK_MIN + k /
+ * GI_BLOCK_PER, at most GI_BLOCK_MAX; 4 + k/64 was as fast as the best
+ * fixed size (4 at k < 200, 8-16 above) at every fraction on both joints. */
+#define GI_BLOCK_MIN 4
+#define GI_BLOCK_PER 64
+#define GI_BLOCK_MAX 16
+
 typedef struct {
     gs_cset cs;
     double *lc;     /* m: multipliers in position order */
@@ -71,6 +98,12 @@ typedef struct {
     gs_cand *keys;  /* m: their sort keys */
     int *list;      /* m: warm start list */
     unsigned char *listed; /* m: warm start dedup, zero between calls */
+    gs_cpool pool;  /* candidates with exact w; empty outside the add loop */
+    /* a block of pairs being added (gi_add_block) */
+    double *X;      /* m x GI_BLOCK_MAX: L^-1 Q[C, J] */
+    double S[GI_BLOCK_MAX * GI_BLOCK_MAX]; /* Cholesky factor of the Schur complement */
+    double dJ[GI_BLOCK_MAX], lamJ[GI_BLOCK_MAX], wJ[GI_BLOCK_MAX];
+    int J[GI_BLOCK_MAX], slots[GI_BLOCK_MAX];
 } gi_rel_ws;
 
 static void gi_rel_free(void *p)
@@ -79,6 +112,8 @@ static void gi_rel_free(void *p)
     if (!ws)
         return;
     gs_cset_free(&ws->cs);
+    gs_cpool_free(&ws->pool);
+    free(ws->X);
     free(ws->lc);
     free(ws->l);
     free(ws->r);
@@ -104,7 +139,10 @@ static void *gi_rel_new(gs_solver *s)
     ws->list = malloc(m * sizeof *ws->list);
     ws->listed = calloc(m, 1);
     ws->keys = malloc(m * sizeof *ws->keys);
+    ws->X = malloc(m * GI_BLOCK_MAX * sizeof *ws->X);
+    gs_cpool_init(&ws->pool);
     if (!ws->lc || !ws->l || !ws->r || !ws->w || !ws->cand || !ws->list || !ws->keys || !ws->listed ||
+        !ws->X ||
         gs_cset_init(&ws->cs, s->pc, NULL) != GS_OK) {
         gi_rel_free(ws);
         return NULL;
@@ -112,12 +150,26 @@ static void *gi_rel_new(gs_solver *s)
     return ws;
 }
 
-/* Remove position c from C and from lc; carry l (gs_cset_remove_carry) if
- * not NULL. */
-static void drop_at(gi_rel_ws *ws, int c, double *l)
+/* Remove position c from C, from lc and from the pool's columns; carry the
+ * n vectors V[:, q] of the form L^-1 Q[C, j] (gs_cset_remove_carry_n), ld
+ * m, if n > 0. */
+static void drop_at(gi_rel_ws *ws, int c, double *V, int n)
 {
-    gs_cset_remove_carry(&ws->cs, c, l);
+    gs_cpool_removed(&ws->pool, c, ws->cs.k);
+    if (n > 0)
+        gs_cset_remove_carry_n(&ws->cs, c, V, (size_t)ws->cs.m, n);
+    else
+        gs_cset_remove(&ws->cs, c);
     memmove(ws->lc + c, ws->lc + c + 1, (size_t)(ws->cs.k - c) * sizeof *ws->lc);
+}
+
+/* Append pair j (row l of the factor, Schur complement sch) with
+ * multiplier lam to C and to the pool's columns. */
+static void append(gi_rel_ws *ws, int j, const double *l, double sch, double lam)
+{
+    gs_cset_append(&ws->cs, j, l, sch);
+    ws->lc[ws->cs.k - 1] = lam;
+    gs_cpool_appended(&ws->pool, &ws->cs, j); /* no memory: the pool empties, a refresh follows */
 }
 
 /* Current residual gap of pair j (not in C): Q[C, j] lam_C - p_j. O(k). */
@@ -132,22 +184,27 @@ static double current_w(const gi_rel_ws *ws, const gs_solver *s, int j)
 
 typedef enum { STEP_ADDED, STEP_DEPENDENT, STEP_NOMEM } step_result;
 
-/* Bring pair j (residual gap wj) into C by GI steps: partial steps drop
- * blocking pairs, the full step appends j. eq: equality pair (signed step,
- * never blocked by its own sign). Counts steps in *iters. */
-static step_result gi_add(gi_rel_ws *ws, const gs_problem *pb, int j, double wj, int eq,
-                          int *iters)
+/* What ws->l holds when gi_add starts: nothing (gather Q[C, j]), Q[C, j],
+ * or L^-1 Q[C, j]. */
+typedef enum { L_NONE, L_COLUMN, L_SOLVED } l_state;
+
+/* Bring pair j (residual gap wj, multiplier lamj so far: 0 unless a block
+ * handed it over) into C by GI steps: partial steps drop blocking pairs,
+ * the full step appends j. eq: equality pair (signed step, never blocked by
+ * its own sign). Counts steps in *iters. */
+static step_result gi_add(gi_rel_ws *ws, const gs_problem *pb, int j, double wj, double lamj,
+                          int eq, l_state have, int *iters)
 {
     gs_cset *cs = &ws->cs;
     const double qjj = cs->pc->qdiag[j];
-    double lamj = 0.0;
     if (gs_cset_reserve(cs, cs->k + 1, NULL) != GS_OK)
         return STEP_NOMEM;
-    int carried = 0; /* ws->l carried through the last drop: no new solve */
+    int carried = have == L_SOLVED; /* ws->l = L^-1 Q[C, j]: no new solve */
     for (;;) {
         const int k = cs->k;
-        double sch = carried ? qjj - (k ? cblas_ddot(k, ws->l, 1, ws->l, 1) : 0.0)
-                            : gs_cset_schur(cs, j, ws->l);
+        double sch = carried            ? qjj - (k ? cblas_ddot(k, ws->l, 1, ws->l, 1) : 0.0)
+                     : have == L_COLUMN ? gs_cset_schur_col(cs, j, ws->l)
+                                        : gs_cset_schur(cs, j, ws->l);
         memcpy(ws->r, ws->l, (size_t)k * sizeof *ws->r);
         gs_cset_solve_Lt(cs, ws->r);
         int dependent = !(sch > GS_CSET_DEP_TOL * qjj);
@@ -164,10 +221,9 @@ static step_result gi_add(gi_rel_ws *ws, const gs_problem *pb, int j, double wj,
             for (int c = 0; c < k; c++)
                 ws->lc[c] -= t * ws->r[c];
             lamj += t;
-            gs_cset_append(cs, j, ws->l, sch);
             /* an inequality multiplier cannot be negative after a full step
              * except by round-off on a degenerate one */
-            ws->lc[k] = (!eq && lamj < 0.0) ? 0.0 : lamj;
+            append(ws, j, ws->l, sch, (!eq && lamj < 0.0) ? 0.0 : lamj);
             return STEP_ADDED;
         }
         /* partial step: the blocking pair leaves C */
@@ -176,12 +232,174 @@ static step_result gi_add(gi_rel_ws *ws, const gs_problem *pb, int j, double wj,
             ws->lc[c] -= t * ws->r[c];
         lamj += t;
         wj += t * sch;
-        drop_at(ws, block, ws->l);
+        drop_at(ws, block, ws->l, 1);
         carried = 1;
         /* lam_j != 0 while j is still outside C; w_j was advanced with the
          * step; l was carried to the smaller set, the next pass computes s
          * and r from it */
     }
+}
+
+/* In place lower Cholesky of the b x b matrix S whose pivots must exceed
+ * GS_CSET_DEP_TOL times the pairs' Q_jj (qd), as a single addition's Schur
+ * complement must: returns -1 or the first pivot that does not. O(b^3/3). */
+static int chol_block(double *S, int b, const double *qd)
+{
+    for (int j = 0; j < b; j++) {
+        double d = S[j + j * b];
+        for (int q = 0; q < j; q++)
+            d -= S[j + q * b] * S[j + q * b];
+        if (!(d > GS_CSET_DEP_TOL * qd[j]))
+            return j;
+        d = sqrt(d);
+        S[j + j * b] = d;
+        for (int i = j + 1; i < b; i++) {
+            double v = S[i + j * b];
+            for (int q = 0; q < j; q++)
+                v -= S[i + q * b] * S[j + q * b];
+            S[i + j * b] = v / d;
+        }
+    }
+    return -1;
+}
+
+/* Member i of the block leaves it (its multiplier is 0): the last one
+ * takes its place. */
+static void block_remove(gi_rel_ws *ws, int i, int b)
+{
+    const size_t m = (size_t)ws->cs.m;
+    if (i == b - 1)
+        return;
+    ws->J[i] = ws->J[b - 1];
+    ws->wJ[i] = ws->wJ[b - 1];
+    ws->lamJ[i] = ws->lamJ[b - 1];
+    memcpy(ws->X + i * m, ws->X + (b - 1) * m, (size_t)ws->cs.k * sizeof *ws->X);
+}
+
+/* Bring the b pairs J (residual gaps wJ < 0, columns Q[C, J] in X) into C
+ * together: GI's step for several pairs at once. With S = Q_JJ - X'X the
+ * Schur complement of Q_CC (X = L^-1 Q[C, J]) and d = -S^-1 w_J, the step
+ * lam_J += t d, lam_C -= t r (r = L^-T X d) keeps w_C = 0 and takes w_J to
+ * (1 - t) w_J: a straight path to the minimum on C + J, along which the
+ * dual objective falls. t = 1 appends the whole block (its factor rows
+ * [X' L_S]); a member of C whose multiplier reaches 0 first leaves (X
+ * carried by the removal's rotations), a block pair whose multiplier
+ * would turn negative leaves the block (at once while it is still 0: a
+ * pair the others shield), and the step goes on. A block of one pair is
+ * GI's own step (gi_add). Cost per segment O(k^2) (one L^-T solve) + O(k
+ * b^2); once per block O(k^2 b) for X with L read once (gs_trsm_l),
+ * against b pairs of O(k^2) solves one pair at a time. */
+static step_result gi_add_block(gi_rel_ws *ws, const gs_problem *pb, int b, int *iters)
+{
+    gs_cset *cs = &ws->cs;
+    const size_t m = (size_t)cs->m;
+    const double *Q = cs->pc->Q;
+    if (gs_cset_reserve(cs, cs->k + b, NULL) != GS_OK)
+        return STEP_NOMEM;
+    for (int i = 0; i < b; i++)
+        ws->lamJ[i] = 0.0;
+    if (cs->k > 0)
+        gs_trsm_l(cs->k, cs->f.L, (size_t)cs->f.cap, ws->X, m, b);
+    while (b > 1) {
+        const int k = cs->k;
+        /* S = Q_JJ - X'X, lower triangle, then its factor */
+        double qd[GI_BLOCK_MAX], dots[GI_BLOCK_MAX];
+        for (int j = 0; j < b; j++) {
+            gs_cols_dot(k, ws->X + j * m, m, b - j, ws->X + j * m, dots);
+            for (int i = j; i < b; i++)
+                ws->S[i + j * b] = Q[(size_t)ws->J[j] * m + ws->J[i]] - dots[i - j];
+            qd[j] = cs->pc->qdiag[ws->J[j]];
+        }
+        const int dep = chol_block(ws->S, b, qd);
+        if (dep >= 0) {
+            /* J[dep] depends on C and the block before it. The pivots only
+             * grow once the block has been factored (removing members of C
+             * or of the block enlarges the Schur complements), so this is
+             * the first factorization, where no pair has force yet: J[dep]
+             * leaves, GI decides about it later. A pair with force here is
+             * round-off at the dependence tolerance: reported as such. */
+            if (ws->lamJ[dep] != 0.0)
+                return STEP_DEPENDENT;
+            block_remove(ws, dep, b--);
+            continue;
+        }
+        /* d = -S^-1 w_J */
+        for (int i = 0; i < b; i++) {
+            double v = -ws->wJ[i];
+            for (int q = 0; q < i; q++)
+                v -= ws->S[i + q * b] * ws->dJ[q];
+            ws->dJ[i] = v / ws->S[i + i * b];
+        }
+        for (int i = b - 1; i >= 0; i--) {
+            double v = ws->dJ[i];
+            for (int q = i + 1; q < b; q++)
+                v -= ws->S[q + i * b] * ws->dJ[q];
+            ws->dJ[i] = v / ws->S[i + i * b];
+        }
+        /* a pair still at 0 that would turn negative is shielded by the
+         * others: it leaves the block before any step (the most negative
+         * first, then d again) */
+        int worst = -1;
+        for (int i = 0; i < b; i++)
+            if (ws->lamJ[i] == 0.0 && !(ws->dJ[i] > 0.0) &&
+                (worst < 0 || ws->dJ[i] < ws->dJ[worst]))
+                worst = i;
+        if (worst >= 0) {
+            block_remove(ws, worst, b--);
+            continue;
+        }
+        /* r = L^-T X d: lam_C falls by r per unit step */
+        memset(ws->r, 0, (size_t)k * sizeof *ws->r);
+        for (int i = 0; i < b; i++)
+            for (int c = 0; c < k; c++)
+                ws->r[c] += ws->X[i * m + c] * ws->dJ[i];
+        gs_cset_solve_Lt(cs, ws->r);
+        double tc;
+        const int block = gs_gi_ratio_test(k, ws->lc, ws->r, 1.0, cs->idx, pb, &tc);
+        int jb = -1;
+        double tj = INFINITY;
+        for (int i = 0; i < b; i++)
+            if (ws->dJ[i] < 0.0) {
+                const double t = ws->lamJ[i] / -ws->dJ[i]; /* lamJ >= 0: clamped below */
+                if (t < tj) {
+                    tj = t;
+                    jb = i;
+                }
+            }
+        if (tc >= 1.0 && tj >= 1.0) { /* full step: the block joins C */
+            for (int c = 0; c < k; c++)
+                ws->lc[c] -= ws->r[c];
+            for (int i = 0; i < b; i++) {
+                /* the row of J[i]: X's column, then row i of L_S */
+                double *row = ws->X + i * m;
+                for (int q = 0; q < i; q++)
+                    row[k + q] = ws->S[i + q * b];
+                const double lam = ws->lamJ[i] + ws->dJ[i], s = ws->S[i + i * b];
+                append(ws, ws->J[i], row, s * s, lam < 0.0 ? 0.0 : lam);
+            }
+            *iters += b;
+            return STEP_ADDED;
+        }
+        const double t = tc < tj ? tc : tj;
+        for (int c = 0; c < k; c++)
+            ws->lc[c] -= t * ws->r[c];
+        for (int i = 0; i < b; i++) {
+            ws->lamJ[i] += t * ws->dJ[i];
+            if (ws->lamJ[i] < 0.0) /* round-off of a pair reaching 0 with a member of C */
+                ws->lamJ[i] = 0.0;
+            ws->wJ[i] *= 1.0 - t;
+        }
+        (*iters)++;
+        if (tc <= tj) { /* a member of C leaves; X follows the factor */
+            drop_at(ws, block, ws->X, b);
+        } else { /* a block pair's multiplier reached 0: it leaves the block */
+            ws->lamJ[jb] = 0.0;
+            block_remove(ws, jb, b--);
+        }
+    }
+    /* one pair left: GI's single step from where the block is */
+    memcpy(ws->l, ws->X, (size_t)cs->k * sizeof *ws->l);
+    return gi_add(ws, pb, ws->J[0], ws->wJ[0], ws->lamJ[0], 0, L_SOLVED, iters);
 }
 
 /* Order the violated pairs in ws->cand (candidates.h); returns how many
@@ -283,7 +501,7 @@ static int warm_start(gi_rel_ws *ws, gs_solver *s, const gs_problem *pb, const g
                 ws->list[kept++] = cs->idx[c];
         }
         if (neg < GI_WARM_BLOCK_DROP) {
-            drop_at(ws, worst, NULL);
+            drop_at(ws, worst, NULL, 0);
             (*iters)++;
             continue;
         }
@@ -324,6 +542,7 @@ gs_err gs_gi_relative_solve(gs_solver *s, const gs_problem *pb, const gs_solve_o
     const int m = s->m, max_iter = gs_solver_max_iter(s, o);
     int iters = 0, n_eq = 0;
     info->status = GS_STATUS_OPTIMAL;
+    gs_cpool_clear(&ws->pool); /* kept empty outside the add loop */
 
     /* 1. equality pairs, full signed steps (C holds only equality pairs) */
     for (int i = 0; i < m; i++)
@@ -336,7 +555,7 @@ gs_err gs_gi_relative_solve(gs_solver *s, const gs_problem *pb, const gs_solve_o
         gs_cset_clear(cs);
         for (int i = 0; i < m; i++)
             if (gs_problem_is_eq(pb, i)) {
-                step_result sr = gi_add(ws, pb, i, current_w(ws, s, i), 1, &iters);
+                step_result sr = gi_add(ws, pb, i, current_w(ws, s, i), 0.0, 1, L_NONE, &iters);
                 if (sr == STEP_NOMEM)
                     return gs_errorf(err, GS_ERR_NOMEM, "", "no memory for the active set");
                 if (sr == STEP_DEPENDENT) {
@@ -370,16 +589,33 @@ gs_err gs_gi_relative_solve(gs_solver *s, const gs_problem *pb, const gs_solve_o
             continue;
         }
         polished = 0;
-        const int batch = gs_cand_batch(cs->k);
+        /* the pool: the most violated pairs of this refresh, their w kept
+         * exact; each addition takes the pairs most violated now, several
+         * at once when k is large (cpool.h, gi_add_block) */
+        const double *load = o->fasteners_first ? pb->load : NULL;
+        nc = order_candidates(ws, nc, GI_POOL_MIN + cs->k / GI_POOL_PER, load);
+        if (gs_cpool_fill(&ws->pool, cs, ws->cand, nc) != GS_OK)
+            return gs_errorf(err, GS_ERR_NOMEM, "", "no memory for the candidate pool");
         int taken = 0;
-        nc = order_candidates(ws, nc, 4 * batch, o->fasteners_first ? pb->load : NULL);
-        for (int c = 0; c < nc && taken < batch; c++) {
-            int j = ws->cand[c];
-            double wj = current_w(ws, s, j);
-            if (wj >= -s->tol_w)
-                continue;
-            step_result sr = gi_add(ws, pb, j, wj, 0, &iters);
-            taken++;
+        for (;;) {
+            int bmax = GI_BLOCK_MIN + cs->k / GI_BLOCK_PER;
+            if (bmax > GI_BLOCK_MAX)
+                bmax = GI_BLOCK_MAX;
+            if (bmax > max_iter - iters) /* a block counts as b steps */
+                bmax = max_iter - iters > 1 ? max_iter - iters : 1;
+            const int b =
+                gs_cpool_pick(&ws->pool, cs, ws->lc, s->p, load, s->tol_w, ws->slots, bmax);
+            if (b == 0)
+                break;
+            gs_cpool_take(&ws->pool, ws->slots, b, cs->k, ws->J, ws->wJ, ws->X, (size_t)m);
+            step_result sr;
+            if (b == 1) {
+                memcpy(ws->l, ws->X, (size_t)cs->k * sizeof *ws->l);
+                sr = gi_add(ws, pb, ws->J[0], ws->wJ[0], 0.0, 0, L_COLUMN, &iters);
+            } else {
+                sr = gi_add_block(ws, pb, b, &iters);
+            }
+            taken += b;
             if (sr == STEP_NOMEM)
                 return gs_errorf(err, GS_ERR_NOMEM, "", "no memory for the active set");
             if (sr == STEP_DEPENDENT) {
@@ -389,6 +625,7 @@ gs_err gs_gi_relative_solve(gs_solver *s, const gs_problem *pb, const gs_solve_o
             if ((info->status = gs_solve_stop(o, iters, max_iter)) != GS_STATUS_OPTIMAL)
                 goto out;
         }
+        gs_cpool_clear(&ws->pool);
         /* progress guard: listed by the dgemv but none violated on the exact
          * re-check (both within round-off of -tol_w): a candidate optimum */
         if (taken == 0) {
@@ -399,6 +636,7 @@ gs_err gs_gi_relative_solve(gs_solver *s, const gs_problem *pb, const gs_solve_o
         }
     }
 out:
+    gs_cpool_clear(&ws->pool);
     memset(lam, 0, (size_t)m * sizeof *lam);
     for (int c = 0; c < cs->k; c++)
         lam[cs->idx[c]] = ws->lc[c];

@@ -3,12 +3,17 @@
  * are checked for every variant in test_solvers_agree.c), agreement with the
  * reference oracle on generated models (1e-7 mm on x and w, contact-set
  * size), equality pairs, warm starts, the iteration limit, option errors.
- * Also covers the generic solve layer (solver.c) and the contact-set factor
- * (cset.c). */
+ * Also covers the generic solve layer (solver.c), the contact-set factor
+ * (cset.c), the candidate pool (cpool.c) and the blocks of pairs added at
+ * once (their every branch is taken by the oracle agreement tests: 435 full
+ * block steps, 284 members of C leaving mid-block, 17 block pairs leaving
+ * with force 0, 227 shielded before any step, 19 blocks ending as one
+ * pair, counted by temporary instrumentation). */
 #include "gs_test.h"
 #include "test_models.h"
 #include "test_solver_support.h"
 
+#include "cpool.h"
 #include "cset.h"
 
 #define KKT_TOL 1e-9
@@ -324,6 +329,34 @@ GS_TEST(cset_remove_carries_l)
         GS_CHECK(s7 >= s8 - 1e-12 * pc->qdiag[j]); /* fewer members: no smaller complement */
         gs_cset_free(&cs);
     }
+    /* three vectors carried at once (a block of pairs being added) round
+     * exactly as each carried alone */
+    for (int t = 0; t < 3; t++) {
+        gs_cset cs;
+        double V[3 * 16], v1[16];
+        GS_CHECK_INT(gs_cset_init(&cs, pc, NULL), GS_OK);
+        for (int a = 0; a < 8; a++) {
+            double s = gs_cset_schur(&cs, order[a], v1);
+            gs_cset_append(&cs, order[a], v1, s);
+        }
+        for (int q = 0; q < 3; q++)
+            gs_cset_schur(&cs, 10 + q, V + 16 * q);
+        gs_cset_remove_carry_n(&cs, at[t], V, 16, 3);
+        for (int q = 0; q < 3; q++) {
+            gs_cset c1;
+            GS_CHECK_INT(gs_cset_init(&c1, pc, NULL), GS_OK);
+            for (int a = 0; a < 8; a++) {
+                double s = gs_cset_schur(&c1, order[a], v1);
+                gs_cset_append(&c1, order[a], v1, s);
+            }
+            gs_cset_schur(&c1, 10 + q, v1);
+            gs_cset_remove_carry(&c1, at[t], v1);
+            GS_CHECK(memcmp(v1, V + 16 * q, 7 * sizeof *v1) == 0);
+            gs_cset_free(&c1);
+        }
+        GS_CHECK_INT(cs.k, 7);
+        gs_cset_free(&cs);
+    }
     gs_precomp_free(pc);
     gs_model_free(mdl);
 }
@@ -409,6 +442,150 @@ GS_TEST(cset_settle_lazy_skips_only_when_safe)
     }
     gs_precomp_free(pc);
     gs_model_free(mdl);
+}
+
+/* B == Q[C, pool] entry for entry (copies of Q: exact) in position order. */
+static void check_pool(const gs_cpool *pl, const gs_cset *cs, const gs_precomp *pc)
+{
+    for (int s = 0; s < pl->n; s++) {
+        GS_CHECK_INT(cs->pos[pl->pair[s]], -1);
+        for (int c = 0; c < cs->k; c++)
+            GS_CHECK(pl->B[(size_t)s * pl->ld + c] ==
+                     pc->Q[(size_t)pl->pair[s] * pc->m + cs->idx[c]]);
+    }
+}
+
+/* The candidate pool: filled from a list, its columns follow C through
+ * appends (past the capacity it was filled with) and removals; a pick
+ * returns the most violated pairs by exact w (against w computed from Q),
+ * loaded pairs first, ties by pair index; taken pairs leave with their
+ * columns and the others keep theirs. */
+GS_TEST(cpool_follows_the_set_and_picks_most_violated)
+{
+    gs_model *mdl = tm_random(2, 100, 3, 81);
+    gs_precomp *pc = ts_build(mdl);
+    const int m = pc->m;
+    GS_CHECK(m > 100 && m <= 128);
+    gs_cset cs;
+    GS_CHECK_INT(gs_cset_init(&cs, pc, NULL), GS_OK);
+    const int C[4] = {2, 5, 8, 11};
+    GS_CHECK_INT(gs_cset_build(&cs, C, 4, NULL), GS_OK);
+    gs_cpool pl;
+    gs_cpool_init(&pl);
+    const int list[6] = {0, 3, 7, 13, 17, 19};
+    GS_CHECK_INT(gs_cpool_fill(&pl, &cs, list, 6), GS_OK);
+    GS_CHECK_INT(pl.n, 6);
+    const size_t ld0 = pl.ld;
+    check_pool(&pl, &cs, pc);
+    /* appends until C outgrows the rows the pool was filled with */
+    double l[128];
+    for (int j = 20; j < m && (size_t)cs.k <= ld0 + 1; j++) {
+        if (cs.pos[j] >= 0)
+            continue;
+        GS_CHECK_INT(gs_cset_reserve(&cs, cs.k + 1, NULL), GS_OK);
+        double sch = gs_cset_schur(&cs, j, l);
+        if (!(sch > GS_CSET_DEP_TOL * pc->qdiag[j]))
+            continue;
+        gs_cset_append(&cs, j, l, sch);
+        GS_CHECK_INT(gs_cpool_appended(&pl, &cs, j), GS_OK);
+    }
+    GS_CHECK((size_t)cs.k > ld0 && pl.ld >= (size_t)cs.k);
+    check_pool(&pl, &cs, pc);
+    const int k0 = cs.k;
+    gs_cpool_removed(&pl, 1, cs.k);
+    gs_cset_remove(&cs, 1);
+    gs_cpool_removed(&pl, cs.k - 1, cs.k);
+    gs_cset_remove(&cs, cs.k - 1);
+    GS_CHECK_INT(cs.k, k0 - 2);
+    check_pool(&pl, &cs, pc);
+
+    /* multipliers and p such that w_pool = (-1, -3, +1, -3, -2, -0.5) for
+     * pairs (0, 3, 7, 13, 17, 19): 3 and 13 tie at -3 */
+    double lc[128], p[128], wq[128];
+    for (int c = 0; c < cs.k; c++)
+        lc[c] = 0.01 * (c % 5);
+    memset(wq, 0, sizeof wq);
+    gs_cset_qmul(&cs, lc, wq);
+    const double want[6] = {-1, -3, 1, -3, -2, -0.5};
+    for (int i = 0; i < m; i++)
+        p[i] = wq[i];
+    for (int s = 0; s < 6; s++)
+        p[list[s]] = wq[list[s]] - want[s];
+    int slots[4];
+    const int b = gs_cpool_pick(&pl, &cs, lc, p, NULL, 1e-6, slots, 4);
+    GS_CHECK_INT(b, 4);
+    const int order[4] = {3, 13, 17, 0}; /* -3 (pair 3 before 13), -2, -1 */
+    for (int i = 0; i < b; i++) {
+        GS_CHECK_INT(pl.pair[slots[i]], order[i]);
+        GS_CHECK_NEAR(pl.w[slots[i]], want[i == 0 ? 1 : i == 1 ? 3 : i == 2 ? 4 : 0], 1e-12);
+    }
+    /* a loaded pair is taken first, and only loaded pairs with it */
+    double load[128] = {0};
+    load[19] = 1.0;
+    load[7] = 1.0; /* loaded but not violated */
+    GS_CHECK_INT(gs_cpool_pick(&pl, &cs, lc, p, load, 1e-6, slots, 4), 1);
+    GS_CHECK_INT(pl.pair[slots[0]], 19);
+    /* nothing violated beyond tol_w */
+    GS_CHECK_INT(gs_cpool_pick(&pl, &cs, lc, p, NULL, 5.0, slots, 4), 0);
+    /* take two: their columns and w leave, the others keep their columns */
+    GS_CHECK_INT(gs_cpool_pick(&pl, &cs, lc, p, NULL, 1e-6, slots, 2), 2);
+    int pairs[2];
+    double w2[2], X[2 * 128];
+    gs_cpool_take(&pl, slots, 2, cs.k, pairs, w2, X, 128);
+    GS_CHECK_INT(pairs[0], 3);
+    GS_CHECK_INT(pairs[1], 13);
+    GS_CHECK_NEAR(w2[0], -3.0, 1e-12);
+    for (int q = 0; q < 2; q++)
+        for (int c = 0; c < cs.k; c++)
+            GS_CHECK(X[q * 128 + c] == pc->Q[(size_t)pairs[q] * m + cs.idx[c]]);
+    GS_CHECK_INT(pl.n, 4);
+    for (int s = 0; s < pl.n; s++)
+        GS_CHECK(pl.pair[s] != 3 && pl.pair[s] != 13);
+    check_pool(&pl, &cs, pc);
+    gs_cpool_free(&pl);
+    gs_cset_free(&cs);
+    gs_precomp_free(pc);
+    gs_model_free(mdl);
+}
+
+/* Two pairs violated together whose constraints are dependent within GI's
+ * tolerance (rows of A' (1, 0) and (1, 5e-7), K = I: the Schur complement
+ * of the second is 2.5e-13 of its Q_jj, above the precomputation's 1e-13
+ * and below GI's 1e-12): the block of both finds the second
+ * dependent before any step and lets GI's single step decide about it, as
+ * it decides when the pairs come one at a time; the answer is certified
+ * and the same whichever order the pairs come in. */
+GS_TEST(dependent_pair_in_a_block)
+{
+    const double eps = 5e-7;
+    gs_model *mdl = gs_model_new(1, 2, 2, 0, NULL);
+    gs_model_alloc_block(mdl, 0, 2, NULL);
+    mdl->parts[0].K[0] = mdl->parts[0].K[3] = 1.0;
+    gs_model_alloc_f(mdl, NULL);
+    mdl->f[0] = 1.0;
+    mdl->f[1] = 0.0;
+    mdl->nodes[0] = (gs_node){.part = 0, .dof = 0};
+    mdl->nodes[1] = (gs_node){.part = 0, .dof = 1, .xyz = {1, 0, 0}};
+    mdl->pairs[0] = (gs_pair){.node = {0, GS_FIXED}, .coef = {1.0, 0.0}};
+    mdl->pairs[1] = (gs_pair){.node = {0, 1}, .coef = {1.0, eps}};
+    ts_fixture f;
+    ts_fx_open(&f, mdl, 1);
+    gs_solve_opts o = ts_opts(GS_METHOD_GI, GS_FORM_RELATIVE);
+    double lam[2][2];
+    for (int c = 0; c < 2; c++) {
+        /* x0 = f0 = 1 without contact: both gaps closed by 0.5, the second
+         * (c = 0) or the first (c = 1) slightly more */
+        f.G[0] = c == 0 ? 0.5 : 0.4;
+        f.G[1] = c == 0 ? 0.4 : 0.5;
+        gs_problem pb = ts_fx_problem(&f, 0);
+        gs_solve_info info;
+        ts_solve_ok(f.sv, &pb, &o, f.lam, f.w, f.x, &info, KKT_TOL);
+        GS_CHECK_NEAR(f.x[0], 0.4, 1e-9); /* the tighter gap holds */
+        memcpy(lam[c], f.lam, sizeof lam[c]);
+    }
+    GS_CHECK_NEAR(lam[0][0] + lam[0][1], 0.6, 1e-6); /* the force that holds x0 */
+    GS_CHECK_NEAR(lam[1][0] + lam[1][1], 0.6, 1e-6);
+    ts_fx_free(&f);
 }
 
 GS_TEST_MAIN()
