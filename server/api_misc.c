@@ -40,8 +40,12 @@ void gsd_h_metrics(gsd_req *r)
 {
     gsd_app *app = r->app;
     gs_buf b = {0};
-    gsd_metrics_render(&app->metrics, &b, gsd_pool_depth(app->pool), gsd_jobs_active(app->jobs),
-                       gsd_registry_loaded(app->reg), gsd_unix_now() - app->started);
+    const gsd_gauges g = {.queue_depth = gsd_pool_depth(app->pool),
+                          .summary_queue_depth = gsd_pool_depth(app->readers),
+                          .jobs_active = gsd_jobs_active(app->jobs),
+                          .assemblies_loaded = gsd_registry_loaded(app->reg),
+                          .uptime = gsd_unix_now() - app->started};
+    gsd_metrics_render(&app->metrics, &b, &g);
     gsd_reply(r, 200, "text/plain; version=0.0.4", &b);
 }
 

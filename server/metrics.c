@@ -27,8 +27,7 @@ void gsd_metrics_http(gsd_metrics *mt, unsigned code)
         atomic_fetch_add(&mt->http[c], 1);
 }
 
-void gsd_metrics_render(const gsd_metrics *mt, gs_buf *b, int queue_depth, int jobs_active,
-                        int assemblies_loaded, double uptime)
+void gsd_metrics_render(const gsd_metrics *mt, gs_buf *b, const gsd_gauges *g)
 {
     gs_buf_puts(b, "# HELP gapsim_solves_total Solves by method that ran and status.\n"
                     "# TYPE gapsim_solves_total counter\n");
@@ -88,6 +87,9 @@ void gsd_metrics_render(const gsd_metrics *mt, gs_buf *b, int queue_depth, int j
                    "gapsim_results_retained_total %lld\n"
                    "# HELP gapsim_queue_depth Interactive and precompute tasks waiting.\n"
                    "# TYPE gapsim_queue_depth gauge\ngapsim_queue_depth %d\n"
+                   "# HELP gapsim_summary_queue_depth Summaries and exports waiting for a "
+                   "reader thread.\n"
+                   "# TYPE gapsim_summary_queue_depth gauge\ngapsim_summary_queue_depth %d\n"
                    "# HELP gapsim_jobs_active Cloud jobs queued or running.\n"
                    "# TYPE gapsim_jobs_active gauge\ngapsim_jobs_active %d\n"
                    "# HELP gapsim_assemblies_loaded Assemblies with factors in memory.\n"
@@ -96,7 +98,8 @@ void gsd_metrics_render(const gsd_metrics *mt, gs_buf *b, int queue_depth, int j
                    "# TYPE gapsim_uptime_seconds gauge\ngapsim_uptime_seconds %.3f\n",
                    atomic_load(&mt->assemblies_created), atomic_load(&mt->clouds_submitted),
                    atomic_load(&mt->results_retained),
-                   queue_depth, jobs_active, assemblies_loaded, uptime);
+                   g->queue_depth, g->summary_queue_depth, g->jobs_active,
+                   g->assemblies_loaded, g->uptime);
 }
 
 void gsd_metrics_summary(gsd_metrics *mt, int cached, int computed)

@@ -35,8 +35,16 @@ void gsd_metrics_http(gsd_metrics *mt, unsigned code);
 /* A summary answered: from the cache (cached), or computed (computed:
  * GSD_SUMMARY_FULL / GSD_SUMMARY_COUNTED of summary.h, 0: neither). */
 void gsd_metrics_summary(gsd_metrics *mt, int cached, int computed);
+/* The gauges read at render time. */
+typedef struct {
+    int queue_depth;         /* interactive and precompute tasks waiting for a worker */
+    int summary_queue_depth; /* summaries and exports waiting for a reader */
+    int jobs_active;
+    int assemblies_loaded;
+    double uptime;
+} gsd_gauges;
+
 /* Render counters plus the given gauges in Prometheus text format 0.0.4. */
-void gsd_metrics_render(const gsd_metrics *mt, gs_buf *b, int queue_depth, int jobs_active,
-                        int assemblies_loaded, double uptime);
+void gsd_metrics_render(const gsd_metrics *mt, gs_buf *b, const gsd_gauges *g);
 
 #endif

@@ -30,10 +30,12 @@ class AssemblyTest(ApiCase):
         text = r.body.decode()
         for name in ("gapsim_solves_total", "gapsim_solve_seconds_bucket", "gapsim_cache_hits_total",
                      "gapsim_cache_misses_total", "gapsim_queue_depth", "gapsim_jobs_active",
+                     "gapsim_summary_queue_depth",
                      "gapsim_http_responses_total", "gapsim_assemblies_created_total",
                      "gapsim_summary_cache_hits_total", "gapsim_summaries_computed_total"):
             self.assertIn("# TYPE " + name.replace("_bucket", ""), text)
         self.assertGreaterEqual(metric(self.d, "gapsim_assemblies_created_total"), 1)
+        self.assertEqual(metric(self.d, "gapsim_summary_queue_depth"), 0)  # idle readers
         n0 = metric(self.d, "gapsim_solve_seconds_count")
         s0 = metric(self.d, "gapsim_solves_total", 'solver="gi",status="optimal"') \
             if 'solver="gi",status="optimal"' in text else 0.0
