@@ -13,6 +13,7 @@
 #include "hash.h"
 #include "jobs.h"
 #include "precomp_io.h"
+#include "summary.h"
 #include "upkeep.h"
 
 void gsd_asm_limits(const gsd_app *app, gs_model_limits *lim)
@@ -334,6 +335,7 @@ gs_err gsd_asm_delete(gsd_app *app, const char *id, gs_error *err)
         if (rc == GS_OK) {
             gsd_path_job(app, jobs[i].id, dir, sizeof dir);
             gsd_rmtree(dir);
+            gsd_summary_forget(app->sums, jobs[i].id);
         }
         gsd_job_row_free(&jobs[i]);
     }

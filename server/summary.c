@@ -217,6 +217,24 @@ static void cache_put(gsd_summary_cache *c, sum_entry *n)
     pthread_mutex_unlock(&c->mu);
 }
 
+void gsd_summary_forget(gsd_summary_cache *c, const char *job)
+{
+    if (!c)
+        return;
+    pthread_mutex_lock(&c->mu);
+    for (sum_entry **pp = &c->head; *pp;) {
+        sum_entry *e = *pp;
+        if (strcmp(e->key.job, job)) {
+            pp = &e->next;
+            continue;
+        }
+        *pp = e->next;
+        c->bytes -= e->bytes;
+        entry_free(e);
+    }
+    pthread_mutex_unlock(&c->mu);
+}
+
 /* A new entry of k: a copy of text, or the statistics s (taken: freed
  * when out of memory). */
 static sum_entry *entry_new(const sum_key *k, const char *text, size_t len, gs_cstats *s)

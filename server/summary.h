@@ -64,6 +64,10 @@ int gsd_summary_lookup(const gsd_job_row *job, gsd_summary_opts *o, gs_buf *b);
 int gsd_summary_reserve(gsd_summary_cache *c, const char *job, double threshold, int bins);
 void gsd_summary_unreserve(gsd_summary_cache *c, const char *job, double threshold, int bins);
 
+/* Drop every cached text and statistics of the job (its assembly is being
+ * deleted; a computation under way may still add its own). O(entries). */
+void gsd_summary_forget(gsd_summary_cache *c, const char *job);
+
 /* A cache holding at most budget bytes of summary text (0: caches nothing).
  * Thread-safe. NULL when out of memory. */
 gsd_summary_cache *gsd_summary_cache_new(size_t budget);

@@ -307,4 +307,43 @@ GS_TEST(reserved_summary_computed_once)
     gsd_store_close(st);
 }
 
+/* gsd_summary_forget (an assembly deleted): the job's text and statistics
+ * leave the cache, another job's stay. After it, the same summary is
+ * computed again in full (not cached), and another threshold too (no
+ * statistics left to count from). */
+GS_TEST(forget_drops_a_jobs_entries)
+{
+    char db[512], gaps[512];
+    gsd_store *st = seed("forget", "done", db, gaps);
+    GS_CHECK(st != NULL);
+    gsd_summary_cache *c = gsd_summary_cache_new(8 << 20);
+    gsd_job_row j = job_of("done");
+    int cached = -1;
+    char *first = summary(st, "done", gaps, c, 0.1, &cached);
+    GS_CHECK(first != NULL);
+    free(summary(st, "done", gaps, c, 0.1, &cached));
+    GS_CHECK_INT(cached, 1);
+    gsd_summary_forget(c, "j_2"); /* not this job's: kept */
+    free(summary(st, "done", gaps, c, 0.1, &cached));
+    GS_CHECK_INT(cached, 1);
+    gsd_summary_forget(c, "j_1");
+    static const double ts[2] = {0.1, 0.3};
+    for (int i = 0; i < 2; i++) {
+        gsd_summary_opts o = {.threshold = ts[i], .bins = 9, .gaps_path = gaps, .cache = c};
+        gs_buf b = {0};
+        gs_error e;
+        GS_CHECK_INT(gsd_summary(st, &j, M, &o, &b, &e), GS_OK);
+        GS_CHECK_INT(o.cached, 0);
+        GS_CHECK_INT(o.computed, GSD_SUMMARY_FULL); /* i = 1: no statistics to count from */
+        if (i == 0)
+            GS_CHECK(b.len == strlen(first) && !memcmp(b.p, first, b.len));
+        gs_buf_free(&b);
+        if (i == 0)
+            gsd_summary_forget(c, "j_1");
+    }
+    free(first);
+    gsd_summary_cache_free(c);
+    gsd_store_close(st);
+}
+
 GS_TEST_MAIN()
