@@ -121,16 +121,7 @@ GS_TEST(exact_cases_every_combination)
 GS_TEST(nearly_dependent_pairs_every_combination)
 {
     const double eps = 1e-4;
-    gs_model *mdl = gs_model_new(1, 2, 2, 0, NULL);
-    gs_model_alloc_block(mdl, 0, 2, NULL);
-    mdl->parts[0].K[0] = mdl->parts[0].K[3] = 1.0;
-    gs_model_alloc_f(mdl, NULL);
-    mdl->f[0] = 1e4;
-    mdl->f[1] = 1.0;
-    mdl->nodes[0] = (gs_node){.part = 0, .dof = 0};
-    mdl->nodes[1] = (gs_node){.part = 0, .dof = 1, .xyz = {1, 0, 0}};
-    mdl->pairs[0] = (gs_pair){.node = {0, GS_FIXED}, .coef = {1.0, 0.0}};
-    mdl->pairs[1] = (gs_pair){.node = {0, 1}, .coef = {1.0, eps}};
+    gs_model *mdl = tm_near_dependent(eps, 1e4, 1.0);
     ts_fixture f;
     ts_fx_open(&f, mdl, 1);
     f.G[0] = 0.5;

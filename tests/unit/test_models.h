@@ -80,6 +80,25 @@ static inline gs_model *tm_two_springs(void)
     return mdl;
 }
 
+/* Nearly dependent pairs: one part of two DOFs, K = I, force (f0, f1); pair
+ * 0 holds DOF 0 against the jig (row of A' (1, 0)), pair 1 joins DOF 0 and
+ * DOF 1 with coefficients (1, eps): Q = [[1, 1], [1, 1 + eps^2]], cond ~ 4 /
+ * eps^2, the second pair's Schur complement eps^2. */
+static inline gs_model *tm_near_dependent(double eps, double f0, double f1)
+{
+    gs_model *mdl = gs_model_new(1, 2, 2, 0, NULL);
+    gs_model_alloc_block(mdl, 0, 2, NULL);
+    mdl->parts[0].K[0] = mdl->parts[0].K[3] = 1.0;
+    gs_model_alloc_f(mdl, NULL);
+    mdl->f[0] = f0;
+    mdl->f[1] = f1;
+    mdl->nodes[0] = (gs_node){.part = 0, .dof = 0};
+    mdl->nodes[1] = (gs_node){.part = 0, .dof = 1, .xyz = {1, 0, 0}};
+    mdl->pairs[0] = (gs_pair){.node = {0, GS_FIXED}, .coef = {1.0, 0.0}};
+    mdl->pairs[1] = (gs_pair){.node = {0, 1}, .coef = {1.0, eps}};
+    return mdl;
+}
+
 /* Random SPD block: K = B B' / nb + shift I, entries of B uniform in [-1, 1]. */
 static inline void tm_random_spd(double *K, int nb, double shift)
 {
