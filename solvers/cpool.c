@@ -56,7 +56,9 @@ gs_err gs_cpool_fill(gs_cpool *pl, const gs_cset *cs, const int *list, int n)
     const int m = cs->m, k = cs->k;
     const double *Q = cs->pc->Q;
     pl->n = 0;
-    if (n > 0 && reserve(pl, n, (size_t)(cs->cap > k ? cs->cap : k), 0) != GS_OK)
+    if (n <= 0)
+        return GS_OK;
+    if (reserve(pl, n, (size_t)(cs->cap > k ? cs->cap : k), 0) != GS_OK)
         return GS_ERR_NOMEM;
     memcpy(pl->pair, list, (size_t)n * sizeof *pl->pair);
     pl->n = n;

@@ -97,11 +97,7 @@ void gs_cset_remove(gs_cset *cs, int c)
 
 void gs_cset_remove_carry(gs_cset *cs, int c, double *l)
 {
-    const int k = cs->k;
-    gs_cholup_remove_carry(&cs->f, c, l);
-    gs_wlist_remove(cs->idx, cs->pos, k, c);
-    cs->k = k - 1;
-    cs->updates++;
+    gs_cset_remove_carry_n(cs, c, l, 0, l ? 1 : 0);
 }
 
 void gs_cset_remove_carry_n(gs_cset *cs, int c, double *V, size_t ldv, int n)

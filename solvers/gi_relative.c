@@ -6,7 +6,8 @@
  * residual gaps w = -p) and adds violated constraints u_j <= g_j (pairs
  * with w_j < 0 that close into contact; one at a time here, blocks below),
  * keeping every iterate optimal on its active set and dual feasible (lam >=
- * 0). Its multipliers are the contact forces. Written in the dual variables, with C the active set:
+ * 0). Its multipliers are the contact forces. Written in the dual
+ * variables, with C the active set:
  *   lam_C = Q_CC^-1 p_C,   w = Q[:, C] lam_C - p,   u = g - w,
  * because (K~_FF)^-1 relations reduce by the Schur complement to Q_CC (the
  * identity K~ = L_Q^-T L_Q^-1: J = L_Q, see docs/math.md (3)). Adding j:
@@ -41,8 +42,8 @@
  * that keeps w_C = 0 and takes w_J to 0, partial steps as above, and pairs
  * the others shield leave the block. The block's L^-1 Q[C, J] is one
  * triangular solve with several right-hand sides (L read once), and each
- * segment of its path one L^-T solve: lap joint at 50%, 424 GI steps in
- * about 150 segments.
+ * segment of its path one L^-T solve: lap joint at 50%, about 440 GI steps
+ * (a block of b counts b) in 170 segments.
  * Reference: D. Goldfarb, A. Idnani, Math. Prog. 27 (1983) 1-33;
  * M.J.D. Powell, Math. Prog. Study 25 (1985) 46-61; Stefanova et al. (2020).
  * Invariants: cs holds C and L with L L' = Q_CC; lc[c] = lam of the pair at
@@ -53,7 +54,7 @@
  * carries l); per block of b pairs O(k^2 b) in one multi-column solve plus
  * O(k^2 + k b^2) per segment; per pick O(k n) for the n pool pairs; per
  * refresh O(m k) (gs_cols_mul). Measured on the 5,206-unknown lap joint
- * (docs/solvers.md): 0.9 / 4.1 / 7.4 ms per gap at 10 / 50 / 100%
+ * (docs/solvers.md): 0.95 / 3.8 / 6.6 ms per gap at 10 / 50 / 100%
  * fasteners (n_act 77 / 282 / 380).
  */
 #include <cblas.h>
@@ -152,14 +153,11 @@ static void *gi_rel_new(gs_solver *s)
 
 /* Remove position c from C, from lc and from the pool's columns; carry the
  * n vectors V[:, q] of the form L^-1 Q[C, j] (gs_cset_remove_carry_n), ld
- * m, if n > 0. */
+ * m (n = 0: none). */
 static void drop_at(gi_rel_ws *ws, int c, double *V, int n)
 {
     gs_cpool_removed(&ws->pool, c, ws->cs.k);
-    if (n > 0)
-        gs_cset_remove_carry_n(&ws->cs, c, V, (size_t)ws->cs.m, n);
-    else
-        gs_cset_remove(&ws->cs, c);
+    gs_cset_remove_carry_n(&ws->cs, c, V, (size_t)ws->cs.m, n);
     memmove(ws->lc + c, ws->lc + c + 1, (size_t)(ws->cs.k - c) * sizeof *ws->lc);
 }
 
