@@ -573,10 +573,14 @@ gs_err gs_gi_relative_solve(gs_solver *s, const gs_problem *pb, const gs_solve_o
         if (!w_fresh)
             gs_cset_residual(cs, ws->lc, s->p, ws->w);
         w_fresh = 0;
+        /* the violated pairs outside C, without a branch per pair (which
+         * way it goes is as good as random: 3-4% of a solve at 10%) */
         int nc = 0;
-        for (int i = 0; i < m; i++)
-            if (cs->pos[i] < 0 && ws->w[i] < -s->tol_w)
-                ws->cand[nc++] = i;
+        const double lim = -s->tol_w;
+        for (int i = 0; i < m; i++) {
+            ws->cand[nc] = i;
+            nc += (cs->pos[i] < 0) & (ws->w[i] < lim);
+        }
         if (nc == 0) {
             if (polished)
                 break;
