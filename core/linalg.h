@@ -51,14 +51,15 @@ double gs_now(void);
 double gs_thread_cpu(void);
 
 /* y += A[:, cols] v: the k columns cols[c] of A (m rows, leading dim lda)
- * times v (k), four columns per sweep over y, each y_i summed in the order
- * of cols (no BLAS: the same rounding on every CPU and every OpenBLAS
- * kernel; on x86-64 an AVX2 clone without FMA is picked at load time where
- * the CPU has it and rounds exactly like the baseline code). O(m k). */
+ * times v (k), eight columns per sweep over y (then four, then one), each
+ * y_i summed in the order of cols (no BLAS: the same rounding on every CPU
+ * and every OpenBLAS kernel; on x86-64 an AVX2 clone without FMA is picked
+ * at load time where the CPU has it and rounds exactly like the baseline
+ * code). O(m k). */
 void gs_cols_mul(int m, const double *A, size_t lda, const int *cols, const double *v, int k,
                  double *y);
 /* y += A v over the nonzeros of v (n), in index order, four columns per
- * sweep (as gs_cols_mul). O(m nnz(v)). */
+ * sweep (gs_cols_mul on each four). O(m nnz(v)). */
 void gs_sparse_mul(int m, const double *A, size_t lda, const double *v, int n, double *y);
 
 /* Triangular solves with a lower triangular L (k x k, leading dim ld,

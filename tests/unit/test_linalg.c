@@ -185,4 +185,36 @@ GS_TEST(trsm_and_cols_dot)
 #undef RND
 }
 
+/* gs_cols_mul: bitwise the plain sum in the order of the columns, each y_i
+ * left to right, for every count of columns 0..20 and 37 (the sweeps of
+ * eight, the four and the ones left over), columns in any order of A and
+ * a leading dimension above m. */
+GS_TEST(cols_mul_sums_in_column_order)
+{
+    unsigned long long seed = 4242;
+#define RND() (seed = seed * 6364136223846793005ULL + 1442695040888963407ULL, \
+               (double)(seed >> 11) / 9007199254740992.0 - 0.5)
+    enum { M = 29, LDA = 31, N = 40 };
+    static double A[LDA * N];
+    for (int i = 0; i < LDA * N; i++)
+        A[i] = RND();
+    int cols[N];
+    double v[N], y[M], want[M];
+    for (int k = 0; k <= 37; k += (k < 20 ? 1 : 17)) {
+        for (int c = 0; c < k; c++) {
+            cols[c] = (c * 17 + 5) % N;
+            v[c] = RND();
+        }
+        for (int i = 0; i < M; i++)
+            y[i] = want[i] = RND();
+        gs_cols_mul(M, A, LDA, cols, v, k, y);
+        for (int i = 0; i < M; i++) {
+            for (int c = 0; c < k; c++)
+                want[i] = want[i] + v[c] * A[i + (size_t)cols[c] * LDA];
+            GS_CHECK(y[i] == want[i]);
+        }
+    }
+#undef RND
+}
+
 GS_TEST_MAIN()
