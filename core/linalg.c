@@ -158,6 +158,23 @@ GS_SIMD_CLONES static void axpy8(int m, const double *a, const double *const x[8
                a5 * x5[i] + a6 * x6[i] + a7 * x7[i];
 }
 
+/* The plane rotation of a removal from a Cholesky factor (solvers/
+ * cholup.h): dst_i = c l_i + s x_i, x_i = c x_i - s l_i. O(n). */
+GS_SIMD_CLONES static void rotate(int n, double *dst, const double *l, double *x, double c,
+                                  double s)
+{
+    for (int i = 0; i < n; i++) {
+        const double li = l[i], xi = x[i];
+        dst[i] = c * li + s * xi;
+        x[i] = c * xi - s * li;
+    }
+}
+
+void gs_rotate(int n, double *dst, const double *l, double *x, double c, double s)
+{
+    rotate(n, dst, l, x, c, s);
+}
+
 void gs_cols_mul(int m, const double *A, size_t lda, const int *cols, const double *v, int k,
                  double *y)
 {

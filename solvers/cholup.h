@@ -132,11 +132,7 @@ static inline void gs_cholup_remove_carry_n(gs_cholup *ch, int c, double *V, siz
         }
         double rr = hypot(a, b), cs = a / rr, sn = b / rr;
         dst[q] = rr;
-        for (int i = q + 1; i < r; i++) {
-            double li = col[i], xi = x[i];
-            dst[i] = cs * li + sn * xi;
-            x[i] = cs * xi - sn * li;
-        }
+        gs_rotate(r - q - 1, dst + q + 1, col + q + 1, x + q + 1, cs, sn);
         rot[2 * q] = cs;
         rot[2 * q + 1] = sn;
     }

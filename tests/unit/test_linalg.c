@@ -217,4 +217,29 @@ GS_TEST(cols_mul_sums_in_column_order)
 #undef RND
 }
 
+/* gs_rotate: bitwise the plain loop (compiled for the baseline CPU here,
+ * while the library picks its AVX2 clone where the CPU has one) for every
+ * length 0..13 and 37, with the rotation of a 3-4-5 triangle exact on
+ * integers. */
+GS_TEST(rotate_matches_plain_loop)
+{
+    double l[40] = {0}, x[40] = {0}, x2[40] = {0}, d[40] = {0};
+    for (int n = 0; n <= 37; n += (n < 13 ? 1 : 24)) {
+        for (int i = 0; i < n; i++) {
+            l[i] = 0.1 * (i + 1) - 1.3;
+            x[i] = x2[i] = 1.0 / (i + 3);
+        }
+        const double c = 0.8, s = 0.6;
+        gs_rotate(n, d, l, x, c, s);
+        for (int i = 0; i < n; i++) {
+            const double want_d = c * l[i] + s * x2[i], want_x = c * x2[i] - s * l[i];
+            GS_CHECK(d[i] == want_d && x[i] == want_x);
+        }
+    }
+    double l3[5] = {5, 5, 5, 5, 5}, x3[5] = {0, 0, 0, 0, 0}, d3[5];
+    gs_rotate(5, d3, l3, x3, 0.6, 0.8); /* (5, 0) -> (3, -4) */
+    for (int i = 0; i < 5; i++)
+        GS_CHECK(d3[i] == 3.0 && x3[i] == -4.0);
+}
+
 GS_TEST_MAIN()
