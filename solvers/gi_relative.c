@@ -609,14 +609,12 @@ gs_err gs_gi_relative_solve(gs_solver *s, const gs_problem *pb, const gs_solve_o
                 gs_cpool_pick(&ws->pool, cs, ws->lc, s->p, load, s->tol_w, ws->slots, bmax);
             if (b == 0)
                 break;
-            gs_cpool_take(&ws->pool, ws->slots, b, cs->k, ws->J, ws->wJ, ws->X, (size_t)m);
-            step_result sr;
-            if (b == 1) {
-                memcpy(ws->l, ws->X, (size_t)cs->k * sizeof *ws->l);
-                sr = gi_add(ws, pb, ws->J[0], ws->wJ[0], 0.0, 0, L_COLUMN, &iters);
-            } else {
-                sr = gi_add_block(ws, pb, b, &iters);
-            }
+            /* one pair: its column straight into ws->l, GI's own step */
+            gs_cpool_take(&ws->pool, ws->slots, b, cs->k, ws->J, ws->wJ, b == 1 ? ws->l : ws->X,
+                          (size_t)m);
+            const step_result sr =
+                b == 1 ? gi_add(ws, pb, ws->J[0], ws->wJ[0], 0.0, 0, L_COLUMN, &iters)
+                       : gi_add_block(ws, pb, b, &iters);
             taken += b;
             if (sr == STEP_NOMEM)
                 return gs_errorf(err, GS_ERR_NOMEM, "", "no memory for the active set");
