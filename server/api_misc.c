@@ -40,10 +40,15 @@ void gsd_h_metrics(gsd_req *r)
 {
     gsd_app *app = r->app;
     gs_buf b = {0};
+    gs_fcache_stats fc;
+    gsd_registry_fcache_stats(app->reg, &fc);
     const gsd_gauges g = {.queue_depth = gsd_pool_depth(app->pool),
                           .summary_queue_depth = gsd_pool_depth(app->readers),
                           .jobs_active = gsd_jobs_active(app->jobs),
                           .assemblies_loaded = gsd_registry_loaded(app->reg),
+                          .fcache_hits = fc.hits,
+                          .fcache_misses = fc.misses,
+                          .fcache_bytes = (long long)fc.bytes,
                           .uptime = gsd_unix_now() - app->started};
     gsd_metrics_render(&app->metrics, &b, &g);
     gsd_reply(r, 200, "text/plain; version=0.0.4", &b);

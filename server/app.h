@@ -57,6 +57,7 @@ typedef struct {
     long long retain_max; /* at most this many single solves are kept (0: no limit) */
     long long store_quota_mb; /* database + data directory above: 507 (0: no quota) */
     long long summary_cache_mb; /* MiB of ended jobs' summaries kept in memory (default 64) */
+    long long factor_cache_mb; /* MiB of contact-set factors per assembly (fcache.h, default 256) */
 } gsd_opts;
 
 typedef struct gsd_token {

@@ -6,6 +6,7 @@
 #ifndef GSD_ASM_IMPL_H
 #define GSD_ASM_IMPL_H
 
+#include "fcache.h"
 #include "registry.h"
 
 struct gsd_asm {
@@ -15,6 +16,8 @@ struct gsd_asm {
     gs_model *mdl;             /* NULL until loaded */
     gs_precomp *pc;            /* NULL until ready */
     gs_solver **solvers;       /* n_workers slots */
+    gs_fcache *fcache;         /* shared by the solvers (NULL: none); made with the first */
+    size_t fcache_budget;      /* its bytes (the registry's) */
     int n_workers;
     int refs;                  /* registry lock */
     int dropped;               /* registry lock */

@@ -81,6 +81,9 @@ static void usage(FILE *f)
             "                    (default 0: no limit)\n"
             "  --summary-cache-mb MB  MiB of ended jobs' summaries kept in memory, so a\n"
             "                    summary or export is computed once (default 64; 0: off)\n"
+            "  --factor-cache-mb MB  MiB per assembly of contact-set factors kept for warm\n"
+            "                    starts from stored solutions: the moves of a pattern search\n"
+            "                    copy the factor the first one built (default 256; 0: off)\n"
             "  --reset           discard the data directory's store, assemblies and jobs at\n"
             "                    start (needed to start over a lost or damaged database)\n"
             "  --allow-host H    a Host name to accept besides IP literals and localhost\n"
@@ -126,7 +129,7 @@ static int parse_opts(int argc, char **argv, gsd_opts *o)
         {"allow-host", 1, 0, 'A'}, {"token-file", 1, 0, 'K'}, {"min-free", 1, 0, 'M'},
         {"reset", 0, 0, 'Z'}, {"store-quota-mb", 1, 0, 'Q'}, {"retain-solves-age", 1, 0, 'R'},
         {"retain-solves-max", 1, 0, 'S'}, {"tls-cert", 1, 0, 'E'}, {"tls-key", 1, 0, 'Y'},
-        {"summary-cache-mb", 1, 0, 'G'}, {0, 0, 0, 0}};
+        {"summary-cache-mb", 1, 0, 'G'}, {"factor-cache-mb", 1, 0, 'L'}, {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
     snprintf(o->addr, sizeof o->addr, "127.0.0.1");
     o->port = 8600;
@@ -150,6 +153,7 @@ static int parse_opts(int argc, char **argv, gsd_opts *o)
     o->max_connections = 4096;
     o->min_free_mb = 256;
     o->summary_cache_mb = 64;
+    o->factor_cache_mb = 256;
     int c;
     while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
         long v = 0;
@@ -179,6 +183,7 @@ static int parse_opts(int argc, char **argv, gsd_opts *o)
         case 'Q': bad = parse_long(optarg, 0, 1L << 40, &v); o->store_quota_mb = v; break;
         case 'S': bad = parse_long(optarg, 0, 1L << 50, &v); o->retain_max = v; break;
         case 'G': bad = parse_long(optarg, 0, 1L << 30, &v); o->summary_cache_mb = v; break;
+        case 'L': bad = parse_long(optarg, 0, 1L << 30, &v); o->factor_cache_mb = v; break;
         case 'R': bad = parse_days(optarg, &o->retain_age_days); break;
         case 'K': bad = snprintf(o->token_file, sizeof o->token_file, "%s", optarg) >= (int)sizeof o->token_file; break;
         case 'E': bad = snprintf(o->tls_cert, sizeof o->tls_cert, "%s", optarg) >= (int)sizeof o->tls_cert; break;
@@ -304,7 +309,7 @@ int main(int argc, char **argv)
         gsd_store_on_full(app.st, gsd_upkeep_full_hook, &app);
         rc = gsd_upkeep_start(&app, &e);
     }
-    if (!rc && (!(app.reg = gsd_registry_new(app.o.workers)) ||
+    if (!rc && (!(app.reg = gsd_registry_new(app.o.workers, (size_t)app.o.factor_cache_mb << 20)) ||
                 !(app.sums = gsd_summary_cache_new((size_t)app.o.summary_cache_mb << 20))))
         rc = gs_errorf(&e, GS_ERR_NOMEM, "", "out of memory");
     if (!rc)

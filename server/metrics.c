@@ -94,12 +94,24 @@ void gsd_metrics_render(const gsd_metrics *mt, gs_buf *b, const gsd_gauges *g)
                    "# TYPE gapsim_jobs_active gauge\ngapsim_jobs_active %d\n"
                    "# HELP gapsim_assemblies_loaded Assemblies with factors in memory.\n"
                    "# TYPE gapsim_assemblies_loaded gauge\ngapsim_assemblies_loaded %d\n"
+                   "# HELP gapsim_factor_cache_hits_total Warm starts whose contact-set "
+                   "factor was copied from the factor cache, not built.\n"
+                   "# TYPE gapsim_factor_cache_hits_total counter\n"
+                   "gapsim_factor_cache_hits_total %ld\n"
+                   "# HELP gapsim_factor_cache_misses_total Warm starts that built their "
+                   "contact-set factor (and stored it).\n"
+                   "# TYPE gapsim_factor_cache_misses_total counter\n"
+                   "gapsim_factor_cache_misses_total %ld\n"
+                   "# HELP gapsim_factor_cache_bytes Bytes held by the factor caches of the "
+                   "loaded assemblies.\n"
+                   "# TYPE gapsim_factor_cache_bytes gauge\ngapsim_factor_cache_bytes %lld\n"
                    "# HELP gapsim_uptime_seconds Seconds since the daemon started.\n"
                    "# TYPE gapsim_uptime_seconds gauge\ngapsim_uptime_seconds %.3f\n",
                    atomic_load(&mt->assemblies_created), atomic_load(&mt->clouds_submitted),
                    atomic_load(&mt->results_retained),
                    g->queue_depth, g->summary_queue_depth, g->jobs_active,
-                   g->assemblies_loaded, g->uptime);
+                   g->assemblies_loaded, g->fcache_hits, g->fcache_misses, g->fcache_bytes,
+                   g->uptime);
 }
 
 void gsd_metrics_summary(gsd_metrics *mt, int cached, int computed)

@@ -41,6 +41,8 @@ typedef struct {
     int summary_queue_depth; /* summaries and exports waiting for a reader */
     int jobs_active;
     int assemblies_loaded;
+    long fcache_hits, fcache_misses; /* factor caches (fcache.h): counters */
+    long long fcache_bytes;          /* their size now */
     double uptime;
 } gsd_gauges;
 

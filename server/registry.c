@@ -14,15 +14,18 @@ struct gsd_registry {
     pthread_mutex_t mu;
     gsd_asm *head;
     int n_workers;
+    size_t fcache_budget;
+    long fcache_hits, fcache_misses; /* of the caches of freed entries */
 };
 
-gsd_registry *gsd_registry_new(int n_workers)
+gsd_registry *gsd_registry_new(int n_workers, size_t fcache_budget)
 {
     gsd_registry *reg = calloc(1, sizeof *reg);
     if (!reg)
         return NULL;
     pthread_mutex_init(&reg->mu, NULL);
     reg->n_workers = n_workers;
+    reg->fcache_budget = fcache_budget;
     return reg;
 }
 
@@ -31,6 +34,7 @@ static void asm_free(gsd_asm *a)
     for (int i = 0; i < a->n_workers; i++)
         gs_solver_free(a->solvers[i]);
     free(a->solvers);
+    gs_fcache_free(a->fcache);
     gs_precomp_free(a->pc);
     gs_model_free(a->mdl);
     pthread_mutex_destroy(&a->mu);
@@ -70,6 +74,7 @@ gsd_asm *gsd_registry_acquire(gsd_registry *reg, const char *id)
         pthread_mutex_init(&a->mu, NULL);
         a->solvers = sv;
         a->n_workers = reg->n_workers;
+        a->fcache_budget = reg->fcache_budget;
         a->next = reg->head;
         reg->head = a;
     }
@@ -78,12 +83,54 @@ gsd_asm *gsd_registry_acquire(gsd_registry *reg, const char *id)
     return a;
 }
 
+/* The entry's factor cache (set once, under a->mu, by the first solver). */
+static gs_fcache *asm_fcache(gsd_asm *a)
+{
+    return __atomic_load_n(&a->fcache, __ATOMIC_ACQUIRE);
+}
+
+/* Keep the counts of an entry about to be freed in the totals, so that the
+ * counters of /metrics never go back. Caller holds reg->mu. */
+static void retire_locked(gsd_registry *reg, gsd_asm *a)
+{
+    gs_fcache *fc = asm_fcache(a);
+    if (!fc)
+        return;
+    gs_fcache_stats st;
+    gs_fcache_get_stats(fc, &st);
+    reg->fcache_hits += st.hits;
+    reg->fcache_misses += st.misses;
+}
+
+void gsd_registry_fcache_stats(gsd_registry *reg, gs_fcache_stats *sum)
+{
+    memset(sum, 0, sizeof *sum);
+    pthread_mutex_lock(&reg->mu);
+    sum->hits = reg->fcache_hits;
+    sum->misses = reg->fcache_misses;
+    for (gsd_asm *a = reg->head; a; a = a->next) {
+        gs_fcache *fc = asm_fcache(a);
+        if (!fc)
+            continue;
+        gs_fcache_stats st;
+        gs_fcache_get_stats(fc, &st);
+        sum->hits += st.hits;
+        sum->misses += st.misses;
+        sum->entries += st.entries;
+        sum->bytes += st.bytes;
+        sum->budget += st.budget;
+    }
+    pthread_mutex_unlock(&reg->mu);
+}
+
 void gsd_registry_release(gsd_registry *reg, gsd_asm *a)
 {
     if (!a)
         return;
     pthread_mutex_lock(&reg->mu);
     int free_it = --a->refs == 0 && a->dropped;
+    if (free_it)
+        retire_locked(reg, a);
     pthread_mutex_unlock(&reg->mu);
     if (free_it)
         asm_free(a);
@@ -101,6 +148,8 @@ void gsd_registry_drop(gsd_registry *reg, const char *id)
         *pp = a->next;
         a->dropped = 1;
         free_it = a->refs == 0;
+        if (free_it)
+            retire_locked(reg, a);
     }
     pthread_mutex_unlock(&reg->mu);
     if (free_it)
@@ -138,8 +187,15 @@ gs_solver *gsd_asm_solver(gsd_asm *a, int worker, gs_error *err)
         gs_errorf(err, GS_ERR_INVALID, "", "assembly %s is not ready", a->id);
         return NULL;
     }
-    if (!a->solvers[worker])
+    if (!a->solvers[worker]) {
+        pthread_mutex_lock(&a->mu); /* the first worker makes the shared cache */
+        if (!a->fcache && a->fcache_budget) /* NULL when out of memory: solves build */
+            __atomic_store_n(&a->fcache, gs_fcache_new(a->fcache_budget), __ATOMIC_RELEASE);
+        pthread_mutex_unlock(&a->mu);
         a->solvers[worker] = gs_solver_new(a->pc, err);
+        if (a->solvers[worker])
+            gs_solver_set_fcache(a->solvers[worker], a->fcache);
+    }
     return a->solvers[worker];
 }
 

@@ -17,6 +17,7 @@
 #include "ids.h"
 #include "model.h"
 #include "precompute.h"
+#include "fcache.h"
 #include "solver.h"
 
 /* An assembly in memory; its fields are private to registry.c and
@@ -27,13 +28,18 @@ typedef struct gsd_asm gsd_asm;
 
 typedef struct gsd_registry gsd_registry;
 
-gsd_registry *gsd_registry_new(int n_workers);
+/* fcache_budget: bytes of each ready assembly's factor cache, shared by its
+ * workers' solvers (fcache.h; 0: none). */
+gsd_registry *gsd_registry_new(int n_workers, size_t fcache_budget);
 void gsd_registry_free(gsd_registry *reg);
 /* Get (creating an empty entry if needed) and hold; NULL if out of memory. */
 gsd_asm *gsd_registry_acquire(gsd_registry *reg, const char *id);
 void gsd_registry_release(gsd_registry *reg, gsd_asm *a);
 /* Forget the entry (after DELETE): freed when the last holder releases it. */
 void gsd_registry_drop(gsd_registry *reg, const char *id);
+/* The factor caches' counters: hits and misses since the start (freed
+ * entries' included), entries, bytes and budget of the entries in memory. */
+void gsd_registry_fcache_stats(gsd_registry *reg, gs_fcache_stats *sum);
 /* Entries with a loaded precomputation. */
 int gsd_registry_loaded(gsd_registry *reg);
 
@@ -50,7 +56,8 @@ void gsd_asm_unlock(gsd_asm *a);
 
 /* Install a loaded model and precomputation (takes ownership). */
 void gsd_asm_install(gsd_asm *a, gs_model *mdl, gs_precomp *pc);
-/* This worker's solver on a ready entry (created on first use). */
+/* This worker's solver on a ready entry (created on first use, sharing the
+ * entry's factor cache). */
 gs_solver *gsd_asm_solver(gsd_asm *a, int worker, gs_error *err);
 
 #endif

@@ -141,6 +141,17 @@ void gs_cset_residual(const gs_cset *cs, const double *v, const double *p, doubl
     gs_cset_qmul(cs, v, w);
 }
 
+/* Members and positions of a factor just built or loaded in list order. */
+static void install_list(gs_cset *cs, const int *list, int k)
+{
+    for (int c = 0; c < k; c++) {
+        cs->idx[c] = list[c];
+        cs->pos[list[c]] = c;
+    }
+    cs->k = cs->f.k = k;
+    cs->updates = 0;
+}
+
 gs_err gs_cset_build(gs_cset *cs, const int *list, int k, gs_error *err)
 {
     gs_cset_clear(cs);
@@ -164,16 +175,31 @@ gs_err gs_cset_build(gs_cset *cs, const int *list, int k, gs_error *err)
             return gs_errorf(err, GS_ERR_NOT_SPD, "warm_start",
                              "pair %d is numerically dependent on the set", list[c]);
     }
-    for (int c = 0; c < k; c++) {
-        cs->idx[c] = list[c];
-        cs->pos[list[c]] = c;
-    }
-    cs->k = cs->f.k = k;
-    cs->updates = 0;
+    install_list(cs, list, k);
     return GS_OK;
 }
 
-gs_err gs_cset_travel(gs_cset *cs, const int *list, int k, gs_error *err)
+/* gs_cset_build through the factor cache fc (fcache.h; NULL: none): a
+ * cached factor of the list is copied, a new one is stored. */
+static gs_err build_cached(gs_cset *cs, const int *list, int k, gs_fcache *fc, gs_error *err)
+{
+    if (!fc || k < GS_FCACHE_MIN_K)
+        return gs_cset_build(cs, list, k, err);
+    gs_cset_clear(cs);
+    gs_err rc = gs_cset_reserve(cs, k, err);
+    if (rc != GS_OK)
+        return rc;
+    if (gs_fcache_get(fc, list, k, cs->f.L, cs->f.cap)) {
+        install_list(cs, list, k);
+        return GS_OK;
+    }
+    rc = gs_cset_build(cs, list, k, err);
+    if (rc == GS_OK)
+        gs_fcache_put(fc, list, k, cs->f.L, cs->f.cap);
+    return rc;
+}
+
+gs_err gs_cset_travel(gs_cset *cs, const int *list, int k, gs_fcache *fc, gs_error *err)
 {
     for (int a = 0; a < k; a++)
         cs->mark[list[a]] = 1;
@@ -192,7 +218,7 @@ gs_err gs_cset_travel(gs_cset *cs, const int *list, int k, gs_error *err)
     if (k0 == 0 || inc >= fresh || cs->updates + removals + adds > GS_CSET_FRESH(k)) {
         for (int a = 0; a < k; a++)
             cs->mark[list[a]] = 0;
-        return gs_cset_build(cs, list, k, err);
+        return build_cached(cs, list, k, fc, err);
     }
     for (int c = k0 - 1; c >= 0; c--)
         if (!cs->mark[cs->idx[c]])
@@ -206,7 +232,7 @@ gs_err gs_cset_travel(gs_cset *cs, const int *list, int k, gs_error *err)
         if (!(sch > GS_CSET_DEP_TOL * cs->pc->qdiag[j])) { /* let the fresh build decide */
             for (int b = 0; b < k; b++)
                 cs->mark[list[b]] = 0;
-            return gs_cset_build(cs, list, k, err);
+            return build_cached(cs, list, k, fc, err);
         }
         gs_cset_append(cs, j, cs->tmp, sch);
     }

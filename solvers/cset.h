@@ -23,6 +23,7 @@
 #define GS_CSET_H
 
 #include "cholup.h"
+#include "fcache.h"
 #include "precompute.h"
 #include "problem.h"
 
@@ -84,8 +85,11 @@ gs_err gs_cset_build(gs_cset *cs, const int *list, int k, gs_error *err);
  * (round-off accumulates in updates; a fresh dpotrf resets it). The order
  * of C afterwards is not the list's. Errors as gs_cset_build. This is how a
  * factor travels from one solve to the next (a warm start from the
- * workspace's previous solution). */
-gs_err gs_cset_travel(gs_cset *cs, const int *list, int k, gs_error *err);
+ * workspace's previous solution). fc (NULL: none): where the route is a
+ * build, a factor of the list cached there is copied instead (O(k^2)), and
+ * a factor built is stored (fcache.h): for lists that other solves start
+ * from too, such as a stored solution's contact set. */
+gs_err gs_cset_travel(gs_cset *cs, const int *list, int k, gs_fcache *fc, gs_error *err);
 #define GS_CSET_FRESH(k) (8L * (k) + 512)
 
 /* Relative pivot threshold below which a pair counts as dependent on C. */

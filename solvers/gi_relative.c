@@ -481,7 +481,7 @@ static int warm_start(gi_rel_ws *ws, gs_solver *s, const gs_problem *pb, const g
     }
     for (int c = n_eq; c < k; c++)
         ws->listed[ws->list[c]] = 0;
-    if (gs_cset_travel(cs, ws->list, k, NULL) != GS_OK)
+    if (gs_cset_travel(cs, ws->list, k, s->fcache, NULL) != GS_OK)
         return -1;
     for (int pass = 0;; pass++) {
         for (int c = 0; c < cs->k; c++)
@@ -506,7 +506,7 @@ static int warm_start(gi_rel_ws *ws, gs_solver *s, const gs_problem *pb, const g
         /* many negative: all leave at once (updates or one dpotrf, whichever
          * is cheaper), then solve again; GI takes back what was dropped
          * too eagerly */
-        if (gs_cset_travel(cs, ws->list, kept, NULL) != GS_OK)
+        if (gs_cset_travel(cs, ws->list, kept, NULL, NULL) != GS_OK)
             return -1;
         *iters += neg;
     }

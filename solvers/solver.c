@@ -206,6 +206,11 @@ nomem:
     return NULL;
 }
 
+void gs_solver_set_fcache(gs_solver *s, struct gs_fcache *fc)
+{
+    s->fcache = fc;
+}
+
 void gs_solver_free(gs_solver *s)
 {
     if (!s)

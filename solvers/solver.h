@@ -144,6 +144,13 @@ gs_err gs_solve_validate_opts(const gs_solve_opts *o, gs_error *err);
 
 gs_solver *gs_solver_new(const gs_precomp *pc, gs_error *err);
 void gs_solver_free(gs_solver *s);
+/* Share a factor cache (fcache.h, made for the same precomputation, owned
+ * by the caller, outliving the solver) among solvers, e.g. one per worker
+ * thread: a warm start that must factor its contact set afresh (GI on the
+ * relative form) copies the factor another solve built from the same set.
+ * NULL: none (the default). Results are the same with or without it. */
+struct gs_fcache;
+void gs_solver_set_fcache(gs_solver *s, struct gs_fcache *fc);
 
 /* Solve one problem (pb->pc must be the solver's precomputation). lam, w: m
  * doubles each (w may be NULL); x: n doubles or NULL (filled when

@@ -36,6 +36,7 @@ struct gs_solver {
     double tol_lam;    /* N: the zero rule's force (cset.h gs_zero_force) */
     double qdiag_max;  /* max_i Q_ii (gs_qdiag_max, once per solver) */
     double *work;      /* 3m scratch for the generic layer */
+    struct gs_fcache *fcache; /* shared factor cache or NULL (gs_solver_set_fcache) */
     gs_auto_stats auto_stats;
     void *ws[GS_METHOD__COUNT * GS_FORM__COUNT];
     void (*ws_free[GS_METHOD__COUNT * GS_FORM__COUNT])(void *);

@@ -32,7 +32,9 @@ class AssemblyTest(ApiCase):
                      "gapsim_cache_misses_total", "gapsim_queue_depth", "gapsim_jobs_active",
                      "gapsim_summary_queue_depth",
                      "gapsim_http_responses_total", "gapsim_assemblies_created_total",
-                     "gapsim_summary_cache_hits_total", "gapsim_summaries_computed_total"):
+                     "gapsim_summary_cache_hits_total", "gapsim_summaries_computed_total",
+                     "gapsim_factor_cache_hits_total", "gapsim_factor_cache_misses_total",
+                     "gapsim_factor_cache_bytes"):
             self.assertIn("# TYPE " + name.replace("_bucket", ""), text)
         self.assertGreaterEqual(metric(self.d, "gapsim_assemblies_created_total"), 1)
         self.assertEqual(metric(self.d, "gapsim_summary_queue_depth"), 0)  # idle readers

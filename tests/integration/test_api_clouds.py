@@ -8,7 +8,7 @@ import os
 import time
 import unittest
 
-from api_common import ApiCase, metric, npy_bytes, p95, upload_json
+from api_common import ApiCase, gaps_rows, metric, model, npy_bytes, p95, upload_json
 import gsd_harness as h
 
 
@@ -296,6 +296,48 @@ class CloudTest(ApiCase):
                                           {"gaps": rows, "warm_start": prev}), 422, "warm_start")
         finally:
             d2.cleanup()
+
+    def test_factor_cache_warm_moves(self):
+        # the moves of a pattern search: clouds warm from the same job. The
+        # first builds each gap's contact-set factor and the factor cache
+        # keeps it; the others copy it (gapsim_factor_cache_hits_total). A
+        # daemon without the cache gives the same answers.
+        mj, gp = model("sandwich", small=True, inline=True, gaps=12)
+        rows = gaps_rows(gp)
+        outs = []
+        for extra in ([], ["--factor-cache-mb", "0"]):
+            d = h.Daemon(workers=2, extra=extra).start()
+            try:
+                aid = upload_json(d, mj).json()["id"]
+                base = self.cloud(rows, d=d, aid=aid, fastener_fraction=0.5, solver="gi")
+                inst = d.wait_job(base["id"])["options"]["installed"]
+                free = [c for c in range(40) if c not in inst]
+                res = []
+                for mv in range(3):  # swap one installed fastener for a free one
+                    pat = [c for c in inst if c != inst[mv]] + [free[mv]]
+                    j = d.post("/v1/assemblies/%s/clouds" % aid,
+                               {"gaps_from": base["id"], "fasteners": sorted(pat),
+                                "warm_start": base["id"], "solver": "gi"})
+                    self.assertEqual(j.status, 202, j.body[:300])
+                    f = d.wait_job(j.json()["id"])
+                    self.assertEqual((f["status"], f["done"]), ("done", 12))
+                    res.append(self.all_results(f["id"], d=d))
+                hits = metric(d, "gapsim_factor_cache_hits_total")
+                misses = metric(d, "gapsim_factor_cache_misses_total")
+                if extra:
+                    self.assertEqual((hits, misses), (0, 0))
+                else:  # 12 gaps built once, copied by the two later moves
+                    self.assertGreaterEqual(misses, 12)
+                    self.assertGreaterEqual(hits, 12)
+                    self.assertGreater(metric(d, "gapsim_factor_cache_bytes"), 0)
+                outs.append(res)
+            finally:
+                d.cleanup()
+        for mv in range(3):
+            for i in range(12):
+                a, b = outs[0][mv][i], outs[1][mv][i]
+                self.assertTrue(a["warm_start_used"] and a["kkt"]["pass"] and b["kkt"]["pass"])
+                self.assert_close(a["w"], b["w"], 1e-9, "w move %d gap %d" % (mv, i))
 
     def test_gaps_from(self):
         # the gaps of an earlier job solved again under another pattern, warm

@@ -240,10 +240,10 @@ GS_TEST(cset_travel_updates_or_builds)
     GS_CHECK_INT(gs_cset_init(&cs, pc, NULL), GS_OK);
     GS_CHECK_INT(gs_cset_init(&fresh, pc, NULL), GS_OK);
     int a_set[10] = {0, 2, 3, 5, 7, 9, 11, 12, 14, 15};
-    GS_CHECK_INT(gs_cset_travel(&cs, a_set, 10, NULL), GS_OK); /* empty: builds */
+    GS_CHECK_INT(gs_cset_travel(&cs, a_set, 10, NULL, NULL), GS_OK); /* empty: builds */
     GS_CHECK(cs.updates == 0);
     int b_set[10] = {0, 2, 3, 5, 7, 9, 11, 12, 14, 13}; /* 15 -> 13 */
-    GS_CHECK_INT(gs_cset_travel(&cs, b_set, 10, NULL), GS_OK);
+    GS_CHECK_INT(gs_cset_travel(&cs, b_set, 10, NULL, NULL), GS_OK);
     GS_CHECK(cs.updates == 2); /* one removal, one append */
     GS_CHECK_INT(cs.k, 10);
     for (int a = 0; a < 10; a++)
@@ -263,7 +263,7 @@ GS_TEST(cset_travel_updates_or_builds)
         GS_CHECK_NEAR(z1[c], z2[fresh.pos[cs.idx[c]]], 1e-12 * (1 + fabs(z2[fresh.pos[cs.idx[c]]])));
     /* far: a disjoint set is built fresh */
     int c_set[4] = {1, 4, 6, 8};
-    GS_CHECK_INT(gs_cset_travel(&cs, c_set, 4, NULL), GS_OK);
+    GS_CHECK_INT(gs_cset_travel(&cs, c_set, 4, NULL, NULL), GS_OK);
     GS_CHECK(cs.updates == 0);
     GS_CHECK_INT(cs.k, 4);
     check_factor(&cs, pc);
