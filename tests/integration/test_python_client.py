@@ -141,6 +141,32 @@ class ClientTest(unittest.TestCase):
             self.c.upload_assembly(ref, base_dir=d)
         self.assertEqual((cm.exception.status, cm.exception.code), (None, "io_error"))
 
+    def test_multipart_streams_files(self):
+        # a referenced file is read in chunks while the request is written:
+        # the body is byte for byte the one built in memory, its length the
+        # Content-Length; a file that changes size meanwhile is an io_error
+        from gapsim.transport import FilePart, multipart
+        d = tempfile.mkdtemp(prefix="pyc-mp-", dir=h.TMP)
+        path = os.path.join(d, "k.npy")
+        data = bytes(range(256)) * (3 * FilePart.CHUNK // 256 + 7)
+        with open(path, "wb") as f:
+            f.write(data)
+        ctype, body = multipart([("model", "model.json", b"{}"), ("file", "k.npy", FilePart(path))])
+        raw = b"".join(body)
+        boundary = ctype.split("boundary=")[1].encode()
+        want = (b"--" + boundary + b'\r\nContent-Disposition: form-data; name="model"; '
+                b'filename="model.json"\r\nContent-Type: application/json\r\n\r\n{}\r\n' +
+                b"--" + boundary + b'\r\nContent-Disposition: form-data; name="file"; '
+                b'filename="k.npy"\r\nContent-Type: application/octet-stream\r\n\r\n' + data +
+                b"\r\n--" + boundary + b"--\r\n")
+        self.assertEqual(raw, want)
+        self.assertEqual(body.length, len(want))
+        with open(path, "ab") as f:
+            f.write(b"more")
+        with self.assertRaises(GapsimError) as cm:
+            b"".join(body)
+        self.assertEqual(cm.exception.code, "io_error")
+
     def test_client_side_failures_are_gapsim_errors(self):
         d = tempfile.mkdtemp(dir=h.TMP)
         bad = os.path.join(d, "bad.json")

@@ -21,7 +21,7 @@ from typing import Any, Dict, Iterator, List, Optional, Union
 
 from . import npy
 from .errors import GapsimError
-from .transport import Transport, default_url, multipart
+from .transport import FilePart, Transport, default_url, multipart
 
 __all__ = ["Client", "Job", "AssemblyRef", "JobRef"]
 
@@ -162,9 +162,9 @@ class Client:
             r = self.http.request("POST", "/v1/assemblies", raw,
                                   {"Content-Type": "application/json"}, query)
         else:
-            fields = [("model", "model.json", raw)]
-            for ref in refs:
-                fields.append(("file", os.path.basename(ref), _read(os.path.join(base, ref))))
+            fields: list = [("model", "model.json", raw)]
+            for ref in refs:  # streamed from the file while the request is written
+                fields.append(("file", os.path.basename(ref), FilePart(os.path.join(base, ref))))
             ctype, body = multipart(fields)
             r = self.http.request("POST", "/v1/assemblies", body, {"Content-Type": ctype}, query)
         asm = r.json()

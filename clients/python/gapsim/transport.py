@@ -8,12 +8,12 @@ import urllib.error
 import urllib.parse
 import urllib.request
 import uuid
-from typing import Any, Dict, Iterable, Mapping, Optional, Tuple
+from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Tuple, Union
 
 from . import npy
 from .errors import GapsimError
 
-__all__ = ["Response", "Transport", "multipart", "query_string"]
+__all__ = ["FilePart", "Response", "StreamBody", "Transport", "multipart", "query_string"]
 
 
 class Response:
@@ -51,23 +51,74 @@ def query_string(params: Optional[Mapping[str, Any]]) -> str:
     return ("?" + urllib.parse.urlencode(items)) if items else ""
 
 
-def multipart(fields: Iterable[Tuple[str, Optional[str], bytes]]) -> Tuple[str, bytes]:
-    """A multipart/form-data body from (name, filename or None, data) fields.
+class FilePart:
+    """The contents of a file, sent as one multipart part read in chunks
+    while the request is written (never held in memory whole)."""
 
-    Returns (content type with the boundary, body bytes).
+    CHUNK = 1 << 20
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        try:
+            self.size = os.path.getsize(path)
+        except OSError as e:
+            raise GapsimError(None, "io_error", "cannot read %s: %s" % (path, e.strerror or e),
+                              path) from None
+
+    def chunks(self) -> Iterator[bytes]:
+        sent = 0
+        try:
+            with open(self.path, "rb") as f:
+                while True:
+                    b = f.read(self.CHUNK)
+                    if not b:
+                        break
+                    sent += len(b)
+                    yield b
+        except OSError as e:
+            raise GapsimError(None, "io_error", "cannot read %s: %s"
+                              % (self.path, e.strerror or e), self.path) from None
+        if sent != self.size:  # the Content-Length sent would be wrong
+            raise GapsimError(None, "io_error", "%s changed while it was sent" % self.path,
+                              self.path)
+
+
+class StreamBody:
+    """A request body of known length produced piece by piece (urllib sends
+    an iterable body chunk by chunk, with the Content-Length given)."""
+
+    def __init__(self, pieces: List[Union[bytes, FilePart]]) -> None:
+        self.pieces = pieces
+        self.length = sum(len(p) if isinstance(p, bytes) else p.size for p in pieces)
+
+    def __iter__(self) -> Iterator[bytes]:
+        for p in self.pieces:
+            if isinstance(p, bytes):
+                yield p
+            else:
+                yield from p.chunks()
+
+
+def multipart(fields: Iterable[Tuple[str, Optional[str], Union[bytes, FilePart]]]
+              ) -> Tuple[str, StreamBody]:
+    """A multipart/form-data body from (name, filename or None, data) fields;
+    data is bytes or a FilePart (streamed from its file).
+
+    Returns (content type with the boundary, body).
     """
-    boundary = "gapsim-" + uuid.uuid4().hex
-    out = bytearray()
+    boundary = ("gapsim-" + uuid.uuid4().hex).encode()
+    pieces: List[Union[bytes, FilePart]] = []
     for name, filename, data in fields:
-        out += b"--" + boundary.encode() + b"\r\n"
         disp = 'form-data; name="%s"' % name
         if filename:
             disp += '; filename="%s"' % filename
         ctype = "application/json" if name == "model" else "application/octet-stream"
-        out += ("Content-Disposition: %s\r\nContent-Type: %s\r\n\r\n" % (disp, ctype)).encode()
-        out += data + b"\r\n"
-    out += b"--" + boundary.encode() + b"--\r\n"
-    return "multipart/form-data; boundary=" + boundary, bytes(out)
+        pieces.append(b"--" + boundary + b"\r\n" + ("Content-Disposition: %s\r\nContent-Type: "
+                                                   "%s\r\n\r\n" % (disp, ctype)).encode())
+        pieces.append(data)
+        pieces.append(b"\r\n")
+    pieces.append(b"--" + boundary + b"--\r\n")
+    return "multipart/form-data; boundary=" + boundary.decode(), StreamBody(pieces)
 
 
 class Transport:
@@ -85,12 +136,16 @@ class Transport:
                 headers: Optional[Dict[str, str]] = None,
                 query: Optional[Mapping[str, Any]] = None,
                 timeout: Optional[float] = None) -> Response:
-        """Send a request. A dict/list body is sent as JSON; bytes as they are."""
+        """Send a request. A dict/list body is sent as JSON; bytes as they are; a
+        StreamBody piece by piece."""
         hdrs = dict(headers or {})
         if self.token:
             hdrs.setdefault("Authorization", "Bearer " + self.token)
-        data: Optional[bytes]
-        if body is None or isinstance(body, (bytes, bytearray)):
+        data: Any
+        if isinstance(body, StreamBody):
+            data = body
+            hdrs["Content-Length"] = str(body.length)
+        elif body is None or isinstance(body, (bytes, bytearray)):
             data = bytes(body) if body is not None else None
         else:
             try:
