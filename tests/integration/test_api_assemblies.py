@@ -192,6 +192,10 @@ class AssemblyTest(ApiCase):
             adir = os.path.join(d.data_dir, "assemblies", aid)
             jdir = os.path.join(d.data_dir, "jobs", job["id"])
             self.assertTrue(os.path.isdir(adir) and os.path.isdir(jdir))
+            deadline = time.time() + 30  # saved after "ready", by a task of its own
+            while not d.get("/v1/assemblies/" + aid).json()["factors_saved"] and \
+                    time.time() < deadline:
+                time.sleep(0.02)
             self.assertTrue(os.path.exists(os.path.join(adir, "factors.bin")))
             r = d.delete("/v1/assemblies/" + aid)
             self.assertEqual(r.status, 204)

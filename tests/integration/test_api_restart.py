@@ -36,6 +36,12 @@ class RestartTest(unittest.TestCase):
                 time.sleep(0.1)
                 cls.asm = cls.d.get("/v1/assemblies/" + cls.aid).json()
             assert cls.asm["status"] == "ready", cls.asm
+            # the factors are saved after "ready" (a task of its own): the
+            # tests that kill the daemon expect them on disk
+            while not cls.asm["factors_saved"] and time.time() < deadline:
+                time.sleep(0.05)
+                cls.asm = cls.d.get("/v1/assemblies/" + cls.aid).json()
+            assert cls.asm["factors_saved"], cls.asm
         except Exception:
             cls.d.cleanup()
             raise
@@ -179,6 +185,32 @@ class RestartTest(unittest.TestCase):
         self.assertLessEqual(max_diff(lam0, lam1), 1e-9 * max(1.0, max(lam0)))
         self.assertIn("assembly %s: factors unusable" % self.aid, self.log_since(off))
         self.assertTrue(os.path.exists(path))
+
+    def test_unsaved_factors(self):
+        # stopped after "ready" but before the factors were saved: the row
+        # has no checksum and there is no factors.bin; the first use
+        # computes them again, saves them, and answers the same
+        w0, lam0 = self.fresh(7)
+        self.row_before = self.d.get("/v1/assemblies/" + self.aid).json()
+        self.d.stop()
+        import sqlite3
+        db = sqlite3.connect(os.path.join(self.d.data_dir, "gapsim.db"))
+        db.execute("UPDATE assemblies SET factor_checksum='' WHERE id=?", (self.aid,))
+        db.commit()
+        db.close()
+        path = os.path.join(self.d.data_dir, "assemblies", self.aid, "factors.bin")
+        os.unlink(path)
+        off = self.restart_ready()
+        self.assertFalse(self.d.get("/v1/assemblies/" + self.aid).json()["factors_saved"])
+        self.ref.pop(7)
+        w1, lam1 = self.fresh(7)
+        self.assertLessEqual(max_diff(w0, w1), 1e-9)
+        self.assertLessEqual(max_diff(lam0, lam1), 1e-9 * max(1.0, max(lam0)))
+        log = self.log_since(off)
+        self.assertIn("assembly %s: factors not saved; recomputing" % self.aid, log)
+        self.assertNotIn("factors unusable", log)
+        self.assertTrue(os.path.exists(path))
+        self.assertTrue(self.d.get("/v1/assemblies/" + self.aid).json()["factors_saved"])
 
     def test_sigterm_mid_cloud(self):
         jid = self.submit("gi")
