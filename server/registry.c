@@ -83,21 +83,28 @@ gsd_asm *gsd_registry_acquire(gsd_registry *reg, const char *id)
     return a;
 }
 
-/* The entry's factor cache (set once, under a->mu, by the first solver). */
-static gs_fcache *asm_fcache(gsd_asm *a)
+/* Add the counters of the entry's factor cache, if it has one (set once,
+ * under a->mu, by the first solver), to sum. */
+static void add_fcache_stats(gsd_asm *a, gs_fcache_stats *sum)
 {
-    return __atomic_load_n(&a->fcache, __ATOMIC_ACQUIRE);
+    gs_fcache *fc = __atomic_load_n(&a->fcache, __ATOMIC_ACQUIRE);
+    if (!fc)
+        return;
+    gs_fcache_stats st;
+    gs_fcache_get_stats(fc, &st);
+    sum->hits += st.hits;
+    sum->misses += st.misses;
+    sum->entries += st.entries;
+    sum->bytes += st.bytes;
+    sum->budget += st.budget;
 }
 
 /* Keep the counts of an entry about to be freed in the totals, so that the
  * counters of /metrics never go back. Caller holds reg->mu. */
 static void retire_locked(gsd_registry *reg, gsd_asm *a)
 {
-    gs_fcache *fc = asm_fcache(a);
-    if (!fc)
-        return;
-    gs_fcache_stats st;
-    gs_fcache_get_stats(fc, &st);
+    gs_fcache_stats st = {0};
+    add_fcache_stats(a, &st);
     reg->fcache_hits += st.hits;
     reg->fcache_misses += st.misses;
 }
@@ -108,18 +115,8 @@ void gsd_registry_fcache_stats(gsd_registry *reg, gs_fcache_stats *sum)
     pthread_mutex_lock(&reg->mu);
     sum->hits = reg->fcache_hits;
     sum->misses = reg->fcache_misses;
-    for (gsd_asm *a = reg->head; a; a = a->next) {
-        gs_fcache *fc = asm_fcache(a);
-        if (!fc)
-            continue;
-        gs_fcache_stats st;
-        gs_fcache_get_stats(fc, &st);
-        sum->hits += st.hits;
-        sum->misses += st.misses;
-        sum->entries += st.entries;
-        sum->bytes += st.bytes;
-        sum->budget += st.budget;
-    }
+    for (gsd_asm *a = reg->head; a; a = a->next)
+        add_fcache_stats(a, sum);
     pthread_mutex_unlock(&reg->mu);
 }
 
@@ -191,10 +188,11 @@ gs_solver *gsd_asm_solver(gsd_asm *a, int worker, gs_error *err)
         pthread_mutex_lock(&a->mu); /* the first worker makes the shared cache */
         if (!a->fcache && a->fcache_budget) /* NULL when out of memory: solves build */
             __atomic_store_n(&a->fcache, gs_fcache_new(a->fcache_budget), __ATOMIC_RELEASE);
+        gs_fcache *fc = a->fcache;
         pthread_mutex_unlock(&a->mu);
         a->solvers[worker] = gs_solver_new(a->pc, err);
         if (a->solvers[worker])
-            gs_solver_set_fcache(a->solvers[worker], a->fcache);
+            gs_solver_set_fcache(a->solvers[worker], fc);
     }
     return a->solvers[worker];
 }
