@@ -73,44 +73,141 @@ gs_err gs_precomp_factor_sparse(gs_precomp *pc, gs_error *err)
     return GS_OK;
 }
 
+/* One dense part: L_b = chol(K_b), its 1-norm and LAPACK's estimate of
+ * its reciprocal condition; *t_cond the estimate's seconds. */
+static gs_err factor_dense_part(gs_precomp *pc, int b, double *anorm, double *rc, double *t_cond,
+                                gs_error *err)
+{
+    const gs_model *mdl = pc->mdl;
+    const int nb = mdl->parts[b].ndof;
+    char field[48];
+    snprintf(field, sizeof field, "parts[%d].K", b);
+    pc->L[b] = alloc_square(nb);
+    if (!pc->L[b])
+        return gs_errorf(err, GS_ERR_NOMEM, field, "no memory for the factor of part %d", b);
+    memcpy(pc->L[b], mdl->parts[b].K, (size_t)nb * nb * sizeof(double));
+    *anorm = gs_sym_norm1(mdl->parts[b].K, nb, nb);
+    gs_err e = gs_chol(pc->L[b], nb, nb, field, err);
+    if (e != GS_OK)
+        return e;
+    double t0 = gs_now();
+    e = gs_chol_rcond(pc->L[b], nb, nb, *anorm, rc, field, err);
+    *t_cond = gs_now() - t0;
+    return e;
+}
+
+/* The dense parts factored side by side, one part per thread with
+ * single-threaded BLAS (as the inverses of build_Q): two 2,603-DOF blocks
+ * in 0.2 s instead of 0.3 s one after the other with both threads in each
+ * dpotrf, and the factors do not depend on the thread count. */
+typedef struct {
+    gs_precomp *pc;
+    const int *parts;
+    int np, next;
+    double *anorm, *rc, *t_cond;
+    gs_err *rcode;
+    gs_error *errs;
+    pthread_mutex_t mu;
+} fac_job;
+
+static void *fac_worker(void *arg)
+{
+    fac_job *j = arg;
+    for (;;) {
+        pthread_mutex_lock(&j->mu);
+        int i = j->next++;
+        pthread_mutex_unlock(&j->mu);
+        if (i >= j->np)
+            return NULL;
+        const int b = j->parts[i];
+        j->rcode[i] = factor_dense_part(j->pc, b, &j->anorm[b], &j->rc[b], &j->t_cond[i],
+                                        &j->errs[i]);
+    }
+}
+
+/* Factor the dense parts listed in parts (np of them): in parallel when
+ * there are two or more and more than one BLAS thread, else one after the
+ * other with threaded BLAS. The first failing part in list order is
+ * reported. anorm[b], rc[b] for each listed part b. */
+static gs_err factor_dense_parts(gs_precomp *pc, const int *parts, int np, double *anorm,
+                                 double *rc, gs_error *err)
+{
+    const int threads = gs_blas_get_threads();
+    if (np < 2 || threads < 2) {
+        for (int i = 0; i < np; i++) {
+            double tc = 0.0;
+            const int b = parts[i];
+            gs_err e = factor_dense_part(pc, b, &anorm[b], &rc[b], &tc, err);
+            pc->t.cond += tc;
+            if (e != GS_OK)
+                return e;
+        }
+        return GS_OK;
+    }
+    fac_job j = {.pc = pc, .parts = parts, .np = np, .anorm = anorm, .rc = rc};
+    j.t_cond = calloc((size_t)np, sizeof *j.t_cond);
+    j.rcode = calloc((size_t)np, sizeof *j.rcode);
+    j.errs = calloc((size_t)np, sizeof *j.errs);
+    if (!j.t_cond || !j.rcode || !j.errs) {
+        free(j.t_cond);
+        free(j.rcode);
+        free(j.errs);
+        return gs_errorf(err, GS_ERR_NOMEM, "parts", "no memory");
+    }
+    pthread_mutex_init(&j.mu, NULL);
+    gs_run_blas1_workers(threads < np ? threads : np, fac_worker, &j);
+    pthread_mutex_destroy(&j.mu);
+    gs_err rcode = GS_OK;
+    double t_cond = 0.0; /* the estimates ran side by side: the longest counts */
+    for (int i = 0; i < np; i++) {
+        if (rcode == GS_OK && j.rcode[i] != GS_OK) {
+            rcode = j.rcode[i];
+            if (err)
+                *err = j.errs[i];
+        }
+        t_cond = fmax(t_cond, j.t_cond[i]);
+    }
+    pc->t.cond += t_cond;
+    free(j.t_cond);
+    free(j.rcode);
+    free(j.errs);
+    return rcode;
+}
+
 /* Stage 1: factor every part, estimate its condition (dense: LAPACK's 1-norm
  * estimate; sparse: CHOLMOD's rough diagonal ratio). */
 static gs_err factor_blocks(gs_precomp *pc, gs_error *err)
 {
     const gs_model *mdl = pc->mdl;
-    char field[48];
+    const int np = mdl->n_parts;
+    double *anorm = calloc((size_t)np, sizeof *anorm), *rc = calloc((size_t)np, sizeof *rc);
+    int *dense = malloc(sizeof(int) * (size_t)np), nd = 0;
+    gs_err e = GS_OK;
+    if (!anorm || !rc || !dense)
+        e = gs_errorf(err, GS_ERR_NOMEM, "parts", "no memory");
+    for (int b = 0; b < np && e == GS_OK; b++) {
+        if (mdl->parts[b].Ksp)
+            e = factor_sparse_part(pc, b, &anorm[b], &rc[b], err);
+        else
+            dense[nd++] = b;
+    }
+    if (e == GS_OK && nd > 0)
+        e = factor_dense_parts(pc, dense, nd, anorm, rc, err);
     double inv_max = 0.0;
-    for (int b = 0; b < mdl->n_parts; b++) {
-        const int nb = mdl->parts[b].ndof;
-        double anorm, rc = 0.0;
-        gs_err e;
-        if (mdl->parts[b].Ksp) {
-            if ((e = factor_sparse_part(pc, b, &anorm, &rc, err)) != GS_OK)
-                return e;
-        } else {
-            snprintf(field, sizeof field, "parts[%d].K", b);
-            pc->L[b] = alloc_square(nb);
-            if (!pc->L[b])
-                return gs_errorf(err, GS_ERR_NOMEM, field, "no memory for the factor of part %d",
-                                 b);
-            memcpy(pc->L[b], mdl->parts[b].K, (size_t)nb * nb * sizeof(double));
-            anorm = gs_sym_norm1(mdl->parts[b].K, nb, nb);
-            if ((e = gs_chol(pc->L[b], nb, nb, field, err)) != GS_OK)
-                return e;
-            double t0 = gs_now();
-            if ((e = gs_chol_rcond(pc->L[b], nb, nb, anorm, &rc, field, err)) != GS_OK)
-                return e;
-            pc->t.cond += gs_now() - t0;
-        }
-        pc->cond_block[b] = rc > 0 ? 1.0 / rc : INFINITY;
-        if (anorm > pc->normK1)
-            pc->normK1 = anorm;
-        double inv = rc > 0 ? 1.0 / (rc * anorm) : INFINITY;
+    for (int b = 0; b < np && e == GS_OK; b++) {
+        pc->cond_block[b] = rc[b] > 0 ? 1.0 / rc[b] : INFINITY;
+        if (anorm[b] > pc->normK1)
+            pc->normK1 = anorm[b];
+        double inv = rc[b] > 0 ? 1.0 / (rc[b] * anorm[b]) : INFINITY;
         if (inv > inv_max)
             inv_max = inv;
     }
-    pc->cond_K = pc->normK1 * inv_max;
-    return GS_OK;
+    if (e == GS_OK)
+        pc->cond_K = pc->normK1 * inv_max;
+    free(anorm);
+    free(rc);
+    free(dense);
+    return e;
 }
 
 /* Add the part's m_b x m_b term C (lower triangle, ld mb) into the lower

@@ -165,6 +165,42 @@ GS_TEST(condition_estimates)
     gs_model_free(mdl);
 }
 
+/* Dense parts are factored side by side when BLAS has two threads
+ * (factor_blocks): the factors, their condition estimates and Q are bitwise
+ * those of one thread, and with two parts not positive definite the first
+ * in model order is the one reported, whichever thread met it first. */
+GS_TEST(parts_factored_side_by_side)
+{
+    const int before = gs_blas_get_threads();
+    gs_model *mdl = tm_random(3, 30, 4, 16);
+    gs_precomp *pc[2];
+    for (int t = 0; t < 2; t++) {
+        gs_blas_set_threads(t + 1);
+        pc[t] = ts_build(mdl);
+    }
+    for (int b = 0; b < 3; b++) {
+        const int nb = mdl->parts[b].ndof;
+        GS_CHECK(!memcmp(pc[0]->L[b], pc[1]->L[b], sizeof(double) * (size_t)nb * nb));
+        GS_CHECK(pc[0]->cond_block[b] == pc[1]->cond_block[b]);
+    }
+    GS_CHECK(!memcmp(pc[0]->Q, pc[1]->Q, sizeof(double) * (size_t)mdl->m * mdl->m));
+    GS_CHECK(pc[0]->cond_K == pc[1]->cond_K);
+    gs_precomp_free(pc[0]);
+    gs_precomp_free(pc[1]);
+    for (int b = 1; b < 3; b++) /* parts 1 and 2: one negative pivot each */
+        mdl->parts[b].K[(size_t)5 * mdl->parts[b].ndof + 5] = -1.0;
+    for (int t = 0; t < 2; t++) {
+        gs_blas_set_threads(t + 1);
+        gs_precomp *bad = NULL;
+        gs_error e;
+        GS_CHECK_INT(gs_precomp_build(mdl, &bad, &e), GS_ERR_NOT_SPD);
+        GS_CHECK_STR(e.field, "parts[1].K");
+        GS_CHECK(bad == NULL);
+    }
+    gs_blas_set_threads(before);
+    gs_model_free(mdl);
+}
+
 GS_TEST(unvalidated_model_rejected)
 {
     gs_model *mdl = tm_chain3();
