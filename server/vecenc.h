@@ -40,7 +40,7 @@ gsd_vecenc *gsd_vecenc_new(void); /* NULL when out of memory */
 void gsd_vecenc_free(gsd_vecenc *c);
 /* zstd level of new encodings (default GSD_VEC_LEVEL; tests measure others). */
 void gsd_vecenc_set_level(gsd_vecenc *c, int level);
-#define GSD_VEC_LEVEL 3
+#define GSD_VEC_LEVEL 1
 
 /* Encode vector `which` (m doubles) for storage: *p / *len / *enc describe
  * the BLOB, valid until the next encode of the same `which` on this codec. */
