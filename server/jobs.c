@@ -3,7 +3,8 @@
  * A claimed chunk runs on the cloud runner (runner/runner.h): the job's gaps
  * file is the source, the store the sink (one transaction per chunk), the
  * result cache and the warm-start job the policy, cancellation and waiting
- * interactive solves the stop hook.
+ * interactive solves the stop hook. Claims go to the oldest job with work
+ * left; sibling clouds are paced within the factor cache (pace).
  */
 #define _GNU_SOURCE
 #include "jobs.h"
@@ -45,6 +46,8 @@ typedef struct gsd_job {
     unsigned char *state;
     int next;              /* claims scan from here */
     int done, failed, inflight;
+    long long n_act_sum, n_act_rows; /* contact-set sizes of the results stored by this
+                                        process, and how many (sibling pacing) */
     atomic_int cancelled;
     atomic_int cut;        /* running solves stop (cancel, failure, shutdown): the
                               solver's cancel flag; a cut-short gap is not stored */
@@ -249,21 +252,71 @@ static void reap(gsd_jobs *jobs)
     }
 }
 
-static int claim(gsd_jobs *jobs, gsd_job **out, int *idx, int *first)
+/* ---- sibling pacing ----------------------------------------------------------
+ * Sibling clouds (the same assembly, warm-started from the same job: the
+ * moves of a fastener-pattern search) start gap i from the same stored
+ * contact set, so the factor the first of them builds for gap i is what the
+ * others need; the factor cache (solvers/fcache.h) lends it only while it
+ * holds it. Claimed first-in first-out, gap i of the next sibling comes a
+ * whole cloud later: past the cache's budget, least-recently-used eviction
+ * has dropped every factor by then. So a job may run at most `lag` gaps
+ * ahead of its least advanced sibling, lag = the factors that fit half the
+ * budget at the siblings' mean contact-set size k (k^2 / 2 doubles each);
+ * a cloud whose factors fit is claimed as before. O(jobs) per claim. */
+static int siblings(const gsd_job *a, const gsd_job *b)
+{
+    return a != b && a->spec.warm_job[0] && !strcmp(a->spec.warm_job, b->spec.warm_job) &&
+           !strcmp(a->asm_id, b->asm_id) && a->spec.chain == GS_CHAIN_OFF &&
+           b->spec.chain == GS_CHAIN_OFF;
+}
+
+/* The job to claim from instead of job (job itself when none). Lock held. */
+static gsd_job *pace(gsd_jobs *jobs, gsd_job *job, size_t fcache_budget)
+{
+    if (!job->spec.warm_job[0] || job->spec.chain != GS_CHAIN_OFF || !fcache_budget)
+        return job;
+    gsd_job *slow = job;
+    long long n_act = job->n_act_sum, rows = job->n_act_rows;
+    for (gsd_job *s = jobs->head; s; s = s->next_job) {
+        if (!siblings(s, job) || s->cancelled || s->finished)
+            continue;
+        n_act += s->n_act_sum;
+        rows += s->n_act_rows;
+        if (s->next < slow->next && s->next < s->total)
+            slow = s;
+    }
+    if (slow == job || rows == 0 || n_act == 0)
+        return job;
+    const double k = (double)n_act / (double)rows;
+    const double lag = 0.5 * (double)fcache_budget / (4.0 * k * k);
+    return job->next - slow->next > lag ? slow : job;
+}
+
+/* Claim up to a chunk of job's unclaimed gaps into idx. Lock held. */
+static int take(gsd_job *job, int *idx)
+{
+    int cnt = 0, i = job->next;
+    const int want = job->spec.chain != GS_CHAIN_OFF ? GSD_CHAIN_CHUNK : GSD_CHUNK;
+    for (; i < job->total && cnt < want; i++)
+        if (job->state[i] == ST_TODO) {
+            job->state[i] = ST_CLAIMED;
+            idx[cnt++] = i;
+        }
+    job->next = i;
+    return cnt;
+}
+
+static int claim(gsd_jobs *jobs, size_t fcache_budget, gsd_job **out, int *idx, int *first)
 {
     pthread_mutex_lock(&jobs->mu);
     reap(jobs);
-    for (gsd_job *job = jobs->head; job; job = job->next_job) {
-        if (job->cancelled || job->finished)
+    for (gsd_job *head = jobs->head; head; head = head->next_job) {
+        if (head->cancelled || head->finished)
             continue;
-        int cnt = 0, i = job->next;
-        const int want = job->spec.chain != GS_CHAIN_OFF ? GSD_CHAIN_CHUNK : GSD_CHUNK;
-        for (; i < job->total && cnt < want; i++)
-            if (job->state[i] == ST_TODO) {
-                job->state[i] = ST_CLAIMED;
-                idx[cnt++] = i;
-            }
-        job->next = i;
+        gsd_job *job = pace(jobs, head, fcache_budget);
+        int cnt = take(job, idx);
+        if (!cnt && job != head) /* the paced sibling had nothing left to claim */
+            cnt = take(job = head, idx);
         if (!cnt)
             continue;
         job->inflight += cnt;
@@ -535,8 +588,13 @@ static gs_err chunk_commit(void *ctx, int slot, const int *rows, int n, gs_error
     gs_err rc = gsd_store_results_put(c->w->st, c->rows, n, c->job->id, n, n_failed, t_sum,
                                       it_sum, err);
     if (!rc) {
+        long long n_act = 0;
+        for (int k = 0; k < n; k++)
+            n_act += c->rows[k].n_act;
         pthread_mutex_lock(&c->app->jobs->mu);
         c->job->failed += n_failed;
+        c->job->n_act_sum += n_act;
+        c->job->n_act_rows += n;
         pthread_mutex_unlock(&c->app->jobs->mu);
     }
     return rc;
@@ -618,7 +676,7 @@ int gsd_jobs_work(gsd_app *app, gsd_worker *w)
 {
     int idx[GSD_CHUNK_MAX], first = 0;
     gsd_job *job = NULL;
-    int cnt = claim(app->jobs, &job, idx, &first);
+    int cnt = claim(app->jobs, (size_t)app->o.factor_cache_mb << 20, &job, idx, &first);
     if (!cnt)
         return 0;
     if (first)

@@ -339,6 +339,39 @@ class CloudTest(ApiCase):
                 self.assertTrue(a["warm_start_used"] and a["kkt"]["pass"] and b["kkt"]["pass"])
                 self.assert_close(a["w"], b["w"], 1e-9, "w move %d gap %d" % (mv, i))
 
+    def test_sibling_clouds_paced_within_the_cache(self):
+        # three move clouds of 300 gaps warm from one job, a 1 MiB factor
+        # cache (about 120 factors of these sets): claimed first-in
+        # first-out, gap i of the next cloud would come 300 gaps later, after
+        # its factor was evicted. The clouds are paced to stay within the
+        # factors the cache holds, so the later two mostly copy.
+        mj, gp = model("sandwich", small=True, inline=True, gaps=300)
+        rows = gaps_rows(gp)
+        d = h.Daemon(workers=2, extra=["--factor-cache-mb", "1"]).start()
+        try:
+            aid = upload_json(d, mj).json()["id"]
+            base = self.cloud(rows, d=d, aid=aid, fastener_fraction=0.5, solver="gi")
+            inst = d.wait_job(base["id"])["options"]["installed"]
+            free = [c for c in range(40) if c not in inst]
+            h0 = metric(d, "gapsim_factor_cache_hits_total")
+            jobs = []
+            for mv in range(3):  # submitted together: all three queued at once
+                pat = [c for c in inst if c != inst[mv]] + [free[mv]]
+                j = d.post("/v1/assemblies/%s/clouds" % aid,
+                           {"gaps_from": base["id"], "fasteners": sorted(pat),
+                            "warm_start": base["id"], "solver": "gi"})
+                self.assertEqual(j.status, 202, j.body[:300])
+                jobs.append(j.json()["id"])
+            for jid in jobs:
+                f = d.wait_job(jid)
+                self.assertEqual((f["status"], f["done"], f["failed"]), ("done", 300, 0))
+            hits = metric(d, "gapsim_factor_cache_hits_total") - h0
+            misses = metric(d, "gapsim_factor_cache_misses_total")
+            self.assertGreaterEqual(hits, 300, (hits, misses))  # 600 at best
+            self.assertLessEqual(metric(d, "gapsim_factor_cache_bytes"), 1 << 20)
+        finally:
+            d.cleanup()
+
     def test_gaps_from(self):
         # the gaps of an earlier job solved again under another pattern, warm
         # from that job: nothing uploaded, the file shared (a hard link)
