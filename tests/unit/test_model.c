@@ -128,6 +128,17 @@ GS_TEST(error_nonfinite_everywhere)
     GS_CHECK_INT(validate(mdl, &e), GS_ERR_NONFINITE);
     GS_CHECK_STR(e.field, "parts[0].K");
     mdl->parts[0].K[4] = 2.0;
+    /* the block pass runs in lanes of four: an entry past the last full
+     * lane (index 8 of 3 x 3), and of two bad entries the first is named */
+    const double k8 = mdl->parts[0].K[8];
+    mdl->parts[0].K[8] = INFINITY;
+    GS_CHECK_INT(validate(mdl, &e), GS_ERR_NONFINITE);
+    GS_CHECK(strstr(e.msg, "at (2, 2)") != NULL);
+    mdl->parts[0].K[1] = -INFINITY;
+    GS_CHECK_INT(validate(mdl, &e), GS_ERR_NONFINITE);
+    GS_CHECK(strstr(e.msg, "at (1, 0)") != NULL);
+    mdl->parts[0].K[1] = mdl->parts[0].K[3];
+    mdl->parts[0].K[8] = k8;
     mdl->f[1] = INFINITY;
     GS_CHECK_INT(validate(mdl, &e), GS_ERR_NONFINITE);
     GS_CHECK_STR(e.field, "f");

@@ -254,6 +254,28 @@ GS_TEST(npy_larger_than_one_chunk)
     GS_CHECK(ok);
 }
 
+/* A file whose layout is the destination's is read straight into it, in
+ * reads of 2^20 doubles: a 1,100 x 1,000 array takes two, bit for bit. */
+GS_TEST(npy_same_layout_read_in_place)
+{
+    char path[512];
+    gs_test_tmp_path(path, sizeof path, "npy_direct.npy");
+    const size_t r = 1100, c = 1000;
+    double *v = malloc(r * c * sizeof *v), *d = NULL;
+    GS_CHECK(v != NULL);
+    for (size_t k = 0; k < r * c; k++)
+        v[k] = sin((double)k) * 1e3;
+    v[r * c - 1] = -0.0;
+    size_t shape[2] = {r, c};
+    gs_error e;
+    GS_CHECK_INT(gs_npy_write_file(path, v, 2, shape, &e), GS_OK);
+    gs_npy_info info;
+    GS_CHECK_INT(gs_npy_read_file(path, r * c, &d, &info, &e), GS_OK);
+    GS_CHECK(d && memcmp(d, v, r * c * sizeof *v) == 0);
+    free(d);
+    free(v);
+}
+
 GS_TEST(npy_empty_array)
 {
     size_t len = make_npy(img, sizeof img, 1,
