@@ -534,8 +534,8 @@ gs_err gs_npy_read_data(gs_npy_file *f, double *dst, gs_npy_order order, gs_erro
     if (elems == 0)
         return GS_OK;
     /* same layout: read straight into dst (no staging copy, no per-byte
-     * assembly of the doubles: the lap joint's 108 MB of blocks in 0.2
-     * instead of 0.3 s) */
+     * assembly of the doubles; with the validation's branch-free pass the
+     * lap model, 108 MB of blocks, loads in 0.15-0.16 instead of 0.18-0.24 s) */
     const int direct = npy_same_layout(&f->info, order);
     unsigned char *chunk = direct ? NULL : malloc((size_t)NPY_CHUNK * 8);
     if (!direct && !chunk)
