@@ -110,19 +110,25 @@ typedef struct {
     pthread_mutex_t mu;
 } fac_job;
 
+/* The next of np parts for a worker thread to take, or -1 when none is
+ * left (*next: the parts handed out so far, under mu). */
+static int next_part(pthread_mutex_t *mu, int *next, int np)
+{
+    pthread_mutex_lock(mu);
+    int i = (*next)++;
+    pthread_mutex_unlock(mu);
+    return i < np ? i : -1;
+}
+
 static void *fac_worker(void *arg)
 {
     fac_job *j = arg;
-    for (;;) {
-        pthread_mutex_lock(&j->mu);
-        int i = j->next++;
-        pthread_mutex_unlock(&j->mu);
-        if (i >= j->np)
-            return NULL;
+    for (int i; (i = next_part(&j->mu, &j->next, j->np)) >= 0;) {
         const int b = j->parts[i];
         j->rcode[i] = factor_dense_part(j->pc, b, &j->anorm[b], &j->rc[b], &j->t_cond[i],
                                         &j->errs[i]);
     }
+    return NULL;
 }
 
 /* Factor the dense parts listed in parts (np of them): in parallel when
@@ -252,12 +258,7 @@ typedef struct {
 static void *inv_worker(void *arg)
 {
     inv_job *j = arg;
-    for (;;) {
-        pthread_mutex_lock(&j->mu);
-        int i = j->next++;
-        pthread_mutex_unlock(&j->mu);
-        if (i >= j->np)
-            return NULL;
+    for (int i; (i = next_part(&j->mu, &j->next, j->np)) >= 0;) {
         const int b = j->parts[i], nb = j->pc->mdl->parts[b].ndof;
         j->W[i] = malloc(gs_mul_size((size_t)nb, (size_t)nb) * sizeof(double));
         if (!j->W[i]) {
@@ -267,6 +268,7 @@ static void *inv_worker(void *arg)
         memcpy(j->W[i], j->pc->L[b], (size_t)nb * nb * sizeof(double));
         j->info[i] = (int)LAPACKE_dpotri(LAPACK_COL_MAJOR, 'L', nb, j->W[i], nb);
     }
+    return NULL;
 }
 
 static gs_err invert_parts(const gs_precomp *pc, const int *parts, int np, double **W,
