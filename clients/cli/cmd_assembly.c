@@ -53,6 +53,10 @@ static void print_assembly(const cJSON *a)
         if (gc_jis_num(pc, "cond_Q"))
             gc_kv("cond_Q", "%.3e", gc_jnum(pc, "cond_Q", 0));
     }
+    if (cJSON_GetObjectItemCaseSensitive(a, "factors_saved"))
+        gc_kv("factors", "%s", gc_jbool(a, "factors_saved", 0)
+                                   ? "saved in the data directory"
+                                   : "in memory, being saved (a restart now recomputes them)");
     const cJSON *err = cJSON_GetObjectItemCaseSensitive(a, "error");
     if (err)
         gc_kv("error", "%s at %s: %s", gc_jstr(err, "code", "-"), gc_jstr(err, "field", "-"),

@@ -12,6 +12,7 @@ import os
 import shutil
 import subprocess
 import tempfile
+import time
 import unittest
 
 from gsd_harness import BIN_DIR, TMP, Daemon, binary, gen_model, read_npy, write_npy
@@ -168,10 +169,15 @@ class CliTest(unittest.TestCase):
         self.assertEqual(self.cli_json(["health"])["status"], "ok")
 
     def test_assembly_commands(self):
+        a = self.cli_json(["assembly", "show", self.asm])
+        deadline = time.time() + 30  # the factors are saved after "ready"
+        while not a["factors_saved"] and time.time() < deadline:
+            time.sleep(0.02)
+            a = self.cli_json(["assembly", "show", self.asm])
         r = self.cli(["assembly", "show", self.asm])
         self.assertRegex(r.stdout, r"status:\s+ready")
         self.assertRegex(r.stdout, r"m:\s+%d contact pairs" % self.m)
-        a = self.cli_json(["assembly", "show", self.asm])
+        self.assertRegex(r.stdout, r"factors:\s+saved in the data directory")
         api = self.d.get("/v1/assemblies/" + self.asm).json()
         self.assertEqual(a, api)
         # the same content again: the existing assembly
