@@ -92,27 +92,28 @@ class StreamBody:
     an iterable body chunk by chunk, with the Content-Length given). A
     piece is valid until the next is asked for: copy it to keep it."""
 
-    def __init__(self, pieces: List[Union[bytes, FilePart]]) -> None:
+    def __init__(self, pieces: List[Union[bytes, bytearray, FilePart]]) -> None:
         self.pieces = pieces
-        self.length = sum(len(p) if isinstance(p, bytes) else p.size for p in pieces)
+        self.length = sum(p.size if isinstance(p, FilePart) else len(p) for p in pieces)
 
-    def __iter__(self) -> Iterator[Union[bytes, memoryview]]:
+    def __iter__(self) -> Iterator[Union[bytes, bytearray, memoryview]]:
         for p in self.pieces:
-            if isinstance(p, bytes):
-                yield p
-            else:
+            if isinstance(p, FilePart):
                 yield from p.chunks()
+            else:
+                yield p
 
 
-def multipart(fields: Iterable[Tuple[str, Optional[str], Union[bytes, FilePart]]]
+def multipart(fields: Iterable[Tuple[str, Optional[str], Union[bytes, bytearray, FilePart]]]
               ) -> Tuple[str, StreamBody]:
     """A multipart/form-data body from (name, filename or None, data) fields;
-    data is bytes or a FilePart (streamed from its file).
+    data is bytes or a FilePart (streamed from its file). Transport.request
+    sends the body; b"".join(bytes(c) for c in body) makes it bytes.
 
     Returns (content type with the boundary, body).
     """
     boundary = ("gapsim-" + uuid.uuid4().hex).encode()
-    pieces: List[Union[bytes, FilePart]] = []
+    pieces: List[Union[bytes, bytearray, FilePart]] = []
     for name, filename, data in fields:
         disp = 'form-data; name="%s"' % name
         if filename:
