@@ -11,7 +11,9 @@
  * measured per gap (its median is printed), and the time of one Cholesky of
  * the whole Q for comparison. --warm-seq measures warm starts on sequences of
  * similar problems (pattern changed by one fastener, from each gap):
- * iterations and time, cold vs warm, and the warm median against the bound.
+ * iterations and time, cold vs warm, and the warm median against the bound;
+ * --moves the moves of a pattern search warm from stored solutions, with and
+ * without the factor cache.
  * A variant is method[:form][:option...][@K]: the NPM linear strategy
  * (combined|chol|cg) and line search (exact|golden|armijo), the IPM normal
  * system (split|jacobi|direct) and start (feasible|infeasible); "*" expands
@@ -32,6 +34,7 @@
 #include <time.h>
 
 #include "chain.h"
+#include "fcache.h"
 #include "generator.h"
 #include "linalg.h"
 #include "model_json.h"
@@ -57,6 +60,7 @@ typedef struct {
     const char *dump_dir; /* --dump-qp: Q, p and the reference lam as .npy for other solvers */
     gs_gen_kind kind;
     int small, ngaps, sweep, warm_seq, cloud, dist, nfrac, repeat, cpu_clock, no_ref, interleave;
+    int moves;
     unsigned long long seed;
     double fraction, check_tol, scatter;
     double fracs[MAX_FRACTIONS];
@@ -116,6 +120,11 @@ static void usage(FILE *f)
         "                   fastener, up to 20 steps from each gap of the run: iterations and\n"
         "                   time saved, medians of warm, cold and the bound (separate solver\n"
         "                   workspaces, so the warm one carries its factor from step to step)\n"
+        "  --moves N        N pattern-search moves (an installed fastener swapped for a free\n"
+        "                   one), each gap warm-started from its stored solution under the\n"
+        "                   fraction's pattern, move by move as gapsimd's workers claim them:\n"
+        "                   medians cold, warm, warm with the factor cache (solvers/fcache.h),\n"
+        "                   ratios to the bound, cache hits\n"
         "  --cloud          per variant also the cloud as a chained run solves it (gapsim-batch\n"
         "                   --chain on): windows of 64 gaps in nearest-neighbour order of their\n"
         "                   sketches, each warm-started from the previous gap's solution on\n"
@@ -353,6 +362,106 @@ out:
     return rc;
 }
 
+/* --moves N: the moves of a fastener-pattern search as gapsimd runs them.
+ * Every gap is solved cold under the pattern inst (the stored solution);
+ * move j swaps the j-th installed candidate for the j-th free one, and
+ * each gap is solved under it cold (sv), warm from the stored solution on a
+ * solver without the factor cache (svn) and on one with it (svc). The moves
+ * run move by move over all gaps, as a worker claims them, so a warm
+ * workspace last held another gap's set and builds the stored set's factor
+ * (svn) or copies it from the cache from the second move on (svc). Prints
+ * the medians (cold, warm, warm with the cache, the bound on the warm
+ * answer), the cache's hits and the largest relative difference of the
+ * multipliers from cold. 0, or -1 when out of memory. */
+static int moves_run(const bench_args *a, const variant *v, const gs_model *mdl,
+                     const gs_precomp *pc, const double *G, int k, const unsigned char *inst,
+                     double *load, double *QCC, double *QC, int *C)
+{
+    const int m = pc->m, nf = mdl->n_fast, cap = k * a->moves;
+    gs_solve_opts o;
+    variant_opts(v, &o);
+    gs_error e;
+    gs_solver *sv = gs_solver_new(pc, &e), *svn = gs_solver_new(pc, &e);
+    gs_solver *svc = gs_solver_new(pc, &e);
+    gs_fcache *fc = gs_fcache_new((size_t)256 << 20);
+    unsigned char *pat = malloc((size_t)nf + 1);
+    int *ins = malloc(sizeof(int) * ((size_t)nf + 1)), *out = malloc(sizeof(int) * ((size_t)nf + 1));
+    int *act = malloc((size_t)m * sizeof *act);
+    double *L0 = malloc((size_t)k * m * sizeof *L0), *lam = malloc((size_t)m * sizeof *lam);
+    double *lw = malloc((size_t)m * sizeof *lw), *w = malloc((size_t)m * sizeof *w);
+    double *t[4];
+    for (int q = 0; q < 4; q++)
+        t[q] = malloc((size_t)cap * sizeof *t[q]);
+    int rc = -1, ni = 0, no = 0, n = 0;
+    if (!sv || !svn || !svc || !fc || !pat || !ins || !out || !act || !L0 || !lam || !lw || !w ||
+        !t[0] || !t[1] || !t[2] || !t[3])
+        goto done;
+    gs_solver_set_fcache(svc, fc);
+    for (int c = 0; c < nf; c++)
+        inst[c] ? (ins[ni++] = c) : (out[no++] = c);
+    rc = 0;
+    if (ni == 0 || no == 0) {
+        printf("    no swap possible at this fraction (%d installed of %d)\n", ni, nf);
+        goto done;
+    }
+    gs_model_pattern_load(mdl, inst, load);
+    for (int g = 0; g < k; g++) {
+        gs_problem pb = {.pc = pc, .g = G + (size_t)g * m, .load = load};
+        gs_solve_info info;
+        o.warm = NULL;
+        gs_solve(sv, &pb, &o, L0 + (size_t)g * m, w, NULL, &info, &e);
+    }
+    double dmax = 0.0;
+    gs_form ran = o.form;
+    for (int j = 0; j < a->moves; j++) {
+        memcpy(pat, inst, (size_t)nf);
+        pat[ins[j % ni]] = 0;
+        pat[out[(j * 7 + 3) % no]] = 1;
+        gs_model_pattern_load(mdl, pat, load);
+        for (int g = 0; g < k; g++, n++) {
+            gs_problem pb = {.pc = pc, .g = G + (size_t)g * m, .load = load};
+            const double *l0 = L0 + (size_t)g * m;
+            int na = 0;
+            for (int i = 0; i < m; i++)
+                if (l0[i] != 0.0)
+                    act[na++] = i;
+            gs_warm warm = {.n_act = na, .act = act, .lam = l0};
+            gs_solve_info info;
+            gs_solver *who[3] = {sv, svn, svc};
+            for (int q = 0; q < 3; q++) {
+                o.warm = q ? &warm : NULL;
+                double c0 = gs_thread_cpu();
+                gs_solve(who[q], &pb, &o, q ? lw : lam, w, NULL, &info, &e);
+                t[q][n] = a->cpu_clock ? gs_thread_cpu() - c0 : info.time;
+                ran = info.form;
+                for (int i = 0; q && i < m; i++)
+                    dmax = fmax(dmax, fabs(lw[i] - lam[i]) / (1 + fabs(lam[i])));
+            }
+            t[3][n] = bound_time(pc, lw, QCC, QC, C, w);
+        }
+    }
+    gs_model_pattern_load(mdl, inst, load);
+    gs_fcache_stats st;
+    gs_fcache_get_stats(fc, &st);
+    const double mc = pct(t[0], n, 0.5), mn = pct(t[1], n, 0.5), mw = pct(t[2], n, 0.5);
+    const double mb = pct(t[3], n, 0.5);
+    printf("    %-6s %-9s %d moves x %d gaps: medians cold %.3f ms, warm %.3f ms (%.2f x bound), "
+           "warm with the factor cache %.3f ms (%.2f x bound, %.2f x warm; %ld hits, %ld "
+           "misses), bound %.3f ms; max rel |dlam| %.1e\n",
+           gs_method_name(o.method), gs_form_name(ran), a->moves, k, 1e3 * mc, 1e3 * mn, mn / mb,
+           1e3 * mw, mw / mb,
+           mw / mn, st.hits, st.misses, 1e3 * mb, dmax);
+done:
+    for (int q = 0; q < 4; q++)
+        free(t[q]);
+    free(pat); free(ins); free(out); free(act); free(L0); free(lam); free(lw); free(w);
+    gs_solver_free(sv);
+    gs_solver_free(svn);
+    gs_solver_free(svc);
+    gs_fcache_free(fc);
+    return rc;
+}
+
 /* One token METHOD[:FORM][:OPTION...][@K]; appends its expansion to v.
  * Returns the new count, -1 on a bad token or overflow. */
 static int parse_token(char *tok, variant *v, int nv, int cap)
@@ -521,6 +630,10 @@ int main(int argc, char **argv)
             }
             i++;
         } else if (!strcmp(o, "--warm-seq")) a.warm_seq = 1;
+        else if (!strcmp(o, "--moves") && v) {
+            if ((a.moves = atoi(v)) < 1) { usage(stderr); return 2; }
+            i++;
+        }
         else if (!strcmp(o, "--cloud")) a.cloud = 1;
         else if (!strcmp(o, "--dist")) a.dist = 1;
         else if (!strcmp(o, "--repeat") && v) a.repeat = atoi(v), i++;
@@ -905,6 +1018,15 @@ int main(int argc, char **argv)
                    "from each of the %d gaps):\n", WARM_SEQ_STEPS, k);
             for (int vi = 0; vi < nv; vi++)
                 if (warm_seq(&a, &vars[vi], sv, svw, mdl, pc, G, k, inst, load, QCC, QC, C) != 0) {
+                    fprintf(stderr, "gapsim-bench: out of memory\n");
+                    return 1;
+                }
+        }
+        if (a.moves) {
+            printf("  pattern-search moves (one installed fastener swapped for a free one), "
+                   "warm from the pattern's stored solution:\n");
+            for (int vi = 0; vi < nv; vi++)
+                if (moves_run(&a, &vars[vi], mdl, pc, G, k, inst, load, QCC, QC, C) != 0) {
                     fprintf(stderr, "gapsim-bench: out of memory\n");
                     return 1;
                 }
