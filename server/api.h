@@ -23,6 +23,9 @@ int gsd_api_assembly(gsd_req *r, gsd_assembly_row *row);
 /* The job row of r->id (release with gsd_job_row_free); 0 after answering
  * 404 / 500. */
 int gsd_api_job(gsd_req *r, gsd_job_row *row);
+/* Answer r with the document of job r->id (GET /v1/jobs/{id} without waiting;
+ * 404 when it is gone). */
+void gsd_api_job_reply(gsd_req *r);
 /* Answer {"jobs": [...]} of an assembly and / or a status (NULL: any). */
 void gsd_api_reply_jobs(gsd_req *r, const char *assembly_id, const char *status);
 /* The assembly must be ready; 0 after answering 409. */

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "jobs.h"
+#include "jobwait.h"
 #include "npy.h"
 #include "render.h"
 
@@ -74,11 +75,40 @@ void gsd_h_job_list(gsd_req *r)
     gsd_api_reply_jobs(r, gsd_query(r, "assembly"), status);
 }
 
-void gsd_h_job_get(gsd_req *r)
+void gsd_api_job_reply(gsd_req *r)
 {
     gsd_job_row row;
     if (!gsd_api_job(r, &row))
         return;
+    reply_job(r, &row, 200);
+    gsd_job_row_free(&row);
+}
+
+static int job_ended(const char *status)
+{
+    return !strcmp(status, "done") || !strcmp(status, "failed") || !strcmp(status, "cancelled");
+}
+
+/* GET /v1/jobs/{id}[?wait=S]: with S > 0 a job that has not ended is
+ * answered when it ends or after S seconds (jobwait.h), whichever is first. */
+void gsd_h_job_get(gsd_req *r)
+{
+    double wait = 0.0;
+    if (!gsd_api_query_num(r, "wait", 0.0, &wait))
+        return;
+    if (!(wait >= 0.0 && wait <= GSD_JOBWAIT_MAX_S)) {
+        gsd_reply_error(r, 400, "invalid", "wait", "wait is in seconds, 0 to %g",
+                        GSD_JOBWAIT_MAX_S);
+        return;
+    }
+    gsd_job_row row;
+    if (!gsd_api_job(r, &row))
+        return;
+    if (wait > 0.0 && !job_ended(row.status)) {
+        gsd_job_row_free(&row);
+        gsd_jobwait_add(r->app, r, wait);
+        return;
+    }
     reply_job(r, &row, 200);
     gsd_job_row_free(&row);
 }

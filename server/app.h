@@ -74,6 +74,7 @@ typedef struct gsd_app {
     gsd_jobs *jobs;
     gsd_upkeep *upkeep;   /* retention, quota, disk reserve (upkeep.h) */
     gsd_summary_cache *sums; /* ended jobs' summaries (summary.h) */
+    struct gsd_jobwait *jobwait; /* requests waiting for a job's end (jobwait.h) */
     gsd_metrics metrics;
     struct MHD_Daemon *mhd;
     atomic_int stopping;

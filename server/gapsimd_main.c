@@ -24,6 +24,7 @@
 #include "http.h"
 #include "ids.h"
 #include "jobs.h"
+#include "jobwait.h"
 #include "linalg.h"
 #include "pool.h"
 #include "registry.h"
@@ -314,6 +315,8 @@ int main(int argc, char **argv)
         rc = gs_errorf(&e, GS_ERR_NOMEM, "", "out of memory");
     if (!rc)
         rc = gsd_jobs_new(&app, &e);
+    if (!rc) /* before the workers: they report jobs' ends to it */
+        rc = gsd_jobwait_start(&app, &e);
     if (!rc)
         rc = gsd_pool_start(&app, app.o.http_threads, NULL, &app.readers, &e);
     if (!rc) /* after the readers: its workers queue summaries on them */
@@ -331,6 +334,7 @@ int main(int argc, char **argv)
         atomic_store(&app.stopping, 1);
         gsd_pool_stop(app.pool); /* first: its workers queue summaries on the readers */
         gsd_pool_stop(app.readers);
+        gsd_jobwait_free(&app);
         gsd_jobs_free(app.jobs);
         gsd_registry_free(app.reg);
         gsd_summary_cache_free(app.sums);
@@ -356,7 +360,9 @@ int main(int argc, char **argv)
     app.pool = NULL;
     gsd_pool_stop(app.readers); /* a summary being computed stops at its next row */
     app.readers = NULL;
+    gsd_jobwait_stop(&app); /* waiting requests answered 503 before the daemon stops */
     gsd_http_stop(&app);
+    gsd_jobwait_free(&app);
     gsd_jobs_free(app.jobs);
     gsd_registry_free(app.reg);
     gsd_summary_cache_free(app.sums);

@@ -20,6 +20,7 @@
 #include "api.h"
 #include "assembly.h"
 #include "exec.h"
+#include "jobwait.h"
 #include "json_parse.h"
 #include "linalg.h"
 #include "pool.h"
@@ -377,6 +378,7 @@ static void fail_job(gsd_app *app, gsd_worker *w, gsd_job *job, const gs_error *
     atomic_store(&job->cut, 1);
     pthread_mutex_unlock(&app->jobs->mu);
     gsd_store_job_fail(w->st, job->id, "failed", gsd_unix_now(), reason, NULL);
+    gsd_jobwait_ended(app, job->id);
 }
 
 /* ---- the summary of a job that ended, computed ahead ------------------------------ */
@@ -662,6 +664,7 @@ static void run_chunk(gsd_app *app, gsd_worker *w, gsd_job *job, int *idx, int c
         int ahead = gsd_summary_reserve(app->sums, job->id, GSD_SUMMARY_THRESHOLD,
                                         GSD_SUMMARY_BINS);
         gsd_store_job_set_status(w->st, job->id, "done", gsd_unix_now(), NULL);
+        gsd_jobwait_ended(app, job->id);
         if (ahead)
             summary_ahead(app, job->id);
         gsd_log(app, 1, "job %s done: %d gaps, %d not optimal", job->id, job->total, job->failed);
@@ -730,8 +733,10 @@ int gsd_jobs_cancel(gsd_app *app, const char *id)
             hit = 1;
         }
     pthread_mutex_unlock(&app->jobs->mu);
-    if (hit)
+    if (hit) {
         gsd_store_job_set_status(app->st, id, "cancelled", gsd_unix_now(), NULL);
+        gsd_jobwait_ended(app, id);
+    }
     return hit;
 }
 

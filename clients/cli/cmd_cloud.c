@@ -73,17 +73,27 @@ static void sleep_s(double s)
     nanosleep(&ts, NULL);
 }
 
-/* Poll the job until it ends; *final / *raw: its last state. */
+/* Seconds each GET of a job being waited for may be held by the daemon
+ * (?wait=): the progress line's refresh. */
+#define WAIT_SPAN_S 0.25
+
+/* Wait until the job ends; *final / *raw: its last state. Each request asks
+ * the daemon to hold it until the job ends or WAIT_SPAN_S pass, so the end
+ * is seen as it happens; a daemon that answers sooner without the job having
+ * ended (one that cannot wait) is polled instead, at the job's ETA. */
 static int wait_job(gc_ctx *cx, const char *prog, const char *job, cJSON **final, gc_buf *raw)
 {
-    char path[512];
-    job_path(path, sizeof path, job, "");
+    char base[512], held[560];
+    job_path(base, sizeof base, job, "");
+    snprintf(held, sizeof held, "%s?wait=%g", base, WAIT_SPAN_S);
+    int can_wait = 1;
     gc_progress pg;
     gc_progress_init(&pg, cx->tty);
     for (;;) {
         cJSON *j = NULL;
         gc_buf b = {0};
-        gc_req rq = {.method = "GET", .path = path};
+        gc_req rq = {.method = "GET", .path = can_wait ? held : base};
+        const double asked = gc_now();
         int rc = gc_call_json(cx, prog, &rq, &j, &b);
         if (rc != GC_OK) { /* the error is printed on a line of its own (gc_progress_break) */
             gc_progress_end(&pg);
@@ -103,12 +113,15 @@ static int wait_job(gc_ctx *cx, const char *prog, const char *job, cJSON **final
             *raw = b;
             return GC_OK;
         }
-        /* every 0.25 s (the progress line), or at the job's ETA when that is
-         * sooner (at least 20 ms): the end is seen within ~20 ms */
+        const int waited = can_wait && gc_now() - asked >= 0.5 * WAIT_SPAN_S;
+        can_wait = waited;
+        /* polling: every 0.25 s (the progress line), or at the job's ETA when
+         * that is sooner (at least 20 ms): the end is seen within ~20 ms */
         const double eta = gc_jis_num(j, "eta_s") ? gc_jnum(j, "eta_s", 0.25) : 0.25;
         cJSON_Delete(j);
         gc_buf_free(&b);
-        sleep_s(eta < 0.02 ? 0.02 : (eta > 0.25 ? 0.25 : eta));
+        if (!waited)
+            sleep_s(eta < 0.02 ? 0.02 : (eta > 0.25 ? 0.25 : eta));
     }
 }
 

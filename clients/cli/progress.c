@@ -13,7 +13,7 @@
 
 static gc_progress *active; /* the bar drawn on the terminal's current line */
 
-static double now_s(void)
+double gc_now(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -48,7 +48,7 @@ void gc_progress_update(gc_progress *p, const char *job, const char *status, int
         active = p;
         return;
     }
-    double t = now_s();
+    double t = gc_now();
     int changed = strcmp(status, p->last_status) != 0;
     if (!changed && (done == p->last_done || t - p->last_line < 1.0))
         return;

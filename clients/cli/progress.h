@@ -16,6 +16,8 @@ typedef struct {
 } gc_progress;
 
 void gc_progress_init(gc_progress *p, int tty);
+/* Monotonic seconds (the bar's rate clock; also how long a request took). */
+double gc_now(void);
 /* rate < 0 / eta < 0: unknown. */
 void gc_progress_update(gc_progress *p, const char *job, const char *status, int done, int total,
                         int failed, double rate, double eta);

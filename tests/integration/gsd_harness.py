@@ -137,10 +137,11 @@ class Daemon:
     def wait_job(self, job_id, timeout=300):
         deadline = time.time() + timeout
         while time.time() < deadline:
-            j = self.get("/v1/jobs/" + job_id).json()
+            # held by the daemon until the job ends (or 10 s pass)
+            span = min(10.0, max(0.05, deadline - time.time()))
+            j = self.get("/v1/jobs/%s?wait=%.2f" % (job_id, span), timeout=span + 120).json()
             if j["status"] in ("done", "cancelled", "failed"):
                 return j
-            time.sleep(0.05)
         raise RuntimeError("job %s did not finish" % job_id)
 
 

@@ -5,6 +5,7 @@ statistics computed here from the results, cloud warm start, gaps_from."""
 import json
 import math
 import os
+import threading
 import time
 import unittest
 
@@ -506,6 +507,43 @@ class CloudTest(ApiCase):
         self.assert_error(self.d.delete("/v1/jobs/" + j["id"]), 409, "id", "conflict")
         self.assert_error(self.d.delete("/v1/jobs/" + self.job["id"]), 409, "id", "conflict")
         self.assertEqual(self.d.get("/v1/jobs/" + self.job["id"]).json()["status"], "done")
+
+    def test_wait_for_the_end(self):
+        """GET /v1/jobs/{id}?wait=S: held until the job ends (done or
+        cancelled) or S seconds pass; bad values 400 naming "wait"."""
+        # an ended job: answered at once, as without wait
+        r = self.d.get("/v1/jobs/%s?wait=30" % self.job["id"])
+        self.assertEqual(r.status, 200, r.body[:300])
+        self.assertEqual((r.json()["status"], r.json()["done"]), ("done", 40))
+        # a short cloud: the held request comes back with its end
+        j = self.cloud(self.rows[:20], fasteners="all", solver="gi")
+        r = self.d.get("/v1/jobs/%s?wait=30" % j["id"], timeout=60)
+        self.assertEqual(r.status, 200, r.body[:300])
+        self.assertEqual((r.json()["status"], r.json()["done"]), ("done", 20))
+        # a long one (the slow solver of test_cancel): S passes first, the
+        # answer is the state at that moment
+        rows = [[x - 0.1 - 0.001 * i for x in self.G[i % 40]] for i in range(3000)]
+        j = self.cloud(rows, fasteners="all", solver="ipm")
+        r = self.d.get("/v1/jobs/%s?wait=0.3" % j["id"])
+        self.assertEqual(r.status, 200, r.body[:300])
+        self.assertIn(r.json()["status"], ("queued", "running"))
+        self.assertLess(r.json()["done"], 3000)
+        # a request held for 60 s is answered when the job is cancelled
+        out = {}
+        th = threading.Thread(target=lambda: out.update(
+            r=self.d.get("/v1/jobs/%s?wait=60" % j["id"], timeout=120)))
+        th.start()
+        time.sleep(0.3)
+        self.assertEqual(self.d.delete("/v1/jobs/" + j["id"]).status, 200)
+        th.join(20)  # well before the 60 s: woken by the cancel, not by its deadline
+        self.assertFalse(th.is_alive(), "the held request was not answered at the cancel")
+        self.assertEqual(out["r"].status, 200, out["r"].body[:300])
+        self.assertEqual(out["r"].json()["status"], "cancelled")
+        for bad in ("-1", "61", "abc", "nan", "inf"):
+            self.assert_error(self.d.get("/v1/jobs/%s?wait=%s" % (j["id"], bad)), 400, "wait",
+                              "invalid")
+        self.assert_error(self.d.get("/v1/jobs/j_0123456789abcdef?wait=1"), 404, "id",
+                          "not_found")
 
 
 if __name__ == "__main__":

@@ -6,7 +6,8 @@ where an interior-point solve with every fastener takes a minute or more:
 - DELETE of a running cloud stops its running solve at once (nothing
   stored for it);
 - SIGTERM during a slow solve exits in a few seconds (the waiting client
-  gets 503 or a closed connection);
+  gets 503 or a closed connection), and so does a request held waiting for
+  a job's end (GET /v1/jobs/{id}?wait=60);
 - three slow solves on two workers leave one worker for a gi solve (the
   slow lane: at most workers - 1 slow solves run at once).
 The measured times are printed (they are figures, not assertions: the
@@ -175,6 +176,38 @@ class DeadlineTest(unittest.TestCase):
             print("\n  SIGTERM during a solve: exit %r after %.2f s" % (rc, dt))
             self.assertEqual(rc, 0)
             self.assertLess(dt, 20)
+            if "r" in out:
+                self.assertEqual(out["r"].status, 503, out["r"].body[:300])
+        finally:
+            d.cleanup()
+
+    def test_sigterm_while_a_request_waits_for_a_job(self):
+        # GET /v1/jobs/{id}?wait=60 held for a cloud of minute-long solves:
+        # SIGTERM answers it 503 (or closes it) and the daemon exits in seconds
+        d = h.Daemon(workers=1).start()
+        try:
+            aid = self.upload(d)
+            r = d.post("/v1/assemblies/%s/clouds" % aid, dict(SLOW, gaps=self.G[:2]))
+            self.assertEqual(r.status, 202, r.body[:300])
+            jid = r.json()["id"]
+            out = {}
+
+            def client():
+                try:
+                    out["r"] = d.get("/v1/jobs/%s?wait=60" % jid, timeout=120)
+                except Exception as e:  # the connection closed: also an answer
+                    out["e"] = e
+            th = threading.Thread(target=client)
+            th.start()
+            time.sleep(1.0)
+            t0 = time.time()
+            rc = d.stop()
+            dt = time.time() - t0
+            th.join(30)
+            print("\n  SIGTERM while a request waits for a job: exit %r after %.2f s" % (rc, dt))
+            self.assertEqual(rc, 0)
+            self.assertLess(dt, 20)
+            self.assertFalse(th.is_alive())
             if "r" in out:
                 self.assertEqual(out["r"].status, 503, out["r"].body[:300])
         finally:

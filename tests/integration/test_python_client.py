@@ -494,9 +494,48 @@ class ClientTest(unittest.TestCase):
         if final["status"] == "cancelled":
             self.assertLess(final["done"], final["total"])
 
+    def test_wait_holds_requests_at_the_daemon(self):
+        """Job.wait asks the daemon to hold each request until the job ends
+        (?wait=5 s, the span shrunk to what a timeout leaves) and never sleeps
+        while the daemon does: a stub client whose answers take the span on a
+        fake clock."""
+        import gapsim.client as gc
+        clock = [1000.0]
+        docs, asked, slept = [], [], []
+
+        class Stub:
+            def job_status(self, _id, wait=None):
+                asked.append(wait)
+                doc = docs.pop(0)
+                clock[0] += 0.3 if doc["status"] == "done" else (wait or 0.0)
+                return doc
+
+        def sleep(s):
+            slept.append(s)
+            clock[0] += s
+        real = (gc.time.time, gc.time.sleep)
+        gc.time.time, gc.time.sleep = (lambda: clock[0]), sleep
+        try:
+            docs[:] = [{"status": "running", "eta_s": 3.0}, {"status": "running", "eta_s": 1.0},
+                       {"status": "done", "eta_s": 0}]
+            info = Job(Stub(), {"id": "j_0", "status": "queued"}).wait()
+            self.assertEqual(info["status"], "done")
+            self.assertEqual((asked, slept), ([5.0, 5.0, 5.0], []))
+            # timeout 7 s: held 5 s, then for the 2 s left, then it gives up
+            docs[:] = [{"status": "running", "eta_s": 9.0}] * 2
+            asked[:] = []
+            with self.assertRaises(GapsimError) as cm:
+                Job(Stub(), {"id": "j_0", "status": "queued"}).wait(timeout=7)
+            self.assertEqual(cm.exception.code, "timeout")
+            self.assertEqual(asked, [5.0, 2.0])
+        finally:
+            gc.time.time, gc.time.sleep = real
+
     def test_wait_sleeps_until_the_eta(self):
-        """Job.wait polls at the daemon's ETA (20 ms to 1 s), and while there is
-        none at the growing interval: a stub client and a recorded sleep."""
+        """A daemon that does not hold requests (an older one: the first
+        answer comes back at once without the job's end): Job.wait polls at
+        the daemon's ETA (20 ms to 1 s), and while there is none at the
+        growing interval: a stub client and a recorded sleep."""
         docs = [{"status": "queued", "eta_s": None},
                 {"status": "running", "eta_s": None},
                 {"status": "running", "eta_s": 0.35},
@@ -504,8 +543,11 @@ class ClientTest(unittest.TestCase):
                 {"status": "running", "eta_s": 0.0},
                 {"status": "done", "eta_s": 0}]
 
+        asked = []
+
         class Stub:
-            def job_status(self, _id):
+            def job_status(self, _id, wait=None):
+                asked.append(wait)
                 return docs.pop(0)
 
         slept = []
@@ -521,6 +563,7 @@ class ClientTest(unittest.TestCase):
         self.assertAlmostEqual(slept[0], 0.1)
         self.assertAlmostEqual(slept[1], 0.12)
         self.assertEqual(slept[2:], [0.35, 1.0, 0.02])
+        self.assertEqual(asked, [5.0] + [None] * 5)  # asked to wait once, then polled
 
     def test_wait_assembly_backs_off(self):
         """wait_assembly polls after 20 ms, then 1.5 times later each time, at

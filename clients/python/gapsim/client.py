@@ -320,9 +320,16 @@ class Client:
                  "status": status}
         return self.http.request("GET", "/v1/jobs", query=query).json()["jobs"]
 
-    def job_status(self, job: JobRef) -> Dict[str, Any]:
-        """GET /v1/jobs/{id}: status, done, total, failed, solves_per_s, eta_s, iterations."""
-        return self.http.request("GET", "/v1/jobs/" + _id(job, "job")).json()
+    def job_status(self, job: JobRef, wait: Optional[float] = None) -> Dict[str, Any]:
+        """GET /v1/jobs/{id}: status, done, total, failed, solves_per_s, eta_s, iterations.
+
+        wait: seconds (at most 60): the daemon answers when the job ends or when
+        they have passed, whichever is first (a job that already ended: at once).
+        """
+        query = {"wait": "%.3f" % wait} if wait else None
+        timeout = self.http.timeout + wait if wait else None
+        return self.http.request("GET", "/v1/jobs/" + _id(job, "job"), query=query,
+                                 timeout=timeout).json()
 
     def cancel(self, job: JobRef) -> Dict[str, Any]:
         """Cancel a queued or running job (409 GapsimError if it already ended)."""
@@ -433,9 +440,9 @@ class Job:
         return "Job(%s, %s %s/%s)" % (self.id, self.info.get("status"), self.info.get("done"),
                                       self.info.get("total"))
 
-    def status(self) -> Dict[str, Any]:
-        """Refresh and return the job document."""
-        self.info = self.client.job_status(self.id)
+    def status(self, wait: Optional[float] = None) -> Dict[str, Any]:
+        """Refresh and return the job document (wait: see Client.job_status)."""
+        self.info = self.client.job_status(self.id, wait=wait)
         return self.info
 
     @property
@@ -457,11 +464,13 @@ class Job:
                 terminal, a line every few seconds otherwise): done/total,
                 solves/s, ETA.
             timeout: seconds before GapsimError(code="timeout"); None waits forever.
-            poll: seconds between polls while the job's end is not in sight
-                (grows to 1 s for long jobs); once the daemon gives an ETA the
-                next poll is at the ETA (at least 20 ms, at most 1 s later), so
-                a job is seen done within about 20 ms of its end rather than up
-                to a whole poll interval after it.
+            poll: how often to ask a daemon that cannot wait for a job's end
+                (one older than this client): seconds between requests while
+                the end is not in sight (grows to 1 s), then at the job's ETA
+                (at least 20 ms later). A current daemon holds each request
+                until the job ends (GET /v1/jobs/{id}?wait=S: S is 1 s with a
+                progress line on a terminal, 5 s otherwise, within the
+                timeout), so the end is seen as it happens, without polling.
             stream: where progress goes (default sys.stderr).
 
         Raises:
@@ -472,9 +481,18 @@ class Job:
         start = time.time()
         last_print = 0.0
         delay = poll
+        can_wait = True  # the daemon holds ?wait requests (else: poll)
         while True:
-            info = self.status()
+            span = 1.0 if (progress and tty) else 5.0
+            if timeout is not None:
+                span = min(span, max(0.0, timeout - (time.time() - start)))
+            asked = time.time()
+            info = self.status(wait=span if can_wait and span > 0.01 else None)
             now = time.time()
+            # an answer well before the span that is not the job's end: the
+            # daemon did not wait (an older one ignores the parameter)
+            waited = can_wait and span > 0.01 and now - asked >= 0.5 * span
+            can_wait = can_wait and (waited or info["status"] in TERMINAL or span <= 0.01)
             if progress and (tty or now - last_print >= 5.0 or info["status"] in TERMINAL):
                 line = self.progress_line(info)
                 out.write(("\r\x1b[K" + line) if tty else line + "\n")
@@ -482,9 +500,11 @@ class Job:
                 last_print = now
             if info["status"] in TERMINAL:
                 break
-            if timeout is not None and now - start > timeout:
+            if timeout is not None and now - start >= timeout:
                 raise GapsimError(None, "timeout", "job %s not done after %.0f s"
                                   % (self.id, timeout))
+            if waited:
+                continue
             eta = info.get("eta_s")
             if isinstance(eta, (int, float)) and eta >= 0:
                 time.sleep(min(1.0, max(0.02, eta)))
