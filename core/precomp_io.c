@@ -30,8 +30,9 @@ enum { W_ENDIAN = 1, W_VERSION, W_HDR_BYTES, W_N, W_M, W_NPARTS, W_PAYLOAD, W_HA
 
 #if UINTPTR_MAX == 0xffffffffffffffffULL
 /* Tripwire: a new gs_precomp field must be saved and loaded here (and the
- * format version bumped); then update this size. */
-_Static_assert(sizeof(gs_precomp) == 152, "gs_precomp changed: update precomp_io.c");
+ * format version bumped); then update this size. lq_ready is not saved: a
+ * saved precomputation always has L_Q (gs_precomp_save refuses one without). */
+_Static_assert(sizeof(gs_precomp) == 160, "gs_precomp changed: update precomp_io.c");
 #endif
 
 /* ---- layout shared by save and load ----------------------------------------- */
@@ -194,6 +195,8 @@ gs_err gs_precomp_save(const gs_precomp *pc, const char *path, unsigned long lon
                        gs_error *err)
 {
     gs_error_clear(err);
+    if (!gs_precomp_has_lq(pc)) /* a deferred build (precompute.h): finish it first */
+        return gs_errorf(err, GS_ERR_INVALID, "", "the precomputation has no L_Q yet");
     uint64_t payload;
     if (pio_payload_bytes(pc->mdl, &payload) != 0)
         return gs_errorf(err, GS_ERR_LIMIT, "", "precomputation too large to save");
@@ -369,6 +372,7 @@ gs_precomp *gs_precomp_alloc(const gs_model *mdl)
     pc->qdiag = pio_alloc(m);
     pc->u0 = pio_alloc(m);
     int ok = pc->L && pc->F && pc->cond_block && pc->Q && pc->LQ && pc->qdiag && pc->u0;
+    atomic_store(&pc->lq_ready, 1); /* every segment, L_Q included, is filled before use */
     for (size_t b = 0; ok && b < np; b++) { /* O(n_parts) allocations */
         const size_t nb = (size_t)mdl->parts[b].ndof;
         ok = mdl->parts[b].Ksp || (pc->L[b] = pio_alloc(nb * nb)) != NULL;

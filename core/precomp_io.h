@@ -44,7 +44,8 @@
  * path (atomic: gs_wfile), with a header (magic "GSPRECMP", format version,
  * n, m, n_parts, ndof per part, endianness check, sizes) and the payload;
  * *checksum (may be NULL) receives the XXH3-64 of the payload (also stored in
- * the file trailer). Errors: GS_ERR_IO (with the path), GS_ERR_NOMEM. */
+ * the file trailer). Errors: GS_ERR_IO (with the path), GS_ERR_NOMEM;
+ * GS_ERR_INVALID for a deferred build whose L_Q is not there yet. */
 gs_err gs_precomp_save(const gs_precomp *pc, const char *path, unsigned long long *checksum,
                        gs_error *err);
 

@@ -499,7 +499,8 @@ static gs_err base_loads(gs_precomp *pc, gs_error *err)
     return GS_OK;
 }
 
-/* Stage 4: L_Q. A failure means linearly dependent pairs (Q singular). */
+/* Stage 4: L_Q (pc->LQ allocated). A failure means linearly dependent pairs
+ * (Q singular). */
 static gs_err factor_Q(gs_precomp *pc, gs_error *err)
 {
     const int m = pc->m;
@@ -542,12 +543,43 @@ static gs_err factor_Q(gs_precomp *pc, gs_error *err)
         return e;
     pc->t.cond += gs_now() - t0;
     pc->cond_Q = rc > 0 ? 1.0 / rc : INFINITY;
-    for (int i = 0; i < m; i++)
-        pc->qdiag[i] = pc->Q[(size_t)i * m + i];
     return GS_OK;
 }
 
+gs_err gs_precomp_finish_lq(gs_precomp *pc, gs_error *err)
+{
+    gs_error_clear(err);
+    if (gs_precomp_has_lq(pc))
+        return GS_OK;
+    if (!(pc->LQ = alloc_square(pc->m)))
+        return gs_errorf(err, GS_ERR_NOMEM, "", "no memory for L_Q (m = %d)", pc->m);
+    const double t0 = gs_now(), tc = pc->t.cond;
+    gs_err rc = factor_Q(pc, err);
+    if (rc != GS_OK) {
+        free(pc->LQ);
+        pc->LQ = NULL;
+        pc->t.cond = tc;
+        return rc;
+    }
+    const double dt = gs_now() - t0;
+    pc->t.factor_Q = dt - (pc->t.cond - tc);
+    pc->t.total += dt;
+    atomic_store_explicit(&pc->lq_ready, 1, memory_order_release);
+    return GS_OK;
+}
+
+int gs_precomp_has_lq(const gs_precomp *pc)
+{
+    return atomic_load_explicit(&((gs_precomp *)pc)->lq_ready, memory_order_acquire);
+}
+
 gs_err gs_precomp_build(const gs_model *mdl, gs_precomp **out, gs_error *err)
+{
+    return gs_precomp_build_ex(mdl, 0, out, err);
+}
+
+gs_err gs_precomp_build_ex(const gs_model *mdl, unsigned flags, gs_precomp **out,
+                           gs_error *err)
 {
     *out = NULL;
     gs_error_clear(err);
@@ -563,11 +595,11 @@ gs_err gs_precomp_build(const gs_model *mdl, gs_precomp **out, gs_error *err)
     pc->F = calloc((size_t)mdl->n_parts, sizeof *pc->F);
     pc->cond_block = calloc((size_t)mdl->n_parts, sizeof *pc->cond_block);
     pc->Q = alloc_square(mdl->m);
-    pc->LQ = alloc_square(mdl->m);
     pc->qdiag = calloc((size_t)mdl->m, sizeof *pc->qdiag);
     pc->u0 = calloc((size_t)mdl->m, sizeof *pc->u0);
+    pc->cond_Q = NAN;
     gs_err rc = GS_OK;
-    if (!pc->L || !pc->F || !pc->cond_block || !pc->Q || !pc->LQ || !pc->qdiag || !pc->u0) {
+    if (!pc->L || !pc->F || !pc->cond_block || !pc->Q || !pc->qdiag || !pc->u0) {
         rc = gs_errorf(err, GS_ERR_NOMEM, "", "no memory for the precomputation (m = %d)", mdl->m);
         goto fail;
     }
@@ -579,16 +611,15 @@ gs_err gs_precomp_build(const gs_model *mdl, gs_precomp **out, gs_error *err)
     if ((rc = build_Q(pc, err)) != GS_OK)
         goto fail;
     pc->t.build_Q = gs_now() - t1;
+    for (int i = 0; i < pc->m; i++)
+        pc->qdiag[i] = pc->Q[(size_t)i * pc->m + i];
     t1 = gs_now();
     if ((rc = base_loads(pc, err)) != GS_OK)
         goto fail;
     pc->t.loads = gs_now() - t1;
-    t1 = gs_now();
-    double tc = pc->t.cond;
-    if ((rc = factor_Q(pc, err)) != GS_OK)
-        goto fail;
-    pc->t.factor_Q = gs_now() - t1 - (pc->t.cond - tc);
     pc->t.total = gs_now() - t0;
+    if (!(flags & GS_PRECOMP_DEFER_LQ) && (rc = gs_precomp_finish_lq(pc, err)) != GS_OK)
+        goto fail;
     *out = pc;
     return GS_OK;
 fail:

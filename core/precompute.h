@@ -15,9 +15,11 @@
  *               matrix is formed: the largest intermediate is n_b x max(n_b,
  *               m_b). Q's lower triangle is accumulated, then mirrored.
  *   3. u0       = A'K^-1 f_base, s0 = 1/2 f_base'K^-1 f_base
- *   4. L_Q      lower Cholesky factor of Q (dpotrf). It is also the factor the
- *               relative form needs: K~ = Q^-1 = L_Q^-T L_Q^-1, so Goldfarb-
- *               Idnani on the relative problem takes J = L_Q directly.
+ *   4. L_Q      lower Cholesky factor of Q (dpotrf), the factor of K~ = Q^-1 =
+ *               L_Q^-T L_Q^-1 that the dual GI, NPM and IPM use. Its failure is
+ *               how linearly dependent pairs are found. It can be deferred
+ *               (GS_PRECOMP_DEFER_LQ: gapsimd answers "ready" without it and
+ *               computes it next), since GI relative never reads it.
  *   5. cond_1 estimates of K (over all blocks) and Q (dlansy + dpocon).
  * Sparse parts (a whole FE mesh, gs_part.Ksp): stage 1 is CHOLMOD's sparse
  * Cholesky (core/spchol.h, kept for displacement recovery), stage 2 takes
@@ -30,6 +32,8 @@
  */
 #ifndef GS_PRECOMPUTE_H
 #define GS_PRECOMPUTE_H
+
+#include <stdatomic.h>
 
 #include "gs_error.h"
 #include "model.h"
@@ -51,22 +55,45 @@ typedef struct {
                             (NULL for a sparse part) */
     gs_spchol **F;       /* per sparse part: its CHOLMOD factor (NULL for a dense part) */
     double *Q;           /* m x m, both triangles, column-major (Q[:,j] contiguous) */
-    double *LQ;          /* m x m, lower factor of Q, strict upper triangle zero */
+    double *LQ;          /* m x m, lower factor of Q, strict upper triangle zero; NULL
+                            until gs_precomp_finish_lq when the build deferred it */
     double *qdiag;       /* diag(Q) */
     double *u0;          /* A'K^-1 f_base (m) */
     double s0;           /* 1/2 f_base'K^-1 f_base */
     double cond_K;       /* cond_1(K) estimate: max_b ||K_b||_1 * max_b ||K_b^-1||_1 */
-    double cond_Q;       /* cond_1(Q) estimate */
+    double cond_Q;       /* cond_1(Q) estimate (NaN until L_Q is there) */
     double *cond_block;  /* cond_1(K_b) estimate per part */
     double normK1;       /* max_b ||K_b||_1 */
     gs_precomp_times t;
+    atomic_int lq_ready; /* 1 once LQ and cond_Q are set (gs_precomp_has_lq) */
 } gs_precomp;
+
+/* Flags of gs_precomp_build_ex. */
+enum {
+    /* Stop after stage 3 (and cond_K): LQ stays NULL, cond_Q NaN, until
+     * gs_precomp_finish_lq. What GI on the relative and primal forms, Lemke
+     * and the reference solver need is complete without it: they never read
+     * L_Q. The dual GI, NPM and IPM do (gs_method_needs_lq, solver.h). */
+    GS_PRECOMP_DEFER_LQ = 1u,
+};
 
 /* Build the precomputation of a validated model. Errors: GS_ERR_NOT_SPD naming
  * "parts[b].K" (with the LAPACK info) for a non-SPD block; GS_ERR_SINGULAR for
  * a singular Q (linearly dependent contact pairs) naming the pair where the
  * factorization broke down; GS_ERR_NOMEM. */
 gs_err gs_precomp_build(const gs_model *mdl, gs_precomp **out, gs_error *err);
+/* gs_precomp_build with flags (GS_PRECOMP_DEFER_LQ); build = build_ex(0). */
+gs_err gs_precomp_build_ex(const gs_model *mdl, unsigned flags, gs_precomp **out,
+                           gs_error *err);
+/* Stages 4 and 5 for Q of a deferred build: L_Q, cond_Q, their times (added
+ * to t.total); then gs_precomp_has_lq is 1 (a release store: readers that
+ * see it see LQ). A no-op returning GS_OK when L_Q is there. Errors as the
+ * build's (GS_ERR_SINGULAR naming the pair, GS_ERR_NOMEM); on error LQ stays
+ * NULL. O(m^3 / 3). Not safe to call from two threads at once (the caller
+ * serializes); safe while other threads solve with what pc already holds. */
+gs_err gs_precomp_finish_lq(gs_precomp *pc, gs_error *err);
+/* 1 if pc->LQ and cond_Q are set (an acquire load). */
+int gs_precomp_has_lq(const gs_precomp *pc);
 void gs_precomp_free(gs_precomp *pc);
 
 /* In place b <- K^-1 b (n), part by part (two dtrsv on a dense part, a

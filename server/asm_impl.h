@@ -9,10 +9,16 @@
 #include "fcache.h"
 #include "registry.h"
 
+enum { GSD_LQ_TODO = 0, GSD_LQ_RUNNING, GSD_LQ_DONE, GSD_LQ_FAILED };
+
 struct gsd_asm {
     char id[GSD_ID_LEN];
     char hash[40];             /* content hash (set when loaded / created) */
     pthread_mutex_t mu;        /* serializes loading and installing */
+    pthread_mutex_t lq_mu;     /* L_Q of a deferred precomputation (gsd_asm_need_lq): */
+    pthread_cond_t lq_cv;      /* lq_state changed */
+    int lq_state;              /* GSD_LQ_*, under lq_mu */
+    gs_error lq_err;           /* why it failed (GSD_LQ_FAILED) */
     gs_model *mdl;             /* NULL until loaded */
     gs_precomp *pc;            /* NULL until ready */
     gs_solver **solvers;       /* n_workers slots */

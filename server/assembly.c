@@ -123,11 +123,14 @@ static void answer_waiter(gsd_req *r, const gsd_assembly_row *row)
 
 /* Build the factors of a loaded assembly (a->mdl is read-only); row gets
  * the times and condition estimates, and no checksum (nothing saved yet).
- * The caller installs the result in a->pc under a->mu. */
-static gs_err build_factors(gsd_asm *a, gsd_assembly_row *row, gs_precomp **out, gs_error *err)
+ * flags: GS_PRECOMP_DEFER_LQ for the upload (L_Q then comes from the task
+ * that saves the factors, or from gsd_asm_need_lq). The caller installs the
+ * result in a->pc under a->mu. */
+static gs_err build_factors(gsd_asm *a, unsigned flags, gsd_assembly_row *row, gs_precomp **out,
+                            gs_error *err)
 {
     gs_precomp *pc = NULL;
-    gs_err rc = gs_precomp_build(a->mdl, &pc, err);
+    gs_err rc = gs_precomp_build_ex(a->mdl, flags, &pc, err);
     if (rc)
         return rc;
     row->factor_checksum[0] = '\0';
@@ -136,6 +139,62 @@ static gs_err build_factors(gsd_asm *a, gsd_assembly_row *row, gs_precomp **out,
     row->cond_Q = pc->cond_Q;
     *out = pc;
     return GS_OK;
+}
+
+/* ---- L_Q after "ready" ------------------------------------------------------
+ * The upload's precomputation stops before L_Q (GS_PRECOMP_DEFER_LQ), which
+ * GI on the relative form (the default, and auto's pick) never reads:
+ * "ready" comes that much sooner (the lap joint: 0.2 s of 1.1 s; lap-fine
+ * about 1 s of 7 s). The task that saves the factors computes it first, on
+ * one core beside the solves; a solve by a method that reads it (dual GI,
+ * NPM, IPM) before that computes it itself or waits for whoever does. */
+gs_err gsd_asm_need_lq(gsd_asm *a, gs_error *err)
+{
+    gs_precomp *pc = a->pc; /* set before any solve can run (gsd_asm_ensure) */
+    if (!pc)
+        return gs_errorf(err, GS_ERR_INVALID, "assembly", "assembly %s is not ready", a->id);
+    if (gs_precomp_has_lq(pc))
+        return GS_OK;
+    pthread_mutex_lock(&a->lq_mu);
+    while (a->lq_state == GSD_LQ_RUNNING)
+        pthread_cond_wait(&a->lq_cv, &a->lq_mu);
+    if (a->lq_state == GSD_LQ_TODO && !gs_precomp_has_lq(pc)) {
+        a->lq_state = GSD_LQ_RUNNING;
+        pthread_mutex_unlock(&a->lq_mu);
+        gs_error e = {0};
+        gs_err rc = gs_precomp_finish_lq(pc, &e); /* O(m^3 / 3), one core */
+        pthread_mutex_lock(&a->lq_mu);
+        a->lq_state = rc ? GSD_LQ_FAILED : GSD_LQ_DONE;
+        a->lq_err = e;
+        pthread_cond_broadcast(&a->lq_cv);
+    }
+    gs_err rc = GS_OK;
+    if (a->lq_state == GSD_LQ_FAILED) {
+        rc = a->lq_err.code;
+        if (err)
+            *err = a->lq_err;
+    }
+    pthread_mutex_unlock(&a->lq_mu);
+    return rc;
+}
+
+/* L_Q failed (linearly dependent pairs: Q singular): the assembly is
+ * "failed" with that error, as the upload would have been had L_Q come
+ * before "ready"; its entry leaves the registry so that new work finds it
+ * failed (running chunks finish on the entry they hold). */
+static void lq_failed(gsd_app *app, gsd_store *st, gsd_asm *a, gsd_assembly_row *row,
+                      const gs_error *e)
+{
+    snprintf(row->status, sizeof row->status, "failed");
+    snprintf(row->err_code, sizeof row->err_code, "%s", gs_err_name(e->code));
+    snprintf(row->err_field, sizeof row->err_field, "%s", e->field);
+    snprintf(row->err_msg, sizeof row->err_msg, "%s", e->msg);
+    gsd_log(app, 0, "assembly %s: precomputation failed after ready: %s: %s", a->id, e->field,
+            e->msg);
+    gs_error ue;
+    if (gsd_store_assembly_update(st, row, &ue))
+        gsd_log(app, 0, "assembly %s: cannot record the failure: %s", a->id, ue.msg);
+    gsd_registry_drop(app->reg, a->id);
 }
 
 /* Save the factors as data/assemblies/<id>/factors.bin (written to a
@@ -153,13 +212,14 @@ static gs_err save_factors(gsd_app *app, const char *id, const gs_precomp *pc,
     return rc;
 }
 
-/* ---- saving the factors after the assembly is ready -------------------------
+/* ---- finishing and saving the factors after the assembly is ready -----------
  * Writing factors.bin (the lap joint's 217 MB: 0.3 s, a quarter of its
- * precomputation) is not on the way to "ready": the precomputation's
+ * precomputation) is not on the way to "ready" either: the precomputation's
  * waiter is answered and solves start while a separate task, holding the
- * entry, saves the factors and records their checksum. Until then the
- * assembly says "factors_saved": false; if the daemon stops first, the
- * next start computes the factors again (gsd_asm_ensure). */
+ * entry, computes L_Q (above), records cond_Q and the stage times, saves
+ * the factors and records their checksum. Until then the assembly says
+ * "factors_saved": false (and "cond_Q": null until L_Q); if the daemon stops
+ * first, the next start computes the factors again (gsd_asm_ensure). */
 typedef struct {
     gsd_task t;
     gsd_app *app;
@@ -177,11 +237,26 @@ static void save_run(gsd_task *t, gsd_worker *w)
     double t0 = gs_now();
     gs_err rc = gsd_store_assembly_get(w->st, id, &row, &found, &e);
     if (rc == GS_OK && found && !strcmp(row.status, "ready")) { /* else deleted meanwhile */
-        rc = save_factors(app, id, gsd_asm_pc(st->a), &row, &e);
+        if ((rc = gsd_asm_need_lq(st->a, &e)) != GS_OK) {
+            if (rc == GS_ERR_SINGULAR || rc == GS_ERR_NOT_SPD)
+                lq_failed(app, w->st, st->a, &row, &e);
+            else
+                gsd_log(app, 0, "assembly %s: L_Q not computed (%s); methods that need it "
+                        "will try again", id, e.msg);
+            gsd_registry_release(app->reg, st->a);
+            free(st);
+            return;
+        }
+        const gs_precomp *pc = gsd_asm_pc(st->a);
+        row.t = pc->t;
+        row.cond_Q = pc->cond_Q;
+        rc = save_factors(app, id, pc, &row, &e);
+        gs_error ue;
+        if (gsd_store_assembly_update(w->st, &row, &ue)) /* cond_Q and the times, saved or not */
+            gsd_log(app, 0, "assembly %s: cannot record L_Q: %s", id, ue.msg);
         if (rc == GS_OK)
-            rc = gsd_store_assembly_update(w->st, &row, &e);
-        if (rc == GS_OK)
-            gsd_log(app, 1, "assembly %s: factors saved in %.2f s", id, gs_now() - t0);
+            gsd_log(app, 1, "assembly %s: L_Q in %.2f s, factors saved; %.2f s in all", id,
+                    pc->t.factor_Q, gs_now() - t0);
         else
             gsd_log(app, 0, "assembly %s: factors not saved (%s); a restart computes them "
                     "again", id, e.msg);
@@ -251,7 +326,7 @@ static void pre_run(gsd_task *t, gsd_worker *w)
         /* the build runs without the entry lock: connection threads may read
          * the model (geometry) meanwhile; solves wait for status "ready" */
         gs_precomp *pc = NULL;
-        if (todo && (rc = build_factors(a, &row, &pc, &e)) == GS_OK) {
+        if (todo && (rc = build_factors(a, GS_PRECOMP_DEFER_LQ, &row, &pc, &e)) == GS_OK) {
             pthread_mutex_lock(&a->mu);
             a->pc = pc;
             pthread_mutex_unlock(&a->mu);
@@ -376,7 +451,7 @@ gs_err gsd_asm_ensure(gsd_app *app, gsd_asm *a, gsd_store *st, gs_error *err)
             else /* the daemon stopped before they were saved */
                 gsd_log(app, 1, "assembly %s: factors not saved; recomputing from the model",
                         a->id);
-            rc = build_factors(a, &row, &a->pc, err);
+            rc = build_factors(a, 0, &row, &a->pc, err);
             gs_error se;
             if (rc == GS_OK && save_factors(app, a->id, a->pc, &row, &se) != GS_OK)
                 gsd_log(app, 0, "assembly %s: factors not saved (%s); a restart computes them "

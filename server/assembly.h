@@ -27,6 +27,12 @@ gs_err gsd_asm_create(gsd_app *app, gs_model *mdl, gsd_assembly_row *row, gsd_re
 /* Make a ready assembly usable on this thread: load the model and the
  * factors if needed (or recompute them). st: the caller's connection. */
 gs_err gsd_asm_ensure(gsd_app *app, gsd_asm *a, gsd_store *st, gs_error *err);
+/* Make sure a's precomputation (ensured) has L_Q, which the upload defers
+ * past "ready": compute it on this thread (one core, O(m^3 / 3)) unless
+ * another thread is doing so, then wait for that one. For the methods that
+ * read it (gs_method_needs_lq). Its failure (GS_ERR_SINGULAR: dependent
+ * pairs) is returned to every caller. */
+gs_err gsd_asm_need_lq(gsd_asm *a, gs_error *err);
 /* Load only the model (geometry queries), not the factors. */
 gs_err gsd_asm_model(gsd_app *app, gsd_asm *a, gs_error *err);
 /* Re-queue the precomputations a stop interrupted (at start). */

@@ -57,9 +57,13 @@ static int available_method(gs_method m, gs_form f)
     return gs_methods[m] && (gs_methods[m]->forms >> f & 1u);
 }
 
-static int available(int c)
+/* Candidate c can run on pc: built in, and L_Q there if it reads it (a
+ * deferred precomputation, precompute.h: until then auto neither picks nor
+ * measures the methods that need it). */
+static int available(const gs_precomp *pc, int c)
 {
-    return available_method(cands[c].m, cands[c].f);
+    return available_method(cands[c].m, cands[c].f) &&
+           (!gs_method_needs_lq(cands[c].m, cands[c].f) || gs_precomp_has_lq(pc));
 }
 
 static int bin_of(double r)
@@ -125,7 +129,7 @@ void gs_auto_choose(gs_solver *s, const gs_problem *pb, gs_method *m, gs_form *f
     int pick = -1, untried = -1;
     for (int i = 0; i < GS_AUTO_CANDS; i++) {
         int c = order[i];
-        if (!available(c))
+        if (!available(s->pc, c))
             continue;
         if (st->trials[c][bin] == 0) {
             if (untried < 0)

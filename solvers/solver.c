@@ -31,6 +31,19 @@ static const char *const form_names[GS_FORM__COUNT] = {
     [GS_FORM_RELATIVE] = "relative", [GS_FORM_PRIMAL] = "primal",
 };
 
+int gs_method_needs_lq(gs_method m, gs_form f)
+{
+    switch (m) {
+    case GS_METHOD_GI:
+        return f == GS_FORM_DUAL; /* the relative form takes J from Q_CC, the primal from K */
+    case GS_METHOD_NPM:
+    case GS_METHOD_IPM:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
 const char *gs_method_name(gs_method m)
 {
     return (m >= 0 && m < GS_METHOD__COUNT) ? method_names[m] : "unknown";
@@ -277,6 +290,10 @@ gs_err gs_solve(gs_solver *s, const gs_problem *pb, const gs_solve_opts *opts, d
         form = ops->default_form;
     info->method = o.method;
     info->form = form;
+    if (gs_method_needs_lq(o.method, form) && !gs_precomp_has_lq(s->pc))
+        return gs_errorf(err, GS_ERR_INVALID, "method",
+                         "%s on the %s form needs L_Q, which this precomputation has not "
+                         "computed yet", gs_method_name(o.method), gs_form_name(form));
     /* violation tolerance (mm): relative to the gaps, floored at the
      * round-off of w = Q lam - p (p can be large under fastener loads) */
     double gmax = 0.0, pmax = 0.0; /* finite: checked (g) and computed from finite data (p) */

@@ -1,6 +1,7 @@
 """Assemblies: create (inline ?wait=1, async + polling, multipart with .npy
 blocks, duplicate content), list, get, geometry, jobs, delete; healthz and
-metrics; a precomputation that fails (non-SPD block)."""
+metrics; a precomputation that fails (non-SPD block); L_Q after "ready"
+and dependent pairs found then."""
 import json
 import os
 import time
@@ -250,6 +251,59 @@ class AssemblyTest(ApiCase):
             time.sleep(0.05)
         self.assertEqual(a2["status"], "failed")
         self.assertEqual(a2["error"]["field"], "parts[0].K")
+
+    def test_lq_after_ready(self):
+        """The upload is "ready" before L_Q (what GI relative needs is there):
+        cond_Q null and no factor_Q time in the answer; the task that saves
+        the factors computes L_Q, then cond_Q and its time appear. A solve by
+        a method that reads L_Q (NPM) at once after the upload computes it or
+        waits for it, and agrees with GI."""
+        d = h.Daemon(workers=2).start()
+        try:
+            r = upload_json(d, self.model_json)
+            self.assertEqual(r.status, 201, r.body[:300])
+            a = r.json()
+            self.assertEqual(a["status"], "ready")
+            self.assertIsNone(a["precompute"]["cond_Q"])
+            self.assertGreater(a["precompute"]["cond_K"], 1)
+            self.assertEqual(a["precompute"]["times_s"]["factor_Q"], 0)
+            npm = d.post("/v1/assemblies/%s/solve" % a["id"], {"g": self.G[0], "solver": "npm"})
+            self.assertEqual(npm.status, 200, npm.body[:300])
+            gi = d.post("/v1/assemblies/%s/solve" % a["id"], {"g": self.G[0], "solver": "gi"})
+            self.assertEqual(gi.status, 200, gi.body[:300])
+            self.assertEqual(npm.json()["solver"], "npm")
+            self.assertLess(max(abs(x - y) for x, y in zip(npm.json()["w"], gi.json()["w"])), 1e-7)
+            deadline = time.time() + 30
+            while not a["factors_saved"] and time.time() < deadline:
+                time.sleep(0.02)
+                a = d.get("/v1/assemblies/" + a["id"]).json()
+            self.assertTrue(a["factors_saved"])
+            self.assertGreater(a["precompute"]["cond_Q"], 1)
+            self.assertGreater(a["precompute"]["times_s"]["factor_Q"], 0)
+        finally:
+            d.cleanup()
+
+    def test_dependent_pairs_found_after_ready(self):
+        """Linearly dependent pairs (Q singular) show when L_Q is computed,
+        just after "ready": the assembly turns "failed" with the error naming
+        the pair, and is refused from then on."""
+        sing = {"format": "gapsim-model", "version": 1, "name": "dependent pairs",
+                "parts": [{"ndof": 3, "K": [[2, -1, 0], [-1, 2, -1], [0, -1, 2]]}],
+                "nodes": {"part": [0, 0, 0], "dof": [0, 1, 2]},
+                "pairs": {"i": [0, 1, 0], "j": [1, 2, 2]}}  # pair 2 = pair 0 + pair 1
+        r = self.d.post("/v1/assemblies?wait=1", sing)
+        self.assertEqual(r.status, 201, r.body[:300])
+        aid = r.json()["id"]
+        deadline = time.time() + 30
+        while time.time() < deadline:
+            a = self.d.get("/v1/assemblies/" + aid).json()
+            if a["status"] != "ready":
+                break
+            time.sleep(0.02)
+        self.assertEqual(a["status"], "failed")
+        self.assertEqual((a["error"]["code"], a["error"]["field"]), ("singular", "pairs[2]"))
+        self.assert_error(self.d.post("/v1/assemblies/%s/solve" % aid, {"g": [0.1, -0.2, 0.3]}),
+                          409, "id", "not_ready")
 
 
 if __name__ == "__main__":

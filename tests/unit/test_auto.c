@@ -100,6 +100,75 @@ GS_TEST(exploration_budget)
     ts_fx_free(&f);
 }
 
+/* A precomputation whose L_Q is deferred (GS_PRECOMP_DEFER_LQ): GI on the
+ * relative and primal forms and Lemke solve as on the full one (GI relative
+ * to the bit); a method that reads L_Q is refused naming "method"; auto
+ * neither picks nor measures one, even when its budget says measure, until
+ * gs_precomp_finish_lq; then it does, and NPM dual agrees with GI. */
+GS_TEST(deferred_lq_keeps_auto_to_what_can_run)
+{
+    ts_fixture f;
+    ts_fx_generate(&f, GS_GEN_LAP, 0, 1, 5, 0.5);
+    gs_precomp *dpc = NULL;
+    gs_error e;
+    GS_CHECK_INT(gs_precomp_build_ex(f.mdl, GS_PRECOMP_DEFER_LQ, &dpc, &e), GS_OK);
+    GS_CHECK(!gs_precomp_has_lq(dpc) && dpc->LQ == NULL && isnan(dpc->cond_Q));
+    gs_solver *sv = gs_solver_new(dpc, &e);
+    GS_CHECK(sv != NULL);
+    const int m = f.m;
+    double *lam = calloc((size_t)m, sizeof *lam), *w = calloc((size_t)m, sizeof *w);
+    gs_problem pb = {.pc = dpc, .g = f.G, .load = f.load}, fpb = ts_fx_problem(&f, 0);
+    gs_solve_info info;
+    gs_solve_opts gi = ts_opts(GS_METHOD_GI, GS_FORM_RELATIVE);
+    gi.want_x = 0;
+    ts_solve_ok(sv, &pb, &gi, lam, w, NULL, &info, 1e-8);
+    ts_solve_ok(f.sv, &fpb, &gi, f.lam, f.w, NULL, &info, 1e-8);
+    GS_CHECK(!memcmp(lam, f.lam, sizeof(double) * (size_t)m));
+    const struct { gs_method m; gs_form f; } runs[] = {{GS_METHOD_GI, GS_FORM_PRIMAL},
+                                                       {GS_METHOD_LEMKE, GS_FORM_DUAL}},
+                                           refused[] = {{GS_METHOD_GI, GS_FORM_DUAL},
+                                                        {GS_METHOD_NPM, GS_FORM_DEFAULT},
+                                                        {GS_METHOD_IPM, GS_FORM_DEFAULT}};
+    for (int k = 0; k < 2; k++) {
+        gs_solve_opts o = ts_opts(runs[k].m, runs[k].f);
+        o.want_x = 0;
+        ts_solve_ok(sv, &pb, &o, lam, w, NULL, &info, 1e-8);
+        GS_CHECK(ts_max_diff(w, f.w, m) < 1e-7); /* residual gaps, mm */
+    }
+    for (int k = 0; k < 3; k++) {
+        gs_solve_opts o = ts_opts(refused[k].m, refused[k].f);
+        GS_CHECK(gs_method_needs_lq(o.method, o.form));
+        GS_CHECK_INT(gs_solve(sv, &pb, &o, lam, w, NULL, &info, &e), GS_ERR_INVALID);
+        GS_CHECK_STR(e.field, "method");
+    }
+    GS_CHECK(!gs_method_needs_lq(GS_METHOD_GI, GS_FORM_DEFAULT));
+    /* GI measured in every bin, a budget that calls for measuring the next
+     * candidate (NPM dual, expected at 5x GI's 1 ms): */
+    gs_auto_stats *st = &sv->auto_stats;
+    memset(st, 0, sizeof *st);
+    for (int b = 0; b < GS_AUTO_BINS; b++) {
+        st->trials[0][b] = 100;
+        st->mean[0][b] = 1e-3;
+        st->spent[b] = 100.0;
+    }
+    gs_solve_opts o = auto_opts();
+    o.want_x = 0;
+    ts_solve_ok(sv, &pb, &o, lam, w, NULL, &info, 1e-8);
+    GS_CHECK_INT(info.method, GS_METHOD_GI);
+    GS_CHECK_INT(info.auto_explored, 0);
+    GS_CHECK_INT(gs_precomp_finish_lq(dpc, &e), GS_OK);
+    GS_CHECK(gs_precomp_has_lq(dpc));
+    ts_solve_ok(sv, &pb, &o, lam, w, NULL, &info, 1e-8);
+    GS_CHECK_INT(info.auto_explored, 1);
+    GS_CHECK(gs_method_needs_lq(info.method, info.form));
+    GS_CHECK(ts_max_diff(w, f.w, m) < 1e-7);
+    free(lam);
+    free(w);
+    gs_solver_free(sv);
+    gs_precomp_free(dpc);
+    ts_fx_free(&f);
+}
+
 /* No pair closes (p <= 0, no permanently fastened pair): the answer is
  * lam = 0; auto takes Lemke's immediate exit and does not learn from it. With
  * a permanently fastened pair the same gaps are a real problem again. */

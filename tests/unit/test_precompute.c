@@ -7,6 +7,7 @@
 #include <math.h>
 
 #include "linalg.h"
+#include "precomp_io.h"
 #include "precompute.h"
 
 static double max_abs(const double *a, size_t n)
@@ -198,6 +199,65 @@ GS_TEST(parts_factored_side_by_side)
         GS_CHECK(bad == NULL);
     }
     gs_blas_set_threads(before);
+    gs_model_free(mdl);
+}
+
+/* GS_PRECOMP_DEFER_LQ stops before L_Q: everything else bitwise the full
+ * build's, LQ NULL, cond_Q NaN, not savable; gs_precomp_finish_lq then
+ * completes it bitwise (a second call is a no-op). */
+GS_TEST(deferred_lq_then_finished_is_the_full_build)
+{
+    gs_model *mdl = tm_random(3, 30, 4, 16);
+    gs_precomp *full = ts_build(mdl), *d = NULL;
+    gs_error e;
+    GS_CHECK(gs_precomp_has_lq(full));
+    GS_CHECK_INT(gs_precomp_build_ex(mdl, GS_PRECOMP_DEFER_LQ, &d, &e), GS_OK);
+    const size_t m = (size_t)mdl->m, mm = m * m * sizeof(double);
+    GS_CHECK(!gs_precomp_has_lq(d) && d->LQ == NULL && isnan(d->cond_Q));
+    GS_CHECK(!memcmp(d->Q, full->Q, mm));
+    GS_CHECK(!memcmp(d->qdiag, full->qdiag, m * sizeof(double)));
+    GS_CHECK(!memcmp(d->u0, full->u0, m * sizeof(double)));
+    GS_CHECK(d->cond_K == full->cond_K && d->s0 == full->s0);
+    for (int b = 0; b < mdl->n_parts; b++) {
+        const size_t nb = (size_t)mdl->parts[b].ndof;
+        GS_CHECK(!memcmp(d->L[b], full->L[b], nb * nb * sizeof(double)));
+    }
+    char path[512];
+    gs_test_tmp_path(path, sizeof path, "test_precompute_deferred.factors");
+    GS_CHECK_INT(gs_precomp_save(d, path, NULL, &e), GS_ERR_INVALID);
+    const double total = d->t.total;
+    GS_CHECK_INT(gs_precomp_finish_lq(d, &e), GS_OK);
+    GS_CHECK(gs_precomp_has_lq(d));
+    GS_CHECK(!memcmp(d->LQ, full->LQ, mm));
+    GS_CHECK(d->cond_Q == full->cond_Q);
+    GS_CHECK(d->t.factor_Q > 0 && d->t.total > total);
+    const double *lq = d->LQ;
+    GS_CHECK_INT(gs_precomp_finish_lq(d, &e), GS_OK);
+    GS_CHECK(d->LQ == lq);
+    GS_CHECK_INT(gs_precomp_save(d, path, NULL, &e), GS_OK);
+    remove(path);
+    gs_precomp_free(d);
+    gs_precomp_free(full);
+    gs_model_free(mdl);
+}
+
+/* Dependent pairs: the deferred build succeeds (nothing before L_Q sees
+ * them); gs_precomp_finish_lq reports them as the full build does, LQ stays
+ * NULL. */
+GS_TEST(deferred_lq_finds_dependent_pairs)
+{
+    gs_model *mdl = tm_chain3();
+    mdl->pairs[0] = (gs_pair){.node = {0, 1}, .coef = {-1, 1}};
+    mdl->pairs[1] = (gs_pair){.node = {1, 2}, .coef = {-1, 1}};
+    mdl->pairs[2] = (gs_pair){.node = {0, 2}, .coef = {-1, 1}};
+    gs_error e;
+    GS_CHECK_INT(gs_model_validate(mdl, &e), GS_OK);
+    gs_precomp *d = NULL;
+    GS_CHECK_INT(gs_precomp_build_ex(mdl, GS_PRECOMP_DEFER_LQ, &d, &e), GS_OK);
+    GS_CHECK_INT(gs_precomp_finish_lq(d, &e), GS_ERR_SINGULAR);
+    GS_CHECK_STR(e.field, "pairs[2]");
+    GS_CHECK(!gs_precomp_has_lq(d) && d->LQ == NULL);
+    gs_precomp_free(d);
     gs_model_free(mdl);
 }
 
