@@ -59,12 +59,12 @@ gs_err gs_wfile_write(gs_wfile *wf, const void *buf, size_t len, gs_error *err)
     return GS_OK;
 }
 
-gs_err gs_wfile_commit(gs_wfile *wf, gs_error *err)
+static gs_err commit(gs_wfile *wf, int sync, gs_error *err)
 {
     gs_err rc = GS_OK;
     if (fflush(wf->fp) != 0 || ferror(wf->fp))
         rc = gs_errorf(err, GS_ERR_IO, "", "cannot write '%s': %s", wf->tmp, strerror(errno));
-    else if (fsync(fileno(wf->fp)) != 0)
+    else if (sync && fsync(fileno(wf->fp)) != 0)
         rc = gs_errorf(err, GS_ERR_IO, "", "cannot sync '%s': %s", wf->tmp, strerror(errno));
     int cr = fclose(wf->fp);
     wf->fp = NULL;
@@ -81,6 +81,16 @@ gs_err gs_wfile_commit(gs_wfile *wf, gs_error *err)
     free(wf->path);
     memset(wf, 0, sizeof *wf);
     return GS_OK;
+}
+
+gs_err gs_wfile_commit(gs_wfile *wf, gs_error *err)
+{
+    return commit(wf, 1, err);
+}
+
+gs_err gs_wfile_commit_unsynced(gs_wfile *wf, gs_error *err)
+{
+    return commit(wf, 0, err);
 }
 
 void gs_wfile_abort(gs_wfile *wf)

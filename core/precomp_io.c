@@ -225,7 +225,7 @@ gs_err gs_precomp_save(const gs_precomp *pc, const char *path, unsigned long lon
         gs_wfile_abort(&wf);
         return e;
     }
-    if ((e = gs_wfile_commit(&wf, err)) != GS_OK)
+    if ((e = gs_wfile_commit_unsynced(&wf, err)) != GS_OK) /* checksummed: see fileio.h */
         return e;
     if (checksum)
         *checksum = sum;

@@ -41,7 +41,8 @@
 #define GS_PRECOMP_FORMAT_VERSION 1
 
 /* Save everything of pc except the borrowed model into one binary file at
- * path (atomic: gs_wfile), with a header (magic "GSPRECMP", format version,
+ * path (atomic: gs_wfile, not fsync'ed: the file is a checksummed cache,
+ * gs_wfile_commit_unsynced), with a header (magic "GSPRECMP", format version,
  * n, m, n_parts, ndof per part, endianness check, sizes) and the payload;
  * *checksum (may be NULL) receives the XXH3-64 of the payload (also stored in
  * the file trailer). Errors: GS_ERR_IO (with the path), GS_ERR_NOMEM;

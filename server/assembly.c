@@ -198,7 +198,8 @@ static void lq_failed(gsd_app *app, gsd_store *st, gsd_asm *a, gsd_assembly_row 
 }
 
 /* Save the factors as data/assemblies/<id>/factors.bin (written to a
- * temporary file, fsync'ed, renamed); row gets their checksum. */
+ * temporary file, renamed, not fsync'ed: a checksummed cache, recomputed
+ * if a power loss leaves it incomplete); row gets their checksum. */
 static gs_err save_factors(gsd_app *app, const char *id, const gs_precomp *pc,
                            gsd_assembly_row *row, gs_error *err)
 {
