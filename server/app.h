@@ -18,6 +18,7 @@
 #include "metrics.h"
 
 typedef struct gsd_store gsd_store;
+typedef struct gsd_ckpt gsd_ckpt;
 typedef struct gsd_registry gsd_registry;
 typedef struct gsd_pool gsd_pool;
 typedef struct gsd_jobs gsd_jobs;
@@ -68,6 +69,7 @@ typedef struct gsd_token {
 typedef struct gsd_app {
     gsd_opts o;
     gsd_store *st;        /* connection for the HTTP threads (serialized inside) */
+    gsd_ckpt *ckpt;       /* runs the WAL checkpoints of every connection (store.h) */
     gsd_registry *reg;
     gsd_pool *pool;       /* solvers (pool.h) */
     gsd_pool *readers;    /* summaries and their exports: long reads of the store */

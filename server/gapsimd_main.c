@@ -306,6 +306,8 @@ int main(int argc, char **argv)
         rc = gsd_store_open(db, &app.st, &e);
     if (!rc)
         rc = gsd_integrity_after_open(&app, &e);
+    if (!rc && (rc = gsd_ckpt_start(db, &app.ckpt, &e)) == GS_OK)
+        gsd_store_hand_checkpoints(app.st, app.ckpt);
     if (!rc) {
         gsd_store_on_full(app.st, gsd_upkeep_full_hook, &app);
         rc = gsd_upkeep_start(&app, &e);
@@ -340,6 +342,7 @@ int main(int argc, char **argv)
         gsd_summary_cache_free(app.sums);
         gsd_upkeep_stop(&app);
         gsd_store_close(app.st);
+        gsd_ckpt_stop(app.ckpt); /* after every connection handed to it */
         return 1;
     }
     printf("gapsimd: listening on %s://%s:%d (data %s, %d workers)\n",
@@ -369,6 +372,7 @@ int main(int argc, char **argv)
     gsd_upkeep_stop(&app);
     gsd_store_checkpoint(app.st, NULL);
     gsd_store_close(app.st);
+    gsd_ckpt_stop(app.ckpt); /* after every connection handed to it */
     gsd_guard_free_tokens(&app);
     atomic_store(&stop_done, 1);
     gsd_log(&app, 1, "stopped");

@@ -144,8 +144,11 @@ gs_err gsd_pool_start(gsd_app *app, int n, gsd_work_source work, gsd_pool **out,
         p->w[i].app = app;
         p->w[i].pool = p;
         gs_err rc = gsd_store_open(db, &p->w[i].st, err);
-        if (rc == GS_OK)
+        if (rc == GS_OK) {
             gsd_store_on_full(p->w[i].st, gsd_upkeep_full_hook, app);
+            if (app->ckpt) /* a worker never waits for a checkpoint */
+                gsd_store_hand_checkpoints(p->w[i].st, app->ckpt);
+        }
         if (rc == GS_OK && pthread_create(&p->w[i].th, NULL, worker_main, &p->w[i]) != 0)
             rc = gs_errorf(err, GS_ERR_NOMEM, "workers", "cannot start worker %d", i);
         if (rc) {

@@ -60,6 +60,21 @@ void gsd_store_on_full(gsd_store *st, int (*fn)(void *ctx), void *ctx);
  * completing are not an error: the next checkpoint continues. */
 gs_err gsd_store_checkpoint(gsd_store *st, gs_error *err);
 
+/* A checkpointer (store_ckpt.c): a thread with its own connection to the
+ * database at path that runs the WAL checkpoints of the stores handed to it,
+ * so that no committing thread waits for them (a solver worker would idle
+ * through the copy and two fsyncs). */
+typedef struct gsd_ckpt gsd_ckpt;
+gs_err gsd_ckpt_start(const char *path, gsd_ckpt **out, gs_error *err);
+/* Join the thread, close its connection (NULL: no-op). After every store
+ * handed to it is closed. */
+void gsd_ckpt_stop(gsd_ckpt *c);
+/* Checkpoints it has run. */
+long gsd_ckpt_runs(gsd_ckpt *c);
+/* st's commits no longer checkpoint; one that leaves the WAL at 1,000 pages
+ * or more wakes c, which runs a PASSIVE checkpoint. c must outlive st. */
+void gsd_store_hand_checkpoints(gsd_store *st, gsd_ckpt *c);
+
 /* ---- assemblies ------------------------------------------------------------ */
 
 typedef struct {

@@ -265,6 +265,8 @@ gs_err gsd_upkeep_start(gsd_app *app, gs_error *err)
     gs_err rc = gsd_store_open(db, &u->st, err);
     if (!rc) {
         gsd_store_on_full(u->st, gsd_upkeep_full_hook, app);
+        if (app->ckpt)
+            gsd_store_hand_checkpoints(u->st, app->ckpt);
         app->upkeep = u;
         reserve_make(u); /* before anything else can fill the disk */
         if (pthread_create(&u->th, NULL, upkeep_main, u) != 0)

@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <sqlite3.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -810,6 +811,51 @@ typedef struct {
 } writer_ctx;
 
 /* Own connection; results one transaction each (the daemon's worst case). */
+static int count_cb(const gsd_result_row *r, void *ctx);
+
+static long long file_size(const char *path)
+{
+    struct stat sb;
+    return stat(path, &sb) == 0 ? (long long)sb.st_size : -1;
+}
+
+/* A store handed to a checkpointer (store_ckpt.c) commits without
+ * checkpointing; the checkpointer's thread runs the checkpoints once the WAL
+ * passes 1,000 pages and, commits coming faster than it copies, restarts
+ * the WAL past 4,000 (without any checkpoint it would grow to the ~10,000
+ * pages written here); every row is there. */
+GS_TEST(store_checkpoints_on_their_own_thread)
+{
+    char p[512], wal[600];
+    gsd_store *st = open_ok(fresh_db(p, sizeof p, "store_ckpt.db"));
+    GS_CHECK(st != NULL);
+    snprintf(wal, sizeof wal, "%s-wal", p);
+    enum { M = 3000, ROWS = 900 };
+    seed_parents(st, ROWS);
+    gs_error e;
+    gsd_ckpt *c = NULL;
+    GS_CHECK_INT(gsd_ckpt_start(p, &c, &e), GS_OK);
+    gsd_store_hand_checkpoints(st, c);
+    static double w[M], lam[M];
+    for (int i = 0; i < ROWS; i++) {
+        char id[16];
+        snprintf(id, sizeof id, "r_%d", i);
+        gsd_result_row r = make_result(id, "a_1", "j_1", i, M, w, lam, i);
+        for (int k = 0; k < M; k++) /* little to compress: about 3 pages per row */
+            w[k] = (double)((k * 2654435761u + (unsigned)i * 40503u) % 1000003u) * 1e-9;
+        GS_CHECK_INT(gsd_store_results_put(st, &r, 1, "j_1", 1, 0, 0.0, 0, &e), GS_OK);
+    }
+    for (int t = 0; t < 400 && gsd_ckpt_runs(c) < 1; t++)
+        nanosleep(&(struct timespec){0, 5000000}, NULL);
+    GS_CHECK(gsd_ckpt_runs(c) >= 1);
+    GS_CHECK_MSG(file_size(wal) < 6000LL * 4096, "WAL %lld bytes", file_size(wal));
+    int n = 0;
+    GS_CHECK_INT(gsd_store_job_results(st, "j_1", 0, -1, 0, count_cb, &n, &e), GS_OK);
+    GS_CHECK_INT(n, ROWS);
+    gsd_store_close(st);
+    gsd_ckpt_stop(c);
+}
+
 static void *writer_main(void *vctx)
 {
     writer_ctx *c = vctx;
