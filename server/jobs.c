@@ -493,20 +493,6 @@ static void label(chunk_ctx *c, gsd_result_row *row, int i)
     row->created_at = gsd_unix_now();
 }
 
-typedef struct {
-    gsd_result_row *row;
-    int found;
-} warm_ctx;
-
-static int take_warm(const gsd_result_row *r, void *ctx)
-{
-    warm_ctx *wc = ctx;
-    gs_error e;
-    if (gsd_exec_copy(r, wc->row, &e) == GS_OK)
-        wc->found = 1;
-    return 1;
-}
-
 /* Policy: a cached result ends the row; else gap i of the warm-start job, if
  * any, is the warm start. */
 static gs_err chunk_start(void *ctx, int slot, int i, const double *g, gs_warm *warm, int *have,
@@ -534,9 +520,13 @@ static gs_err chunk_start(void *ctx, int slot, int i, const double *g, gs_warm *
     atomic_fetch_add(&c->app->metrics.cache_misses, 1);
     if (!job->spec.warm_job[0])
         return GS_OK;
-    warm_ctx wc = {.row = &c->warm};
-    rc = gsd_store_job_results(c->w->st, job->spec.warm_job, i, 1, 1, take_warm, &wc, err);
-    if (!rc && wc.found)
+    /* gap i of the warm-start job: its lam alone (chunk_done frees it) */
+    if (!(c->warm.lam = malloc(sizeof(double) * (size_t)job->m)))
+        return gs_errorf(err, GS_ERR_NOMEM, "warm_start", "out of memory");
+    int have_warm = 0;
+    rc = gsd_store_job_lam(c->w->st, job->spec.warm_job, i, job->m, c->warm.lam, &have_warm, err);
+    c->warm.m = job->m;
+    if (!rc && have_warm)
         rc = gsd_exec_warm(&c->warm, job->m, warm, &c->warm_act, err);
     return rc;
 }

@@ -64,6 +64,7 @@ const char *const gsd_store_sql[S__COUNT] = {
     [S_JOB_RESULTS_NOVEC] = "SELECT " RES_SCALAR_COLS " FROM results WHERE job_id=?1 AND "
                             "job_index>=?2 AND job_index<?3 ORDER BY job_index",
     [S_JOB_DONE_IDX] = "SELECT job_index FROM results WHERE job_id=?1",
+    [S_JOB_LAM] = "SELECT m, lam, lam_enc FROM results WHERE job_id=?1 AND job_index=?2",
     /* retention: single solves only (job_id NULL), oldest first, on the
      * partial index results_single (004_result_encoding.sql) */
     [S_RETAIN_AGE] = "DELETE FROM results WHERE rowid IN (SELECT rowid FROM results "

@@ -192,6 +192,11 @@ gs_err gsd_store_result_find_key(gsd_store *st, const char *assembly_id, const c
 gs_err gsd_store_job_results(gsd_store *st, const char *job_id, int offset, int limit,
                              int with_vectors, int (*cb)(const gsd_result_row *, void *),
                              void *ctx, gs_error *err);
+/* lam (m doubles) of gap index of a job, the warm start of a gap: *found 0
+ * when there is no such result, it has no lam or its m differs. Only lam is
+ * read and decoded (a warm start needs nothing else). */
+gs_err gsd_store_job_lam(gsd_store *st, const char *job_id, int index, int m, double *lam,
+                         int *found, gs_error *err);
 /* bitmap[i] = 1 for each job_index i < total that has a result, else 0. */
 gs_err gsd_store_job_done_indices(gsd_store *st, const char *job_id, unsigned char *bitmap,
                                   int total, gs_error *err);

@@ -303,6 +303,33 @@ gs_err gsd_store_job_results(gsd_store *st, const char *job_id, int offset, int 
     return e;
 }
 
+gs_err gsd_store_job_lam(gsd_store *st, const char *job_id, int index, int m, double *lam,
+                         int *found, gs_error *err)
+{
+    REQUIRE(st && job_id && lam && found && m > 0, "job_id");
+    *found = 0;
+    lock(st);
+    sqlite3_stmt *s = stmt(st, S_JOB_LAM);
+    binder b = bind_start(s);
+    b_text(&b, job_id, 1024);
+    b_int(&b, index);
+    gs_err e = bind_end(st, &b, "warm start", err);
+    int rc = e ? SQLITE_DONE : sqlite3_step(s);
+    if (rc == SQLITE_ROW && sqlite3_column_int(s, 0) == m && !col_is_null(s, 1)) {
+        char what[64];
+        snprintf(what, sizeof what, "%.40s[%d]", job_id, index);
+        e = gsd_vecenc_decode(st->vc, GSD_VEC_LAM, sqlite3_column_int(s, 2),
+                              sqlite3_column_blob(s, 1), (size_t)sqlite3_column_bytes(s, 1), m,
+                              lam, what, err);
+        *found = !e;
+    } else if (!e && rc != SQLITE_ROW && rc != SQLITE_DONE) {
+        e = sql_err(st, rc, "warm start", err);
+    }
+    stmt_release(s);
+    unlock(st);
+    return e;
+}
+
 gs_err gsd_store_job_done_indices(gsd_store *st, const char *job_id, unsigned char *bitmap,
                                   int total, gs_error *err)
 {

@@ -703,11 +703,31 @@ GS_TEST(store_job_results_paging_and_done_indices)
     GS_CHECK_INT(gsd_store_job_results(st, "j_none", 0, 10, 1, page_cb, &c5, &e), GS_OK);
     GS_CHECK_INT(c5.n, 0);
 
+    /* the warm-start read: lam alone, bitwise; none for a missing index, a
+     * different m, or a result stored without lam */
+    double got[M];
+    int found = -1;
+    for (int i = 0; i < N; i += 6) {
+        memset(got, 0xff, sizeof got);
+        GS_CHECK_INT(gsd_store_job_lam(st, "j_1", i, M, got, &found, &e), GS_OK);
+        GS_CHECK_INT(found, 1);
+        GS_CHECK(!memcmp(got, lam[i], sizeof got));
+    }
+    GS_CHECK_INT(gsd_store_job_lam(st, "j_1", N + 3, M, got, &found, &e), GS_OK);
+    GS_CHECK_INT(found, 0);
+    GS_CHECK_INT(gsd_store_job_lam(st, "j_1", 2, M - 1, got, &found, &e), GS_OK);
+    GS_CHECK_INT(found, 0);
+    gsd_result_row nolam = make_result("r_nolam", "a_1", "j_1", 30, M, w[30], lam[30], 30);
+    nolam.lam = NULL;
+    GS_CHECK_INT(gsd_store_results_put(st, &nolam, 1, "j_1", 1, 0, 0, 0, &e), GS_OK);
+    GS_CHECK_INT(gsd_store_job_lam(st, "j_1", 30, M, got, &found, &e), GS_OK);
+    GS_CHECK_INT(found, 0);
+
     unsigned char bm[40];
     memset(bm, 7, sizeof bm);
     GS_CHECK_INT(gsd_store_job_done_indices(st, "j_1", bm, 40, &e), GS_OK);
     for (int i = 0; i < 40; i++)
-        GS_CHECK_INT(bm[i], i < N);
+        GS_CHECK_INT(bm[i], i < N || i == 30);
     GS_CHECK_INT(gsd_store_job_done_indices(st, "j_1", bm, 10, &e), GS_OK); /* clipped */
     for (int i = 0; i < 10; i++)
         GS_CHECK_INT(bm[i], 1);
