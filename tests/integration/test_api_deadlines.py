@@ -155,7 +155,10 @@ class DeadlineTest(unittest.TestCase):
         j = self.d.get("/v1/jobs/" + jid).json()
         self.assertEqual((j["status"], j["done"]), ("cancelled", 0))
 
-    def test_sigterm_during_a_slow_solve(self):
+    def sigterm_while_held(self, request, what):
+        """SIGTERM while request(d, aid) is held by a 1-worker daemon: the
+        daemon exits in seconds and the request gets 503 (or its connection
+        closes)."""
         d = h.Daemon(workers=1).start()
         try:
             aid = self.upload(d)
@@ -163,7 +166,7 @@ class DeadlineTest(unittest.TestCase):
 
             def client():
                 try:
-                    out["r"] = d.post("/v1/assemblies/%s/solve" % aid, dict(SLOW, g=self.G[2]))
+                    out["r"] = request(d, aid)
                 except Exception as e:  # the connection closed: also an answer
                     out["e"] = e
             th = threading.Thread(target=client)
@@ -173,38 +176,7 @@ class DeadlineTest(unittest.TestCase):
             rc = d.stop()
             dt = time.time() - t0
             th.join(30)
-            print("\n  SIGTERM during a solve: exit %r after %.2f s" % (rc, dt))
-            self.assertEqual(rc, 0)
-            self.assertLess(dt, 20)
-            if "r" in out:
-                self.assertEqual(out["r"].status, 503, out["r"].body[:300])
-        finally:
-            d.cleanup()
-
-    def test_sigterm_while_a_request_waits_for_a_job(self):
-        # GET /v1/jobs/{id}?wait=60 held for a cloud of minute-long solves:
-        # SIGTERM answers it 503 (or closes it) and the daemon exits in seconds
-        d = h.Daemon(workers=1).start()
-        try:
-            aid = self.upload(d)
-            r = d.post("/v1/assemblies/%s/clouds" % aid, dict(SLOW, gaps=self.G[:2]))
-            self.assertEqual(r.status, 202, r.body[:300])
-            jid = r.json()["id"]
-            out = {}
-
-            def client():
-                try:
-                    out["r"] = d.get("/v1/jobs/%s?wait=60" % jid, timeout=120)
-                except Exception as e:  # the connection closed: also an answer
-                    out["e"] = e
-            th = threading.Thread(target=client)
-            th.start()
-            time.sleep(1.0)
-            t0 = time.time()
-            rc = d.stop()
-            dt = time.time() - t0
-            th.join(30)
-            print("\n  SIGTERM while a request waits for a job: exit %r after %.2f s" % (rc, dt))
+            print("\n  SIGTERM %s: exit %r after %.2f s" % (what, rc, dt))
             self.assertEqual(rc, 0)
             self.assertLess(dt, 20)
             self.assertFalse(th.is_alive())
@@ -212,6 +184,19 @@ class DeadlineTest(unittest.TestCase):
                 self.assertEqual(out["r"].status, 503, out["r"].body[:300])
         finally:
             d.cleanup()
+
+    def test_sigterm_during_a_slow_solve(self):
+        self.sigterm_while_held(
+            lambda d, aid: d.post("/v1/assemblies/%s/solve" % aid, dict(SLOW, g=self.G[2])),
+            "during a solve")
+
+    def test_sigterm_while_a_request_waits_for_a_job(self):
+        # GET /v1/jobs/{id}?wait=60 held for a cloud of minute-long solves
+        def wait_for_job(d, aid):
+            r = d.post("/v1/assemblies/%s/clouds" % aid, dict(SLOW, gaps=self.G[:2]))
+            assert r.status == 202, (r.status, r.body[:300])
+            return d.get("/v1/jobs/%s?wait=60" % r.json()["id"], timeout=120)
+        self.sigterm_while_held(wait_for_job, "while a request waits for a job")
 
     def test_sigterm_during_a_precomputation(self):
         # a precomputation cannot stop inside a BLAS call: the daemon exits
