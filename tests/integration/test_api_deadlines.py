@@ -49,9 +49,17 @@ class DeadlineTest(unittest.TestCase):
 
     @classmethod
     def upload(cls, d):
+        """Upload and wait for L_Q too (it comes after "ready", with the saved
+        factors): the interior-point solves here must be running, not waiting
+        for L_Q, when they are cut short."""
         r = upload_multipart(d, cls.model_path, wait=True)
         assert r.status == 201, (r.status, r.body[:300])
-        return r.json()["id"]
+        aid = r.json()["id"]
+        deadline = time.time() + 120
+        while not d.get("/v1/assemblies/" + aid).json()["factors_saved"]:
+            assert time.time() < deadline, "factors not saved after 120 s"
+            time.sleep(0.05)
+        return aid
 
     @classmethod
     def tearDownClass(cls):
