@@ -84,11 +84,6 @@ void gsd_api_job_reply(gsd_req *r)
     gsd_job_row_free(&row);
 }
 
-static int job_ended(const char *status)
-{
-    return !strcmp(status, "done") || !strcmp(status, "failed") || !strcmp(status, "cancelled");
-}
-
 /* GET /v1/jobs/{id}[?wait=S]: with S > 0 a job that has not ended is
  * answered when it ends or after S seconds (jobwait.h), whichever is first. */
 void gsd_h_job_get(gsd_req *r)
@@ -104,7 +99,7 @@ void gsd_h_job_get(gsd_req *r)
     gsd_job_row row;
     if (!gsd_api_job(r, &row))
         return;
-    if (wait > 0.0 && !job_ended(row.status)) {
+    if (wait > 0.0 && !gsd_job_status_ended(row.status)) {
         gsd_job_row_free(&row);
         gsd_jobwait_add(r->app, r, wait);
         return;

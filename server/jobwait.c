@@ -32,11 +32,6 @@ struct gsd_jobwait {
     pthread_t th;
 };
 
-static int terminal(const char *status)
-{
-    return !strcmp(status, "done") || !strcmp(status, "failed") || !strcmp(status, "cancelled");
-}
-
 /* Answer e's request with the job document (or 503 when stopping), free e. */
 static void answer(wentry *e, int stopping)
 {
@@ -212,7 +207,7 @@ void gsd_jobwait_add(gsd_app *app, gsd_req *r, double secs)
     int found = 0;
     gs_error ge;
     if (gsd_store_job_get(app->st, id, &row, &found, &ge) == GS_OK && found) {
-        if (terminal(row.status))
+        if (gsd_job_status_ended(row.status))
             gsd_jobwait_ended(app, id);
         gsd_job_row_free(&row);
     }

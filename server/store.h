@@ -128,6 +128,8 @@ typedef struct {
 } gsd_job_row;
 
 void gsd_job_row_free(gsd_job_row *row); /* frees options_json (set to NULL) */
+/* 1 if a job status is terminal: "done", "failed" or "cancelled". */
+int gsd_job_status_ended(const char *status);
 gs_err gsd_store_job_insert(gsd_store *st, const gsd_job_row *row, gs_error *err);
 gs_err gsd_store_job_get(gsd_store *st, const char *id, gsd_job_row *out, int *found,
                          gs_error *err);

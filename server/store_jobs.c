@@ -6,6 +6,11 @@
 
 /* ---- jobs ------------------------------------------------------------------------ */
 
+int gsd_job_status_ended(const char *status)
+{
+    return !strcmp(status, "done") || !strcmp(status, "failed") || !strcmp(status, "cancelled");
+}
+
 void gsd_job_row_free(gsd_job_row *row)
 {
     if (!row)

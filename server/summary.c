@@ -432,16 +432,10 @@ static gs_err from_stats(gsd_store *st, const gsd_job_row *job, int m, const gsd
     return rc;
 }
 
-static int job_ended(const gsd_job_row *job)
-{
-    return !strcmp(job->status, "done") || !strcmp(job->status, "failed") ||
-           !strcmp(job->status, "cancelled");
-}
-
 int gsd_summary_lookup(const gsd_job_row *job, gsd_summary_opts *o, gs_buf *b)
 {
     sum_key k = key_of(job->id, o->threshold, o->bins);
-    o->cached = o->cache && job_ended(job) && cache_get(o->cache, &k, b);
+    o->cached = o->cache && gsd_job_status_ended(job->status) && cache_get(o->cache, &k, b);
     return o->cached;
 }
 
@@ -450,7 +444,7 @@ gs_err gsd_summary(gsd_store *st, const gsd_job_row *job, int m, gsd_summary_opt
 {
     o->cached = 0;
     o->computed = 0;
-    gsd_summary_cache *c = job_ended(job) ? o->cache : NULL;
+    gsd_summary_cache *c = gsd_job_status_ended(job->status) ? o->cache : NULL;
     const sum_key k = key_of(job->id, o->threshold, o->bins);
     if (c) { /* cached, being computed (wait), or this thread's to compute */
         int t = turn(c, &k, o, b);
