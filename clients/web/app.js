@@ -128,7 +128,7 @@ async function loadJobs(wantJob, wantGap) {
   renderJobs();
   const running = S.jobs.some((j) => j.status === 'queued' || j.status === 'running');
   clearTimeout(S.listTimer);
-  if (running && !S.pollTimer) S.listTimer = setTimeout(() => { refreshHealth(); loadJobs().catch(report); }, 2000);
+  if (running && !S.polling) S.listTimer = setTimeout(() => { refreshHealth(); loadJobs().catch(report); }, 2000);
   if (wantJob !== undefined) {
     const j = S.jobs.find((x) => x.id === wantJob) || (wantJob === null ? S.jobs.find((x) => x.status === 'done') : null);
     if (wantJob && !j) showMessage(`no job ${wantJob} for assembly ${S.asm.id}`);
@@ -398,28 +398,40 @@ function setProgress(done, total, text) {
 function stopPolling() {
   clearTimeout(S.pollTimer);
   S.pollTimer = null;
+  S.pollGen++; /* a request still held: its answer is dropped */
+  S.polling = false;
 }
 
+// Follows a job: each request is held by the daemon until the job ends or
+// 0.4 s pass (GET /v1/jobs/{id}?wait=0.4), so the bar moves every 0.4 s and
+// the end shows as it happens. A newer pollJob (or stopPolling) supersedes
+// a request still held: its answer is dropped.
 async function pollJob(id) {
   stopPolling();
+  const gen = ++S.pollGen;
+  S.polling = true;
   let j;
   try {
-    j = await api(`/v1/jobs/${id}`);
+    j = await api(`/v1/jobs/${id}?wait=0.4`);
   } catch (e) {
+    if (gen !== S.pollGen) return;
+    S.polling = false;
     report(e);
     enableSubmit();
     return;
   }
+  if (gen !== S.pollGen) return;
   const rate = j.solves_per_s ? `${fmt(j.solves_per_s)} solves/s` : '';
   const eta = j.eta_s !== null && j.eta_s !== undefined && j.status !== 'done' ? `ETA ${fmt(j.eta_s, 2)} s` : '';
   setProgress(j.done, j.total, [`${labelOf(j) || j.id}: ${j.status}`, `${j.done} / ${j.total} gaps`, rate, eta].filter(Boolean).join(' · '));
   $('progress').dataset.status = j.status;
   refreshHealth();
   if (j.status === 'queued' || j.status === 'running') {
-    S.pollTimer = setTimeout(() => pollJob(id), 400);
+    S.pollTimer = setTimeout(() => pollJob(id), 0); /* the daemon held the request */
     return;
   }
   S.pollTimer = null;
+  S.polling = false;
   enableSubmit();
   if (S.asm && j.assembly_id === S.asm.id) await loadJobs(j.status === 'done' ? id : undefined, 0);
 }

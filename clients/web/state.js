@@ -40,6 +40,8 @@ export const S = {
   fast: [], // fastener candidate rings
   fastHalo: [],
   pollTimer: null,
+  pollGen: 0, // pollJob's generation: an answer to an older one is dropped
+  polling: false, // a job is being followed (pollJob)
   listTimer: null,
   resultSeq: 0,
   edit: null, // Uint8Array: the pattern picked by clicking candidates, or null
