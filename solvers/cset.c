@@ -152,12 +152,9 @@ static void install_list(gs_cset *cs, const int *list, int k)
     cs->updates = 0;
 }
 
-gs_err gs_cset_build(gs_cset *cs, const int *list, int k, gs_error *err)
+/* gs_cset_build on a cleared set with room for k (gs_cset_reserve). */
+static gs_err build_reserved(gs_cset *cs, const int *list, int k, gs_error *err)
 {
-    gs_cset_clear(cs);
-    gs_err rc = gs_cset_reserve(cs, k, err);
-    if (rc != GS_OK)
-        return rc;
     const int m = cs->m, ld = cs->f.cap;
     const double *Q = cs->pc->Q;
     double *L = cs->f.L;
@@ -179,6 +176,13 @@ gs_err gs_cset_build(gs_cset *cs, const int *list, int k, gs_error *err)
     return GS_OK;
 }
 
+gs_err gs_cset_build(gs_cset *cs, const int *list, int k, gs_error *err)
+{
+    gs_cset_clear(cs);
+    gs_err rc = gs_cset_reserve(cs, k, err);
+    return rc != GS_OK ? rc : build_reserved(cs, list, k, err);
+}
+
 /* gs_cset_build through the factor cache fc (fcache.h; NULL: none): a
  * cached factor of the list is copied, a new one is stored. */
 static gs_err build_cached(gs_cset *cs, const int *list, int k, gs_fcache *fc, gs_error *err)
@@ -193,7 +197,7 @@ static gs_err build_cached(gs_cset *cs, const int *list, int k, gs_fcache *fc, g
         install_list(cs, list, k);
         return GS_OK;
     }
-    rc = gs_cset_build(cs, list, k, err);
+    rc = build_reserved(cs, list, k, err);
     if (rc == GS_OK)
         gs_fcache_put(fc, list, k, cs->f.L, cs->f.cap);
     return rc;
