@@ -9,14 +9,22 @@
 /* ---- result vectors ---------------------------------------------------------------- */
 
 /* Column col (a vector BLOB, encoding in column col + 2) into dst (m entries). */
-static gs_err decode_col(gsd_store *st, sqlite3_stmt *s, int col, int m, double *dst,
-                         const char *id, gs_error *err)
+/* Decode the vector BLOB in column col, its encoding in column enc_col. */
+static gs_err decode_blob(gsd_store *st, sqlite3_stmt *s, int which, int col, int enc_col, int m,
+                          double *dst, const char *id, gs_error *err)
 {
     const void *p = sqlite3_column_blob(s, col);
     size_t len = (size_t)sqlite3_column_bytes(s, col);
-    int enc = sqlite3_column_int(s, col + 2);
-    return gsd_vecenc_decode(st->vc, col == RES_COL_W ? GSD_VEC_W : GSD_VEC_LAM, enc, p, len, m,
-                             dst, id, err);
+    return gsd_vecenc_decode(st->vc, which, sqlite3_column_int(s, enc_col), p, len, m, dst, id,
+                             err);
+}
+
+/* w or lam of a row of RES_COLS (their encodings two columns later). */
+static gs_err decode_col(gsd_store *st, sqlite3_stmt *s, int col, int m, double *dst,
+                         const char *id, gs_error *err)
+{
+    return decode_blob(st, s, col == RES_COL_W ? GSD_VEC_W : GSD_VEC_LAM, col, col + 2, m, dst,
+                       id, err);
 }
 
 static int col_is_null(sqlite3_stmt *s, int col)
@@ -318,9 +326,7 @@ gs_err gsd_store_job_lam(gsd_store *st, const char *job_id, int index, int m, do
     if (rc == SQLITE_ROW && sqlite3_column_int(s, 0) == m && !col_is_null(s, 1)) {
         char what[64];
         snprintf(what, sizeof what, "%.40s[%d]", job_id, index);
-        e = gsd_vecenc_decode(st->vc, GSD_VEC_LAM, sqlite3_column_int(s, 2),
-                              sqlite3_column_blob(s, 1), (size_t)sqlite3_column_bytes(s, 1), m,
-                              lam, what, err);
+        e = decode_blob(st, s, GSD_VEC_LAM, 1, 2, m, lam, what, err); /* S_JOB_LAM's columns */
         *found = !e;
     } else if (!e && rc != SQLITE_ROW && rc != SQLITE_DONE) {
         e = sql_err(st, rc, "warm start", err);
