@@ -79,6 +79,21 @@ void gs_kkt_dual_p(const gs_problem *pb, const double *p, double s, const double
     out->gap = out->obj_primal - out->obj_dual;
 }
 
+void gs_kkt_dual_w(const gs_problem *pb, const double *p, double s, const double *lam,
+                   const double *w_lam, double *w, gs_kkt *out)
+{
+    const int m = pb->pc->m;
+    memset(out, 0, sizeof *out);
+    if (w != w_lam)
+        memcpy(w, w_lam, (size_t)m * sizeof *w);
+    /* lam'Q lam = lam'w + lam'p: the dual objective of dual_objective */
+    const double lw = cblas_ddot(m, lam, 1, w, 1), lp = cblas_ddot(m, p, 1, lam, 1);
+    out->obj_dual = -(0.5 * (lw + lp) - lp + s);
+    measure_w(pb, lam, w, out);
+    out->obj_primal = out->obj_dual + lw;
+    out->gap = out->obj_primal - out->obj_dual;
+}
+
 gs_err gs_kkt_dual(const gs_problem *pb, const double *lam, double *w_out, gs_kkt *out,
                    gs_error *err)
 {

@@ -47,6 +47,11 @@ gs_err gs_kkt_dual(const gs_problem *pb, const double *lam, double *w_out, gs_kk
  * w (m) receives Q lam - p. */
 void gs_kkt_dual_p(const gs_problem *pb, const double *p, double s, const double *lam, double *w,
                    gs_kkt *out);
+/* gs_kkt_dual_p from w_lam (m) = Q lam - p already made at exactly this lam
+ * by one full product (a solver's last residual refresh, not an update):
+ * copied to w, the measures and objectives from it. O(m). */
+void gs_kkt_dual_w(const gs_problem *pb, const double *p, double s, const double *lam,
+                   const double *w_lam, double *w, gs_kkt *out);
 
 /* Pass/fail at relative tolerance tol: primal_infeas <= tol max(1,||g||),
  * dual_infeas <= tol max(1,||lambda||), complementarity <= tol max(1,||g||)

@@ -358,11 +358,30 @@ int gs_cset_settle(gs_cset *cs, const gs_problem *pb, const double *p, double to
     return settle_rounds(cs, pb, p, tol_lam, lc, r, w, out, 0);
 }
 
+/* The residual on C, -w_C, is at the rounding level of its own
+ * computation: max_c |w_c| <= GS_CSET_NOISE eps max_c (|p_c| + Q_cc |lc_c|),
+ * the size of the two terms every r_c = p_c - sum Q_cc' lc_c' sums at least.
+ * A refinement from such a residual corrects rounding. O(k). */
+static int residual_is_rounding(const gs_cset *cs, const double *p, const double *lc,
+                                const double *w)
+{
+    double rmax = 0.0, scale = 0.0;
+    for (int c = 0; c < cs->k; c++) {
+        const int i = cs->idx[c];
+        rmax = fmax(rmax, fabs(w[i]));
+        scale = fmax(scale, fabs(p[i]) + cs->pc->qdiag[i] * fabs(lc[c]));
+    }
+    return rmax <= GS_CSET_NOISE * DBL_EPSILON * scale;
+}
+
 int gs_cset_settle_lazy(gs_cset *cs, const gs_problem *pb, const double *p, double tol_lam,
                         double tol_w, double qdiag_max, double *lc, double *r, double *w,
-                        int *out)
+                        int *out, int *w_current)
 {
     const int k = cs->k;
+    *w_current = 1; /* unless the refinement below moves lc without a product */
+    if (residual_is_rounding(cs, p, lc, w) && gs_zero_rule(k, cs->idx, lc, pb, tol_lam, out) == 0)
+        return 0;
     /* one step of iterative refinement from the caller's multipliers, whose
      * residual on C, p_C - Q_CC lc = -w_C, w already holds: no fresh solve
      * and no O(k^2) gather of Q_CC (solve_refined_set's) */
@@ -381,8 +400,10 @@ int gs_cset_settle_lazy(gs_cset *cs, const gs_problem *pb, const double *p, doub
                 margin = fmin(margin, w[i] + tol_w);
         /* |Q_ij| <= max_i Q_ii (Q is SPD): no w_i moves by more than
          * qdiag_max ||d||_1 */
-        if (qdiag_max * d1 < margin)
+        if (qdiag_max * d1 < margin) {
+            *w_current = 0;
             return 0;
+        }
     }
     return settle_rounds(cs, pb, p, tol_lam, lc, r, w, out, 1);
 }

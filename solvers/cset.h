@@ -145,16 +145,23 @@ int gs_cset_prune(gs_cset *cs, const gs_problem *pb, const double *p, double *lc
 int gs_cset_settle(gs_cset *cs, const gs_problem *pb, const double *p, double tol_lam, double *lc,
                    double *r, double *w, int *out);
 /* gs_cset_settle for a caller whose w (m) is exactly Q[:, C] lc - p for the
- * lc it passes in, with no pair outside C below -tol_w. The refinement
- * starts from that lc: its residual on C is -w_C, so one solve gives
- * lc + d without a fresh solve or a gather of Q_CC. When no member leaves
- * and qdiag_max ||d||_1 is below the least margin w_i + tol_w outside C, no
- * pair outside C can have turned violated (|Q_ij| <= max_i Q_ii), the
- * O(m k) product is skipped and w stays as it was (the solve's final test;
- * the certificate computes its own w). Otherwise it settles as
- * gs_cset_settle from lc + d. O(k^2 + m), or gs_cset_settle's cost. */
+ * lc it passes in, with no pair outside C below -tol_w. When the residual on
+ * C, -w_C, is at the rounding level of its own computation (max_c |w_c| <=
+ * GS_CSET_NOISE eps max_c (|p_c| + Q_cc |lc_c|)) and no member is at zero
+ * force, a refinement would only correct rounding (measured on the lap
+ * joint: it moved w by 3e-13 to 1e-12 mm and lc by 1e-12 relative): lc and
+ * w stay as they are, O(k). Otherwise the refinement starts from that lc:
+ * its residual on C is -w_C, so one solve gives lc + d without a fresh solve
+ * or a gather of Q_CC. When no member leaves and qdiag_max ||d||_1 is below
+ * the least margin w_i + tol_w outside C, no pair outside C can have turned
+ * violated (|Q_ij| <= max_i Q_ii), the O(m k) product is skipped and w is
+ * left as it was, no longer current. Otherwise it settles as gs_cset_settle
+ * from lc + d. *w_current: 1 when w is Q[:, C] lc - p for the lc returned
+ * (made by a full product: the certificate may use it), 0 when not.
+ * O(k), O(k^2 + m), or gs_cset_settle's cost. */
+#define GS_CSET_NOISE 64.0
 int gs_cset_settle_lazy(gs_cset *cs, const gs_problem *pb, const double *p, double tol_lam,
                         double tol_w, double qdiag_max, double *lc, double *r, double *w,
-                        int *out);
+                        int *out, int *w_current);
 
 #endif

@@ -521,13 +521,14 @@ static int polish(gi_rel_ws *ws, gs_solver *s, const gs_problem *pb)
 }
 
 /* The polish of a set whose w is current and shows no violation outside C
- * (the refresh that found nothing to add): as polish, but the O(m k)
- * refresh of w is skipped when the refined multipliers provably cannot open
- * a violation (gs_cset_settle_lazy): one product less per solve. */
-static int polish_lazy(gi_rel_ws *ws, gs_solver *s, const gs_problem *pb)
+ * (the refresh that found nothing to add): as polish, but no refinement when
+ * the residual on C is rounding, and no O(m k) refresh of w when the refined
+ * multipliers provably cannot open a violation (gs_cset_settle_lazy).
+ * *w_current: w is still Q[:, C] lc - p (the certificate's w). */
+static int polish_lazy(gi_rel_ws *ws, gs_solver *s, const gs_problem *pb, int *w_current)
 {
     return gs_cset_settle_lazy(&ws->cs, pb, s->p, s->tol_lam, s->tol_w, s->qdiag_max, ws->lc,
-                               ws->r, ws->w, ws->cand);
+                               ws->r, ws->w, ws->cand, w_current);
 }
 
 gs_err gs_gi_relative_solve(gs_solver *s, const gs_problem *pb, const gs_solve_opts *o,
@@ -567,11 +568,14 @@ gs_err gs_gi_relative_solve(gs_solver *s, const gs_problem *pb, const gs_solve_o
     }
 
     /* 2. add violated pairs until none is left */
-    /* w_fresh: the polish left w current, or proved it has no violation */
-    int polished = 0, stalls = 0, w_fresh = 0;
+    /* w_fresh: the polish left w current, or proved it has no violation;
+     * w_exact: w is Q[:, C] lc - p by a full product at the current lc */
+    int polished = 0, stalls = 0, w_fresh = 0, w_exact = 0;
     for (;;) {
-        if (!w_fresh)
+        if (!w_fresh) {
             gs_cset_residual(cs, ws->lc, s->p, ws->w);
+            w_exact = 1;
+        }
         w_fresh = 0;
         /* the violated pairs outside C, without a branch per pair (which
          * way it goes is as good as random: 3-4% of a solve at 10%) */
@@ -582,15 +586,19 @@ gs_err gs_gi_relative_solve(gs_solver *s, const gs_problem *pb, const gs_solve_o
             nc += (cs->pos[i] < 0) & (ws->w[i] < lim);
         }
         if (nc == 0) {
-            if (polished)
+            if (polished) {
+                /* w at the returned multipliers: the certificate's (solver.c) */
+                s->w_lam = w_exact ? ws->w : NULL;
                 break;
+            }
             polished = 1;
-            if (polish_lazy(ws, s, pb) > 0)
+            if (polish_lazy(ws, s, pb, &w_exact) > 0)
                 polished = 0;
             w_fresh = 1;
             continue;
         }
         polished = 0;
+        w_exact = 0; /* pairs are added below */
         /* the pool: the most violated pairs of this refresh, their w kept
          * exact; each addition takes the pairs most violated now, several
          * at once when k is large (cpool.h, gi_add_block) */
@@ -629,8 +637,12 @@ gs_err gs_gi_relative_solve(gs_solver *s, const gs_problem *pb, const gs_solve_o
         /* progress guard: listed by the dgemv but none violated on the exact
          * re-check (both within round-off of -tol_w): a candidate optimum */
         if (taken == 0) {
-            if (polish(ws, s, pb) == 0 && ++stalls >= 2)
+            const int removed = polish(ws, s, pb); /* w made for the settled set */
+            w_exact = 1;
+            if (removed == 0 && ++stalls >= 2) {
+                s->w_lam = ws->w;
                 break;
+            }
             polished = 1;
             w_fresh = 1;
         }

@@ -304,6 +304,7 @@ gs_err gs_solve(gs_solver *s, const gs_problem *pb, const gs_solve_opts *opts, d
     }
     s->tol_w = fmax(o.tol * fmax(1.0, gmax), 64.0 * DBL_EPSILON * pmax);
     s->tol_lam = gs_zero_force(s->qdiag_max, s->tol_w);
+    s->w_lam = NULL;
     const gs_status before = gs_solve_stop(&o, 0, INT_MAX); /* cancelled, or out of time */
     if (before != GS_STATUS_OPTIMAL) {
         memset(lam, 0, (size_t)m * sizeof *lam);
@@ -313,7 +314,10 @@ gs_err gs_solve(gs_solver *s, const gs_problem *pb, const gs_solve_opts *opts, d
         return rc;
     }
     double *wv = w ? w : s->work;
-    gs_kkt_dual_p(pb, s->p, s->s, lam, wv, &info->kkt);
+    if (s->w_lam && info->status == GS_STATUS_OPTIMAL)
+        gs_kkt_dual_w(pb, s->p, s->s, lam, s->w_lam, wv, &info->kkt); /* O(m) */
+    else
+        gs_kkt_dual_p(pb, s->p, s->s, lam, wv, &info->kkt); /* O(m |support|) */
     info->n_act = info->kkt.n_act;
     double t1 = gs_now();
     info->time = t1 - t0;

@@ -15,6 +15,7 @@
 
 #include "cpool.h"
 #include "cset.h"
+#include "solver_impl.h"
 
 #define KKT_TOL 1e-9
 
@@ -76,6 +77,56 @@ GS_TEST(agrees_with_oracle_equality_pairs)
 {
     agree_on(GS_GEN_LAP, 0.5, 4, 1);
     agree_on(GS_GEN_SANDWICH, 0.5, 4, 1);
+}
+
+/* The certificate of a GI relative solve takes its w from GI's last refresh
+ * when that was made at exactly the returned multipliers (solver.c,
+ * w_lam): the solver hands it over on these gaps (cold and warm), the
+ * returned w is that refresh to the bit, and it matches an independent
+ * certificate of the returned multipliers (w summed over the support in pair
+ * order) to rounding, measures and objectives alike. */
+GS_TEST(certificate_from_last_refresh)
+{
+    ts_fixture f;
+    ts_fx_generate(&f, GS_GEN_LAP, 0, 4, 11, 0.5);
+    const int m = f.m;
+    double *wi = malloc(m * sizeof *wi), *l0 = malloc(m * sizeof *l0);
+    gs_solve_opts o = ts_opts(GS_METHOD_GI, GS_FORM_RELATIVE);
+    o.want_x = 0;
+    int handed = 0;
+    for (int r = 0; r < 4; r++)
+        for (int warm = 0; warm < 2; warm++) {
+            gs_problem pb = ts_fx_problem(&f, r);
+            gs_warm wm = {.n_act = 0, .act = f.act, .lam = l0};
+            if (warm) { /* from gap r - 1's solution */
+                wm.n_act = ts_contact_set(l0, NULL, m, f.act);
+                o.warm = &wm;
+            }
+            gs_solve_info info;
+            ts_solve_ok(f.sv, &pb, &o, f.lam, f.w, NULL, &info, KKT_TOL);
+            o.warm = NULL;
+            if (f.sv->w_lam) {
+                handed++;
+                GS_CHECK(memcmp(f.w, f.sv->w_lam, (size_t)m * sizeof *f.w) == 0);
+            }
+            gs_kkt ki;
+            GS_CHECK_INT(gs_kkt_dual(&pb, f.lam, wi, &ki, NULL), GS_OK);
+            double wmax = 0.0;
+            for (int i = 0; i < m; i++)
+                wmax = fmax(wmax, fabs(wi[i]));
+            GS_CHECK(ts_max_diff(f.w, wi, m) <= 1e-13 * (1 + wmax));
+            GS_CHECK_INT(info.kkt.n_act, ki.n_act);
+            GS_CHECK_NEAR(info.kkt.primal_infeas, ki.primal_infeas, 1e-13 * (1 + wmax));
+            GS_CHECK_NEAR(info.kkt.complementarity, ki.complementarity,
+                          1e-13 * (1 + wmax) * (1 + ki.norm_lam));
+            GS_CHECK_NEAR(info.kkt.obj_dual, ki.obj_dual, 1e-12 * (1 + fabs(ki.obj_dual)));
+            GS_CHECK_NEAR(info.kkt.gap, ki.gap, 1e-12 * (1 + fabs(ki.obj_dual)));
+            memcpy(l0, f.lam, (size_t)m * sizeof *l0);
+        }
+    GS_CHECK_MSG(handed >= 6, "w handed over in %d of 8 solves", handed);
+    free(wi);
+    free(l0);
+    ts_fx_free(&f);
 }
 
 /* Warm start from the solution of a neighbouring problem (one more fastener)
@@ -393,10 +444,11 @@ GS_TEST(cholup_grows_and_keeps_factor)
 }
 
 /* gs_cset_settle_lazy: on a set whose w is current with a margin of 0.5 mm
- * outside C, multipliers off by round-off are refined and the product is
- * skipped (w untouched); with a pair exactly at -tol_w (no margin) the
- * product is made; a member whose force is zero leaves (as gs_cset_settle),
- * and w is made for the smaller set. */
+ * outside C, multipliers exact to rounding are left alone (no refinement, w
+ * current); multipliers off by more than rounding are refined and the
+ * product is skipped (w untouched, no longer current); with a pair exactly
+ * at -tol_w (no margin) the product is made; a member whose force is zero
+ * leaves (as gs_cset_settle), and w is made for the smaller set. */
 GS_TEST(cset_settle_lazy_skips_only_when_safe)
 {
     gs_model *mdl = tm_random(2, 12, 3, 80);
@@ -406,9 +458,10 @@ GS_TEST(cset_settle_lazy_skips_only_when_safe)
     const int C[5] = {1, 4, 6, 9, 11};
     const double tol_w = 1e-6, qmax = gs_qdiag_max(pc), tol_lam = gs_zero_force(qmax, tol_w);
     gs_problem pb = {.pc = pc};
-    for (int variant = 0; variant < 3; variant++) {
+    for (int variant = 0; variant < 4; variant++) {
         double lstar[5] = {1, 2, 3, 4, variant == 2 ? 0.0 : 5}, p[64], lc[5], r[5], w[64], w0[64];
-        int out[64];
+        double lc0[5];
+        int out[64], current = -1;
         gs_cset cs;
         GS_CHECK_INT(gs_cset_init(&cs, pc, NULL), GS_OK);
         GS_CHECK_INT(gs_cset_build(&cs, C, 5, NULL), GS_OK);
@@ -419,25 +472,33 @@ GS_TEST(cset_settle_lazy_skips_only_when_safe)
                 p[i] -= 0.5;
         if (variant == 1)
             p[0] += 0.5 + tol_w; /* w_0 = -tol_w: no margin */
-        for (int c = 0; c < 5; c++)
-            lc[c] = lstar[c] * (1 + 1e-9 * (c + 1)); /* an updated solve's round-off */
+        for (int c = 0; c < 5; c++) /* variant 3: exact; else an updated solve's round-off */
+            lc[c] = variant == 3 ? lstar[c] : lstar[c] * (1 + 1e-9 * (c + 1));
         gs_cset_residual(&cs, lc, p, w);
         memcpy(w0, w, sizeof w0);
-        int removed = gs_cset_settle_lazy(&cs, &pb, p, tol_lam, tol_w, qmax, lc, r, w, out);
+        memcpy(lc0, lc, sizeof lc0);
+        int removed =
+            gs_cset_settle_lazy(&cs, &pb, p, tol_lam, tol_w, qmax, lc, r, w, out, &current);
         GS_CHECK_INT(removed, variant == 2 ? 1 : 0);
         GS_CHECK_INT(cs.k, variant == 2 ? 4 : 5);
+        GS_CHECK_INT(current, variant == 0 ? 0 : 1);
         for (int c = 0; c < cs.k; c++)
             GS_CHECK_NEAR(lc[c], lstar[cs.pos[C[c]]], 1e-10);
-        if (variant == 0) {
+        if (variant == 0 || variant == 3) {
             GS_CHECK(memcmp(w, w0, sizeof w0) == 0); /* skipped */
-        } else {
+            if (variant == 3) /* w_C is rounding: no refinement */
+                GS_CHECK(memcmp(lc, lc0, sizeof lc0) == 0);
+            else
+                GS_CHECK(memcmp(lc, lc0, sizeof lc0) != 0);
+        }
+        if (current) {
             double wr[64];
             gs_cset_residual(&cs, lc, p, wr);
             for (int i = 0; i < m; i++)
-                GS_CHECK(w[i] == wr[i]); /* made for the final set and multipliers */
-            if (variant == 1)
-                GS_CHECK(memcmp(w, w0, sizeof w0) != 0);
+                GS_CHECK(w[i] == wr[i]); /* Q[:, C] lc - p for the final set and lc */
         }
+        if (variant == 1)
+            GS_CHECK(memcmp(w, w0, sizeof w0) != 0);
         gs_cset_free(&cs);
     }
     gs_precomp_free(pc);

@@ -31,6 +31,26 @@ GS_TEST(two_springs_exact_solution_certifies)
     GS_CHECK_NEAR(k.obj_dual, -9.6, 1e-13);
     GS_CHECK_NEAR(k.obj_primal, -9.6, 1e-13);
     GS_CHECK(gs_kkt_pass(&k, 1e-12));
+    /* and so does the one from a w made by the solver: p = u0 + Q load - g =
+     * 5 + 5 - 2 = 3, s = 1/2 f'K^-1 f = 15 (obj = -(1/2 lam'w - 1/2 lam'p + s)) */
+    double p, s, work, w2 = w, w3 = 1.0;
+    gs_problem_dual_data(&pb, &p, &s, &work);
+    GS_CHECK_NEAR(p, 3.0, 1e-14);
+    GS_CHECK_NEAR(s, 15.0, 1e-13);
+    gs_kkt k2;
+    gs_kkt_dual_w(&pb, &p, s, &lam, &w2, &w3, &k2);
+    GS_CHECK(w3 == w2);
+    GS_CHECK_NEAR(k2.obj_dual, -9.6, 1e-13);
+    GS_CHECK_NEAR(k2.obj_primal, -9.6, 1e-13);
+    GS_CHECK_NEAR(k2.gap, 0.0, 1e-13);
+    GS_CHECK_INT(k2.n_act, 1);
+    GS_CHECK(gs_kkt_pass(&k2, 1e-12));
+    /* a w of 0.5 mm (the gap not closed): complementarity 3.6 * 0.5 = 1.8 */
+    w2 = 0.5;
+    gs_kkt_dual_w(&pb, &p, s, &lam, &w2, &w3, &k2);
+    GS_CHECK_NEAR(k2.complementarity, 1.8, 1e-14);
+    GS_CHECK_NEAR(k2.gap, 1.8, 1e-13);
+    GS_CHECK(!gs_kkt_pass(&k2, 1e-6));
     gs_precomp_free(pc);
     gs_model_free(mdl);
 }
