@@ -78,22 +78,26 @@ class Search:
         self.asm = asm
         self.gaps = gaps
         self.args = args
-        geo = client.geometry(asm)
+        self.tried: set = set()
+        self.solves = 0
+        self.gaps_job: Optional[Job] = None  # the first job: later clouds solve its gaps
+
+    def learn_geometry(self) -> None:
+        """Candidates, pair coordinates and the pairs near each candidate (for
+        ranking moves): called while the daemon solves the first cloud."""
+        geo = self.c.geometry(self.asm)
         self.cand_pair: List[int] = geo["fasteners"]["pair"]
         xs, ys = geo["pairs"]["x"], geo["pairs"]["y"]
         self.pair_xy = list(zip(xs, ys))
         self.n_fast = len(self.cand_pair)
         self.cand_xy = [self.pair_xy[p] for p in self.cand_pair]
-        self.radius = args.radius or 1.5 * self._spacing()
+        self.radius = self.args.radius or 1.5 * self._spacing()
         # pairs near each candidate (for ranking moves)
         r2 = self.radius ** 2
         self.near: List[List[int]] = []
         for cx, cy in self.cand_xy:
             self.near.append([k for k, (x, y) in enumerate(self.pair_xy)
                               if (x - cx) ** 2 + (y - cy) ** 2 <= r2])
-        self.tried: set = set()
-        self.solves = 0
-        self.gaps_job: Optional[Job] = None  # the first job: later clouds solve its gaps
 
     def _cloud(self, **options: Any) -> Job:
         """A cloud of the gaps: uploaded once, then the first job's (gaps_from)."""
@@ -184,6 +188,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             first = search.submit(start, None)
         else:
             start, first = search.submit_fraction(args.start_fraction)
+        search.learn_geometry()  # while the daemon solves the first cloud
         print("assembly %s: n = %d, m = %d, %d fastener candidates; %d gaps; start pattern "
               "%d fasteners; move radius %.1f mm"
               % (asm["id"], asm["n"], asm["m"], search.n_fast, len(gaps), len(start),
