@@ -26,12 +26,12 @@ gs_err gs_problem_check(const gs_problem *pb, gs_error *err)
     return GS_OK;
 }
 
-void gs_problem_dual_data(const gs_problem *pb, double *p, double *s, double *work)
+void gs_problem_load_part(const gs_problem *pb, double *ul, double *s, double *work)
 {
     const gs_precomp *pc = pb->pc;
     const int m = pc->m;
     double sv = pc->s0;
-    memcpy(p, pc->u0, (size_t)m * sizeof *p);
+    memcpy(ul, pc->u0, (size_t)m * sizeof *ul);
     if (pb->load) {
         /* work = Q load over the support of load: O(m nnz(load)) */
         memset(work, 0, (size_t)m * sizeof *work);
@@ -39,13 +39,18 @@ void gs_problem_dual_data(const gs_problem *pb, double *p, double *s, double *wo
         for (int k = 0; k < m; k++) {
             if (pb->load[k] != 0.0)
                 sv += pb->load[k] * (pc->u0[k] + 0.5 * work[k]);
-            p[k] += work[k];
+            ul[k] += work[k];
         }
     }
-    for (int k = 0; k < m; k++)
-        p[k] -= pb->g[k];
     if (s)
         *s = sv;
+}
+
+void gs_problem_dual_data(const gs_problem *pb, double *p, double *s, double *work)
+{
+    gs_problem_load_part(pb, p, s, work);
+    for (int k = 0; k < pb->pc->m; k++)
+        p[k] -= pb->g[k];
 }
 
 void gs_problem_load_vector(const gs_problem *pb, double *f)

@@ -29,6 +29,10 @@ gs_err gs_problem_check(const gs_problem *pb, gs_error *err);
 /* p = u0 + Q load - g (m) and, if s != NULL, s = 1/2 f'K^-1 f.
  * work: m doubles (may be NULL when load == NULL). O(m nnz(load)). */
 void gs_problem_dual_data(const gs_problem *pb, double *p, double *s, double *work);
+/* The part of it that does not depend on g: ul = u0 + Q load (m) and s;
+ * then p = ul - g, bitwise gs_problem_dual_data's p (a solver keeps ul for
+ * the gaps of one pattern). O(m nnz(load)). */
+void gs_problem_load_part(const gs_problem *pb, double *ul, double *s, double *work);
 
 /* f = f_base + A load (n). O(n + m). */
 void gs_problem_load_vector(const gs_problem *pb, double *f);

@@ -210,7 +210,9 @@ gs_solver *gs_solver_new(const gs_precomp *pc, gs_error *err)
     s->qdiag_max = gs_qdiag_max(pc);
     s->p = malloc((size_t)pc->m * sizeof *s->p);
     s->work = malloc(3 * (size_t)pc->m * sizeof *s->work);
-    if (!s->p || !s->work)
+    s->ul = malloc((size_t)pc->m * sizeof *s->ul);
+    s->ul_load = malloc((size_t)pc->m * sizeof *s->ul_load);
+    if (!s->p || !s->work || !s->ul || !s->ul_load)
         goto nomem;
     return s;
 nomem:
@@ -233,6 +235,8 @@ void gs_solver_free(gs_solver *s)
             s->ws_free[i](s->ws[i]);
     free(s->p);
     free(s->work);
+    free(s->ul);
+    free(s->ul_load);
     free(s);
 }
 
@@ -247,6 +251,27 @@ void *gs_solver_ws(gs_solver *s, gs_method m, gs_form f, void *(*ctor)(gs_solver
             gs_errorf(err, GS_ERR_NOMEM, "", "no memory for the %s workspace", gs_method_name(m));
     }
     return s->ws[slot];
+}
+
+/* s->p and s->s of pb. The gaps of a cloud share their pattern's load:
+ * u0 + Q load is made once per load (O(m nnz(load)), a product over the
+ * loaded pairs' columns of Q), then p = ul - g, O(m) per gap, bitwise
+ * gs_problem_dual_data's. */
+static void dual_data(gs_solver *s, const gs_problem *pb)
+{
+    const size_t bytes = (size_t)s->m * sizeof(double);
+    if (!pb->load) {
+        gs_problem_dual_data(pb, s->p, &s->s, NULL);
+        return;
+    }
+    if (!s->ul_valid || memcmp(s->ul_load, pb->load, bytes) != 0) {
+        gs_problem_load_part(pb, s->ul, &s->ul_s, s->work);
+        memcpy(s->ul_load, pb->load, bytes);
+        s->ul_valid = 1;
+    }
+    for (int k = 0; k < s->m; k++)
+        s->p[k] = s->ul[k] - pb->g[k];
+    s->s = s->ul_s;
 }
 
 gs_err gs_solve(gs_solver *s, const gs_problem *pb, const gs_solve_opts *opts, double *lam,
@@ -277,7 +302,7 @@ gs_err gs_solve(gs_solver *s, const gs_problem *pb, const gs_solve_opts *opts, d
                 return gs_errorf(err, GS_ERR_RANGE, "warm_start", "pair %d out of range [0, %d)",
                                  o.warm->act[c], m);
     double t0 = gs_now();
-    gs_problem_dual_data(pb, s->p, &s->s, s->work);
+    dual_data(s, pb);
     int auto_cand = -1, auto_bin = 0, auto_explore = 0;
     gs_form form = o.form;
     if (o.method == GS_METHOD_AUTO) {

@@ -36,6 +36,10 @@ struct gs_solver {
     double tol_lam;    /* N: the zero rule's force (cset.h gs_zero_force) */
     double qdiag_max;  /* max_i Q_ii (gs_qdiag_max, once per solver) */
     double *work;      /* 3m scratch for the generic layer */
+    double *ul;        /* m: u0 + Q load of the load last seen (gs_problem_load_part) */
+    double *ul_load;   /* m: that load (compared with the next problem's) */
+    double ul_s;       /* its s */
+    int ul_valid;      /* ul, ul_load, ul_s hold a load's part */
     struct gs_fcache *fcache; /* shared factor cache or NULL (gs_solver_set_fcache) */
     const double *w_lam; /* set by a method that ends optimal with Q lam - p (m) at exactly
                             the lam it returns, made by one full product (GI relative's
