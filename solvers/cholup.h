@@ -97,6 +97,19 @@ static inline void gs_cholup_append(gs_cholup *ch, const double *l, double d)
     ch->k = k + 1;
 }
 
+/* sqrt(a^2 + b^2) for a plane rotation: the plain formula where neither
+ * square can overflow or underflow (|a|, |b| in [2^-480, 2^480] or 0; a
+ * factor's entries always are), hypot (4-5x slower: a fifth of a removal's
+ * time) otherwise. Both round to within an ulp; the same bits on every CPU
+ * (no fused multiply-add in this baseline code). */
+static inline double gs_cholup_norm2(double a, double b)
+{
+    const double lo = 0x1p-480, hi = 0x1p480, fa = fabs(a), fb = fabs(b);
+    if (fa <= hi && fb <= hi && (fa >= lo || fa == 0.0) && (fb >= lo || fb == 0.0))
+        return sqrt(a * a + b * b);
+    return hypot(a, b);
+}
+
 /* Remove the member at position c: with L = [L11 0 0; l21' d 0; L31 l32 L33],
  * the factor of S without row/column c is [L11 0; L31 L33~] with
  * L33~ L33~' = L33 L33' + l32 l32' (one rotation per column of L33:
@@ -130,7 +143,7 @@ static inline void gs_cholup_remove_carry_n(gs_cholup *ch, int c, double *V, siz
             rot[2 * q + 1] = 0.0;
             continue;
         }
-        double rr = hypot(a, b), cs = a / rr, sn = b / rr;
+        double rr = gs_cholup_norm2(a, b), cs = a / rr, sn = b / rr;
         dst[q] = rr;
         gs_rotate(r - q - 1, dst + q + 1, col + q + 1, x + q + 1, cs, sn);
         rot[2 * q] = cs;
