@@ -443,6 +443,23 @@ GS_TEST(cholup_grows_and_keeps_factor)
     gs_cholup_free(&ch);
 }
 
+/* The rotation's norm: exact on Pythagorean triples, hypot's answer where
+ * a square would overflow or underflow (finite, not 0), signs ignored. */
+GS_TEST(cholup_norm2_guards_the_range)
+{
+    GS_CHECK(gs_cholup_norm2(3.0, 4.0) == 5.0);
+    GS_CHECK(gs_cholup_norm2(-3.0, 4.0) == 5.0);
+    GS_CHECK(gs_cholup_norm2(0.0, -2.0) == 2.0);
+    GS_CHECK(gs_cholup_norm2(0.0, 0.0) == 0.0);
+    const double big = 3e300, small = 3e-300;
+    GS_CHECK(gs_cholup_norm2(big, 4e300) == hypot(big, 4e300));
+    GS_CHECK(isfinite(gs_cholup_norm2(big, big)));
+    GS_CHECK(gs_cholup_norm2(small, 4e-300) == hypot(small, 4e-300));
+    GS_CHECK(gs_cholup_norm2(small, 4e-300) > 0.0);
+    GS_CHECK(gs_cholup_norm2(1.0, small) == hypot(1.0, small));
+    GS_CHECK_NEAR(gs_cholup_norm2(0.3, 0.7), hypot(0.3, 0.7), 2.3e-16);
+}
+
 /* gs_cset_settle_lazy: on a set whose w is current with a margin of 0.5 mm
  * outside C, multipliers exact to rounding are left alone (no refinement, w
  * current); multipliers off by more than rounding are refined and the
