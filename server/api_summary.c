@@ -23,6 +23,7 @@
 #include "assembly.h"
 #include "export.h"
 #include "jobs.h"
+#include "json_numbers.h"
 #include "pool.h"
 #include "spec.h"
 #include "summary.h"
@@ -79,11 +80,19 @@ static void reply_export(gsd_req *r, const gsd_job_row *row, int f, gs_buf *sum,
 
 /* ---- the request: checked on the connection thread, computed on a reader ---- */
 
+/* The per-pair arrays of the summary's "pairs" (cloudstats.c), in order; a
+ * request may ask for some of them (?pairs=). p95_exact goes with p95. */
+static const char *const pair_arrays[] = {"mean",        "std",         "max",   "p95",
+                                          "share_above", "lambda_mean", "opened"};
+#define N_PAIR_ARRAYS 7
+#define ALL_PAIR_ARRAYS ((1u << N_PAIR_ARRAYS) - 1)
+
 typedef struct {
     gsd_task t;
     gsd_req *r;
     gsd_job_row row; /* owned */
     int m, f;
+    unsigned pairs; /* F_JSON: bit i keeps pair_arrays[i] */
     gsd_summary_opts o;
     char gaps_path[PATH_MAX];
     double *gap;     /* F_VTP with an index: its g, w, lambda (3 m), else NULL */
@@ -98,10 +107,30 @@ static void sum_req_free(sum_req *q)
     free(q);
 }
 
+/* The summary text without the per-pair arrays the request left out:
+ * O(size), on the full text the cache holds. */
+static void keep_pairs(gs_buf *sum, unsigned mask)
+{
+    const char *keep[N_PAIR_ARRAYS + 2];
+    int n = 0;
+    for (int i = 0; i < N_PAIR_ARRAYS; i++)
+        if (mask & (1u << i)) {
+            keep[n++] = pair_arrays[i];
+            if (!strcmp(pair_arrays[i], "p95"))
+                keep[n++] = "p95_exact";
+        }
+    keep[n] = NULL;
+    size_t len = gsd_json_keep_members(sum->p, sum->len, "pairs", keep);
+    if (len != (size_t)-1) /* our own text: always found */
+        sum->len = len;
+}
+
 /* Answer the summary text sum (taken) in the request's format. */
 static void answer(sum_req *q, gs_buf *sum)
 {
     if (q->f == F_JSON) {
+        if (q->pairs != ALL_PAIR_ARRAYS)
+            keep_pairs(sum, q->pairs);
         gsd_reply_json(q->r, 200, sum);
         return;
     }
@@ -179,6 +208,7 @@ static sum_req *sum_req_new(gsd_req *r, gsd_job_row *row, int m, int f)
     q->row = *row;
     q->m = m;
     q->f = f;
+    q->pairs = ALL_PAIR_ARRAYS;
     q->o.bins = GSD_SUMMARY_BINS;
     gsd_jobs_gaps_path(r->app, row->id, q->gaps_path, sizeof q->gaps_path);
     return q;
@@ -251,6 +281,39 @@ void gsd_api_gap_vtp(gsd_req *r, gsd_job_row *row, int m)
     dispatch(q);
 }
 
+/* ?pairs=NAME,NAME...: which per-pair arrays the JSON summary carries (all
+ * when absent; none for "" or "none"). 1, or 0 after answering 400. */
+static int query_pairs(gsd_req *r, int f, unsigned *mask)
+{
+    const char *v = gsd_query(r, "pairs");
+    *mask = ALL_PAIR_ARRAYS;
+    if (!v)
+        return 1;
+    if (f != F_JSON) {
+        gsd_reply_error(r, 400, "invalid", "pairs", "pairs goes with format=json");
+        return 0;
+    }
+    *mask = 0;
+    if (!strcmp(v, "none"))
+        return 1;
+    for (const char *p = v; *p;) {
+        const char *e = strchr(p, ',');
+        size_t n = e ? (size_t)(e - p) : strlen(p);
+        int i = 0;
+        while (i < N_PAIR_ARRAYS && (strlen(pair_arrays[i]) != n || memcmp(pair_arrays[i], p, n)))
+            i++;
+        if (i == N_PAIR_ARRAYS) {
+            gsd_reply_error(r, 400, "invalid", "pairs",
+                            "pairs lists mean, std, max, p95, share_above, lambda_mean, opened "
+                            "(comma-separated) or none; got '%.*s'", (int)(n < 40 ? n : 40), p);
+            return 0;
+        }
+        *mask |= 1u << i;
+        p += n + (e != NULL);
+    }
+    return 1;
+}
+
 void gsd_h_job_summary(gsd_req *r)
 {
     gsd_job_row row;
@@ -279,6 +342,11 @@ void gsd_h_job_summary(gsd_req *r)
         gsd_reply_error(r, 400, "invalid", "format", "format is json, csv, vtp or html");
         return;
     }
+    unsigned pairs;
+    if (!query_pairs(r, f, &pairs)) {
+        gsd_job_row_free(&row);
+        return;
+    }
     gsd_assembly_row arow;
     if (!gsd_api_job_assembly(r, &row, &arow))
         return;
@@ -287,5 +355,6 @@ void gsd_h_job_summary(gsd_req *r)
         return;
     q->o.threshold = threshold;
     q->o.bins = (int)bins;
+    q->pairs = pairs;
     dispatch(q);
 }

@@ -1,6 +1,7 @@
 /*
  * json_numbers.c -- one pass over a JSON object text: find a top-level
- * member, parse its number array into doubles, blank it (json_numbers.h).
+ * member, parse its number array into doubles, blank it; or keep some
+ * members of a top-level member's object (json_numbers.h).
  */
 #include "json_numbers.h"
 
@@ -285,6 +286,123 @@ int gsd_json_take_numbers(char *text, size_t len, const char *key, size_t max_va
         }
         return 0;
     }
+}
+
+/* Past the top-level member `key` of the object text[0..len) and the ':'
+ * after it, at its value: 1, or 0 (absent, not an object, malformed). */
+static int jn_find_member(jn_cur *c, const char *key)
+{
+    const size_t klen = strlen(key);
+    jn_ws(c);
+    if (c->i >= c->n || c->s[c->i] != '{')
+        return 0;
+    c->i++;
+    for (;;) {
+        jn_ws(c);
+        if (c->i >= c->n || c->s[c->i] != '"')
+            return 0;
+        size_t k0 = c->i + 1;
+        if (jn_skip_string(c) != 0)
+            return 0;
+        const int match = c->i - 1 - k0 == klen && !memcmp(c->s + k0, key, klen);
+        jn_ws(c);
+        if (c->i >= c->n || c->s[c->i] != ':')
+            return 0;
+        c->i++;
+        jn_ws(c);
+        if (match)
+            return 1;
+        if (jn_skip_value(c) != 0)
+            return 0;
+        jn_ws(c);
+        if (c->i >= c->n || c->s[c->i] != ',')
+            return 0;
+        c->i++;
+    }
+}
+
+/* 1 if the member name text[k0..k1) is one of keep (escapes never match). */
+static int jn_kept(const char *s, size_t k0, size_t k1, const char *const *keep)
+{
+    for (size_t q = k0; q < k1; q++)
+        if (s[q] == '\\')
+            return 0;
+    for (; *keep; keep++)
+        if (strlen(*keep) == k1 - k0 && !memcmp(s + k0, *keep, k1 - k0))
+            return 1;
+    return 0;
+}
+
+/* The members of the object at c->i ('{'): with apply, the kept ones move
+ * down to follow the '{' (never up: a member starts at or after where it
+ * goes), comma-separated. Returns 1 with c->i past the '}' and *out where
+ * the kept members end, 0 on malformed text (apply = 0 first: nothing has
+ * moved then). */
+static int jn_keep_pass(jn_cur *c, const char *const *keep, int apply, size_t *out)
+{
+    const size_t open = c->i;
+    *out = open + 1;
+    c->i++;
+    jn_ws(c);
+    if (c->i < c->n && c->s[c->i] == '}') {
+        c->i++;
+        return 1;
+    }
+    for (;;) {
+        jn_ws(c);
+        const size_t m0 = c->i;
+        if (c->i >= c->n || c->s[c->i] != '"' || jn_skip_string(c) != 0)
+            return 0;
+        for (size_t q = m0 + 1; q + 1 < c->i; q++) /* a raw control character: */
+            if ((unsigned char)c->s[q] < 0x20)      /* "p95\0x" is "p95" to cJSON */
+                return 0;
+        const int kept = jn_kept(c->s, m0 + 1, c->i - 1, keep);
+        jn_ws(c);
+        if (c->i >= c->n || c->s[c->i] != ':')
+            return 0;
+        c->i++;
+        jn_ws(c);
+        /* a value starts with one of "[{ or a number's or literal's first
+         * character (not a control character cJSON would skip as space) */
+        if (c->i >= c->n || !strchr("\"[{-0123456789tfn", c->s[c->i]) || c->s[c->i] == '\0' ||
+            jn_skip_value(c) != 0)
+            return 0;
+        if (kept) {
+            if (apply) {
+                if (*out > open + 1)
+                    c->s[*out] = ',';
+                memmove(c->s + *out + (*out > open + 1), c->s + m0, c->i - m0);
+            }
+            *out += (*out > open + 1) + (c->i - m0);
+        }
+        jn_ws(c);
+        if (c->i < c->n && c->s[c->i] == ',') {
+            c->i++;
+            continue;
+        }
+        if (c->i < c->n && c->s[c->i] == '}') {
+            c->i++;
+            return 1;
+        }
+        return 0;
+    }
+}
+
+size_t gsd_json_keep_members(char *text, size_t len, const char *key, const char *const *keep)
+{
+    jn_cur c = {text, len, 0};
+    if (!jn_find_member(&c, key) || c.i >= c.n || c.s[c.i] != '{')
+        return (size_t)-1;
+    const size_t open = c.i;
+    size_t out;
+    if (!jn_keep_pass(&c, keep, 0, &out)) /* checked before anything moves */
+        return (size_t)-1;
+    c.i = open;
+    jn_keep_pass(&c, keep, 1, &out);
+    /* the object's end and the rest of the text follow the kept members */
+    c.s[out++] = '}';
+    memmove(c.s + out, c.s + c.i, len - c.i);
+    return out + (len - c.i);
 }
 
 void gsd_numarr_free(gsd_numarr *a)

@@ -1,13 +1,17 @@
 /*
  * json_numbers.h -- the large number arrays of a JSON body, without a tree.
  *
- * Owns: taking the value of one top-level member of a JSON object text (the
+ * Owns: the JSON texts gapsimd reads or serves that are too large for a
+ * tree. (1) Taking the value of one top-level member of a JSON object text (the
  * gap vector "g" of a solve, the gap cloud "gaps" of a cloud job) straight
  * into a double array when it is an array of numbers or an array of equally
  * long arrays of numbers, and blanking it in the text (spaces and a 0), so
  * that cJSON then parses only the small rest. A cJSON tree costs ~40 bytes
  * per number; this costs 8 (plus the body itself): a 64 MiB body of gaps
  * needs ~1.4x its size instead of ~40x.
+ *
+ * (2) Keeping some members of a top-level member's object (the per-pair
+ * arrays of a job summary, ?pairs=), in place.
  *
  * Numbers follow JSON's syntax (no NaN, Infinity or hex). A literal beyond
  * the double range, or another well-formed value where a number belongs (a
@@ -37,5 +41,15 @@ typedef struct {
 int gsd_json_take_numbers(char *text, size_t len, const char *key, size_t max_values,
                           gsd_numarr *out, gs_error *err);
 void gsd_numarr_free(gsd_numarr *a);
+
+/* Of the object that is the value of the top-level member `key` of the
+ * object text[0..len), keep the members named in keep (a NULL-ended list;
+ * a name written with an escape never matches), in their order, and drop
+ * the others; text is rewritten in place (it only shrinks). Returns the new
+ * length, or (size_t)-1 with text unchanged when key is absent, its value
+ * is not an object, or the text is malformed (including a raw control
+ * character in a member name of that object, or before one of its values,
+ * which cJSON would read leniently). O(len). */
+size_t gsd_json_keep_members(char *text, size_t len, const char *key, const char *const *keep);
 
 #endif

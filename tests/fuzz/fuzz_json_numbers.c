@@ -7,7 +7,13 @@
  *     parses the input, the member is an array of numbers (or of equally
  *     long arrays of numbers) with the same values, bit for bit;
  *   - the blanked text still parses (when the original did), with the member
- *     now the number 0.
+ *     now the number 0;
+ * and for keeping some members of the object "pairs" (gsd_json_keep_members,
+ * the summary's ?pairs=):
+ *   - no crash; either the text is unchanged ((size_t)-1) or it shrank;
+ *   - on a text cJSON parses (without escapes), the result parses too, its
+ *     "pairs" holds exactly the original members named p95 or mean, in
+ *     order, with equal values, and every other top-level member is equal.
  */
 #include <math.h>
 #include <stdio.h>
@@ -22,6 +28,7 @@
 
 const char *const gs_fuzz_target = "json_numbers";
 const char *const gs_fuzz_dict[] = {"{", "}", "[", "]", ",", ":", "\"g\"", "\"gaps\"", "\"x\"",
+                                    "\"pairs\"", "\"p95\"", "\"mean\"",
                                     "0", "-1", "1.5", "1e309", "2E-3", "null", "true", "\"s\"",
                                     " ", "\\\"", NULL};
 
@@ -81,10 +88,65 @@ static void check_one(const uint8_t *data, size_t size, const char *key)
     free(orig);
 }
 
+/* The same JSON value (printed alike: cJSON_Compare fails on infinities). */
+static int same_value(const cJSON *a, const cJSON *b)
+{
+    char *pa = cJSON_PrintUnformatted(a), *pb = cJSON_PrintUnformatted(b);
+    GS_FUZZ_ASSERT(pa && pb);
+    int same = !strcmp(pa, pb);
+    cJSON_free(pa);
+    cJSON_free(pb);
+    return same;
+}
+
+static void check_keep(const uint8_t *data, size_t size)
+{
+    static const char *const keep[] = {"p95", "mean", NULL};
+    char *text = malloc(size + 1), *orig = malloc(size + 1);
+    GS_FUZZ_ASSERT(text && orig);
+    memcpy(text, data, size);
+    memcpy(orig, data, size);
+    text[size] = orig[size] = '\0';
+    size_t n = gsd_json_keep_members(text, size, "pairs", keep);
+    if (n == (size_t)-1) {
+        GS_FUZZ_ASSERT(!memcmp(text, orig, size));
+    } else {
+        GS_FUZZ_ASSERT(n <= size);
+        size_t at;
+        int trailing;
+        cJSON *root = memchr(orig, '\\', size) ? NULL : gs_json_parse(orig, size, &at, &trailing);
+        if (root && cJSON_IsObject(root) && !trailing) {
+            cJSON *after = gs_json_parse(text, n, &at, &trailing);
+            GS_FUZZ_ASSERT(after != NULL && cJSON_IsObject(after));
+            const cJSON *p0 = cJSON_GetObjectItemCaseSensitive(root, "pairs");
+            const cJSON *p1 = cJSON_GetObjectItemCaseSensitive(after, "pairs");
+            GS_FUZZ_ASSERT(cJSON_IsObject(p0) && cJSON_IsObject(p1));
+            const cJSON *x = p0->child, *y = p1->child;
+            for (; x; x = x->next) {
+                if (strcmp(x->string, "p95") && strcmp(x->string, "mean"))
+                    continue;
+                GS_FUZZ_ASSERT(y && !strcmp(x->string, y->string) && same_value(x, y));
+                y = y->next;
+            }
+            GS_FUZZ_ASSERT(y == NULL);
+            const cJSON *a = root->child, *b = after->child;
+            for (; a && b; a = a->next, b = b->next)
+                GS_FUZZ_ASSERT(!strcmp(a->string, b->string) &&
+                               (a == p0 || same_value(a, b)));
+            GS_FUZZ_ASSERT(!a && !b);
+            cJSON_Delete(after);
+        }
+        cJSON_Delete(root);
+    }
+    free(text);
+    free(orig);
+}
+
 int gs_fuzz_one(const uint8_t *data, size_t size)
 {
     check_one(data, size, "g");
     check_one(data, size, "gaps");
+    check_keep(data, size);
     return 1;
 }
 

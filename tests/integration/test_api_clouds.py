@@ -221,6 +221,40 @@ class CloudTest(ApiCase):
         self.assert_error(self.d.get("/v1/jobs/%s/summary?threshold=abc" % jid), 400, "threshold")
         self.assert_error(self.d.get("/v1/jobs/%s/summary?bins=0" % jid), 400, "bins")
 
+    def test_summary_pairs_filter(self):
+        # ?pairs= keeps only the per-pair arrays asked for (p95_exact goes with
+        # p95); everything else is the full summary's, the same values
+        jid = self.job["id"]
+        full = self.d.get("/v1/jobs/%s/summary?threshold=0.02" % jid).json()
+        for q, keep in (("p95", ["p95", "p95_exact"]), ("max,mean", ["mean", "max"]),
+                        ("opened,lambda_mean,std,share_above",
+                         ["std", "share_above", "lambda_mean", "opened"]),
+                        ("none", []), ("", []),
+                        ("mean,std,max,p95,share_above,lambda_mean,opened",
+                         list(full["pairs"].keys()))):
+            r = self.d.get("/v1/jobs/%s/summary?threshold=0.02&pairs=%s" % (jid, q))
+            self.assertEqual(r.status, 200, q)
+            s = r.json()
+            self.assertEqual(list(s["pairs"].keys()), keep, q)
+            for k in keep:
+                self.assertEqual(s["pairs"][k], full["pairs"][k])
+            self.assertEqual({k: v for k, v in s.items() if k != "pairs"},
+                             {k: v for k, v in full.items() if k != "pairs"})
+            if not keep:
+                self.assertEqual(s["pairs"], {})
+        small = self.d.get("/v1/jobs/%s/summary?threshold=0.02&pairs=p95" % jid).body
+        self.assertLess(len(small), len(self.d.get("/v1/jobs/%s/summary?threshold=0.02"
+                                                   % jid).body))
+        for bad in ("p99", "p95,", ",p95", "mean;std", "P95"):
+            if bad == "p95,":  # a trailing comma lists nothing more
+                self.assertEqual(self.d.get("/v1/jobs/%s/summary?pairs=%s" % (jid, bad)).status,
+                                 200)
+                continue
+            self.assert_error(self.d.get("/v1/jobs/%s/summary?pairs=%s" % (jid, bad)), 400,
+                              "pairs")
+        self.assert_error(self.d.get("/v1/jobs/%s/summary?format=csv&pairs=p95" % jid), 400,
+                          "pairs")
+
     def test_npy_body_with_query_options(self):
         rows = [[x - 0.02 for x in g] for g in self.G[:12]]
         body = npy_bytes(rows)

@@ -452,6 +452,9 @@ class LiveTest(unittest.TestCase):
         c("GET", "/v1/jobs/{id}/gaps", "/v1/jobs/j_0000000000000000/gaps", 404)
         s = c("GET", "/v1/jobs/{id}/summary", "/v1/jobs/%s/summary?threshold=0.05&bins=7" % j2["id"], 200)
         self.assertEqual((s["count"], len(s["residual_histogram"]["counts"]), len(s["pairs"]["p95"])), (3, 7, m))
+        sp = c("GET", "/v1/jobs/{id}/summary", "/v1/jobs/%s/summary?pairs=p95" % j2["id"], 200)
+        self.assertEqual(sorted(sp["pairs"]), ["p95", "p95_exact"])
+        c("GET", "/v1/jobs/{id}/summary", "/v1/jobs/%s/summary?pairs=p99" % j2["id"], 400)
         c("GET", "/v1/jobs/{id}/summary", "/v1/jobs/%s/summary?threshold=-1" % j2["id"], 400)
         c("GET", "/v1/jobs/{id}/summary", "/v1/jobs/nope/summary", 404)
 

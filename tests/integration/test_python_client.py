@@ -345,6 +345,16 @@ class ClientTest(unittest.TestCase):
         gmax = sorted(max(r) for r in w)
         self.assertAlmostEqual(s["max_residual"]["max"], gmax[-1], places=12)
         self.assertAlmostEqual(s["max_residual"]["min"], gmax[0], places=12)
+        # only the per-pair arrays asked for, the same values
+        s3 = self.c.summary(job, pairs=["p95", "max"])
+        self.assertEqual(sorted(s3["pairs"]), ["max", "p95", "p95_exact"])
+        self.assertEqual(plain(s3["pairs"]["p95"]), plain(s["pairs"]["p95"]))
+        self.assertEqual(plain(s3["max_residual"]), plain(s["max_residual"]))
+        self.assertEqual(job.summary(pairs=[])["pairs"], {})
+        self.assertEqual(sorted(job.summary(pairs="opened")["pairs"]), ["opened"])
+        with self.assertRaises(GapsimError) as cm:
+            self.c.summary(job, pairs=["p99"])
+        self.assertEqual(cm.exception.field, "pairs")
         s2 = job.summary(threshold=0.5, bins=5)
         self.assertEqual(len(s2["max_residual"]["histogram"]["counts"]), 5)
         self.assertAlmostEqual(s2["share_gaps_above"],

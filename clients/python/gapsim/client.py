@@ -17,7 +17,7 @@ import json
 import os
 import sys
 import time
-from typing import Any, Dict, Iterator, List, Optional, Union
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Union
 
 from . import npy
 from .errors import GapsimError
@@ -336,16 +336,29 @@ class Client:
         return self.http.request("DELETE", "/v1/jobs/" + _id(job, "job")).json()
 
     def summary(self, job: JobRef, threshold: Optional[float] = None,
-                bins: Optional[int] = None) -> Dict[str, Any]:
+                bins: Optional[int] = None,
+                pairs: Optional[Sequence[str]] = None) -> Dict[str, Any]:
         """Cloud statistics (GET /v1/jobs/{id}/summary).
 
         Keys include "count", "max_residual" (min/mean/median/p95/max of the
         per-gap largest residual, mm, with a histogram), "share_gaps_above"
-        (``threshold``, default 0.1 mm), "pairs" (per-pair mean/std/max/p95),
-        "n_act", "time_ms", "statuses", "iterations", "warm_started".
+        (``threshold``, default 0.1 mm), "pairs" (per-pair mean/std/max/p95/
+        share_above/lambda_mean/opened), "n_act", "time_ms", "statuses",
+        "iterations", "warm_started". ``pairs``: the per-pair arrays to
+        return (names as above; ``[]`` for none; default all): m numbers each,
+        most of the document for a large assembly.
         """
+        if isinstance(pairs, str):
+            pairs = [pairs]
+        if pairs is not None:
+            bad = [p for p in pairs if p not in PAIR_ARRAYS]
+            if bad:
+                raise GapsimError(None, "invalid", "pairs: unknown array %r (one of %s)"
+                                  % (bad[0], ", ".join(PAIR_ARRAYS)), "pairs")
         s = self.http.request("GET", "/v1/jobs/%s/summary" % _id(job, "job"),
-                              query={"threshold": threshold, "bins": bins}).json()
+                              query={"threshold": threshold, "bins": bins,
+                                     "pairs": None if pairs is None
+                                     else (",".join(pairs) or "none")}).json()
         npy.arrays(s.get("pairs"), PAIR_ARRAYS)
         return s
 
