@@ -291,7 +291,7 @@ static void queue_save(gsd_app *app, gsd_asm *a)
         free(st);
         return;
     }
-    if (gsd_pool_submit(app->pool, &st->t, GSD_PRIO_INTERACTIVE) != 0)
+    if (gsd_pool_submit(app->pool, &st->t, GSD_PRIO_IDLE) != 0)
         save_cancel(&st->t);
 }
 

@@ -3,7 +3,10 @@
  */
 #include "pool.h"
 
+#include <errno.h>
+#include <math.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "linalg.h"
 #include "store.h"
@@ -14,8 +17,9 @@ struct gsd_pool {
     gsd_work_source work; /* cloud work for idle workers */
     pthread_mutex_t mu;
     pthread_cond_t cv;
-    gsd_task *head[2], *tail[2];
-    int depth[2];
+    gsd_task *head[3], *tail[3]; /* interactive, background, idle (GSD_PRIO_*) */
+    int depth[3];
+    double last_work;    /* gs_now() when a worker last ran a task or found cloud work */
     int n;
     gsd_worker *w;
     int busy;            /* workers running something */
@@ -56,6 +60,50 @@ static gsd_task *pop(gsd_pool *p)
     return NULL;
 }
 
+/* The idle queue's head when it may start now: the pool has run nothing
+ * else for GSD_POOL_IDLE_S, or it has waited GSD_POOL_IDLE_MAX_S; else NULL
+ * and *due when it may. Lock held. */
+static gsd_task *idle_due(const gsd_pool *p, double now, double *due)
+{
+    gsd_task *t = p->head[GSD_PRIO_IDLE];
+    *due = INFINITY;
+    if (!t)
+        return NULL;
+    *due = fmin(p->last_work + GSD_POOL_IDLE_S, t->queued + GSD_POOL_IDLE_MAX_S);
+    return now >= *due ? t : NULL;
+}
+
+static void pop_idle(gsd_pool *p, gsd_task *t)
+{
+    p->head[GSD_PRIO_IDLE] = t->next;
+    if (p->tail[GSD_PRIO_IDLE] == t)
+        p->tail[GSD_PRIO_IDLE] = NULL;
+    p->depth[GSD_PRIO_IDLE]--;
+    t->next = NULL;
+}
+
+/* Wait on the pool's condition until *due at the latest (INFINITY: no
+ * limit). Lock held. */
+static void wait_until(gsd_pool *p, double due)
+{
+    if (!isfinite(due)) {
+        pthread_cond_wait(&p->cv, &p->mu);
+        return;
+    }
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts); /* the condition's clock */
+    double left = due - gs_now();
+    if (left <= 0)
+        return;
+    ts.tv_sec += (time_t)left;
+    ts.tv_nsec += (long)((left - floor(left)) * 1e9);
+    if (ts.tv_nsec >= 1000000000L) {
+        ts.tv_sec++;
+        ts.tv_nsec -= 1000000000L;
+    }
+    pthread_cond_timedwait(&p->cv, &p->mu, &ts);
+}
+
 static void run_exclusive(gsd_pool *p, gsd_task *t, gsd_worker *w)
 {
     /* called with p->mu held and exclusive set: wait for the others to go idle */
@@ -69,6 +117,7 @@ static void run_exclusive(gsd_pool *p, gsd_task *t, gsd_worker *w)
     pthread_mutex_lock(&p->mu);
     p->busy--;
     p->exclusive = 0;
+    p->last_work = gs_now();
     pthread_cond_broadcast(&p->cv);
 }
 
@@ -97,6 +146,7 @@ static void *worker_main(void *arg)
             pthread_mutex_lock(&p->mu);
             p->busy--;
             p->slow -= slow;
+            p->last_work = gs_now();
             if (p->exclusive || slow) /* an exclusive task waits for busy to drop, a
                                          slow one for the lane */
                 pthread_cond_broadcast(&p->cv);
@@ -108,12 +158,26 @@ static void *worker_main(void *arg)
         int worked = p->work ? p->work(w->app, w) : 0;
         pthread_mutex_lock(&p->mu);
         p->busy--;
+        if (worked)
+            p->last_work = gs_now();
         if (p->exclusive)
             pthread_cond_broadcast(&p->cv);
         gsd_task *prev;
         if (!worked && gen == p->gen && !runnable(p, 0, &prev) && !runnable(p, 1, &prev) &&
-            !p->stopping)
-            pthread_cond_wait(&p->cv, &p->mu);
+            !p->stopping) {
+            double due;
+            gsd_task *it = idle_due(p, gs_now(), &due);
+            if (!it) {
+                wait_until(p, due);
+                continue;
+            }
+            pop_idle(p, it); /* nothing else to do for a while: the idle task */
+            p->busy++;
+            pthread_mutex_unlock(&p->mu);
+            it->run(it, w);
+            pthread_mutex_lock(&p->mu);
+            p->busy--;
+        }
     }
     pthread_mutex_unlock(&p->mu);
     return NULL;
@@ -170,6 +234,7 @@ int gsd_pool_submit(gsd_pool *p, gsd_task *t, int prio)
         return -1;
     }
     t->next = NULL;
+    t->queued = gs_now();
     if (p->tail[prio])
         p->tail[prio]->next = t;
     else
@@ -192,7 +257,7 @@ void gsd_pool_notify(gsd_pool *p)
 int gsd_pool_depth(gsd_pool *p)
 {
     pthread_mutex_lock(&p->mu);
-    int d = p->depth[0] + p->depth[1];
+    int d = p->depth[0] + p->depth[1] + p->depth[2];
     pthread_mutex_unlock(&p->mu);
     return d;
 }
@@ -213,7 +278,9 @@ void gsd_pool_stop(gsd_pool *p)
     pthread_mutex_lock(&p->mu);
     p->stopping = 1;
     gsd_task *t;
-    while ((t = pop(p)) != NULL) {
+    while ((t = pop(p)) != NULL || (t = p->head[GSD_PRIO_IDLE]) != NULL) {
+        if (t == p->head[GSD_PRIO_IDLE])
+            pop_idle(p, t);
         pthread_mutex_unlock(&p->mu);
         if (t->cancel)
             t->cancel(t);

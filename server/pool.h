@@ -6,8 +6,13 @@
  *   interactive  single solves waiting on a suspended connection (first)
  *   background   precomputations and factor loads (next)
  *   clouds       work from the work source given at start: chunks of gaps
- *                claimed from the oldest running job (last; small chunks, so
+ *                claimed from the oldest running job (then; small chunks, so
  *                an interactive solve waits at most one chunk of one worker)
+ *   idle         work nobody waits for (computing L_Q and saving the
+ *                factors): only once the pool has run nothing else for
+ *                GSD_POOL_IDLE_S, or after the task has waited
+ *                GSD_POOL_IDLE_MAX_S, so that the first clouds after an
+ *                upload have every worker
  * The daemon runs two pools: app->pool, one solver per core by default, and
  * app->readers, as many threads as connection threads and no work source,
  * for the long reads of the store (a job's summary and its exports: a pass
@@ -46,10 +51,13 @@ struct gsd_task {
     void (*cancel)(gsd_task *t); /* instead of run when the pool stops first */
     int exclusive;
     int slow;      /* runs in the slow lane (see above) */
+    double queued; /* gs_now() at gsd_pool_submit */
     gsd_task *next;
 };
 
-enum { GSD_PRIO_INTERACTIVE = 0, GSD_PRIO_BACKGROUND = 1 };
+enum { GSD_PRIO_INTERACTIVE = 0, GSD_PRIO_BACKGROUND = 1, GSD_PRIO_IDLE = 2 };
+#define GSD_POOL_IDLE_S 0.5      /* an idle task waits for this long without other work */
+#define GSD_POOL_IDLE_MAX_S 30.0 /* or at most this long */
 
 /* Where idle workers find cloud work (gsd_jobs_work): run some of it on w and
  * return 1, or 0 when there is none. The pool knows no more of jobs. */
@@ -63,7 +71,7 @@ gs_err gsd_pool_start(gsd_app *app, int n, gsd_work_source work, gsd_pool **out,
 int gsd_pool_submit(gsd_pool *p, gsd_task *t, int prio);
 /* New cloud work is available. */
 void gsd_pool_notify(gsd_pool *p);
-/* Tasks waiting in the two queues. */
+/* Tasks waiting in the queues. */
 int gsd_pool_depth(gsd_pool *p);
 /* 1 if an interactive task is waiting that a worker could start now (cloud
  * chunks yield to it; a slow task held back by the lane does not count). */

@@ -283,6 +283,41 @@ class AssemblyTest(ApiCase):
         finally:
             d.cleanup()
 
+    def test_factors_saved_when_the_workers_are_idle(self):
+        """The task that computes L_Q and saves the factors waits in the pool's
+        idle lane: a cloud submitted right after the upload has both workers
+        and the factors are not saved while it runs; they are within seconds
+        of its end (0.5 s without other work)."""
+        d = h.Daemon(workers=2).start()
+        try:
+            r = upload_json(d, self.model_json)
+            self.assertEqual(r.status, 201, r.body[:300])
+            a = r.json()
+            rows = [[g + 1e-6 * c for g in row] for c in range(150) for row in self.G]
+            job = self.cloud(rows, d=d, aid=a["id"], solver="lemke")
+            seen_running = 0
+            while True:
+                j = d.get("/v1/jobs/" + job["id"]).json()
+                if j["status"] not in ("queued", "running"):
+                    break
+                saved = d.get("/v1/assemblies/" + a["id"]).json()["factors_saved"]
+                if j["status"] == "running" and j["done"] < j["total"] - 100:
+                    self.assertFalse(saved, "factors saved while the cloud runs (%d of %d)"
+                                     % (j["done"], j["total"]))
+                    seen_running += 1
+                time.sleep(0.05)
+            self.assertEqual(j["status"], "done")
+            self.assertGreater(seen_running, 2, "the cloud ended before it could be watched")
+            t_end, deadline = time.time(), time.time() + 30
+            while not a["factors_saved"] and time.time() < deadline:
+                time.sleep(0.05)
+                a = d.get("/v1/assemblies/" + a["id"]).json()
+            self.assertTrue(a["factors_saved"])
+            self.assertLess(time.time() - t_end, 10)
+            self.assertGreater(a["precompute"]["cond_Q"], 1)
+        finally:
+            d.cleanup()
+
     def test_dependent_pairs_found_after_ready(self):
         """Linearly dependent pairs (Q singular) show when L_Q is computed,
         just after "ready": the assembly turns "failed" with the error naming

@@ -183,6 +183,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         gaps_file = args.gaps_file or (os.path.splitext(args.model)[0] + ".gaps.npy")
         gaps = load_gaps(gaps_file, args.gaps)
         search = Search(c, asm, gaps, args)
+        t_first = time.time()
         if args.start:
             start = frozenset(int(v) for v in args.start.split(","))
             first = search.submit(start, None)
@@ -195,10 +196,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                  search.radius), flush=True)
 
         # the starting pattern, cold: the reference for the warm-start saving
-        t = time.time()
         cold = search.evaluate(first)
         print("start: p95 max residual %.4f mm, %d fasteners, %.2f s (cold: %.1f iterations/gap, "
-              "%.3f ms/solve)" % (cold["objective"], len(start), time.time() - t,
+              "%.3f ms/solve)" % (cold["objective"], len(start), time.time() - t_first,
                                   cold["iter_mean"], cold["solve_ms"]), flush=True)
         best, best_pat = cold, start
         warm_iters, warm_gaps, warm_ms = 0.0, 0, 0.0
