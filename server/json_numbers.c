@@ -238,58 +238,10 @@ static int jn_array(jn_cur *c, const char *key, size_t max_values, gsd_numarr *a
     return 1;
 }
 
-int gsd_json_take_numbers(char *text, size_t len, const char *key, size_t max_values,
-                          gsd_numarr *out, gs_error *err)
-{
-    memset(out, 0, sizeof *out);
-    jn_cur c = {text, len, 0};
-    const size_t klen = strlen(key);
-    jn_ws(&c);
-    if (c.i >= c.n || c.s[c.i] != '{')
-        return 0;
-    c.i++;
-    for (;;) {
-        jn_ws(&c);
-        if (c.i >= c.n || c.s[c.i] != '"')
-            return 0; /* '}' or malformed: the parser judges */
-        size_t k0 = c.i + 1;
-        if (jn_skip_string(&c) != 0)
-            return 0;
-        for (size_t q = k0; q + 1 < c.i; q++) /* a key cJSON may read otherwise: */
-            if (c.s[q] == '\\' || (unsigned char)c.s[q] < 0x20)
-                return 0; /* an escape ("\u0067") or a raw NUL ("g\0x" is "g"): it decides */
-        const int match = c.i - 1 - k0 == klen && !memcmp(c.s + k0, key, klen);
-        jn_ws(&c);
-        if (c.i >= c.n || c.s[c.i] != ':')
-            return 0;
-        c.i++;
-        jn_ws(&c);
-        if (match) {
-            if (c.i >= c.n || c.s[c.i] != '[')
-                return 0;
-            const size_t v0 = c.i;
-            int r = jn_array(&c, key, max_values, out, err);
-            if (r != 1) { /* -1: an error named; 0: malformed, for the parser */
-                gsd_numarr_free(out);
-                return r;
-            }
-            memset(c.s + v0, ' ', c.i - v0); /* the value becomes "0" and spaces */
-            c.s[v0] = '0';
-            return 1;
-        }
-        if (jn_skip_value(&c) != 0)
-            return 0;
-        jn_ws(&c);
-        if (c.i < c.n && c.s[c.i] == ',') {
-            c.i++;
-            continue;
-        }
-        return 0;
-    }
-}
-
 /* Past the top-level member `key` of the object text[0..len) and the ':'
- * after it, at its value: 1, or 0 (absent, not an object, malformed). */
+ * after it, at its value: 1, or 0 (absent, not an object, malformed, or a
+ * member name before it that cJSON may read otherwise: an escape ("\u0067")
+ * or a raw control character ("g\0x" is "g"): the JSON parser decides). */
 static int jn_find_member(jn_cur *c, const char *key)
 {
     const size_t klen = strlen(key);
@@ -300,10 +252,13 @@ static int jn_find_member(jn_cur *c, const char *key)
     for (;;) {
         jn_ws(c);
         if (c->i >= c->n || c->s[c->i] != '"')
-            return 0;
+            return 0; /* '}' or malformed */
         size_t k0 = c->i + 1;
         if (jn_skip_string(c) != 0)
             return 0;
+        for (size_t q = k0; q + 1 < c->i; q++)
+            if (c->s[q] == '\\' || (unsigned char)c->s[q] < 0x20)
+                return 0;
         const int match = c->i - 1 - k0 == klen && !memcmp(c->s + k0, key, klen);
         jn_ws(c);
         if (c->i >= c->n || c->s[c->i] != ':')
@@ -319,6 +274,24 @@ static int jn_find_member(jn_cur *c, const char *key)
             return 0;
         c->i++;
     }
+}
+
+int gsd_json_take_numbers(char *text, size_t len, const char *key, size_t max_values,
+                          gsd_numarr *out, gs_error *err)
+{
+    memset(out, 0, sizeof *out);
+    jn_cur c = {text, len, 0};
+    if (!jn_find_member(&c, key) || c.i >= c.n || c.s[c.i] != '[')
+        return 0;
+    const size_t v0 = c.i;
+    int r = jn_array(&c, key, max_values, out, err);
+    if (r != 1) { /* -1: an error named; 0: malformed, for the parser */
+        gsd_numarr_free(out);
+        return r;
+    }
+    memset(c.s + v0, ' ', c.i - v0); /* the value becomes "0" and spaces */
+    c.s[v0] = '0';
+    return 1;
 }
 
 /* 1 if the member name text[k0..k1) is one of keep (escapes never match). */

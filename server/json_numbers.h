@@ -47,9 +47,10 @@ void gsd_numarr_free(gsd_numarr *a);
  * a name written with an escape never matches), in their order, and drop
  * the others; text is rewritten in place (it only shrinks). Returns the new
  * length, or (size_t)-1 with text unchanged when key is absent, its value
- * is not an object, or the text is malformed (including a raw control
- * character in a member name of that object, or before one of its values,
- * which cJSON would read leniently). O(len). */
+ * is not an object, or the text is malformed (including a member name
+ * before key written with an escape or a raw control character, one in
+ * that object with a raw control character, or a raw control character
+ * before one of its values: cJSON would read those leniently). O(len). */
 size_t gsd_json_keep_members(char *text, size_t len, const char *key, const char *const *keep);
 
 #endif

@@ -8,7 +8,7 @@ import time
 import unittest
 
 import gsd_harness as h
-from api_common import ApiCase, model, upload_json, upload_multipart, metric
+from api_common import ApiCase, model, upload_json, upload_multipart, metric, npy_bytes
 
 
 class AssemblyTest(ApiCase):
@@ -285,16 +285,20 @@ class AssemblyTest(ApiCase):
 
     def test_factors_saved_when_the_workers_are_idle(self):
         """The task that computes L_Q and saves the factors waits in the pool's
-        idle lane: a cloud submitted right after the upload has both workers
-        and the factors are not saved while it runs; they are within seconds
-        of its end (0.5 s without other work)."""
+        idle lane (0.5 s without other work): a cloud submitted right after
+        the upload has both workers and the factors are not saved while it
+        runs; they are within seconds of its end."""
+        rows = [[g + 1e-6 * c for g in row] for c in range(150) for row in self.G]
+        body = npy_bytes(rows)  # ready before the upload: the cloud follows at once
         d = h.Daemon(workers=2).start()
         try:
             r = upload_json(d, self.model_json)
             self.assertEqual(r.status, 201, r.body[:300])
             a = r.json()
-            rows = [[g + 1e-6 * c for g in row] for c in range(150) for row in self.G]
-            job = self.cloud(rows, d=d, aid=a["id"], solver="lemke")
+            r = d.post("/v1/assemblies/%s/clouds?solver=lemke" % a["id"], body,
+                       headers={"Content-Type": "application/x-npy"})
+            self.assertEqual(r.status, 202, r.body[:300])
+            job = r.json()
             seen_running = 0
             while True:
                 j = d.get("/v1/jobs/" + job["id"]).json()
@@ -302,6 +306,9 @@ class AssemblyTest(ApiCase):
                     break
                 saved = d.get("/v1/assemblies/" + a["id"]).json()["factors_saved"]
                 if j["status"] == "running" and j["done"] < j["total"] - 100:
+                    started = j["started_at"] - a["ready_at"]
+                    self.assertLess(started, 0.4, "the cloud started %.2f s after ready: the "
+                                    "pool was idle long enough to save first" % started)
                     self.assertFalse(saved, "factors saved while the cloud runs (%d of %d)"
                                      % (j["done"], j["total"]))
                     seen_running += 1
