@@ -3,7 +3,6 @@
  */
 #include "pool.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <time.h>

@@ -98,9 +98,9 @@ static inline void gs_cholup_append(gs_cholup *ch, const double *l, double d)
 }
 
 /* sqrt(a^2 + b^2) for a plane rotation: the plain formula where neither
- * square can overflow or underflow (|a|, |b| in [2^-480, 2^480] or 0; a
- * factor's entries always are), hypot (4-5x slower: a fifth of a removal's
- * time) otherwise. Both round to within an ulp; the same bits on every CPU
+ * square can overflow or underflow (|a|, |b| in [2^-480, 2^480] or 0, as
+ * the factors of models in mm and N are), hypot (4-5x slower: a fifth of a
+ * removal's time) otherwise. Both round to within an ulp; the same bits on every CPU
  * (no fused multiply-add in this baseline code). */
 static inline double gs_cholup_norm2(double a, double b)
 {
