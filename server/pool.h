@@ -56,7 +56,7 @@ struct gsd_task {
 };
 
 enum { GSD_PRIO_INTERACTIVE = 0, GSD_PRIO_BACKGROUND = 1, GSD_PRIO_IDLE = 2 };
-#define GSD_POOL_IDLE_S 0.5      /* an idle task waits for this long without other work */
+#define GSD_POOL_IDLE_S 2.0      /* an idle task waits for this long without other work */
 #define GSD_POOL_IDLE_MAX_S 30.0 /* or at most this long */
 
 /* Where idle workers find cloud work (gsd_jobs_work): run some of it on w and

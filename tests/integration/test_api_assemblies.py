@@ -285,7 +285,7 @@ class AssemblyTest(ApiCase):
 
     def test_factors_saved_when_the_workers_are_idle(self):
         """The task that computes L_Q and saves the factors waits in the pool's
-        idle lane (0.5 s without other work): a cloud submitted right after
+        idle lane (2 s without other work): a cloud submitted right after
         the upload has both workers and the factors are not saved while it
         runs; they are within seconds of its end."""
         rows = [[g + 1e-6 * c for g in row] for c in range(150) for row in self.G]
@@ -307,7 +307,7 @@ class AssemblyTest(ApiCase):
                 saved = d.get("/v1/assemblies/" + a["id"]).json()["factors_saved"]
                 if j["status"] == "running" and j["done"] < j["total"] - 100:
                     started = j["started_at"] - a["ready_at"]
-                    self.assertLess(started, 0.4, "the cloud started %.2f s after ready: the "
+                    self.assertLess(started, 1.5, "the cloud started %.2f s after ready: the "
                                     "pool was idle long enough to save first" % started)
                     self.assertFalse(saved, "factors saved while the cloud runs (%d of %d)"
                                      % (j["done"], j["total"]))
