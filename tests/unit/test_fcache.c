@@ -269,6 +269,24 @@ GS_TEST(gi_warm_start_shares_the_factor)
     GS_CHECK_INT(st.hits, 1);
     GS_CHECK(!memcmp(l1, l2, m * sizeof *l1));
     GS_CHECK(!memcmp(l1, l3, m * sizeof *l1));
+    /* the stored factor is the warm set's in decreasing order of the warm
+     * multipliers (gi_relative.c warm_start), not in pair order */
+    int *byf = malloc(na * sizeof *byf);
+    memcpy(byf, f.act, na * sizeof *byf);
+    for (int a = 1; a < na; a++) /* insertion sort: decreasing l0, ties by pair */
+        for (int b = a; b > 0 && (l0[byf[b]] > l0[byf[b - 1]] ||
+                                  (l0[byf[b]] == l0[byf[b - 1]] && byf[b] < byf[b - 1]));
+             b--) {
+            int t = byf[b];
+            byf[b] = byf[b - 1];
+            byf[b - 1] = t;
+        }
+    GS_CHECK(memcmp(byf, f.act, na * sizeof *byf) != 0); /* the two orders differ */
+    double *Lc = malloc(sizeof(double) * (size_t)na * na);
+    GS_CHECK_INT(gs_fcache_get(fc, byf, na, Lc, na), 1);
+    GS_CHECK_INT(gs_fcache_get(fc, f.act, na, Lc, na), 0);
+    free(Lc);
+    free(byf);
     gs_solver_free(s1);
     gs_solver_free(s2);
     gs_solver_free(s3);
