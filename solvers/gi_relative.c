@@ -487,8 +487,10 @@ static int warm_start(gi_rel_ws *ws, gs_solver *s, const gs_problem *pb, const g
     for (int c = n_eq; c < k; c++)
         ws->listed[ws->list[c]] = 0;
     if (warm->lam) { /* strongest contacts first: the weak ones leave, cheaply (above) */
-        for (int c = n_eq; c < k; c++)
-            ws->keys[c - n_eq] = (gs_cand){0, -warm->lam[ws->list[c]], ws->list[c]};
+        for (int c = n_eq; c < k; c++) {
+            const double l = warm->lam[ws->list[c]]; /* a non-finite one sorts as 0 */
+            ws->keys[c - n_eq] = (gs_cand){0, isfinite(l) ? -l : 0.0, ws->list[c]};
+        }
         qsort(ws->keys, (size_t)(k - n_eq), sizeof *ws->keys, gs_cand_cmp);
         for (int c = n_eq; c < k; c++)
             ws->list[c] = ws->keys[c - n_eq].i;
