@@ -144,6 +144,17 @@ class Daemon:
                 return j
         raise RuntimeError("job %s did not finish" % job_id)
 
+    def wait_factors_saved(self, assembly_id, timeout=30, poll=0.02):
+        """The assembly once its factors are saved (a task that runs after
+        "ready", when the workers are idle), or as it is at the timeout: the
+        caller checks "factors_saved"."""
+        deadline = time.time() + timeout
+        a = self.get("/v1/assemblies/" + assembly_id).json()
+        while not a.get("factors_saved") and time.time() < deadline:
+            time.sleep(poll)
+            a = self.get("/v1/assemblies/" + assembly_id).json()
+        return a
+
 
 def sanitized(path):
     """True if the executable was built with AddressSanitizer (its allocator

@@ -193,10 +193,7 @@ class AssemblyTest(ApiCase):
             adir = os.path.join(d.data_dir, "assemblies", aid)
             jdir = os.path.join(d.data_dir, "jobs", job["id"])
             self.assertTrue(os.path.isdir(adir) and os.path.isdir(jdir))
-            deadline = time.time() + 30  # saved after "ready", by a task of its own
-            while not d.get("/v1/assemblies/" + aid).json()["factors_saved"] and \
-                    time.time() < deadline:
-                time.sleep(0.02)
+            d.wait_factors_saved(aid)  # saved after "ready", by a task of its own
             self.assertTrue(os.path.exists(os.path.join(adir, "factors.bin")))
             r = d.delete("/v1/assemblies/" + aid)
             self.assertEqual(r.status, 204)
@@ -273,10 +270,7 @@ class AssemblyTest(ApiCase):
             self.assertEqual(gi.status, 200, gi.body[:300])
             self.assertEqual(npm.json()["solver"], "npm")
             self.assertLess(max(abs(x - y) for x, y in zip(npm.json()["w"], gi.json()["w"])), 1e-7)
-            deadline = time.time() + 30
-            while not a["factors_saved"] and time.time() < deadline:
-                time.sleep(0.02)
-                a = d.get("/v1/assemblies/" + a["id"]).json()
+            a = d.wait_factors_saved(a["id"])
             self.assertTrue(a["factors_saved"])
             self.assertGreater(a["precompute"]["cond_Q"], 1)
             self.assertGreater(a["precompute"]["times_s"]["factor_Q"], 0)
@@ -315,10 +309,8 @@ class AssemblyTest(ApiCase):
                 time.sleep(0.05)
             self.assertEqual(j["status"], "done")
             self.assertGreater(seen_running, 2, "the cloud ended before it could be watched")
-            t_end, deadline = time.time(), time.time() + 30
-            while not a["factors_saved"] and time.time() < deadline:
-                time.sleep(0.05)
-                a = d.get("/v1/assemblies/" + a["id"]).json()
+            t_end = time.time()
+            a = d.wait_factors_saved(a["id"], poll=0.05)
             self.assertTrue(a["factors_saved"])
             self.assertLess(time.time() - t_end, 10)
             self.assertGreater(a["precompute"]["cond_Q"], 1)

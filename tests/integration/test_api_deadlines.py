@@ -55,10 +55,8 @@ class DeadlineTest(unittest.TestCase):
         r = upload_multipart(d, cls.model_path, wait=True)
         assert r.status == 201, (r.status, r.body[:300])
         aid = r.json()["id"]
-        deadline = time.time() + 120
-        while not d.get("/v1/assemblies/" + aid).json()["factors_saved"]:
-            assert time.time() < deadline, "factors not saved after 120 s"
-            time.sleep(0.05)
+        assert d.wait_factors_saved(aid, 120, poll=0.05)["factors_saved"], \
+            "factors not saved after 120 s"
         return aid
 
     @classmethod

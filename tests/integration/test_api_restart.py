@@ -38,9 +38,7 @@ class RestartTest(unittest.TestCase):
             assert cls.asm["status"] == "ready", cls.asm
             # the factors are saved after "ready" (a task of its own): the
             # tests that kill the daemon expect them on disk
-            while not cls.asm["factors_saved"] and time.time() < deadline:
-                time.sleep(0.05)
-                cls.asm = cls.d.get("/v1/assemblies/" + cls.aid).json()
+            cls.asm = cls.d.wait_factors_saved(cls.aid, max(0.0, deadline - time.time()), 0.05)
             assert cls.asm["factors_saved"], cls.asm
         except Exception:
             cls.d.cleanup()
