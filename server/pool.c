@@ -40,9 +40,10 @@ static gsd_task *runnable(const gsd_pool *p, int q, gsd_task **prev)
     return NULL;
 }
 
-static gsd_task *pop(gsd_pool *p)
+/* The first task a worker may start in queues 0..nq-1, taken out. */
+static gsd_task *pop(gsd_pool *p, int nq)
 {
-    for (int q = 0; q < 2; q++) {
+    for (int q = 0; q < nq; q++) {
         gsd_task *prev, *t = runnable(p, q, &prev);
         if (!t)
             continue;
@@ -59,26 +60,17 @@ static gsd_task *pop(gsd_pool *p)
     return NULL;
 }
 
-/* The idle queue's head when it may start now: the pool has run nothing
- * else for GSD_POOL_IDLE_S, or it has waited GSD_POOL_IDLE_MAX_S; else NULL
- * and *due when it may. Lock held. */
+/* The idle queue's first runnable task when it may start now: the pool
+ * has run nothing else for GSD_POOL_IDLE_S, or it has waited
+ * GSD_POOL_IDLE_MAX_S; else NULL and *due when it may. Lock held. */
 static gsd_task *idle_due(const gsd_pool *p, double now, double *due)
 {
-    gsd_task *t = p->head[GSD_PRIO_IDLE];
+    gsd_task *prev, *t = runnable(p, GSD_PRIO_IDLE, &prev);
     *due = INFINITY;
     if (!t)
         return NULL;
     *due = fmin(p->last_work + GSD_POOL_IDLE_S, t->queued + GSD_POOL_IDLE_MAX_S);
     return now >= *due ? t : NULL;
-}
-
-static void pop_idle(gsd_pool *p, gsd_task *t)
-{
-    p->head[GSD_PRIO_IDLE] = t->next;
-    if (p->tail[GSD_PRIO_IDLE] == t)
-        p->tail[GSD_PRIO_IDLE] = NULL;
-    p->depth[GSD_PRIO_IDLE]--;
-    t->next = NULL;
 }
 
 /* Wait on the pool's condition until *due at the latest (INFINITY: no
@@ -130,7 +122,7 @@ static void *worker_main(void *arg)
             pthread_cond_wait(&p->cv, &p->mu);
             continue;
         }
-        gsd_task *t = pop(p);
+        gsd_task *t = pop(p, GSD_PRIO_IDLE); /* interactive, then background */
         if (t) {
             if (t->exclusive) {
                 p->exclusive = 1;
@@ -170,7 +162,7 @@ static void *worker_main(void *arg)
                 wait_until(p, due);
                 continue;
             }
-            pop_idle(p, it); /* nothing else to do for a while: the idle task */
+            it = pop(p, GSD_PRIO_IDLE + 1); /* nothing else runnable: the idle task */
             p->busy++;
             pthread_mutex_unlock(&p->mu);
             it->run(it, w);
@@ -277,9 +269,7 @@ void gsd_pool_stop(gsd_pool *p)
     pthread_mutex_lock(&p->mu);
     p->stopping = 1;
     gsd_task *t;
-    while ((t = pop(p)) != NULL || (t = p->head[GSD_PRIO_IDLE]) != NULL) {
-        if (t == p->head[GSD_PRIO_IDLE])
-            pop_idle(p, t);
+    while ((t = pop(p, GSD_PRIO_IDLE + 1)) != NULL) {
         pthread_mutex_unlock(&p->mu);
         if (t->cancel)
             t->cancel(t);
