@@ -69,14 +69,22 @@ static gs_err dual_side(const gs_problem *pb, const double *lam, double *w, doub
     return GS_OK;
 }
 
+/* The residual-gap measures of (lam, w) and the primal objective and gap
+ * from out->obj_dual already set; lw = lam'w. O(m). */
+static void dual_measures(const gs_problem *pb, const double *lam, const double *w, double lw,
+                          gs_kkt *out)
+{
+    measure_w(pb, lam, w, out);
+    out->obj_primal = out->obj_dual + lw;
+    out->gap = out->obj_primal - out->obj_dual;
+}
+
 void gs_kkt_dual_p(const gs_problem *pb, const double *p, double s, const double *lam, double *w,
                    gs_kkt *out)
 {
     memset(out, 0, sizeof *out);
     out->obj_dual = dual_objective(pb->pc, p, s, lam, w);
-    measure_w(pb, lam, w, out);
-    out->obj_primal = out->obj_dual + cblas_ddot(pb->pc->m, lam, 1, w, 1);
-    out->gap = out->obj_primal - out->obj_dual;
+    dual_measures(pb, lam, w, cblas_ddot(pb->pc->m, lam, 1, w, 1), out);
 }
 
 void gs_kkt_dual_w(const gs_problem *pb, const double *p, double s, const double *lam,
@@ -89,9 +97,7 @@ void gs_kkt_dual_w(const gs_problem *pb, const double *p, double s, const double
     /* lam'Q lam = lam'w + lam'p: the dual objective of dual_objective */
     const double lw = cblas_ddot(m, lam, 1, w, 1), lp = cblas_ddot(m, p, 1, lam, 1);
     out->obj_dual = -(0.5 * (lw + lp) - lp + s);
-    measure_w(pb, lam, w, out);
-    out->obj_primal = out->obj_dual + lw;
-    out->gap = out->obj_primal - out->obj_dual;
+    dual_measures(pb, lam, w, lw, out);
 }
 
 gs_err gs_kkt_dual(const gs_problem *pb, const double *lam, double *w_out, gs_kkt *out,
@@ -103,11 +109,8 @@ gs_err gs_kkt_dual(const gs_problem *pb, const double *lam, double *w_out, gs_kk
     if (!w)
         return gs_errorf(err, GS_ERR_NOMEM, "", "no memory for the certificate");
     gs_err rc = dual_side(pb, lam, w, &out->obj_dual, err);
-    if (rc == GS_OK) {
-        measure_w(pb, lam, w, out);
-        out->obj_primal = out->obj_dual + cblas_ddot(m, lam, 1, w, 1);
-        out->gap = out->obj_primal - out->obj_dual;
-    }
+    if (rc == GS_OK)
+        dual_measures(pb, lam, w, cblas_ddot(m, lam, 1, w, 1), out);
     if (!w_out)
         free(w);
     return rc;
