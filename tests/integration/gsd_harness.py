@@ -144,16 +144,20 @@ class Daemon:
                 return j
         raise RuntimeError("job %s did not finish" % job_id)
 
-    def wait_factors_saved(self, assembly_id, timeout=30, poll=0.02):
-        """The assembly once its factors are saved (a task that runs after
-        "ready", when the workers are idle), or as it is at the timeout: the
-        caller checks "factors_saved"."""
+    def wait_assembly(self, assembly_id, until, timeout=30, poll=0.02):
+        """The assembly once until(assembly) holds, or as it is at the
+        timeout: the caller checks what it waited for."""
         deadline = time.time() + timeout
         a = self.get("/v1/assemblies/" + assembly_id).json()
-        while not a.get("factors_saved") and time.time() < deadline:
+        while not until(a) and time.time() < deadline:
             time.sleep(poll)
             a = self.get("/v1/assemblies/" + assembly_id).json()
         return a
+
+    def wait_factors_saved(self, assembly_id, timeout=30, poll=0.02):
+        """wait_assembly until the factors are saved (a task that runs after
+        "ready", when the workers are idle)."""
+        return self.wait_assembly(assembly_id, lambda a: a.get("factors_saved"), timeout, poll)
 
 
 def sanitized(path):

@@ -105,10 +105,7 @@ class AssemblyTest(ApiCase):
         a = r.json()
         if r.status == 202:
             self.assertIn(a["status"], ("precomputing", "ready"))
-        deadline = time.time() + 120
-        while a["status"] != "ready" and time.time() < deadline:
-            time.sleep(0.05)
-            a = self.d.get("/v1/assemblies/" + a["id"]).json()
+        a = self.d.wait_assembly(a["id"], lambda a: a["status"] == "ready", 120, 0.05)
         self.assertEqual(a["status"], "ready")
         self.assertEqual(a["joint"], "sandwich")
         self.assertGreater(a["n"], 0)
@@ -240,12 +237,7 @@ class AssemblyTest(ApiCase):
                         headers={"Content-Type": "application/json"})
         self.assertEqual(r.status, 202, r.body[:300])
         aid2 = r.json()["id"]
-        deadline = time.time() + 60
-        while time.time() < deadline:
-            a2 = self.d.get("/v1/assemblies/" + aid2).json()
-            if a2["status"] != "precomputing":
-                break
-            time.sleep(0.05)
+        a2 = self.d.wait_assembly(aid2, lambda a: a["status"] != "precomputing", 60, 0.05)
         self.assertEqual(a2["status"], "failed")
         self.assertEqual(a2["error"]["field"], "parts[0].K")
 
@@ -328,12 +320,7 @@ class AssemblyTest(ApiCase):
         r = self.d.post("/v1/assemblies?wait=1", sing)
         self.assertEqual(r.status, 201, r.body[:300])
         aid = r.json()["id"]
-        deadline = time.time() + 30
-        while time.time() < deadline:
-            a = self.d.get("/v1/assemblies/" + aid).json()
-            if a["status"] != "ready":
-                break
-            time.sleep(0.02)
+        a = self.d.wait_assembly(aid, lambda a: a["status"] != "ready")
         self.assertEqual(a["status"], "failed")
         self.assertEqual((a["error"]["code"], a["error"]["field"]), ("singular", "pairs[2]"))
         self.assert_error(self.d.post("/v1/assemblies/%s/solve" % aid, {"g": [0.1, -0.2, 0.3]}),

@@ -109,10 +109,8 @@ class CrashTest(unittest.TestCase):
                 total_checked += len(rows)
             for a in self.d.get("/v1/assemblies").json()["assemblies"]:
                 if a["status"] == "precomputing":
-                    deadline = time.time() + 120
-                    while a["status"] == "precomputing" and time.time() < deadline:
-                        time.sleep(0.1)
-                        a = self.d.get("/v1/assemblies/" + a["id"]).json()
+                    a = self.d.wait_assembly(a["id"], lambda a: a["status"] != "precomputing",
+                                             120, 0.1)
                 self.assertEqual(a["status"], "ready", a)
         print("\n  %d kill -9 rounds (%d during a running cloud; an upload started beside each): "
               "%d result-row checks (every job after every round), 0 lost, 0 duplicated, 0 rewritten; "

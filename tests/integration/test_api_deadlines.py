@@ -222,11 +222,7 @@ class DeadlineTest(unittest.TestCase):
             self.assertEqual(rc, 0)
             self.assertLess(dt, 20)
             d.start()
-            deadline = time.time() + 300
-            a = d.get("/v1/assemblies/" + aid).json()
-            while a["status"] == "precomputing" and time.time() < deadline:
-                time.sleep(0.1)
-                a = d.get("/v1/assemblies/" + aid).json()
+            a = d.wait_assembly(aid, lambda a: a["status"] != "precomputing", 300, 0.1)
             self.assertEqual(a["status"], "ready", a)
             s = d.post("/v1/assemblies/%s/solve" % aid, {"g": self.G[0], "return": ["kkt"]})
             self.assertEqual((s.status, s.json()["status"]), (200, "optimal"))

@@ -32,9 +32,8 @@ class RestartTest(unittest.TestCase):
             s = cls.d.post("/v1/assemblies/%s/solve" % cls.aid, {"g": cls.G[0]})
             cls.early = (s.status, s.json())
             deadline = time.time() + 300
-            while cls.asm["status"] == "precomputing" and time.time() < deadline:
-                time.sleep(0.1)
-                cls.asm = cls.d.get("/v1/assemblies/" + cls.aid).json()
+            cls.asm = cls.d.wait_assembly(cls.aid, lambda a: a["status"] != "precomputing", 300,
+                                          0.1)
             assert cls.asm["status"] == "ready", cls.asm
             # the factors are saved after "ready" (a task of its own): the
             # tests that kill the daemon expect them on disk
