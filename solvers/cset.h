@@ -35,6 +35,7 @@ typedef struct {
     gs_cholup f;  /* the factor of Q_CC (f.k == k) */
     double *tmp;  /* cap scratch */
     unsigned char *mark; /* m scratch of gs_cset_travel, all zero between calls */
+    double *ym;   /* m scratch of the residual on C by a product (cset.c) */
     long updates; /* appends and removals since the factor was last built fresh */
 } gs_cset;
 
@@ -127,21 +128,24 @@ void gs_cset_solve_refined(const gs_cset *cs, const double *p, double *lc, doubl
  * interior point's or a projected iteration's guess): while more than
  * GS_CSET_PRUNE_MIN inequality members have a negative multiplier, all of
  * them leave at once and the set is factored afresh (gs_cset_build), at most
- * GS_CSET_PRUNE_PASSES times; lc (k) and r (k) are scratch (w is the
- * settle's to compute). O(k^3/3 + m k) per pass, where removing n
+ * GS_CSET_PRUNE_PASSES times; the signs come from solves by the factor
+ * alone (a heuristic: the settle refines); lc (k) is scratch (w is the
+ * settle's to compute). O(k^3/3 + k^2) per pass, where removing n
  * members one at a time costs O(n (k^2 + ...)): an IPM's first guess on the
  * lap joint holds 2,278 pairs for an answer of 284. The settle and the
  * acceptance test of the caller follow unchanged. list: m ints of scratch.
  * 0, or -1 when out of memory (the set is then empty). */
 #define GS_CSET_PRUNE_MIN 16
 #define GS_CSET_PRUNE_PASSES 8
-int gs_cset_prune(gs_cset *cs, const gs_problem *pb, const double *p, double *lc, double *r,
-                  int *list);
-/* Refined solve, then the zero rule until no member leaves: every
- * inequality multiplier >= tol_lam (lc, w as above for the final C). out: m
- * ints of scratch.
- * Returns the pairs removed. O(k^2) per round (solves, refinement, removals),
- * plus one O(m k) product for w at the end. */
+int gs_cset_prune(gs_cset *cs, const gs_problem *pb, const double *p, double *lc, int *list);
+/* The zero rule until no member leaves: every inequality multiplier >=
+ * tol_lam (lc, w as above for the final C). Members negative beyond the
+ * doubt of an unrefined solve (below -1e-6 max |lc|) leave one at a time on
+ * solves by the factor alone; the rule decides on the rest from a refined
+ * solve (gs_cset_solve_refined's). out: m ints of scratch.
+ * Returns the pairs removed. O(k^2) per round (solves, removals), a
+ * refinement O(k^2) (O(m k) above k = m / 14, cset.c) when the rule
+ * decides, one O(m k) product for w at the end. */
 int gs_cset_settle(gs_cset *cs, const gs_problem *pb, const double *p, double tol_lam, double *lc,
                    double *r, double *w, int *out);
 /* gs_cset_settle for a caller whose w (m) is exactly Q[:, C] lc - p for the

@@ -452,7 +452,7 @@ static int polish(ipm_ws *ws, gs_solver *s, const gs_problem *pb, double *lam_ou
         if (ws->isE[i] || ws->lam[i] > ws->y[i])
             ws->list[k++] = i;
     if (gs_cset_build(cs, ws->list, k, NULL) != GS_OK ||
-        gs_cset_prune(cs, pb, s->p, ws->lc, ws->cr, ws->list2) != 0)
+        gs_cset_prune(cs, pb, s->p, ws->lc, ws->list2) != 0)
         return 0;
     for (int changes = 0;; changes++) {
         changes += gs_cset_settle(cs, pb, s->p, s->tol_lam, ws->lc, ws->cr, ws->wr, ws->list2);

@@ -42,7 +42,7 @@ int npm_polish(npm_ctx *c, double *lam, double *w)
     /* a rough set sheds its negative multipliers in blocks first
      * (gs_cset_prune), then the refined solve with the zero rule: degenerate
      * pairs (w = lam = 0) leave the set like negative ones */
-    if (gs_cset_prune(cs, c->pb, s->p, ws->z, ws->r, ws->list) != 0)
+    if (gs_cset_prune(cs, c->pb, s->p, ws->z, ws->list) != 0)
         return -1;
     gs_cset_settle(cs, c->pb, s->p, s->tol_lam, ws->z, ws->r, w, ws->list);
     memset(lam, 0, (size_t)m * sizeof *lam);

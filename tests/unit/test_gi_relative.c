@@ -522,6 +522,121 @@ GS_TEST(cset_settle_lazy_skips_only_when_safe)
     gs_model_free(mdl);
 }
 
+/* gs_cset_solve_refined: lc = Q_CC^-1 p_C plus one refinement step whose
+ * residual p_C - Q_CC lc comes from a gather of Q_CC for a small set and
+ * from the full product Q[:, C] lc for a large one (k > m / 14, cset.c):
+ * both bitwise equal to the refinement written out here with the gather
+ * (each residual summed from p_c in position order), and Q_CC lc = p_C. */
+GS_TEST(cset_refined_solve_gather_or_product)
+{
+    gs_model *mdl = tm_random(2, 100, 3, 82);
+    gs_precomp *pc = ts_build(mdl);
+    const int m = pc->m;
+    GS_CHECK(m > 100 && m <= 128);
+    for (int large = 0; large < 2; large++) {
+        const int k = large ? 40 : 6; /* 40 * 14 > m >= 6 * 14 */
+        int C[40];
+        for (int c = 0; c < k; c++) /* not in pair order */
+            C[c] = (37 * c + 11) % m;
+        gs_cset cs;
+        GS_CHECK_INT(gs_cset_init(&cs, pc, NULL), GS_OK);
+        GS_CHECK_INT(gs_cset_build(&cs, C, k, NULL), GS_OK);
+        double p[128], w[128], lc[40], r[40], lr[40], rr[40];
+        for (int i = 0; i < m; i++)
+            p[i] = sin(0.7 * i) + 0.5;
+        gs_cset_solve_refined(&cs, p, lc, r, w);
+        for (int c = 0; c < k; c++)
+            lr[c] = p[C[c]];
+        gs_cset_solve(&cs, lr);
+        for (int c = 0; c < k; c++)
+            rr[c] = p[C[c]];
+        for (int c2 = 0; c2 < k; c2++)
+            for (int c = 0; c < k; c++)
+                rr[c] -= pc->Q[(size_t)C[c2] * m + C[c]] * lr[c2];
+        gs_cset_solve(&cs, rr);
+        double pmax = 0.0;
+        for (int c = 0; c < k; c++) {
+            GS_CHECK(lc[c] == lr[c] + rr[c]);
+            pmax = fmax(pmax, fabs(p[C[c]]));
+        }
+        for (int c = 0; c < k; c++) /* w = Q[:, C] lc - p: zero on C */
+            GS_CHECK_NEAR(w[C[c]], 0.0, 1e-12 * pmax);
+        gs_cset_free(&cs);
+    }
+    gs_precomp_free(pc);
+    gs_model_free(mdl);
+}
+
+/* gs_cset_settle on a set where a dozen members have negative forces, of
+ * sizes from -40 to -1e-9 relative: the same members leave as by the zero
+ * rule applied to a refined solve of a freshly factored set after every
+ * removal (written out here), the multipliers agree to 1e-10 relative, all
+ * >= tol_lam, and w is Q[:, C] lc - p, zero on C. */
+GS_TEST(cset_settle_removes_what_refined_solves_would)
+{
+    gs_model *mdl = tm_random(2, 100, 3, 83);
+    gs_precomp *pc = ts_build(mdl);
+    const int m = pc->m;
+    GS_CHECK(m > 100 && m <= 128);
+    const int k0 = 30;
+    int C[30];
+    double lstar[30], p[128], w[128], lc[30], r[30];
+    for (int c = 0; c < k0; c++) {
+        C[c] = (41 * c + 7) % m;
+        lstar[c] = c % 3 == 1 ? -40.0 * pow(10.0, -(double)(c % 10)) : 1.0 + c % 4;
+    }
+    gs_problem pb = {.pc = pc};
+    const double tol_w = 1e-9, tol_lam = gs_zero_force(gs_qdiag_max(pc), tol_w);
+    gs_cset cs;
+    GS_CHECK_INT(gs_cset_init(&cs, pc, NULL), GS_OK);
+    GS_CHECK_INT(gs_cset_build(&cs, C, k0, NULL), GS_OK);
+    gs_cset_residual(&cs, lstar, NULL, p); /* p_C = Q_CC lstar */
+    int out[128];
+    const int removed = gs_cset_settle(&cs, &pb, p, tol_lam, lc, r, w, out);
+
+    /* the reference: a fresh factor and a refined solve after each removal */
+    gs_cset ref;
+    GS_CHECK_INT(gs_cset_init(&ref, pc, NULL), GS_OK);
+    int list[30], k = k0, nref = 0;
+    double lr[30], rr[30], wr[128];
+    memcpy(list, C, sizeof list);
+    for (;;) {
+        GS_CHECK_INT(gs_cset_build(&ref, list, k, NULL), GS_OK);
+        gs_cset_solve_refined(&ref, p, lr, rr, wr);
+        const int n = gs_zero_rule(k, list, lr, &pb, tol_lam, out);
+        if (n == 0)
+            break;
+        for (int q = 0; q < n; q++) { /* decreasing positions */
+            memmove(list + out[q], list + out[q] + 1, (size_t)(k - out[q] - 1) * sizeof *list);
+            k--;
+        }
+        nref += n;
+    }
+    GS_CHECK(nref >= 8);
+    GS_CHECK_INT(removed, nref);
+    GS_CHECK_INT(cs.k, k);
+    double lmax = 0.0;
+    for (int c = 0; c < k; c++)
+        lmax = fmax(lmax, fabs(lr[c]));
+    for (int c = 0; c < k; c++) {
+        const int q = cs.pos[list[c]];
+        GS_CHECK(q >= 0);
+        if (q >= 0) {
+            GS_CHECK_NEAR(lc[q], lr[c], 1e-10 * lmax);
+            GS_CHECK(lc[q] >= tol_lam);
+            GS_CHECK_NEAR(w[list[c]], 0.0, 1e-11 * lmax * gs_qdiag_max(pc));
+        }
+    }
+    double wc[128];
+    gs_cset_residual(&cs, lc, p, wc);
+    for (int i = 0; i < m; i++)
+        GS_CHECK(w[i] == wc[i]);
+    gs_cset_free(&ref);
+    gs_cset_free(&cs);
+    gs_precomp_free(pc);
+    gs_model_free(mdl);
+}
+
 /* B == Q[C, pool] entry for entry (copies of Q: exact) in position order. */
 static void check_pool(const gs_cpool *pl, const gs_cset *cs, const gs_precomp *pc)
 {
