@@ -471,8 +471,10 @@ static gs_err npm_solve(gs_solver *s, const gs_problem *pb, const gs_solve_opts 
                 return gs_errorf(err, GS_ERR_NOMEM, "", "no memory for the contact set");
             if (dual)
                 memcpy(lam, ws->x, (size_t)m * sizeof *lam);
-            if (left == 0)
+            if (left == 0) {
+                s->w_lam = wv; /* the polish's Q lam - p: the certificate's w */
                 goto done;
+            }
             npm_restart_from(&c, lam, wv);
             if (++stalls >= (dual ? NPM_MAX_STALLS_DUAL : NPM_MAX_STALLS)) {
                 info->status = GS_STATUS_NO_PROGRESS;

@@ -5,9 +5,11 @@
  * lam_C = Q_CC^-1 p_C with one step of iterative refinement and the zero
  * rule (gs_cset_settle: negative multipliers and those at round-off level,
  * degenerate pairs with w = lam = 0, leave C), then count the pairs outside
- * C that still penetrate (w < -tol_w). None: the solution. Some: the driver
- * restarts the projected iteration from the polished point (npm_restart_from)
- * and polishes again later (npm.c: at most NPM_MAX_STALLS times).
+ * C that still penetrate (w < -tol_w). None: the solution, and w, one full
+ * product at exactly its multipliers, is the certificate's (gs_solver.w_lam).
+ * Some: the driver restarts the projected iteration from the polished point
+ * (npm_restart_from; the dual form's gradient is that w) and polishes again
+ * later (npm.c: at most NPM_MAX_STALLS times).
  * After a polish the factor holds C (c->chol = 1 for the rest of the solve).
  * Cost: O(m k + k^2) per settle round plus the factor's updates (k = |C|).
  */
@@ -60,8 +62,10 @@ void npm_restart_from(npm_ctx *c, const double *lam, const double *w)
     npm_ws *ws = c->ws;
     const int m = c->s->m;
     if (c->form == GS_FORM_DUAL) {
+        /* the dual gradient Q lam - p is the polish's w, made by one full
+         * product at exactly these multipliers: not computed again */
         memcpy(ws->x, lam, (size_t)m * sizeof *lam);
-        npm_dual_gradient(c->s, ws->x, ws->g);
+        memcpy(ws->g, w, (size_t)m * sizeof *w);
     } else {
         if (c->form == GS_FORM_PRIMAL)
             npm_prim_point(c, lam, ws->x); /* x_U; the pair rows from w below */
