@@ -362,10 +362,17 @@ int gs_cset_prune(gs_cset *cs, const gs_problem *pb, const double *p, double *lc
     return 0;
 }
 
-/* A solve by the factor alone errs by about cond(Q_CC) eps max|lc| (1e-9
- * relative at the cond(Q) ~ 1e7-1e8 of the joints): a multiplier below
- * -GS_CSET_SURE_NEG max_c |lc_c| is negative in the refined solve too. */
+/* A solve by the factor alone errs by about cond(Q_CC) eps max|lc|: a
+ * multiplier below -GS_CSET_SURE_NEG max_c |lc_c| is negative in the
+ * refined solve too while cond(Q_CC) stays far below 1 / (GS_CSET_SURE_NEG
+ * eps) ~ 5e9. Measured on the final sets of the lap and sandwich joints:
+ * cond_1(Q_CC) 7e4-6e6 (so the error is 2e-11 to 1e-9 relative), and the
+ * factor's (max_c L_cc / min_c L_cc)^2, a lower bound of cond_2(Q_CC), is
+ * 300-800 times smaller (870-9,500). That bound, times GS_CSET_SURE_COND
+ * eps, raises the threshold for an ill-conditioned set (1 and more: every
+ * decision refined, as before). */
 #define GS_CSET_SURE_NEG 1e-6
+#define GS_CSET_SURE_COND 1e6
 
 /* Position of the most negative inequality multiplier when it is below
  * -tol_lam and negative beyond the doubt of an unrefined solve, or -1. O(k). */
@@ -373,13 +380,21 @@ static int surely_negative(const gs_cset *cs, const gs_problem *pb, const double
                            double tol_lam)
 {
     int worst = -1;
-    double big = 0.0;
+    double big = 0.0, dmax = 0.0, dmin = INFINITY;
+    const size_t ld = (size_t)cs->f.cap;
     for (int c = 0; c < cs->k; c++) {
         big = fmax(big, fabs(lc[c]));
+        const double d = cs->f.L[(size_t)c * (ld + 1)];
+        dmax = fmax(dmax, d);
+        dmin = fmin(dmin, d);
         if (!gs_problem_is_eq(pb, cs->idx[c]) && (worst < 0 || lc[c] < lc[worst]))
             worst = c;
     }
-    return worst >= 0 && lc[worst] < -fmax(tol_lam, GS_CSET_SURE_NEG * big) ? worst : -1;
+    if (worst < 0 || !(dmin > 0.0))
+        return -1;
+    const double ratio = dmax / dmin,
+                 doubt = fmax(GS_CSET_SURE_NEG, GS_CSET_SURE_COND * DBL_EPSILON * ratio * ratio);
+    return lc[worst] < -fmax(tol_lam, doubt * big) ? worst : -1;
 }
 
 /* The settle's rounds; solved: lc already holds refined multipliers on C.

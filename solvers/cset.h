@@ -140,7 +140,8 @@ void gs_cset_solve_refined(const gs_cset *cs, const double *p, double *lc, doubl
 int gs_cset_prune(gs_cset *cs, const gs_problem *pb, const double *p, double *lc, int *list);
 /* The zero rule until no member leaves: every inequality multiplier >=
  * tol_lam (lc, w as above for the final C). Members negative beyond the
- * doubt of an unrefined solve (below -1e-6 max |lc|) leave one at a time on
+ * doubt of an unrefined solve (below -1e-6 max |lc|, more on an
+ * ill-conditioned factor: cset.c) leave one at a time on
  * solves by the factor alone; the rule decides on the rest from a refined
  * solve (gs_cset_solve_refined's). out: m ints of scratch.
  * Returns the pairs removed. O(k^2) per round (solves, removals), a
