@@ -330,16 +330,10 @@ static void refine_set(const gs_cset *cs, const double *p, double *lc, double *r
         lc[c] += r[c];
 }
 
-/* lc = Q_CC^-1 p_C with one step of iterative refinement, without w. O(k^2). */
-static void solve_refined_set(const gs_cset *cs, const double *p, double *lc, double *r)
+void gs_cset_solve_refined(const gs_cset *cs, const double *p, double *lc, double *r, double *w)
 {
     solve_set(cs, p, lc);
     refine_set(cs, p, lc, r);
-}
-
-void gs_cset_solve_refined(const gs_cset *cs, const double *p, double *lc, double *r, double *w)
-{
-    solve_refined_set(cs, p, lc, r);
     gs_cset_residual(cs, lc, p, w);
 }
 
@@ -466,7 +460,7 @@ int gs_cset_settle_lazy(gs_cset *cs, const gs_problem *pb, const double *p, doub
         return 0;
     /* one step of iterative refinement from the caller's multipliers, whose
      * residual on C, p_C - Q_CC lc = -w_C, w already holds: no fresh solve
-     * and no O(k^2) gather of Q_CC (solve_refined_set's) */
+     * and no residual of its own (refine_set's) */
     double d1 = 0.0;
     for (int c = 0; c < k; c++)
         r[c] = -w[cs->idx[c]];

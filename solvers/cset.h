@@ -121,8 +121,9 @@ double gs_zero_force(double qdiag_max, double tol_w);
 int gs_zero_rule(int k, const int *idx, const double *lc, const gs_problem *pb, double tol_lam,
                  int *out);
 /* lc (k, position order) = Q_CC^-1 p_C with one step of iterative refinement
- * (its residual from the rows of C: O(k^2)); w (m) = Q[:, C] lc - p (one
- * O(m k) product). r: k scratch. */
+ * (its residual from the rows of C: O(k^2), or from a streamed product
+ * above k = m / 14, bitwise the same); w (m) = Q[:, C] lc - p (one O(m k)
+ * product). r: k scratch. */
 void gs_cset_solve_refined(const gs_cset *cs, const double *p, double *lc, double *r, double *w);
 /* Block pruning before gs_cset_settle, for a set identified roughly (an
  * interior point's or a projected iteration's guess): while more than
@@ -157,7 +158,7 @@ int gs_cset_settle(gs_cset *cs, const gs_problem *pb, const double *p, double to
  * joint: it moved w by 3e-13 to 1e-12 mm and lc by 1e-12 relative): lc and
  * w stay as they are, O(k). Otherwise the refinement starts from that lc:
  * its residual on C is -w_C, so one solve gives lc + d without a fresh solve
- * or a gather of Q_CC. When no member leaves and qdiag_max ||d||_1 is below
+ * or a residual of its own. When no member leaves and qdiag_max ||d||_1 is below
  * the least margin w_i + tol_w outside C, no pair outside C can have turned
  * violated (|Q_ij| <= max_i Q_ii), the O(m k) product is skipped and w is
  * left as it was, no longer current. Otherwise it settles as gs_cset_settle
