@@ -567,8 +567,8 @@ GS_TEST(cset_refined_solve_gather_or_product)
     gs_model_free(mdl);
 }
 
-/* gs_cset_settle on a set where a dozen members have negative forces, of
- * sizes from -40 to -1e-9 relative: the same members leave as by the zero
+/* gs_cset_settle on a set where ten members have negative forces, from -40
+ * down to -4e-8 (1e-9 of the largest): the same members leave as by the zero
  * rule applied to a refined solve of a freshly factored set after every
  * removal (written out here), the multipliers agree to 1e-10 relative, all
  * >= tol_lam, and w is Q[:, C] lc - p, zero on C. */
