@@ -11,7 +11,8 @@
  * (npm_restart_from; the dual form's gradient is that w) and polishes again
  * later (npm.c: at most NPM_MAX_STALLS times).
  * After a polish the factor holds C (c->chol = 1 for the rest of the solve).
- * Cost: O(m k + k^2) per settle round plus the factor's updates (k = |C|).
+ * Cost: O(k^2) per settle round (cset.h: a refinement O(m k) above k = m /
+ * 14), one O(m k) product for w, plus the factor's updates (k = |C|).
  */
 #include <string.h>
 
