@@ -4,7 +4,8 @@
  * sandwich models across fastener fractions (x and w within 1e-7 mm, KKT
  * certificates), and the degenerate cases (all gaps zero, no contact, every
  * pair in contact, duplicate gaps and ties, a node in two pairs,
- * equality-fastened pairs), warm = cold. Methods added later are picked up
+ * equality-fastened pairs), many small clouds (more on demand:
+ * GS_STRESS_SEEDS), warm = cold. Methods added later are picked up
  * through gs_method_supports (test_lemke.c and test_gi_dual_primal.c check
  * that it lists theirs). */
 #include "gs_test.h"
@@ -63,16 +64,22 @@ static void compare_all(ts_fixture *f, const gs_problem *pb, const char *what)
     ts_what = "";
 }
 
-static void cloud_case(gs_gen_kind kind, int ngaps, double scale)
+/* The cloud of ngaps gaps (seed) of a generated model at every fraction,
+ * then with equality-fastened pairs; the failure message names the seed,
+ * the fraction and the gap. */
+static void cloud_case_seed(gs_gen_kind kind, int ngaps, double scale, unsigned long long seed)
 {
     ts_fixture f;
-    ts_fx_generate(&f, kind, scale, ngaps, 11, 0.0);
+    ts_fx_generate(&f, kind, scale, ngaps, seed, 0.0);
     double fr[4] = {0.0, 0.1, 0.5, 1.0};
+    char what[96];
     for (int a = 0; a < 4; a++) {
         ts_fx_pattern(&f, fr[a]);
         for (int r = 0; r < ngaps; r++) {
             gs_problem pb = ts_fx_problem(&f, r);
-            compare_all(&f, &pb, gs_gen_kind_name(kind));
+            snprintf(what, sizeof what, "%s seed %llu fraction %.1f gap %d",
+                     gs_gen_kind_name(kind), seed, fr[a], r);
+            compare_all(&f, &pb, what);
         }
     }
     /* equality-fastened pairs: two candidates without load */
@@ -80,8 +87,28 @@ static void cloud_case(gs_gen_kind kind, int ngaps, double scale)
     ts_fx_fasten_uninstalled(&f, 2);
     gs_problem pb = ts_fx_problem(&f, 0);
     pb.eq = f.eq;
-    compare_all(&f, &pb, "equality pairs");
+    snprintf(what, sizeof what, "equality pairs, %s seed %llu", gs_gen_kind_name(kind), seed);
+    compare_all(&f, &pb, what);
     ts_fx_free(&f);
+}
+
+static void cloud_case(gs_gen_kind kind, int ngaps, double scale)
+{
+    cloud_case_seed(kind, ngaps, scale, 11);
+}
+
+/* Many small clouds, each of two gaps, on both small models: 8 by default;
+ * GS_STRESS_SEEDS=N (from GS_STRESS_START, default 100) runs N, the way the
+ * IPM's cycling gaps were found (4 of 3,000: test_ipm). */
+GS_TEST(many_small_clouds)
+{
+    const char *n_env = getenv("GS_STRESS_SEEDS"), *s_env = getenv("GS_STRESS_START");
+    const int n = n_env ? atoi(n_env) : 8;
+    const unsigned long long s0 = s_env ? strtoull(s_env, NULL, 10) : 100;
+    for (unsigned long long sd = s0; sd < s0 + (unsigned long long)n; sd++) {
+        cloud_case_seed(GS_GEN_LAP, 2, 0, sd);
+        cloud_case_seed(GS_GEN_SANDWICH, 2, 0, sd);
+    }
 }
 
 GS_TEST(lap_cloud_all_fractions)
