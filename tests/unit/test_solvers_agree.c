@@ -44,8 +44,10 @@ GS_TEST(exact_two_springs_every_variant)
 }
 
 /* Solve pb with every variant (into f's lam, w, x) and the oracle (lr, wr,
- * xr); compare x and w (mm). */
-static void compare_all(ts_fixture *f, const gs_problem *pb, const char *what)
+ * xr); compare x and w (mm). warm: NULL (cold), or every variant starts
+ * from it. */
+static void compare_all_from(ts_fixture *f, const gs_problem *pb, const char *what,
+                             const gs_warm *warm)
 {
     ts_what = what;
     ts_fx_reference(f, pb);
@@ -54,25 +56,34 @@ static void compare_all(ts_fixture *f, const gs_problem *pb, const char *what)
     GS_CHECK(nv >= 1);
     for (int i = 0; i < nv; i++) {
         gs_solve_opts o = ts_opts(v[i].m, v[i].f);
+        o.warm = warm;
         gs_solve_info info;
         ts_solve_ok(f->sv, pb, &o, f->lam, f->w, f->x, &info, 1e-8);
         char msg[96];
-        snprintf(msg, sizeof msg, "%s: %s/%s", what, gs_method_name(o.method),
-                 gs_form_name(o.form));
+        snprintf(msg, sizeof msg, "%s: %s/%s%s", what, gs_method_name(o.method),
+                 gs_form_name(o.form), warm ? " warm" : "");
         ts_check_matches_ref(f, msg);
     }
     ts_what = "";
 }
 
+static void compare_all(ts_fixture *f, const gs_problem *pb, const char *what)
+{
+    compare_all_from(f, pb, what, NULL);
+}
+
 /* The cloud of ngaps gaps (seed) of a generated model at every fraction,
  * then with equality-fastened pairs; the failure message names the seed,
  * the fraction and the gap. */
-static void cloud_case_seed(gs_gen_kind kind, int ngaps, double scale, unsigned long long seed)
+static void cloud_case_seed(gs_gen_kind kind, int ngaps, double scale, unsigned long long seed,
+                            int warm_too)
 {
     ts_fixture f;
     ts_fx_generate(&f, kind, scale, ngaps, seed, 0.0);
     double fr[4] = {0.0, 0.1, 0.5, 1.0};
     char what[96];
+    double *prev = malloc((size_t)f.m * sizeof *prev);
+    int have_prev = 0;
     for (int a = 0; a < 4; a++) {
         ts_fx_pattern(&f, fr[a]);
         for (int r = 0; r < ngaps; r++) {
@@ -80,8 +91,20 @@ static void cloud_case_seed(gs_gen_kind kind, int ngaps, double scale, unsigned 
             snprintf(what, sizeof what, "%s seed %llu fraction %.1f gap %d",
                      gs_gen_kind_name(kind), seed, fr[a], r);
             compare_all(&f, &pb, what);
+            /* warm from the previous problem's answer (another gap, or at
+             * a new fraction another pattern: the daemon's move clouds) */
+            if (warm_too && have_prev && prev) {
+                gs_warm warm = {.n_act = ts_contact_set(prev, NULL, f.m, f.act), .act = f.act,
+                                .lam = prev};
+                compare_all_from(&f, &pb, what, &warm);
+            }
+            if (prev) {
+                memcpy(prev, f.lr, (size_t)f.m * sizeof *prev);
+                have_prev = 1;
+            }
         }
     }
+    free(prev);
     /* equality-fastened pairs: two candidates without load */
     ts_fx_pattern(&f, 0.5);
     ts_fx_fasten_uninstalled(&f, 2);
@@ -94,10 +117,11 @@ static void cloud_case_seed(gs_gen_kind kind, int ngaps, double scale, unsigned 
 
 static void cloud_case(gs_gen_kind kind, int ngaps, double scale)
 {
-    cloud_case_seed(kind, ngaps, scale, 11);
+    cloud_case_seed(kind, ngaps, scale, 11, 0);
 }
 
-/* Many small clouds, each of two gaps, on both small models: 8 by default;
+/* Many small clouds, each of two gaps, on both small models, each problem
+ * cold and warm from the previous problem's answer: 8 by default;
  * GS_STRESS_SEEDS=N (from GS_STRESS_START, default 100) runs N, the way the
  * IPM's cycling gaps were found (4 of 3,000: test_ipm). */
 GS_TEST(many_small_clouds)
@@ -106,8 +130,8 @@ GS_TEST(many_small_clouds)
     const int n = n_env ? atoi(n_env) : 8;
     const unsigned long long s0 = s_env ? strtoull(s_env, NULL, 10) : 100;
     for (unsigned long long sd = s0; sd < s0 + (unsigned long long)n; sd++) {
-        cloud_case_seed(GS_GEN_LAP, 2, 0, sd);
-        cloud_case_seed(GS_GEN_SANDWICH, 2, 0, sd);
+        cloud_case_seed(GS_GEN_LAP, 2, 0, sd, 1);
+        cloud_case_seed(GS_GEN_SANDWICH, 2, 0, sd, 1);
     }
 }
 
