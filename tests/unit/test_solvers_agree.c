@@ -83,6 +83,7 @@ static void cloud_case_seed(gs_gen_kind kind, int ngaps, double scale, unsigned 
     double fr[4] = {0.0, 0.1, 0.5, 1.0};
     char what[96];
     double *prev = malloc((size_t)f.m * sizeof *prev);
+    GS_CHECK(prev != NULL);
     int have_prev = 0;
     for (int a = 0; a < 4; a++) {
         ts_fx_pattern(&f, fr[a]);
@@ -93,15 +94,13 @@ static void cloud_case_seed(gs_gen_kind kind, int ngaps, double scale, unsigned 
             compare_all(&f, &pb, what);
             /* warm from the previous problem's answer (another gap, or at
              * a new fraction another pattern: the daemon's move clouds) */
-            if (warm_too && have_prev && prev) {
+            if (warm_too && have_prev) {
                 gs_warm warm = {.n_act = ts_contact_set(prev, NULL, f.m, f.act), .act = f.act,
                                 .lam = prev};
                 compare_all_from(&f, &pb, what, &warm);
             }
-            if (prev) {
-                memcpy(prev, f.lr, (size_t)f.m * sizeof *prev);
-                have_prev = 1;
-            }
+            memcpy(prev, f.lr, (size_t)f.m * sizeof *prev);
+            have_prev = 1;
         }
     }
     free(prev);
@@ -127,7 +126,7 @@ static void cloud_case(gs_gen_kind kind, int ngaps, double scale)
 GS_TEST(many_small_clouds)
 {
     const char *n_env = getenv("GS_STRESS_SEEDS"), *s_env = getenv("GS_STRESS_START");
-    const int n = n_env ? atoi(n_env) : 8;
+    const int n = n_env ? (atoi(n_env) > 0 ? atoi(n_env) : 0) : 8;
     const unsigned long long s0 = s_env ? strtoull(s_env, NULL, 10) : 100;
     for (unsigned long long sd = s0; sd < s0 + (unsigned long long)n; sd++) {
         cloud_case_seed(GS_GEN_LAP, 2, 0, sd, 1);
