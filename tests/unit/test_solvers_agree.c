@@ -119,19 +119,30 @@ static void cloud_case(gs_gen_kind kind, int ngaps, double scale)
     cloud_case_seed(kind, ngaps, scale, 11, 0);
 }
 
-/* Many small clouds, each of two gaps, on both small models, each problem
- * cold and warm from the previous problem's answer: 8 by default;
- * GS_STRESS_SEEDS=N (from GS_STRESS_START, default 100) runs N, the way the
- * IPM's cycling gaps were found (4 of 3,000: test_ipm). */
+/* Many small clouds, each of two gaps, on the small models, each problem
+ * cold and warm from the previous problem's answer: 8 by default, of the
+ * lap and sandwich models; GS_STRESS_SEEDS=N (from GS_STRESS_START,
+ * default 100) runs N, of the models GS_STRESS_KINDS names (comma-separated
+ * generator kinds, e.g. "lap,sandwich,lap-fine"), the way the IPM's cycling
+ * gaps were found (4 of 3,000: test_ipm). */
 GS_TEST(many_small_clouds)
 {
-    const char *n_env = getenv("GS_STRESS_SEEDS"), *s_env = getenv("GS_STRESS_START");
+    const char *n_env = getenv("GS_STRESS_SEEDS"), *s_env = getenv("GS_STRESS_START"),
+               *k_env = getenv("GS_STRESS_KINDS");
     const int n = n_env ? (atoi(n_env) > 0 ? atoi(n_env) : 0) : 8;
     const unsigned long long s0 = s_env ? strtoull(s_env, NULL, 10) : 100;
-    for (unsigned long long sd = s0; sd < s0 + (unsigned long long)n; sd++) {
-        cloud_case_seed(GS_GEN_LAP, 2, 0, sd, 1);
-        cloud_case_seed(GS_GEN_SANDWICH, 2, 0, sd, 1);
+    gs_gen_kind kinds[8];
+    int nk = 0;
+    char names[128];
+    snprintf(names, sizeof names, "%s", k_env ? k_env : "lap,sandwich");
+    for (char *save = NULL, *t = strtok_r(names, ",", &save); t && nk < 8;
+         t = strtok_r(NULL, ",", &save)) {
+        GS_CHECK_MSG(gs_gen_kind_parse(t, &kinds[nk]) == 0, "GS_STRESS_KINDS: no model '%s'", t);
+        nk++;
     }
+    for (unsigned long long sd = s0; sd < s0 + (unsigned long long)n; sd++)
+        for (int k = 0; k < nk; k++)
+            cloud_case_seed(kinds[k], 2, 0, sd, 1);
 }
 
 GS_TEST(lap_cloud_all_fractions)
