@@ -43,8 +43,8 @@ struct gs_solver {
     struct gs_fcache *fcache; /* shared factor cache or NULL (gs_solver_set_fcache) */
     const double *w_lam; /* set by a method that ends optimal with Q lam - p (m) at exactly
                             the lam it returns, made by one full product (GI relative's
-                            last refresh): the certificate's w, not computed again;
-                            cleared by gs_solve before each solve */
+                            last refresh, NPM's last polish): the certificate's w, not
+                            computed again; cleared by gs_solve before each solve */
     gs_auto_stats auto_stats;
     void *ws[GS_METHOD__COUNT * GS_FORM__COUNT];
     void (*ws_free[GS_METHOD__COUNT * GS_FORM__COUNT])(void *);
