@@ -51,8 +51,10 @@
  * -tol_w), the set S unchanged and the last step full and unclipped -> polish
  * (re-solve Q_CC lam_C = p_C on the contact set with one refinement step,
  * drop negative multipliers and those at round-off level, the zero rule of
- * cset.h: a degenerate pair with w = lam = 0; npm_polish.c) and check again; a polished point that still
- * has violations restarts the iteration from it.
+ * cset.h: a degenerate pair with w = lam = 0; npm_polish.c) and check
+ * again; a polished point that still has violations restarts the iteration
+ * from it, up to the stall cap, where GI relative finishes from the
+ * polished contact set (npm_crossover: the iteration can cycle).
  * Warm start: dual: lam from the solve on the warm set (+ equality pairs),
  * clipped at 0; relative: w = 0 on the warm set, w = Q lam - p (clipped)
  * elsewhere.
@@ -475,11 +477,13 @@ static gs_err npm_solve(gs_solver *s, const gs_problem *pb, const gs_solve_opts 
                 s->w_lam = wv; /* the polish's Q lam - p: the certificate's w */
                 goto done;
             }
-            npm_restart_from(&c, lam, wv);
             if (++stalls >= (dual ? NPM_MAX_STALLS_DUAL : NPM_MAX_STALLS)) {
-                info->status = GS_STATUS_NO_PROGRESS;
+                rc = npm_crossover(&c, lam, info, err);
+                if (rc != GS_OK)
+                    return rc;
                 goto done;
             }
+            npm_restart_from(&c, lam, wv);
             prev_ns = -1;
             last_alpha = 1.0;
             last_full = 0;

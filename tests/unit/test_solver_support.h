@@ -95,6 +95,10 @@ static inline gs_form ts_default_form(gs_method m)
     }
 }
 
+/* Solves that finished with a crossover to GI (gs_solve_info.crossover),
+ * counted by ts_solve for the tests that report them. */
+static int ts_crossovers;
+
 /* gs_solve must succeed and run o's method on o's formulation (the method's
  * default for GS_FORM_DEFAULT). Returns the status. */
 static inline gs_status ts_solve(gs_solver *sv, const gs_problem *pb, const gs_solve_opts *o,
@@ -110,6 +114,7 @@ static inline gs_status ts_solve(gs_solver *sv, const gs_problem *pb, const gs_s
         TS_INT(ts_what, info->method, o->method);
     if (form != GS_FORM_DEFAULT)
         TS_INT(ts_what, info->form, form);
+    ts_crossovers += info->crossover;
     return info->status;
 }
 
