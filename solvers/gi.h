@@ -58,6 +58,16 @@ static inline int gs_gi_ratio_test(int k, const double *lam, const double *r, do
 
 gs_err gs_gi_relative_solve(gs_solver *s, const gs_problem *pb, const gs_solve_opts *o,
                             double *lam, gs_solve_info *info, gs_error *err);
+/* The way out for a method whose own loop stops converging (NPM at its
+ * stall cap, GI dual at its polish cap): GI relative, warm from the set
+ * act[0..k) with the multipliers lam_warm (m; members with a negative one
+ * leave first), finishes the solve on Q itself. Fills lam (m; may be
+ * lam_warm: GI reads the warm multipliers before it writes any of its
+ * answer) and info->status, sets info->crossover, adds GI's iterations to
+ * *iters. o as the method got it (its own warm start is replaced). */
+gs_err gs_gi_relative_finish(gs_solver *s, const gs_problem *pb, const gs_solve_opts *o,
+                             const int *act, int k, const double *lam_warm, double *lam,
+                             gs_solve_info *info, int *iters, gs_error *err);
 gs_err gs_gi_dual_solve(gs_solver *s, const gs_problem *pb, const gs_solve_opts *o, double *lam,
                         gs_solve_info *info, gs_error *err);
 gs_err gs_gi_primal_solve(gs_solver *s, const gs_problem *pb, const gs_solve_opts *o,

@@ -49,7 +49,8 @@
  * dpotrf, one step of iterative refinement) and the optimality of the
  * polished point is verified with w = Q lam - p; bounds with w_a < -tol_w
  * leave A and violated lam_j re-enter the iteration (at most GI_POLISH_MAX
- * rounds, then GS_STATUS_NO_PROGRESS).
+ * rounds; then GI relative finishes from the polished free set,
+ * gs_gi_relative_finish: M's rounding can make the rounds cycle).
  * Adaptations: with o->fasteners_first, bounds of pairs carrying a fastener
  * load (expected in contact) are taken last; equality pairs are never bounded
  * (a dependent equality set, Q_EE singular, ends in GS_STATUS_INFEASIBLE_EQ);
@@ -84,7 +85,7 @@
 #include "linalg.h"
 #include "mixchol.h"
 
-#define GI_POLISH_MAX 8 /* polish rounds before GS_STATUS_NO_PROGRESS */
+#define GI_POLISH_MAX 8 /* polish rounds before the crossover to GI relative */
 #define GI_RUN_MAX 16   /* candidates per run (one pair of dtrsm) */
 /* A warm contact set that needs more corrections than this before the GI
  * invariants hold belongs to an unrelated problem (another gap vector of a
@@ -650,9 +651,13 @@ gs_err gs_gi_dual_solve(gs_solver *s, const gs_problem *pb, const gs_solve_opts 
         }
         if (bad_lam == 0 && bad_w == 0 && zero_rule_verified(ws, s, pb))
             break;
-        if (++rounds > GI_POLISH_MAX) { /* progress guard */
-            info->status = GS_STATUS_NO_PROGRESS;
-            goto out;
+        if (++rounds > GI_POLISH_MAX) {
+            /* M's rounding makes the loop cycle: GI relative, on Q itself,
+             * finishes from the polished free set */
+            gs_err rc = gs_gi_relative_finish(s, pb, o, ws->fs.idx, ws->fs.k, ws->lam, lam, info,
+                                              &iters, err);
+            info->iterations = iters;
+            return rc;
         }
         /* M disagrees with Q beyond the tolerance. Bounds whose gap came out
          * negative leave A; otherwise the most violated polished lam_j enters

@@ -669,3 +669,20 @@ out:
     info->iterations = iters;
     return GS_OK;
 }
+
+gs_err gs_gi_relative_finish(gs_solver *s, const gs_problem *pb, const gs_solve_opts *o,
+                             const int *act, int k, const double *lam_warm, double *lam,
+                             gs_solve_info *info, int *iters, gs_error *err)
+{
+    const gs_warm warm = {.n_act = k, .act = act, .lam = lam_warm};
+    gs_solve_opts ow = *o;
+    ow.warm = &warm;
+    gs_solve_info gi = {0};
+    gs_err rc = gs_gi_relative_solve(s, pb, &ow, lam, &gi, err);
+    if (rc != GS_OK)
+        return rc;
+    info->status = gi.status;
+    info->crossover = 1;
+    *iters += gi.iterations;
+    return GS_OK;
+}

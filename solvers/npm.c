@@ -54,7 +54,7 @@
  * cset.h: a degenerate pair with w = lam = 0; npm_polish.c) and check
  * again; a polished point that still has violations restarts the iteration
  * from it, up to the stall cap, where GI relative finishes from the
- * polished contact set (npm_crossover: the iteration can cycle).
+ * polished contact set (gs_gi_relative_finish: the iteration can cycle).
  * Warm start: dual: lam from the solve on the warm set (+ equality pairs),
  * clipped at 0; relative: w = 0 on the warm set, w = Q lam - p (clipped)
  * elsewhere.
@@ -84,6 +84,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gi.h"
 #include "npm_impl.h"
 
 static void npm_free(void *p)
@@ -478,7 +479,9 @@ static gs_err npm_solve(gs_solver *s, const gs_problem *pb, const gs_solve_opts 
                 goto done;
             }
             if (++stalls >= (dual ? NPM_MAX_STALLS_DUAL : NPM_MAX_STALLS)) {
-                rc = npm_crossover(&c, lam, info, err);
+                /* the polished set and multipliers (the factor's) */
+                rc = gs_gi_relative_finish(s, pb, o, cs->idx, cs->k, lam, lam, info, &c.newton,
+                                           err);
                 if (rc != GS_OK)
                     return rc;
                 goto done;

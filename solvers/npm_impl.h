@@ -75,8 +75,9 @@
 #define NPM_POLISH_EARLY_STALLS 5
 #endif
 /* Polishes that leave violations (each restarts the iteration) before the
- * solve crosses over to GI's active set from the polished contact set
- * (npm_crossover). Measured 2026-11-26 over 2,600 relative and primal
+ * solve crosses over to GI relative from the polished contact set
+ * (gs_gi_relative_finish: its ratio tests keep the multipliers feasible, so
+ * it cannot cycle as the restarts did). Measured 2026-11-26 over 2,600 relative and primal
  * solves (test_solvers_agree's small lap, sandwich, lap-fine clouds; the
  * bench's lap and sandwich gaps at 10 / 50 / 100 %): at most 6 polishes
  * left violations; the ones that reached the former cap of 50 (3 lap-fine
@@ -222,11 +223,5 @@ double npm_step_length(npm_ctx *c, int nl);
 int npm_polish(npm_ctx *c, double *lam, double *w);
 /* The iterate and its gradient from the polished (lam, w). */
 void npm_restart_from(npm_ctx *c, const double *lam, const double *w);
-/* The way out of a projected iteration that keeps leaving violations: GI
- * on the relative form, warm from the polished contact set (the factor's
- * set, lam its multipliers), finishes the solve. Fills lam, info->status,
- * info->crossover; adds GI's iterations to c->newton. GI's ratio tests keep
- * the multipliers feasible, so it cannot cycle as the restarts did. */
-gs_err npm_crossover(npm_ctx *c, double *lam, gs_solve_info *info, gs_error *err);
 
 #endif

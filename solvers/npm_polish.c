@@ -9,15 +9,14 @@
  * product at exactly its multipliers, is the certificate's (gs_solver.w_lam).
  * Some: the driver restarts the projected iteration from the polished point
  * (npm_restart_from; the dual form's gradient is that w) and polishes again
- * later (npm.c: at most NPM_MAX_STALLS times; then npm_crossover hands the
- * polished contact set to GI relative, which finishes the solve).
+ * later (npm.c: at most NPM_MAX_STALLS times; then GI relative finishes
+ * from the polished contact set, gs_gi_relative_finish).
  * After a polish the factor holds C (c->chol = 1 for the rest of the solve).
  * Cost: O(k^2) per settle round (cset.h: a refinement O(m k) above k = m /
  * 14), one O(m k) product for w, plus the factor's updates (k = |C|).
  */
 #include <string.h>
 
-#include "gi.h"
 #include "npm_impl.h"
 
 int npm_polish(npm_ctx *c, double *lam, double *w)
@@ -79,22 +78,4 @@ void npm_restart_from(npm_ctx *c, const double *lam, const double *w)
         else
             npm_rel_gradient(c->s, ws->x, ws->y, ws->g);
     }
-}
-
-gs_err npm_crossover(npm_ctx *c, double *lam, gs_solve_info *info, gs_error *err)
-{
-    const gs_cset *cs = &c->ws->cs;
-    /* lam is GI's warm lam and its output: GI reads the warm start's lam
-     * (to order the set) before it writes any of its answer */
-    const gs_warm warm = {.n_act = cs->k, .act = cs->idx, .lam = lam};
-    gs_solve_opts o = *c->o;
-    o.warm = &warm;
-    gs_solve_info gi = {0};
-    gs_err rc = gs_gi_relative_solve(c->s, c->pb, &o, lam, &gi, err);
-    if (rc != GS_OK)
-        return rc;
-    info->status = gi.status;
-    info->crossover = 1;
-    c->newton += gi.iterations;
-    return GS_OK;
 }

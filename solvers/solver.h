@@ -132,8 +132,9 @@ typedef struct {
     int auto_explored;     /* 1 if auto tried a candidate to measure it */
     int warm_used;         /* 1 if the warm start was used */
     int warm_kept;         /* pairs of the warm contact set kept at the start */
-    int crossover;         /* 1 if the method finished with GI's active set from its own
-                              contact set (NPM at its stall cap; iterations count both) */
+    int crossover;         /* 1 if GI relative finished the solve from the method's own
+                              contact set (NPM at its stall cap, GI dual at its polish
+                              cap: their loops cycled); iterations count both */
     gs_kkt kkt;            /* certificate */
 } gs_solve_info;
 

@@ -123,12 +123,14 @@ static void cloud_case(gs_gen_kind kind, int ngaps, double scale)
  * cold and warm from the previous problem's answer: 8 by default, of the
  * lap and sandwich models; GS_STRESS_SEEDS=N (from GS_STRESS_START,
  * default 100) runs N, of the models GS_STRESS_KINDS names (comma-separated
- * generator kinds, e.g. "lap,sandwich,lap-fine"), the way the IPM's cycling
- * gaps were found (4 of 3,000: test_ipm). */
+ * generator kinds, e.g. "lap,sandwich,lap-fine") at GS_STRESS_SCALE (the
+ * paper-size model refined by it, e.g. 0.3; default 0: the small models),
+ * the way the IPM's cycling gaps were found (4 of 3,000: test_ipm). */
 GS_TEST(many_small_clouds)
 {
     const char *n_env = getenv("GS_STRESS_SEEDS"), *s_env = getenv("GS_STRESS_START"),
-               *k_env = getenv("GS_STRESS_KINDS");
+               *k_env = getenv("GS_STRESS_KINDS"), *sc_env = getenv("GS_STRESS_SCALE");
+    const double scale = sc_env ? atof(sc_env) : 0.0;
     const int n = n_env ? (atoi(n_env) > 0 ? atoi(n_env) : 0) : 8;
     const unsigned long long s0 = s_env ? strtoull(s_env, NULL, 10) : 100;
     gs_gen_kind kinds[8];
@@ -143,22 +145,26 @@ GS_TEST(many_small_clouds)
     ts_crossovers = 0;
     for (unsigned long long sd = s0; sd < s0 + (unsigned long long)n; sd++)
         for (int k = 0; k < nk; k++)
-            cloud_case_seed(kinds[k], 2, 0, sd, 1);
+            cloud_case_seed(kinds[k], 2, scale, sd, 1);
     printf("  crossovers to GI: %d\n", ts_crossovers);
 }
 
-/* The lap-fine clouds (3 of 3,000 small ones) on which the primal NPM
- * iteration cycled between two contact sets, each polish leaving
- * violations of 4e-8 - 1e-7 mm, until it gave up (no_progress): with the
- * crossover to GI at the stall cap (npm_crossover) every method is optimal
- * and within 1e-7 mm of the oracle, cold and warm. Whether a cycle occurs
- * depends on the rounding of the BLAS kernels: the count is printed. */
-GS_TEST(npm_crossover_where_its_iteration_cycled)
+/* The clouds on which an iteration cycled until it gave up (no_progress):
+ * the primal NPM on 3 of 3,000 small lap-fine ones (two contact sets, each
+ * polish leaving violations of 4e-8 - 1e-7 mm), GI dual on a sandwich at
+ * scale 0.3 at 0% (its polish rounds, M = Q^-1 rounded, one pair in and
+ * out). With the crossover to GI relative at their caps
+ * (gs_gi_relative_finish) every method is optimal and within 1e-7 mm of
+ * the oracle, cold and warm. Whether a cycle occurs depends on the
+ * rounding of the BLAS kernels (GI dual's: Zen and Haswell kernels, not
+ * Prescott): the count is printed. */
+GS_TEST(crossover_where_an_iteration_cycled)
 {
     static const unsigned long long seeds[] = {695, 1799, 2106};
     ts_crossovers = 0;
     for (int a = 0; a < 3; a++)
         cloud_case_seed(GS_GEN_LAP_FINE, 2, 0, seeds[a], 1);
+    cloud_case_seed(GS_GEN_SANDWICH, 2, 0.3, 102, 1);
     printf("  crossovers to GI: %d\n", ts_crossovers);
 }
 
