@@ -77,14 +77,15 @@
 /* Polishes that leave violations (each restarts the iteration) before the
  * solve crosses over to GI relative from the polished contact set
  * (gs_gi_relative_finish: its ratio tests keep the multipliers feasible, so
- * it cannot cycle as the restarts did). Measured 2026-11-26 over 2,600 relative and primal
- * solves (test_solvers_agree's small lap, sandwich, lap-fine clouds; the
- * bench's lap and sandwich gaps at 10 / 50 / 100 %): at most 6 polishes
- * left violations; the ones that reached the former cap of 50 (3 lap-fine
- * primal gaps in 3,000 small clouds) cycled between two contact sets whose
- * polishes leave violations of 4e-8 and 1e-7 mm. The dual form polishes
- * after every Newton step, so its cap allows as many Newton steps as the
- * others' former one (500; the measured solves take 11-17). */
+ * it cannot cycle as the restarts did). Measured 2026-11-26 over 2,600
+ * relative and primal solves (test_solvers_agree's small lap, sandwich,
+ * lap-fine clouds; the bench's lap and sandwich gaps at 10 / 50 / 100 %):
+ * at most 6 polishes left violations; the ones that reached the former cap
+ * of 50 (3 lap-fine primal gaps in 3,000 small clouds) cycled between two
+ * contact sets whose polishes leave violations of 4e-8 and 1e-7 mm. The
+ * dual form polishes after every Newton step, so its cap allows as many
+ * Newton steps as the others' former one (500; the measured solves take
+ * 11-17). */
 #define NPM_MAX_STALLS 12
 #define NPM_MAX_STALLS_DUAL 500
 /* A step length below this is no move at all (the line search found no
