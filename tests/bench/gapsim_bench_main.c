@@ -849,7 +849,7 @@ int main(int argc, char **argv)
             const int kv = variant_gaps(&vars[vi], k);
             KV[vi] = kv;
             double it = 0, cg = 0, na = 0, dx = 0, dw = 0, mean = 0;
-            int opt = 0;
+            int opt = 0, xover = 0;
             gs_form ran = o.form; /* the formulation that ran (default resolved) */
             int picked[GS_METHOD__COUNT * GS_FORM__COUNT] = {0};
             char label[64];
@@ -878,6 +878,7 @@ int main(int argc, char **argv)
                 cg += info.cg_iterations;
                 na += info.n_act;
                 opt += info.status == GS_STATUS_OPTIMAL;
+                xover += info.crossover;
                 if (o.method != GS_METHOD_AUTO && kv == k && info.time < tbest[r])
                     tbest[r] = info.time;
                 if (a.no_ref) {
@@ -908,6 +909,10 @@ int main(int argc, char **argv)
                    "%10.2e %8.2f%s\n",
                    label, kv, 1e3 * med, 1e3 * mean, 1e3 * p95, 1e3 * mx, it / kv, cg / kv,
                    it > 0 ? cg / it : 0.0, na / kv, opt, kv, dx, dw, med / bound, verdict);
+            if (xover > 0) /* the method's loop cycled: GI relative finished (solver.h) */
+                printf("    %d of %d solves finished by GI relative from the method's own "
+                       "contact set (crossover)\n",
+                       xover, kv);
             if (a.cloud && kv == k) {
                 /* the cloud in order, warm from the previous gap, one workspace */
                 double it_c = it, it_w = 0, dwc = 0, tsum = 0;
