@@ -238,13 +238,14 @@ int main(int argc, char **argv)
     }
 
     /* summary */
-    int optimal = 0, above = 0, warm = 0;
+    int optimal = 0, above = 0, warm = 0, crossed = 0;
     double sum_w = 0.0, max_w = 0.0, sum_act = 0.0;
     int act_min = mdl->m, act_max = 0;
     double *tt = malloc((size_t)k * sizeof *tt), *mw = malloc((size_t)k * sizeof *mw);
     for (int r = 0; r < k; r++) {
         optimal += info[r].status == GS_STATUS_OPTIMAL;
         warm += info[r].warm_used;
+        crossed += info[r].crossover;
         for (int i = 0; i < mdl->m; i++)
             sum_w += ms.W[(size_t)r * mdl->m + i];
         max_w = fmax(max_w, maxw[r]);
@@ -281,6 +282,9 @@ int main(int argc, char **argv)
     printf("\n");
     if (chain != GS_CHAIN_OFF)
         printf("           warm started         %d of %d gaps\n", warm, k);
+    if (crossed) /* docs/solvers.md: NPM's stall cap, GI dual's polish cap */
+        printf("           finished by GI       %d of %d gaps (the method's own loop cycled)\n",
+               crossed, k);
     printf("           throughput           %.1f solves/s on %ld threads (%.2f s wall)\n",
            k / wall, threads, wall);
     free(tt);

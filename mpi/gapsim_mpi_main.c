@@ -251,6 +251,7 @@ static gs_err summary_one(const gm_out *o, const gs_gap_source *res, const gs_ga
                 break;
             gs_cstats_row cr = {.w = w, .g = g, .m = o->m, .time = r.time, .n_act = r.n_act,
                                 .iterations = r.iterations, .warm_used = r.flags & 1,
+                                .crossover = (r.flags & 4) != 0,
                                 .status = gs_status_name((gs_status)r.status),
                                 .method = gs_method_name((gs_method)r.method),
                                 .form = gs_form_name((gs_form)r.form)};

@@ -39,7 +39,7 @@ gs_err gm_bcast_precomp(const gs_model *mdl, gs_precomp **pc, gs_error *err);
 
 /* Per-gap record of the sidecar (what the summary needs besides w). */
 typedef struct {
-    int32_t status, method, form, flags; /* flags: 1 warm_used, 2 auto_chosen */
+    int32_t status, method, form, flags; /* flags: 1 warm_used, 2 auto_chosen, 4 crossover */
     int32_t n_act, iterations;
     double time;                         /* s */
 } gm_rec;

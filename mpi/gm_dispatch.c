@@ -119,7 +119,8 @@ static gs_err sink_put(void *ctx, int slot, const gs_run_result *r, gs_error *er
     memcpy(s->W + pos * d->m, r->w, sizeof(double) * (size_t)d->m);
     const gs_solve_info *in = r->info;
     s->recs[pos] = (gm_rec){.status = in->status, .method = in->method, .form = in->form,
-                            .flags = (in->warm_used ? 1 : 0) | (in->auto_chosen ? 2 : 0),
+                            .flags = (in->warm_used ? 1 : 0) | (in->auto_chosen ? 2 : 0) |
+                                     (in->crossover ? 4 : 0),
                             .n_act = in->n_act, .iterations = in->iterations, .time = in->time};
     return GS_OK;
 }

@@ -33,7 +33,7 @@ struct gs_cstats {
     double *time;               /* per result, ms */
     int *nact;
     long long iters;
-    int warm, statuses[8], n_status;
+    int warm, crossovers, statuses[8], n_status;
     char status_name[8][16];
     char solver_name[8][40];
     int solvers[8], n_solver;
@@ -160,6 +160,7 @@ gs_err gs_cstats_add(gs_cstats *a, const gs_cstats_row *r, gs_error *err)
     a->nact[a->count] = r->n_act;
     a->iters += r->iterations;
     a->warm += r->warm_used;
+    a->crossovers += r->crossover;
     count_name(a->status_name, a->statuses, &a->n_status, r->status);
     char sv[40];
     snprintf(sv, sizeof sv, "%s/%s", r->method, r->form);
@@ -617,8 +618,9 @@ gs_err gs_cstats_json(gs_cstats *s, const char *job_id, const char *assembly_id,
     gs_buf_printf(b, "},\"failures\":%d,\"solvers\":{", not_optimal);
     for (int i = 0; i < a->n_solver; i++)
         gs_buf_printf(b, "%s\"%s\":%d", i ? "," : "", a->solver_name[i], a->solvers[i]);
-    gs_buf_printf(b, "},\"warm_started\":%d,\"iterations\":{\"total\":%lld,\"mean\":", a->warm,
-                   a->iters);
+    gs_buf_printf(b, "},\"warm_started\":%d,\"crossovers\":%d,\"iterations\":{\"total\":%lld,"
+                   "\"mean\":",
+                   a->warm, a->crossovers, a->iters);
     gs_buf_json_num(b, n ? (double)a->iters / n : 0);
     gs_buf_puts(b, "}}");
     return GS_OK;

@@ -38,6 +38,7 @@ typedef struct {
     int m;
     double time;            /* s */
     int n_act, iterations, warm_used;
+    int crossover;          /* GI relative finished (gs_solve_info.crossover) */
     const char *status;     /* gs_status_name */
     const char *method, *form;
 } gs_cstats_row;

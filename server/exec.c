@@ -81,13 +81,14 @@ void gsd_exec_row(gsd_worker *w, const gs_solve_info *info, double tol, gsd_resu
     out->form = info->form;
     out->auto_chosen = info->auto_chosen;
     out->warm_used = info->warm_used;
+    out->crossover = info->crossover;
     out->n_act = info->n_act;
     out->iterations = info->iterations;
     out->cg_iterations = info->cg_iterations;
     out->time = info->time;
     out->kkt = info->kkt;
     out->kkt_pass = gs_kkt_pass(&info->kkt, tol);
-    gsd_metrics_solve(&w->app->metrics, info->method, info->status, info->time);
+    gsd_metrics_solve(&w->app->metrics, info);
 }
 
 gs_err gsd_exec_copy(const gsd_result_row *src, gsd_result_row *dst, gs_error *err)

@@ -543,7 +543,7 @@ static gs_err chunk_put(void *ctx, int slot, const gs_run_result *r, gs_error *e
 {
     chunk_ctx *c = ctx;
     if (r->info->status == GS_STATUS_CANCELLED) { /* job cancelled or daemon stopping */
-        gsd_metrics_solve(&c->app->metrics, r->info->method, r->info->status, r->info->time);
+        gsd_metrics_solve(&c->app->metrics, r->info);
         c->cut = 1;
         return gs_errorf(err, GS_ERR_INVALID, "", "cut short"); /* ends the chunk */
     }

@@ -8,11 +8,15 @@
 static const double time_le[GSD_TIME_BUCKETS] = {0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05,
                                                   0.1,    0.2,   0.5,   1,     2,    5,    10};
 
-void gsd_metrics_solve(gsd_metrics *mt, gs_method method, gs_status status, double seconds)
+void gsd_metrics_solve(gsd_metrics *mt, const gs_solve_info *info)
 {
-    int mi = (method >= 0 && method < GS_METHOD__COUNT) ? (int)method : 0;
-    int si = ((int)status >= 0 && (int)status < GSD_STATUS_SLOTS) ? (int)status : 0;
+    const double seconds = info->time;
+    int mi = (info->method >= 0 && info->method < GS_METHOD__COUNT) ? (int)info->method : 0;
+    int si = ((int)info->status >= 0 && (int)info->status < GSD_STATUS_SLOTS) ? (int)info->status
+                                                                             : 0;
     atomic_fetch_add(&mt->solves[mi][si], 1);
+    if (info->crossover)
+        atomic_fetch_add(&mt->crossovers[mi], 1);
     int b = 0;
     while (b < GSD_TIME_BUCKETS && seconds > time_le[b])
         b++;
@@ -51,6 +55,15 @@ void gsd_metrics_render(const gsd_metrics *mt, gs_buf *b, const gsd_gauges *g)
     }
     gs_buf_printf(b, "gapsim_solve_seconds_sum %.6f\ngapsim_solve_seconds_count %lld\n",
                    1e-6 * (double)atomic_load(&mt->time_sum_us), cum);
+    gs_buf_puts(b, "# HELP gapsim_solve_crossovers_total Solves that GI relative finished "
+                    "because the method's own iteration cycled, by method.\n"
+                    "# TYPE gapsim_solve_crossovers_total counter\n");
+    for (int m = 0; m < GS_METHOD__COUNT; m++) {
+        long long v = atomic_load(&mt->crossovers[m]);
+        if (v)
+            gs_buf_printf(b, "gapsim_solve_crossovers_total{solver=\"%s\"} %lld\n",
+                           gs_method_name((gs_method)m), v);
+    }
     gs_buf_printf(b,
                    "# HELP gapsim_cache_hits_total Results served from the result cache.\n"
                    "# TYPE gapsim_cache_hits_total counter\ngapsim_cache_hits_total %lld\n"

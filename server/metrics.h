@@ -3,8 +3,8 @@
  *
  * Owns: lock-free counters (C11 atomics) updated by workers and connection
  * threads, and their Prometheus text rendering: solves by method and status,
- * a solve-time histogram, cache hits and misses, HTTP responses by status
- * class. Gauges (queue depth, jobs) are read from their owners at render time.
+ * a solve-time histogram, crossovers by method, cache hits and misses, HTTP
+ * responses by status class. Gauges (queue depth, jobs) are read from their owners at render time.
  */
 #ifndef GSD_METRICS_H
 #define GSD_METRICS_H
@@ -22,6 +22,7 @@ typedef struct {
     atomic_llong solves[GS_METHOD__COUNT][GSD_STATUS_SLOTS];
     atomic_llong time_bucket[GSD_TIME_BUCKETS + 1]; /* last: +Inf */
     atomic_llong time_sum_us;
+    atomic_llong crossovers[GS_METHOD__COUNT]; /* solves GI relative finished, by method */
     atomic_llong cache_hits, cache_misses;
     atomic_llong summary_hits;    /* summaries served from the summary cache (summary.h) */
     atomic_llong summaries_full, summaries_counted; /* summaries computed (summary.h) */
@@ -30,7 +31,8 @@ typedef struct {
     atomic_llong results_retained; /* single solves deleted by retention or the quota */
 } gsd_metrics;
 
-void gsd_metrics_solve(gsd_metrics *mt, gs_method method, gs_status status, double seconds);
+/* One solve: its method, status, time and crossover (gs_solve_info). */
+void gsd_metrics_solve(gsd_metrics *mt, const gs_solve_info *info);
 void gsd_metrics_http(gsd_metrics *mt, unsigned code);
 /* A summary answered: from the cache (cached), or computed (computed:
  * GSD_SUMMARY_FULL / GSD_SUMMARY_COUNTED of summary.h, 0: neither). */

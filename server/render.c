@@ -34,10 +34,10 @@ void gsd_render_result(const gsd_result_row *r, unsigned ret, const double *x, i
     gs_buf_puts(b, ",\"formulation\":");
     gs_buf_json_str(b, gs_form_name(r->form));
     gs_buf_printf(b,
-                   ",\"auto\":%s,\"warm_start_used\":%s,\"n_act\":%d,\"iterations\":%d,"
-                   "\"cg_iterations\":%d,\"time_ms\":",
-                   r->auto_chosen ? "true" : "false", r->warm_used ? "true" : "false", r->n_act,
-                   r->iterations, r->cg_iterations);
+                   ",\"auto\":%s,\"warm_start_used\":%s,\"crossover\":%s,\"n_act\":%d,"
+                   "\"iterations\":%d,\"cg_iterations\":%d,\"time_ms\":",
+                   r->auto_chosen ? "true" : "false", r->warm_used ? "true" : "false",
+                   r->crossover ? "true" : "false", r->n_act, r->iterations, r->cg_iterations);
     gs_buf_json_num(b, 1e3 * r->time);
     double wmax = 0;
     if (r->w)

@@ -54,7 +54,7 @@ const char *const gsd_store_sql[S__COUNT] = {
     [S_JOB_LIST_BOTH] = "SELECT " JOB_COLS " FROM jobs WHERE assembly_id=?1 AND status=?2 "
                         "ORDER BY created_at, rowid",
     [S_RES_INSERT] = "INSERT INTO results (" RES_COLS ") VALUES "
-                     "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                     "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
     [S_RES_GET] = "SELECT " RES_COLS " FROM results WHERE id=?1",
     [S_RES_FIND_KEY] = "SELECT " RES_COLS " FROM results WHERE assembly_id=?1 AND "
                        "cache_key=?2 AND status='optimal' "

@@ -159,6 +159,7 @@ typedef struct {
     gs_method method;       /* the method that solved (stored as gs_method_name) */
     gs_form form;           /* its formulation (stored as gs_form_name) */
     int auto_chosen, warm_used;
+    int crossover;          /* GI relative finished (gs_solve_info.crossover) */
     int n_act, iterations, cg_iterations;
     double time;            /* s */
     gs_kkt kkt;             /* the certificate; stored: primal_infeas, dual_infeas,

@@ -44,9 +44,9 @@
     "id, assembly_id, job_id, job_index, cache_key, status, method, form, auto_chosen, " \
     "warm_used, n_act, iterations, cg_iterations, time, kkt_primal_infeas, "           \
     "kkt_dual_infeas, kkt_complementarity, kkt_stationarity, kkt_gap, kkt_obj_primal, " \
-    "kkt_pass, m, created_at"
+    "kkt_pass, m, created_at, crossover"
 #define RES_COLS RES_SCALAR_COLS ", w, lam, w_enc, lam_enc"
-#define RES_COL_W 23 /* column index of w in RES_COLS; lam, w_enc, lam_enc follow */
+#define RES_COL_W 24 /* column index of w in RES_COLS; lam, w_enc, lam_enc follow */
 
 enum {
     S_BEGIN, S_COMMIT, S_ROLLBACK,

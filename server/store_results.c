@@ -122,6 +122,7 @@ static gs_err read_result_scalars(sqlite3_stmt *s, gsd_result_row *r, gs_error *
     r->kkt_pass = (int)r_int(&rd);
     r->m = (int)r_int(&rd);
     r->created_at = r_real(&rd);
+    r->crossover = (int)r_int(&rd);
     if (gs_status_parse(status, &r->status))
         return gs_errorf(err, GS_ERR_FORMAT, "status", "result %s: unknown status \"%s\"", r->id,
                          status);
@@ -177,6 +178,7 @@ static gs_err result_insert(gsd_store *st, const gsd_result_row *r, int i, gs_er
     b_int(&b, r->kkt_pass);
     b_int(&b, r->m);
     b_real(&b, r->created_at);
+    b_int(&b, r->crossover);
     b_blob(&b, wp, w_len);
     b_blob(&b, lp, lam_len);
     b_int(&b, w_enc);

@@ -462,6 +462,9 @@ static void print_summary(const cJSON *s)
     print_counts("solvers", cJSON_GetObjectItemCaseSensitive(s, "solvers"));
     gc_kv("failures", "%d", gc_jint(s, "failures", 0));
     gc_kv("warm_started", "%d", gc_jint(s, "warm_started", 0));
+    if (gc_jint(s, "crossovers", 0))
+        gc_kv("crossovers", "%d (finished by GI relative: the method's own loop cycled)",
+              gc_jint(s, "crossovers", 0));
     const cJSON *it = cJSON_GetObjectItemCaseSensitive(s, "iterations");
     gc_kv("iterations", "total %.0f, mean %.1f", gc_jnum(it, "total", 0), gc_jnum(it, "mean", 0));
     const cJSON *h = cJSON_GetObjectItemCaseSensitive(s, "residual_histogram");

@@ -102,6 +102,8 @@ static void print_result(const cJSON *r)
               gc_jbool(kkt, "pass", 0) ? "pass" : "FAIL", gc_jnum(kkt, "primal_infeas", 0),
               gc_jnum(kkt, "dual_infeas", 0), gc_jnum(kkt, "complementarity", 0));
     gc_kv("warm_start_used", "%s", gc_jbool(r, "warm_start_used", 0) ? "yes" : "no");
+    if (gc_jbool(r, "crossover", 0))
+        gc_kv("crossover", "yes (the method's own loop cycled; GI relative finished)");
     gc_kv("cached", "%s", gc_jbool(r, "cached", 0) ? "yes" : "no");
 }
 

@@ -116,6 +116,7 @@ static gsd_result_row make_result(const char *id, const char *asm_id, const char
     r.form = GS_FORM_RELATIVE;
     r.auto_chosen = seed & 1;
     r.warm_used = (seed >> 1) & 1;
+    r.crossover = (seed >> 2) & 1;
     r.n_act = m / 10;
     r.iterations = 17 + seed;
     r.cg_iterations = 3 * seed;
@@ -150,6 +151,7 @@ static void check_result_eq(const gsd_result_row *a, const gsd_result_row *b, in
     GS_CHECK_INT(a->form, b->form);
     GS_CHECK_INT(a->auto_chosen, b->auto_chosen);
     GS_CHECK_INT(a->warm_used, b->warm_used);
+    GS_CHECK_INT(a->crossover, b->crossover);
     GS_CHECK_INT(a->n_act, b->n_act);
     GS_CHECK_INT(a->iterations, b->iterations);
     GS_CHECK_INT(a->cg_iterations, b->cg_iterations);
@@ -500,6 +502,7 @@ GS_TEST(store_result_roundtrip_exact)
     r.form = GS_FORM_PRIMAL;
     r.auto_chosen = 1;
     r.warm_used = 1;
+    r.crossover = 1;
     r.n_act = 4;
     r.iterations = 1000;
     r.cg_iterations = 123456;
@@ -572,6 +575,53 @@ GS_TEST(store_result_roundtrip_exact)
     sqlite3_close(db);
     GS_CHECK_INT(gsd_store_result_get(st, "r_single", &b, &found, &e), GS_ERR_FORMAT);
     GS_CHECK(b.w == NULL && b.lam == NULL);
+    gsd_store_close(st);
+}
+
+/* A database of schema version 4 (before 005_result_crossover.sql) with
+ * results in it: reopening migrates it, its rows read crossover 0 and
+ * everything else as written, and new rows keep their flag. */
+GS_TEST(store_migration_5_keeps_old_results)
+{
+    char p[512];
+    gsd_store *st = open_ok(fresh_db(p, sizeof p, "store_mig5.db"));
+    GS_CHECK(st != NULL);
+    seed_parents(st, 4);
+    gs_error e;
+    enum { M = 40 };
+    double w[2][M], lam[2][M];
+    gsd_result_row r[2];
+    for (int i = 0; i < 2; i++)
+        r[i] = make_result(i ? "r_new" : "r_old", "a_1", "j_1", i, M, w[i], lam[i], 4 + i);
+    GS_CHECK(r[0].crossover == 1 && r[1].crossover == 1); /* seeds 4, 5: bit 2 set */
+    GS_CHECK_INT(gsd_store_results_put(st, &r[0], 1, NULL, 0, 0, 0, 0, &e), GS_OK);
+    gsd_store_close(st);
+    /* back to version 4: the column did not exist then */
+    sqlite3 *db = NULL;
+    GS_CHECK_INT(sqlite3_open(p, &db), SQLITE_OK);
+    GS_CHECK_INT(sqlite3_exec(db, "ALTER TABLE results DROP COLUMN crossover; "
+                                  "PRAGMA user_version=4;", NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(db);
+    GS_CHECK_INT(raw_int(p, "SELECT count(*) FROM pragma_table_info('results') "
+                            "WHERE name='crossover'"), 0);
+
+    st = open_ok(p);
+    GS_CHECK(st != NULL);
+    GS_CHECK_INT(gsd_store_schema_version(st), gsd_migrations[gsd_migrations_count - 1].version);
+    GS_CHECK(gsd_store_schema_version(st) >= 5);
+    gsd_result_row b;
+    int found = 0;
+    GS_CHECK_INT(gsd_store_result_get(st, "r_old", &b, &found, &e), GS_OK);
+    GS_CHECK_INT(found, 1);
+    r[0].crossover = 0; /* written before the column: the default */
+    check_result_eq(&r[0], &b, 1);
+    gsd_result_row_free(&b);
+    GS_CHECK_INT(gsd_store_results_put(st, &r[1], 1, NULL, 0, 0, 0, 0, &e), GS_OK);
+    GS_CHECK_INT(gsd_store_result_get(st, "r_new", &b, &found, &e), GS_OK);
+    GS_CHECK_INT(found, 1);
+    GS_CHECK_INT(b.crossover, 1);
+    check_result_eq(&r[1], &b, 1);
+    gsd_result_row_free(&b);
     gsd_store_close(st);
 }
 

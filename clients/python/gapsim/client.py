@@ -237,7 +237,8 @@ class Client:
         Returns:
             The result dict as the daemon sends it: "id", "status", "w",
             "lambda", "contact", "n_act", "iterations", "time_ms", "cached",
-            "warm_start_used", "max_residual", "kkt", ... (lists of floats).
+            "warm_start_used", "crossover", "max_residual", "kkt", ... (lists
+            of floats).
         """
         body = _options(options)
         try:
