@@ -296,6 +296,14 @@ static step_result gi_add_block(gi_rel_ws *ws, const gs_problem *pb, int b, int 
         return STEP_NOMEM;
     for (int i = 0; i < b; i++)
         ws->lamJ[i] = 0.0;
+    /* Q_JJ below: b (b + 1) / 2 entries scattered over the block's own
+     * columns of Q, which nothing else reads (the pool holds their rows in
+     * the members' columns), so each is a miss to memory; asked for now,
+     * they arrive while the triangular solve runs: cold solves 1.4-4% faster
+     * at 10%, 2-2.3% at 50%, 1.2-1.7% at 100% on the lap joint (docs/solvers.md) */
+    for (int j = 0; j < b; j++)
+        for (int i = j; i < b; i++)
+            __builtin_prefetch(&Q[(size_t)ws->J[j] * m + ws->J[i]]);
     if (cs->k > 0)
         gs_trsm_l(cs->k, cs->f.L, (size_t)cs->f.cap, ws->X, m, b);
     while (b > 1) {
