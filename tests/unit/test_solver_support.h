@@ -96,8 +96,21 @@ static inline gs_form ts_default_form(gs_method m)
 }
 
 /* Solves that finished with a crossover to GI (gs_solve_info.crossover),
- * counted by ts_solve for the tests that report them. */
-static int ts_crossovers;
+ * by the method asked for, counted by ts_solve for the tests that report
+ * them (ts_print_crossovers). */
+static int ts_crossovers[GS_METHOD__COUNT];
+
+static inline void ts_print_crossovers(void)
+{
+    int total = 0, shown = 0;
+    for (int k = 0; k < GS_METHOD__COUNT; k++)
+        total += ts_crossovers[k];
+    printf("  crossovers to GI: %d", total);
+    for (int k = 0; k < GS_METHOD__COUNT; k++)
+        if (ts_crossovers[k])
+            printf("%s%s %d", shown++ ? ", " : " (", gs_method_name((gs_method)k), ts_crossovers[k]);
+    printf("%s\n", shown ? ")" : "");
+}
 
 /* gs_solve must succeed and run o's method on o's formulation (the method's
  * default for GS_FORM_DEFAULT). Returns the status. */
@@ -114,7 +127,8 @@ static inline gs_status ts_solve(gs_solver *sv, const gs_problem *pb, const gs_s
         TS_INT(ts_what, info->method, o->method);
     if (form != GS_FORM_DEFAULT)
         TS_INT(ts_what, info->form, form);
-    ts_crossovers += info->crossover;
+    if (info->method >= 0 && info->method < GS_METHOD__COUNT)
+        ts_crossovers[info->method] += info->crossover;
     return info->status;
 }
 

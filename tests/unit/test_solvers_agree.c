@@ -142,11 +142,11 @@ GS_TEST(many_small_clouds)
         GS_CHECK_MSG(gs_gen_kind_parse(t, &kinds[nk]) == 0, "GS_STRESS_KINDS: no model '%s'", t);
         nk++;
     }
-    ts_crossovers = 0;
+    memset(ts_crossovers, 0, sizeof ts_crossovers);
     for (unsigned long long sd = s0; sd < s0 + (unsigned long long)n; sd++)
         for (int k = 0; k < nk; k++)
             cloud_case_seed(kinds[k], 2, scale, sd, 1);
-    printf("  crossovers to GI: %d\n", ts_crossovers);
+    ts_print_crossovers();
 }
 
 /* The clouds on which an iteration cycled until it gave up (no_progress):
@@ -161,11 +161,11 @@ GS_TEST(many_small_clouds)
 GS_TEST(crossover_where_an_iteration_cycled)
 {
     static const unsigned long long seeds[] = {695, 1799, 2106};
-    ts_crossovers = 0;
+    memset(ts_crossovers, 0, sizeof ts_crossovers);
     for (int a = 0; a < 3; a++)
         cloud_case_seed(GS_GEN_LAP_FINE, 2, 0, seeds[a], 1);
     cloud_case_seed(GS_GEN_SANDWICH, 2, 0.3, 102, 1);
-    printf("  crossovers to GI: %d\n", ts_crossovers);
+    ts_print_crossovers();
 }
 
 GS_TEST(lap_cloud_all_fractions)
