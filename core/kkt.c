@@ -8,32 +8,38 @@
 
 #include "linalg.h"
 
-/* Residual-gap measures shared by both certificates. O(m). */
+/* Residual-gap measures shared by both certificates. O(m). The running
+ * maxima live in locals: through k they would be loads and stores in every
+ * iteration, since k's doubles may alias lam and w (3% of a warm solve
+ * at 10% on the lap joint, 1% at 50%, the same values). */
 static void measure_w(const gs_problem *pb, const double *lam, const double *w, gs_kkt *k)
 {
     const int m = pb->pc->m;
-    k->n_act = 0;
+    const double *g = pb->g;
+    double norm_g = k->norm_g, norm_lam = k->norm_lam, primal = k->primal_infeas,
+           dual = k->dual_infeas, comp = k->complementarity;
+    int n_act = 0;
     for (int i = 0; i < m; i++) {
-        double ag = fabs(pb->g[i]), al = fabs(lam[i]);
-        if (ag > k->norm_g)
-            k->norm_g = ag;
-        if (al > k->norm_lam)
-            k->norm_lam = al;
+        const double ag = fabs(g[i]), al = fabs(lam[i]);
+        norm_g = ag > norm_g ? ag : norm_g;
+        norm_lam = al > norm_lam ? al : norm_lam;
         if (gs_problem_is_eq(pb, i)) {
-            k->n_act++;
-            if (fabs(w[i]) > k->primal_infeas)
-                k->primal_infeas = fabs(w[i]);
+            n_act++;
+            primal = fabs(w[i]) > primal ? fabs(w[i]) : primal;
             continue;
         }
-        if (lam[i] != 0.0)
-            k->n_act++;
-        if (-w[i] > k->primal_infeas)
-            k->primal_infeas = -w[i];
-        if (-lam[i] > k->dual_infeas)
-            k->dual_infeas = -lam[i];
-        if (fabs(lam[i] * w[i]) > k->complementarity)
-            k->complementarity = fabs(lam[i] * w[i]);
+        n_act += lam[i] != 0.0;
+        primal = -w[i] > primal ? -w[i] : primal;
+        dual = -lam[i] > dual ? -lam[i] : dual;
+        const double c = fabs(lam[i] * w[i]);
+        comp = c > comp ? c : comp;
     }
+    k->norm_g = norm_g;
+    k->norm_lam = norm_lam;
+    k->primal_infeas = primal;
+    k->dual_infeas = dual;
+    k->complementarity = comp;
+    k->n_act = n_act;
 }
 
 /* w = Q lam - p over the support of lambda and the dual objective
