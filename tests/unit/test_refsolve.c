@@ -1,10 +1,14 @@
 /* test_refsolve.c -- the reference oracle on exact hand-made cases, the
- * degenerate cases, and against brute-force enumeration of contact sets. */
+ * degenerate cases, and against brute-force enumeration of contact sets;
+ * the input check every solve starts with (gs_problem_check). */
+#include <float.h>
+
 #include "gs_test.h"
 #include "test_models.h"
 #include "test_solver_support.h"
 
 #include "kkt.h"
+#include "problem.h"
 #include "refsolve.h"
 
 /* gs_ref_solve is called directly here (ts_ref_solve_ok: checked optimal),
@@ -268,6 +272,37 @@ GS_TEST(rejects_nonfinite_gap)
     GS_CHECK_INT(gs_ref_solve(&pb, NULL, lam, NULL, &info, &e), GS_ERR_NONFINITE);
     GS_CHECK_STR(e.field, "g[1]");
     GS_CHECK_INT(info.status, GS_STATUS_NOT_RUN);
+    gs_precomp_free(pc);
+    gs_model_free(mdl);
+}
+
+/* gs_problem_check (every solve's entry): the first bad gap or load is
+ * named, -0.0 and 0 loads pass; a bad value after good ones is found. */
+GS_TEST(problem_check_names_the_first_bad_entry)
+{
+    gs_model *mdl = tm_chain3();
+    gs_precomp *pc = ts_build(mdl);
+    double g[3] = {1, 2, INFINITY}, load[3] = {0.0, -0.0, 5.0};
+    gs_problem pb = {.pc = pc, .g = g};
+    gs_error e;
+    GS_CHECK_INT(gs_problem_check(&pb, &e), GS_ERR_NONFINITE);
+    GS_CHECK_STR(e.field, "g[2]");
+    g[2] = -DBL_MAX;
+    GS_CHECK_INT(gs_problem_check(&pb, &e), GS_OK);
+    pb.load = load;
+    GS_CHECK_INT(gs_problem_check(&pb, &e), GS_OK);
+    load[2] = -1e-300;
+    GS_CHECK_INT(gs_problem_check(&pb, &e), GS_ERR_INVALID);
+    GS_CHECK_STR(e.field, "load[2]");
+    load[2] = NAN;
+    GS_CHECK_INT(gs_problem_check(&pb, &e), GS_ERR_NONFINITE);
+    GS_CHECK_STR(e.field, "load[2]");
+    load[1] = INFINITY; /* the first one is named */
+    GS_CHECK_INT(gs_problem_check(&pb, &e), GS_ERR_NONFINITE);
+    GS_CHECK_STR(e.field, "load[1]");
+    g[0] = NAN; /* a gap before a load, pair by pair */
+    GS_CHECK_INT(gs_problem_check(&pb, &e), GS_ERR_NONFINITE);
+    GS_CHECK_STR(e.field, "g[0]");
     gs_precomp_free(pc);
     gs_model_free(mdl);
 }
