@@ -175,6 +175,20 @@ static void check_result_eq(const gsd_result_row *a, const gsd_result_row *b, in
         GS_CHECK(memcmp(a->lam, b->lam, (size_t)a->m * sizeof(double)) == 0);
 }
 
+/* The stored result of want's id is found and equals want, vectors too. */
+static void check_stored(gsd_store *st, const gsd_result_row *want)
+{
+    gsd_result_row b;
+    int found = 0;
+    gs_error e;
+    GS_CHECK_INT(gsd_store_result_get(st, want->id, &b, &found, &e), GS_OK);
+    GS_CHECK_INT(found, 1);
+    if (found) {
+        check_result_eq(want, &b, 1);
+        gsd_result_row_free(&b);
+    }
+}
+
 /* An assembly "a_1" and a job "j_1" (total) to hang results on. */
 static void seed_parents(gsd_store *st, int total)
 {
@@ -555,10 +569,7 @@ GS_TEST(store_result_roundtrip_exact)
     r3.m = 0;
     gsd_result_row two[2] = {r2, r3};
     GS_CHECK_INT(gsd_store_results_put(st, two, 2, NULL, 0, 0, 0, 0, &e), GS_OK);
-    GS_CHECK_INT(gsd_store_result_get(st, "r_novec", &b, &found, &e), GS_OK);
-    GS_CHECK_INT(found, 1);
-    check_result_eq(&r2, &b, 1);
-    gsd_result_row_free(&b);
+    check_stored(st, &r2);
     GS_CHECK_INT(gsd_store_result_get(st, "r_m0", &b, &found, &e), GS_OK);
     GS_CHECK_INT(found, 1);
     GS_CHECK_INT(b.m, 0);
@@ -609,19 +620,10 @@ GS_TEST(store_migration_5_keeps_old_results)
     GS_CHECK(st != NULL);
     GS_CHECK_INT(gsd_store_schema_version(st), gsd_migrations[gsd_migrations_count - 1].version);
     GS_CHECK(gsd_store_schema_version(st) >= 5);
-    gsd_result_row b;
-    int found = 0;
-    GS_CHECK_INT(gsd_store_result_get(st, "r_old", &b, &found, &e), GS_OK);
-    GS_CHECK_INT(found, 1);
     r[0].crossover = 0; /* written before the column: the default */
-    check_result_eq(&r[0], &b, 1);
-    gsd_result_row_free(&b);
+    check_stored(st, &r[0]);
     GS_CHECK_INT(gsd_store_results_put(st, &r[1], 1, NULL, 0, 0, 0, 0, &e), GS_OK);
-    GS_CHECK_INT(gsd_store_result_get(st, "r_new", &b, &found, &e), GS_OK);
-    GS_CHECK_INT(found, 1);
-    GS_CHECK_INT(b.crossover, 1);
-    check_result_eq(&r[1], &b, 1);
-    gsd_result_row_free(&b);
+    check_stored(st, &r[1]); /* crossover 1 (checked above) */
     gsd_store_close(st);
 }
 
@@ -676,10 +678,7 @@ GS_TEST(store_results_put_job_counters_atomic)
     GS_CHECK(same_bits(j.solve_time_sum, 1.0));
     GS_CHECK_INT(j.iterations_sum, 130);
     gsd_job_row_free(&j);
-    GS_CHECK_INT(gsd_store_result_get(st, "r_2", &b, &found, &e), GS_OK);
-    GS_CHECK_INT(found, 1);
-    check_result_eq(&rows[2], &b, 1);
-    gsd_result_row_free(&b);
+    check_stored(st, &rows[2]);
     gsd_store_close(st);
 }
 
