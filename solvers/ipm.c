@@ -2,6 +2,7 @@
  * ipm.c -- primal-dual interior point method (Mehrotra predictor-corrector)
  * on the primal formulation (1):
  *     min 1/2 x'Kx - f'x   s.t.   A'x <= g   (a_k'x = g_k on fastened pairs)
+ * and on the dual (2) over a working set of pairs (below: form dual).
  *
  * Variables x (n), multipliers lam (m), slacks y = g - A'x (m). Perturbed KKT
  *     Kx - f + A lam = 0,   A'x - g + y = 0,   Lambda Y e = mu e.
@@ -104,6 +105,15 @@
  * workspace holds everything (no allocation in the iterations; the m x m
  * matrix of the direct variant is allocated on its first use, mixed's
  * float one too, and its double fallback on the first spotrf failure).
+ * Dual form (opts.form = dual): the same iterations with the slack
+ * y = w = Q lam - p itself (s2 = Q lam - p - y by one dsymv, no x, no s1, no
+ * K), run on a working set S of pairs: the dual restricted to S (Q_SS, p_S,
+ * lam = 0 outside) is solved and polished (the crossover only within S);
+ * pairs outside S left violated join (the most violated first, skipping
+ * those whose column of Q is nearly that of a pair joined in the same round:
+ * shielded), and the run repeats, cold, on the larger S until none is left
+ * violated: the whole problem's optimum. Each run's iterations cost
+ * O(|S|^3/3) instead of O(m^3/3); the section "the working set" below.
  * Cost per IPM iteration: O(sum n_b^2) (one Kx, two K^-1 solves) +
  * O(m) (A, A') + n_cg O(m^2) (one dsymv and two triangular sweeps per PCG
  * iteration, two PCG solves: predictor and corrector); the direct variant
@@ -150,6 +160,11 @@
 #endif
 
 typedef struct {
+    double w; /* residual gap (mm): the most violated joins first */
+    int i;    /* pair */
+} ipm_key;
+
+typedef struct {
     gs_cset cs;
     double *x, *dx, *f, *s1, *t; /* n */
     double *lam, *y, *dl, *dy, *dla, *dya, *s2, *u, *r, *hd, *dg; /* m */
@@ -158,8 +173,35 @@ typedef struct {
     int *isE, *list, *list2;   /* m */
     double *Hf;                /* m x m: direct variant (lazy) */
     float *Lf, *rf;            /* m x m, m: split in single precision (lazy) */
+    int Lf_full;               /* Lf holds the float copy of pc->LQ (not of a working set's) */
     gs_mixchol mc;             /* mixed: the factor of H (made on the first mixed solve) */
+    /* the working set (dual form): its pairs, Q_SS, its Cholesky factor, diagonal and
+     * p_S, gathered per round (cap x cap, grown geometrically, lazy) */
+    int *S, ms;                /* m: the pairs, ms of them (sorted for each run) */
+    unsigned char *inS, *blk;  /* m: member of S; shielded by a pair taken this round */
+    ipm_key *keys;             /* m: candidates to join, by residual gap */
+    double *sqd;               /* m: sqrt(diag(Q)) */
+    double *Qs, *LQs, *qds, *ps;
+    int cap;
 } ipm_ws;
+
+/* The system one Mehrotra run works on: every pair (the primal form, and
+ * the dual on all pairs), or a working set S of pairs (the dual form): Q_SS
+ * and p_S. Position c of every per-pair vector of the run is pair idx[c]. */
+typedef struct {
+    int m;             /* positions */
+    const double *Q;   /* Q_SS (lower triangle read), leading dimension ld */
+    const double *LQ;  /* its Cholesky factor, leading dimension ld */
+    int ld;
+    const double *qd;  /* diag(Q_SS) */
+    const double *p;   /* p_S */
+    const int *idx;    /* the pair at each position; NULL: position = pair */
+} ipm_sys;
+
+static int sys_pair(const ipm_sys *y, int c)
+{
+    return y->idx ? y->idx[c] : c;
+}
 
 static void ipm_free(void *p)
 {
@@ -179,6 +221,15 @@ static void ipm_free(void *p)
     free(ws->isE);
     free(ws->list);
     free(ws->list2);
+    free(ws->S);
+    free(ws->inS);
+    free(ws->blk);
+    free(ws->keys);
+    free(ws->sqd);
+    free(ws->Qs);
+    free(ws->LQs);
+    free(ws->qds);
+    free(ws->ps);
     free(ws);
 }
 
@@ -200,10 +251,18 @@ static void *ipm_new(gs_solver *s)
     ws->isE = malloc(m * sizeof *ws->isE);
     ws->list = malloc(m * sizeof *ws->list);
     ws->list2 = malloc(m * sizeof *ws->list2);
-    if (!ok || !ws->isE || !ws->list || !ws->list2 || gs_cset_init(&ws->cs, s->pc, NULL) != GS_OK) {
+    ws->S = malloc(m * sizeof *ws->S);
+    ws->inS = malloc(m);
+    ws->blk = malloc(m);
+    ws->keys = malloc(m * sizeof *ws->keys);
+    ws->sqd = malloc(m * sizeof *ws->sqd);
+    if (!ok || !ws->isE || !ws->list || !ws->list2 || !ws->S || !ws->inS || !ws->blk ||
+        !ws->keys || !ws->sqd || gs_cset_init(&ws->cs, s->pc, NULL) != GS_OK) {
         ipm_free(ws);
         return NULL;
     }
+    for (int i = 0; i < s->m; i++)
+        ws->sqd[i] = sqrt(s->pc->qdiag[i]);
     return ws;
 }
 
@@ -217,31 +276,32 @@ static double norm_inf(const double *v, int n)
 
 /* ---- normal system ------------------------------------------------------ */
 
-/* q = H v = Q v + hd .* v. O(m^2). */
-static void h_mul(const gs_precomp *pc, const double *hd, const double *v, double *q)
+/* q = H v = Q v + hd .* v on the system. O(m^2). */
+static void h_mul(const ipm_sys *y, const double *hd, const double *v, double *q)
 {
-    const int m = pc->m;
-    cblas_dsymv(CblasColMajor, CblasLower, m, 1.0, pc->Q, m, v, 1, 0.0, q, 1);
+    const int m = y->m;
+    cblas_dsymv(CblasColMajor, CblasLower, m, 1.0, y->Q, y->ld, v, 1, 0.0, q, 1);
     for (int i = 0; i < m; i++)
         q[i] += hd[i] * v[i];
 }
 
 /* z = P3^-1 r: (L_Q + D) z1 = r, (L_Q + D)' z = z1, the diagonal of L_Q read
  * as diag(L_Q) + D (dg = diag(L_Q) + D). O(m^2), columns contiguous. */
-static void split_apply(const gs_precomp *pc, const double *dg, const double *r, double *z)
+static void split_apply(const ipm_sys *y, const double *dg, const double *r, double *z)
 {
-    const int m = pc->m;
-    const double *L = pc->LQ;
+    const int m = y->m;
+    const size_t ld = (size_t)y->ld;
+    const double *L = y->LQ;
     if (z != r)
         memcpy(z, r, (size_t)m * sizeof *z);
     for (int j = 0; j < m; j++) {
-        const double *lj = L + (size_t)j * m;
+        const double *lj = L + (size_t)j * ld;
         z[j] /= dg[j];
         if (j + 1 < m && z[j] != 0.0)
             cblas_daxpy(m - j - 1, -z[j], lj + j + 1, 1, z + j + 1, 1);
     }
     for (int j = m - 1; j >= 0; j--) {
-        const double *lj = L + (size_t)j * m;
+        const double *lj = L + (size_t)j * ld;
         double acc = j + 1 < m ? cblas_ddot(m - j - 1, lj + j + 1, 1, z + j + 1, 1) : 0.0;
         z[j] = (z[j] - acc) / dg[j];
     }
@@ -251,13 +311,13 @@ static void split_apply(const gs_precomp *pc, const double *dg, const double *r,
  * preconditioner P3 and Jacobi (both read ws->dg, set by prepare). */
 typedef struct {
     ipm_ws *ws;
-    const gs_precomp *pc;
+    const ipm_sys *sys;
 } ipm_cg_ctx;
 
 static void cg_h(void *ctx, const double *x, double *y)
 {
     const ipm_cg_ctx *c = ctx;
-    h_mul(c->pc, c->ws->hd, x, y);
+    h_mul(c->sys, c->ws->hd, x, y);
 }
 
 /* z = P3^-1 r: in single precision with the float copy Lf whose diagonal
@@ -266,9 +326,9 @@ static void cg_split(void *ctx, const double *r, double *z)
 {
     const ipm_cg_ctx *c = ctx;
     if (c->ws->Lf)
-        gs_llt_solve32(c->ws->Lf, c->pc->m, c->ws->rf, r, z);
+        gs_llt_solve32(c->ws->Lf, c->sys->m, c->ws->rf, r, z);
     else
-        split_apply(c->pc, c->ws->dg, r, z);
+        split_apply(c->sys, c->ws->dg, r, z);
 }
 
 /* z = H^-1 r with this iteration's factor (float, or double where float
@@ -282,28 +342,29 @@ static void cg_mixed(void *ctx, const double *r, double *z)
 static void cg_jacobi(void *ctx, const double *r, double *z)
 {
     const ipm_cg_ctx *c = ctx;
-    for (int i = 0; i < c->pc->m; i++)
+    for (int i = 0; i < c->sys->m; i++)
         z[i] = r[i] / c->ws->dg[i];
 }
 
 /* Prepare the normal-system solver for the current hd. 0, or -1 when the
  * direct (or mixed) factorization fails. */
-static int prepare(ipm_ws *ws, const gs_precomp *pc, gs_ipm_linear lin)
+static int prepare(ipm_ws *ws, const ipm_sys *y, gs_ipm_linear lin)
 {
-    const int m = pc->m;
+    const int m = y->m;
     if (lin == GS_IPM_PCG_SPLIT) {
         for (int i = 0; i < m; i++)
-            ws->dg[i] = pc->LQ[(size_t)i * m + i] + sqrt(ws->hd[i]);
+            ws->dg[i] = y->LQ[(size_t)i * y->ld + i] + sqrt(ws->hd[i]);
         if (ws->Lf)
             for (int i = 0; i < m; i++)
                 ws->Lf[(size_t)i * m + i] = (float)ws->dg[i];
     } else if (lin == GS_IPM_PCG_JACOBI) {
         for (int i = 0; i < m; i++)
-            ws->dg[i] = pc->qdiag[i] + ws->hd[i];
+            ws->dg[i] = y->qd[i] + ws->hd[i];
     } else if (lin == GS_IPM_MIXED) {
-        return gs_mixchol_factor(&ws->mc, pc->Q, m, ws->hd, NULL) == GS_OK ? 0 : -1;
+        gs_mixchol_resize(&ws->mc, m);
+        return gs_mixchol_factor(&ws->mc, y->Q, y->ld, ws->hd, NULL) == GS_OK ? 0 : -1;
     } else {
-        return gs_chol_plus_diag(ws->Hf, m, pc->Q, m, ws->hd, "", NULL) != GS_OK ? -1 : 0;
+        return gs_chol_plus_diag(ws->Hf, m, y->Q, y->ld, ws->hd, "", NULL) != GS_OK ? -1 : 0;
     }
     return 0;
 }
@@ -311,10 +372,10 @@ static int prepare(ipm_ws *ws, const gs_precomp *pc, gs_ipm_linear lin)
 /* Solve H x = b (x holds the initial guess for PCG). Returns the CG
  * iterations (0 for the direct variant), -1 on breakdown, or -2 when the
  * PCG was stopped by the cancel flag or the deadline (*stop says which). */
-static int hsolve(ipm_ws *ws, const gs_precomp *pc, const gs_solve_opts *o, gs_ipm_linear lin,
+static int hsolve(ipm_ws *ws, const ipm_sys *y, const gs_solve_opts *o, gs_ipm_linear lin,
                   const double *b, double *x, double eta, gs_status *stop)
 {
-    const int m = pc->m;
+    const int m = y->m;
     if (lin == GS_IPM_DIRECT) {
         memcpy(x, b, (size_t)m * sizeof *x);
         gs_llt_solve64(ws->Hf, m, x);
@@ -323,7 +384,7 @@ static int hsolve(ipm_ws *ws, const gs_precomp *pc, const gs_solve_opts *o, gs_i
                 return -1;
         return 0;
     }
-    ipm_cg_ctx ctx = {ws, pc};
+    ipm_cg_ctx ctx = {ws, y};
     const gs_pcg cg = {.n = m, .op = cg_h,
                        .prec = lin == GS_IPM_PCG_SPLIT ? cg_split
                                : lin == GS_IPM_MIXED   ? cg_mixed
@@ -352,10 +413,11 @@ static int hsolve(ipm_ws *ws, const gs_precomp *pc, const gs_solve_opts *o, gs_i
 /* ---- starting points ---------------------------------------------------- */
 
 /* Feasible start (header). Returns 0, or -1 if Q_EE is singular. */
-static int start_feasible(ipm_ws *ws, gs_solver *s, int nE, double lam_floor, double delta)
+static int start_feasible(ipm_ws *ws, gs_solver *s, const ipm_sys *y, int dual, int nE,
+                          double lam_floor, double delta)
 {
     const gs_precomp *pc = s->pc;
-    const int m = s->m;
+    const int m = y->m;
     double *v = ws->dl, *lam0 = ws->dla, *qv = ws->u, *w0 = ws->r;
     /* v: direction (1 on I, -Q_EE^-1 Q_EI 1 on E); lam0: (0 on I, Q_EE^-1 p_E) */
     for (int i = 0; i < m; i++) {
@@ -363,28 +425,30 @@ static int start_feasible(ipm_ws *ws, gs_solver *s, int nE, double lam_floor, do
         lam0[i] = 0.0;
     }
     if (nE > 0) {
-        int k = 0;
+        int k = 0; /* positions of E in list2, their pairs in list */
         for (int i = 0; i < m; i++)
-            if (ws->isE[i])
-                ws->list[k++] = i;
+            if (ws->isE[i]) {
+                ws->list2[k] = i;
+                ws->list[k++] = sys_pair(y, i);
+            }
         if (gs_cset_build(&ws->cs, ws->list, k, NULL) != GS_OK)
             return -1;
-        h_mul(pc, ws->hd, v, qv); /* hd = 0 here: Q v */
+        h_mul(y, ws->hd, v, qv); /* hd = 0 here: Q v */
         for (int c = 0; c < k; c++)
-            ws->lc[c] = -qv[ws->list[c]];
+            ws->lc[c] = -qv[ws->list2[c]];
         gs_cset_solve(&ws->cs, ws->lc);
         for (int c = 0; c < k; c++)
-            v[ws->list[c]] = ws->lc[c];
+            v[ws->list2[c]] = ws->lc[c];
         for (int c = 0; c < k; c++)
-            ws->lc[c] = s->p[ws->list[c]];
+            ws->lc[c] = y->p[ws->list2[c]];
         gs_cset_solve(&ws->cs, ws->lc);
         for (int c = 0; c < k; c++)
-            lam0[ws->list[c]] = ws->lc[c];
+            lam0[ws->list2[c]] = ws->lc[c];
     }
-    h_mul(pc, ws->hd, v, qv);
-    h_mul(pc, ws->hd, lam0, w0);
+    h_mul(y, ws->hd, v, qv);
+    h_mul(y, ws->hd, lam0, w0);
     for (int i = 0; i < m; i++)
-        w0[i] -= s->p[i];
+        w0[i] -= y->p[i];
     double c = lam_floor;
     for (int i = 0; i < m; i++)
         if (!ws->isE[i] && qv[i] > 0.0)
@@ -396,6 +460,8 @@ static int start_feasible(ipm_ws *ws, gs_solver *s, int nE, double lam_floor, do
         else
             ws->y[i] = fmax(w0[i] + c * qv[i], delta);
     }
+    if (dual) /* no x: the slack is Q lam - p itself */
+        return 0;
     /* x = K^-1 (f - A lam) */
     memcpy(ws->x, ws->f, (size_t)s->n * sizeof *ws->x);
     gs_model_A_add(pc->mdl, -1.0, ws->lam, ws->x);
@@ -403,17 +469,19 @@ static int start_feasible(ipm_ws *ws, gs_solver *s, int nE, double lam_floor, do
 }
 
 /* Infeasible start (header). */
-static void start_infeasible(ipm_ws *ws, gs_solver *s, double lam_floor, double y_floor)
+static void start_infeasible(ipm_ws *ws, gs_solver *s, const ipm_sys *y, int dual,
+                             double lam_floor, double y_floor)
 {
-    const gs_precomp *pc = s->pc;
-    const int m = s->m;
-    memcpy(ws->x, ws->f, (size_t)s->n * sizeof *ws->x);
-    (void)gs_precomp_kinv(pc, ws->x); /* NaN on failure: the first iteration stops */
-    /* lam_hat = Q^-1 p (two triangular solves with L_Q) */
-    memcpy(ws->lam, s->p, (size_t)m * sizeof *ws->lam);
-    gs_llt_solve64(pc->LQ, m, ws->lam);
+    const int m = y->m;
+    if (!dual) {
+        memcpy(ws->x, ws->f, (size_t)s->n * sizeof *ws->x);
+        (void)gs_precomp_kinv(s->pc, ws->x); /* NaN on failure: the first iteration stops */
+    }
+    /* lam_hat = Q^-1 p (two triangular solves with L_Q; ld = m) */
+    memcpy(ws->lam, y->p, (size_t)m * sizeof *ws->lam);
+    gs_llt_solve64(y->LQ, m, ws->lam);
     for (int i = 0; i < m; i++) {
-        ws->y[i] = fabs(s->p[i]);
+        ws->y[i] = fabs(y->p[i]);
         ws->lam[i] = fabs(ws->lam[i]);
     }
     double ly = 0.0, sum_l = 0.0, sum_y = 0.0;
@@ -442,16 +510,18 @@ static void start_infeasible(ipm_ws *ws, gs_solver *s, double lam_floor, double 
  * outside C enter (most violated first), each followed by the settle again,
  * at most IPM_XOVER changes. 1: accepted (lam_out filled: lam_C >= tol_lam
  * on inequality pairs, w >= -tol_w outside C, lam = 0 there); 0: rejected
- * (the IPM goes on). */
+ * (the IPM goes on). On a working set (inS not NULL) only its pairs may
+ * enter and only they are checked; ws->wr holds w on every pair. */
 #define IPM_XOVER 32
-static int polish(ipm_ws *ws, gs_solver *s, const gs_problem *pb, double *lam_out)
+static int polish(ipm_ws *ws, gs_solver *s, const gs_problem *pb, const ipm_sys *y,
+                  const unsigned char *inS, double *lam_out)
 {
     const int m = s->m;
     gs_cset *cs = &ws->cs;
     int k = 0;
-    for (int i = 0; i < m; i++)
+    for (int i = 0; i < y->m; i++)
         if (ws->isE[i] || ws->lam[i] > ws->y[i])
-            ws->list[k++] = i;
+            ws->list[k++] = sys_pair(y, i);
     if (gs_cset_build(cs, ws->list, k, NULL) != GS_OK ||
         gs_cset_prune(cs, pb, s->p, ws->lc, ws->list2) != 0)
         return 0;
@@ -459,7 +529,7 @@ static int polish(ipm_ws *ws, gs_solver *s, const gs_problem *pb, double *lam_ou
         changes += gs_cset_settle(cs, pb, s->p, s->tol_lam, ws->lc, ws->cr, ws->wr, ws->list2);
         int viol = -1;
         for (int i = 0; i < m; i++)
-            if (cs->pos[i] < 0 && !(ws->wr[i] >= -s->tol_w) &&
+            if (cs->pos[i] < 0 && (!inS || inS[i]) && !(ws->wr[i] >= -s->tol_w) &&
                 (viol < 0 || !(ws->wr[i] >= ws->wr[viol])))
                 viol = i;
         if (viol < 0)
@@ -522,148 +592,138 @@ static double bound_mu_growth(const ipm_ws *ws, double alpha, double mu, int mI,
     return a1 < 0.0 && a2 > 0.0 ? fmin(alpha, -a1 / (2.0 * a2)) : alpha;
 }
 
-static gs_err ipm_solve(gs_solver *s, const gs_problem *pb, const gs_solve_opts *o, gs_form form,
-                        double *lam_out, gs_solve_info *info, gs_error *err)
+/* The residuals of the current iterate. Primal: s1 = f - Kx - A lam
+ * (O(sum n_b^2)), s2 = g - A'x - y (O(m)). Dual: the slack is w = Q lam - p
+ * itself, s2 = Q lam - p - y (one dsymv, O(m^2)); there is no x and no s1. */
+static void residuals(ipm_ws *ws, gs_solver *s, const gs_problem *pb, const ipm_sys *y,
+                      int dual)
 {
-    (void)form;
-    ipm_ws *ws = gs_solver_ws(s, GS_METHOD_IPM, GS_FORM_PRIMAL, ipm_new, ipm_free, err);
-    if (!ws)
-        return GS_ERR_NOMEM;
+    const gs_model *mdl = s->pc->mdl;
+    const int m = s->m;
+    if (dual) {
+        cblas_dsymv(CblasColMajor, CblasLower, y->m, 1.0, y->Q, y->ld, ws->lam, 1, 0.0, ws->s2,
+                    1);
+        for (int i = 0; i < y->m; i++)
+            ws->s2[i] -= y->p[i] + ws->y[i];
+        return;
+    }
+    gs_model_K_mul(mdl, ws->x, ws->s1);
+    for (int j = 0; j < s->n; j++)
+        ws->s1[j] = ws->f[j] - ws->s1[j];
+    gs_model_A_add(mdl, -1.0, ws->lam, ws->s1);
+    gs_model_At(mdl, ws->x, ws->s2);
+    for (int i = 0; i < m; i++)
+        ws->s2[i] = pb->g[i] - ws->s2[i] - ws->y[i];
+}
+
+/* What every run of one solve shares: the full problem's scales (so that
+ * each working set's run is measured alike), the options. */
+typedef struct {
+    int dual;                 /* the dual form: no x, no K */
+    gs_ipm_linear lin;
+    gs_ipm_start st;
+    int max_iter;             /* IPM iterations per run */
+    double gmax, pmax, ysc, lsc, y_floor, l_floor;
+} ipm_par;
+
+/* One Mehrotra run on the system y from the starting point, to an accepted
+ * polish (1: lam_out is the answer on y's pairs) or a stop (0: info->status
+ * says why, lam_out the iterate). Adds its iterations to info's. */
+static int mehrotra(ipm_ws *ws, gs_solver *s, const gs_problem *pb, const gs_solve_opts *o,
+                    const ipm_sys *y, const ipm_par *pr, const unsigned char *inS,
+                    double *lam_out, gs_solve_info *info)
+{
     const gs_precomp *pc = s->pc;
     const gs_model *mdl = pc->mdl;
-    const int m = s->m, n = s->n;
-    const gs_ipm_linear lin = o->ipm_linear;
-    if (lin != GS_IPM_PCG_SPLIT && lin != GS_IPM_PCG_JACOBI && lin != GS_IPM_DIRECT &&
-        lin != GS_IPM_MIXED)
-        return gs_errorf(err, GS_ERR_INVALID, "ipm_linear", "unknown IPM linear solver %d",
-                         (int)lin);
-    if (o->ipm_start != GS_IPM_START_AUTO && o->ipm_start != GS_IPM_START_FEASIBLE &&
-        o->ipm_start != GS_IPM_START_INFEASIBLE)
-        return gs_errorf(err, GS_ERR_INVALID, "ipm_start", "unknown IPM starting point %d",
-                         (int)o->ipm_start);
-    const size_t mm = gs_mul_size((size_t)m, (size_t)m);
-    if (IPM_SPLIT_FP32 && lin == GS_IPM_PCG_SPLIT && !ws->Lf && m > 0) {
-        /* the float copy of L_Q (lower triangle; the upper is never read) */
-        ws->Lf = malloc(gs_mul_size(mm, sizeof *ws->Lf));
-        if (!ws->rf)
-            ws->rf = malloc((size_t)m * sizeof *ws->rf);
-        if (!ws->Lf || !ws->rf) {
-            free(ws->Lf);
-            ws->Lf = NULL;
-            return gs_errorf(err, GS_ERR_NOMEM, "", "no memory for the float copy of L_Q");
-        }
-        for (int j = 0; j < m; j++) {
-            const double *lj = pc->LQ + (size_t)j * m;
-            float *fj = ws->Lf + (size_t)j * m;
-            for (int i = j; i < m; i++)
-                fj[i] = (float)lj[i];
-        }
-    }
-    if (lin == GS_IPM_MIXED && !ws->mc.t && gs_mixchol_init(&ws->mc, m, err) != GS_OK)
-        return GS_ERR_NOMEM;
-    if (lin == GS_IPM_DIRECT && !ws->Hf && m > 0) {
-        ws->Hf = malloc(gs_mul_size(mm, sizeof *ws->Hf));
-        if (!ws->Hf)
-            return gs_errorf(err, GS_ERR_NOMEM, "", "no memory for the IPM normal matrix");
-    }
-    int max_iter = gs_solver_max_iter(s, o);
-    if (max_iter > IPM_MAX_ITER)
-        max_iter = IPM_MAX_ITER;
-    info->warm_used = 0;
-    info->warm_kept = 0;
-    info->status = GS_STATUS_OPTIMAL;
-    info->iterations = 0;
-    info->cg_iterations = 0;
-
+    const int m = y->m, n = s->n;
+    const gs_ipm_linear lin = pr->lin;
     int nE = 0;
     for (int i = 0; i < m; i++) {
-        ws->isE[i] = gs_problem_is_eq(pb, i);
+        ws->isE[i] = gs_problem_is_eq(pb, sys_pair(y, i));
         nE += ws->isE[i];
         ws->hd[i] = 0.0;
     }
     const int mI = m - nE;
-    gs_problem_load_vector(pb, ws->f);
-    const double gmax = norm_inf(pb->g, m), pmax = norm_inf(s->p, m);
-    /* scales: gaps (mm), forces (N) ~ p / Q_ii */
-    double qmax = norm_inf(pc->qdiag, m);
-    const double ysc = fmax(fmax(gmax, pmax), 1e-3);
-    const double lsc = qmax > 0.0 ? ysc / qmax : 1.0;
-    const double y_floor = 1e-16 * ysc, l_floor = 1e-16 * lsc;
-
-    gs_ipm_start st = o->ipm_start;
-    if (st == GS_IPM_START_AUTO)
-        st = mdl->joint == GS_JOINT_SANDWICH ? GS_IPM_START_INFEASIBLE : GS_IPM_START_FEASIBLE;
-    if (st == GS_IPM_START_FEASIBLE) {
-        if (start_feasible(ws, s, nE, 1e-2 * lsc, fmax(1e-2 * pmax, 1e-3 * fmax(1.0, gmax))) !=
-            0) {
+    if (lin == GS_IPM_PCG_SPLIT && ws->Lf && (y->idx || !ws->Lf_full)) {
+        /* the float copy of the system's L_Q (lower triangle; ld m) */
+        for (int j = 0; j < m; j++) {
+            const double *lj = y->LQ + (size_t)j * y->ld;
+            float *fj = ws->Lf + (size_t)j * m;
+            for (int i = j; i < m; i++)
+                fj[i] = (float)lj[i];
+        }
+        ws->Lf_full = !y->idx;
+    }
+    if (pr->st == GS_IPM_START_FEASIBLE) {
+        if (start_feasible(ws, s, y, pr->dual, nE, 1e-2 * pr->lsc,
+                           fmax(1e-2 * pr->pmax, 1e-3 * fmax(1.0, pr->gmax))) != 0) {
             info->status = GS_STATUS_INFEASIBLE_EQ;
-            memset(lam_out, 0, (size_t)m * sizeof *lam_out);
-            return GS_OK;
+            memset(lam_out, 0, (size_t)s->m * sizeof *lam_out);
+            return 0;
         }
     } else {
-        start_infeasible(ws, s, 1e-2 * lsc, 1e-2 * ysc);
+        start_infeasible(ws, s, y, pr->dual, 1e-2 * pr->lsc, 1e-2 * pr->ysc);
     }
 
-    const double eps_p = IPM_ID_RES * fmax(1.0, gmax);
+    const double eps_p = IPM_ID_RES * fmax(1.0, pr->gmax);
     double mu0 = 0.0, mu_next = 0.0;
     int iters = 0, cg = 0;
     for (;;) {
-        /* residuals s1 = f - Kx - A lam, s2 = g - A'x - y */
-        gs_model_K_mul(mdl, ws->x, ws->s1);
-        for (int j = 0; j < n; j++)
-            ws->s1[j] = ws->f[j] - ws->s1[j];
-        gs_model_A_add(mdl, -1.0, ws->lam, ws->s1);
-        gs_model_At(mdl, ws->x, ws->s2);
+        /* residuals: s2 = (the slack lam gives) - y, and on the primal
+         * s1 = f - Kx - A lam */
+        residuals(ws, s, pb, y, pr->dual);
         double ly = 0.0;
-        for (int i = 0; i < m; i++) {
-            ws->s2[i] = pb->g[i] - ws->s2[i] - ws->y[i];
+        for (int i = 0; i < m; i++)
             if (!ws->isE[i])
                 ly += ws->lam[i] * ws->y[i];
-        }
         const double mu = mI > 0 ? ly / mI : 0.0;
         if (iters == 0) {
             mu0 = fmax(mu, DBL_MIN);
             mu_next = IPM_ID_MU * mu0;
         }
         const double r2 = norm_inf(ws->s2, m);
-        const double fsc = fmax(norm_inf(ws->f, n), 1.0) + lsc;
-        const double r1 = norm_inf(ws->s1, n);
+        const double fsc = fmax(norm_inf(ws->f, n), 1.0) + pr->lsc;
+        const double r1 = pr->dual ? 0.0 : norm_inf(ws->s1, n);
         if (!isfinite(mu) || !isfinite(r1) || !isfinite(r2)) {
             info->status = GS_STATUS_NUMERICAL;
             break;
         }
         if (mu <= mu_next && r2 <= eps_p && r1 <= IPM_ID_RES * fsc) {
-            if (polish(ws, s, pb, lam_out)) {
-                info->iterations = iters;
-                info->cg_iterations = cg;
-                return GS_OK;
+            if (polish(ws, s, pb, y, inS, lam_out)) {
+                info->iterations += iters;
+                info->cg_iterations += cg;
+                return 1;
             }
             mu_next = mu * IPM_ID_NEXT;
         }
-        if ((info->status = gs_solve_stop(o, iters, max_iter)) != GS_STATUS_OPTIMAL)
+        if ((info->status = gs_solve_stop(o, iters, pr->max_iter)) != GS_STATUS_OPTIMAL)
             break;
         /* normal system of this iteration */
         for (int i = 0; i < m; i++)
             ws->hd[i] = ws->isE[i] ? 0.0 : ws->y[i] / ws->lam[i];
-        if (prepare(ws, pc, lin) != 0) {
+        if (prepare(ws, y, lin) != 0) {
             info->status = GS_STATUS_NUMERICAL;
             break;
         }
         const double eta = fmin(IPM_ETA_MAX, fmax(1e-10, mu / mu0));
-        /* u = A'K^-1 s1 */
-        memcpy(ws->t, ws->s1, (size_t)n * sizeof *ws->t);
-        if (gs_precomp_kinv(pc, ws->t) != 0) {
-            info->status = GS_STATUS_NUMERICAL; /* a sparse solve found no memory */
-            break;
+        /* u = A'K^-1 s1 (the dual form has no s1) */
+        if (pr->dual) {
+            memset(ws->u, 0, (size_t)m * sizeof *ws->u);
+        } else {
+            memcpy(ws->t, ws->s1, (size_t)n * sizeof *ws->t);
+            if (gs_precomp_kinv(pc, ws->t) != 0) {
+                info->status = GS_STATUS_NUMERICAL; /* a sparse solve found no memory */
+                break;
+            }
+            gs_model_At(mdl, ws->t, ws->u);
         }
-        gs_model_At(mdl, ws->t, ws->u);
         /* predictor: s3 = -lam y */
         for (int i = 0; i < m; i++) {
             ws->r[i] = ws->u[i] - ws->s2[i] - (ws->isE[i] ? 0.0 : ws->y[i]);
             ws->dla[i] = 0.0;
         }
         gs_status stop = GS_STATUS_NUMERICAL;
-        int it = hsolve(ws, pc, o, lin, ws->r, ws->dla, eta, &stop);
+        int it = hsolve(ws, y, o, lin, ws->r, ws->dla, eta, &stop);
         if (it < 0) {
             info->status = stop;
             break;
@@ -690,7 +750,7 @@ static gs_err ipm_solve(gs_solver *s, const gs_problem *pb, const gs_solve_opts 
             ws->r[i] = ws->u[i] - ws->s2[i] + ws->dy[i] / ws->lam[i];
         }
         memcpy(ws->dl, ws->dla, (size_t)m * sizeof *ws->dl);
-        it = hsolve(ws, pc, o, lin, ws->r, ws->dl, eta, &stop);
+        it = hsolve(ws, y, o, lin, ws->r, ws->dl, eta, &stop);
         if (it < 0) {
             info->status = stop;
             break;
@@ -700,46 +760,277 @@ static gs_err ipm_solve(gs_solver *s, const gs_problem *pb, const gs_solve_opts 
             if (!ws->isE[i])
                 ws->dy[i] = (ws->dy[i] - ws->y[i] * ws->dl[i]) / ws->lam[i];
         /* dx = K^-1 (s1 - A dlam) */
-        memcpy(ws->dx, ws->s1, (size_t)n * sizeof *ws->dx);
-        gs_model_A_add(mdl, -1.0, ws->dl, ws->dx);
-        if (gs_precomp_kinv(pc, ws->dx) != 0) {
-            info->status = GS_STATUS_NUMERICAL;
-            break;
+        if (!pr->dual) {
+            memcpy(ws->dx, ws->s1, (size_t)n * sizeof *ws->dx);
+            gs_model_A_add(mdl, -1.0, ws->dl, ws->dx);
+            if (gs_precomp_kinv(pc, ws->dx) != 0) {
+                info->status = GS_STATUS_NUMERICAL;
+                break;
+            }
         }
         double amax = fmin(max_step(ws->lam, ws->dl, ws->isE, m), max_step(ws->y, ws->dy, ws->isE, m));
         double tau = fmax(IPM_TAU, fmin(0.9999, 1.0 - mu / mu0));
         const double alpha = bound_mu_growth(ws, fmin(1.0, tau * amax), mu, mI, m);
         iters++;
-        cblas_daxpy(n, alpha, ws->dx, 1, ws->x, 1);
+        if (!pr->dual)
+            cblas_daxpy(n, alpha, ws->dx, 1, ws->x, 1);
         for (int i = 0; i < m; i++) {
             ws->lam[i] += alpha * ws->dl[i];
             if (ws->isE[i])
                 continue;
             ws->y[i] += alpha * ws->dy[i];
-            if (ws->lam[i] < l_floor)
-                ws->lam[i] = l_floor;
-            if (ws->y[i] < y_floor)
-                ws->y[i] = y_floor;
+            if (ws->lam[i] < pr->l_floor)
+                ws->lam[i] = pr->l_floor;
+            if (ws->y[i] < pr->y_floor)
+                ws->y[i] = pr->y_floor;
         }
         if (alpha < 1e-12) { /* stalled: last chance */
-            if (polish(ws, s, pb, lam_out)) {
-                info->iterations = iters;
-                info->cg_iterations = cg;
-                return GS_OK;
+            if (polish(ws, s, pb, y, inS, lam_out)) {
+                info->iterations += iters;
+                info->cg_iterations += cg;
+                return 1;
             }
             info->status = GS_STATUS_NUMERICAL;
             break;
         }
     }
-    memcpy(lam_out, ws->lam, (size_t)m * sizeof *lam_out);
-    info->iterations = iters;
-    info->cg_iterations = cg;
+    memset(lam_out, 0, (size_t)s->m * sizeof *lam_out);
+    for (int i = 0; i < m; i++)
+        lam_out[sys_pair(y, i)] = ws->lam[i];
+    info->iterations += iters;
+    info->cg_iterations += cg;
+    return 0;
+}
+
+/* ---- the working set (the dual form) ---------------------------------------
+ * The Mehrotra runs of the dual form work on a working set S of pairs: the
+ * dual restricted to S (Q_SS, p_S; lambda = 0 elsewhere) is solved and
+ * polished exactly; the pairs outside S that its answer leaves violated
+ * (w_i < -tol_w, w from the polish's O(m k) product) join S, and the run is
+ * repeated on the larger set (cold: IPMs warm-start poorly) until none is.
+ * The answer then satisfies the optimality conditions of the whole problem,
+ * certified like every solve. Each run costs O(|S|^3/3) per iteration
+ * instead of O(m^3/3): the contact set is a small part of m, and the pairs
+ * it shields never enter. Joining: the most violated first, skipping pairs
+ * whose column of Q is nearly that of a pair taken in the same round (they
+ * are shielded by it, as neighbours are by a pair in contact), at least
+ * IPM_WS_MIN_ADD and at most |S| per round; the first set is the fastened
+ * pairs and the same choice on -p (the gaps at lambda = 0). */
+#define IPM_WS_SHIELD 0.95
+#define IPM_WS_MIN_ADD 64
+/* After this many rounds every pair joins (a safeguard: the run on all pairs
+ * is the plain dual IPM). */
+#define IPM_WS_MAX_ROUNDS 64
+
+static int key_cmp(const void *a, const void *b)
+{
+    const ipm_key *x = a, *y = b;
+    if (x->w != y->w)
+        return x->w < y->w ? -1 : 1;
+    return (x->i > y->i) - (x->i < y->i); /* ties by index: the same set on every CPU */
+}
+
+static int int_cmp(const void *a, const void *b)
+{
+    const int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+/* Add to S up to cap of the n candidate pairs keys (by w, most violated
+ * first), skipping pairs shielded by one taken in this call. O(n log n) plus
+ * O(m) per pair taken (its column of Q). */
+static void ws_pick(ipm_ws *ws, const gs_precomp *pc, int n, int cap)
+{
+    const int m = pc->m;
+    qsort(ws->keys, (size_t)n, sizeof *ws->keys, key_cmp);
+    memset(ws->blk, 0, (size_t)m);
+    for (int c = 0, added = 0; c < n && added < cap; c++) {
+        const int j = ws->keys[c].i;
+        if (ws->blk[j] || ws->inS[j])
+            continue;
+        ws->inS[j] = 1;
+        ws->S[ws->ms++] = j;
+        added++;
+        const double *qj = pc->Q + (size_t)j * m;
+        const double t = IPM_WS_SHIELD * ws->sqd[j];
+        for (int i = 0; i < m; i++)
+            ws->blk[i] |= qj[i] > t * ws->sqd[i];
+    }
+}
+
+/* The system of S (sorted here): Q_SS (lower triangle, ld |S|), its
+ * diagonal, p_S and, for the split preconditioner and the infeasible start,
+ * its Cholesky factor; every pair: the precomputation's own. GS_OK, or
+ * GS_ERR_NOMEM / GS_ERR_NOT_SPD (Q_SS not numerically SPD). O(|S|^2)
+ * gather, O(|S|^3/3) factor. */
+static gs_err ws_system(ipm_ws *ws, gs_solver *s, const ipm_par *pr, ipm_sys *y, gs_error *err)
+{
+    const gs_precomp *pc = s->pc;
+    const int m = s->m, k = ws->ms;
+    if (k == m) {
+        *y = (ipm_sys){.m = m, .Q = pc->Q, .LQ = pc->LQ, .ld = m, .qd = pc->qdiag, .p = s->p};
+        return GS_OK;
+    }
+    qsort(ws->S, (size_t)k, sizeof *ws->S, int_cmp);
+    if (k > ws->cap) {
+        const int cap = k > 2 * ws->cap ? k : (2 * ws->cap > m ? m : 2 * ws->cap);
+        const size_t kk = gs_mul_size((size_t)cap, (size_t)cap);
+        double *Qs = realloc(ws->Qs, gs_mul_size(kk, sizeof *Qs));
+        if (Qs)
+            ws->Qs = Qs;
+        double *LQs = Qs ? realloc(ws->LQs, gs_mul_size(kk, sizeof *LQs)) : NULL;
+        if (LQs)
+            ws->LQs = LQs;
+        double *qds = LQs ? realloc(ws->qds, (size_t)cap * sizeof *qds) : NULL;
+        if (qds)
+            ws->qds = qds;
+        double *ps = qds ? realloc(ws->ps, (size_t)cap * sizeof *ps) : NULL;
+        if (!ps)
+            return gs_errorf(err, GS_ERR_NOMEM, "", "no memory for a working set of %d pairs",
+                             k);
+        ws->ps = ps;
+        ws->cap = cap;
+    }
+    for (int b = 0; b < k; b++) {
+        const double *qb = pc->Q + (size_t)ws->S[b] * m;
+        double *sb = ws->Qs + (size_t)b * k;
+        for (int a = b; a < k; a++)
+            sb[a] = qb[ws->S[a]];
+        ws->qds[b] = pc->qdiag[ws->S[b]];
+        ws->ps[b] = s->p[ws->S[b]];
+    }
+    *y = (ipm_sys){.m = k, .Q = ws->Qs, .LQ = NULL, .ld = k, .qd = ws->qds, .p = ws->ps,
+                   .idx = ws->S};
+    if (pr->lin == GS_IPM_PCG_SPLIT || pr->st == GS_IPM_START_INFEASIBLE) {
+        memcpy(ws->LQs, ws->Qs, gs_mul_size(gs_mul_size((size_t)k, (size_t)k), sizeof *ws->LQs));
+        if (gs_chol(ws->LQs, k, k, "Q_SS", err) != GS_OK)
+            return GS_ERR_NOT_SPD;
+        y->LQ = ws->LQs;
+    }
+    return GS_OK;
+}
+
+static gs_err working_set(ipm_ws *ws, gs_solver *s, const gs_problem *pb, const gs_solve_opts *o,
+                          const ipm_par *pr, double *lam_out, gs_solve_info *info,
+                          gs_error *err)
+{
+    const gs_precomp *pc = s->pc;
+    const int m = s->m;
+    memset(ws->inS, 0, (size_t)m);
+    ws->ms = 0;
+    int n = 0;
+    for (int i = 0; i < m; i++)
+        if (gs_problem_is_eq(pb, i)) {
+            ws->inS[i] = 1;
+            ws->S[ws->ms++] = i;
+        } else {
+            ws->keys[n++] = (ipm_key){-s->p[i], i};
+        }
+    ws_pick(ws, pc, n, IPM_WS_MIN_ADD);
+    for (int round = 1;; round++) {
+        ipm_sys y;
+        gs_err e = ws_system(ws, s, pr, &y, err);
+        if (e == GS_ERR_NOMEM)
+            return e;
+        if (e != GS_OK) {
+            info->status = GS_STATUS_NUMERICAL;
+            memset(lam_out, 0, (size_t)m * sizeof *lam_out);
+            return GS_OK;
+        }
+        if (!mehrotra(ws, s, pb, o, &y, pr, y.idx ? ws->inS : NULL, lam_out, info) || !y.idx)
+            return GS_OK; /* stopped (info->status says why), or solved on every pair */
+        n = 0;
+        for (int i = 0; i < m; i++) {
+            if (!isfinite(ws->wr[i])) {
+                info->status = GS_STATUS_NUMERICAL;
+                return GS_OK;
+            }
+            if (!ws->inS[i] && ws->wr[i] < -s->tol_w)
+                ws->keys[n++] = (ipm_key){ws->wr[i], i};
+        }
+        if (n == 0)
+            return GS_OK; /* optimal on every pair */
+        if (round < IPM_WS_MAX_ROUNDS) {
+            ws_pick(ws, pc, n, ws->ms > IPM_WS_MIN_ADD ? ws->ms : IPM_WS_MIN_ADD);
+        } else {
+            for (int i = 0; i < m; i++)
+                if (!ws->inS[i]) {
+                    ws->inS[i] = 1;
+                    ws->S[ws->ms++] = i;
+                }
+        }
+    }
+}
+
+static gs_err ipm_solve(gs_solver *s, const gs_problem *pb, const gs_solve_opts *o, gs_form form,
+                        double *lam_out, gs_solve_info *info, gs_error *err)
+{
+    const int dual = form == GS_FORM_DUAL;
+    ipm_ws *ws = gs_solver_ws(s, GS_METHOD_IPM, GS_FORM_PRIMAL, ipm_new, ipm_free, err);
+    if (!ws)
+        return GS_ERR_NOMEM;
+    const gs_precomp *pc = s->pc;
+    const int m = s->m;
+    const gs_ipm_linear lin = o->ipm_linear;
+    if (lin != GS_IPM_PCG_SPLIT && lin != GS_IPM_PCG_JACOBI && lin != GS_IPM_DIRECT &&
+        lin != GS_IPM_MIXED)
+        return gs_errorf(err, GS_ERR_INVALID, "ipm_linear", "unknown IPM linear solver %d",
+                         (int)lin);
+    if (o->ipm_start != GS_IPM_START_AUTO && o->ipm_start != GS_IPM_START_FEASIBLE &&
+        o->ipm_start != GS_IPM_START_INFEASIBLE)
+        return gs_errorf(err, GS_ERR_INVALID, "ipm_start", "unknown IPM starting point %d",
+                         (int)o->ipm_start);
+    const size_t mm = gs_mul_size((size_t)m, (size_t)m);
+    if (IPM_SPLIT_FP32 && lin == GS_IPM_PCG_SPLIT && !ws->Lf && m > 0) {
+        /* the float copy of L_Q or of a working set's (lower triangle) */
+        ws->Lf = malloc(gs_mul_size(mm, sizeof *ws->Lf));
+        if (!ws->rf)
+            ws->rf = malloc((size_t)m * sizeof *ws->rf);
+        if (!ws->Lf || !ws->rf) {
+            free(ws->Lf);
+            ws->Lf = NULL;
+            return gs_errorf(err, GS_ERR_NOMEM, "", "no memory for the float copy of L_Q");
+        }
+        ws->Lf_full = 0; /* filled by the run */
+    }
+    if (lin == GS_IPM_MIXED && !ws->mc.t && gs_mixchol_init(&ws->mc, m, err) != GS_OK)
+        return GS_ERR_NOMEM;
+    if (lin == GS_IPM_DIRECT && !ws->Hf && m > 0) {
+        ws->Hf = malloc(gs_mul_size(mm, sizeof *ws->Hf));
+        if (!ws->Hf)
+            return gs_errorf(err, GS_ERR_NOMEM, "", "no memory for the IPM normal matrix");
+    }
+    ipm_par pr = {.dual = dual, .lin = lin, .st = o->ipm_start,
+                  .max_iter = gs_solver_max_iter(s, o)};
+    if (pr.max_iter > IPM_MAX_ITER)
+        pr.max_iter = IPM_MAX_ITER;
+    info->warm_used = 0;
+    info->warm_kept = 0;
+    info->status = GS_STATUS_OPTIMAL;
+    info->iterations = 0;
+    info->cg_iterations = 0;
+    pr.gmax = norm_inf(pb->g, m);
+    pr.pmax = norm_inf(s->p, m);
+    /* scales: gaps (mm), forces (N) ~ p / Q_ii */
+    const double qmax = norm_inf(pc->qdiag, m);
+    pr.ysc = fmax(fmax(pr.gmax, pr.pmax), 1e-3);
+    pr.lsc = qmax > 0.0 ? pr.ysc / qmax : 1.0;
+    pr.y_floor = 1e-16 * pr.ysc;
+    pr.l_floor = 1e-16 * pr.lsc;
+    if (pr.st == GS_IPM_START_AUTO)
+        pr.st = pc->mdl->joint == GS_JOINT_SANDWICH ? GS_IPM_START_INFEASIBLE
+                                                    : GS_IPM_START_FEASIBLE;
+    gs_problem_load_vector(pb, ws->f);
+    if (dual)
+        return working_set(ws, s, pb, o, &pr, lam_out, info, err);
+    const ipm_sys all = {.m = m, .Q = pc->Q, .LQ = pc->LQ, .ld = m, .qd = pc->qdiag, .p = s->p};
+    (void)mehrotra(ws, s, pb, o, &all, &pr, NULL, lam_out, info);
     return GS_OK;
 }
 
 const gs_method_ops gs_method_ipm = {
     .name = "ipm",
-    .forms = 1u << GS_FORM_PRIMAL,
+    .forms = 1u << GS_FORM_PRIMAL | 1u << GS_FORM_DUAL,
     .default_form = GS_FORM_PRIMAL,
     .solve = ipm_solve,
 };

@@ -12,7 +12,7 @@
 gs_err gs_mixchol_init(gs_mixchol *mc, int m, gs_error *err)
 {
     memset(mc, 0, sizeof *mc);
-    mc->m = m;
+    mc->m = mc->cap = m;
     const size_t mm = gs_mul_size((size_t)m, (size_t)m);
     mc->Lf = mm ? malloc(gs_mul_size(mm, sizeof *mc->Lf)) : NULL;
     mc->t = malloc(((size_t)m + 1) * sizeof *mc->t);
@@ -21,6 +21,11 @@ gs_err gs_mixchol_init(gs_mixchol *mc, int m, gs_error *err)
         return gs_errorf(err, GS_ERR_NOMEM, "", "no memory for a float %d x %d factor", m, m);
     }
     return GS_OK;
+}
+
+void gs_mixchol_resize(gs_mixchol *mc, int m)
+{
+    mc->m = m < 0 ? 0 : (m > mc->cap ? mc->cap : m);
 }
 
 void gs_mixchol_free(gs_mixchol *mc)
@@ -59,7 +64,8 @@ gs_err gs_mixchol_factor(gs_mixchol *mc, const double *A, int lda, const double 
     if (!mc->in_double)
         return GS_OK;
     if (!mc->Ld) {
-        mc->Ld = malloc(gs_mul_size(gs_mul_size((size_t)m, (size_t)m), sizeof *mc->Ld));
+        mc->Ld = malloc(
+            gs_mul_size(gs_mul_size((size_t)mc->cap, (size_t)mc->cap), sizeof *mc->Ld));
         if (!mc->Ld)
             return gs_errorf(err, GS_ERR_NOMEM, "", "no memory for a double %d x %d factor", m,
                              m);

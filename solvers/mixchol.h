@@ -21,15 +21,19 @@
 #include "gs_error.h"
 
 typedef struct {
-    int m;
-    float *Lf;     /* m x m: the float factor (lower triangle) */
-    double *Ld;    /* m x m: the double factor where float failed (lazy) */
+    int m;         /* the order of the next factorization (gs_mixchol_resize) */
+    int cap;       /* the m of gs_mixchol_init: the buffers' order */
+    float *Lf;     /* m x m (ld m): the float factor (lower triangle) */
+    double *Ld;    /* cap x cap: the double factor where float failed (lazy) */
     float *t;      /* m: scratch of the float solve */
     int in_double; /* the last factorization is Ld (spotrf failed) */
 } gs_mixchol;
 
 gs_err gs_mixchol_init(gs_mixchol *mc, int m, gs_error *err);
 void gs_mixchol_free(gs_mixchol *mc);
+/* Factor matrices of order m (0 <= m <= the m of init) from now on, in the
+ * same buffers (a working set of pairs: solvers/ipm.c). O(1). */
+void gs_mixchol_resize(gs_mixchol *mc, int m);
 /* Factor A + diag(d) (d NULL: A), in float, else in double. GS_OK;
  * GS_ERR_NOT_SPD when double fails too; GS_ERR_NOMEM for the fallback's
  * matrix. */

@@ -11,7 +11,7 @@
  *   lemke   dual (the dual LCP(-p, Q))        solvers/lemke.c
  *   ref     dual (the test oracle, core/refsolve.h)
  *   npm     dual (default), relative, primal (square A~)   solvers/npm*.c (npm_impl.h)
- *   ipm     primal                       solvers/ipm.c
+ *   ipm     primal (default), dual (on a working set of pairs)   solvers/ipm.c
  *   auto    picks one of the above per problem and learns from measured
  *           times on this assembly (solvers/auto.c, docs/solvers.md)
  *
