@@ -182,7 +182,7 @@ typedef struct {
     ipm_key *keys;             /* m: candidates to join, by residual gap */
     double *sqd;               /* m: sqrt(diag(Q)) */
     double *Qs, *LQs, *qds, *ps;
-    int cap;
+    int cap, lcap;             /* orders Qs / qds / ps and LQs (only where used) hold */
 } ipm_ws;
 
 /* The system one Mehrotra run works on: every pair (the primal form, and
@@ -878,10 +878,7 @@ static gs_err ws_system(ipm_ws *ws, gs_solver *s, const ipm_par *pr, ipm_sys *y,
         double *Qs = realloc(ws->Qs, gs_mul_size(kk, sizeof *Qs));
         if (Qs)
             ws->Qs = Qs;
-        double *LQs = Qs ? realloc(ws->LQs, gs_mul_size(kk, sizeof *LQs)) : NULL;
-        if (LQs)
-            ws->LQs = LQs;
-        double *qds = LQs ? realloc(ws->qds, (size_t)cap * sizeof *qds) : NULL;
+        double *qds = Qs ? realloc(ws->qds, (size_t)cap * sizeof *qds) : NULL;
         if (qds)
             ws->qds = qds;
         double *ps = qds ? realloc(ws->ps, (size_t)cap * sizeof *ps) : NULL;
@@ -902,7 +899,19 @@ static gs_err ws_system(ipm_ws *ws, gs_solver *s, const ipm_par *pr, ipm_sys *y,
     *y = (ipm_sys){.m = k, .Q = ws->Qs, .LQ = NULL, .ld = k, .qd = ws->qds, .p = ws->ps,
                    .idx = ws->S};
     if (pr->lin == GS_IPM_PCG_SPLIT || pr->st == GS_IPM_START_INFEASIBLE) {
-        memcpy(ws->LQs, ws->Qs, gs_mul_size(gs_mul_size((size_t)k, (size_t)k), sizeof *ws->LQs));
+        if (k > ws->lcap) {
+            double *LQs = realloc(ws->LQs, gs_mul_size(gs_mul_size((size_t)ws->cap,
+                                                                   (size_t)ws->cap),
+                                                       sizeof *LQs));
+            if (!LQs)
+                return gs_errorf(err, GS_ERR_NOMEM, "",
+                                 "no memory for the factor of a working set of %d pairs", k);
+            ws->LQs = LQs;
+            ws->lcap = ws->cap;
+        }
+        for (int b = 0; b < k; b++) /* the lower triangle (the upper is never read) */
+            memcpy(ws->LQs + (size_t)b * k + b, ws->Qs + (size_t)b * k + b,
+                   (size_t)(k - b) * sizeof *ws->LQs);
         if (gs_chol(ws->LQs, k, k, "Q_SS", err) != GS_OK)
             return GS_ERR_NOT_SPD;
         y->LQ = ws->LQs;
