@@ -111,9 +111,9 @@
  * lam = 0 outside) is solved and polished (the crossover only within S);
  * pairs outside S left violated join (the most violated first, skipping
  * those whose column of Q is nearly that of a pair joined in the same round:
- * shielded), and the run repeats, cold, on the larger S until none is left
- * violated: the whole problem's optimum (the runs after the first start
- * from the last answer: start_hint). Each run's iterations cost
+ * shielded), and the run repeats on the larger S, from the last answer
+ * (start_hint), until none is left violated: the whole problem's optimum.
+ * Each run's iterations cost
  * O(|S|^3/3) instead of O(m^3/3); the section "the working set" below.
  * Cost per IPM iteration: O(sum n_b^2) (one Kx, two K^-1 solves) +
  * O(m) (A, A') + n_cg O(m^2) (one dsymv and two triangular sweeps per PCG
@@ -834,7 +834,8 @@ static int mehrotra(ipm_ws *ws, gs_solver *s, const gs_problem *pb, const gs_sol
  * dual restricted to S (Q_SS, p_S; lambda = 0 elsewhere) is solved and
  * polished exactly; the pairs outside S that its answer leaves violated
  * (w_i < -tol_w, w from the polish's O(m k) product) join S, and the run is
- * repeated on the larger set (cold: IPMs warm-start poorly) until none is.
+ * repeated on the larger set, from the last answer (start_hint), until
+ * none is.
  * The answer then satisfies the optimality conditions of the whole problem,
  * certified like every solve. Each run costs O(|S|^3/3) per iteration
  * instead of O(m^3/3): the contact set is a small part of m, and the pairs
