@@ -91,7 +91,10 @@
  * inside 1e-7 mm). Otherwise the IPM goes on to the next, 10 times smaller,
  * mu target. A step that makes no progress (alpha < 1e-12) triggers a last
  * attempt; failing that: GS_STATUS_NUMERICAL.
- * Warm start: ignored (IPMs warm-start poorly): warm_used = 0.
+ * Warm start: the primal form ignores it (IPMs warm-start poorly):
+ * warm_used = 0. The dual form's working set starts with the warm contact
+ * set (warm_kept of its pairs; 64 more chosen as usual when it has fewer),
+ * and the first run from the warm multipliers where given (start_hint).
  * Status: GS_STATUS_MAX_ITER after min(gs_solver_max_iter, 200) IPM
  * iterations (lam = the current, unpolished, clipped multipliers);
  * GS_STATUS_NUMERICAL when H is not numerically SPD (p'Hp <= 0 in PCG,
@@ -947,6 +950,23 @@ static gs_err ws_system(ipm_ws *ws, gs_solver *s, const ipm_par *pr, ipm_sys *y,
     return GS_OK;
 }
 
+/* ws->wr on S's pairs = Q_SS lam_S - p_S for a warm start's multipliers
+ * (pair-indexed, m), their residual gaps on the working set alone (the
+ * start needs no more). 1, or 0 when a value is not finite (the warm
+ * multipliers are then not used). O(|S|^2). */
+static int warm_residual(ipm_ws *ws, const ipm_sys *y, const double *lam)
+{
+    for (int c = 0; c < y->m; c++)
+        ws->cz[c] = lam[sys_pair(y, c)];
+    cblas_dsymv(CblasColMajor, CblasLower, y->m, 1.0, y->Q, y->ld, ws->cz, 1, 0.0, ws->cq, 1);
+    for (int c = 0; c < y->m; c++) {
+        ws->wr[sys_pair(y, c)] = ws->cq[c] - y->p[c];
+        if (!isfinite(ws->cq[c]))
+            return 0;
+    }
+    return 1;
+}
+
 static gs_err working_set(ipm_ws *ws, gs_solver *s, const gs_problem *pb, const gs_solve_opts *o,
                           const ipm_par *pr, double *lam_out, gs_solve_info *info,
                           gs_error *err)
@@ -955,15 +975,26 @@ static gs_err working_set(ipm_ws *ws, gs_solver *s, const gs_problem *pb, const 
     const int m = s->m;
     memset(ws->inS, 0, (size_t)m);
     ws->ms = 0;
-    int n = 0;
     for (int i = 0; i < m; i++)
         if (gs_problem_is_eq(pb, i)) {
             ws->inS[i] = 1;
             ws->S[ws->ms++] = i;
-        } else {
-            ws->keys[n++] = (ipm_key){-s->p[i], i};
         }
-    ws_pick(ws, pc, n, IPM_WS_MIN_ADD);
+    /* a warm start's contact set joins first (its pairs were validated) */
+    const gs_warm *wm = o->warm;
+    for (int c = 0; wm && c < wm->n_act; c++)
+        if (!ws->inS[wm->act[c]]) {
+            ws->inS[wm->act[c]] = 1;
+            ws->S[ws->ms++] = wm->act[c];
+            info->warm_kept++;
+        }
+    info->warm_used = info->warm_kept > 0;
+    int n = 0;
+    for (int i = 0; i < m; i++)
+        if (!ws->inS[i])
+            ws->keys[n++] = (ipm_key){-s->p[i], i};
+    if (info->warm_kept < IPM_WS_MIN_ADD)
+        ws_pick(ws, pc, n, IPM_WS_MIN_ADD - info->warm_kept);
     for (int round = 1;; round++) {
         ipm_sys y;
         gs_err e = ws_system(ws, s, pr, &y, err);
@@ -974,9 +1005,14 @@ static gs_err working_set(ipm_ws *ws, gs_solver *s, const gs_problem *pb, const 
             memset(lam_out, 0, (size_t)m * sizeof *lam_out);
             return GS_OK;
         }
-        /* from the second run on: from the last answer (its lam_out and w) */
+        /* from the second run on: from the last answer (its lam_out and w);
+         * the first from a warm start's multipliers, where given */
         ws->hint_lam = round > 1 ? lam_out : NULL;
         ws->hint_w = round > 1 ? ws->wr : NULL;
+        if (round == 1 && info->warm_used && wm->lam && warm_residual(ws, &y, wm->lam)) {
+            ws->hint_lam = wm->lam;
+            ws->hint_w = ws->wr;
+        }
         const int solved = mehrotra(ws, s, pb, o, &y, pr, y.idx ? ws->inS : NULL, lam_out, info);
         ws->hint_lam = ws->hint_w = NULL;
         if (!solved || !y.idx)

@@ -4,7 +4,7 @@
  * contact-set size) on small lap and sandwich models across fastener
  * fractions and with equality-fastened pairs, and on the exact hand-made
  * cases; the working set on a model whose first set is a small part of the
- * pairs; the split preconditioner P3 needs far fewer CG iterations than
+ * pairs, and its warm starts; the split preconditioner P3 needs far fewer CG iterations than
  * Jacobi on an ill-conditioned model; the IPM iteration count hardly depends
  * on the fastener fraction; degenerate gaps; the iteration limit; warm
  * starts are ignored; unknown ipm_linear / ipm_start values are rejected;
@@ -288,7 +288,7 @@ GS_TEST(iteration_limit_warm_ignored_option_errors)
         GS_CHECK_INT(ts_solve(f.sv, &pb, &o, f.lam, f.w, f.x, &info), GS_STATUS_MAX_ITER);
         GS_CHECK_INT(info.iterations, 2);
     }
-    /* warm start: accepted, ignored, same answer */
+    /* warm start: accepted, ignored by the primal form, same answer */
     gs_solve_opts o = ipm_opts(0, 0);
     ts_solve_ok(f.sv, &pb, &o, f.lam, f.w, f.x, &info, KKT_TOL);
     int na = ts_contact_set(f.lam, NULL, f.m, f.act);
@@ -355,6 +355,58 @@ GS_TEST(dual_working_set_agrees_on_a_larger_model)
     }
     ts_what = "";
     free(w_primal);
+    ts_fx_free(&f);
+}
+
+/* The dual form takes a warm start: the contact set of another gap's answer
+ * joins its first working set and its multipliers start the first run;
+ * warm_used and warm_kept say so, and the answer is the oracle's (1e-7 mm)
+ * whatever the warm start: the gap's own answer, another gap's, the set
+ * without multipliers, multipliers that are not finite (not used). */
+GS_TEST(dual_warm_start)
+{
+    ts_fixture f;
+    ts_fx_generate(&f, GS_GEN_LAP, 0.45, 2, 21, 0.5);
+    double *lam1 = malloc((size_t)f.m * sizeof *lam1);
+    int *act1 = malloc((size_t)f.m * sizeof *act1);
+    gs_problem pb1 = ts_fx_problem(&f, 1);
+    gs_solve_info info;
+    gs_solve_opts o = ipm_form_opts(GS_FORM_DUAL, L_MIXED, 0);
+    ts_solve_ok(f.sv, &pb1, &o, lam1, f.w, f.x, &info, KKT_TOL);
+    const int na1 = ts_contact_set(lam1, NULL, f.m, act1);
+    GS_CHECK(na1 > 64);
+    gs_problem pb = ts_fx_problem(&f, 0);
+    ts_fx_reference(&f, &pb);
+    ts_solve_ok(f.sv, &pb, &o, f.lam, f.w, f.x, &info, KKT_TOL);
+    ts_check_matches_ref(&f, "cold");
+    GS_CHECK_INT(info.warm_used, 0);
+    const int na0 = ts_contact_set(f.lam, NULL, f.m, f.act);
+    double *lam0 = malloc((size_t)f.m * sizeof *lam0);
+    memcpy(lam0, f.lam, (size_t)f.m * sizeof *lam0);
+    struct {
+        const char *what;
+        gs_warm warm;
+    } cases[4] = {{"own answer", {na0, f.act, lam0}},
+                  {"other gap", {na1, act1, lam1}},
+                  {"set only", {na1, act1, NULL}},
+                  {"nan multipliers", {na1, act1, lam1}}};
+    for (int c = 0; c < 4; c++) {
+        if (c == 3)
+            lam1[act1[0]] = NAN;
+        ts_what = cases[c].what;
+        o.warm = &cases[c].warm;
+        for (int l = 0; l < N_LIN; l++) {
+            o.ipm_linear = LIN[l];
+            ts_solve_ok(f.sv, &pb, &o, f.lam, f.w, f.x, &info, KKT_TOL);
+            ts_check_matches_ref(&f, ts_what);
+            GS_CHECK_INT(info.warm_used, 1);
+            GS_CHECK_INT(info.warm_kept, cases[c].warm.n_act);
+        }
+    }
+    ts_what = "";
+    free(lam0);
+    free(lam1);
+    free(act1);
     ts_fx_free(&f);
 }
 
