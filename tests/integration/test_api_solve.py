@@ -37,10 +37,13 @@ class SolveTest(ApiCase):
     def test_solvers_agree(self):
         g = [x - 0.1 for x in self.G[2]]  # some pairs interpenetrate: contact without load
         ref = None
-        for solver in ("gi", "lemke", "npm", "ipm", "ref"):
-            res = self.solve(g, solver=solver, fasteners=[0, 2, 5, 7],
+        for solver, form in (("gi", "default"), ("lemke", "default"), ("npm", "default"),
+                             ("ipm", "default"), ("ipm", "dual"), ("ref", "default")):
+            res = self.solve(g, solver=solver, formulation=form, fasteners=[0, 2, 5, 7],
                              **{"return": ["w", "lambda", "kkt", "x"]})
             self.assertEqual(res["solver"], solver)
+            if form != "default":
+                self.assertEqual(res["formulation"], form)
             self.assertFalse(res["cached"])  # x asked: always solved
             self.assertEqual(res["status"], "optimal")
             self.assert_complementary(res, tol=1e-6)
@@ -106,10 +109,11 @@ class SolveTest(ApiCase):
     def test_warm_start(self):
         g = [x - 0.1 for x in self.G[6]]
         prev = self.solve(g, fasteners=[0, 1, 2, 3, 4])
-        for solver in ("auto", "npm", "ipm", "lemke", "gi"):
-            cold = self.solve(g, fasteners=[0, 1, 2, 3, 4, 5], solver=solver,
+        for solver, form in (("auto", "default"), ("npm", "default"), ("ipm", "default"),
+                             ("ipm", "dual"), ("lemke", "default"), ("gi", "default")):
+            cold = self.solve(g, fasteners=[0, 1, 2, 3, 4, 5], solver=solver, formulation=form,
                               **{"return": ["w", "lambda", "kkt", "x"]})
-            warm = self.solve(g, fasteners=[0, 1, 2, 3, 4, 5], solver=solver,
+            warm = self.solve(g, fasteners=[0, 1, 2, 3, 4, 5], solver=solver, formulation=form,
                               warm_start=prev["id"], **{"return": ["w", "lambda", "kkt", "x"]})
             self.assertFalse(cold["warm_start_used"], solver)
             self.assertFalse(warm["cached"])
@@ -118,7 +122,7 @@ class SolveTest(ApiCase):
             self.assert_close(warm["lambda"], cold["lambda"], 1e-7 * max(1.0, max(cold["lambda"])),
                               solver)
             self.assertEqual(warm["contact"], cold["contact"], solver)
-            if solver == "auto":
+            if solver == "auto" or form == "dual":  # the primal IPM ignores warm starts
                 self.assertTrue(warm["warm_start_used"], warm)
         # a cached answer for the warm-started QP is the cold one's (unique solution)
         hit = self.solve(g, fasteners=[0, 1, 2, 3, 4, 5], warm_start=prev["id"])
