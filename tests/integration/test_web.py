@@ -438,6 +438,9 @@ class WebPage(unittest.TestCase):
                       dom.by_id("cap-residual").all_text().replace(",", ""))
         self.assertEqual(float(dom.by_id("stat-opened").attrs["data-value"]), s["opened"]["pairs"])
         self.assertEqual(dom.by_id("opened-why").all_text(), s["opened"]["why"])
+        for sid, key in (("stat-warm", "warm_started"), ("stat-crossovers", "crossovers")):
+            self.assertEqual(float(dom.by_id(sid).attrs["data-value"]), s[key])
+            self.assertEqual(dom.by_id(sid).all_text(), "%d of %d" % (s[key], s["count"]))
         h = s["time_ms"]["histogram"]
         self.assertTrue(h["log"])
         bars = dom.by_id("hist-time").find_all("rect", "hist-bar")
