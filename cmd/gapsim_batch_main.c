@@ -4,7 +4,9 @@
  * of a k x m .npy cloud with any solver (solvers/solver.h; default auto) on
  * the cloud runner (runner/runner.h: one solve per core, each thread with its
  * own workspace, OpenBLAS single-threaded inside each), print the stage times
- * and a cloud summary, optionally write the residual gaps (k x m .npy).
+ * and a cloud summary (runner/cloudstats.h, the statistics of gapsimd's job
+ * summary), optionally write the residual gaps (k x m .npy) and the summary's
+ * JSON.
  * The daemon (server/) does the same as a service, gapsim-mpi (mpi/) on a
  * cluster; all three run on the same runner.
  */
@@ -14,6 +16,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <cjson/cJSON.h>
+
+#include "cloudstats.h"
+#include "fileio.h"
 #include "generator.h"
 #include "kkt.h"
 #include "linalg.h"
@@ -34,6 +40,8 @@ static void usage(FILE *f)
             "  --method M        auto (default), gi, npm, ipm, lemke, ref (docs/solvers.md)\n"
             "  --form F          dual, relative, primal (default: the method's own)\n"
             "  --out FILE        write the residual gaps (k x m .npy)\n"
+            "  --summary FILE    write the cloud statistics as JSON (the object of gapsimd's\n"
+            "                    GET /v1/jobs/{id}/summary; docs/api.md)\n"
             "  --factors FILE    load the saved factors from FILE, or compute and save them\n"
             "                    there (the same factors give bit-identical results in\n"
             "                    gapsim-batch, gapsim-mpi and gapsimd)\n"
@@ -48,19 +56,6 @@ static void usage(FILE *f)
             "Exit codes: 0 all gaps optimal, 1 error, 2 usage, 3 some gaps not optimal.\n");
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double quantile(double *v, int n, double q) /* sorts v */
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    int i = (int)ceil(q * n) - 1;
-    return v[i < 0 ? 0 : (i >= n ? n - 1 : i)];
-}
-
 static int fail(const char *what, const gs_error *e)
 {
     fprintf(stderr, "gapsim-batch: %s: %s%s%s: %s\n", what, gs_err_name(e->code),
@@ -68,9 +63,90 @@ static int fail(const char *what, const gs_error *e)
     return 1;
 }
 
+/* A number of a JSON object (0 when absent). */
+static double num(const cJSON *o, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItem(o, key);
+    return cJSON_IsNumber(v) ? v->valuedouble : 0.0;
+}
+
+/* The cloud statistics of the k results in ms (runner/cloudstats.h: the
+ * body of gapsimd's GET /v1/jobs/{id}/summary), each with its initial gaps
+ * from src, as JSON in b. The contact forces are not kept here: the fields
+ * that need them count every pair (as gapsim-mpi's). O(k m). */
+static gs_err cloud_summary(const gs_mem_sink *ms, const gs_gap_source *src, int k,
+                            double threshold, gs_buf *b, gs_error *err)
+{
+    const int m = ms->m;
+    gs_cstats *s = gs_cstats_new(m, k, threshold, 20, err);
+    double *g = malloc(sizeof(double) * (size_t)m);
+    gs_err rc = s && g ? GS_OK : gs_errorf(err, GS_ERR_NOMEM, "", "out of memory");
+    for (int pass = 1; !rc && pass <= (gs_cstats_second_pass(s) ? 2 : 1); pass++)
+        for (int r = 0; !rc && r < k; r++) {
+            const gs_solve_info *in = &ms->info[r];
+            if (pass == 1 && (rc = src->read(src->ctx, r, g, err)) != GS_OK)
+                break;
+            gs_cstats_row row = {.w = ms->W + (size_t)r * (size_t)m, .g = g, .m = m,
+                                 .time = in->time, .n_act = in->n_act,
+                                 .iterations = in->iterations, .warm_used = in->warm_used,
+                                 .crossover = in->crossover, .status = gs_status_name(in->status),
+                                 .method = gs_method_name(in->method),
+                                 .form = gs_form_name(in->form)};
+            if (pass == 1)
+                rc = gs_cstats_add(s, &row, err);
+            else
+                gs_cstats_add2(s, &row);
+        }
+    if (!rc)
+        rc = gs_cstats_json(s, "", "", "done", k, b, err);
+    if (!rc && b->oom)
+        rc = gs_errorf(err, GS_ERR_NOMEM, "", "out of memory for the summary");
+    gs_cstats_free(s);
+    free(g);
+    return rc;
+}
+
+/* The summary lines, from the statistics' JSON. */
+static void print_summary(const cJSON *sj, gs_method method, int chained, int k, double wall,
+                          long threads)
+{
+    const cJSON *mr = cJSON_GetObjectItem(sj, "max_residual"),
+                *na = cJSON_GetObjectItem(sj, "n_act"), *tm = cJSON_GetObjectItem(sj, "time_ms"),
+                *pm = cJSON_GetObjectItem(cJSON_GetObjectItem(sj, "pairs"), "mean");
+    double mean_w = 0.0; /* over every pair of every gap: the mean of the pairs' means */
+    const int m = cJSON_GetArraySize(pm);
+    for (const cJSON *v = pm ? pm->child : NULL; v; v = v->next)
+        mean_w += v->valuedouble / m;
+    const int above = (int)lround(num(sj, "share_gaps_above") * k);
+    printf("summary    gaps solved          %d (%d optimal)\n", (int)num(sj, "count"),
+           (int)num(cJSON_GetObjectItem(sj, "statuses"), "optimal"));
+    printf("           residual gap         mean %.4f mm, max %.4f mm\n", mean_w, num(mr, "max"));
+    printf("           max residual per gap median %.4f mm, p95 %.4f mm\n", num(mr, "median"),
+           num(mr, "p95"));
+    printf("           gaps with max > %.3g mm %d (%.1f%%)\n", num(sj, "threshold"), above,
+           100.0 * num(sj, "share_gaps_above"));
+    printf("           pairs in contact     mean %.1f, min %d, max %d\n", num(na, "mean"),
+           (int)num(na, "min"), (int)num(na, "max"));
+    printf("           time per solve       mean %.2f ms, median %.2f ms, max %.2f ms\n",
+           num(tm, "mean"), num(tm, "median"), num(tm, "max"));
+    printf("           solver               %s:", gs_method_name(method));
+    for (const cJSON *v = cJSON_GetObjectItem(sj, "solvers")->child; v; v = v->next)
+        printf(" %s x%d", v->string, v->valueint);
+    printf("\n");
+    if (chained)
+        printf("           warm started         %d of %d gaps\n", (int)num(sj, "warm_started"), k);
+    const int crossed = (int)num(sj, "crossovers");
+    if (crossed) /* docs/solvers.md: NPM's stall cap, GI dual's polish cap */
+        printf("           finished by GI       %d of %d gaps (the method's own loop cycled)\n",
+               crossed, k);
+    printf("           throughput           %.1f solves/s on %ld threads (%.2f s wall)\n",
+           k / wall, threads, wall);
+}
+
 int main(int argc, char **argv)
 {
-    const char *model_path = NULL, *gaps_path = NULL, *out_path = NULL, *factors_path = NULL;
+    const char *model_path = NULL, *gaps_path = NULL, *out_path = NULL, *factors_path = NULL,
+               *summary_path = NULL;
     gs_solve_opts sopts;
     gs_solve_default_opts(&sopts); /* method auto */
     double fraction = 0.0, threshold = 0.1;
@@ -86,6 +162,8 @@ int main(int argc, char **argv)
             gaps_path = v, i++;
         } else if (!strcmp(a, "--out") && v) {
             out_path = v, i++;
+        } else if (!strcmp(a, "--summary") && v) {
+            summary_path = v, i++;
         } else if (!strcmp(a, "--factors") && v) {
             factors_path = v, i++;
         } else if (!strcmp(a, "--fraction") && v) {
@@ -223,73 +301,33 @@ int main(int argc, char **argv)
         rc = fail("solve", &e);
         goto out;
     }
-    gs_solve_info *info = ms.info;
-    double *maxw = malloc((size_t)k * sizeof *maxw);
-    if (!maxw) {
-        fprintf(stderr, "gapsim-batch: out of memory for %d gaps\n", k);
-        rc = 1;
+    /* the summary: the cloud statistics gapsimd's and gapsim-mpi's summaries are */
+    gs_buf sb = {0};
+    cJSON *sj = NULL;
+    if (cloud_summary(&ms, &run.src, k, threshold, &sb, &e) != GS_OK ||
+        !(sj = cJSON_Parse(sb.p))) {
+        gs_buf_free(&sb);
+        rc = fail("summary", &e);
         goto out;
     }
-    for (int r = 0; r < k; r++) { /* O(k m) */
-        double mx = 0.0;
-        for (int i = 0; i < mdl->m; i++)
-            mx = fmax(mx, ms.W[(size_t)r * mdl->m + i]);
-        maxw[r] = mx;
+    print_summary(sj, sopts.method, chain != GS_CHAIN_OFF, k, wall, threads);
+    const int optimal = (int)num(cJSON_GetObjectItem(sj, "statuses"), "optimal");
+    cJSON_Delete(sj);
+    if (summary_path) {
+        gs_wfile wf = {0};
+        gs_err wrc = gs_wfile_open(&wf, summary_path, &e);
+        if (!wrc)
+            wrc = gs_wfile_write(&wf, sb.p, sb.len, &e);
+        if (!wrc)
+            wrc = gs_wfile_commit(&wf, &e);
+        else
+            gs_wfile_abort(&wf);
+        if (wrc)
+            rc = fail(summary_path, &e);
+        else
+            printf("           summary written to %s\n", summary_path);
     }
-
-    /* summary */
-    int optimal = 0, above = 0, warm = 0, crossed = 0;
-    double sum_w = 0.0, max_w = 0.0, sum_act = 0.0;
-    int act_min = mdl->m, act_max = 0;
-    double *tt = malloc((size_t)k * sizeof *tt), *mw = malloc((size_t)k * sizeof *mw);
-    for (int r = 0; r < k; r++) {
-        optimal += info[r].status == GS_STATUS_OPTIMAL;
-        warm += info[r].warm_used;
-        crossed += info[r].crossover;
-        for (int i = 0; i < mdl->m; i++)
-            sum_w += ms.W[(size_t)r * mdl->m + i];
-        max_w = fmax(max_w, maxw[r]);
-        above += maxw[r] > threshold;
-        sum_act += info[r].n_act;
-        act_min = info[r].n_act < act_min ? info[r].n_act : act_min;
-        act_max = info[r].n_act > act_max ? info[r].n_act : act_max;
-        tt[r] = info[r].time;
-        mw[r] = maxw[r];
-    }
-    double mean_t = 0.0;
-    for (int r = 0; r < k; r++)
-        mean_t += tt[r] / k;
-    double med_t = quantile(tt, k, 0.5), max_t = tt[k - 1]; /* quantile sorted tt */
-    double med_w = quantile(mw, k, 0.5), p95_w = quantile(mw, k, 0.95);
-    printf("summary    gaps solved          %d (%d optimal)\n", k, optimal);
-    printf("           residual gap         mean %.4f mm, max %.4f mm\n",
-           sum_w / ((double)k * mdl->m), max_w);
-    printf("           max residual per gap median %.4f mm, p95 %.4f mm\n", med_w, p95_w);
-    printf("           gaps with max > %.3g mm %d (%.1f%%)\n", threshold, above,
-           100.0 * above / k);
-    printf("           pairs in contact     mean %.1f, min %d, max %d\n", sum_act / k, act_min,
-           act_max);
-    printf("           time per solve       mean %.2f ms, median %.2f ms, max %.2f ms\n",
-           1e3 * mean_t, 1e3 * med_t, 1e3 * max_t);
-    int ran[GS_METHOD__COUNT * GS_FORM__COUNT] = {0};
-    for (int r = 0; r < k; r++)
-        ran[info[r].method * GS_FORM__COUNT + info[r].form]++;
-    printf("           solver               %s:", gs_method_name(sopts.method));
-    for (int q = 0; q < GS_METHOD__COUNT * GS_FORM__COUNT; q++)
-        if (ran[q])
-            printf(" %s/%s x%d", gs_method_name((gs_method)(q / GS_FORM__COUNT)),
-                   gs_form_name((gs_form)(q % GS_FORM__COUNT)), ran[q]);
-    printf("\n");
-    if (chain != GS_CHAIN_OFF)
-        printf("           warm started         %d of %d gaps\n", warm, k);
-    if (crossed) /* docs/solvers.md: NPM's stall cap, GI dual's polish cap */
-        printf("           finished by GI       %d of %d gaps (the method's own loop cycled)\n",
-               crossed, k);
-    printf("           throughput           %.1f solves/s on %ld threads (%.2f s wall)\n",
-           k / wall, threads, wall);
-    free(tt);
-    free(mw);
-    free(maxw);
+    gs_buf_free(&sb);
     if (out_path) {
         size_t shape[2] = {(size_t)k, (size_t)mdl->m};
         if (gs_npy_write_file(out_path, ms.W, 2, shape, &e) != GS_OK)

@@ -15,6 +15,26 @@ check "gen reports nodes in two pairs" grep -Eq "two pairs +39 nodes" "$TMP/gen.
 check "batch exit 0" test $? -eq 0
 check "batch solved all 12 optimally" grep -q "gaps solved          12 (12 optimal)" "$TMP/batch.out"
 check "batch wrote residuals" test -s "$TMP/w.npy"
+# --summary: gapsimd's summary object, and the printed lines are its figures
+"$BIN/gapsim-batch" "$TMP/sw.json" --gaps "$TMP/sw.gaps.npy" --fraction 0.5 --threads 1 \
+  --threshold 2.5 --summary "$TMP/s.json" > "$TMP/sum.out" 2>&1
+check "batch --summary exit 0" test $? -eq 0
+check "summary file: 12 results of 156 pairs, all optimal, threshold 2.5" python3 -c "
+import json, sys
+s = json.load(open(sys.argv[1]))
+assert (s['count'], s['total'], s['m'], s['threshold']) == (12, 12, 156, 2.5), s['count']
+assert s['statuses'] == {'optimal': 12} and s['failures'] == 0, s['statuses']
+assert len(s['pairs']['p95']) == 156 and sum(s['n_act']['histogram']['counts']) == 12
+" "$TMP/s.json"
+check "printed gaps above the threshold are the file's share" python3 -c "
+import json, re, sys
+s = json.load(open(sys.argv[1]))
+n = int(re.search(r'gaps with max > 2.5 mm (\d+)', open(sys.argv[2]).read()).group(1))
+assert n == round(s['share_gaps_above'] * 12), (n, s['share_gaps_above'])
+mr = s['max_residual']
+line = re.search(r'median ([0-9.]+) mm, p95 ([0-9.]+) mm', open(sys.argv[2]).read())
+assert abs(float(line.group(1)) - mr['median']) < 1e-4 and abs(float(line.group(2)) - mr['p95']) < 1e-4
+" "$TMP/s.json" "$TMP/sum.out"
 # 12 x 156 doubles + header: exactly 12*156*8 bytes of data after a 64-byte-aligned header
 size=$(stat -c %s "$TMP/w.npy")
 check "residual file size" test $(( (size - 12 * 156 * 8) % 64 )) -eq 0 -a "$size" -gt $((12 * 156 * 8))
