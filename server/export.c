@@ -359,6 +359,9 @@ void gsd_export_html(const gs_model *mdl, const cJSON *sum, const gsd_job_row *j
     row_num(b, "solve time per gap, median", num(sum, "time_ms", "median"), "ms");
     row_num(b, "solve time per gap, p95", num(sum, "time_ms", "p95"), "ms");
     row_num(b, "failures (not optimal)", num(sum, "failures", NULL), "");
+    row_num(b, "warm started", num(sum, "warm_started", NULL), "");
+    row_num(b, "finished by GI relative (the method's own loop cycled)",
+            num(sum, "crossovers", NULL), "");
     gs_buf_printf(b, "<tr><th>fastener pattern</th><td id=\"pattern\">%d of %d installed: ",
                    n_installed, mdl->n_fast);
     for (int i = 0; i < n_installed; i++)

@@ -187,6 +187,10 @@ class ExportTest(ApiCase):
         self.assertEqual([int(float(b.get("data-count"))) for b in hists[0] if b.get("class") == "bar"],
                          want["residual_histogram"]["counts"])
         self.assertIn("share of gaps with a residual above the threshold", text)
+        rows = {th.text: tr.find("td").text for tr in root.iter("tr") for th in tr.findall("th")}
+        for label, key in (("warm started", "warm_started"),
+                           ("finished by GI relative (the method's own loop cycled)", "crossovers")):
+            self.assertEqual(float(rows[label]), want[key], label)
 
     def test_errors(self):
         self.assert_error(self.d.get("/v1/jobs/%s/summary?format=xls" % self.jid), 400, "format")
