@@ -845,8 +845,11 @@ static int mehrotra(ipm_ws *ws, gs_solver *s, const gs_problem *pb, const gs_sol
  * it shields never enter. Joining: the most violated first, skipping pairs
  * whose column of Q is nearly that of a pair taken in the same round (they
  * are shielded by it, as neighbours are by a pair in contact), at least
- * IPM_WS_MIN_ADD and at most |S| per round; the first set is the fastened
- * pairs and the same choice on -p (the gaps at lambda = 0). */
+ * IPM_WS_MIN_ADD and at most |S| per round; when the violated pairs are at
+ * most half as many as S holds, all of them join (the shielding then only
+ * costs rounds: lap joint 88 -> 47 ms at 50%, 280 -> 120 ms at 100%,
+ * sandwich at 50% 2.9 -> 1.2 s); the first set is the fastened pairs and
+ * the same choice on -p (the gaps at lambda = 0). */
 #define IPM_WS_SHIELD 0.95
 #define IPM_WS_MIN_ADD 64
 /* After this many rounds every pair joins (a safeguard: the run on all pairs
@@ -868,9 +871,9 @@ static int int_cmp(const void *a, const void *b)
 }
 
 /* Add to S up to cap of the n candidate pairs keys (by w, most violated
- * first), skipping pairs shielded by one taken in this call. O(n log n) plus
- * O(m) per pair taken (its column of Q). */
-static void ws_pick(ipm_ws *ws, const gs_precomp *pc, int n, int cap)
+ * first), with shield: skipping pairs shielded by one taken in this call.
+ * O(n log n) plus, with shield, O(m) per pair taken (its column of Q). */
+static void ws_pick(ipm_ws *ws, const gs_precomp *pc, int n, int cap, int shield)
 {
     const int m = pc->m;
     qsort(ws->keys, (size_t)n, sizeof *ws->keys, key_cmp);
@@ -882,6 +885,8 @@ static void ws_pick(ipm_ws *ws, const gs_precomp *pc, int n, int cap)
         ws->inS[j] = 1;
         ws->S[ws->ms++] = j;
         added++;
+        if (!shield)
+            continue;
         const double *qj = pc->Q + (size_t)j * m;
         const double t = IPM_WS_SHIELD * ws->sqd[j];
         for (int i = 0; i < m; i++)
@@ -994,7 +999,7 @@ static gs_err working_set(ipm_ws *ws, gs_solver *s, const gs_problem *pb, const 
         if (!ws->inS[i])
             ws->keys[n++] = (ipm_key){-s->p[i], i};
     if (info->warm_kept < IPM_WS_MIN_ADD)
-        ws_pick(ws, pc, n, IPM_WS_MIN_ADD - info->warm_kept);
+        ws_pick(ws, pc, n, IPM_WS_MIN_ADD - info->warm_kept, 1);
     for (int round = 1;; round++) {
         ipm_sys y;
         gs_err e = ws_system(ws, s, pr, &y, err);
@@ -1029,7 +1034,9 @@ static gs_err working_set(ipm_ws *ws, gs_solver *s, const gs_problem *pb, const 
         if (n == 0)
             return GS_OK; /* optimal on every pair */
         if (round < IPM_WS_MAX_ROUNDS) {
-            ws_pick(ws, pc, n, ws->ms > IPM_WS_MIN_ADD ? ws->ms : IPM_WS_MIN_ADD);
+            /* few violated pairs left (at most half the set): all of them */
+            const int few = 2 * n <= ws->ms;
+            ws_pick(ws, pc, n, few ? n : ws->ms > IPM_WS_MIN_ADD ? ws->ms : IPM_WS_MIN_ADD, !few);
         } else {
             for (int i = 0; i < m; i++)
                 if (!ws->inS[i]) {
