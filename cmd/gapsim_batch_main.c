@@ -130,7 +130,8 @@ static void print_summary(const cJSON *sj, gs_method method, int chained, int k,
     printf("           time per solve       mean %.2f ms, median %.2f ms, max %.2f ms\n",
            num(tm, "mean"), num(tm, "median"), num(tm, "max"));
     printf("           solver               %s:", gs_method_name(method));
-    for (const cJSON *v = cJSON_GetObjectItem(sj, "solvers")->child; v; v = v->next)
+    const cJSON *sv = cJSON_GetObjectItem(sj, "solvers");
+    for (const cJSON *v = sv ? sv->child : NULL; v; v = v->next)
         printf(" %s x%d", v->string, v->valueint);
     printf("\n");
     if (chained)
