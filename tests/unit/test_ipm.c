@@ -313,8 +313,8 @@ GS_TEST(iteration_limit_warm_ignored_option_errors)
     ts_fx_free(&f);
 }
 
-/* The dual form's working set on a model whose first set (the fastened
- * pairs and 64 more) is a small part of the pairs: at 10% fasteners the
+/* The dual form's working set on a model whose first set (the fastened and
+ * loaded pairs and 64 more) is a small part of the pairs: at 10% fasteners the
  * contact set is a tenth of them, at 50% a third; the joined sets must end
  * with the whole problem's answer: the oracle's within 1e-7 mm, and the
  * primal form's (which factors every pair) within 1e-7 mm on w. */
