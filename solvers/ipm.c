@@ -192,12 +192,12 @@ typedef struct {
 
 /* The system one Mehrotra run works on: every pair (the primal form, and
  * the dual on all pairs), or a working set S of pairs (the dual form): Q_SS
- * and p_S. Position c of every per-pair vector of the run is pair idx[c]. */
+ * and p_S. Position c of every per-pair vector of the run is pair idx[c].
+ * Matrices are m x m, column-major, leading dimension m. */
 typedef struct {
     int m;             /* positions */
-    const double *Q;   /* Q_SS (lower triangle read), leading dimension ld */
-    const double *LQ;  /* its Cholesky factor, leading dimension ld */
-    int ld;
+    const double *Q;   /* Q_SS (lower triangle read) */
+    const double *LQ;  /* its Cholesky factor (lower), or NULL where not needed */
     const double *qd;  /* diag(Q_SS) */
     const double *p;   /* p_S */
     const int *idx;    /* the pair at each position; NULL: position = pair */
@@ -206,6 +206,12 @@ typedef struct {
 static int sys_pair(const ipm_sys *y, int c)
 {
     return y->idx ? y->idx[c] : c;
+}
+
+/* The system of every pair: the precomputation's own Q, L_Q and p. */
+static ipm_sys sys_all(const gs_solver *s)
+{
+    return (ipm_sys){.m = s->m, .Q = s->pc->Q, .LQ = s->pc->LQ, .qd = s->pc->qdiag, .p = s->p};
 }
 
 static void ipm_free(void *p)
@@ -285,7 +291,7 @@ static double norm_inf(const double *v, int n)
 static void h_mul(const ipm_sys *y, const double *hd, const double *v, double *q)
 {
     const int m = y->m;
-    cblas_dsymv(CblasColMajor, CblasLower, m, 1.0, y->Q, y->ld, v, 1, 0.0, q, 1);
+    cblas_dsymv(CblasColMajor, CblasLower, m, 1.0, y->Q, y->m, v, 1, 0.0, q, 1);
     for (int i = 0; i < m; i++)
         q[i] += hd[i] * v[i];
 }
@@ -295,18 +301,17 @@ static void h_mul(const ipm_sys *y, const double *hd, const double *v, double *q
 static void split_apply(const ipm_sys *y, const double *dg, const double *r, double *z)
 {
     const int m = y->m;
-    const size_t ld = (size_t)y->ld;
     const double *L = y->LQ;
     if (z != r)
         memcpy(z, r, (size_t)m * sizeof *z);
     for (int j = 0; j < m; j++) {
-        const double *lj = L + (size_t)j * ld;
+        const double *lj = L + (size_t)j * m;
         z[j] /= dg[j];
         if (j + 1 < m && z[j] != 0.0)
             cblas_daxpy(m - j - 1, -z[j], lj + j + 1, 1, z + j + 1, 1);
     }
     for (int j = m - 1; j >= 0; j--) {
-        const double *lj = L + (size_t)j * ld;
+        const double *lj = L + (size_t)j * m;
         double acc = j + 1 < m ? cblas_ddot(m - j - 1, lj + j + 1, 1, z + j + 1, 1) : 0.0;
         z[j] = (z[j] - acc) / dg[j];
     }
@@ -358,7 +363,7 @@ static int prepare(ipm_ws *ws, const ipm_sys *y, gs_ipm_linear lin)
     const int m = y->m;
     if (lin == GS_IPM_PCG_SPLIT) {
         for (int i = 0; i < m; i++)
-            ws->dg[i] = y->LQ[(size_t)i * y->ld + i] + sqrt(ws->hd[i]);
+            ws->dg[i] = y->LQ[(size_t)i * m + i] + sqrt(ws->hd[i]);
         if (ws->Lf)
             for (int i = 0; i < m; i++)
                 ws->Lf[(size_t)i * m + i] = (float)ws->dg[i];
@@ -367,9 +372,9 @@ static int prepare(ipm_ws *ws, const ipm_sys *y, gs_ipm_linear lin)
             ws->dg[i] = y->qd[i] + ws->hd[i];
     } else if (lin == GS_IPM_MIXED) {
         gs_mixchol_resize(&ws->mc, m);
-        return gs_mixchol_factor(&ws->mc, y->Q, y->ld, ws->hd, NULL) == GS_OK ? 0 : -1;
+        return gs_mixchol_factor(&ws->mc, y->Q, y->m, ws->hd, NULL) == GS_OK ? 0 : -1;
     } else {
-        return gs_chol_plus_diag(ws->Hf, m, y->Q, y->ld, ws->hd, "", NULL) != GS_OK ? -1 : 0;
+        return gs_chol_plus_diag(ws->Hf, m, y->Q, y->m, ws->hd, "", NULL) != GS_OK ? -1 : 0;
     }
     return 0;
 }
@@ -506,7 +511,7 @@ static void start_infeasible(ipm_ws *ws, gs_solver *s, const ipm_sys *y, int dua
         memcpy(ws->x, ws->f, (size_t)s->n * sizeof *ws->x);
         (void)gs_precomp_kinv(s->pc, ws->x); /* NaN on failure: the first iteration stops */
     }
-    /* lam_hat = Q^-1 p (two triangular solves with L_Q; ld = m) */
+    /* lam_hat = Q^-1 p (two triangular solves with L_Q) */
     memcpy(ws->lam, y->p, (size_t)m * sizeof *ws->lam);
     gs_llt_solve64(y->LQ, m, ws->lam);
     for (int i = 0; i < m; i++) {
@@ -629,7 +634,7 @@ static void residuals(ipm_ws *ws, gs_solver *s, const gs_problem *pb, const ipm_
     const gs_model *mdl = s->pc->mdl;
     const int m = s->m;
     if (dual) {
-        cblas_dsymv(CblasColMajor, CblasLower, y->m, 1.0, y->Q, y->ld, ws->lam, 1, 0.0, ws->s2,
+        cblas_dsymv(CblasColMajor, CblasLower, y->m, 1.0, y->Q, y->m, ws->lam, 1, 0.0, ws->s2,
                     1);
         for (int i = 0; i < y->m; i++)
             ws->s2[i] -= y->p[i] + ws->y[i];
@@ -673,9 +678,9 @@ static int mehrotra(ipm_ws *ws, gs_solver *s, const gs_problem *pb, const gs_sol
     }
     const int mI = m - nE;
     if (lin == GS_IPM_PCG_SPLIT && ws->Lf && (y->idx || !ws->Lf_full)) {
-        /* the float copy of the system's L_Q (lower triangle; ld m) */
+        /* the float copy of the system's L_Q (lower triangle) */
         for (int j = 0; j < m; j++) {
-            const double *lj = y->LQ + (size_t)j * y->ld;
+            const double *lj = y->LQ + (size_t)j * m;
             float *fj = ws->Lf + (size_t)j * m;
             for (int i = j; i < m; i++)
                 fj[i] = (float)lj[i];
@@ -873,6 +878,16 @@ static int int_cmp(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* Pair i joins S unless it is there: 1 if it joined. O(1). */
+static int ws_join(ipm_ws *ws, int i)
+{
+    if (ws->inS[i])
+        return 0;
+    ws->inS[i] = 1;
+    ws->S[ws->ms++] = i;
+    return 1;
+}
+
 /* Add to S up to cap of the n candidate pairs keys (by w, most violated
  * first), with shield: skipping pairs shielded by one taken in this call.
  * O(n log n) plus, with shield, O(m) per pair taken (its column of Q). */
@@ -883,10 +898,8 @@ static void ws_pick(ipm_ws *ws, const gs_precomp *pc, int n, int cap, int shield
     memset(ws->blk, 0, (size_t)m);
     for (int c = 0, added = 0; c < n && added < cap; c++) {
         const int j = ws->keys[c].i;
-        if (ws->blk[j] || ws->inS[j])
+        if (ws->blk[j] || !ws_join(ws, j))
             continue;
-        ws->inS[j] = 1;
-        ws->S[ws->ms++] = j;
         added++;
         if (!shield)
             continue;
@@ -907,7 +920,7 @@ static gs_err ws_system(ipm_ws *ws, gs_solver *s, const ipm_par *pr, ipm_sys *y,
     const gs_precomp *pc = s->pc;
     const int m = s->m, k = ws->ms;
     if (k == m) {
-        *y = (ipm_sys){.m = m, .Q = pc->Q, .LQ = pc->LQ, .ld = m, .qd = pc->qdiag, .p = s->p};
+        *y = sys_all(s);
         return GS_OK;
     }
     qsort(ws->S, (size_t)k, sizeof *ws->S, int_cmp);
@@ -935,8 +948,7 @@ static gs_err ws_system(ipm_ws *ws, gs_solver *s, const ipm_par *pr, ipm_sys *y,
         ws->qds[b] = pc->qdiag[ws->S[b]];
         ws->ps[b] = s->p[ws->S[b]];
     }
-    *y = (ipm_sys){.m = k, .Q = ws->Qs, .LQ = NULL, .ld = k, .qd = ws->qds, .p = ws->ps,
-                   .idx = ws->S};
+    *y = (ipm_sys){.m = k, .Q = ws->Qs, .LQ = NULL, .qd = ws->qds, .p = ws->ps, .idx = ws->S};
     if (pr->lin == GS_IPM_PCG_SPLIT || pr->st == GS_IPM_START_INFEASIBLE) {
         if (k > ws->lcap) {
             double *LQs = realloc(ws->LQs, gs_mul_size(gs_mul_size((size_t)ws->cap,
@@ -966,7 +978,7 @@ static int warm_residual(ipm_ws *ws, const ipm_sys *y, const double *lam)
 {
     for (int c = 0; c < y->m; c++)
         ws->cz[c] = lam[sys_pair(y, c)];
-    cblas_dsymv(CblasColMajor, CblasLower, y->m, 1.0, y->Q, y->ld, ws->cz, 1, 0.0, ws->cq, 1);
+    cblas_dsymv(CblasColMajor, CblasLower, y->m, 1.0, y->Q, y->m, ws->cz, 1, 0.0, ws->cq, 1);
     for (int c = 0; c < y->m; c++) {
         ws->wr[sys_pair(y, c)] = ws->cq[c] - y->p[c];
         if (!isfinite(ws->cq[c]))
@@ -984,26 +996,18 @@ static gs_err working_set(ipm_ws *ws, gs_solver *s, const gs_problem *pb, const 
     memset(ws->inS, 0, (size_t)m);
     ws->ms = 0;
     for (int i = 0; i < m; i++)
-        if (gs_problem_is_eq(pb, i)) {
-            ws->inS[i] = 1;
-            ws->S[ws->ms++] = i;
-        }
+        if (gs_problem_is_eq(pb, i))
+            ws_join(ws, i);
     /* a warm start's contact set joins first (its pairs were validated) */
     const gs_warm *wm = o->warm;
     for (int c = 0; wm && c < wm->n_act; c++)
-        if (!ws->inS[wm->act[c]]) {
-            ws->inS[wm->act[c]] = 1;
-            ws->S[ws->ms++] = wm->act[c];
-            info->warm_kept++;
-        }
+        info->warm_kept += ws_join(ws, wm->act[c]);
     info->warm_used = info->warm_kept > 0;
     /* the loaded pairs (installed fasteners pull them into contact, as GI
      * takes them first) */
     for (int i = 0; pb->load && i < m; i++)
-        if (pb->load[i] > 0.0 && !ws->inS[i]) {
-            ws->inS[i] = 1;
-            ws->S[ws->ms++] = i;
-        }
+        if (pb->load[i] > 0.0)
+            ws_join(ws, i);
     int n = 0;
     for (int i = 0; i < m; i++)
         if (!ws->inS[i])
@@ -1049,10 +1053,7 @@ static gs_err working_set(ipm_ws *ws, gs_solver *s, const gs_problem *pb, const 
             ws_pick(ws, pc, n, few ? n : ws->ms > IPM_WS_MIN_ADD ? ws->ms : IPM_WS_MIN_ADD, !few);
         } else {
             for (int i = 0; i < m; i++)
-                if (!ws->inS[i]) {
-                    ws->inS[i] = 1;
-                    ws->S[ws->ms++] = i;
-                }
+                ws_join(ws, i);
         }
     }
 }
@@ -1118,7 +1119,7 @@ static gs_err ipm_solve(gs_solver *s, const gs_problem *pb, const gs_solve_opts 
     gs_problem_load_vector(pb, ws->f);
     if (dual)
         return working_set(ws, s, pb, o, &pr, lam_out, info, err);
-    const ipm_sys all = {.m = m, .Q = pc->Q, .LQ = pc->LQ, .ld = m, .qd = pc->qdiag, .p = s->p};
+    const ipm_sys all = sys_all(s);
     (void)mehrotra(ws, s, pb, o, &all, &pr, NULL, lam_out, info);
     return GS_OK;
 }
