@@ -16,11 +16,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <cjson/cJSON.h>
-
 #include "cloudstats.h"
 #include "fileio.h"
 #include "generator.h"
+#include "json_parse.h"
 #include "kkt.h"
 #include "linalg.h"
 #include "model_json.h"
@@ -63,13 +62,6 @@ static int fail(const char *what, const gs_error *e)
     return 1;
 }
 
-/* A number of a JSON object (0 when absent). */
-static double num(const cJSON *o, const char *key)
-{
-    const cJSON *v = cJSON_GetObjectItem(o, key);
-    return cJSON_IsNumber(v) ? v->valuedouble : 0.0;
-}
-
 /* The cloud statistics of the k results in ms (runner/cloudstats.h: the
  * body of gapsimd's GET /v1/jobs/{id}/summary), each with its initial gaps
  * from src, as JSON in b. The contact forces are not kept here: the fields
@@ -110,33 +102,38 @@ static gs_err cloud_summary(const gs_mem_sink *ms, const gs_gap_source *src, int
 static void print_summary(const cJSON *sj, gs_method method, int chained, int k, double wall,
                           long threads)
 {
-    const cJSON *mr = cJSON_GetObjectItem(sj, "max_residual"),
-                *na = cJSON_GetObjectItem(sj, "n_act"), *tm = cJSON_GetObjectItem(sj, "time_ms"),
-                *pm = cJSON_GetObjectItem(cJSON_GetObjectItem(sj, "pairs"), "mean");
+    const cJSON *pm = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(sj, "pairs"), "mean");
     double mean_w = 0.0; /* over every pair of every gap: the mean of the pairs' means */
     const int m = cJSON_GetArraySize(pm);
     for (const cJSON *v = pm ? pm->child : NULL; v; v = v->next)
         mean_w += v->valuedouble / m;
-    const int above = (int)lround(num(sj, "share_gaps_above") * k);
-    printf("summary    gaps solved          %d (%d optimal)\n", (int)num(sj, "count"),
-           (int)num(cJSON_GetObjectItem(sj, "statuses"), "optimal"));
-    printf("           residual gap         mean %.4f mm, max %.4f mm\n", mean_w, num(mr, "max"));
-    printf("           max residual per gap median %.4f mm, p95 %.4f mm\n", num(mr, "median"),
-           num(mr, "p95"));
-    printf("           gaps with max > %.3g mm %d (%.1f%%)\n", num(sj, "threshold"), above,
-           100.0 * num(sj, "share_gaps_above"));
-    printf("           pairs in contact     mean %.1f, min %d, max %d\n", num(na, "mean"),
-           (int)num(na, "min"), (int)num(na, "max"));
+    const double share = gs_json_num(sj, "share_gaps_above", NULL, 0.0);
+    printf("summary    gaps solved          %d (%d optimal)\n",
+           (int)gs_json_num(sj, "count", NULL, 0.0),
+           (int)gs_json_num(sj, "statuses", "optimal", 0.0));
+    printf("           residual gap         mean %.4f mm, max %.4f mm\n", mean_w,
+           gs_json_num(sj, "max_residual", "max", 0.0));
+    printf("           max residual per gap median %.4f mm, p95 %.4f mm\n",
+           gs_json_num(sj, "max_residual", "median", 0.0),
+           gs_json_num(sj, "max_residual", "p95", 0.0));
+    printf("           gaps with max > %.3g mm %d (%.1f%%)\n",
+           gs_json_num(sj, "threshold", NULL, 0.0), (int)lround(share * k), 100.0 * share);
+    printf("           pairs in contact     mean %.1f, min %d, max %d\n",
+           gs_json_num(sj, "n_act", "mean", 0.0), (int)gs_json_num(sj, "n_act", "min", 0.0),
+           (int)gs_json_num(sj, "n_act", "max", 0.0));
     printf("           time per solve       mean %.2f ms, median %.2f ms, max %.2f ms\n",
-           num(tm, "mean"), num(tm, "median"), num(tm, "max"));
+           gs_json_num(sj, "time_ms", "mean", 0.0), gs_json_num(sj, "time_ms", "median", 0.0),
+           gs_json_num(sj, "time_ms", "max", 0.0));
     printf("           solver               %s:", gs_method_name(method));
-    const cJSON *sv = cJSON_GetObjectItem(sj, "solvers");
+    const cJSON *sv = cJSON_GetObjectItemCaseSensitive(sj, "solvers");
     for (const cJSON *v = sv ? sv->child : NULL; v; v = v->next)
         printf(" %s x%d", v->string, v->valueint);
     printf("\n");
     if (chained)
-        printf("           warm started         %d of %d gaps\n", (int)num(sj, "warm_started"), k);
-    const int crossed = (int)num(sj, "crossovers");
+        printf("           warm started         %d of %d gaps\n",
+               (int)gs_json_num(sj, "warm_started", NULL, 0.0), k);
+    const int crossed = (int)gs_json_num(sj, "crossovers", NULL, 0.0);
     if (crossed) /* docs/solvers.md: NPM's stall cap, GI dual's polish cap */
         printf("           finished by GI       %d of %d gaps (the method's own loop cycled)\n",
                crossed, k);
@@ -305,14 +302,16 @@ int main(int argc, char **argv)
     /* the summary: the cloud statistics gapsimd's and gapsim-mpi's summaries are */
     gs_buf sb = {0};
     cJSON *sj = NULL;
-    if (cloud_summary(&ms, &run.src, k, threshold, &sb, &e) != GS_OK ||
-        !(sj = cJSON_Parse(sb.p))) {
+    gs_err serr = cloud_summary(&ms, &run.src, k, threshold, &sb, &e);
+    if (!serr && !(sj = gs_json_parse(sb.p, sb.len, NULL, NULL)))
+        serr = gs_errorf(&e, GS_ERR_NOMEM, "", "out of memory reading the summary back");
+    if (serr) {
         gs_buf_free(&sb);
         rc = fail("summary", &e);
         goto out;
     }
     print_summary(sj, sopts.method, chain != GS_CHAIN_OFF, k, wall, threads);
-    const int optimal = (int)num(cJSON_GetObjectItem(sj, "statuses"), "optimal");
+    const int optimal = (int)gs_json_num(sj, "statuses", "optimal", 0.0);
     cJSON_Delete(sj);
     if (summary_path) {
         gs_wfile wf = {0};

@@ -36,3 +36,11 @@ cJSON *gs_json_parse(const char *text, size_t len, size_t *err_offset, int *trai
         *err_offset = end ? (size_t)(end - text) : 0;
     return NULL;
 }
+
+double gs_json_num(const cJSON *obj, const char *key, const char *sub, double absent)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+    if (sub)
+        v = cJSON_GetObjectItemCaseSensitive(v, sub);
+    return cJSON_IsNumber(v) ? v->valuedouble : absent;
+}

@@ -24,6 +24,7 @@
 #include "export.h"
 #include "jobs.h"
 #include "json_numbers.h"
+#include "json_parse.h"
 #include "pool.h"
 #include "spec.h"
 #include "summary.h"
@@ -33,7 +34,8 @@ enum { F_JSON, F_CSV, F_VTP, F_HTML };
 /* The installed candidates of a job (its stored options resolved on mdl). */
 static int job_installed(const gsd_job_row *row, const gs_model *mdl, gsd_spec *sp)
 {
-    cJSON *obj = cJSON_Parse(row->options_json ? row->options_json : "{}");
+    const char *opts = row->options_json ? row->options_json : "{}";
+    cJSON *obj = gs_json_parse(opts, strlen(opts), NULL, NULL);
     gs_error e;
     int ok = obj && gsd_spec_parse(obj, mdl->n_fast, mdl->m, 1, sp, &e) == GS_OK;
     cJSON_Delete(obj);
@@ -52,7 +54,7 @@ static void reply_export(gsd_req *r, const gsd_job_row *row, int f, gs_buf *sum,
     static const char *const types[4] = {"", "text/csv; charset=utf-8", "application/xml",
                                          "text/html; charset=utf-8"};
     gs_error e = {0};
-    cJSON *doc = cJSON_ParseWithLength(sum->p, sum->len);
+    cJSON *doc = gs_json_parse(sum->p, sum->len, NULL, NULL);
     gs_buf_free(sum);
     gsd_asm *a = gsd_registry_acquire(r->app->reg, row->assembly_id);
     if (!doc || !a || gsd_asm_model(r->app, a, &e)) {

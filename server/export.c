@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json_parse.h"
+
 /* The m values of summary.pairs.<name>, or NULL when absent / short. */
 static const cJSON *pair_array(const cJSON *sum, const char *name, int m)
 {
@@ -24,14 +26,6 @@ static const cJSON *pair_array(const cJSON *sum, const char *name, int m)
 static double num_at(const cJSON *a, int k)
 {
     const cJSON *v = cJSON_GetArrayItem(a, k); /* O(k): callers walk arrays with next */
-    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
-}
-
-static double num(const cJSON *obj, const char *path0, const char *path1)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, path0);
-    if (path1)
-        v = cJSON_GetObjectItemCaseSensitive(v, path1);
     return cJSON_IsNumber(v) ? v->valuedouble : NAN;
 }
 
@@ -342,26 +336,26 @@ void gsd_export_html(const gs_model *mdl, const cJSON *sum, const gsd_job_row *j
     gs_buf_printf(b, "; %d contact pairs, %d fastener candidates), status ", mdl->m, mdl->n_fast);
     html_text(b, job->status);
     gs_buf_puts(b, ".</p>\n<table id=\"summary\">\n");
-    double thr = num(sum, "threshold", NULL);
-    row_num(b, "gaps summarized", num(sum, "count", NULL), "");
+    double thr = gs_json_num(sum, "threshold", NULL, NAN);
+    row_num(b, "gaps summarized", gs_json_num(sum, "count", NULL, NAN), "");
     row_num(b, "threshold", thr, "mm");
     row_num(b, "share of gaps with a residual above the threshold",
-            100 * num(sum, "share_gaps_above", NULL), "%");
-    row_num(b, "share of all residuals above the threshold", 100 * num(sum, "share_values_above", NULL),
+            100 * gs_json_num(sum, "share_gaps_above", NULL, NAN), "%");
+    row_num(b, "share of all residuals above the threshold", 100 * gs_json_num(sum, "share_values_above", NULL, NAN),
             "%");
     static const char *const q[4] = {"mean", "median", "p95", "max"};
     for (int i = 0; i < 4; i++) {
         char lab[64];
         snprintf(lab, sizeof lab, "largest residual per gap, %s", q[i]);
-        row_num(b, lab, num(sum, "max_residual", q[i]), "mm");
+        row_num(b, lab, gs_json_num(sum, "max_residual", q[i], NAN), "mm");
     }
-    row_num(b, "contacts n_act, median", num(sum, "n_act", "median"), "");
-    row_num(b, "solve time per gap, median", num(sum, "time_ms", "median"), "ms");
-    row_num(b, "solve time per gap, p95", num(sum, "time_ms", "p95"), "ms");
-    row_num(b, "failures (not optimal)", num(sum, "failures", NULL), "");
-    row_num(b, "warm started", num(sum, "warm_started", NULL), "");
+    row_num(b, "contacts n_act, median", gs_json_num(sum, "n_act", "median", NAN), "");
+    row_num(b, "solve time per gap, median", gs_json_num(sum, "time_ms", "median", NAN), "ms");
+    row_num(b, "solve time per gap, p95", gs_json_num(sum, "time_ms", "p95", NAN), "ms");
+    row_num(b, "failures (not optimal)", gs_json_num(sum, "failures", NULL, NAN), "");
+    row_num(b, "warm started", gs_json_num(sum, "warm_started", NULL, NAN), "");
     row_num(b, "finished by GI relative (the method's own loop cycled)",
-            num(sum, "crossovers", NULL), "");
+            gs_json_num(sum, "crossovers", NULL, NAN), "");
     gs_buf_printf(b, "<tr><th>fastener pattern</th><td id=\"pattern\">%d of %d installed: ",
                    n_installed, mdl->n_fast);
     for (int i = 0; i < n_installed; i++)
