@@ -16,9 +16,12 @@
  * on both test joints at 0-100% fasteners (docs/solvers.md, "Measured": lap
  * joint at 50% GI 11-13 ms, NPM dual 25-38 ms, NPM relative 0.26-1.5 s,
  * Lemke 51 ms, IPM 3.7-4.7 s; sandwich at 50% GI 71-85 ms, NPM dual 0.24 s,
- * 2026-11-26). So the first pick is GI relative
- * everywhere; the others are candidates to measure, in the order NPM dual,
- * IPM, NPM relative (Lemke, GI dual and GI primal are never candidates).
+ * 2026-11-26; IPM on the dual form 30 ms and 0.48 s, 2026-11-27). So the
+ * first pick is GI relative everywhere; the others are candidates to
+ * measure, in the order NPM dual, IPM dual (its working set: 100-300x
+ * faster than the primal form's whole normal system, and it needs no L_Q),
+ * NPM relative (Lemke, GI dual and GI primal, IPM primal are never
+ * candidates).
  * Learning: per bin, each candidate's mean time is recorded and auto picks
  * the best measured one. An unmeasured candidate is tried only if its
  * expected cost (its ratio to the best candidate measured in the nearest bin
@@ -48,7 +51,7 @@ static const cand cands[GS_AUTO_CANDS] = {
     {GS_METHOD_GI, GS_FORM_RELATIVE},
     {GS_METHOD_NPM, GS_FORM_DUAL},
     {GS_METHOD_NPM, GS_FORM_RELATIVE},
-    {GS_METHOD_IPM, GS_FORM_PRIMAL},
+    {GS_METHOD_IPM, GS_FORM_DUAL},
 };
 enum { C_GI = 0, C_NPM_DUAL = 1, C_NPM_REL = 2, C_IPM = 3 };
 
@@ -77,12 +80,15 @@ static const int order[GS_AUTO_CANDS] = {C_GI, C_NPM_DUAL, C_IPM, C_NPM_REL};
 /* Prior cost of each candidate relative to GI relative, by joint type, from
  * the lap and sandwich joints (docs/solvers.md: NPM dual is 2-4x GI on the
  * simple lap joint and 3-3.5x on the ill-conditioned sandwich since its
- * polish runs after every Newton step; 30-40x before); replaced by the
- * measured mean once a candidate ran in the bin, and by its measured ratio
- * in a nearby bin before that. */
+ * polish runs after every Newton step; 30-40x before; IPM on the dual form,
+ * its working set of pairs, 3-21x on the lap joint and 4-34x on the
+ * sandwich at 10-100% fasteners, where the primal form's whole normal
+ * system was 1,500x and 5,000x); replaced by the measured mean once a
+ * candidate ran in the bin, and by its measured ratio in a nearby bin
+ * before that. */
 static const double prior_ratio[2][GS_AUTO_CANDS] = {
-    /* simple */ {[C_GI] = 1.0, [C_NPM_DUAL] = 5.0, [C_NPM_REL] = 300.0, [C_IPM] = 1500.0},
-    /* sandwich */ {[C_GI] = 1.0, [C_NPM_DUAL] = 5.0, [C_NPM_REL] = 1500.0, [C_IPM] = 5000.0},
+    /* simple */ {[C_GI] = 1.0, [C_NPM_DUAL] = 5.0, [C_NPM_REL] = 300.0, [C_IPM] = 15.0},
+    /* sandwich */ {[C_GI] = 1.0, [C_NPM_DUAL] = 5.0, [C_NPM_REL] = 1500.0, [C_IPM] = 30.0},
 };
 
 /* Expected cost of candidate c in bin, relative to the best measured one

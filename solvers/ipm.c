@@ -912,14 +912,17 @@ static void ws_pick(ipm_ws *ws, const gs_precomp *pc, int n, int cap, int shield
 
 /* The system of S (sorted here): Q_SS (lower triangle, ld |S|), its
  * diagonal, p_S and, for the split preconditioner and the infeasible start,
- * its Cholesky factor; every pair: the precomputation's own. GS_OK, or
+ * its Cholesky factor; every pair: the precomputation's own (gathered and
+ * factored like a working set's while its L_Q is deferred and one is
+ * needed: the dual form never waits for L_Q, gs_method_needs_lq). GS_OK, or
  * GS_ERR_NOMEM / GS_ERR_NOT_SPD (Q_SS not numerically SPD). O(|S|^2)
  * gather, O(|S|^3/3) factor. */
 static gs_err ws_system(ipm_ws *ws, gs_solver *s, const ipm_par *pr, ipm_sys *y, gs_error *err)
 {
     const gs_precomp *pc = s->pc;
     const int m = s->m, k = ws->ms;
-    if (k == m) {
+    const int factor = pr->lin == GS_IPM_PCG_SPLIT || pr->st == GS_IPM_START_INFEASIBLE;
+    if (k == m && (!factor || gs_precomp_has_lq(pc))) {
         *y = sys_all(s);
         return GS_OK;
     }
@@ -949,7 +952,7 @@ static gs_err ws_system(ipm_ws *ws, gs_solver *s, const ipm_par *pr, ipm_sys *y,
         ws->ps[b] = s->p[ws->S[b]];
     }
     *y = (ipm_sys){.m = k, .Q = ws->Qs, .LQ = NULL, .qd = ws->qds, .p = ws->ps, .idx = ws->S};
-    if (pr->lin == GS_IPM_PCG_SPLIT || pr->st == GS_IPM_START_INFEASIBLE) {
+    if (factor) {
         if (k > ws->lcap) {
             double *LQs = realloc(ws->LQs, gs_mul_size(gs_mul_size((size_t)ws->cap,
                                                                    (size_t)ws->cap),

@@ -37,8 +37,9 @@ int gs_method_needs_lq(gs_method m, gs_form f)
     case GS_METHOD_GI:
         return f == GS_FORM_DUAL; /* the relative form takes J from Q_CC, the primal from K */
     case GS_METHOD_NPM:
-    case GS_METHOD_IPM:
         return 1;
+    case GS_METHOD_IPM:
+        return f != GS_FORM_DUAL; /* the dual form factors its working set's Q_SS */
     default:
         return 0;
     }

@@ -161,7 +161,8 @@ void gs_solver_set_fcache(gs_solver *s, struct gs_fcache *fc);
 gs_err gs_solve(gs_solver *s, const gs_problem *pb, const gs_solve_opts *opts, double *lam,
                 double *w, double *x, gs_solve_info *info, gs_error *err);
 
-/* 1 if the method on this form reads L_Q (pc->LQ): GI dual, NPM, IPM. Such
+/* 1 if the method on this form reads L_Q (pc->LQ): GI dual, NPM, IPM on
+ * the primal form (the dual IPM factors its working set's Q_SS itself). Such
  * a solve on a precomputation whose L_Q is deferred and not yet computed is
  * refused (GS_ERR_INVALID naming "method"); auto does not pick them then.
  * form GS_FORM_DEFAULT: the method's default form. */

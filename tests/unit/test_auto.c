@@ -101,10 +101,12 @@ GS_TEST(exploration_budget)
 }
 
 /* A precomputation whose L_Q is deferred (GS_PRECOMP_DEFER_LQ): GI on the
- * relative and primal forms and Lemke solve as on the full one (GI relative
- * to the bit); a method that reads L_Q is refused naming "method"; auto
+ * relative and primal forms, Lemke and IPM on the dual form (every
+ * normal-system solver and start) solve as on the full one (GI relative to
+ * the bit); a method that reads L_Q is refused naming "method"; auto
  * neither picks nor measures one, even when its budget says measure, until
- * gs_precomp_finish_lq; then it does, and NPM dual agrees with GI. */
+ * gs_precomp_finish_lq: before, it measures the dual IPM (which needs
+ * none) and then keeps to GI; after, NPM dual, which agrees with GI. */
 GS_TEST(deferred_lq_keeps_auto_to_what_can_run)
 {
     ts_fixture f;
@@ -124,36 +126,52 @@ GS_TEST(deferred_lq_keeps_auto_to_what_can_run)
     ts_solve_ok(sv, &pb, &gi, lam, w, NULL, &info, 1e-8);
     ts_solve_ok(f.sv, &fpb, &gi, f.lam, f.w, NULL, &info, 1e-8);
     GS_CHECK(!memcmp(lam, f.lam, sizeof(double) * (size_t)m));
-    const struct { gs_method m; gs_form f; } runs[] = {{GS_METHOD_GI, GS_FORM_PRIMAL},
-                                                       {GS_METHOD_LEMKE, GS_FORM_DUAL}},
-                                           refused[] = {{GS_METHOD_GI, GS_FORM_DUAL},
-                                                        {GS_METHOD_NPM, GS_FORM_DEFAULT},
-                                                        {GS_METHOD_IPM, GS_FORM_DEFAULT}};
-    for (int k = 0; k < 2; k++) {
+    const struct { gs_method m; gs_form f; gs_ipm_linear lin; gs_ipm_start st; } runs[] = {
+        {GS_METHOD_GI, GS_FORM_PRIMAL, 0, 0},
+        {GS_METHOD_LEMKE, GS_FORM_DUAL, 0, 0},
+        {GS_METHOD_IPM, GS_FORM_DUAL, GS_IPM_MIXED, GS_IPM_START_FEASIBLE},
+        {GS_METHOD_IPM, GS_FORM_DUAL, GS_IPM_DIRECT, GS_IPM_START_INFEASIBLE},
+        {GS_METHOD_IPM, GS_FORM_DUAL, GS_IPM_PCG_SPLIT, GS_IPM_START_FEASIBLE},
+        {GS_METHOD_IPM, GS_FORM_DUAL, GS_IPM_PCG_JACOBI, GS_IPM_START_INFEASIBLE}};
+    const struct { gs_method m; gs_form f; } refused[] = {{GS_METHOD_GI, GS_FORM_DUAL},
+                                                          {GS_METHOD_NPM, GS_FORM_DEFAULT},
+                                                          {GS_METHOD_IPM, GS_FORM_DEFAULT},
+                                                          {GS_METHOD_IPM, GS_FORM_PRIMAL}};
+    for (size_t k = 0; k < sizeof runs / sizeof *runs; k++) {
         gs_solve_opts o = ts_opts(runs[k].m, runs[k].f);
         o.want_x = 0;
+        if (runs[k].m == GS_METHOD_IPM) {
+            o.ipm_linear = runs[k].lin;
+            o.ipm_start = runs[k].st;
+        }
         ts_solve_ok(sv, &pb, &o, lam, w, NULL, &info, 1e-8);
         GS_CHECK(ts_max_diff(w, f.w, m) < 1e-7); /* residual gaps, mm */
     }
-    for (int k = 0; k < 3; k++) {
+    for (size_t k = 0; k < sizeof refused / sizeof *refused; k++) {
         gs_solve_opts o = ts_opts(refused[k].m, refused[k].f);
         GS_CHECK(gs_method_needs_lq(o.method, o.form));
         GS_CHECK_INT(gs_solve(sv, &pb, &o, lam, w, NULL, &info, &e), GS_ERR_INVALID);
         GS_CHECK_STR(e.field, "method");
     }
     GS_CHECK(!gs_method_needs_lq(GS_METHOD_GI, GS_FORM_DEFAULT));
+    GS_CHECK(!gs_method_needs_lq(GS_METHOD_IPM, GS_FORM_DUAL));
     /* GI measured in every bin, a budget that calls for measuring the next
-     * candidate (NPM dual, expected at 5x GI's 1 ms): */
+     * candidates (NPM dual and IPM dual, expected at 5x and 15x GI's 1 us): */
     gs_auto_stats *st = &sv->auto_stats;
     memset(st, 0, sizeof *st);
     for (int b = 0; b < GS_AUTO_BINS; b++) {
         st->trials[0][b] = 100;
-        st->mean[0][b] = 1e-3;
+        st->mean[0][b] = 1e-6; /* below any real solve: nothing measured is picked over it */
         st->spent[b] = 100.0;
     }
     gs_solve_opts o = auto_opts();
     o.want_x = 0;
-    ts_solve_ok(sv, &pb, &o, lam, w, NULL, &info, 1e-8);
+    ts_solve_ok(sv, &pb, &o, lam, w, NULL, &info, 1e-8); /* IPM dual measured */
+    GS_CHECK_INT(info.method, GS_METHOD_IPM);
+    GS_CHECK_INT(info.form, GS_FORM_DUAL);
+    GS_CHECK_INT(info.auto_explored, 1);
+    GS_CHECK(ts_max_diff(w, f.w, m) < 1e-7);
+    ts_solve_ok(sv, &pb, &o, lam, w, NULL, &info, 1e-8); /* nothing else can run */
     GS_CHECK_INT(info.method, GS_METHOD_GI);
     GS_CHECK_INT(info.auto_explored, 0);
     GS_CHECK_INT(gs_precomp_finish_lq(dpc, &e), GS_OK);

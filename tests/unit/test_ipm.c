@@ -9,7 +9,8 @@
  * on the fastener fraction; degenerate gaps; the iteration limit; warm
  * starts are ignored; unknown ipm_linear / ipm_start values are rejected;
  * nearly dependent pairs (cond(Q) 4e8) solved by every combination; gaps on
- * which Mehrotra's iterates used to cycle. */
+ * which Mehrotra's iterates used to cycle; the dual form on a
+ * precomputation whose L_Q is deferred. */
 #include "gs_test.h"
 #include "test_models.h"
 #include "test_solver_support.h"
@@ -153,6 +154,47 @@ GS_TEST(exact_cases_every_combination)
             }
             ts_fx_free(&f);
         }
+}
+
+/* The dual form needs no L_Q (gs_method_needs_lq): on a precomputation
+ * whose L_Q is deferred (GS_PRECOMP_DEFER_LQ), every normal-system solver x
+ * start solves the exact hand-made cases, including the split
+ * preconditioner and the infeasible start, which factor their system: with
+ * 3 pairs the first working set is every pair, whose system is then
+ * gathered and factored like a working set's; the solves leave L_Q
+ * deferred. */
+GS_TEST(dual_form_on_a_deferred_lq)
+{
+    gs_model *mdl = tm_chain3();
+    gs_error e;
+    GS_CHECK_INT(gs_model_validate(mdl, &e), GS_OK);
+    gs_precomp *pc = NULL;
+    GS_CHECK_INT(gs_precomp_build_ex(mdl, GS_PRECOMP_DEFER_LQ, &pc, &e), GS_OK);
+    gs_solver *sv = gs_solver_new(pc, &e);
+    GS_CHECK(sv != NULL);
+    double lam[3], w[3], x[3];
+    for (int l = 0; l < N_LIN; l++)
+        for (int st = 0; st < 3; st++) {
+            gs_solve_opts o = ipm_form_opts(GS_FORM_DUAL, l, st);
+            o.want_x = 1;
+            for (int c = 0; c < TS_C3__COUNT; c++) {
+                const ts_chain3_data *d = ts_chain3((ts_chain3_case)c);
+                gs_problem pb = ts_chain3_problem(pc, (ts_chain3_case)c);
+                gs_solve_info info;
+                ts_what = d->name;
+                ts_solve_ok(sv, &pb, &o, lam, w, x, &info, TS_EXACT_KKT);
+                for (int i = 0; i < 3; i++) {
+                    TS_NEAR(d->name, lam[i], d->lam[i], (d->lam_exact >> i & 1u) ? 0.0 : d->tol);
+                    TS_NEAR(d->name, x[i], d->x[i], d->tol);
+                    TS_NEAR(d->name, w[i], d->w[i], d->tol);
+                }
+            }
+        }
+    ts_what = "";
+    GS_CHECK(!gs_precomp_has_lq(pc));
+    gs_solver_free(sv);
+    gs_precomp_free(pc);
+    gs_model_free(mdl);
 }
 
 /* Nearly dependent pairs: one DOF pair joined by two pairs whose rows of A'
