@@ -147,7 +147,8 @@ static gs_err build_factors(gsd_asm *a, unsigned flags, gsd_assembly_row *row, g
  * "ready" comes that much sooner (the lap joint: 0.2 s of 1.1 s; lap-fine
  * about 1 s of 7 s). The task that saves the factors computes it first, on
  * one core beside the solves; a solve by a method that reads it (dual GI,
- * NPM, IPM) before that computes it itself or waits for whoever does. */
+ * NPM, primal IPM: gs_method_needs_lq) before that computes it itself or
+ * waits for whoever does. */
 gs_err gsd_asm_need_lq(gsd_asm *a, gs_error *err)
 {
     gs_precomp *pc = a->pc; /* set before any solve can run (gsd_asm_ensure) */

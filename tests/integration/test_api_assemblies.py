@@ -246,7 +246,8 @@ class AssemblyTest(ApiCase):
         cond_Q null and no factor_Q time in the answer; the task that saves
         the factors computes L_Q, then cond_Q and its time appear. A solve by
         a method that reads L_Q (NPM) at once after the upload computes it or
-        waits for it, and agrees with GI."""
+        waits for it, and agrees with GI; so does IPM on the dual form, which
+        reads none (test_ipm: it solves on a deferred L_Q)."""
         d = h.Daemon(workers=2).start()
         try:
             r = upload_json(d, self.model_json)
@@ -256,12 +257,20 @@ class AssemblyTest(ApiCase):
             self.assertIsNone(a["precompute"]["cond_Q"])
             self.assertGreater(a["precompute"]["cond_K"], 1)
             self.assertEqual(a["precompute"]["times_s"]["factor_Q"], 0)
+            ipm = d.post("/v1/assemblies/%s/solve" % a["id"],  # another gap: a result cache
+                         {"g": self.G[1], "solver": "ipm", "formulation": "dual"})
+            self.assertEqual(ipm.status, 200, ipm.body[:300])
             npm = d.post("/v1/assemblies/%s/solve" % a["id"], {"g": self.G[0], "solver": "npm"})
             self.assertEqual(npm.status, 200, npm.body[:300])
             gi = d.post("/v1/assemblies/%s/solve" % a["id"], {"g": self.G[0], "solver": "gi"})
             self.assertEqual(gi.status, 200, gi.body[:300])
             self.assertEqual(npm.json()["solver"], "npm")
             self.assertLess(max(abs(x - y) for x, y in zip(npm.json()["w"], gi.json()["w"])), 1e-7)
+            gi1 = d.post("/v1/assemblies/%s/solve" % a["id"],  # x: solved, not the cached one
+                         {"g": self.G[1], "solver": "gi", "return": ["x", "w"]})
+            self.assertEqual(gi1.status, 200, gi1.body[:300])
+            self.assertEqual((ipm.json()["solver"], gi1.json()["solver"]), ("ipm", "gi"))
+            self.assertLess(max(abs(x - y) for x, y in zip(ipm.json()["w"], gi1.json()["w"])), 1e-7)
             a = d.wait_factors_saved(a["id"])
             self.assertTrue(a["factors_saved"])
             self.assertGreater(a["precompute"]["cond_Q"], 1)
