@@ -204,6 +204,13 @@ static enum MHD_Result add_query(void *cls, enum MHD_ValueKind kind, const char 
                 cJSON_AddStringToObject(obj, key, value);
             return MHD_YES;
         }
+    if (!strcmp(key, "cache")) { /* true / false, or 1 / 0 (the Python client's booleans) */
+        const int t = !strcmp(value, "true") || !strcmp(value, "1");
+        if (t || !strcmp(value, "false") || !strcmp(value, "0")) {
+            cJSON_AddBoolToObject(obj, key, t);
+            return MHD_YES;
+        }
+    }
     cJSON_AddStringToObject(obj, key, value);
     return MHD_YES;
 }

@@ -95,12 +95,14 @@ static void reply_result(gsd_req *r, const gsd_result_row *row, unsigned ret, co
     gsd_reply_json(r, 200, &b);
 }
 
-/* Answer from the cache if the key is there; 1 if answered. */
+/* Answer from the cache if the key is there and the request lets it; 1 if
+ * answered. */
 static int try_cache(gsd_app *app, gsd_store *st, gsd_req *r, const char *asm_id, const char *key,
-                     unsigned ret)
+                     const gsd_spec *sp)
 {
-    if (ret & GSD_RET_X)
-        return 0; /* x is not stored: solve again */
+    const unsigned ret = sp->ret;
+    if ((ret & GSD_RET_X) || sp->no_cache)
+        return 0; /* x is not stored, or "cache": false: solve again */
     gsd_result_row hit = {0};
     int found = 0;
     gs_error e;
@@ -177,7 +179,7 @@ static void solve_run(gsd_task *t, gsd_worker *w)
         gsd_exec_key(a, &in, key);
         /* the cache is asked once per request: here only when the assembly was
          * not in memory on the connection thread */
-        if (st->probed || !try_cache(app, w->st, r, st->asm_id, key, st->spec.ret)) {
+        if (st->probed || !try_cache(app, w->st, r, st->asm_id, key, &st->spec)) {
             atomic_fetch_add(&app->metrics.cache_misses, 1);
             if (gsd_api_quota(r, w->st)) /* else answered 507 */
                 solve_store_reply(st, w, a, &in, key, x);
@@ -263,7 +265,7 @@ void gsd_h_solve(gsd_req *r)
                               .opts = &st->spec.opts};
             char key[40];
             gsd_exec_key(a, &in, key);
-            hit = try_cache(r->app, r->app->st, r, row.id, key, st->spec.ret);
+            hit = try_cache(r->app, r->app->st, r, row.id, key, &st->spec);
             st->probed = 1;
         } else {
             free(st->load);

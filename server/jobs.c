@@ -493,8 +493,8 @@ static void label(chunk_ctx *c, gsd_result_row *row, int i)
     row->created_at = gsd_unix_now();
 }
 
-/* Policy: a cached result ends the row; else gap i of the warm-start job, if
- * any, is the warm start. */
+/* Policy: a cached result ends the row (unless the cloud asked "cache":
+ * false); else gap i of the warm-start job, if any, is the warm start. */
 static gs_err chunk_start(void *ctx, int slot, int i, const double *g, gs_warm *warm, int *have,
                           gs_error *err)
 {
@@ -504,7 +504,9 @@ static gs_err chunk_start(void *ctx, int slot, int i, const double *g, gs_warm *
     gsd_exec_key(c->a, &in, c->key);
     gsd_result_row hit = {0};
     int found = 0;
-    gs_err rc = gsd_store_result_find_key(c->w->st, job->asm_id, c->key, &hit, &found, err);
+    gs_err rc = job->spec.no_cache ? GS_OK
+                                   : gsd_store_result_find_key(c->w->st, job->asm_id, c->key,
+                                                               &hit, &found, err);
     if (rc)
         return rc;
     if (found) {

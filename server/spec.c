@@ -213,6 +213,12 @@ static gs_err parse_key(const cJSON *v, int n_fast, int m, int cloud, gsd_spec *
             sp->timeout_s = v->valuedouble;
         return rc;
     }
+    if (!strcmp(k, "cache")) {
+        if (!cJSON_IsBool(v))
+            return gs_errorf(err, GS_ERR_INVALID, k, "cache must be true or false");
+        sp->no_cache = cJSON_IsFalse(v);
+        return GS_OK;
+    }
     if (!strcmp(k, "fasteners"))
         return parse_pattern(v, n_fast, sp, err);
     if (!strcmp(k, "fastener_fraction")) {
@@ -309,6 +315,8 @@ void gsd_spec_write(const gsd_spec *sp, gs_buf *b)
         gs_buf_puts(b, ",\"timeout_s\":");
         gs_buf_json_num(b, sp->timeout_s);
     }
+    if (sp->no_cache)
+        gs_buf_puts(b, ",\"cache\":false");
     switch (sp->pattern) {
     case GSD_PAT_ALL: gs_buf_puts(b, ",\"fasteners\":\"all\""); break;
     case GSD_PAT_LIST:

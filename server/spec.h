@@ -3,7 +3,8 @@
  *
  * Owns: parsing the request options shared by POST .../solve and
  * POST .../clouds (solver, formulation, tolerance and method options, the
- * fastener pattern, permanently fastened pairs, warm start, returned fields)
+ * fastener pattern, permanently fastened pairs, warm start, returned fields,
+ * whether the result cache may answer)
  * from a JSON object, and writing them back as JSON (a job keeps its options
  * in the store and re-reads them after a restart, through the same parser).
  * Query strings of .npy cloud uploads are turned into the same JSON object
@@ -49,6 +50,8 @@ typedef struct {
     char gaps_job[GSD_ID_LEN];   /* cloud: "gaps_from", the gaps are this job's ("" none) */
     unsigned ret;                /* GSD_RET_* fields returned by a solve */
     double timeout_s;            /* per solve, s (0: the server's --default-timeout) */
+    int no_cache;                /* "cache": false: solve even when the result cache holds the
+                                    answer (the new result is stored, the newest for its key) */
     char label[GSD_LABEL_MAX + 1]; /* cloud: the user's name for the job ("" none) */
     gs_chain_mode chain;         /* cloud: chained warm starts (runner/chain.h; default off) */
     int gen_count;               /* cloud: > 0 when the server generates the gaps */

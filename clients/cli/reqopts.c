@@ -130,6 +130,8 @@ int gc_solve_opts_json(const gc_solve_opts *o, cJSON *obj)
     }
     if (o->warm)
         ok &= cJSON_AddStringToObject(obj, "warm_start", o->warm) != NULL;
+    if (o->no_cache)
+        ok &= cJSON_AddBoolToObject(obj, "cache", 0) != NULL;
     const char *const named[4][2] = {{"npm_linear", o->npm_linear},
                                      {"linesearch", o->linesearch},
                                      {"ipm_linear", o->ipm_linear},
@@ -166,7 +168,8 @@ int gc_solve_opts_query(const gc_solve_opts *o, gc_buf *q, char sep)
                    add_q(q, &s, "npm_linear", o->npm_linear) ||
                    add_q(q, &s, "linesearch", o->linesearch) ||
                    add_q(q, &s, "ipm_linear", o->ipm_linear) ||
-                   add_q(q, &s, "ipm_start", o->ipm_start)
+                   add_q(q, &s, "ipm_start", o->ipm_start) ||
+                   add_q(q, &s, "cache", o->no_cache ? "false" : NULL)
                ? -1
                : 0;
 }

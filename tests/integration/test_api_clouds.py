@@ -578,6 +578,33 @@ class CloudTest(ApiCase):
         # first one may have, depending on worker order)
         self.assertGreaterEqual(metric(self.d, "gapsim_cache_hits_total"), hits0 + 5)
 
+    def test_cache_false_in_clouds(self):
+        """A cloud with "cache": false solves every gap with its own method
+        although the cache holds GI's answers (JSON body, and the .npy
+        upload's query string cache=0), keeps the option in options, and
+        agrees with GI; a query value that is not a boolean is 422."""
+        rows = [[x + 0.02 for x in g] for g in self.G[:4]]
+        a = self.cloud(rows, fasteners=[0, 2], solver="gi")
+        self.d.wait_job(a["id"])
+        ra = self.all_results(a["id"], fields="w")
+        b = self.cloud(rows, fasteners=[0, 2], solver="lemke", cache=False)
+        self.assertIs(b["options"]["cache"], False)
+        r = self.d.post("/v1/assemblies/%s/clouds?solver=npm&fasteners=0,2&cache=0" % self.aid,
+                        npy_bytes(rows), headers={"Content-Type": "application/x-npy"})
+        self.assertEqual(r.status, 202, r.body[:300])
+        c = r.json()
+        self.assertIs(c["options"]["cache"], False)
+        for job, solver in ((b, "lemke"), (c, "npm")):
+            self.assertEqual(self.d.wait_job(job["id"])["status"], "done")
+            res = self.all_results(job["id"], fields="w")
+            self.assertEqual([x["solver"] for x in res], [solver] * len(rows))
+            for x, y in zip(res, ra):
+                self.assertLess(max(abs(p - q) for p, q in zip(x["w"], y["w"])), 1e-7)
+        self.assertNotIn("cache", a["options"])
+        r = self.d.post("/v1/assemblies/%s/clouds?cache=no" % self.aid, npy_bytes(rows),
+                        headers={"Content-Type": "application/x-npy"})
+        self.assert_error(r, 422, "cache")
+
     def test_cancel(self):
         # a cloud long enough to be cancelled while it runs: many gaps, a
         # slow solver

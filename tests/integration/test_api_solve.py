@@ -106,6 +106,30 @@ class SolveTest(ApiCase):
         self.assertFalse(self.solve(g, fasteners=[0, 1])["cached"])
         self.assertEqual(metric(self.d, "gapsim_cache_hits_total"), hits0 + 2)
 
+    def test_cache_false_solves_and_becomes_the_cached_answer(self):
+        """"cache": false solves with the method asked even when the cache
+        holds the answer (the cached one was GI's), stores the new result,
+        and the cache answers with it (the newest of the key) from then on;
+        a cache that is not a boolean is 422 naming it."""
+        g = [x - 0.07 for x in self.G[8]]
+        hits0 = metric(self.d, "gapsim_cache_hits_total")
+        first = self.solve(g, fasteners="all", solver="gi")
+        self.assertEqual((first["cached"], first["solver"]), (False, "gi"))
+        ipm = self.solve(g, fasteners="all", solver="ipm", formulation="dual", cache=False)
+        self.assertEqual((ipm["cached"], ipm["solver"], ipm["formulation"]),
+                         (False, "ipm", "dual"))
+        self.assertNotEqual(ipm["id"], first["id"])
+        self.assertEqual(ipm["n_act"], first["n_act"])
+        self.assertLess(max(abs(a - b) for a, b in zip(ipm["w"], first["w"])), 1e-7)
+        self.assertEqual(metric(self.d, "gapsim_cache_hits_total"), hits0)
+        again = self.solve(g, fasteners="all", cache=True)
+        self.assertEqual((again["cached"], again["id"], again["solver"]), (True, ipm["id"], "ipm"))
+        self.assertEqual(metric(self.d, "gapsim_cache_hits_total"), hits0 + 1)
+        for bad in ("false", 0, None):
+            r = self.d.post("/v1/assemblies/%s/solve" % self.aid,
+                            {"g": g, "fasteners": "all", "cache": bad})
+            self.assert_error(r, 422, "cache")
+
     def test_warm_start(self):
         g = [x - 0.1 for x in self.G[6]]
         prev = self.solve(g, fasteners=[0, 1, 2, 3, 4])

@@ -266,6 +266,11 @@ class CliTest(unittest.TestCase):
         self.assertIs(j["cached"], False)
         ref = self.d.post("/v1/assemblies/%s/solve" % self.asm, {"g": g, "solver": "lemke"}).json()
         self.assertLess(max(abs(a - b) for a, b in zip(j["w"], ref["w"])), 1e-7)
+        # --no-cache: the same gap solved again by the method asked, not the cached IPM result
+        n = self.cli_json(["solve", "--assembly", self.asm, "--g-json", self.tmp("g7.json"),
+                           "--solver", "lemke", "--no-cache"])
+        self.assertEqual((n["solver"], n["cached"]), ("lemke", False))
+        self.assertNotEqual(n["id"], j["id"])
         u = self.cli_json(["cloud", "submit", "--assembly", self.asm, "--gaps", self.gaps,
                            "--solver", "npm", "--npm-linear", "cg", "--linesearch", "armijo",
                            "--fraction", "0.5", "--wait"])
@@ -274,6 +279,11 @@ class CliTest(unittest.TestCase):
         c = self.cli_json(["cloud", "submit", "--assembly", self.asm, "--generate", "2",
                            "--solver", "ipm", "--ipm-linear", "split", "--wait"])
         self.assertEqual((c["status"], c["options"]["ipm_linear"]), ("done", "split"))
+        n = self.cli_json(["cloud", "submit", "--assembly", self.asm, "--gaps", self.gaps,
+                           "--solver", "lemke", "--fraction", "0.5", "--no-cache", "--wait"])
+        self.assertEqual((n["status"], n["options"]["cache"]), ("done", False))
+        rows = self.d.get("/v1/jobs/%s/results?fields=none" % n["id"]).json()["results"]
+        self.assertEqual({x["solver"] for x in rows}, {"lemke"})  # not the npm cloud's copies
         for flag, words in (("--ipm-linear", "mixed, split, jacobi or direct"),
                             ("--ipm-start", "auto, feasible or infeasible"),
                             ("--npm-linear", "combined, chol or cg"),

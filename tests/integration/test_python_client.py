@@ -379,6 +379,15 @@ class ClientTest(unittest.TestCase):
         self.assertEqual(a.info["options"]["solver"], "lemke")
         self.assertEqual(a.info["options"]["fastener_fraction"], 0.3)
         self.assertLess(max_abs_diff(a.results(), b.results()), 1e-7)
+        # cache=False (a query string's 0, a JSON false): every gap solved by npm,
+        # none copied from the lemke clouds above
+        for enc in ("npy", "json"):
+            n = self.c.submit_cloud(self.asm, self.gaps, encoding=enc, fastener_fraction=0.3,
+                                    solver="npm", cache=False)
+            n.wait()
+            self.assertIs(n.info["options"]["cache"], False)
+            self.assertEqual({r["solver"] for r in self.c.result_rows(n)}, {"npm"})
+            self.assertLess(max_abs_diff(a.results(), n.results()), 1e-7)
         # one row as a flat list is a cloud of one gap
         one = self.c.submit_cloud(self.asm, self.gaps[2], fasteners="all")
         self.assertEqual(one.wait()["total"], 1)

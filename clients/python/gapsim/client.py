@@ -232,7 +232,9 @@ class Client:
             **options: solver, formulation, tol, max_iter, fasteners ("all",
                 "none" or candidate indices), fastener_fraction, fixed_pairs,
                 warm_start (a result id "r_..." or result dict), return
-                (list of "w", "lambda", "x", "kkt"), and the solver tunables.
+                (list of "w", "lambda", "x", "kkt"), cache (False: solve
+                even when the result cache has the answer), and the solver
+                tunables.
 
         Returns:
             The result dict as the daemon sends it: "id", "status", "w",
