@@ -25,7 +25,8 @@ const char *const gs_fuzz_dict[] = {
     "\"none\"", "\"fastener_fraction\"", "\"fixed_pairs\"", "\"warm_start\"",
     "\"j_0123456789abcdef\"", "\"r_0123456789abcdef\"", "\"label\"", "\"generate\"",
     "\"gaps_from\"", "\"count\"", "\"seed\"", "\"return\"", "\"w\"", "\"installed\"", "0", "1",
-    "0.5", "-1", "1e300", "9007199254740993", "null", "true", "\"\\u0001\"", NULL};
+    "0.5", "-1", "1e300", "9007199254740993", "null", "true", "false", "\"cache\"", "\"\\u0001\"",
+    NULL};
 
 static char *write_spec(const gsd_spec *sp)
 {
