@@ -82,7 +82,9 @@ static int read_g_json(const char *prog, const char *path, double **g, int *m)
     return GC_OK;
 }
 
-static void print_result(const cJSON *r)
+/* The result's lines; asked: the --solver given (NULL: none), named when
+ * the cache answered with another method's result. */
+static void print_result(const cJSON *r, const char *asked)
 {
     char t[64];
     gc_kv("result", "%s", gc_jstr(r, "id", "-"));
@@ -104,7 +106,13 @@ static void print_result(const cJSON *r)
     gc_kv("warm_start_used", "%s", gc_jbool(r, "warm_start_used", 0) ? "yes" : "no");
     if (gc_jbool(r, "crossover", 0))
         gc_kv("crossover", "yes (the method's own loop cycled; GI relative finished)");
-    gc_kv("cached", "%s", gc_jbool(r, "cached", 0) ? "yes" : "no");
+    const char *by = gc_jstr(r, "solver", "-");
+    if (!gc_jbool(r, "cached", 0))
+        gc_kv("cached", "no");
+    else if (asked && strcmp(asked, "auto") && strcmp(asked, by))
+        gc_kv("cached", "yes (computed by %s; --no-cache solves with %s)", by, asked);
+    else
+        gc_kv("cached", "yes");
 }
 
 /* Write r[field] (an array of numbers) to path as a 1-D .npy. */
@@ -207,7 +215,7 @@ int gc_cmd_solve(gc_ctx *cx, int argc, char **argv)
         if (cx->json)
             gc_print_body(&raw);
         else
-            print_result(ans);
+            print_result(ans, so.solver);
         if (out)
             rc = write_field(cmd.prog, ans, field, out, cx->json);
     }

@@ -220,6 +220,14 @@ class CliTest(unittest.TestCase):
                           {"g": self.row(2), "fasteners": "all"}).json()
         self.assertEqual(w, api["w"])
         self.assertEqual(rid, api["id"])  # the same solve: the cached result
+        # another method asked: the cached answer, and the table says whose it is
+        r = self.cli(["solve", "--assembly", self.asm, "--gaps", self.gaps, "--row", "2",
+                      "--fasteners", "all", "--solver", "lemke"])
+        self.assertRegex(r.stdout, r"cached:\s+yes \(computed by %s; --no-cache solves with "
+                         r"lemke\)" % api["solver"])
+        r = self.cli(["solve", "--assembly", self.asm, "--gaps", self.gaps, "--row", "2",
+                      "--fasteners", "all", "--solver", api["solver"]])
+        self.assertRegex(r.stdout, r"cached:\s+yes\n")
         stored = self.d.get("/v1/results/" + rid).json()
         self.assertEqual(w, stored["w"])
         # --json: the server's answer as is; -o --field lambda
