@@ -178,7 +178,7 @@ static gs_err factors(const args *a, const gs_model *mdl, gs_precomp **pc, doubl
     }
     int loaded = 0;
     if (gm_rank() == 0) /* the others sleep in the agreement meanwhile */
-        rc = gs_run_factors(mdl, a->factors, pc, &loaded, err);
+        rc = gs_run_factors(mdl, a->factors, 0, pc, &loaded, err); /* L_Q: broadcast */
     if ((rc = gm_agree(rc, "the factors", err)) != GS_OK)
         return rc;
     double t0 = gs_now();

@@ -12,8 +12,8 @@
 #include "precomp_io.h"
 #include "runner.h"
 
-gs_err gs_run_factors(const gs_model *mdl, const char *path, gs_precomp **pc, int *loaded,
-                      gs_error *err)
+gs_err gs_run_factors(const gs_model *mdl, const char *path, unsigned flags, gs_precomp **pc,
+                      int *loaded, gs_error *err)
 {
     *pc = NULL;
     *loaded = 0;
@@ -29,7 +29,9 @@ gs_err gs_run_factors(const gs_model *mdl, const char *path, gs_precomp **pc, in
         *loaded = 1;
         return GS_OK;
     }
-    gs_err rc = gs_precomp_build(mdl, pc, err);
+    if (path) /* the file serves every method and front end: with L_Q */
+        flags &= ~(unsigned)GS_PRECOMP_DEFER_LQ;
+    gs_err rc = gs_precomp_build_ex(mdl, flags, pc, err);
     if (!rc && path && (rc = gs_precomp_save(*pc, path, NULL, err)) != GS_OK) {
         gs_precomp_free(*pc);
         *pc = NULL;

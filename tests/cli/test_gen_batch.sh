@@ -15,6 +15,22 @@ check "gen reports nodes in two pairs" grep -Eq "two pairs +39 nodes" "$TMP/gen.
 check "batch exit 0" test $? -eq 0
 check "batch solved all 12 optimally" grep -q "gaps solved          12 (12 optimal)" "$TMP/batch.out"
 check "batch wrote residuals" test -s "$TMP/w.npy"
+check "auto leaves L_Q out" grep -q "Cholesky of Q 0.00 s (not needed by this method)" "$TMP/batch.out"
+# L_Q only where read: GI without it and GI from a saved factor file (which
+# has it) give the same residuals bit for bit; NPM gets it
+"$BIN/gapsim-batch" "$TMP/sw.json" --gaps "$TMP/sw.gaps.npy" --fraction 0.5 --threads 2 \
+  --method gi --out "$TMP/wgi.npy" > "$TMP/gi.out" 2>&1
+check "gi without L_Q exit 0" test $? -eq 0
+check "gi without L_Q says so" grep -q "(not needed by this method)" "$TMP/gi.out"
+"$BIN/gapsim-batch" "$TMP/sw.json" --gaps "$TMP/sw.gaps.npy" --fraction 0.5 --threads 2 \
+  --method gi --factors "$TMP/f.bin" --out "$TMP/wgif.npy" > "$TMP/gif.out" 2>&1
+check "gi with a saved factor file exit 0" test $? -eq 0
+check "a saved factor file has L_Q" grep -q "cond_1(Q) ~" "$TMP/gif.out"
+check "gi bit-identical with and without L_Q" cmp -s "$TMP/wgi.npy" "$TMP/wgif.npy"
+"$BIN/gapsim-batch" "$TMP/sw.json" --gaps "$TMP/sw.gaps.npy" --fraction 0.5 --threads 1 \
+  --method npm --limit 3 > "$TMP/npm.out" 2>&1
+check "npm computes L_Q" grep -Eq "Cholesky of Q [0-9.]+ s, condition" "$TMP/npm.out"
+check "npm solved 3" grep -q "gaps solved          3 (3 optimal)" "$TMP/npm.out"
 # --summary: gapsimd's summary object, and the printed lines are its figures
 "$BIN/gapsim-batch" "$TMP/sw.json" --gaps "$TMP/sw.gaps.npy" --fraction 0.5 --threads 1 \
   --threshold 2.5 --summary "$TMP/s.json" > "$TMP/sum.out" 2>&1
