@@ -963,10 +963,7 @@ static gs_err ws_system(ipm_ws *ws, gs_solver *s, const ipm_par *pr, ipm_sys *y,
             ws->LQs = LQs;
             ws->lcap = ws->cap;
         }
-        for (int b = 0; b < k; b++) /* the lower triangle (the upper is never read) */
-            memcpy(ws->LQs + (size_t)b * k + b, ws->Qs + (size_t)b * k + b,
-                   (size_t)(k - b) * sizeof *ws->LQs);
-        if (gs_chol(ws->LQs, k, k, "Q_SS", err) != GS_OK)
+        if (gs_chol_plus_diag(ws->LQs, k, ws->Qs, k, NULL, "Q_SS", err) != GS_OK)
             return GS_ERR_NOT_SPD;
         y->LQ = ws->LQs;
     }
