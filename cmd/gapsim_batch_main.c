@@ -228,13 +228,10 @@ int main(int argc, char **argv)
 
     gs_precomp *pc = NULL;
     int loaded = 0;
-    /* L_Q (m^3/3 flops, 14-16% of the precomputation on the lap joints)
-     * only for the methods that read it; auto then measures only the others
-     * (solvers/auto.c), as gapsimd's auto does until its L_Q is there */
-    const int need_lq =
-        sopts.method != GS_METHOD_AUTO && gs_method_needs_lq(sopts.method, sopts.form);
-    if (gs_run_factors(mdl, factors_path, need_lq ? 0u : GS_PRECOMP_DEFER_LQ, &pc, &loaded,
-                       &e) != GS_OK) {
+    /* L_Q only for the methods that read it, as gapsimd's auto until its
+     * L_Q is there */
+    if (gs_run_factors(mdl, factors_path, gs_run_precomp_flags(&sopts), &pc, &loaded, &e) !=
+        GS_OK) {
         gs_model_free(mdl);
         return fail(factors_path ? factors_path : "precomputation", &e);
     }

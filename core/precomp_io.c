@@ -93,7 +93,7 @@ int gs_precomp_segment(const gs_precomp *pc, int i, double **ptr, size_t *count)
             return 1;
         }
     }
-    if (k == 0 || k == 1) {
+    if (k == 0 || (k == 1 && pc->LQ)) {
         *ptr = k == 0 ? pc->Q : pc->LQ;
         *count = m * m;
         return 1;
@@ -355,8 +355,9 @@ static double *pio_alloc(size_t count)
 
 /* A precomputation shaped like gs_precomp_build's (so gs_precomp_free works),
  * arrays uninitialized: the payload fills them. Sizes were checked to fit. */
-gs_precomp *gs_precomp_alloc(const gs_model *mdl)
+gs_precomp *gs_precomp_alloc(const gs_model *mdl, unsigned flags)
 {
+    const int with_lq = !(flags & GS_PRECOMP_DEFER_LQ);
     gs_precomp *pc = calloc(1, sizeof *pc);
     if (!pc)
         return NULL;
@@ -368,11 +369,12 @@ gs_precomp *gs_precomp_alloc(const gs_model *mdl)
     pc->F = calloc(np ? np : 1, sizeof *pc->F);
     pc->cond_block = pio_alloc(np);
     pc->Q = pio_alloc(m * m);
-    pc->LQ = pio_alloc(m * m);
+    pc->LQ = with_lq ? pio_alloc(m * m) : NULL;
     pc->qdiag = pio_alloc(m);
     pc->u0 = pio_alloc(m);
-    int ok = pc->L && pc->F && pc->cond_block && pc->Q && pc->LQ && pc->qdiag && pc->u0;
-    atomic_store(&pc->lq_ready, 1); /* every segment, L_Q included, is filled before use */
+    int ok = pc->L && pc->F && pc->cond_block && pc->Q && (pc->LQ || !with_lq) && pc->qdiag &&
+             pc->u0;
+    atomic_store(&pc->lq_ready, with_lq); /* every segment is filled before use */
     for (size_t b = 0; ok && b < np; b++) { /* O(n_parts) allocations */
         const size_t nb = (size_t)mdl->parts[b].ndof;
         ok = mdl->parts[b].Ksp || (pc->L[b] = pio_alloc(nb * nb)) != NULL;
@@ -451,7 +453,7 @@ gs_err gs_precomp_load(const gs_model *mdl, const char *path, unsigned long long
         e = pio_check_fixed(&f, mdl, payload, err);
     if (e == GS_OK)
         e = pio_check_ndof(&f, mdl, err);
-    if (e == GS_OK && (!(pc = gs_precomp_alloc(mdl)) || !(st = XXH3_createState())))
+    if (e == GS_OK && (!(pc = gs_precomp_alloc(mdl, 0)) || !(st = XXH3_createState())))
         e = gs_errorf(err, GS_ERR_NOMEM, "", "no memory to load '%s' (m = %d)", path, mdl->m);
     if (e == GS_OK && XXH3_64bits_reset(st) != XXH_OK)
         e = gs_errorf(err, GS_ERR_IO, "", "checksum reset failed for '%s'", path);

@@ -64,15 +64,17 @@ gs_err gs_precomp_load(const gs_model *mdl, const char *path, unsigned long long
 /* The payload in memory, for transports other than a file (gapsim-mpi
  * broadcasts it): GS_PRECOMP_SCALARS doubles (pack / unpack), then segments
  * i = 0, 1, ... (gs_precomp_segment returns 0 past the last one: cond_block,
- * qdiag, u0, L_b per dense part, Q, L_Q; 5 + dense parts in all; a sparse
- * part's CHOLMOD factor is not stored: gs_precomp_load and the MPI broadcast
+ * qdiag, u0, L_b per dense part, Q, L_Q where pc->LQ is set; 5 + dense parts
+ * in all; a sparse part's CHOLMOD factor is not stored: gs_precomp_load and the MPI broadcast
  * recompute it with gs_precomp_factor_sparse). gs_precomp_alloc
  * shapes a precomputation for a validated model with uninitialized arrays to
- * be filled segment by segment (NULL: no memory; free with gs_precomp_free). */
+ * be filled segment by segment (NULL: no memory; free with gs_precomp_free);
+ * flags GS_PRECOMP_DEFER_LQ (precompute.h) shapes it without L_Q: LQ NULL,
+ * gs_precomp_has_lq 0, and gs_precomp_segment then ends before L_Q. */
 #define GS_PRECOMP_SCALARS 10
 void gs_precomp_pack_scalars(const gs_precomp *pc, double s[GS_PRECOMP_SCALARS]);
 void gs_precomp_unpack_scalars(gs_precomp *pc, const double s[GS_PRECOMP_SCALARS]);
 int gs_precomp_segment(const gs_precomp *pc, int i, double **ptr, size_t *count);
-gs_precomp *gs_precomp_alloc(const gs_model *mdl);
+gs_precomp *gs_precomp_alloc(const gs_model *mdl, unsigned flags);
 
 #endif

@@ -166,23 +166,26 @@ static int parse_args(int argc, char **argv, args *a)
     return bad ? 2 : 0;
 }
 
-/* The precomputation on every rank (see the options). */
+/* The precomputation on every rank (see the options): L_Q only where the
+ * method reads it (runner.h gs_run_precomp_flags). *bytes: the broadcast's. */
 static gs_err factors(const args *a, const gs_model *mdl, gs_precomp **pc, double *t_bcast,
-                      gs_error *err)
+                      double *bytes, gs_error *err)
 {
     gs_err rc = GS_OK;
     *t_bcast = 0;
+    *bytes = 0;
     if (a->shared) {
         rc = gs_precomp_load(mdl, a->factors, 0, pc, err);
         return gm_agree(rc, a->factors, err);
     }
+    const unsigned flags = gs_run_precomp_flags(&a->sopts);
     int loaded = 0;
     if (gm_rank() == 0) /* the others sleep in the agreement meanwhile */
-        rc = gs_run_factors(mdl, a->factors, 0, pc, &loaded, err); /* L_Q: broadcast */
+        rc = gs_run_factors(mdl, a->factors, flags, pc, &loaded, err);
     if ((rc = gm_agree(rc, "the factors", err)) != GS_OK)
         return rc;
     double t0 = gs_now();
-    rc = gm_bcast_precomp(mdl, pc, err);
+    rc = gm_bcast_precomp(mdl, pc, !(flags & GS_PRECOMP_DEFER_LQ), bytes, err);
     *t_bcast = gs_now() - t0;
     return gm_agree(rc, "broadcasting the factors", err);
 }
@@ -358,7 +361,7 @@ static int run_main(int argc, char **argv)
     gs_pattern *pats = NULL;
     int n_pat = 1, code = 1;
     gs_run run = {.opts = a.sopts, .n_patterns = 1, .chain = a.chain};
-    double *loads = NULL, t_bcast = 0, t0 = gs_now();
+    double *loads = NULL, t_bcast = 0, bytes = 0, t0 = gs_now();
     gm_out o = {0};
     gs_err rc = gs_model_read_json(a.model, &lim, &mdl, &e);
     if ((rc = gm_agree(rc, a.model, &e)) != GS_OK)
@@ -391,17 +394,15 @@ static int run_main(int argc, char **argv)
                size, a.threads);
         fflush(stdout);
     }
-    if ((rc = factors(&a, mdl, &pc, &t_bcast, &e)) != GS_OK)
+    if ((rc = factors(&a, mdl, &pc, &t_bcast, &bytes, &e)) != GS_OK)
         goto out;
     if (rank == 0) {
-        double bytes = 8.0 * GS_PRECOMP_SCALARS, *seg;
-        size_t count;
-        for (int i = 0; gs_precomp_segment(pc, i, &seg, &count); i++)
-            bytes += 8.0 * (double)count;
         printf("factors    %s (precomputation %.2f s), broadcast %.3f s (%.1f MB to %d "
-               "ranks)\n",
+               "ranks%s)\n",
                a.shared ? "loaded by every rank" : a.factors ? "ready on rank 0" : "computed",
-               pc->t.total, t_bcast, 1e-6 * bytes, a.shared ? 0 : size - 1);
+               pc->t.total, t_bcast, 1e-6 * bytes, a.shared ? 0 : size - 1,
+               a.shared || (gs_run_precomp_flags(&a.sopts) & GS_PRECOMP_DEFER_LQ) == 0
+                   ? "" : "; L_Q not needed by this method");
         fflush(stdout);
     }
     run.pc = pc;

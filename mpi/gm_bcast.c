@@ -1,10 +1,13 @@
 /*
  * gm_bcast.c -- rank 0's precomputation to every rank (gm.h). Cost: the
- * payload (sum n_b^2 + 2 m^2 + 2 m doubles) once through MPI_Bcast (a tree or
- * pipeline inside Open MPI: ~log2(R) latencies plus bytes / bandwidth), plus
+ * payload (sum n_b^2 + m^2 + 2 m doubles, m^2 more with L_Q) once through
+ * MPI_Bcast (a tree or pipeline inside Open MPI: ~log2(R) latencies plus
+ * bytes / bandwidth), plus
  * the first touch of the receiving pages (docs/scale-out.md: in this VM 5.2 s
  * per GB with 4 KiB pages, most of a broadcast's time here).
  */
+#include <math.h>
+
 #include "gm.h"
 #include "precomp_io.h"
 
@@ -21,10 +24,12 @@ static gs_err bcast_doubles(double *p, size_t count, gs_error *err)
     return GS_OK;
 }
 
-gs_err gm_bcast_precomp(const gs_model *mdl, gs_precomp **pc, gs_error *err)
+gs_err gm_bcast_precomp(const gs_model *mdl, gs_precomp **pc, int with_lq, double *bytes,
+                        gs_error *err)
 {
     gs_err rc = GS_OK;
-    if (gm_rank() != 0 && !(*pc = gs_precomp_alloc(mdl)))
+    *bytes = 0;
+    if (gm_rank() != 0 && !(*pc = gs_precomp_alloc(mdl, with_lq ? 0u : GS_PRECOMP_DEFER_LQ)))
         rc = gs_errorf(err, GS_ERR_NOMEM, "", "no memory for the factors (m = %d)", mdl->m);
     if ((rc = gm_agree(rc, "receiving the factors", err)) != GS_OK)
         return rc;
@@ -33,12 +38,20 @@ gs_err gm_bcast_precomp(const gs_model *mdl, gs_precomp **pc, gs_error *err)
         gs_precomp_pack_scalars(*pc, s);
     rc = gm_check(MPI_Bcast(s, GS_PRECOMP_SCALARS, MPI_DOUBLE, 0, MPI_COMM_WORLD),
                   "MPI_Bcast of the factors", err);
-    if (!rc && gm_rank() != 0)
+    if (!rc && gm_rank() != 0) {
         gs_precomp_unpack_scalars(*pc, s);
+        if (!with_lq) /* Q's condition estimate comes with L_Q (precompute.h) */
+            (*pc)->cond_Q = NAN;
+    }
+    *bytes = sizeof s;
     double *p;
     size_t count;
-    for (int i = 0; !rc && gs_precomp_segment(*pc, i, &p, &count); i++) /* 5 + dense parts */
+    for (int i = 0; !rc && gs_precomp_segment(*pc, i, &p, &count); i++) { /* 5 + dense parts */
+        if (p == (*pc)->LQ && !with_lq) /* root's loaded L_Q: the last segment */
+            break;
         rc = bcast_doubles(p, count, err);
+        *bytes += (double)(sizeof *p * count);
+    }
     if (!rc && gm_rank() != 0) /* sparse parts: each rank factors its own copy */
         rc = gs_precomp_factor_sparse(*pc, err);
     return gm_agree(rc, "factoring the sparse parts", err);

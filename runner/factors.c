@@ -38,3 +38,10 @@ gs_err gs_run_factors(const gs_model *mdl, const char *path, unsigned flags, gs_
     }
     return rc;
 }
+
+unsigned gs_run_precomp_flags(const gs_solve_opts *opts)
+{
+    const int reads_lq =
+        opts->method != GS_METHOD_AUTO && gs_method_needs_lq(opts->method, opts->form);
+    return reads_lq ? 0u : (unsigned)GS_PRECOMP_DEFER_LQ;
+}

@@ -57,6 +57,12 @@
  * rounding when OpenBLAS runs them with different thread counts. */
 gs_err gs_run_factors(const gs_model *mdl, const char *path, unsigned flags, gs_precomp **pc,
                       int *loaded, gs_error *err);
+/* The flags a run with these options builds its factors with:
+ * GS_PRECOMP_DEFER_LQ unless the method reads L_Q (gs_method_needs_lq; auto
+ * counts as not reading it: it then measures only the methods that need no
+ * L_Q, solvers/auto.c). L_Q is m^3/3 flops, 14-16% of the precomputation on
+ * the lap joints. */
+unsigned gs_run_precomp_flags(const gs_solve_opts *opts);
 
 /* ---- gap source ----------------------------------------------------------- */
 

@@ -58,6 +58,11 @@ def mpirun(np_args, timeout=TIMEOUT, leaks=False):
                           env=mpi_env(leaks))
 
 
+def read_text(path):
+    with open(path) as f:
+        return f.read()
+
+
 def npy_data(path):
     """The raw data bytes of an .npy file (after its header)."""
     with open(path, "rb") as f:
@@ -205,6 +210,33 @@ class MpiTest(unittest.TestCase):
         self.assertEqual(r.returncode, 1)
         self.assertIn("patterns[0].fasteners[1]", r.stderr)
 
+    def test_lq_broadcast_only_to_methods_that_read_it(self):
+        # GI relative never reads L_Q: rank 0 leaves it out and broadcasts
+        # m^2 doubles fewer; GI on the dual form reads it: built, broadcast,
+        # and the results bit-identical to gapsim-batch's
+        def mb(stdout):
+            return float(re.search(r"broadcast [0-9.]+ s \(([0-9.]+) MB to 1 ranks", stdout)
+                         .group(1))
+        base = [self.model_json, "--gaps", self.gaps, "--fraction", "0.5"]
+        r_rel = self.run_ok([(2, base + ["--method", "gi", "--out", self.out("lq_rel.npy")])])
+        self.assertIn("L_Q not needed by this method", r_rel.stdout)
+        self.assertEqual(npy_data(self.out("lq_rel.npy")), npy_data(self.batch))
+        w = self.out("lq_dual.npy")
+        r_dual = self.run_ok([(2, base + ["--method", "gi", "--form", "dual", "--out", w])])
+        self.assertNotIn("L_Q not needed", r_dual.stdout)
+        self.assertAlmostEqual(mb(r_dual.stdout) - mb(r_rel.stdout), 8e-6 * self.m ** 2,
+                               delta=0.11)
+        wb = self.out("lq_dual_batch.npy")
+        b = subprocess.run([h.binary("gapsim-batch")] + base +
+                           ["--method", "gi", "--form", "dual", "--threads", "2", "--out", wb],
+                           capture_output=True, text=True, timeout=TIMEOUT, env=mpi_env())
+        self.assertEqual(b.returncode, 0, b.stdout + b.stderr)
+        self.assertIn("cond_1(Q)", b.stdout)
+        self.assertEqual(npy_data(w), npy_data(wb))
+        # and the dual form's answers are GI relative's within round-off
+        got, ref = h.read_npy(w)[1], h.read_npy(self.batch)[1]
+        self.assertLessEqual(max(abs(x - y) for x, y in zip(got, ref)), 1e-7)
+
     def test_factors_saved_loaded_and_shared(self):
         fac = self.out("lap.factors")
         args = [self.model_json, "--gaps", self.gaps, "--method", "gi", "--fraction", "0.5",
@@ -213,6 +245,8 @@ class MpiTest(unittest.TestCase):
         self.assertIn("factors    ready on rank 0", r.stdout)
         self.assertTrue(os.path.getsize(fac) > 8 * self.m * self.m)
         r = self.run_ok([(2, args + ["--out", self.out("f2.npy")])])
+        # rank 0 loaded L_Q with the file, GI relative does not read it: not sent
+        self.assertIn("L_Q not needed by this method", r.stdout)
         r = self.run_ok([(3, args + ["--shared-factors", "--out", self.out("f3.npy")])])
         self.assertIn("loaded by every rank", r.stdout)
         b = subprocess.run([h.binary("gapsim-batch"), self.model_json, "--gaps", self.gaps,
@@ -255,7 +289,7 @@ class MpiTest(unittest.TestCase):
             if done >= 20:
                 with open("/proc/%d/task/%d/children" % (p.pid, p.pid)) as f:
                     kids = [int(x) for x in f.read().split()]
-                ranks = [k for k in kids if "gapsim-mpi" in open("/proc/%d/cmdline" % k).read()]
+                ranks = [k for k in kids if "gapsim-mpi" in read_text("/proc/%d/cmdline" % k)]
                 victim = ranks[-1]
                 os.kill(victim, signal.SIGKILL)  # one rank (a child of our mpirun) dies
                 break
