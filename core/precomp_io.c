@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -386,7 +387,22 @@ gs_precomp *gs_precomp_alloc(const gs_model *mdl, unsigned flags)
     return pc;
 }
 
-/* Payload into pc, then the trailer against the computed checksum and expect. */
+/* Hash len bytes of the file without keeping them (a deferred load's L_Q),
+ * through one PIO_CHUNK buffer. O(len). */
+static gs_err pio_skip(pio_file *f, XXH3_state_t *st, size_t len, gs_error *err)
+{
+    unsigned char *buf = malloc(PIO_CHUNK);
+    if (!buf)
+        return gs_errorf(err, GS_ERR_NOMEM, "", "no memory to read '%s'", f->path);
+    gs_err e = GS_OK;
+    for (size_t off = 0; e == GS_OK && off < len; off += PIO_CHUNK)
+        e = pio_get(f, st, buf, len - off < PIO_CHUNK ? len - off : PIO_CHUNK, err);
+    free(buf);
+    return e;
+}
+
+/* Payload into pc (L_Q only hashed when pc has no room for it), then the
+ * trailer against the computed checksum and expect. */
 static gs_err pio_read_payload(pio_file *f, XXH3_state_t *st, gs_precomp *pc,
                                unsigned long long expect, gs_error *err)
 {
@@ -400,6 +416,11 @@ static gs_err pio_read_payload(pio_file *f, XXH3_state_t *st, gs_precomp *pc,
     for (int i = 0; gs_precomp_segment(pc, i, &p, &count); i++) /* 5 + n_parts */
         if ((e = pio_get(f, st, p, count * sizeof *p, err)) != GS_OK)
             return e;
+    if (!pc->LQ) { /* deferred (gs_precomp_load_ex): cond_Q comes with L_Q */
+        pc->cond_Q = NAN;
+        if ((e = pio_skip(f, st, (size_t)pc->m * (size_t)pc->m * sizeof(double), err)) != GS_OK)
+            return e;
+    }
     const uint64_t sum = XXH3_64bits_digest(st);
     unsigned char tr[PIO_TRAILER];
     if ((e = pio_read(f, tr, sizeof tr, err)) != GS_OK)
@@ -437,6 +458,12 @@ static gs_err pio_open(pio_file *f, const char *path, gs_error *err)
 gs_err gs_precomp_load(const gs_model *mdl, const char *path, unsigned long long expect,
                        gs_precomp **out, gs_error *err)
 {
+    return gs_precomp_load_ex(mdl, path, expect, 0, out, err);
+}
+
+gs_err gs_precomp_load_ex(const gs_model *mdl, const char *path, unsigned long long expect,
+                          unsigned flags, gs_precomp **out, gs_error *err)
+{
     *out = NULL;
     gs_error_clear(err);
     if (!mdl->validated)
@@ -453,7 +480,7 @@ gs_err gs_precomp_load(const gs_model *mdl, const char *path, unsigned long long
         e = pio_check_fixed(&f, mdl, payload, err);
     if (e == GS_OK)
         e = pio_check_ndof(&f, mdl, err);
-    if (e == GS_OK && (!(pc = gs_precomp_alloc(mdl, 0)) || !(st = XXH3_createState())))
+    if (e == GS_OK && (!(pc = gs_precomp_alloc(mdl, flags)) || !(st = XXH3_createState())))
         e = gs_errorf(err, GS_ERR_NOMEM, "", "no memory to load '%s' (m = %d)", path, mdl->m);
     if (e == GS_OK && XXH3_64bits_reset(st) != XXH_OK)
         e = gs_errorf(err, GS_ERR_IO, "", "checksum reset failed for '%s'", path);

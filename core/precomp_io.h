@@ -60,6 +60,13 @@ gs_err gs_precomp_save(const gs_precomp *pc, const char *path, unsigned long lon
  * gs_precomp_free. *out is NULL on any error. */
 gs_err gs_precomp_load(const gs_model *mdl, const char *path, unsigned long long expect,
                        gs_precomp **out, gs_error *err);
+/* gs_precomp_load with flags: GS_PRECOMP_DEFER_LQ (precompute.h) leaves L_Q
+ * in the file (read and checked against the checksum all the same, through
+ * a 1 MiB buffer): the precomputation is that of a deferred build, m^2
+ * doubles smaller (gs_precomp_finish_lq computes L_Q if it is wanted after
+ * all). load = load_ex(0). */
+gs_err gs_precomp_load_ex(const gs_model *mdl, const char *path, unsigned long long expect,
+                          unsigned flags, gs_precomp **out, gs_error *err);
 
 /* The payload in memory, for transports other than a file (gapsim-mpi
  * broadcasts it): GS_PRECOMP_SCALARS doubles (pack / unpack), then segments

@@ -174,11 +174,11 @@ static gs_err factors(const args *a, const gs_model *mdl, gs_precomp **pc, doubl
     gs_err rc = GS_OK;
     *t_bcast = 0;
     *bytes = 0;
+    const unsigned flags = gs_run_precomp_flags(&a->sopts);
     if (a->shared) {
-        rc = gs_precomp_load(mdl, a->factors, 0, pc, err);
+        rc = gs_precomp_load_ex(mdl, a->factors, 0, flags, pc, err);
         return gm_agree(rc, a->factors, err);
     }
-    const unsigned flags = gs_run_precomp_flags(&a->sopts);
     int loaded = 0;
     if (gm_rank() == 0) /* the others sleep in the agreement meanwhile */
         rc = gs_run_factors(mdl, a->factors, flags, pc, &loaded, err);
@@ -401,7 +401,7 @@ static int run_main(int argc, char **argv)
                "ranks%s)\n",
                a.shared ? "loaded by every rank" : a.factors ? "ready on rank 0" : "computed",
                pc->t.total, t_bcast, 1e-6 * bytes, a.shared ? 0 : size - 1,
-               a.shared || (gs_run_precomp_flags(&a.sopts) & GS_PRECOMP_DEFER_LQ) == 0
+               (gs_run_precomp_flags(&a.sopts) & GS_PRECOMP_DEFER_LQ) == 0
                    ? "" : "; L_Q not needed by this method");
         fflush(stdout);
     }

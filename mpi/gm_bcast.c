@@ -47,7 +47,7 @@ gs_err gm_bcast_precomp(const gs_model *mdl, gs_precomp **pc, int with_lq, doubl
     double *p;
     size_t count;
     for (int i = 0; !rc && gs_precomp_segment(*pc, i, &p, &count); i++) { /* 5 + dense parts */
-        if (p == (*pc)->LQ && !with_lq) /* root's loaded L_Q: the last segment */
+        if (p == (*pc)->LQ && !with_lq) /* root's L_Q, built to be saved: the last segment */
             break;
         rc = bcast_doubles(p, count, err);
         *bytes += (double)(sizeof *p * count);

@@ -19,7 +19,7 @@ gs_err gs_run_factors(const gs_model *mdl, const char *path, unsigned flags, gs_
     *loaded = 0;
     struct stat sb;
     if (path && stat(path, &sb) == 0) {
-        gs_err rc = gs_precomp_load(mdl, path, 0, pc, err);
+        gs_err rc = gs_precomp_load_ex(mdl, path, 0, flags, pc, err);
         if (rc) {
             char msg[sizeof err->msg];
             snprintf(msg, sizeof msg, "%s", err->msg);

@@ -49,10 +49,11 @@
 
 /* Load the saved factors of mdl from path (core/precomp_io.h) if the file
  * exists (an unusable file is an error: "remove the file to recompute it"),
- * else build them (OpenBLAS with its configured threads; flags as
- * gs_precomp_build_ex: GS_PRECOMP_DEFER_LQ leaves L_Q out, except for a
- * build that is saved: the file serves every method and front end) and save
- * them there (path NULL: build only). *loaded = 1 if they were loaded. Runs
+ * else build them (OpenBLAS with its configured threads) and save them there
+ * (path NULL: build only). flags as gs_precomp_build_ex: GS_PRECOMP_DEFER_LQ
+ * leaves L_Q out of a build that is not saved (a saved file serves every
+ * method and front end: it has L_Q) and out of a load (the file's L_Q is
+ * checked, not kept). *loaded = 1 if they were loaded. Runs
  * on the same factors are bit-identical; separate builds may differ in
  * rounding when OpenBLAS runs them with different thread counts. */
 gs_err gs_run_factors(const gs_model *mdl, const char *path, unsigned flags, gs_precomp **pc,

@@ -27,6 +27,16 @@ check "gi without L_Q says so" grep -q "(not needed by this method)" "$TMP/gi.ou
 check "gi with a saved factor file exit 0" test $? -eq 0
 check "a saved factor file has L_Q" grep -q "cond_1(Q) ~" "$TMP/gif.out"
 check "gi bit-identical with and without L_Q" cmp -s "$TMP/wgi.npy" "$TMP/wgif.npy"
+# loading the file: GI leaves its L_Q there (checked, not kept), NPM takes it
+"$BIN/gapsim-batch" "$TMP/sw.json" --gaps "$TMP/sw.gaps.npy" --fraction 0.5 --threads 2 \
+  --method gi --factors "$TMP/f.bin" --out "$TMP/wgif2.npy" > "$TMP/gif2.out" 2>&1
+check "gi loads the factor file" grep -q "factors    loaded from" "$TMP/gif2.out"
+check "gi loads it without L_Q" grep -q "(not needed by this method)" "$TMP/gif2.out"
+check "gi bit-identical from the loaded file" cmp -s "$TMP/wgi.npy" "$TMP/wgif2.npy"
+"$BIN/gapsim-batch" "$TMP/sw.json" --gaps "$TMP/sw.gaps.npy" --fraction 0.5 --threads 1 \
+  --method npm --limit 3 --factors "$TMP/f.bin" > "$TMP/npmf.out" 2>&1
+check "npm loads L_Q from the factor file" grep -q "cond_1(Q) ~" "$TMP/npmf.out"
+check "npm from the file solved 3" grep -q "gaps solved          3 (3 optimal)" "$TMP/npmf.out"
 "$BIN/gapsim-batch" "$TMP/sw.json" --gaps "$TMP/sw.gaps.npy" --fraction 0.5 --threads 1 \
   --method npm --limit 3 > "$TMP/npm.out" 2>&1
 check "npm computes L_Q" grep -Eq "Cholesky of Q [0-9.]+ s, condition" "$TMP/npm.out"

@@ -245,7 +245,7 @@ class MpiTest(unittest.TestCase):
         self.assertIn("factors    ready on rank 0", r.stdout)
         self.assertTrue(os.path.getsize(fac) > 8 * self.m * self.m)
         r = self.run_ok([(2, args + ["--out", self.out("f2.npy")])])
-        # rank 0 loaded L_Q with the file, GI relative does not read it: not sent
+        # GI relative does not read L_Q: rank 0 loads the file without it
         self.assertIn("L_Q not needed by this method", r.stdout)
         r = self.run_ok([(3, args + ["--shared-factors", "--out", self.out("f3.npy")])])
         self.assertIn("loaded by every rank", r.stdout)

@@ -1,8 +1,9 @@
 /* test_precomp_io.c -- saving and loading a precomputation (core/precomp_io.h):
  * bit-exact round trips (hand-made 2-part model, generated small lap joint),
- * identical solves with the loaded precomputation, and rejection of every
- * kind of damaged or mismatched file (corrupted bytes, truncation, trailing
- * bytes, wrong model, unexpected checksum, missing file, random garbage). */
+ * identical solves with the loaded precomputation, a load without L_Q, and
+ * rejection of every kind of damaged or mismatched file (corrupted bytes,
+ * truncation, trailing bytes, wrong model, unexpected checksum, missing file,
+ * random garbage). */
 #include "gs_test.h"
 #include "test_models.h"
 #include "test_solver_support.h"
@@ -209,6 +210,58 @@ GS_TEST(round_trip_small_lap_and_identical_solves)
     check_same_solves(pl, pl2, GS_METHOD_AUTO);
     gs_precomp_free(pl2);
     gs_precomp_free(pl);
+    gs_model_free(mdl);
+}
+
+/* GS_PRECOMP_DEFER_LQ on a load: everything but L_Q bit for bit and the same
+ * GI solves, no L_Q (cond_Q NaN, as a deferred build); the file's L_Q is
+ * still checked (one flipped bit in it is an error); finish_lq then gives
+ * the saved L_Q (the same code on the same thread count). */
+GS_TEST(deferred_load_keeps_no_lq_but_checks_it)
+{
+    gs_model *mdl = small_lap();
+    gs_precomp *pc = ts_build(mdl);
+    const size_t m = (size_t)mdl->m, np = (size_t)mdl->n_parts;
+    char path[512], bad[512];
+    gs_test_tmp_path(path, sizeof path, "pio_defer.bin");
+    gs_test_tmp_path(bad, sizeof bad, "pio_defer_bad.bin");
+    unsigned long long sum = 0;
+    gs_error e;
+    GS_CHECK_INT(gs_precomp_save(pc, path, &sum, &e), GS_OK);
+    gs_precomp *pl = NULL;
+    GS_CHECK_INT(gs_precomp_load_ex(mdl, path, sum, GS_PRECOMP_DEFER_LQ, &pl, &e), GS_OK);
+    GS_CHECK(!gs_precomp_has_lq(pl));
+    GS_CHECK(pl->LQ == NULL);
+    GS_CHECK(isnan(pl->cond_Q));
+    for (size_t p = 0; p < np; p++) {
+        const size_t nb = (size_t)mdl->parts[p].ndof;
+        GS_CHECK(same_bits(pc->L[p], pl->L[p], nb * nb * sizeof(double)));
+    }
+    GS_CHECK(same_bits(pc->Q, pl->Q, m * m * sizeof(double)));
+    GS_CHECK(same_bits(pc->qdiag, pl->qdiag, m * sizeof(double)));
+    GS_CHECK(same_bits(pc->u0, pl->u0, m * sizeof(double)));
+    GS_CHECK(same_bits(pc->cond_block, pl->cond_block, np * sizeof(double)));
+    GS_CHECK(same_bits(&pc->s0, &pl->s0, sizeof pc->s0));
+    GS_CHECK(same_bits(&pc->cond_K, &pl->cond_K, sizeof pc->cond_K));
+    check_same_solves(pc, pl, GS_METHOD_GI);
+    GS_CHECK_INT(gs_precomp_finish_lq(pl, &e), GS_OK);
+    GS_CHECK(gs_precomp_has_lq(pl));
+    GS_CHECK(same_bits(pc->LQ, pl->LQ, m * m * sizeof(double)));
+    check_same_solves(pc, pl, GS_METHOD_NPM);
+    gs_precomp_free(pl);
+    size_t len;
+    unsigned char *bytes = read_bytes(path, &len);
+    bytes[len - 16 - 8 * m * m / 2] ^= 1; /* a bit in the middle of L_Q */
+    write_bytes(bad, bytes, len);
+    pl = (gs_precomp *)&pl;
+    GS_CHECK_INT(gs_precomp_load_ex(mdl, bad, 0, GS_PRECOMP_DEFER_LQ, &pl, &e), GS_ERR_FORMAT);
+    GS_CHECK(pl == NULL);
+    GS_CHECK_MSG(strstr(e.msg, "corrupted") != NULL, "%s", e.msg);
+    expect_load(mdl, bad, 0, GS_ERR_FORMAT, "one bit of L_Q, full load");
+    free(bytes);
+    remove(bad);
+    remove(path);
+    gs_precomp_free(pc);
     gs_model_free(mdl);
 }
 
