@@ -42,15 +42,50 @@ static double *alloc_square(int n)
     return calloc(nn ? nn : 1, sizeof(double));
 }
 
-/* A sparse part's factor (CHOLMOD) and norm; *rc: CHOLMOD's rough reciprocal
- * condition estimate. */
+/* The contact DOFs of part b (its local rows with an entry of A) into R
+ * (room for n_b), ascending; pos (n_b): row -> its index in R, or -1.
+ * Returns their number. O(n_b + m). */
+static int part_contact_rows(const gs_model *mdl, int b, int *R, int *pos)
+{
+    const int nb = mdl->parts[b].ndof, off = mdl->parts[b].offset;
+    for (int r = 0; r < nb; r++)
+        pos[r] = -1;
+    for (int k = 0; k < mdl->m; k++)
+        for (int s = 0; s < 2; s++)
+            if (mdl->pair_parts[2 * k + s] == b)
+                pos[mdl->a_row[2 * k + s] - off] = 0;
+    int nr = 0;
+    for (int r = 0; r < nb; r++)
+        if (pos[r] == 0) {
+            pos[r] = nr;
+            R[nr++] = r;
+        }
+    return nr;
+}
+
+/* A sparse part's factor (CHOLMOD; its contact DOFs ordered last when that
+ * makes Q's term cheaper, spchol.h) and norm; *rc: CHOLMOD's rough
+ * reciprocal condition estimate. Single-threaded BLAS: the factor (and so
+ * Q's term from it) does not depend on the thread count, and CHOLMOD's
+ * many small supernodes run faster so (200,000-DOF plate: 3.2-3.7 s against
+ * 8.4 s with 2 threads); parts run side by side instead (factor_parts). */
 static gs_err factor_sparse_part(gs_precomp *pc, int b, double *anorm, double *rc,
                                  gs_error *err)
 {
     char field[48];
     snprintf(field, sizeof field, "parts[%d].K", b);
     const gs_spmat *K = pc->mdl->parts[b].Ksp;
-    gs_err e = gs_spchol_factor(K, field, &pc->F[b], err);
+    const int nb = pc->mdl->parts[b].ndof;
+    int *R = malloc(sizeof(int) * (size_t)nb), *pos = malloc(sizeof(int) * (size_t)nb);
+    gs_err e = R && pos ? GS_OK : gs_errorf(err, GS_ERR_NOMEM, field, "no memory");
+    const int threads = gs_blas_get_threads(); /* see the comment above */
+    gs_blas_set_threads(1);
+    if (e == GS_OK)
+        e = gs_spchol_factor(K, field, R, part_contact_rows(pc->mdl, b, R, pos), -1, &pc->F[b],
+                             err);
+    gs_blas_set_threads(threads);
+    free(R);
+    free(pos);
     if (e != GS_OK)
         return e;
     *anorm = gs_spmat_norm1(K);
@@ -96,7 +131,16 @@ static gs_err factor_dense_part(gs_precomp *pc, int b, double *anorm, double *rc
     return e;
 }
 
-/* The dense parts factored side by side, one part per thread with
+/* Part b's factor, dense or sparse (*t_cond: a dense estimate's seconds). */
+static gs_err factor_part(gs_precomp *pc, int b, double *anorm, double *rc, double *t_cond,
+                          gs_error *err)
+{
+    *t_cond = 0.0;
+    return pc->mdl->parts[b].Ksp ? factor_sparse_part(pc, b, anorm, rc, err)
+                                 : factor_dense_part(pc, b, anorm, rc, t_cond, err);
+}
+
+/* The parts factored side by side, one part per thread with
  * single-threaded BLAS (as the inverses of build_Q): two 2,603-DOF blocks
  * in 0.2 s instead of 0.3 s one after the other with both threads in each
  * dpotrf, and the factors do not depend on the thread count. */
@@ -125,25 +169,26 @@ static void *fac_worker(void *arg)
     fac_job *j = arg;
     for (int i; (i = next_part(&j->mu, &j->next, j->np)) >= 0;) {
         const int b = j->parts[i];
-        j->rcode[i] = factor_dense_part(j->pc, b, &j->anorm[b], &j->rc[b], &j->t_cond[i],
-                                        &j->errs[i]);
+        j->rcode[i] = factor_part(j->pc, b, &j->anorm[b], &j->rc[b], &j->t_cond[i],
+                                  &j->errs[i]);
     }
     return NULL;
 }
 
-/* Factor the dense parts listed in parts (np of them): in parallel when
- * there are two or more and more than one BLAS thread, else one after the
- * other with threaded BLAS. The first failing part in list order is
- * reported. anorm[b], rc[b] for each listed part b. */
-static gs_err factor_dense_parts(gs_precomp *pc, const int *parts, int np, double *anorm,
-                                 double *rc, gs_error *err)
+/* Factor the parts listed in parts (np of them): in parallel when there are
+ * two or more and more than one BLAS thread, else one after the other (a
+ * dense part with threaded BLAS; a sparse part always single-threaded,
+ * factor_sparse_part). The first failing part in list order is reported.
+ * anorm[b], rc[b] for each listed part b. */
+static gs_err factor_parts(gs_precomp *pc, const int *parts, int np, double *anorm, double *rc,
+                           gs_error *err)
 {
     const int threads = gs_blas_get_threads();
     if (np < 2 || threads < 2) {
         for (int i = 0; i < np; i++) {
             double tc = 0.0;
             const int b = parts[i];
-            gs_err e = factor_dense_part(pc, b, &anorm[b], &rc[b], &tc, err);
+            gs_err e = factor_part(pc, b, &anorm[b], &rc[b], &tc, err);
             pc->t.cond += tc;
             if (e != GS_OK)
                 return e;
@@ -187,18 +232,14 @@ static gs_err factor_blocks(gs_precomp *pc, gs_error *err)
     const gs_model *mdl = pc->mdl;
     const int np = mdl->n_parts;
     double *anorm = calloc((size_t)np, sizeof *anorm), *rc = calloc((size_t)np, sizeof *rc);
-    int *dense = malloc(sizeof(int) * (size_t)np), nd = 0;
+    int *parts = malloc(sizeof(int) * (size_t)np);
     gs_err e = GS_OK;
-    if (!anorm || !rc || !dense)
+    if (!anorm || !rc || !parts)
         e = gs_errorf(err, GS_ERR_NOMEM, "parts", "no memory");
-    for (int b = 0; b < np && e == GS_OK; b++) {
-        if (mdl->parts[b].Ksp)
-            e = factor_sparse_part(pc, b, &anorm[b], &rc[b], err);
-        else
-            dense[nd++] = b;
-    }
-    if (e == GS_OK && nd > 0)
-        e = factor_dense_parts(pc, dense, nd, anorm, rc, err);
+    for (int b = 0; b < np && e == GS_OK; b++)
+        parts[b] = b;
+    if (e == GS_OK && np > 0)
+        e = factor_parts(pc, parts, np, anorm, rc, err);
     double inv_max = 0.0;
     for (int b = 0; b < np && e == GS_OK; b++) {
         pc->cond_block[b] = rc[b] > 0 ? 1.0 / rc[b] : INFINITY;
@@ -212,7 +253,7 @@ static gs_err factor_blocks(gs_precomp *pc, gs_error *err)
         pc->cond_K = pc->normK1 * inv_max;
     free(anorm);
     free(rc);
-    free(dense);
+    free(parts);
     return e;
 }
 
@@ -348,31 +389,21 @@ static gs_err gather_part(gs_precomp *pc, int b, const int *cols, int mb, const 
 }
 
 /* A sparse part's term: R = the part's contact DOFs (ascending), W =
- * (K_b^-1)[R, R] by |R| sparse solves on every core (gs_spchol_inv_sub),
- * then gathered. O(|R| 4 nnz(L_b) + m_b^2); memory |R|^2 + n_b. */
+ * (K_b^-1)[R, R] (gs_spchol_inv_sub: from the Schur complement when the
+ * factor ordered R last, O(|R|^3), else by |R| sparse solves on every core,
+ * O(|R| 4 nnz(L_b))), then gathered, O(m_b^2); memory 2 |R|^2 + n_b. */
 static gs_err sparse_part_term(gs_precomp *pc, int b, const int *cols, int mb, gs_error *err)
 {
     const gs_model *mdl = pc->mdl;
-    const int nb = mdl->parts[b].ndof, off = mdl->parts[b].offset;
-    int *pos = malloc(sizeof(int) * (size_t)nb), *R = malloc(sizeof(int) * 2 * (size_t)mb);
+    const int nb = mdl->parts[b].ndof;
+    int *pos = malloc(sizeof(int) * (size_t)nb), *R = malloc(sizeof(int) * (size_t)nb);
     double *W = NULL;
     gs_err rc = GS_OK;
     if (!pos || !R) {
         rc = gs_errorf(err, GS_ERR_NOMEM, "pairs", "no memory for Q's part-%d term", b);
         goto done;
     }
-    for (int r = 0; r < nb; r++)
-        pos[r] = -1;
-    for (int c = 0; c < mb; c++)
-        for (int s = 0; s < 2; s++)
-            if (mdl->pair_parts[2 * cols[c] + s] == b)
-                pos[mdl->a_row[2 * cols[c] + s] - off] = 0;
-    int nr = 0;
-    for (int r = 0; r < nb; r++)
-        if (pos[r] == 0) {
-            pos[r] = nr;
-            R[nr++] = r;
-        }
+    const int nr = part_contact_rows(mdl, b, R, pos);
     if (!(W = malloc(gs_mul_size((size_t)nr, (size_t)nr) * sizeof *W))) {
         rc = gs_errorf(err, GS_ERR_NOMEM, "pairs", "no memory for Q's part-%d term", b);
         goto done;

@@ -1,11 +1,13 @@
 /*
  * spchol.c -- CHOLMOD behind gapsim's sparse factor: factorization with
- * checked status, dense solves, the contact-row block of K^-1 by chunked
- * solves on worker threads (see spchol.h).
+ * checked status (the contact rows ordered last when that pays), dense
+ * solves, the contact-row block of K^-1 from the Schur complement or by
+ * chunked solves on worker threads (see spchol.h).
  */
 #include "spchol.h"
 
 #include <cholmod.h>
+#include <lapacke.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -19,6 +21,8 @@ struct gs_spchol {
     cholmod_factor *L;
     size_t n;
     double rcond;
+    int64_t *last; /* the rows ordered last (ascending), or NULL (gs_spchol_factor) */
+    int nlast;
 };
 
 /* A cholmod_common for one call: quiet (statuses are checked, not printed). */
@@ -103,7 +107,55 @@ static gs_err spc_check_pivots(const gs_spchol *f, const gs_spmat *K, const char
     return GS_OK;
 }
 
-gs_err gs_spchol_factor(const gs_spmat *K, const char *field, gs_spchol **out, gs_error *err)
+/* Re-analyze a for the rows last[0..nlast) ordered after all others (CAMD
+ * with two constraint sets, no postorder, which could move them), when
+ * mode is 1, or when mode is -1 and nlast^2 < SPC_SCHUR_LNZ nnz(L) of the
+ * analysis f->L already holds: the Schur route of gs_spchol_inv_sub is then
+ * cheaper than nlast solves. Replaces f->L and sets f->last on success;
+ * leaves f as it is when the route does not pay. 0, or -1 (status in c). */
+#define SPC_SCHUR_LNZ 4.0
+static int spc_order_last(gs_spchol *f, cholmod_sparse *a, const int *last, int nlast, int mode,
+                          cholmod_common *c)
+{
+    if (mode == 0 || nlast <= 0 ||
+        (mode < 0 && (double)nlast * nlast >= SPC_SCHUR_LNZ * c->lnz))
+        return 0;
+    const size_t n = f->n;
+    int64_t *cmember = calloc(n, sizeof *cmember), *perm = malloc(n * sizeof *perm);
+    f->last = malloc((size_t)nlast * sizeof *f->last);
+    int ok = cmember && perm && f->last;
+    for (int i = 0; ok && i < nlast; i++) {
+        cmember[last[i]] = 1;
+        f->last[i] = last[i];
+    }
+    ok = ok && cholmod_l_camd(a, NULL, 0, cmember, perm, c);
+    cholmod_factor *L = NULL;
+    if (ok) {
+        c->nmethods = 1;
+        c->method[0].ordering = CHOLMOD_GIVEN;
+        c->postorder = 0;
+        ok = (L = cholmod_l_analyze_p(a, perm, NULL, 0, c)) != NULL;
+    }
+    const int64_t *lp = ok ? L->Perm : NULL;
+    for (size_t k = n - (size_t)nlast; ok && k < n; k++) /* CAMD kept the sets apart */
+        ok = cmember[lp[k]] == 1;
+    free(cmember);
+    free(perm);
+    if (ok) {
+        cholmod_l_free_factor(&f->L, c);
+        f->L = L;
+        f->nlast = nlast;
+        return 0;
+    }
+    if (L)
+        cholmod_l_free_factor(&L, c);
+    free(f->last);
+    f->last = NULL;
+    return c->status < CHOLMOD_OK ? -1 : 0;
+}
+
+gs_err gs_spchol_factor(const gs_spmat *K, const char *field, const int *last, int nlast,
+                        int mode, gs_spchol **out, gs_error *err)
 {
     *out = NULL;
     gs_spchol *f = calloc(1, sizeof *f);
@@ -117,6 +169,8 @@ gs_err gs_spchol_factor(const gs_spmat *K, const char *field, gs_spchol **out, g
     f->n = (size_t)K->n;
     c.supernodal = CHOLMOD_SUPERNODAL; /* L L' with its diagonal in place (spc_check_pivots) */
     f->L = cholmod_l_analyze(&a, &c);
+    if (f->L && spc_order_last(f, &a, last, nlast, mode, &c) != 0)
+        cholmod_l_free_factor(&f->L, &c);
     if (!f->L) {
         rc = spc_status(&c, "analysis", field, err);
     } else if (!cholmod_l_factorize(&a, f->L, &c) || c.status < CHOLMOD_OK) {
@@ -155,6 +209,7 @@ void gs_spchol_free(gs_spchol *f)
             cholmod_l_finish(&c);
         }
     }
+    free(f->last);
     free(f);
 }
 
@@ -273,11 +328,77 @@ static void *inv_worker(void *arg)
     return NULL;
 }
 
+/* The Schur route: with R ordered last, P K P' = L L' has the trailing
+ * block L_RR, L_RR L_RR' = S (the Schur complement of the other rows), and
+ * (K^-1)[R, R] = S^-1: L_RR gathered from the supernodes (O(nnz of the
+ * supernodes holding R's columns)), inverted in place by dpotri (2 nr^3 / 3
+ * flops on one thread: the same bits on any thread count), then put in R's
+ * order. Memory 2 nr^2 + n. */
+static gs_err spc_inv_schur(const gs_spchol *f, const int *R, int nr, double *W, gs_error *err)
+{
+    const cholmod_factor *L = f->L;
+    const int64_t *super = L->super, *pi = L->pi, *px = L->px, *Ls = L->s, *perm = L->Perm;
+    const double *x = L->x;
+    const int64_t n = (int64_t)f->n, k0 = n - nr;
+    const size_t ld = (size_t)nr;
+    int *at = malloc((size_t)n * sizeof *at);          /* row -> its index in R */
+    double *T = calloc(ld * ld, sizeof *T);            /* L_RR in the factor's order */
+    if (!at || !T) {
+        free(at);
+        free(T);
+        return gs_errorf(err, GS_ERR_NOMEM, "", "no memory for the Schur complement");
+    }
+    for (int i = 0; i < nr; i++)
+        at[R[i]] = i;
+    for (size_t sn = 0; sn < L->nsuper; sn++) { /* the supernodes holding columns >= k0 */
+        const int64_t k1 = super[sn], k2 = super[sn + 1], nrows = pi[sn + 1] - pi[sn];
+        for (int64_t k = k1 > k0 ? k1 : k0; k < k2; k++)
+            for (int64_t i = k - k1; i < nrows; i++)
+                T[(size_t)(k - k0) * ld + (size_t)(Ls[pi[sn] + i] - k0)] =
+                    x[px[sn] + (k - k1) * nrows + i];
+    }
+    const int threads = gs_blas_get_threads(); /* one thread: the same bits on any count */
+    gs_blas_set_threads(1);
+    const lapack_int info = LAPACKE_dpotri_work(LAPACK_COL_MAJOR, 'L', nr, T, nr); /* S^-1 */
+    gs_blas_set_threads(threads);
+    gs_err rc = GS_OK;
+    if (info != 0) {
+        rc = gs_errorf(err, GS_ERR_NOT_SPD, "",
+                       "inverting the Schur complement of the contact rows failed (dpotri "
+                       "info %d)", (int)info);
+        if (err)
+            err->lapack_info = (int)info;
+    }
+    for (size_t q = 0; !rc && q < ld; q++) { /* into R's order, both triangles: O(nr^2) */
+        const size_t j = (size_t)at[perm[k0 + (int64_t)q]];
+        for (size_t p = q; p < ld; p++) {
+            const size_t i = (size_t)at[perm[k0 + (int64_t)p]];
+            W[j * ld + i] = W[i * ld + j] = T[q * ld + p];
+        }
+    }
+    free(T);
+    free(at);
+    return rc;
+}
+
+/* 1 if f's rows ordered last are exactly R (as given to gs_spchol_factor). */
+static int spc_is_last(const gs_spchol *f, const int *R, int nr)
+{
+    if (!f->last || f->nlast != nr)
+        return 0;
+    for (int i = 0; i < nr; i++)
+        if (f->last[i] != R[i])
+            return 0;
+    return 1;
+}
+
 gs_err gs_spchol_inv_sub(const gs_spchol *f, const int *R, int nr, double *W, int threads,
                          gs_error *err)
 {
     if (nr <= 0)
         return GS_OK;
+    if (spc_is_last(f, R, nr))
+        return spc_inv_schur(f, R, nr, W, err);
     inv_job jb = {.f = f, .R = R, .nr = nr, .W = W};
     pthread_mutex_init(&jb.mu, NULL);
     const int chunks = (nr + SPC_CHUNK - 1) / SPC_CHUNK;

@@ -8,14 +8,18 @@
  * precomputation and the solvers ask of it:
  *   - K^-1 B for dense right-hand sides (displacement recovery, u0, GI primal);
  *   - (K^-1)[R, R] for a row set R (the part's contact DOFs): the part's
- *     term of Q = A'K^-1 A without a dense K or a dense inverse;
+ *     term of Q = A'K^-1 A without a dense K or a dense inverse, from the
+ *     Schur complement of R when the factor ordered R last, else by solves;
  *   - a condition estimate.
  * The factor is read-only after gs_spchol_factor: every call below may run
  * concurrently from many threads (each call has its own cholmod_common).
  *
- * Determinism: the ordering is fixed by the matrix; the solves for
- * (K^-1)[R, R] run in fixed chunks of columns, each with single-threaded
- * BLAS, so they do not depend on how the chunks are spread over threads.
+ * Determinism: the ordering is fixed by the matrix (and the rows asked to
+ * come last); the solves for (K^-1)[R, R] run in fixed chunks of columns,
+ * each with single-threaded BLAS, so they do not depend on how the chunks
+ * are spread over threads; the Schur route's dpotri runs single-threaded.
+ * The factorization uses the BLAS threads in force (the precomputation
+ * factors each part with one: the same bits on any thread count).
  * The supernodal factorization uses the BLAS threads in force and, like the
  * dense dpotrf of condensed blocks, may round differently with their count:
  * a precomputation file fixes Q and L_Q (and so every solve's lam and w);
@@ -36,8 +40,17 @@ typedef struct gs_spchol gs_spchol;
  * only its lower triangle is read). Errors: GS_ERR_NOT_SPD naming `field`
  * and the row where the factorization broke down (err->lapack_info = that
  * 1-based column); GS_ERR_NOMEM. Cost: CHOLMOD's analysis + factorization,
- * O(flops(L)) ~ O(n^1.5) for 2-D meshes; memory nnz(L). */
-gs_err gs_spchol_factor(const gs_spmat *K, const char *field, gs_spchol **out, gs_error *err);
+ * O(flops(L)) ~ O(n^1.5) for 2-D meshes; memory nnz(L).
+ * last[0..nlast) (ascending, distinct; NULL when nlast = 0): the rows whose
+ * block of K^-1 gs_spchol_inv_sub will be asked for (the contact DOFs).
+ * mode 1 orders them after all other rows (constrained AMD), so that the
+ * block comes from the factor's trailing dense block (the Schur route,
+ * below); mode 0 leaves CHOLMOD's ordering; mode -1 orders them last when
+ * nlast^2 < 4 nnz(L) under CHOLMOD's ordering, i.e. when the Schur route's
+ * ~nlast^3 flops are fewer than nlast solves' 4 nlast nnz(L). Any order
+ * gives a factor of K for every use below. */
+gs_err gs_spchol_factor(const gs_spmat *K, const char *field, const int *last, int nlast,
+                        int mode, gs_spchol **out, gs_error *err);
 void gs_spchol_free(gs_spchol *f);
 
 /* B <- K^-1 B in place: n x ncol, column-major, leading dimension ldb >= n.
@@ -46,8 +59,13 @@ gs_err gs_spchol_solve(const gs_spchol *f, double *B, int ldb, int ncol, gs_erro
 
 /* W = (K^-1)[R, R]: nr x nr, column-major, both triangles (exactly
  * symmetric: the lower triangle mirrored), for the rows R[0..nr) (distinct,
- * 0-based). nr solves in chunks of 64 columns on up to `threads` threads.
- * Cost nr * 4 nnz(L) flops; memory 64 n doubles per thread. */
+ * 0-based). When R is the factor's `last` rows ordered last (the Schur
+ * route): the trailing block L_RR of the factor is the Cholesky factor of
+ * the Schur complement S of the other rows and W = S^-1 (dpotri on one
+ * thread: 2 nr^3 / 3 flops; memory 2 nr^2). Otherwise nr solves
+ * in chunks of 64 columns on up to `threads` threads: nr * 4 nnz(L) flops,
+ * memory 64 n doubles per thread. GS_ERR_NOT_SPD if S is singular to
+ * working precision, GS_ERR_NOMEM. */
 gs_err gs_spchol_inv_sub(const gs_spchol *f, const int *R, int nr, double *W, int threads,
                          gs_error *err);
 

@@ -7,9 +7,10 @@
  * condensed by the generator (dense blocks), once uncondensed (each part's
  * whole plate stiffness, sparse, gs_gen_params.uncondensed):
  *   - Q = A'K^-1 A agrees to 1e-10 relative (max |dQ| / max |Q|), and the
- *     sparse Q is bit-identical on 1 and 2 threads (this model's supernodes
- *     are below OpenBLAS's threading thresholds: the solves' chunking is
- *     what is tested);
+ *     sparse Q is bit-identical on 1 and 2 threads (the factors and the
+ *     Schur route run single-threaded, the solves in fixed chunks);
+ *   - (K^-1)[R, R] of each part from the Schur complement (contact rows
+ *     ordered last) equals that of the solves to 1e-10 relative;
  *   - the residual gaps of a gap cloud with fasteners agree to 1e-9 mm, for
  *     GI (relative, dual, primal), NPM dual and IPM; the primal certificate
  *     (K x from the sparse K, x from the CHOLMOD factor) passes;
@@ -43,6 +44,7 @@
 #include "gs_test.h"
 #include "model_json.h"
 #include "precomp_io.h"
+#include "spchol.h"
 #include "test_models.h"
 #include "test_solver_support.h"
 
@@ -129,6 +131,83 @@ GS_TEST(sparse_q_equals_condensed_q)
         gs_precomp_free(ps);
         gs_model_free(md);
         gs_model_free(ms);
+    }
+}
+
+/* The contact rows of part b (ascending) into R; returns their number. */
+static int contact_rows(const gs_model *mdl, int b, int *R)
+{
+    const int nb = mdl->parts[b].ndof, off = mdl->parts[b].offset;
+    char *mark = calloc((size_t)nb, 1);
+    for (int k = 0; k < mdl->m; k++)
+        for (int s = 0; s < 2; s++)
+            if (mdl->pair_parts[2 * k + s] == b)
+                mark[mdl->a_row[2 * k + s] - off] = 1;
+    int nr = 0;
+    for (int r = 0; r < nb; r++)
+        if (mark[r])
+            R[nr++] = r;
+    free(mark);
+    return nr;
+}
+
+/* (K^-1)[R, R] two ways on each part of both uncondensed joints: the Schur
+ * route (R ordered last, mode 1: the factor's trailing block inverted) and
+ * nr solves (mode 0, CHOLMOD's ordering): equal to 1e-10 relative, exactly
+ * symmetric; a row set other than the one ordered last falls back to the
+ * solves, on the same factor; a mode-1 factor solves K x = b like any
+ * other. */
+GS_TEST(schur_route_equals_the_solves)
+{
+    const gs_gen_kind kinds[2] = {GS_GEN_LAP, GS_GEN_SANDWICH};
+    for (int k = 0; k < 2; k++) {
+        gs_model *mdl = gen(kinds[k], 1);
+        for (int b = 0; b < mdl->n_parts; b++) {
+            const gs_spmat *K = mdl->parts[b].Ksp;
+            GS_CHECK(K != NULL);
+            const int nb = mdl->parts[b].ndof;
+            int *R = malloc(sizeof(int) * (size_t)nb);
+            const int nr = contact_rows(mdl, b, R);
+            GS_CHECK(nr > 8 && nr < nb);
+            gs_spchol *f0 = NULL, *f1 = NULL;
+            gs_error e;
+            GS_CHECK_INT(gs_spchol_factor(K, "K", R, nr, 0, &f0, &e), GS_OK);
+            GS_CHECK_INT(gs_spchol_factor(K, "K", R, nr, 1, &f1, &e), GS_OK);
+            const size_t nn = (size_t)nr * (size_t)nr;
+            double *W0 = malloc(nn * sizeof *W0), *W1 = malloc(nn * sizeof *W1);
+            GS_CHECK_INT(gs_spchol_inv_sub(f0, R, nr, W0, 2, &e), GS_OK);
+            GS_CHECK_INT(gs_spchol_inv_sub(f1, R, nr, W1, 2, &e), GS_OK);
+            const double rel = max_diff(W0, W1, nn) / max_abs(W0, nn);
+            GS_CHECK_MSG(rel <= 1e-10, "%s part %d: Schur and solves differ by %.3g relative",
+                         gs_gen_kind_name(kinds[k]), b, rel);
+            for (int j = 0; j < nr; j++)
+                for (int i = 0; i < j; i++)
+                    GS_CHECK(W1[(size_t)j * nr + i] == W1[(size_t)i * nr + j]);
+            /* R without its first row: not the rows ordered last -> solves */
+            const int ns = nr - 1;
+            double *Ws = malloc((size_t)ns * (size_t)ns * sizeof *Ws);
+            GS_CHECK_INT(gs_spchol_inv_sub(f1, R + 1, ns, Ws, 1, &e), GS_OK);
+            double d = 0.0;
+            for (int j = 0; j < ns; j++)
+                for (int i = 0; i < ns; i++)
+                    d = fmax(d, fabs(Ws[(size_t)j * ns + i] - W0[(size_t)(j + 1) * nr + i + 1]));
+            GS_CHECK_MSG(d <= 1e-10 * max_abs(W0, nn), "sub-block differs by %.3g", d);
+            /* K x = e_r through the reordered factor: x_R is W's column */
+            double *x = calloc((size_t)nb, sizeof *x);
+            x[R[nr / 2]] = 1.0;
+            GS_CHECK_INT(gs_spchol_solve(f1, x, nb, 1, &e), GS_OK);
+            for (int i = 0; i < nr; i++)
+                GS_CHECK(fabs(x[R[i]] - W0[(size_t)(nr / 2) * nr + i]) <=
+                         1e-10 * max_abs(W0, nn));
+            free(x);
+            free(Ws);
+            free(W0);
+            free(W1);
+            free(R);
+            gs_spchol_free(f0);
+            gs_spchol_free(f1);
+        }
+        gs_model_free(mdl);
     }
 }
 
