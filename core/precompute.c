@@ -93,21 +93,6 @@ static gs_err factor_sparse_part(gs_precomp *pc, int b, double *anorm, double *r
     return GS_OK;
 }
 
-gs_err gs_precomp_factor_sparse(gs_precomp *pc, gs_error *err)
-{
-    const gs_model *mdl = pc->mdl;
-    if (!pc->F && !(pc->F = calloc((size_t)mdl->n_parts, sizeof *pc->F)))
-        return gs_errorf(err, GS_ERR_NOMEM, "", "no memory");
-    for (int b = 0; b < mdl->n_parts; b++) {
-        double anorm, rc;
-        gs_err e;
-        if (mdl->parts[b].Ksp && !pc->F[b] &&
-            (e = factor_sparse_part(pc, b, &anorm, &rc, err)) != GS_OK)
-            return e;
-    }
-    return GS_OK;
-}
-
 /* One dense part: L_b = chol(K_b), its 1-norm and LAPACK's estimate of
  * its reciprocal condition; *t_cond the estimate's seconds. */
 static gs_err factor_dense_part(gs_precomp *pc, int b, double *anorm, double *rc, double *t_cond,
@@ -223,6 +208,26 @@ static gs_err factor_parts(gs_precomp *pc, const int *parts, int np, double *ano
     free(j.rcode);
     free(j.errs);
     return rcode;
+}
+
+gs_err gs_precomp_factor_sparse(gs_precomp *pc, gs_error *err)
+{
+    const gs_model *mdl = pc->mdl;
+    const size_t np = (size_t)mdl->n_parts;
+    if (!pc->F && !(pc->F = calloc(np, sizeof *pc->F)))
+        return gs_errorf(err, GS_ERR_NOMEM, "", "no memory");
+    double *anorm = calloc(np + 1, sizeof *anorm), *rc = calloc(np + 1, sizeof *rc);
+    int *parts = malloc(sizeof(int) * (np + 1)), ns = 0;
+    gs_err e = anorm && rc && parts ? GS_OK : gs_errorf(err, GS_ERR_NOMEM, "", "no memory");
+    for (int b = 0; e == GS_OK && b < mdl->n_parts; b++)
+        if (mdl->parts[b].Ksp && !pc->F[b])
+            parts[ns++] = b;
+    if (e == GS_OK && ns > 0) /* side by side, as in the build */
+        e = factor_parts(pc, parts, ns, anorm, rc, err);
+    free(anorm);
+    free(rc);
+    free(parts);
+    return e;
 }
 
 /* Stage 1: factor every part, estimate its condition (dense: LAPACK's 1-norm
