@@ -66,9 +66,10 @@ static int part_contact_rows(const gs_model *mdl, int b, int *R, int *pos)
 /* A sparse part's factor (CHOLMOD; its contact DOFs ordered last when that
  * makes Q's term cheaper, spchol.h) and norm; *rc: CHOLMOD's rough
  * reciprocal condition estimate. Single-threaded BLAS: the factor (and so
- * Q's term from it) does not depend on the thread count, and CHOLMOD's
- * many small supernodes run faster so (200,000-DOF plate: 3.2-3.7 s against
- * 8.4 s with 2 threads); parts run side by side instead (factor_parts). */
+ * Q's term from it) does not depend on the thread count, at no cost (two
+ * BLAS threads gained nothing on CHOLMOD's supernodes: two 201,390-DOF
+ * plates 5.7 s on one, 5.8 s on two); parts run side by side instead
+ * (factor_parts). */
 static gs_err factor_sparse_part(gs_precomp *pc, int b, double *anorm, double *rc,
                                  gs_error *err)
 {
