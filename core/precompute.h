@@ -22,10 +22,13 @@
  *               computes it next), since GI relative never reads it.
  *   5. cond_1 estimates of K (over all blocks) and Q (dlansy + dpocon).
  * Sparse parts (a whole FE mesh, gs_part.Ksp): stage 1 is CHOLMOD's sparse
- * Cholesky (core/spchol.h, kept for displacement recovery), stage 2 takes
- * (K_b^-1)[R, R] for the part's contact DOFs R by |R| sparse solves (4 nnz(L_b)
- * flops each, chunks of 64 on every core) and gathers Q's term like the
- * inverse route: no dense K_b, no dense inverse; memory nnz(L_b) + |R|^2.
+ * Cholesky (core/spchol.h, kept for displacement recovery; one part per
+ * thread, single-threaded BLAS), stage 2 takes (K_b^-1)[R, R] for the part's
+ * contact DOFs R, from the Schur complement of R when the factor ordered R
+ * last (|R|^2 < nnz(L_b): 2 |R|^3 / 3 flops) or by |R| sparse solves
+ * (4 nnz(L_b) flops each, chunks of 64 on every core), and gathers Q's term
+ * like the inverse route: no dense K_b, no dense inverse of the mesh;
+ * memory nnz(L_b) + 2 |R|^2.
  * Cost (dense parts): sum_b (n_b^3/3 + min(n_b^2 m_b + n_b m_b^2, 2 n_b^3/3)) + m^3/3 flops, BLAS-3 /
  * blocked LAPACK; memory: K blocks + factors (2 sum n_b^2) + Q and L_Q (2 m^2).
  * The result is read-only and shared by all solver threads.

@@ -107,51 +107,53 @@ static gs_err spc_check_pivots(const gs_spchol *f, const gs_spmat *K, const char
     return GS_OK;
 }
 
-/* Re-analyze a for the rows last[0..nlast) ordered after all others (CAMD
- * with two constraint sets, no postorder, which could move them), when
- * mode is 1, or when mode is -1 and nlast^2 < SPC_SCHUR_LNZ nnz(L) of the
- * analysis f->L already holds: the Schur route of gs_spchol_inv_sub is then
- * cheaper than nlast solves. Replaces f->L and sets f->last on success;
- * leaves f as it is when the route does not pay. 0, or -1 (status in c). */
-#define SPC_SCHUR_LNZ 4.0
-static int spc_order_last(gs_spchol *f, cholmod_sparse *a, const int *last, int nlast, int mode,
-                          cholmod_common *c)
+/* An analysis of a with the rows last[0..nlast) ordered after all others
+ * (CAMD with two constraint sets, no postorder, which could move them;
+ * checked), kept in f (f->L, f->last) when mode is 1, or when mode is -1
+ * and nlast^2 < SPC_SCHUR_LNZ nnz(L) under that ordering: the Schur route
+ * of gs_spchol_inv_sub is then cheaper than nlast solves (measured: 0.13
+ * and 0.24 -> 5-7x faster, 1.5 -> 2.3x slower; fe-import.md). Otherwise,
+ * or on any failure, f is left without an analysis (CHOLMOD's own follows).
+ * Its own cholmod_common: the caller's keeps CHOLMOD's default strategy. */
+#define SPC_SCHUR_LNZ 1.0
+static void spc_order_last(gs_spchol *f, cholmod_sparse *a, const int *last, int nlast, int mode)
 {
-    if (mode == 0 || nlast <= 0 ||
-        (mode < 0 && (double)nlast * nlast >= SPC_SCHUR_LNZ * c->lnz))
-        return 0;
+    cholmod_common c;
+    if (mode == 0 || nlast <= 0 || spc_start(&c) != 0)
+        return;
     const size_t n = f->n;
     int64_t *cmember = calloc(n, sizeof *cmember), *perm = malloc(n * sizeof *perm);
-    f->last = malloc((size_t)nlast * sizeof *f->last);
-    int ok = cmember && perm && f->last;
+    int64_t *keep = malloc((size_t)nlast * sizeof *keep);
+    int ok = cmember && perm && keep;
     for (int i = 0; ok && i < nlast; i++) {
         cmember[last[i]] = 1;
-        f->last[i] = last[i];
+        keep[i] = last[i];
     }
-    ok = ok && cholmod_l_camd(a, NULL, 0, cmember, perm, c);
+    ok = ok && cholmod_l_camd(a, NULL, 0, cmember, perm, &c);
     cholmod_factor *L = NULL;
     if (ok) {
-        c->nmethods = 1;
-        c->method[0].ordering = CHOLMOD_GIVEN;
-        c->postorder = 0;
-        ok = (L = cholmod_l_analyze_p(a, perm, NULL, 0, c)) != NULL;
+        c.supernodal = CHOLMOD_SUPERNODAL;
+        c.nmethods = 1;
+        c.method[0].ordering = CHOLMOD_GIVEN;
+        c.postorder = 0;
+        ok = (L = cholmod_l_analyze_p(a, perm, NULL, 0, &c)) != NULL;
     }
     const int64_t *lp = ok ? L->Perm : NULL;
     for (size_t k = n - (size_t)nlast; ok && k < n; k++) /* CAMD kept the sets apart */
         ok = cmember[lp[k]] == 1;
+    ok = ok && (mode > 0 || (double)nlast * nlast < SPC_SCHUR_LNZ * c.lnz);
+    if (ok) {
+        f->L = L;
+        f->last = keep;
+        f->nlast = nlast;
+    } else {
+        if (L)
+            cholmod_l_free_factor(&L, &c);
+        free(keep);
+    }
     free(cmember);
     free(perm);
-    if (ok) {
-        cholmod_l_free_factor(&f->L, c);
-        f->L = L;
-        f->nlast = nlast;
-        return 0;
-    }
-    if (L)
-        cholmod_l_free_factor(&L, c);
-    free(f->last);
-    f->last = NULL;
-    return c->status < CHOLMOD_OK ? -1 : 0;
+    cholmod_l_finish(&c);
 }
 
 gs_err gs_spchol_factor(const gs_spmat *K, const char *field, const int *last, int nlast,
@@ -168,9 +170,9 @@ gs_err gs_spchol_factor(const gs_spmat *K, const char *field, const int *last, i
     gs_err rc = GS_OK;
     f->n = (size_t)K->n;
     c.supernodal = CHOLMOD_SUPERNODAL; /* L L' with its diagonal in place (spc_check_pivots) */
-    f->L = cholmod_l_analyze(&a, &c);
-    if (f->L && spc_order_last(f, &a, last, nlast, mode, &c) != 0)
-        cholmod_l_free_factor(&f->L, &c);
+    spc_order_last(f, &a, last, nlast, mode);
+    if (!f->L)
+        f->L = cholmod_l_analyze(&a, &c);
     if (!f->L) {
         rc = spc_status(&c, "analysis", field, err);
     } else if (!cholmod_l_factorize(&a, f->L, &c) || c.status < CHOLMOD_OK) {
