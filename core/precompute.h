@@ -25,7 +25,7 @@
  * Cholesky (core/spchol.h, kept for displacement recovery; one part per
  * thread, single-threaded BLAS), stage 2 takes (K_b^-1)[R, R] for the part's
  * contact DOFs R, from the Schur complement of R when the factor ordered R
- * last (|R|^2 < nnz(L_b): 2 |R|^3 / 3 flops) or by |R| sparse solves
+ * last (|R|^2 < nnz(L_b) / 2: 2 |R|^3 / 3 flops) or by |R| sparse solves
  * (4 nnz(L_b) flops each, chunks of 64 on every core), and gathers Q's term
  * like the inverse route: no dense K_b, no dense inverse of the mesh;
  * memory nnz(L_b) + 2 |R|^2.

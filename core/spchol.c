@@ -111,11 +111,13 @@ static gs_err spc_check_pivots(const gs_spchol *f, const gs_spmat *K, const char
  * (CAMD with two constraint sets, no postorder, which could move them;
  * checked), kept in f (f->L, f->last) when mode is 1, or when mode is -1
  * and nlast^2 < SPC_SCHUR_LNZ nnz(L) under that ordering: the Schur route
- * of gs_spchol_inv_sub is then cheaper than nlast solves (measured: 0.13
- * and 0.24 -> 5-7x faster, 1.5 -> 2.3x slower; fe-import.md). Otherwise,
+ * of gs_spchol_inv_sub is then clearly cheaper than nlast solves (ratios
+ * measured, fe-import.md: 0.13 and 0.24 -> 4-7x faster; the uncondensed lap
+ * plate of 15,618 DOFs, above 0.6 -> even, 1.01 against 0.94 s; 1.5 -> 2.3x
+ * slower). Otherwise,
  * or on any failure, f is left without an analysis (CHOLMOD's own follows).
  * Its own cholmod_common: the caller's keeps CHOLMOD's default strategy. */
-#define SPC_SCHUR_LNZ 1.0
+#define SPC_SCHUR_LNZ 0.5
 static void spc_order_last(gs_spchol *f, cholmod_sparse *a, const int *last, int nlast, int mode)
 {
     cholmod_common c;

@@ -46,7 +46,7 @@ typedef struct gs_spchol gs_spchol;
  * mode 1 orders them after all other rows (constrained AMD), so that the
  * block comes from the factor's trailing dense block (the Schur route,
  * below); mode 0 leaves CHOLMOD's ordering; mode -1 orders them last when
- * nlast^2 < nnz(L) under that ordering (a mesh much larger than its
+ * nlast^2 < nnz(L) / 2 under that ordering (a mesh much larger than its
  * junction: the Schur route's ~nlast^3 flops are then far fewer than
  * nlast solves' 4 nlast nnz(L)), else CHOLMOD's ordering. Any order gives
  * a factor of K for every use below. */
