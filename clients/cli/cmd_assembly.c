@@ -123,6 +123,14 @@ static int add_ref(part_list *pl, const char *prog, const char *dir, const char 
     return GC_OK;
 }
 
+/* The file a model field names: "name" or {"file": "name", "format": ...}
+ * (docs/formats.md); NULL when the data is inline. */
+static const char *ref_file(const cJSON *v)
+{
+    const cJSON *f = cJSON_IsObject(v) ? cJSON_GetObjectItemCaseSensitive(v, "file") : v;
+    return cJSON_IsString(f) ? f->valuestring : NULL;
+}
+
 /* The file references of a model (parts[b].K, f) as upload parts. */
 static int collect_refs(part_list *pl, const char *prog, const char *dir, const cJSON *model)
 {
@@ -131,17 +139,17 @@ static int collect_refs(part_list *pl, const char *prog, const char *dir, const 
     const cJSON *p;
     cJSON_ArrayForEach(p, parts)
     {
-        const cJSON *K = cJSON_GetObjectItemCaseSensitive(p, "K");
-        if (rc == GC_OK && cJSON_IsString(K)) {
+        const char *K = ref_file(cJSON_GetObjectItemCaseSensitive(p, "K"));
+        if (rc == GC_OK && K) {
             char field[32];
             snprintf(field, sizeof field, "parts[%d].K", b);
-            rc = add_ref(pl, prog, dir, K->valuestring, field);
+            rc = add_ref(pl, prog, dir, K, field);
         }
         b++;
     }
-    const cJSON *f = cJSON_GetObjectItemCaseSensitive(model, "f");
-    if (rc == GC_OK && cJSON_IsString(f))
-        rc = add_ref(pl, prog, dir, f->valuestring, "f");
+    const char *f = ref_file(cJSON_GetObjectItemCaseSensitive(model, "f"));
+    if (rc == GC_OK && f)
+        rc = add_ref(pl, prog, dir, f, "f");
     return rc;
 }
 

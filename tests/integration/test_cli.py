@@ -189,6 +189,22 @@ class CliTest(unittest.TestCase):
         ids = [x["id"] for x in self.cli_json(["assembly", "list"])["assemblies"]]
         self.assertIn(self.asm, ids)
 
+    def test_upload_files_named_by_objects(self):
+        # "K": {"file": ..., "format": ...} (any FE format) is a file reference
+        # too: sent as a part of the multipart upload, like "K": "x.npy"
+        d = tempfile.mkdtemp(prefix="cli-obj-", dir=TMP)
+        for fmt in ("matrix-market", "nastran-dmig"):
+            mp, _ = gen_model(d, "lap", gaps=2, name="u_" + fmt.replace("-", "_"),
+                              extra=["--uncondensed", "--matrix-format", fmt])
+            with open(mp) as f:
+                doc = json.load(f)
+            self.assertEqual(doc["parts"][0]["K"]["format"], fmt)
+            a = self.cli_json(["assembly", "upload", mp, "--wait"])
+            self.assertEqual(a["status"], "ready", fmt)
+            self.assertEqual(a["m"], self.m, fmt)
+            self.assertEqual(a["n"], sum(p["ndof"] for p in doc["parts"]), fmt)
+            self.cli(["assembly", "delete", a["id"]])
+
     def test_upload_inline_then_delete(self):
         r = self.cli(["assembly", "upload", self.inline_model, "--wait"])
         self.assertRegex(r.stdout, r"status:\s+ready")

@@ -141,6 +141,20 @@ class ClientTest(unittest.TestCase):
             self.c.upload_assembly(ref, base_dir=d)
         self.assertEqual((cm.exception.status, cm.exception.code), (None, "io_error"))
 
+    def test_upload_files_named_by_objects(self):
+        # "K": {"file": ..., "format": ...} is a file reference too
+        d = tempfile.mkdtemp(prefix="pyc-obj-", dir=h.TMP)
+        mp, _ = h.gen_model(d, kind="lap", small=True, gaps=2, name="uobj",
+                            extra=["--uncondensed", "--matrix-format", "abaqus-coordinate"])
+        doc = load_json(mp)
+        self.assertEqual(doc["parts"][1]["K"]["format"], "abaqus-coordinate")
+        a = self.c.upload_assembly(mp)
+        self.assertEqual(a["status"], "ready")
+        self.assertEqual((a["m"], a["n"]), (self.asm["m"], sum(p["ndof"] for p in doc["parts"])))
+        b = self.c.upload_assembly(doc, base_dir=d)  # a dict: the same content
+        self.assertEqual(b["id"], a["id"])
+        self.c.delete_assembly(a["id"])
+
     def test_multipart_streams_files(self):
         # a referenced file is read in chunks while the request is written:
         # the body is byte for byte the one built in memory, its length the

@@ -79,13 +79,21 @@ def _options(options: Dict[str, Any]) -> Dict[str, Any]:
     return out
 
 
+def _ref_file(v: Any) -> Optional[str]:
+    """The file a model field names: "name" or {"file": "name", "format": ...}."""
+    if isinstance(v, dict):
+        v = v.get("file")
+    return v if isinstance(v, str) else None
+
+
 def _model_refs(model: Dict[str, Any]) -> List[str]:
-    """File names a model JSON references (parts[b].K and f given as strings)."""
-    refs = [p.get("K") for p in model.get("parts") or [] if isinstance(p, dict)]
-    refs.append(model.get("f"))
+    """File names a model JSON references (parts[b].K and f: a name, or an
+    object with "file")."""
+    refs = [_ref_file(p.get("K")) for p in model.get("parts") or [] if isinstance(p, dict)]
+    refs.append(_ref_file(model.get("f")))
     seen: List[str] = []
     for r in refs:
-        if isinstance(r, str) and r not in seen:
+        if r is not None and r not in seen:
             seen.append(r)
     return seen
 
@@ -127,7 +135,8 @@ class Client:
 
         Args:
             model: path of a model JSON, or the model as a dict. A model that
-                references .npy/.mtx files (``"K": "lap.part0.npy"``) is sent as
+                references files (``"K": "lap.part0.npy"`` or ``"K": {"file":
+                "k.pch", "format": "nastran-dmig"}``) is sent as
                 multipart/form-data with one part per referenced file, read
                 from the model's directory (or ``base_dir`` for a dict). A fully
                 inline model is sent as application/json.
