@@ -114,7 +114,7 @@ void gs_precomp_unpack_scalars(gs_precomp *pc, const double s[PIO_SCALARS])
 {
     pc->s0 = s[0];
     pc->cond_K = s[1];
-    pc->cond_Q = s[2];
+    pc->cond_Q = pc->LQ ? s[2] : NAN; /* shaped without L_Q: its estimate comes with it */
     pc->normK1 = s[3];
     pc->t.factor_K = s[4];
     pc->t.build_Q = s[5];
@@ -416,11 +416,9 @@ static gs_err pio_read_payload(pio_file *f, XXH3_state_t *st, gs_precomp *pc,
     for (int i = 0; gs_precomp_segment(pc, i, &p, &count); i++) /* 5 + n_parts */
         if ((e = pio_get(f, st, p, count * sizeof *p, err)) != GS_OK)
             return e;
-    if (!pc->LQ) { /* deferred (gs_precomp_load_ex): cond_Q comes with L_Q */
-        pc->cond_Q = NAN;
-        if ((e = pio_skip(f, st, (size_t)pc->m * (size_t)pc->m * sizeof(double), err)) != GS_OK)
-            return e;
-    }
+    if (!pc->LQ && /* deferred (gs_precomp_load_ex): L_Q through the checksum only */
+        (e = pio_skip(f, st, (size_t)pc->m * (size_t)pc->m * sizeof(double), err)) != GS_OK)
+        return e;
     const uint64_t sum = XXH3_64bits_digest(st);
     unsigned char tr[PIO_TRAILER];
     if ((e = pio_read(f, tr, sizeof tr, err)) != GS_OK)

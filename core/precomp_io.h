@@ -77,7 +77,8 @@ gs_err gs_precomp_load_ex(const gs_model *mdl, const char *path, unsigned long l
  * shapes a precomputation for a validated model with uninitialized arrays to
  * be filled segment by segment (NULL: no memory; free with gs_precomp_free);
  * flags GS_PRECOMP_DEFER_LQ (precompute.h) shapes it without L_Q: LQ NULL,
- * gs_precomp_has_lq 0, and gs_precomp_segment then ends before L_Q. */
+ * gs_precomp_has_lq 0, gs_precomp_segment then ends before L_Q and
+ * gs_precomp_unpack_scalars leaves cond_Q NaN, as in a deferred build. */
 #define GS_PRECOMP_SCALARS 10
 void gs_precomp_pack_scalars(const gs_precomp *pc, double s[GS_PRECOMP_SCALARS]);
 void gs_precomp_unpack_scalars(gs_precomp *pc, const double s[GS_PRECOMP_SCALARS]);

@@ -6,8 +6,6 @@
  * the first touch of the receiving pages (docs/scale-out.md: in this VM 5.2 s
  * per GB with 4 KiB pages, most of a broadcast's time here).
  */
-#include <math.h>
-
 #include "gm.h"
 #include "precomp_io.h"
 
@@ -38,11 +36,8 @@ gs_err gm_bcast_precomp(const gs_model *mdl, gs_precomp **pc, int with_lq, doubl
         gs_precomp_pack_scalars(*pc, s);
     rc = gm_check(MPI_Bcast(s, GS_PRECOMP_SCALARS, MPI_DOUBLE, 0, MPI_COMM_WORLD),
                   "MPI_Bcast of the factors", err);
-    if (!rc && gm_rank() != 0) {
+    if (!rc && gm_rank() != 0)
         gs_precomp_unpack_scalars(*pc, s);
-        if (!with_lq) /* Q's condition estimate comes with L_Q (precompute.h) */
-            (*pc)->cond_Q = NAN;
-    }
     *bytes = sizeof s;
     double *p;
     size_t count;
