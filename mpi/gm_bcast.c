@@ -2,9 +2,9 @@
  * gm_bcast.c -- rank 0's precomputation to every rank (gm.h). Cost: the
  * payload (sum n_b^2 + m^2 + 2 m doubles, m^2 more with L_Q) once through
  * MPI_Bcast (a tree or pipeline inside Open MPI: ~log2(R) latencies plus
- * bytes / bandwidth), plus
- * the first touch of the receiving pages (docs/scale-out.md: in this VM 5.2 s
- * per GB with 4 KiB pages, most of a broadcast's time here).
+ * bytes / bandwidth), plus the first touch of the receiving pages
+ * (docs/scale-out.md: in this VM 5.2 s per GB with 4 KiB pages, most of a
+ * broadcast's time here).
  */
 #include "gm.h"
 #include "precomp_io.h"
