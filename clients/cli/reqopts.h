@@ -45,8 +45,8 @@ typedef struct {
     "  --npm-linear L     npm: combined (default), chol, cg\n"                                    \
     "  --linesearch L     npm: exact (default), golden, armijo\n"                                 \
     "  --ipm-linear L     ipm: mixed (default), split, jacobi, direct\n"                          \
-    "  --ipm-start S      ipm: auto (default), feasible, infeasible\n"                          \
-    "  --no-cache         solve even when the server's result cache has the answer\n"            \
+    "  --ipm-start S      ipm: auto (default), feasible, infeasible\n"                            \
+    "  --no-cache         solve even when the server's result cache has the answer\n"             \
     "                     (to time or compare methods; docs/api.md)\n"
 
 /* Check the values; GC_EUSAGE (reported) or GC_OK. */
