@@ -287,67 +287,6 @@ static void mirror_Q(gs_precomp *pc)
                     Q[(size_t)i * m + j] = Q[(size_t)j * m + i];
 }
 
-/* The inverses of the inverse-route parts: W[i] = K_b^-1 (lower triangle)
- * for b = parts[i], from L_b by dpotri (2 n_b^3 / 3 flops). Parts run on
- * up to `threads` threads, each with single-threaded BLAS, so the result is
- * the same whatever the thread count (a multi-threaded dpotri rounds
- * differently with each thread count, and gapsim promises bit-identical
- * results between gapsim-batch, gapsimd and gapsim-mpi). */
-typedef struct {
-    const gs_precomp *pc;
-    const int *parts;
-    int np, next;
-    double **W;
-    int *info;
-    pthread_mutex_t mu;
-} inv_job;
-
-static void *inv_worker(void *arg)
-{
-    inv_job *j = arg;
-    for (int i; (i = next_part(&j->mu, &j->next, j->np)) >= 0;) {
-        const int b = j->parts[i], nb = j->pc->mdl->parts[b].ndof;
-        j->W[i] = malloc(gs_mul_size((size_t)nb, (size_t)nb) * sizeof(double));
-        if (!j->W[i]) {
-            j->info[i] = -1000; /* no memory */
-            continue;
-        }
-        memcpy(j->W[i], j->pc->L[b], (size_t)nb * nb * sizeof(double));
-        j->info[i] = (int)LAPACKE_dpotri(LAPACK_COL_MAJOR, 'L', nb, j->W[i], nb);
-    }
-    return NULL;
-}
-
-static gs_err invert_parts(const gs_precomp *pc, const int *parts, int np, double **W,
-                           gs_error *err)
-{
-    int *info = calloc((size_t)np, sizeof *info);
-    if (!info)
-        return gs_errorf(err, GS_ERR_NOMEM, "pairs", "no memory");
-    inv_job j = {.pc = pc, .parts = parts, .np = np, .W = W, .info = info};
-    pthread_mutex_init(&j.mu, NULL);
-    const int threads = gs_blas_get_threads();
-    gs_run_blas1_workers(threads < np ? threads : np, inv_worker, &j);
-    pthread_mutex_destroy(&j.mu);
-    gs_err rc = GS_OK;
-    for (int i = 0; i < np && rc == GS_OK; i++) {
-        char field[48];
-        snprintf(field, sizeof field, "parts[%d].K", parts[i]);
-        if (info[i] == -1000)
-            rc = gs_errorf(err, GS_ERR_NOMEM, field, "no memory for the inverse of part %d",
-                           parts[i]);
-        else if (info[i] != 0) {
-            rc = gs_errorf(err, GS_ERR_NOT_SPD, field,
-                           "inverting the factor of part %d failed (dpotri info %d)", parts[i],
-                           info[i]);
-            if (err)
-                err->lapack_info = info[i];
-        }
-    }
-    free(info);
-    return rc;
-}
-
 /* Q += A_b' K_b^-1 A_b from W: K_b^-1 (lower triangle, n_b x n_b; pos NULL),
  * or (K_b^-1)[R, R] (nr x nr, both triangles; pos[row] = the row's index in
  * R), gathering the <= 2 x 2 entries each pair pair touches straight into
@@ -394,10 +333,10 @@ static gs_err gather_part(gs_precomp *pc, int b, const int *cols, int mb, const 
     return GS_OK;
 }
 
-/* A sparse part's term: R = the part's contact DOFs (ascending), W =
- * (K_b^-1)[R, R] (gs_spchol_inv_sub: from the Schur complement when the
- * factor ordered R last, O(|R|^3), else by |R| sparse solves on every core,
- * O(|R| 4 nnz(L_b))), then gathered, O(m_b^2); memory 2 |R|^2 + n_b. */
+/* A sparse part's term by the solves: R = the part's contact DOFs
+ * (ascending), W = (K_b^-1)[R, R] by |R| sparse solves on every core
+ * (gs_spchol_inv_sub, O(|R| 4 nnz(L_b))), then gathered, O(m_b^2); memory
+ * |R|^2 + 2 n_b. */
 static gs_err sparse_part_term(gs_precomp *pc, int b, const int *cols, int mb, gs_error *err)
 {
     const gs_model *mdl = pc->mdl;
@@ -439,6 +378,143 @@ static int part_cols(const gs_model *mdl, int b, int *cols)
     return mb;
 }
 
+/* The explicit-inverse terms of Q: a dense part's K_b^-1 (dpotri on its
+ * factor, 2 n_b^3 / 3 flops) or a sparse part's (K_b^-1)[R, R] by the
+ * Schur route (its factor ordered the contact DOFs R last, 2 |R|^3 / 3),
+ * one part per thread with single-threaded BLAS (a multi-threaded dpotri
+ * rounds differently with each thread count, and gapsim promises
+ * bit-identical results between gapsim-batch, gapsimd and gapsim-mpi).
+ * Each worker gathers its part's term into Q under a lock as soon as its
+ * inverse is done, and frees it: at most one inverse per thread is held.
+ * The order of the gathers does not change Q's bits: a pair touches at
+ * most two parts, so an entry of Q receives at most two terms, added to
+ * 0, and a + b = b + a in floating point. */
+typedef struct {
+    gs_precomp *pc;
+    const int *parts;
+    int np, next;
+    gs_err *rcode;
+    gs_error *errs;
+    pthread_mutex_t mu, gather_mu;
+} inv_job;
+
+/* Gather part b's term from W (gather_part) under the job's lock. */
+static gs_err gather_locked(inv_job *j, int b, const int *cols, int mb, const double *W,
+                            size_t ldw, const int *pos, gs_error *err)
+{
+    pthread_mutex_lock(&j->gather_mu);
+    const gs_err rc = gather_part(j->pc, b, cols, mb, W, ldw, pos, err);
+    pthread_mutex_unlock(&j->gather_mu);
+    return rc;
+}
+
+/* Sparse part b's term by the Schur route (R, pos: room for n_b each). */
+static gs_err schur_term(inv_job *j, int b, const int *cols, int mb, int *R, int *pos,
+                         gs_error *err)
+{
+    const int nr = part_contact_rows(j->pc->mdl, b, R, pos);
+    double *W = malloc(gs_mul_size((size_t)nr, (size_t)nr) * sizeof *W);
+    if (!W)
+        return gs_errorf(err, GS_ERR_NOMEM, "pairs", "no memory for Q's part-%d term", b);
+    gs_err rc = gs_spchol_inv_sub(j->pc->F[b], R, nr, W, 1, err);
+    if (rc == GS_OK)
+        rc = gather_locked(j, b, cols, mb, W, (size_t)nr, pos, err);
+    free(W);
+    return rc;
+}
+
+/* Dense part b's term from K_b^-1 (dpotri on its factor). */
+static gs_err dense_inverse_term(inv_job *j, int b, const int *cols, int mb, gs_error *err)
+{
+    const int nb = j->pc->mdl->parts[b].ndof;
+    double *W = malloc(gs_mul_size((size_t)nb, (size_t)nb) * sizeof *W);
+    if (!W)
+        return gs_errorf(err, GS_ERR_NOMEM, "", "no memory for the inverse of part %d", b);
+    memcpy(W, j->pc->L[b], (size_t)nb * nb * sizeof *W);
+    const lapack_int info = LAPACKE_dpotri(LAPACK_COL_MAJOR, 'L', nb, W, nb);
+    gs_err rc = GS_OK;
+    if (info != 0) {
+        rc = gs_errorf(err, GS_ERR_NOT_SPD, "",
+                       "inverting the factor of part %d failed (dpotri info %d)", b, (int)info);
+        if (err)
+            err->lapack_info = (int)info;
+    } else
+        rc = gather_locked(j, b, cols, mb, W, (size_t)nb, NULL, err);
+    free(W);
+    return rc;
+}
+
+static void *inv_worker(void *arg)
+{
+    inv_job *j = arg;
+    for (int i; (i = next_part(&j->mu, &j->next, j->np)) >= 0;) {
+        const int b = j->parts[i], nb = j->pc->mdl->parts[b].ndof;
+        const int sparse = j->pc->mdl->parts[b].Ksp != NULL;
+        int *cols = malloc(sizeof(int) * (size_t)j->pc->m);
+        int *R = sparse ? malloc(sizeof(int) * (size_t)nb) : NULL;
+        int *pos = sparse ? malloc(sizeof(int) * (size_t)nb) : NULL;
+        if (!cols || (sparse && (!R || !pos)))
+            j->rcode[i] = gs_errorf(&j->errs[i], GS_ERR_NOMEM, "pairs",
+                                    "no memory for Q's part-%d term", b);
+        else {
+            const int mb = part_cols(j->pc->mdl, b, cols);
+            j->rcode[i] = sparse ? schur_term(j, b, cols, mb, R, pos, &j->errs[i])
+                                 : dense_inverse_term(j, b, cols, mb, &j->errs[i]);
+        }
+        free(cols);
+        free(R);
+        free(pos);
+    }
+    return NULL;
+}
+
+/* The terms of the np parts listed (inverse or Schur route) into Q, on as
+ * many threads as BLAS has. The first failing part in list order is
+ * reported (field parts[b].K unless the error names another). */
+static gs_err inverse_terms(gs_precomp *pc, const int *parts, int np, gs_error *err)
+{
+    inv_job j = {.pc = pc, .parts = parts, .np = np};
+    j.rcode = calloc((size_t)np, sizeof *j.rcode);
+    j.errs = calloc((size_t)np, sizeof *j.errs);
+    if (!j.rcode || !j.errs) {
+        free(j.rcode);
+        free(j.errs);
+        return gs_errorf(err, GS_ERR_NOMEM, "pairs", "no memory");
+    }
+    pthread_mutex_init(&j.mu, NULL);
+    pthread_mutex_init(&j.gather_mu, NULL);
+    const int threads = gs_blas_get_threads();
+    gs_run_blas1_workers(threads < np ? threads : np, inv_worker, &j);
+    pthread_mutex_destroy(&j.mu);
+    pthread_mutex_destroy(&j.gather_mu);
+    gs_err rc = GS_OK;
+    for (int i = 0; i < np && rc == GS_OK; i++)
+        if ((rc = j.rcode[i]) != GS_OK && err) {
+            char field[48];
+            snprintf(field, sizeof field, "parts[%d].K", parts[i]);
+            *err = j.errs[i];
+            if (err->field[0] == '\0')
+                gs_error_prefix_field(err, field);
+        }
+    free(j.rcode);
+    free(j.errs);
+    return rc;
+}
+
+/* 1 if sparse part b's factor ordered its contact DOFs last: its term
+ * comes from the Schur complement on one thread (inverse_terms). O(n_b + m). */
+static int schur_part(const gs_precomp *pc, int b)
+{
+    const int nb = pc->mdl->parts[b].ndof;
+    int *pos = malloc(sizeof(int) * (size_t)nb), *R = malloc(sizeof(int) * (size_t)nb);
+    int yes = 0;
+    if (pos && R)
+        yes = gs_spchol_schur_route(pc->F[b], R, part_contact_rows(pc->mdl, b, R, pos));
+    free(pos);
+    free(R);
+    return yes;
+}
+
 /* Stage 2: Q = sum_b A_b' K_b^-1 A_b. For part b, `cols` lists the pairs with
  * an entry in b (m_b of them); A_b is n_b x m_b with one or two nonzeros per
  * column. Per part the cheaper of two routes (flops):
@@ -446,42 +522,40 @@ static int part_cols(const gs_model *mdl, int b, int *cols)
  *               n_b m_b^2);
  *   inverse:    K_b^-1 (dpotri, 2 n_b^3 / 3), C gathered (4 m_b^2).
  * The inverse wins when the contact DOFs are more than about a fifth of the
- * block (the condensed junction blocks: m_b ~ n_b, 3x fewer flops). */
+ * block (the condensed junction blocks: m_b ~ n_b, 3x fewer flops). A
+ * sparse part's term comes from (K_b^-1)[R, R] on its contact DOFs R
+ * (sparse_part_term): by the Schur route when its factor ordered R last.
+ * The explicit inverses (dense and Schur) run side by side, one part per
+ * thread, each gathered as soon as it is done (inverse_terms); the other
+ * terms follow in part order. Q has the same bits on any thread count. */
 static gs_err build_Q(gs_precomp *pc, gs_error *err)
 {
     const gs_model *mdl = pc->mdl;
     const int m = pc->m, np = mdl->n_parts;
     int *cols = malloc((size_t)m * sizeof *cols), *inv = malloc(sizeof(int) * (size_t)np);
-    int *slot = malloc(sizeof(int) * (size_t)np); /* part -> index in inv, or -1 */
-    double **W = calloc((size_t)np, sizeof *W);
+    unsigned char *done = calloc((size_t)np, 1); /* term gathered by inverse_terms */
     gs_err rc = GS_OK;
     int ninv = 0;
-    if (!cols || !inv || !slot || !W)
+    if (!cols || !inv || !done)
         rc = gs_errorf(err, GS_ERR_NOMEM, "pairs", "no memory");
     for (int b = 0; b < np && rc == GS_OK; b++) { /* the route of each part */
         const double fn = mdl->parts[b].ndof, fm = part_cols(mdl, b, cols);
-        slot[b] = -1;
-        if (fm > 0 && !mdl->parts[b].Ksp &&
-            2.0 * fn * fn * fn / 3.0 + 4.0 * fm * fm < fn * fn * fm + fn * fm * fm) {
-            slot[b] = ninv;
+        if (fm > 0 && (mdl->parts[b].Ksp ? schur_part(pc, b)
+                                         : 2.0 * fn * fn * fn / 3.0 + 4.0 * fm * fm <
+                                               fn * fn * fm + fn * fm * fm)) {
+            done[b] = 1;
             inv[ninv++] = b;
         }
     }
     if (rc == GS_OK && ninv > 0)
-        rc = invert_parts(pc, inv, ninv, W, err);
-    for (int b = 0; b < np && rc == GS_OK; b++) { /* the terms, in part order */
+        rc = inverse_terms(pc, inv, ninv, err);
+    for (int b = 0; b < np && rc == GS_OK; b++) { /* the other terms, in part order */
         const int nb = mdl->parts[b].ndof, off = mdl->parts[b].offset;
         const int mb = part_cols(mdl, b, cols);
-        if (mb == 0)
+        if (mb == 0 || done[b])
             continue;
         if (mdl->parts[b].Ksp) {
             rc = sparse_part_term(pc, b, cols, mb, err);
-            continue;
-        }
-        if (slot[b] >= 0) {
-            rc = gather_part(pc, b, cols, mb, W[slot[b]], (size_t)nb, NULL, err);
-            free(W[slot[b]]);
-            W[slot[b]] = NULL;
             continue;
         }
         double *B = calloc(gs_mul_size((size_t)nb, (size_t)mb), sizeof *B);
@@ -505,12 +579,9 @@ static gs_err build_Q(gs_precomp *pc, gs_error *err)
         free(B);
         free(C);
     }
-    for (int i = 0; W && i < ninv; i++)
-        free(W[i]);
-    free(W);
     free(cols);
     free(inv);
-    free(slot);
+    free(done);
     if (rc == GS_OK)
         mirror_Q(pc);
     return rc;

@@ -361,10 +361,14 @@ static gs_err spc_inv_schur(const gs_spchol *f, const int *R, int nr, double *W,
                 T[(size_t)(k - k0) * ld + (size_t)(Ls[pi[sn] + i] - k0)] =
                     x[px[sn] + (k - k1) * nrows + i];
     }
-    const int threads = gs_blas_get_threads(); /* one thread: the same bits on any count */
-    gs_blas_set_threads(1);
+    /* one thread: the same bits on any count (already so on build_Q's
+     * workers, which must not change the global setting under each other) */
+    const int threads = gs_blas_get_threads();
+    if (threads != 1)
+        gs_blas_set_threads(1);
     const lapack_int info = LAPACKE_dpotri_work(LAPACK_COL_MAJOR, 'L', nr, T, nr); /* S^-1 */
-    gs_blas_set_threads(threads);
+    if (threads != 1)
+        gs_blas_set_threads(threads);
     gs_err rc = GS_OK;
     if (info != 0) {
         rc = gs_errorf(err, GS_ERR_NOT_SPD, "",
@@ -394,6 +398,11 @@ static int spc_is_last(const gs_spchol *f, const int *R, int nr)
         if (f->last[i] != R[i])
             return 0;
     return 1;
+}
+
+int gs_spchol_schur_route(const gs_spchol *f, const int *R, int nr)
+{
+    return nr > 0 && spc_is_last(f, R, nr);
 }
 
 gs_err gs_spchol_inv_sub(const gs_spchol *f, const int *R, int nr, double *W, int threads,

@@ -70,6 +70,11 @@ gs_err gs_spchol_solve(const gs_spchol *f, double *B, int ldb, int ncol, gs_erro
 gs_err gs_spchol_inv_sub(const gs_spchol *f, const int *R, int nr, double *W, int threads,
                          gs_error *err);
 
+/* 1 when gs_spchol_inv_sub takes the Schur route for R (f ordered exactly
+ * these rows last): one thread, O(nr^3), so that callers may run several
+ * parts side by side. O(nr). */
+int gs_spchol_schur_route(const gs_spchol *f, const int *R, int nr);
+
 /* CHOLMOD's reciprocal condition estimate (min/max diag(L))^2: a rough
  * lower bound on 1/cond_2(K); 0 for a singular factor. */
 double gs_spchol_rcond(const gs_spchol *f);

@@ -108,6 +108,23 @@ static void check_same_gaps(gs_gen_kind kind, gs_method method, gs_form form)
     ts_fx_free(&s);
 }
 
+/* The contact rows of part b (ascending) into R; returns their number. */
+static int contact_rows(const gs_model *mdl, int b, int *R)
+{
+    const int nb = mdl->parts[b].ndof, off = mdl->parts[b].offset;
+    char *mark = calloc((size_t)nb, 1);
+    for (int k = 0; k < mdl->m; k++)
+        for (int s = 0; s < 2; s++)
+            if (mdl->pair_parts[2 * k + s] == b)
+                mark[mdl->a_row[2 * k + s] - off] = 1;
+    int nr = 0;
+    for (int r = 0; r < nb; r++)
+        if (mark[r])
+            R[nr++] = r;
+    free(mark);
+    return nr;
+}
+
 GS_TEST(sparse_q_equals_condensed_q)
 {
     const gs_gen_kind kinds[2] = {GS_GEN_LAP, GS_GEN_SANDWICH};
@@ -134,22 +151,6 @@ GS_TEST(sparse_q_equals_condensed_q)
     }
 }
 
-/* The contact rows of part b (ascending) into R; returns their number. */
-static int contact_rows(const gs_model *mdl, int b, int *R)
-{
-    const int nb = mdl->parts[b].ndof, off = mdl->parts[b].offset;
-    char *mark = calloc((size_t)nb, 1);
-    for (int k = 0; k < mdl->m; k++)
-        for (int s = 0; s < 2; s++)
-            if (mdl->pair_parts[2 * k + s] == b)
-                mark[mdl->a_row[2 * k + s] - off] = 1;
-    int nr = 0;
-    for (int r = 0; r < nb; r++)
-        if (mark[r])
-            R[nr++] = r;
-    free(mark);
-    return nr;
-}
 
 /* (K^-1)[R, R] two ways on each part of both uncondensed joints: the Schur
  * route (R ordered last, mode 1: the factor's trailing block inverted) and
@@ -157,6 +158,53 @@ static int contact_rows(const gs_model *mdl, int b, int *R)
  * symmetric; a row set other than the one ordered last falls back to the
  * solves, on the same factor; a mode-1 factor solves K x = b like any
  * other. */
+/* Parts of precomputation p whose Q term takes the Schur route. */
+static int schur_parts(const gs_precomp *p)
+{
+    int n = 0;
+    for (int b = 0; b < p->mdl->n_parts; b++) {
+        int *R = malloc(sizeof(int) * (size_t)p->mdl->parts[b].ndof);
+        n += gs_spchol_schur_route(p->F[b], R, contact_rows(p->mdl, b, R));
+        free(R);
+    }
+    return n;
+}
+
+/* A far field four times the default: each plate's mesh is then large
+ * against its junction, the factor orders the contact rows last and Q's
+ * terms come from the Schur complements, both parts side by side on two
+ * threads (build_Q's invert_parts): the same bits as one after the other,
+ * Q of the condensed model to 1e-10. */
+GS_TEST(schur_parts_side_by_side_same_bits)
+{
+    gs_gen_params gp;
+    gs_gen_small_params(GS_GEN_LAP, &gp);
+    gp.compute_cond = 0;
+    for (int b = 0; b < 2; b++)
+        gp.far_width[b] *= 4.0;
+    gs_model *md = NULL, *ms = NULL;
+    gs_error e;
+    GS_CHECK(gs_gen_assembly(&gp, &md, NULL, &e) == GS_OK);
+    gp.uncondensed = 1;
+    GS_CHECK(gs_gen_assembly(&gp, &ms, NULL, &e) == GS_OK);
+    const int before = gs_blas_get_threads();
+    gs_blas_set_threads(1);
+    gs_precomp *p1 = ts_build(ms);
+    gs_blas_set_threads(2);
+    gs_precomp *p2 = ts_build(ms);
+    gs_blas_set_threads(before);
+    GS_CHECK_INT(schur_parts(p1), 2);
+    GS_CHECK_INT(schur_parts(p2), 2);
+    GS_CHECK(memcmp(p1->Q, p2->Q, sizeof(double) * (size_t)p1->m * (size_t)p1->m) == 0);
+    gs_precomp *pd = ts_build(md);
+    check_same_q(pd, p2, "lap, far field x4");
+    gs_precomp_free(p1);
+    gs_precomp_free(p2);
+    gs_precomp_free(pd);
+    gs_model_free(md);
+    gs_model_free(ms);
+}
+
 GS_TEST(schur_route_equals_the_solves)
 {
     const gs_gen_kind kinds[2] = {GS_GEN_LAP, GS_GEN_SANDWICH};
