@@ -484,7 +484,7 @@ gs_err gs_precomp_load_ex(const gs_model *mdl, const char *path, unsigned long l
         e = gs_errorf(err, GS_ERR_IO, "", "checksum reset failed for '%s'", path);
     if (e == GS_OK)
         e = pio_read_payload(&f, st, pc, expect, err);
-    if (e == GS_OK) /* sparse parts: their factors are recomputed, not stored */
+    if (e == GS_OK && !(flags & GS_PRECOMP_DEFER_SPARSE)) /* not stored: recomputed */
         e = gs_precomp_factor_sparse(pc, err);
     XXH3_freeState(st);
     if (f.fd >= 0)

@@ -64,7 +64,9 @@ gs_err gs_precomp_load(const gs_model *mdl, const char *path, unsigned long long
  * in the file (read and checked against the checksum all the same, through
  * a 1 MiB buffer): the precomputation is that of a deferred build, m^2
  * doubles smaller (gs_precomp_finish_lq computes L_Q if it is wanted after
- * all). load = load_ex(0). */
+ * all); GS_PRECOMP_DEFER_SPARSE skips refactoring the sparse parts (the file
+ * does not store their factors; gs_precomp_factor_sparse computes them
+ * later). load = load_ex(0). */
 gs_err gs_precomp_load_ex(const gs_model *mdl, const char *path, unsigned long long expect,
                           unsigned flags, gs_precomp **out, gs_error *err);
 

@@ -676,6 +676,14 @@ gs_err gs_precomp_finish_lq(gs_precomp *pc, gs_error *err)
     return GS_OK;
 }
 
+int gs_precomp_has_part_factors(const gs_precomp *pc)
+{
+    for (int b = 0; b < pc->mdl->n_parts; b++)
+        if (pc->mdl->parts[b].Ksp && (!pc->F || !pc->F[b]))
+            return 0;
+    return 1;
+}
+
 int gs_precomp_has_lq(const gs_precomp *pc)
 {
     return atomic_load_explicit(&((gs_precomp *)pc)->lq_ready, memory_order_acquire);
@@ -741,8 +749,8 @@ int gs_precomp_kinv(const gs_precomp *pc, double *b)
     for (int p = 0; p < mdl->n_parts; p++) {
         const int nb = mdl->parts[p].ndof;
         double *x = b + mdl->parts[p].offset;
-        if (pc->F && pc->F[p]) {
-            if (gs_spchol_solve(pc->F[p], x, nb, 1, NULL) != GS_OK) {
+        if (mdl->parts[p].Ksp) {
+            if (!pc->F || !pc->F[p] || gs_spchol_solve(pc->F[p], x, nb, 1, NULL) != GS_OK) {
                 for (int i = 0; i < pc->n; i++)
                     b[i] = NAN;
                 return -1;
@@ -759,8 +767,11 @@ gs_err gs_precomp_part_solve(const gs_precomp *pc, int b, double *B, int ldb, in
                              gs_error *err)
 {
     const int nb = pc->mdl->parts[b].ndof;
-    if (pc->F && pc->F[b])
+    if (pc->mdl->parts[b].Ksp) {
+        if (!pc->F || !pc->F[b])
+            return gs_errorf(err, GS_ERR_INVALID, "", "sparse part %d is not factored", b);
         return gs_spchol_solve(pc->F[b], B, ldb, ncol, err);
+    }
     cblas_dtrsm(CblasColMajor, CblasLeft, CblasLower, CblasNoTrans, CblasNonUnit, nb, ncol, 1.0,
                 pc->L[b], nb, B, ldb);
     cblas_dtrsm(CblasColMajor, CblasLeft, CblasLower, CblasTrans, CblasNonUnit, nb, ncol, 1.0,

@@ -78,6 +78,13 @@ enum {
      * and the reference solver need is complete without it: they never read
      * L_Q. The dual GI, NPM and IPM do (gs_method_needs_lq, solver.h). */
     GS_PRECOMP_DEFER_LQ = 1u,
+    /* For gs_precomp_load_ex and gapsim-mpi's receiving ranks (a build
+     * needs the factors for Q and keeps them): the sparse parts stay
+     * unfactored (F[b] NULL) until gs_precomp_factor_sparse. Only
+     * solves with K need them: displacements (want_x, the primal
+     * certificate) and the primal forms (gs_method_needs_part_factors,
+     * solver.h); gs_solve refuses those on such a precomputation. */
+    GS_PRECOMP_DEFER_SPARSE = 2u,
 };
 
 /* Build the precomputation of a validated model. Errors: GS_ERR_NOT_SPD naming
@@ -97,16 +104,21 @@ gs_err gs_precomp_build_ex(const gs_model *mdl, unsigned flags, gs_precomp **out
 gs_err gs_precomp_finish_lq(gs_precomp *pc, gs_error *err);
 /* 1 if pc->LQ and cond_Q are set (an acquire load). */
 int gs_precomp_has_lq(const gs_precomp *pc);
+/* 1 if every sparse part has its factor (always, unless loaded or received
+ * with GS_PRECOMP_DEFER_SPARSE and not yet gs_precomp_factor_sparse). O(parts). */
+int gs_precomp_has_part_factors(const gs_precomp *pc);
 void gs_precomp_free(gs_precomp *pc);
 
 /* In place b <- K^-1 b (n), part by part (two dtrsv on a dense part, a
  * CHOLMOD solve on a sparse one). O(sum n_b^2) dense, O(nnz(L_b)) sparse.
- * Returns 0, or -1 if a sparse solve found no memory (b is then NaN). */
+ * Returns 0, or -1 if a sparse solve found no memory or a sparse part has
+ * no factor (GS_PRECOMP_DEFER_SPARSE; b is then NaN). */
 int gs_precomp_kinv(const gs_precomp *pc, double *b);
 
 /* In place B <- K_b^-1 B for part b (B: n_b x ncol, column-major, leading
  * dimension ldb). Dense: two dtrsm, O(n_b^2 ncol); sparse: O(nnz(L_b) ncol).
- * GS_ERR_NOMEM from a sparse solve. */
+ * GS_ERR_NOMEM from a sparse solve; GS_ERR_INVALID for a sparse part
+ * without its factor (GS_PRECOMP_DEFER_SPARSE). */
 gs_err gs_precomp_part_solve(const gs_precomp *pc, int b, double *B, int ldb, int ncol,
                              gs_error *err);
 

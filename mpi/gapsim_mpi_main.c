@@ -167,7 +167,9 @@ static int parse_args(int argc, char **argv, args *a)
 }
 
 /* The precomputation on every rank (see the options): L_Q only where the
- * method reads it (runner.h gs_run_precomp_flags). *bytes: the broadcast's. */
+ * method reads it, the sparse parts factored on the other ranks only where
+ * the method solves with K (runner.h gs_run_precomp_flags). *bytes: the
+ * broadcast's. */
 static gs_err factors(const args *a, const gs_model *mdl, gs_precomp **pc, double *t_bcast,
                       double *bytes, gs_error *err)
 {
@@ -185,7 +187,7 @@ static gs_err factors(const args *a, const gs_model *mdl, gs_precomp **pc, doubl
     if ((rc = gm_agree(rc, "the factors", err)) != GS_OK)
         return rc;
     double t0 = gs_now();
-    rc = gm_bcast_precomp(mdl, pc, !(flags & GS_PRECOMP_DEFER_LQ), bytes, err);
+    rc = gm_bcast_precomp(mdl, pc, flags, bytes, err);
     *t_bcast = gs_now() - t0;
     return gm_agree(rc, "broadcasting the factors", err);
 }
@@ -403,6 +405,9 @@ static int run_main(int argc, char **argv)
                pc->t.total, t_bcast, 1e-6 * bytes, a.shared ? 0 : size - 1,
                (gs_run_precomp_flags(&a.sopts) & GS_PRECOMP_DEFER_LQ) == 0
                    ? "" : "; L_Q not needed by this method");
+        if (gs_model_has_sparse(mdl) && (gs_run_precomp_flags(&a.sopts) & GS_PRECOMP_DEFER_SPARSE))
+            printf("           sparse parts factored %s only: this method does not solve with K\n",
+                   a.shared ? "by no rank" : "on rank 0");
         fflush(stdout);
     }
     run.pc = pc;

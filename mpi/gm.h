@@ -31,12 +31,15 @@ int gm_size(void);
 
 /* Broadcast root's *pc to every rank (the others receive a new one for their
  * copy of the model): the scalars, then every segment (precomp_io.h) in
- * pieces of at most GM_BCAST_BYTES, L_Q only with with_lq (root must then
- * have it; without, the receivers' precomputation has no L_Q, as a deferred
- * build, even where root loaded it from a file). Allocation is agreed on
- * first. *bytes: the payload broadcast (every rank). */
+ * pieces of at most GM_BCAST_BYTES, L_Q unless flags has
+ * GS_PRECOMP_DEFER_LQ (root must then have it; with it, the receivers'
+ * precomputation has no L_Q, as a deferred build, even where root loaded it
+ * from a file). The receivers factor their sparse parts (a whole FE mesh:
+ * seconds per 100,000 DOFs) unless flags has GS_PRECOMP_DEFER_SPARSE.
+ * Allocation is agreed on first. *bytes: the payload broadcast (every
+ * rank). */
 #define GM_BCAST_BYTES ((size_t)1 << 30) /* < 2^31: MPI counts are int */
-gs_err gm_bcast_precomp(const gs_model *mdl, gs_precomp **pc, int with_lq, double *bytes,
+gs_err gm_bcast_precomp(const gs_model *mdl, gs_precomp **pc, unsigned flags, double *bytes,
                         gs_error *err);
 
 /* ---- the output (gm_out.c) ------------------------------------------------------ */

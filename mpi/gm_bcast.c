@@ -22,12 +22,13 @@ static gs_err bcast_doubles(double *p, size_t count, gs_error *err)
     return GS_OK;
 }
 
-gs_err gm_bcast_precomp(const gs_model *mdl, gs_precomp **pc, int with_lq, double *bytes,
+gs_err gm_bcast_precomp(const gs_model *mdl, gs_precomp **pc, unsigned flags, double *bytes,
                         gs_error *err)
 {
     gs_err rc = GS_OK;
+    const int with_lq = !(flags & GS_PRECOMP_DEFER_LQ);
     *bytes = 0;
-    if (gm_rank() != 0 && !(*pc = gs_precomp_alloc(mdl, with_lq ? 0u : GS_PRECOMP_DEFER_LQ)))
+    if (gm_rank() != 0 && !(*pc = gs_precomp_alloc(mdl, flags & GS_PRECOMP_DEFER_LQ)))
         rc = gs_errorf(err, GS_ERR_NOMEM, "", "no memory for the factors (m = %d)", mdl->m);
     if ((rc = gm_agree(rc, "receiving the factors", err)) != GS_OK)
         return rc;
@@ -47,7 +48,8 @@ gs_err gm_bcast_precomp(const gs_model *mdl, gs_precomp **pc, int with_lq, doubl
         rc = bcast_doubles(p, count, err);
         *bytes += (double)(sizeof *p * count);
     }
-    if (!rc && gm_rank() != 0) /* sparse parts: each rank factors its own copy */
+    /* sparse parts: each rank factors its own copy, where the solves need it */
+    if (!rc && gm_rank() != 0 && !(flags & GS_PRECOMP_DEFER_SPARSE))
         rc = gs_precomp_factor_sparse(*pc, err);
     return gm_agree(rc, "factoring the sparse parts", err);
 }

@@ -41,7 +41,10 @@ gs_err gs_run_factors(const gs_model *mdl, const char *path, unsigned flags, gs_
 
 unsigned gs_run_precomp_flags(const gs_solve_opts *opts)
 {
-    const int reads_lq =
-        opts->method != GS_METHOD_AUTO && gs_method_needs_lq(opts->method, opts->form);
-    return reads_lq ? 0u : (unsigned)GS_PRECOMP_DEFER_LQ;
+    const int fixed = opts->method != GS_METHOD_AUTO;
+    const int reads_lq = fixed && gs_method_needs_lq(opts->method, opts->form);
+    const int solves_k = (fixed && gs_method_needs_part_factors(opts->method, opts->form)) ||
+                         opts->want_x || opts->primal_cert;
+    return (reads_lq ? 0u : (unsigned)GS_PRECOMP_DEFER_LQ) |
+           (solves_k ? 0u : (unsigned)GS_PRECOMP_DEFER_SPARSE);
 }

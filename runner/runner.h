@@ -53,7 +53,8 @@
  * (path NULL: build only). flags as gs_precomp_build_ex: GS_PRECOMP_DEFER_LQ
  * leaves L_Q out of a build that is not saved (a saved file serves every
  * method and front end: it has L_Q) and out of a load (the file's L_Q is
- * checked, not kept). *loaded = 1 if they were loaded. Runs
+ * checked, not kept); GS_PRECOMP_DEFER_SPARSE leaves a load's sparse parts
+ * unfactored (a build keeps its factors). *loaded = 1 if they were loaded. Runs
  * on the same factors are bit-identical; separate builds may differ in
  * rounding when OpenBLAS runs them with different thread counts. */
 gs_err gs_run_factors(const gs_model *mdl, const char *path, unsigned flags, gs_precomp **pc,
@@ -62,7 +63,10 @@ gs_err gs_run_factors(const gs_model *mdl, const char *path, unsigned flags, gs_
  * GS_PRECOMP_DEFER_LQ unless the method reads L_Q (gs_method_needs_lq; auto
  * counts as not reading it: it then measures only the methods that need no
  * L_Q, solvers/auto.c). L_Q is m^3/3 flops, 14-16% of the precomputation on
- * the lap joints. */
+ * the lap joints. GS_PRECOMP_DEFER_SPARSE unless the method solves with K
+ * (gs_method_needs_part_factors: the primal forms) or the options ask for x
+ * or the primal certificate: a loaded factor file (and gapsim-mpi's other
+ * ranks) then skip refactoring whole-mesh parts (seconds per 100,000 DOFs). */
 unsigned gs_run_precomp_flags(const gs_solve_opts *opts);
 
 /* ---- gap source ----------------------------------------------------------- */

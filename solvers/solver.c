@@ -45,6 +45,13 @@ int gs_method_needs_lq(gs_method m, gs_form f)
     }
 }
 
+int gs_method_needs_part_factors(gs_method m, gs_form f)
+{
+    if (m < 0 || m >= GS_METHOD__COUNT || m == GS_METHOD_AUTO || !gs_methods[m])
+        return 0;
+    return (f == GS_FORM_DEFAULT ? gs_methods[m]->default_form : f) == GS_FORM_PRIMAL;
+}
+
 const char *gs_method_name(gs_method m)
 {
     return (m >= 0 && m < GS_METHOD__COUNT) ? method_names[m] : "unknown";
@@ -320,6 +327,17 @@ gs_err gs_solve(gs_solver *s, const gs_problem *pb, const gs_solve_opts *opts, d
         return gs_errorf(err, GS_ERR_INVALID, "method",
                          "%s on the %s form needs L_Q, which this precomputation has not "
                          "computed yet", gs_method_name(o.method), gs_form_name(form));
+    if (!gs_precomp_has_part_factors(s->pc)) {
+        if (gs_method_needs_part_factors(o.method, form))
+            return gs_errorf(err, GS_ERR_INVALID, "method",
+                             "%s on the %s form solves with K, whose sparse parts this "
+                             "precomputation has not factored", gs_method_name(o.method),
+                             gs_form_name(form));
+        if (o.want_x || o.primal_cert)
+            return gs_errorf(err, GS_ERR_INVALID, "x",
+                             "the displacements need the sparse parts' factors, which this "
+                             "precomputation has not computed");
+    }
     /* violation tolerance (mm): relative to the gaps, floored at the
      * round-off of w = Q lam - p (p can be large under fastener loads) */
     double gmax = 0.0, pmax = 0.0; /* finite: checked (g) and computed from finite data (p) */

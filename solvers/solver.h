@@ -167,6 +167,13 @@ gs_err gs_solve(gs_solver *s, const gs_problem *pb, const gs_solve_opts *opts, d
  * refused (GS_ERR_INVALID naming "method"); auto does not pick them then.
  * form GS_FORM_DEFAULT: the method's default form. */
 int gs_method_needs_lq(gs_method m, gs_form f);
+/* 1 if the method on this form solves with K (gs_precomp_kinv or
+ * gs_precomp_part_solve): the primal forms of GI, NPM and IPM. With a
+ * precomputation whose sparse parts are not factored (GS_PRECOMP_DEFER_SPARSE,
+ * precompute.h) such a solve, or one asking for x or the primal certificate,
+ * is refused (GS_ERR_INVALID naming "method" or "x"); auto never picks them.
+ * form GS_FORM_DEFAULT: the method's default form; 0 for auto. */
+int gs_method_needs_part_factors(gs_method m, gs_form f);
 
 const char *gs_method_name(gs_method m);
 const char *gs_form_name(gs_form f);

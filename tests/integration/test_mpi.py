@@ -237,6 +237,30 @@ class MpiTest(unittest.TestCase):
         got, ref = h.read_npy(w)[1], h.read_npy(self.batch)[1]
         self.assertLessEqual(max(abs(x - y) for x, y in zip(got, ref)), 1e-7)
 
+    def test_sparse_parts_factored_only_where_k_is_solved(self):
+        # a whole-mesh (sparse) model: GI relative never solves with K, so the
+        # other ranks do not factor the plates; results bit-identical to
+        # gapsim-batch; GI primal solves with K: every rank factors them, and
+        # its answers are GI relative's within round-off
+        d = self.out("sparse-model")
+        subprocess.run([h.binary("gapsim-gen"), "--kind", "lap", "--small", "--uncondensed",
+                        "--no-cond", "--gaps", "6", "--out", d], check=True,
+                       stdout=subprocess.DEVNULL, timeout=TIMEOUT)
+        mj, gaps = os.path.join(d, "lap.json"), os.path.join(d, "lap.gaps.npy")
+        base = [mj, "--gaps", gaps, "--fraction", "0.5", "--method", "gi"]
+        wb = self.out("sparse_batch.npy")
+        subprocess.run([h.binary("gapsim-batch")] + base + ["--threads", "2", "--out", wb],
+                       check=True, stdout=subprocess.DEVNULL, timeout=TIMEOUT, env=mpi_env())
+        w_rel = self.out("sparse_rel.npy")
+        r = self.run_ok([(2, base + ["--out", w_rel])])
+        self.assertIn("sparse parts factored on rank 0 only", r.stdout)
+        self.assertEqual(npy_data(w_rel), npy_data(wb))
+        w_pri = self.out("sparse_pri.npy")
+        r = self.run_ok([(2, base + ["--form", "primal", "--out", w_pri])])
+        self.assertNotIn("sparse parts factored", r.stdout)
+        got, ref = h.read_npy(w_pri)[1], h.read_npy(w_rel)[1]
+        self.assertLessEqual(max(abs(x - y) for x, y in zip(got, ref)), 1e-7)
+
     def test_factors_saved_loaded_and_shared(self):
         fac = self.out("lap.factors")
         args = [self.model_json, "--gaps", self.gaps, "--method", "gi", "--fraction", "0.5",

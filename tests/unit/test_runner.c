@@ -3,7 +3,8 @@
  * threaded run over memory source and sink gives, bit for bit, what gs_solve
  * gives row by row (one pattern and a sweep of three); the policy's order,
  * warm start and "result known" hooks, the stop hook and commit bookkeeping
- * of gs_run_chunk; an .npy gap source; errors of the source end the run.
+ * of gs_run_chunk; an .npy gap source; errors of the source end the run;
+ * the precomputation flags each method's run asks for.
  */
 #include <math.h>
 #include <pthread.h>
@@ -275,6 +276,40 @@ GS_TEST(npy_source_and_errors)
     remove(path);
     free(g);
     ts_fx_free(&f);
+}
+
+/* gs_run_precomp_flags: L_Q only for the methods that read it, the sparse
+ * parts' factors only for the primal forms and for x or the primal
+ * certificate; auto needs neither. */
+GS_TEST(precomp_flags_follow_the_method)
+{
+    const unsigned lq = GS_PRECOMP_DEFER_LQ, sp = GS_PRECOMP_DEFER_SPARSE;
+    gs_solve_opts o;
+    gs_solve_default_opts(&o);
+    o.method = GS_METHOD_AUTO;
+    GS_CHECK_INT((int)gs_run_precomp_flags(&o), (int)(lq | sp));
+    o.method = GS_METHOD_GI;
+    o.form = GS_FORM_DEFAULT; /* relative */
+    GS_CHECK_INT((int)gs_run_precomp_flags(&o), (int)(lq | sp));
+    o.form = GS_FORM_DUAL;
+    GS_CHECK_INT((int)gs_run_precomp_flags(&o), (int)sp);
+    o.form = GS_FORM_PRIMAL;
+    GS_CHECK_INT((int)gs_run_precomp_flags(&o), (int)lq);
+    o.method = GS_METHOD_IPM;
+    o.form = GS_FORM_DEFAULT; /* primal: L_Q and K */
+    GS_CHECK_INT((int)gs_run_precomp_flags(&o), 0);
+    o.form = GS_FORM_DUAL;
+    GS_CHECK_INT((int)gs_run_precomp_flags(&o), (int)(lq | sp));
+    o.method = GS_METHOD_NPM;
+    o.form = GS_FORM_DEFAULT; /* dual: L_Q */
+    GS_CHECK_INT((int)gs_run_precomp_flags(&o), (int)sp);
+    o.method = GS_METHOD_GI;
+    o.form = GS_FORM_RELATIVE;
+    o.want_x = 1;
+    GS_CHECK_INT((int)gs_run_precomp_flags(&o), (int)lq);
+    o.want_x = 0;
+    o.primal_cert = 1;
+    GS_CHECK_INT((int)gs_run_precomp_flags(&o), (int)lq);
 }
 
 GS_TEST_MAIN()

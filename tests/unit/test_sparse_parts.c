@@ -15,7 +15,9 @@
  *     GI (relative, dual, primal), NPM dual and IPM; the primal certificate
  *     (K x from the sparse K, x from the CHOLMOD factor) passes;
  *   - a saved and reloaded precomputation (its sparse factors recomputed)
- *     gives bit-identical Q and displacements;
+ *     gives bit-identical Q and displacements; loaded without them
+ *     (GS_PRECOMP_DEFER_SPARSE) GI relative solves bitwise the same, and
+ *     what solves with K is refused until they are computed;
  *   - the plate without its jig (rigid-body modes) is reported not SPD,
  *     naming the part;
  *   - a model JSON whose part is a Matrix Market file with
@@ -307,6 +309,94 @@ GS_TEST(sparse_precomp_save_load_refactors)
     free(v);
     gs_precomp_free(ps);
     gs_precomp_free(pl);
+    gs_model_free(ms);
+}
+
+/* GS_PRECOMP_DEFER_SPARSE: a loaded file's sparse parts stay unfactored;
+ * GI relative solves bit-identically to the full load; what solves with K
+ * (x, the primal certificate, the primal forms, K^-1 itself) is refused
+ * until gs_precomp_factor_sparse, after which x is bitwise the full load's. */
+GS_TEST(sparse_load_deferred_factors)
+{
+    char path[512];
+    gs_error e;
+    gs_model *ms = gen(GS_GEN_LAP, 1);
+    gs_precomp *ps = ts_build(ms), *pf = NULL, *pd = NULL;
+    gs_test_tmp_path(path, sizeof path, "sparse-defer.precomp");
+    GS_CHECK_INT(gs_precomp_save(ps, path, NULL, &e), GS_OK);
+    GS_CHECK_INT(gs_precomp_load_ex(ms, path, 0, 0, &pf, &e), GS_OK);
+    GS_CHECK_INT(gs_precomp_load_ex(ms, path, 0, GS_PRECOMP_DEFER_SPARSE, &pd, &e), GS_OK);
+    GS_CHECK(gs_precomp_has_part_factors(pf) && !gs_precomp_has_part_factors(pd));
+    GS_CHECK(gs_precomp_has_lq(pd)); /* only the sparse factors are left out */
+    const int m = ms->m, n = ms->n;
+    GS_CHECK(memcmp(pf->Q, pd->Q, sizeof(double) * (size_t)m * m) == 0);
+    double *v = malloc(sizeof(double) * (size_t)n);
+    for (int i = 0; i < n; i++)
+        v[i] = 1.0;
+    GS_CHECK_INT(gs_precomp_kinv(pd, v), -1);
+    GS_CHECK(isnan(v[0]) && isnan(v[n - 1]));
+    GS_CHECK_INT(gs_precomp_part_solve(pd, 0, v, n, 1, &e), GS_ERR_INVALID);
+    double *g = malloc(sizeof(double) * (size_t)m), *load = calloc((size_t)m, sizeof *load);
+    double *lam[2], *w[2], *x[2];
+    for (int t = 0; t < 2; t++) {
+        lam[t] = malloc(sizeof(double) * (size_t)m);
+        w[t] = malloc(sizeof(double) * (size_t)m);
+        x[t] = malloc(sizeof(double) * (size_t)n);
+    }
+    for (int i = 0; i < m; i++)
+        g[i] = 0.05 * sin(0.11 * i) - 0.02;
+    for (int i = 0; i < m; i += 97)
+        load[i] = 400.0;
+    gs_solver *sf = gs_solver_new(pf, &e), *sd = gs_solver_new(pd, &e);
+    GS_CHECK(sf && sd);
+    gs_problem bf = {.pc = pf, .g = g, .load = load}, bd = {.pc = pd, .g = g, .load = load};
+    gs_solve_opts o = ts_opts(GS_METHOD_GI, GS_FORM_RELATIVE);
+    o.want_x = 0;
+    gs_solve_info info;
+    GS_CHECK_INT(gs_solve(sf, &bf, &o, lam[0], w[0], NULL, &info, &e), GS_OK);
+    GS_CHECK_INT(info.status, GS_STATUS_OPTIMAL);
+    GS_CHECK_INT(gs_solve(sd, &bd, &o, lam[1], w[1], NULL, &info, &e), GS_OK);
+    GS_CHECK_INT(info.status, GS_STATUS_OPTIMAL);
+    GS_CHECK(memcmp(w[0], w[1], sizeof(double) * (size_t)m) == 0);
+    GS_CHECK(memcmp(lam[0], lam[1], sizeof(double) * (size_t)m) == 0);
+    o.want_x = 1;
+    GS_CHECK_INT(gs_solve(sd, &bd, &o, lam[1], w[1], x[1], &info, &e), GS_ERR_INVALID);
+    GS_CHECK_STR(e.field, "x");
+    o.want_x = 0;
+    o.primal_cert = 1;
+    GS_CHECK_INT(gs_solve(sd, &bd, &o, lam[1], w[1], x[1], &info, &e), GS_ERR_INVALID);
+    GS_CHECK_STR(e.field, "x");
+    gs_solve_opts op = ts_opts(GS_METHOD_GI, GS_FORM_PRIMAL);
+    op.want_x = 0;
+    GS_CHECK_INT(gs_solve(sd, &bd, &op, lam[1], w[1], NULL, &info, &e), GS_ERR_INVALID);
+    GS_CHECK_STR(e.field, "method");
+    gs_solve_opts oi = ts_opts(GS_METHOD_IPM, GS_FORM_DEFAULT); /* its default: primal */
+    oi.want_x = 0;
+    GS_CHECK_INT(gs_solve(sd, &bd, &oi, lam[1], w[1], NULL, &info, &e), GS_ERR_INVALID);
+    GS_CHECK(gs_method_needs_part_factors(GS_METHOD_IPM, GS_FORM_DEFAULT) &&
+             !gs_method_needs_part_factors(GS_METHOD_IPM, GS_FORM_DUAL) &&
+             !gs_method_needs_part_factors(GS_METHOD_AUTO, GS_FORM_PRIMAL));
+    /* factored afterwards: x bitwise the full load's */
+    GS_CHECK_INT(gs_precomp_factor_sparse(pd, &e), GS_OK);
+    GS_CHECK(gs_precomp_has_part_factors(pd));
+    o.primal_cert = 0;
+    o.want_x = 1;
+    GS_CHECK_INT(gs_solve(sf, &bf, &o, lam[0], w[0], x[0], &info, &e), GS_OK);
+    GS_CHECK_INT(gs_solve(sd, &bd, &o, lam[1], w[1], x[1], &info, &e), GS_OK);
+    GS_CHECK(memcmp(x[0], x[1], sizeof(double) * (size_t)n) == 0);
+    for (int t = 0; t < 2; t++) {
+        free(lam[t]);
+        free(w[t]);
+        free(x[t]);
+    }
+    free(g);
+    free(load);
+    free(v);
+    gs_solver_free(sf);
+    gs_solver_free(sd);
+    gs_precomp_free(ps);
+    gs_precomp_free(pf);
+    gs_precomp_free(pd);
     gs_model_free(ms);
 }
 
