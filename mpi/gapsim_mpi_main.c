@@ -170,13 +170,12 @@ static int parse_args(int argc, char **argv, args *a)
  * method reads it, the sparse parts factored on the other ranks only where
  * the method solves with K (runner.h gs_run_precomp_flags). *bytes: the
  * broadcast's. */
-static gs_err factors(const args *a, const gs_model *mdl, gs_precomp **pc, double *t_bcast,
-                      double *bytes, gs_error *err)
+static gs_err factors(const args *a, const gs_model *mdl, unsigned flags, gs_precomp **pc,
+                      double *t_bcast, double *bytes, gs_error *err)
 {
     gs_err rc = GS_OK;
     *t_bcast = 0;
     *bytes = 0;
-    const unsigned flags = gs_run_precomp_flags(&a->sopts);
     if (a->shared) {
         rc = gs_precomp_load_ex(mdl, a->factors, 0, flags, pc, err);
         return gm_agree(rc, a->factors, err);
@@ -396,18 +395,19 @@ static int run_main(int argc, char **argv)
                size, a.threads);
         fflush(stdout);
     }
-    if ((rc = factors(&a, mdl, &pc, &t_bcast, &bytes, &e)) != GS_OK)
+    const unsigned flags = gs_run_precomp_flags(&a.sopts);
+    if ((rc = factors(&a, mdl, flags, &pc, &t_bcast, &bytes, &e)) != GS_OK)
         goto out;
     if (rank == 0) {
         printf("factors    %s (precomputation %.2f s), broadcast %.3f s (%.1f MB to %d "
                "ranks%s)\n",
                a.shared ? "loaded by every rank" : a.factors ? "ready on rank 0" : "computed",
                pc->t.total, t_bcast, 1e-6 * bytes, a.shared ? 0 : size - 1,
-               (gs_run_precomp_flags(&a.sopts) & GS_PRECOMP_DEFER_LQ) == 0
+               (flags & GS_PRECOMP_DEFER_LQ) == 0
                    ? "" : "; L_Q not needed by this method");
-        if (gs_model_has_sparse(mdl) && (gs_run_precomp_flags(&a.sopts) & GS_PRECOMP_DEFER_SPARSE))
-            printf("           sparse parts factored %s only: this method does not solve with K\n",
-                   a.shared ? "by no rank" : "on rank 0");
+        if (gs_model_has_sparse(mdl) && (flags & GS_PRECOMP_DEFER_SPARSE))
+            printf("           sparse parts %s: this method does not solve with K\n",
+                   a.shared ? "not factored" : "factored on rank 0 only");
         fflush(stdout);
     }
     run.pc = pc;
