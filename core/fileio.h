@@ -6,7 +6,7 @@
  * complete new one, never a partial one; on any failure the temporary file is
  * removed), atomic copies, and whole-file reads with a size cap checked (via fstat) before
  * anything is allocated. Errors are GS_ERR_IO with the path and strerror, or
- * GS_ERR_LIMIT for the cap. Used by npy.c, mmio.c and model_json.c.
+ * GS_ERR_LIMIT for the cap. Used by npy.c, mmio.c and model_json*.c.
  */
 #ifndef GS_FILEIO_H
 #define GS_FILEIO_H

@@ -4,7 +4,7 @@
  * Owns: parsing a model description (inline data or .npy / .mtx files next to
  * it) into a validated gs_model, and writing one back (inline or with .npy
  * blocks). The format, its defaults and the sign conventions are documented
- * in docs/formats.md.
+ * in docs/formats.md. Reading: model_json.c; writing: model_json_write.c.
  *
  * Contract:
  *   - Any input bytes are safe. Every error names the JSON path of the
