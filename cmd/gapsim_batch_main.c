@@ -236,7 +236,10 @@ int main(int argc, char **argv)
         return fail(factors_path ? factors_path : "precomputation", &e);
     }
     if (loaded)
-        printf("factors    loaded from %s\n", factors_path);
+        printf("factors    loaded from %s%s\n", factors_path,
+               gs_precomp_has_part_factors(pc)
+                   ? ""
+                   : "; sparse parts not factored: this method does not solve with K");
     const int have_lq = gs_precomp_has_lq(pc);
     printf("precompute %.2f s: Cholesky of K %.2f s, Q = A'K^-1 A %.2f s, loads %.3f s, "
            "Cholesky of Q %.2f s%s, condition estimates %.2f s\n",

@@ -37,6 +37,29 @@ check "gi bit-identical from the loaded file" cmp -s "$TMP/wgi.npy" "$TMP/wgif2.
   --method npm --limit 3 --factors "$TMP/f.bin" > "$TMP/npmf.out" 2>&1
 check "npm loads L_Q from the factor file" grep -q "cond_1(Q) ~" "$TMP/npmf.out"
 check "npm from the file solved 3" grep -q "gaps solved          3 (3 optimal)" "$TMP/npmf.out"
+# a whole-mesh (sparse) model's factor file: GI loads it without factoring
+# the meshes (bit-identical), GI primal solves with K and factors them
+"$BIN/gapsim-gen" --kind lap --small --uncondensed --no-cond --out "$TMP/sp" --gaps 4 > /dev/null 2>&1
+check "gen writes an uncondensed model" test -f "$TMP/sp/lap.json"
+"$BIN/gapsim-batch" "$TMP/sp/lap.json" --gaps "$TMP/sp/lap.gaps.npy" --fraction 0.5 --method gi \
+  --factors "$TMP/sp.bin" --out "$TMP/sp1.npy" > "$TMP/sp1.out" 2>&1
+"$BIN/gapsim-batch" "$TMP/sp/lap.json" --gaps "$TMP/sp/lap.gaps.npy" --fraction 0.5 --method gi \
+  --factors "$TMP/sp.bin" --out "$TMP/sp2.npy" > "$TMP/sp2.out" 2>&1
+check "gi loads a sparse model's file without factoring the meshes" \
+  grep -q "loaded from .*sparse parts not factored" "$TMP/sp2.out"
+check "gi bit-identical from that file" cmp -s "$TMP/sp1.npy" "$TMP/sp2.npy"
+"$BIN/gapsim-batch" "$TMP/sp/lap.json" --gaps "$TMP/sp/lap.gaps.npy" --fraction 0.5 --method gi \
+  --form primal --factors "$TMP/sp.bin" --out "$TMP/sp3.npy" > "$TMP/sp3.out" 2>&1
+check "gi primal from that file exit 0" test $? -eq 0
+check "gi primal factors the meshes" bash -c "! grep -q 'sparse parts not factored' '$TMP/sp3.out'"
+check "gi primal agrees with gi relative within 1e-7 mm" python3 -c "
+import array, sys
+def data(path):  # the float64 data of an .npy file (after its header)
+    b = open(path, 'rb').read()
+    return array.array('d', b[10 + int.from_bytes(b[8:10], 'little'):])
+a, b = data(sys.argv[1]), data(sys.argv[2])
+assert len(a) == len(b) > 0 and max(abs(x - y) for x, y in zip(a, b)) <= 1e-7
+" "$TMP/sp1.npy" "$TMP/sp3.npy"
 "$BIN/gapsim-batch" "$TMP/sw.json" --gaps "$TMP/sw.gaps.npy" --fraction 0.5 --threads 1 \
   --method npm --limit 3 > "$TMP/npm.out" 2>&1
 check "npm computes L_Q" grep -Eq "Cholesky of Q [0-9.]+ s, condition" "$TMP/npm.out"
