@@ -175,7 +175,7 @@ static int schur_parts(const gs_precomp *p)
 /* A far field four times the default: each plate's mesh is then large
  * against its junction, the factor orders the contact rows last and Q's
  * terms come from the Schur complements, both parts side by side on two
- * threads (build_Q's invert_parts): the same bits as one after the other,
+ * threads (build_Q's inverse_terms): the same bits as one after the other,
  * Q of the condensed model to 1e-10. */
 GS_TEST(schur_parts_side_by_side_same_bits)
 {
