@@ -20,11 +20,14 @@
 #include "mixchol.h"
 #include "solver_impl.h"
 
+/* A candidate to join the working set (ipm_wset.c). */
 typedef struct {
     double w; /* residual gap (mm): the most violated joins first */
     int i;    /* pair */
 } ipm_key;
 
+/* The method's workspace, one per gs_solver (ipm.c allocates it): every
+ * vector the iterations use, so that they allocate nothing. */
 typedef struct {
     gs_cset cs;
     double *x, *dx, *f, *s1, *t; /* n */
