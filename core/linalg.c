@@ -78,7 +78,10 @@ gs_err gs_spd_cond_est(const double *K, int n, double *cond, const char *field, 
 
 void gs_blas_set_threads(int n)
 {
-    openblas_set_num_threads(n > 0 ? n : 1);
+    if (n <= 0)
+        n = 1;
+    if (openblas_get_num_threads() != n)
+        openblas_set_num_threads(n);
 }
 
 int gs_blas_get_threads(void)

@@ -32,7 +32,10 @@ double gs_sym_norm1(const double *A, int n, int lda);
 gs_err gs_spd_cond_est(const double *K, int n, double *cond, const char *field, gs_error *err);
 
 /* Threads OpenBLAS may use in the calling process (1 while a worker pool
- * solves one problem per core; all cores for the precomputation). */
+ * solves one problem per core; all cores for the precomputation). The
+ * setting is left alone when it is already n, so that code run on
+ * gs_run_blas1_workers' threads may ask for 1 thread (and restore what it
+ * found) without the workers rewriting OpenBLAS's global under each other. */
 void gs_blas_set_threads(int n);
 /* The BLAS thread count now in force. */
 int gs_blas_get_threads(void);

@@ -361,14 +361,10 @@ static gs_err spc_inv_schur(const gs_spchol *f, const int *R, int nr, double *W,
                 T[(size_t)(k - k0) * ld + (size_t)(Ls[pi[sn] + i] - k0)] =
                     x[px[sn] + (k - k1) * nrows + i];
     }
-    /* one thread: the same bits on any count (already so on build_Q's
-     * workers, which must not change the global setting under each other) */
-    const int threads = gs_blas_get_threads();
-    if (threads != 1)
-        gs_blas_set_threads(1);
+    const int threads = gs_blas_get_threads(); /* one thread: the same bits on any count */
+    gs_blas_set_threads(1);
     const lapack_int info = LAPACKE_dpotri_work(LAPACK_COL_MAJOR, 'L', nr, T, nr); /* S^-1 */
-    if (threads != 1)
-        gs_blas_set_threads(threads);
+    gs_blas_set_threads(threads);
     gs_err rc = GS_OK;
     if (info != 0) {
         rc = gs_errorf(err, GS_ERR_NOT_SPD, "",
@@ -389,10 +385,10 @@ static gs_err spc_inv_schur(const gs_spchol *f, const int *R, int nr, double *W,
     return rc;
 }
 
-/* 1 if f's rows ordered last are exactly R (as given to gs_spchol_factor). */
-static int spc_is_last(const gs_spchol *f, const int *R, int nr)
+/* f's rows ordered last are exactly R (as given to gs_spchol_factor). */
+int gs_spchol_schur_route(const gs_spchol *f, const int *R, int nr)
 {
-    if (!f->last || f->nlast != nr)
+    if (nr <= 0 || !f->last || f->nlast != nr)
         return 0;
     for (int i = 0; i < nr; i++)
         if (f->last[i] != R[i])
@@ -400,17 +396,12 @@ static int spc_is_last(const gs_spchol *f, const int *R, int nr)
     return 1;
 }
 
-int gs_spchol_schur_route(const gs_spchol *f, const int *R, int nr)
-{
-    return nr > 0 && spc_is_last(f, R, nr);
-}
-
 gs_err gs_spchol_inv_sub(const gs_spchol *f, const int *R, int nr, double *W, int threads,
                          gs_error *err)
 {
     if (nr <= 0)
         return GS_OK;
-    if (spc_is_last(f, R, nr))
+    if (gs_spchol_schur_route(f, R, nr))
         return spc_inv_schur(f, R, nr, W, err);
     inv_job jb = {.f = f, .R = R, .nr = nr, .W = W};
     pthread_mutex_init(&jb.mu, NULL);
