@@ -28,7 +28,7 @@ gs_err gm_bcast_precomp(const gs_model *mdl, gs_precomp **pc, unsigned flags, do
     gs_err rc = GS_OK;
     const int with_lq = !(flags & GS_PRECOMP_DEFER_LQ);
     *bytes = 0;
-    if (gm_rank() != 0 && !(*pc = gs_precomp_alloc(mdl, flags & GS_PRECOMP_DEFER_LQ)))
+    if (gm_rank() != 0 && !(*pc = gs_precomp_alloc(mdl, flags)))
         rc = gs_errorf(err, GS_ERR_NOMEM, "", "no memory for the factors (m = %d)", mdl->m);
     if ((rc = gm_agree(rc, "receiving the factors", err)) != GS_OK)
         return rc;
