@@ -32,7 +32,9 @@ enum { W_ENDIAN = 1, W_VERSION, W_HDR_BYTES, W_N, W_M, W_NPARTS, W_PAYLOAD, W_HA
 #if UINTPTR_MAX == 0xffffffffffffffffULL
 /* Tripwire: a new gs_precomp field must be saved and loaded here (and the
  * format version bumped); then update this size. lq_ready is not saved: a
- * saved precomputation always has L_Q (gs_precomp_save refuses one without). */
+ * saved precomputation always has L_Q (gs_precomp_save refuses one without);
+ * nor is parts_ready (it sat in lq_ready's padding): the sparse factors are
+ * recomputed at load, or later (GS_PRECOMP_DEFER_SPARSE). */
 _Static_assert(sizeof(gs_precomp) == 160, "gs_precomp changed: update precomp_io.c");
 #endif
 
@@ -376,6 +378,7 @@ gs_precomp *gs_precomp_alloc(const gs_model *mdl, unsigned flags)
     int ok = pc->L && pc->F && pc->cond_block && pc->Q && (pc->LQ || !with_lq) && pc->qdiag &&
              pc->u0;
     atomic_store(&pc->lq_ready, with_lq); /* every segment is filled before use */
+    atomic_store(&pc->parts_ready, !gs_model_has_sparse(mdl)); /* gs_precomp_factor_sparse */
     for (size_t b = 0; ok && b < np; b++) { /* O(n_parts) allocations */
         const size_t nb = (size_t)mdl->parts[b].ndof;
         ok = mdl->parts[b].Ksp || (pc->L[b] = pio_alloc(nb * nb)) != NULL;

@@ -165,17 +165,20 @@ static void *fac_worker(void *arg)
  * two or more and more than one BLAS thread, else one after the other (a
  * dense part with threaded BLAS; a sparse part always single-threaded,
  * factor_sparse_part). The first failing part in list order is reported.
- * anorm[b], rc[b] for each listed part b. */
+ * anorm[b], rc[b] for each listed part b; *t_cond the dense estimates'
+ * seconds (side by side: the longest). Writes nothing of pc but the
+ * listed parts' factors: gs_precomp_factor_sparse runs beside solves. */
 static gs_err factor_parts(gs_precomp *pc, const int *parts, int np, double *anorm, double *rc,
-                           gs_error *err)
+                           double *t_cond, gs_error *err)
 {
     const int threads = gs_blas_get_threads();
+    *t_cond = 0.0;
     if (np < 2 || threads < 2) {
         for (int i = 0; i < np; i++) {
             double tc = 0.0;
             const int b = parts[i];
             gs_err e = factor_part(pc, b, &anorm[b], &rc[b], &tc, err);
-            pc->t.cond += tc;
+            *t_cond += tc;
             if (e != GS_OK)
                 return e;
         }
@@ -195,16 +198,14 @@ static gs_err factor_parts(gs_precomp *pc, const int *parts, int np, double *ano
     gs_run_blas1_workers(threads < np ? threads : np, fac_worker, &j);
     pthread_mutex_destroy(&j.mu);
     gs_err rcode = GS_OK;
-    double t_cond = 0.0; /* the estimates ran side by side: the longest counts */
-    for (int i = 0; i < np; i++) {
+    for (int i = 0; i < np; i++) { /* the estimates ran side by side: the longest counts */
         if (rcode == GS_OK && j.rcode[i] != GS_OK) {
             rcode = j.rcode[i];
             if (err)
                 *err = j.errs[i];
         }
-        t_cond = fmax(t_cond, j.t_cond[i]);
+        *t_cond = fmax(*t_cond, j.t_cond[i]);
     }
-    pc->t.cond += t_cond;
     free(j.t_cond);
     free(j.rcode);
     free(j.errs);
@@ -219,12 +220,15 @@ gs_err gs_precomp_factor_sparse(gs_precomp *pc, gs_error *err)
         return gs_errorf(err, GS_ERR_NOMEM, "", "no memory");
     double *anorm = calloc(np + 1, sizeof *anorm), *rc = calloc(np + 1, sizeof *rc);
     int *parts = malloc(sizeof(int) * (np + 1)), ns = 0;
+    double t_cond; /* a sparse part has no dense estimate */
     gs_err e = anorm && rc && parts ? GS_OK : gs_errorf(err, GS_ERR_NOMEM, "", "no memory");
     for (int b = 0; e == GS_OK && b < mdl->n_parts; b++)
         if (mdl->parts[b].Ksp && !pc->F[b])
             parts[ns++] = b;
     if (e == GS_OK && ns > 0) /* side by side, as in the build */
-        e = factor_parts(pc, parts, ns, anorm, rc, err);
+        e = factor_parts(pc, parts, ns, anorm, rc, &t_cond, err);
+    if (e == GS_OK) /* after every F[b]: a reader that sees 1 sees them */
+        atomic_store_explicit(&pc->parts_ready, 1, memory_order_release);
     free(anorm);
     free(rc);
     free(parts);
@@ -244,8 +248,12 @@ static gs_err factor_blocks(gs_precomp *pc, gs_error *err)
         e = gs_errorf(err, GS_ERR_NOMEM, "parts", "no memory");
     for (int b = 0; b < np && e == GS_OK; b++)
         parts[b] = b;
+    double t_cond = 0.0;
     if (e == GS_OK && np > 0)
-        e = factor_parts(pc, parts, np, anorm, rc, err);
+        e = factor_parts(pc, parts, np, anorm, rc, &t_cond, err);
+    pc->t.cond += t_cond;
+    if (e == GS_OK)
+        atomic_store_explicit(&pc->parts_ready, 1, memory_order_release);
     double inv_max = 0.0;
     for (int b = 0; b < np && e == GS_OK; b++) {
         pc->cond_block[b] = rc[b] > 0 ? 1.0 / rc[b] : INFINITY;
@@ -678,10 +686,7 @@ gs_err gs_precomp_finish_lq(gs_precomp *pc, gs_error *err)
 
 int gs_precomp_has_part_factors(const gs_precomp *pc)
 {
-    for (int b = 0; b < pc->mdl->n_parts; b++)
-        if (pc->mdl->parts[b].Ksp && (!pc->F || !pc->F[b]))
-            return 0;
-    return 1;
+    return atomic_load_explicit(&((gs_precomp *)pc)->parts_ready, memory_order_acquire);
 }
 
 int gs_precomp_has_lq(const gs_precomp *pc)
@@ -750,7 +755,8 @@ int gs_precomp_kinv(const gs_precomp *pc, double *b)
         const int nb = mdl->parts[p].ndof;
         double *x = b + mdl->parts[p].offset;
         if (mdl->parts[p].Ksp) {
-            if (!pc->F || !pc->F[p] || gs_spchol_solve(pc->F[p], x, nb, 1, NULL) != GS_OK) {
+            if (!gs_precomp_has_part_factors(pc) ||
+                gs_spchol_solve(pc->F[p], x, nb, 1, NULL) != GS_OK) {
                 for (int i = 0; i < pc->n; i++)
                     b[i] = NAN;
                 return -1;
@@ -768,7 +774,7 @@ gs_err gs_precomp_part_solve(const gs_precomp *pc, int b, double *B, int ldb, in
 {
     const int nb = pc->mdl->parts[b].ndof;
     if (pc->mdl->parts[b].Ksp) {
-        if (!pc->F || !pc->F[b])
+        if (!gs_precomp_has_part_factors(pc))
             return gs_errorf(err, GS_ERR_INVALID, "", "sparse part %d is not factored", b);
         return gs_spchol_solve(pc->F[b], B, ldb, ncol, err);
     }

@@ -69,6 +69,8 @@ typedef struct {
     double normK1;       /* max_b ||K_b||_1 */
     gs_precomp_times t;
     atomic_int lq_ready; /* 1 once LQ and cond_Q are set (gs_precomp_has_lq) */
+    atomic_int parts_ready; /* 1 once every sparse part has its F[b]
+                               (gs_precomp_has_part_factors) */
 } gs_precomp;
 
 /* Flags of gs_precomp_build_ex. */
@@ -105,7 +107,8 @@ gs_err gs_precomp_finish_lq(gs_precomp *pc, gs_error *err);
 /* 1 if pc->LQ and cond_Q are set (an acquire load). */
 int gs_precomp_has_lq(const gs_precomp *pc);
 /* 1 if every sparse part has its factor (always, unless loaded or received
- * with GS_PRECOMP_DEFER_SPARSE and not yet gs_precomp_factor_sparse). O(parts). */
+ * with GS_PRECOMP_DEFER_SPARSE and not yet gs_precomp_factor_sparse); an
+ * acquire load, so that a solve may start beside that call. O(1). */
 int gs_precomp_has_part_factors(const gs_precomp *pc);
 void gs_precomp_free(gs_precomp *pc);
 
@@ -123,7 +126,10 @@ gs_err gs_precomp_part_solve(const gs_precomp *pc, int b, double *B, int ldb, in
                              gs_error *err);
 
 /* Factor the sparse parts of a precomputation whose dense data was loaded
- * from a file (precomp_io: sparse factors are not stored). O(CHOLMOD). */
+ * from a file (precomp_io: sparse factors are not stored). O(CHOLMOD).
+ * Writes only the missing F[b], then (release) the flag
+ * gs_precomp_has_part_factors reads: solves that do not need them may run
+ * meanwhile (gapsimd); two calls at once may not. */
 gs_err gs_precomp_factor_sparse(gs_precomp *pc, gs_error *err);
 
 /* y = Q x for a vector x with support S (|S| = ns, x given on S: xs[i] for

@@ -9,16 +9,24 @@
 #include "fcache.h"
 #include "registry.h"
 
-enum { GSD_LQ_TODO = 0, GSD_LQ_RUNNING, GSD_LQ_DONE, GSD_LQ_FAILED };
+enum { GSD_STEP_TODO = 0, GSD_STEP_RUNNING, GSD_STEP_DONE, GSD_STEP_FAILED };
+
+/* A step that completes a precomputation after "ready" (L_Q, the sparse
+ * parts' factors): run by the first thread that needs it, the others wait
+ * for it (gsd_asm_need_lq, gsd_asm_need_parts; assembly.c). */
+typedef struct {
+    pthread_mutex_t mu;
+    pthread_cond_t cv; /* state changed */
+    int state;         /* GSD_STEP_*, under mu */
+    gs_error err;      /* why it failed (GSD_STEP_FAILED) */
+} gsd_step;
 
 struct gsd_asm {
     char id[GSD_ID_LEN];
     char hash[40];             /* content hash (set when loaded / created) */
     pthread_mutex_t mu;        /* serializes loading and installing */
-    pthread_mutex_t lq_mu;     /* L_Q of a deferred precomputation (gsd_asm_need_lq): */
-    pthread_cond_t lq_cv;      /* lq_state changed */
-    int lq_state;              /* GSD_LQ_*, under lq_mu */
-    gs_error lq_err;           /* why it failed (GSD_LQ_FAILED) */
+    gsd_step lq;               /* L_Q of a deferred precomputation (gsd_asm_need_lq) */
+    gsd_step parts;            /* factors of a loaded one's sparse parts (gsd_asm_need_parts) */
     gs_model *mdl;             /* NULL until loaded */
     gs_precomp *pc;            /* NULL until ready */
     gs_solver **solvers;       /* n_workers slots */

@@ -14,6 +14,7 @@
 #include "jobs.h"
 #include "linalg.h"
 #include "precomp_io.h"
+#include "runner.h"
 #include "summary.h"
 #include "upkeep.h"
 
@@ -141,41 +142,87 @@ static gs_err build_factors(gsd_asm *a, unsigned flags, gsd_assembly_row *row, g
     return GS_OK;
 }
 
-/* ---- L_Q after "ready" ------------------------------------------------------
- * The upload's precomputation stops before L_Q (GS_PRECOMP_DEFER_LQ), which
- * GI on the relative form (the default, and auto's pick) never reads:
- * "ready" comes that much sooner (the lap joint: 0.2 s of 1.1 s; lap-fine
- * about 1 s of 7 s). The task that saves the factors computes it first, on
- * one core beside the solves; a solve by a method that reads it (dual GI,
- * NPM, primal IPM: gs_method_needs_lq) before that computes it itself or
- * waits for whoever does. */
+/* ---- steps after "ready" ----------------------------------------------------
+ * Run fn on pc once, by the first caller; the others wait for it and get
+ * its result. A failure for want of memory is not kept (the next caller
+ * tries again); any other is returned to every later caller. done(pc): the
+ * step is already there (an acquire load). *ran: 1 if this call ran fn. */
+static gs_err run_step(gsd_step *st, int (*done)(const gs_precomp *),
+                       gs_err (*fn)(gs_precomp *, gs_error *), gs_precomp *pc, int *ran,
+                       gs_error *err)
+{
+    *ran = 0;
+    if (done(pc))
+        return GS_OK;
+    pthread_mutex_lock(&st->mu);
+    while (st->state == GSD_STEP_RUNNING)
+        pthread_cond_wait(&st->cv, &st->mu);
+    if (st->state == GSD_STEP_TODO && !done(pc)) {
+        st->state = GSD_STEP_RUNNING;
+        *ran = 1;
+        pthread_mutex_unlock(&st->mu);
+        gs_error e = {0};
+        gs_err rc = fn(pc, &e);
+        pthread_mutex_lock(&st->mu);
+        st->state = rc == GS_OK ? GSD_STEP_DONE : GSD_STEP_FAILED;
+        st->err = e;
+        pthread_cond_broadcast(&st->cv);
+    }
+    gs_err rc = GS_OK;
+    if (st->state == GSD_STEP_FAILED) {
+        rc = st->err.code;
+        if (err)
+            *err = st->err;
+        if (rc == GS_ERR_NOMEM)
+            st->state = GSD_STEP_TODO;
+    }
+    pthread_mutex_unlock(&st->mu);
+    return rc;
+}
+
+/* L_Q after "ready". The upload's precomputation stops before L_Q
+ * (GS_PRECOMP_DEFER_LQ), which GI on the relative form (the default, and
+ * auto's pick) never reads: "ready" comes that much sooner (the lap joint:
+ * 0.2 s of 1.1 s; lap-fine about 1 s of 7 s). The task that saves the
+ * factors computes it first, on one core beside the solves; a solve by a
+ * method that reads it (dual GI, NPM, primal IPM: gs_method_needs_lq)
+ * before that computes it itself or waits for whoever does. */
 gs_err gsd_asm_need_lq(gsd_asm *a, gs_error *err)
 {
     gs_precomp *pc = a->pc; /* set before any solve can run (gsd_asm_ensure) */
     if (!pc)
         return gs_errorf(err, GS_ERR_INVALID, "assembly", "assembly %s is not ready", a->id);
-    if (gs_precomp_has_lq(pc))
-        return GS_OK;
-    pthread_mutex_lock(&a->lq_mu);
-    while (a->lq_state == GSD_LQ_RUNNING)
-        pthread_cond_wait(&a->lq_cv, &a->lq_mu);
-    if (a->lq_state == GSD_LQ_TODO && !gs_precomp_has_lq(pc)) {
-        a->lq_state = GSD_LQ_RUNNING;
-        pthread_mutex_unlock(&a->lq_mu);
-        gs_error e = {0};
-        gs_err rc = gs_precomp_finish_lq(pc, &e); /* O(m^3 / 3), one core */
-        pthread_mutex_lock(&a->lq_mu);
-        a->lq_state = rc ? GSD_LQ_FAILED : GSD_LQ_DONE;
-        a->lq_err = e;
-        pthread_cond_broadcast(&a->lq_cv);
-    }
+    int ran;
+    return run_step(&a->lq, gs_precomp_has_lq, gs_precomp_finish_lq, pc, &ran, err);
+}
+
+/* The sparse parts' factors after a restart. factors.bin holds no sparse
+ * factor, and a restart's load (gsd_asm_ensure) leaves them to the first
+ * solve that needs them (GS_PRECOMP_DEFER_SPARSE), which factors them
+ * while the solves that do not (GI relative, the default) go on. */
+static gs_err need_parts(const gsd_app *app, gsd_asm *a, gs_error *err)
+{
+    gs_precomp *pc = a->pc;
+    const double t0 = gs_now();
+    int ran;
+    gs_err rc = run_step(&a->parts, gs_precomp_has_part_factors, gs_precomp_factor_sparse, pc,
+                         &ran, err);
+    if (ran)
+        gsd_log(app, 1, "assembly %s: sparse parts %s for a solve with K (%.2f s)", a->id,
+                rc == GS_OK ? "factored" : "not factored", gs_now() - t0);
+    return rc;
+}
+
+gs_err gsd_asm_need(const gsd_app *app, gsd_asm *a, const gs_solve_opts *opts, gs_error *err)
+{
+    if (!a->pc)
+        return gs_errorf(err, GS_ERR_INVALID, "assembly", "assembly %s is not ready", a->id);
+    const unsigned defer = gs_run_precomp_flags(opts);
     gs_err rc = GS_OK;
-    if (a->lq_state == GSD_LQ_FAILED) {
-        rc = a->lq_err.code;
-        if (err)
-            *err = a->lq_err;
-    }
-    pthread_mutex_unlock(&a->lq_mu);
+    if (!(defer & GS_PRECOMP_DEFER_LQ))
+        rc = gsd_asm_need_lq(a, err);
+    if (rc == GS_OK && !(defer & GS_PRECOMP_DEFER_SPARSE))
+        rc = need_parts(app, a, err);
     return rc;
 }
 
@@ -446,7 +493,8 @@ gs_err gsd_asm_ensure(gsd_app *app, gsd_asm *a, gsd_store *st, gs_error *err)
         unsigned long long sum = strtoull(row.factor_checksum, NULL, 16);
         gs_error le = {0};
         if (!row.factor_checksum[0] ||
-            gs_precomp_load(a->mdl, path, sum ? sum : 1, &a->pc, &le) != GS_OK) {
+            gs_precomp_load_ex(a->mdl, path, sum ? sum : 1, GS_PRECOMP_DEFER_SPARSE, &a->pc,
+                               &le) != GS_OK) {
             if (row.factor_checksum[0])
                 gsd_log(app, 0, "assembly %s: factors unusable (%s); recomputing from the "
                         "model", a->id, le.msg);
@@ -461,7 +509,10 @@ gs_err gsd_asm_ensure(gsd_app *app, gsd_asm *a, gsd_store *st, gs_error *err)
             if (rc == GS_OK)
                 rc = gsd_store_assembly_update(st, &row, err);
         } else {
-            gsd_log(app, 1, "assembly %s: factors loaded", a->id);
+            gsd_log(app, 1, "assembly %s: factors loaded%s", a->id,
+                    gs_precomp_has_part_factors(a->pc)
+                        ? ""
+                        : "; sparse parts factored when a solve needs K (x, primal forms)");
         }
     }
     pthread_mutex_unlock(&a->mu);

@@ -33,6 +33,12 @@ gs_err gsd_asm_ensure(gsd_app *app, gsd_asm *a, gsd_store *st, gs_error *err);
  * read it (gs_method_needs_lq). Its failure (GS_ERR_SINGULAR: dependent
  * pairs) is returned to every caller. */
 gs_err gsd_asm_need_lq(gsd_asm *a, gs_error *err);
+/* Make sure a's precomputation (ensured) has what a solve with opts needs
+ * beyond "ready" (gs_run_precomp_flags: the one rule): L_Q (gsd_asm_need_lq)
+ * and, after a restart's load, the sparse parts' factors for x, the primal
+ * certificate and the primal forms (computed by the first caller, the
+ * others wait; the solves that need neither go on meanwhile). */
+gs_err gsd_asm_need(const gsd_app *app, gsd_asm *a, const gs_solve_opts *opts, gs_error *err);
 /* Load only the model (geometry queries), not the factors. */
 gs_err gsd_asm_model(gsd_app *app, gsd_asm *a, gs_error *err);
 /* Re-queue the precomputations a stop interrupted (at start). */

@@ -615,8 +615,8 @@ static void run_chunk(gsd_app *app, gsd_worker *w, gsd_job *job, int *idx, int c
         rc = gs_errorf(&e, GS_ERR_NOMEM, "", "out of memory");
     if (!rc)
         rc = gsd_asm_ensure(app, c.a, w->st, &e);
-    if (!rc && gs_method_needs_lq(job->spec.opts.method, job->spec.opts.form))
-        rc = gsd_asm_need_lq(c.a, &e);
+    if (!rc)
+        rc = gsd_asm_need(app, c.a, &job->spec.opts, &e);
     if (!rc)
         rc = prepare(job, c.a, app->jobs, app->o.workers, &e);
     gs_solver *sv = rc ? NULL : gsd_asm_solver(c.a, w->idx, &e);

@@ -38,8 +38,11 @@ static void asm_free(gsd_asm *a)
     gs_precomp_free(a->pc);
     gs_model_free(a->mdl);
     pthread_mutex_destroy(&a->mu);
-    pthread_cond_destroy(&a->lq_cv);
-    pthread_mutex_destroy(&a->lq_mu);
+    gsd_step *steps[] = {&a->lq, &a->parts};
+    for (int i = 0; i < 2; i++) {
+        pthread_cond_destroy(&steps[i]->cv);
+        pthread_mutex_destroy(&steps[i]->mu);
+    }
     free(a);
 }
 
@@ -74,8 +77,11 @@ gsd_asm *gsd_registry_acquire(gsd_registry *reg, const char *id)
         }
         snprintf(a->id, sizeof a->id, "%s", id);
         pthread_mutex_init(&a->mu, NULL);
-        pthread_mutex_init(&a->lq_mu, NULL);
-        pthread_cond_init(&a->lq_cv, NULL);
+        gsd_step *steps[] = {&a->lq, &a->parts};
+        for (int i = 0; i < 2; i++) {
+            pthread_mutex_init(&steps[i]->mu, NULL);
+            pthread_cond_init(&steps[i]->cv, NULL);
+        }
         a->solvers = sv;
         a->n_workers = reg->n_workers;
         a->fcache_budget = reg->fcache_budget;

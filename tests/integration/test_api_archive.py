@@ -6,7 +6,9 @@ The same model content uploaded as an archive and inline gets the same
 content hash, so the FE format path is checked end to end. The small lap
 joint uncondensed (each part's whole plate as a sparse Nastran DMIG matrix,
 condensed by the daemon with CHOLMOD) solves to the condensed model's
-residual gaps within 1e-9 mm, and --max-fe-dofs refuses it with 413."""
+residual gaps within 1e-9 mm, after a restart too (its sparse factors made
+once, by the first solves that need K), and --max-fe-dofs refuses it with
+413."""
 import io
 import json
 import os
@@ -142,6 +144,45 @@ class ArchiveUpload(ApiCase):
             s2 = self.solve(g, fasteners=[0, 4, 9])
             self.assertEqual(s1["status"], "optimal", s1)
             self.assert_close(s1["w"], s2["w"], tol=1e-9, what="residual gaps, gap %d" % k)
+
+    def test_whole_mesh_factors_on_demand_after_restart(self):
+        """After a restart the stored factors load without the sparse parts'
+        factors (factors.bin holds none); GI relative solves at once, and
+        the first solves that need K (x, GI on the primal form), asked
+        side by side, factor them once and get the same x as before."""
+        d = h.Daemon(workers=2).start()
+        try:
+            r = self.post(tar_bytes(self.sparse_folder()), "application/x-tar",
+                          "&model=lap.json", d=d)
+            self.assertIn(r.status, (200, 201), r.body[:400])
+            aid = r.json()["id"]
+            self.assertTrue(d.wait_factors_saved(aid, 120)["factors_saved"])
+            url = "/v1/assemblies/%s/solve" % aid
+            body = {"g": self.G[5], "fasteners": [0, 4, 9], "return": ["w", "x"]}
+            before = d.post(url, body).json()
+            self.assertEqual(before["status"], "optimal", before)
+            d.restart()
+            off = os.path.getsize(d.log_path)
+            s = d.post(url, {"g": self.G[7], "fasteners": [0, 4, 9]}).json()
+            self.assertEqual(s["status"], "optimal", s)
+            self.assert_close(s["w"], self.solve(self.G[7], fasteners=[0, 4, 9])["w"], tol=1e-9)
+            job = d.post("/v1/assemblies/%s/clouds" % aid,
+                         {"gaps": self.G[:6], "solver": "gi", "formulation": "primal"}).json()
+            after = d.post(url, body).json()
+            self.assertEqual(d.wait_job(job["id"])["status"], "done")
+            self.assertEqual(after["x"], before["x"])  # the same factors: the same bits
+            self.assert_close(after["w"], before["w"], tol=0.0)
+            res = d.get("/v1/jobs/%s/results?fields=w" % job["id"]).json()["results"]
+            for k in range(6):
+                self.assert_close(res[k]["w"], self.solve(self.G[k])["w"], tol=1e-9,
+                                  what="GI primal, gap %d" % k)
+            with open(d.log_path, "rb") as f:
+                f.seek(off)
+                log = f.read().decode(errors="replace")
+            self.assertIn("sparse parts factored when a solve needs K", log)
+            self.assertEqual(log.count("sparse parts factored for a solve with K"), 1, log)
+        finally:
+            d.cleanup()
 
     def test_whole_mesh_over_max_fe_dofs(self):
         d = h.Daemon(workers=1, extra=["--max-fe-dofs", "100"]).start()
