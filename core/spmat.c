@@ -93,10 +93,54 @@ static gs_err sp_alloc(gs_spmat *a, int64_t n, size_t nnz, gs_error *err)
     return GS_OK;
 }
 
-/* CSC of the triplets, rows ascending per column, duplicates summed.
- * Counting sort by row, then a stable counting sort by column: O(len + n). */
-static gs_err sp_build(const gs_coo *c, int64_t n, gs_spmat *out, gs_error *err)
+/* 1 if the triplets are in CSC order already: columns ascending, rows
+ * strictly ascending within each (no duplicates), as the entry-per-line
+ * files written column by column come (gapsim's own Matrix Market, Nastran
+ * DMIG). O(len). */
+static int coo_in_csc_order(const gs_coo *c)
 {
+    for (size_t k = 1; k < c->len; k++)
+        if (c->col[k] < c->col[k - 1] || (c->col[k] == c->col[k - 1] && c->row[k] <= c->row[k - 1]))
+            return 0;
+    return 1;
+}
+
+/* CSC of triplets in CSC order: one pass, O(len + n), taking over the
+ * builder's row and value arrays (int64_t rows are CHOLMOD_LONG's) instead
+ * of copying them. The sorts below move every entry twice through random
+ * addresses into new arrays: 2.8 million entries in ~0.6 s against ~0.05 s
+ * here. */
+static gs_err sp_build_ordered(gs_coo *c, int64_t n, gs_spmat *out, gs_error *err)
+{
+    memset(out, 0, sizeof *out);
+    out->n = n;
+    if (!(out->colptr = calloc((size_t)n + 1, sizeof *out->colptr)))
+        return gs_errorf(err, GS_ERR_NOMEM, "", "no memory for a sparse %" PRId64 " x %" PRId64
+                         " matrix", n, n);
+    for (size_t k = 0; k < c->len; k++)
+        out->colptr[c->col[k] + 1]++;
+    for (int64_t j = 0; j < n; j++)
+        out->colptr[j + 1] += out->colptr[j];
+    out->nnz = (int64_t)c->len;
+    if (!c->len) { /* sp_alloc's one-entry arrays: nothing to take */
+        free(out->colptr);
+        return sp_alloc(out, n, 0, err);
+    }
+    out->rowind = c->row;
+    out->val = c->val;
+    c->row = NULL;
+    c->val = NULL;
+    c->len = c->cap = 0;
+    return GS_OK;
+}
+
+/* CSC of the triplets, rows ascending per column, duplicates summed.
+ * In CSC order already: sp_build_ordered (which empties c). Otherwise a
+ * counting sort by row, then a stable counting sort by column: O(len + n). */
+static gs_err sp_build(gs_coo *c, int64_t n, gs_spmat *out, gs_error *err)
+{
+    if (coo_in_csc_order(c))
+        return sp_build_ordered(c, n, out, err);
     const size_t len = c->len;
     size_t *cnt = calloc((size_t)n + 1, sizeof *cnt);
     size_t *by_row = malloc((len ? len : 1) * sizeof *by_row);
@@ -297,6 +341,56 @@ int64_t gs_spmat_find_row(const gs_spmat *a, int64_t label, int dof)
     return lo < a->n && a->label[lo] == label && a->dof[lo] == dof ? lo : -1;
 }
 
+/* out (stype 0) = the symmetric matrix of a's entries with i >= j (nnz of
+ * them, counting the off-diagonal ones twice). Column c holds the mirrors
+ * (c, j) of the columns j < c, met in ascending j, then a's own entries
+ * i >= c (ascending in a): rows strictly ascending, the layout sp_build
+ * gave the triplets it replaces. Two passes, O(nnz(a) + n). */
+static gs_err sp_mirror_lower(const gs_spmat *a, size_t nnz, gs_spmat *out, gs_error *err)
+{
+    const int64_t n = a->n;
+    int64_t *next = calloc((size_t)n + 1, sizeof *next); /* a column's next mirror slot */
+    gs_err rc = next ? sp_alloc(out, n, nnz, err)
+                     : gs_errorf(err, GS_ERR_NOMEM, "", "no memory to mirror %" PRId64 " rows", n);
+    if (rc != GS_OK) {
+        free(next);
+        return rc;
+    }
+    for (int64_t j = 0; j < n; j++)
+        for (int64_t p = a->colptr[j]; p < a->colptr[j + 1]; p++) {
+            const int64_t i = a->rowind[p];
+            if (i >= j) {
+                out->colptr[j + 1]++;
+                if (i > j)
+                    out->colptr[i + 1]++;
+            }
+        }
+    for (int64_t j = 0; j < n; j++) {
+        out->colptr[j + 1] += out->colptr[j];
+        next[j] = out->colptr[j];
+    }
+    for (int64_t j = 0; j < n; j++) {
+        int64_t own = 0;
+        for (int64_t p = a->colptr[j]; p < a->colptr[j + 1]; p++)
+            own += a->rowind[p] >= j;
+        int64_t w = out->colptr[j + 1] - own;
+        for (int64_t p = a->colptr[j]; p < a->colptr[j + 1]; p++) {
+            const int64_t i = a->rowind[p];
+            if (i < j)
+                continue; /* the lower triangle stands for both */
+            out->rowind[w] = i;
+            out->val[w++] = a->val[p];
+            if (i > j) {
+                out->rowind[next[i]] = j;
+                out->val[next[i]++] = a->val[p];
+            }
+        }
+    }
+    out->nnz = out->colptr[n];
+    free(next);
+    return GS_OK;
+}
+
 gs_err gs_spmat_symmetric_full(const gs_spmat *a, double rtol, gs_spmat *out, gs_error *err)
 {
     char ri[64], rj[64];
@@ -331,21 +425,7 @@ gs_err gs_spmat_symmetric_full(const gs_spmat *a, double rtol, gs_spmat *out, gs
                 }
             }
     }
-    gs_coo c;
-    gs_coo_init(&c, SIZE_MAX);
-    gs_err rc = gs_coo_reserve(&c, (size_t)(2 * lower + diag), err);
-    for (int64_t j = 0; j < a->n && rc == GS_OK; j++)
-        for (int64_t p = a->colptr[j]; p < a->colptr[j + 1] && rc == GS_OK; p++) {
-            const int64_t i = a->rowind[p];
-            if (i < j)
-                continue; /* the lower triangle stands for both */
-            rc = gs_coo_add(&c, i, j, a->val[p], err);
-            if (rc == GS_OK && i != j)
-                rc = gs_coo_add(&c, j, i, a->val[p], err);
-        }
-    if (rc == GS_OK)
-        rc = sp_build(&c, a->n, out, err);
-    gs_coo_free(&c);
+    gs_err rc = sp_mirror_lower(a, (size_t)(2 * lower + diag), out, err);
     if (rc == GS_OK && a->label && a->dof) {
         out->label = malloc((size_t)a->n * sizeof *out->label);
         out->dof = malloc((size_t)a->n * sizeof *out->dof);

@@ -63,8 +63,8 @@ void gs_coo_free(gs_coo *c);
  * GS_COO_SYMMETRIC with entries in both triangles requires every mirrored
  * pair to be equal (GS_ERR_NOT_SYMMETRIC naming the entry otherwise).
  * label / dof (n each, malloc'ed, or NULL) become out's row labels; they
- * are freed on failure. The builder is emptied. Cost O(nnz + n) (two
- * counting sorts). */
+ * are freed on failure. The builder is emptied. Cost O(nnz + n) (one pass
+ * when the triplets come in CSC order, else two counting sorts). */
 gs_err gs_coo_to_spmat(gs_coo *c, int64_t n, gs_coo_sym sym, int64_t *label, int *dof,
                        gs_spmat *out, gs_error *err);
 
@@ -81,7 +81,7 @@ gs_err gs_spmat_from_dense(const double *rowmajor, int64_t n, gs_spmat *out, gs_
  * or from a general a (stype 0) whose every entry equals its mirror within
  * rtol * max|a_ij| (GS_ERR_NOT_SYMMETRIC naming the entry otherwise; the
  * lower triangle is mirrored, so out is exactly symmetric). Non-finite
- * entries: GS_ERR_NONFINITE. a's labels are copied. O(nnz log(nnz / n)). */
+ * entries: GS_ERR_NONFINITE. a's labels are copied. O(nnz + n). */
 gs_err gs_spmat_symmetric_full(const gs_spmat *a, double rtol, gs_spmat *out, gs_error *err);
 
 /* y = A x for a matrix with every entry stored (stype 0). O(nnz). */
