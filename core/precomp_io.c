@@ -488,7 +488,7 @@ gs_err gs_precomp_load_ex(const gs_model *mdl, const char *path, unsigned long l
     if (e == GS_OK)
         e = pio_read_payload(&f, st, pc, expect, err);
     if (e == GS_OK && !(flags & GS_PRECOMP_DEFER_SPARSE)) /* not stored: recomputed */
-        e = gs_precomp_factor_sparse(pc, err);
+        e = gs_precomp_factor_sparse(pc, 0, err);
     XXH3_freeState(st);
     if (f.fd >= 0)
         close(f.fd);

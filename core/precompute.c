@@ -162,16 +162,15 @@ static void *fac_worker(void *arg)
 }
 
 /* Factor the parts listed in parts (np of them): in parallel when there are
- * two or more and more than one BLAS thread, else one after the other (a
+ * two or more and threads > 1, else one after the other (a
  * dense part with threaded BLAS; a sparse part always single-threaded,
  * factor_sparse_part). The first failing part in list order is reported.
  * anorm[b], rc[b] for each listed part b; *t_cond the dense estimates'
  * seconds (side by side: the longest). Writes nothing of pc but the
  * listed parts' factors: gs_precomp_factor_sparse runs beside solves. */
-static gs_err factor_parts(gs_precomp *pc, const int *parts, int np, double *anorm, double *rc,
-                           double *t_cond, gs_error *err)
+static gs_err factor_parts(gs_precomp *pc, const int *parts, int np, int threads,
+                           double *anorm, double *rc, double *t_cond, gs_error *err)
 {
-    const int threads = gs_blas_get_threads();
     *t_cond = 0.0;
     if (np < 2 || threads < 2) {
         for (int i = 0; i < np; i++) {
@@ -212,7 +211,7 @@ static gs_err factor_parts(gs_precomp *pc, const int *parts, int np, double *ano
     return rcode;
 }
 
-gs_err gs_precomp_factor_sparse(gs_precomp *pc, gs_error *err)
+gs_err gs_precomp_factor_sparse(gs_precomp *pc, int threads, gs_error *err)
 {
     const gs_model *mdl = pc->mdl;
     const size_t np = (size_t)mdl->n_parts;
@@ -226,7 +225,8 @@ gs_err gs_precomp_factor_sparse(gs_precomp *pc, gs_error *err)
         if (mdl->parts[b].Ksp && !pc->F[b])
             parts[ns++] = b;
     if (e == GS_OK && ns > 0) /* side by side, as in the build */
-        e = factor_parts(pc, parts, ns, anorm, rc, &t_cond, err);
+        e = factor_parts(pc, parts, ns, threads > 0 ? threads : gs_blas_get_threads(), anorm, rc,
+                         &t_cond, err);
     if (e == GS_OK) /* after every F[b]: a reader that sees 1 sees them */
         atomic_store_explicit(&pc->parts_ready, 1, memory_order_release);
     free(anorm);
@@ -250,7 +250,7 @@ static gs_err factor_blocks(gs_precomp *pc, gs_error *err)
         parts[b] = b;
     double t_cond = 0.0;
     if (e == GS_OK && np > 0)
-        e = factor_parts(pc, parts, np, anorm, rc, &t_cond, err);
+        e = factor_parts(pc, parts, np, gs_blas_get_threads(), anorm, rc, &t_cond, err);
     pc->t.cond += t_cond;
     if (e == GS_OK)
         atomic_store_explicit(&pc->parts_ready, 1, memory_order_release);

@@ -127,10 +127,11 @@ gs_err gs_precomp_part_solve(const gs_precomp *pc, int b, double *B, int ldb, in
 
 /* Factor the sparse parts of a precomputation whose dense data was loaded
  * from a file (precomp_io: sparse factors are not stored). O(CHOLMOD).
- * Writes only the missing F[b], then (release) the flag
- * gs_precomp_has_part_factors reads: solves that do not need them may run
- * meanwhile (gapsimd); two calls at once may not. */
-gs_err gs_precomp_factor_sparse(gs_precomp *pc, gs_error *err);
+ * One part per thread on up to `threads` threads (0: OpenBLAS's thread
+ * count; the factors do not depend on it). Writes only the missing F[b],
+ * then (release) the flag gs_precomp_has_part_factors reads: solves that do
+ * not need them may run meanwhile (gapsimd); two calls at once may not. */
+gs_err gs_precomp_factor_sparse(gs_precomp *pc, int threads, gs_error *err);
 
 /* y = Q x for a vector x with support S (|S| = ns, x given on S: xs[i] for
  * index S[i]); y is m long. O(m ns) using contiguous columns of Q

@@ -50,6 +50,6 @@ gs_err gm_bcast_precomp(const gs_model *mdl, gs_precomp **pc, unsigned flags, do
     }
     /* sparse parts: each rank factors its own copy, where the solves need it */
     if (!rc && gm_rank() != 0 && !(flags & GS_PRECOMP_DEFER_SPARSE))
-        rc = gs_precomp_factor_sparse(*pc, err);
+        rc = gs_precomp_factor_sparse(*pc, 0, err);
     return gm_agree(rc, "factoring the sparse parts", err);
 }
