@@ -76,7 +76,8 @@ gs_err gs_model_alloc_block(gs_model *mdl, int b, int ndof, gs_error *err)
         return gs_errorf(err, GS_ERR_NOMEM, field, "no memory for a %d x %d block", ndof, ndof);
     }
     mdl->parts[b].ndof = ndof;
-    mdl->validated = 0;
+    if (mdl->validated) /* a model being read is not: its blocks load side by side */
+        mdl->validated = 0;
     return GS_OK;
 }
 
@@ -109,7 +110,8 @@ gs_err gs_model_set_sparse_block(gs_model *mdl, int b, gs_spmat *K, gs_error *er
     free(pt->Ksp);
     pt->Ksp = full;
     pt->ndof = (int)full->n;
-    mdl->validated = 0;
+    if (mdl->validated) /* as in gs_model_alloc_block */
+        mdl->validated = 0;
     return GS_OK;
 }
 

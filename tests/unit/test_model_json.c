@@ -296,6 +296,12 @@ GS_TEST(mj_file_reference_errors)
                         "f", "file references not allowed"));
     GS_CHECK(expect_err(subst(BASE, k1, "\"missing.npy\""), dir, NULL, GS_ERR_IO, "parts[1].K",
                         "missing.npy"));
+    /* both parts' files bad, read side by side (mj_load_blocks): the first
+     * part's error is reported, as reading them in turn would */
+    char *both = subst(BASE, k1, "\"missing.npy\"");
+    GS_CHECK(expect_err(subst(both, "[[4, 1, 0], [1, 4, 1], [0, 1, 4]]", "\"missing0.npy\""), dir,
+                        NULL, GS_ERR_IO, "parts[0].K", "missing0.npy"));
+    free(both);
     /* wrong shape: a 3 x 3 file for a 2-DOF part */
     const double k0[9] = {4, 1, 0, 1, 4, 1, 0, 1, 4};
     size_t s0[2] = {3, 3};
