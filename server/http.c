@@ -1,5 +1,6 @@
 /*
- * http.c -- libmicrohttpd wiring, bodies, routing and responses (see http.h).
+ * http.c -- libmicrohttpd wiring, routing and responses (see http.h); the
+ * request bodies are http_body.c's, the hang-up watch hangup.c's.
  */
 #define _GNU_SOURCE
 #include "http.h"
@@ -9,8 +10,6 @@
 #include <netinet/in.h>
 #include <fcntl.h>
 #include <malloc.h>
-#include <poll.h>
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +19,7 @@
 
 #include "fileio.h"
 #include "guard.h"
+#include "http_impl.h"
 #include "linalg.h"
 
 static atomic_int live_requests;
@@ -183,109 +183,6 @@ void gsd_req_abandon(gsd_req *r)
     gsd_req_finish(r);
 }
 
-/* ---- hang-up watch of suspended requests -------------------------------------- */
-
-typedef struct {
-    gsd_req *r;
-    int fd;
-    atomic_int *flag;
-} watch_entry;
-
-static struct {
-    pthread_mutex_t mu;
-    watch_entry *e;
-    int n, cap;
-    atomic_int stop;
-    int running;
-    pthread_t th;
-} watch = {.mu = PTHREAD_MUTEX_INITIALIZER};
-
-void gsd_req_watch(gsd_req *r, atomic_int *flag)
-{
-    const union MHD_ConnectionInfo *ci =
-        MHD_get_connection_info(r->conn, MHD_CONNECTION_INFO_CONNECTION_FD);
-    if (!ci)
-        return; /* no socket to watch: the solve runs to its end */
-    pthread_mutex_lock(&watch.mu);
-    if (watch.n == watch.cap) {
-        int nc = watch.cap ? 2 * watch.cap : 16;
-        watch_entry *t = realloc(watch.e, sizeof *t * (size_t)nc);
-        if (t) {
-            watch.e = t;
-            watch.cap = nc;
-        }
-    }
-    if (watch.n < watch.cap)
-        watch.e[watch.n++] = (watch_entry){r, ci->connect_fd, flag};
-    pthread_mutex_unlock(&watch.mu);
-}
-
-void gsd_req_unwatch(gsd_req *r)
-{
-    pthread_mutex_lock(&watch.mu);
-    for (int i = 0; i < watch.n; i++)
-        if (watch.e[i].r == r)
-            watch.e[i--] = watch.e[--watch.n];
-    pthread_mutex_unlock(&watch.mu);
-}
-
-void gsd_http_cancel_watched(void)
-{
-    pthread_mutex_lock(&watch.mu);
-    for (int i = 0; i < watch.n; i++)
-        atomic_store(watch.e[i].flag, 1);
-    pthread_mutex_unlock(&watch.mu);
-}
-
-/* Every 50 ms: poll the watched sockets (copied under the lock), then set
- * the flags of those that hung up and are still watched. O(watched). */
-static void *watch_thread(void *arg)
-{
-    (void)arg;
-    struct pollfd *pf = NULL;
-    gsd_req **who = NULL;
-    int cap = 0;
-    while (!atomic_load(&watch.stop)) {
-        pthread_mutex_lock(&watch.mu);
-        int n = watch.n;
-        if (n > cap) {
-            struct pollfd *a = realloc(pf, sizeof *a * (size_t)n);
-            gsd_req **b = a ? realloc(who, sizeof *b * (size_t)n) : NULL;
-            if (a)
-                pf = a;
-            if (b) {
-                who = b;
-                cap = n;
-            }
-        }
-        n = n < cap ? n : cap;
-        for (int i = 0; i < n; i++) {
-            pf[i] = (struct pollfd){.fd = watch.e[i].fd, .events = POLLRDHUP};
-            who[i] = watch.e[i].r;
-        }
-        pthread_mutex_unlock(&watch.mu);
-        if (n == 0 || poll(pf, (nfds_t)n, 0) <= 0) {
-            usleep(50000);
-            continue;
-        }
-        pthread_mutex_lock(&watch.mu);
-        for (int i = 0; i < n; i++) {
-            if (!(pf[i].revents & (POLLRDHUP | POLLHUP | POLLERR)))
-                continue;
-            for (int j = 0; j < watch.n; j++)
-                if (watch.e[j].r == who[i] && watch.e[j].fd == pf[i].fd) {
-                    atomic_store(watch.e[j].flag, 1);
-                    watch.e[j--] = watch.e[--watch.n]; /* once */
-                }
-        }
-        pthread_mutex_unlock(&watch.mu);
-        usleep(50000);
-    }
-    free(pf);
-    free(who);
-    return NULL;
-}
-
 /* ---- lookups -------------------------------------------------------------- */
 
 const char *gsd_query(gsd_req *r, const char *key)
@@ -356,205 +253,6 @@ static unsigned route(gsd_req *r)
     return path_known ? 405 : 404;
 }
 
-/* ---- bodies --------------------------------------------------------------- */
-
-static int content_type_is(const char *ct, const char *what)
-{
-    size_t n = strlen(what);
-    return ct && !strncasecmp(ct, what, n) && (ct[n] == '\0' || ct[n] == ';' || ct[n] == ' ');
-}
-
-static void fail_body(gsd_req *r, unsigned code, const char *ecode, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static void fail_body(gsd_req *r, unsigned code, const char *ecode, const char *fmt, ...)
-{
-    char msg[400];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    if (!r->failed)
-        reply_error_v(r, code, ecode, "body", msg);
-    r->failed = 1;
-}
-
-static int write_all(int fd, const char *p, size_t len)
-{
-    while (len) {
-        ssize_t k = write(fd, p, len);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k <= 0)
-            return -1;
-        p += k;
-        len -= (size_t)k;
-    }
-    return 0;
-}
-
-/* A multipart part name usable as a file name: no path, no leading dot. */
-static int safe_name(const char *s)
-{
-    if (!s || !*s || s[0] == '.' || strlen(s) >= 128)
-        return 0;
-    for (const char *c = s; *c; c++)
-        if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
-              *c == '.' || *c == '_' || *c == '-'))
-            return 0;
-    return 1;
-}
-
-static enum MHD_Result mp_iter(void *cls, enum MHD_ValueKind kind, const char *key,
-                               const char *filename, const char *content_type,
-                               const char *transfer_encoding, const char *data, uint64_t off,
-                               size_t size)
-{
-    gsd_req *r = cls;
-    if (r->failed)
-        return MHD_YES;
-    if (key && !strcmp(key, "model")) {
-        if (r->body.len + size > r->app->o.max_body) {
-            fail_body(r, 413, "too_large", "the model part exceeds max_body (%zu bytes)",
-                      r->app->o.max_body);
-            return MHD_YES;
-        }
-        gs_buf_add(&r->body, data, size);
-        return MHD_YES;
-    }
-    const char *name = filename ? strrchr(filename, '/') : NULL;
-    name = name ? name + 1 : (filename ? filename : key);
-    if (!safe_name(name)) {
-        fail_body(r, 400, "invalid",
-                  "upload part \"%s\": file names may use letters, digits, '.', '_', '-' only",
-                  name ? name : "");
-        return MHD_YES;
-    }
-    if (off == 0 || strcmp(name, r->part_name)) {
-        if (r->fd >= 0)
-            close(r->fd);
-        r->fd = -1;
-        char path[PATH_MAX + 160];
-        snprintf(path, sizeof path, "%s/%s", r->stage_dir, name);
-        r->fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-        if (r->fd < 0) {
-            if (errno == EEXIST)
-                fail_body(r, 400, "duplicate", "upload part \"%s\" appears twice", name);
-            else
-                fail_body(r, 500, "io_error", "cannot stage upload part \"%s\": %s", name,
-                          strerror(errno));
-            return MHD_YES;
-        }
-        snprintf(r->part_name, sizeof r->part_name, "%s", name);
-        r->n_parts++;
-    }
-    if (size && write_all(r->fd, data, size) != 0)
-        fail_body(r, 500, "io_error", "cannot write upload part \"%s\": %s", name, strerror(errno));
-    return MHD_YES;
-}
-
-/* First call: decide how the body is received, or answer 413 / 415 now. */
-static void body_begin(gsd_req *r)
-{
-    const char *ct = gsd_header(r, MHD_HTTP_HEADER_CONTENT_TYPE);
-    const char *cl = gsd_header(r, MHD_HTTP_HEADER_CONTENT_LENGTH);
-    const char *te = gsd_header(r, MHD_HTTP_HEADER_TRANSFER_ENCODING);
-    unsigned long long len = cl ? strtoull(cl, NULL, 10) : 0;
-    int has_body = (cl && len > 0) || te;
-    unsigned ok = r->route->bodies;
-    if (!has_body) {
-        r->body_kind = GSD_BODY_NONE;
-        return;
-    }
-    if (!ok) {
-        fail_body(r, 415, "unsupported_media_type", "%s %s takes no request body", r->method, r->url);
-        return;
-    }
-    int kind = content_type_is(ct, "application/json")       ? GSD_BODY_JSON
-               : content_type_is(ct, "application/x-npy")    ? GSD_BODY_NPY
-               : content_type_is(ct, "application/octet-stream") ? GSD_BODY_NPY
-               : content_type_is(ct, "multipart/form-data")  ? GSD_BODY_MULTIPART
-               : content_type_is(ct, "application/x-tar")    ? GSD_BODY_ARCHIVE
-               : content_type_is(ct, "application/gzip")     ? GSD_BODY_ARCHIVE
-               : content_type_is(ct, "application/zip")      ? GSD_BODY_ARCHIVE
-                                                             : -1;
-    if (kind < 0 || !(ok & (1u << kind))) {
-        fail_body(r, 415, "unsupported_media_type", "Content-Type \"%s\" is not accepted here; use %s%s%s%s",
-                  ct ? ct : "(none)", (ok & (1u << GSD_BODY_JSON)) ? "application/json" : "",
-                  (ok & (1u << GSD_BODY_NPY)) ? ", application/x-npy" : "",
-                  (ok & (1u << GSD_BODY_MULTIPART)) ? ", multipart/form-data" : "",
-                  (ok & (1u << GSD_BODY_ARCHIVE))
-                      ? ", application/x-tar, application/gzip (a .tar.gz), application/zip"
-                      : "");
-        return;
-    }
-    size_t cap = kind == GSD_BODY_JSON ? r->app->o.max_body : r->app->o.max_upload;
-    if (cl && len > cap) {
-        fail_body(r, 413, "too_large", "the body has %llu bytes, more than the limit of %zu", len,
-                  cap);
-        return;
-    }
-    r->body_kind = kind;
-    if (kind == GSD_BODY_NPY || kind == GSD_BODY_ARCHIVE) {
-        gsd_path_staging(r->app, r->file_path, sizeof r->file_path);
-        r->fd = open(r->file_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-        if (r->fd < 0) {
-            r->file_path[0] = '\0';
-            fail_body(r, 500, "io_error", "cannot stage the upload: %s", strerror(errno));
-        }
-    } else if (kind == GSD_BODY_MULTIPART) {
-        gsd_path_staging(r->app, r->stage_dir, sizeof r->stage_dir);
-        if (mkdir(r->stage_dir, 0755) != 0) {
-            r->stage_dir[0] = '\0';
-            fail_body(r, 500, "io_error", "cannot stage the upload: %s", strerror(errno));
-            return;
-        }
-        r->pp = MHD_create_post_processor(r->conn, 256 * 1024, mp_iter, r);
-        if (!r->pp)
-            fail_body(r, 400, "bad_format", "malformed multipart/form-data header (boundary?)");
-    }
-}
-
-static void body_chunk(gsd_req *r, const char *data, size_t size)
-{
-    r->received += size;
-    if (r->failed)
-        return;
-    size_t cap = r->body_kind == GSD_BODY_JSON ? r->app->o.max_body : r->app->o.max_upload;
-    if (r->received > cap) {
-        fail_body(r, 413, "too_large", "the body exceeds the limit of %zu bytes", cap);
-        return;
-    }
-    switch (r->body_kind) {
-    case GSD_BODY_JSON: gs_buf_add(&r->body, data, size); break;
-    case GSD_BODY_NPY:
-    case GSD_BODY_ARCHIVE:
-        if (write_all(r->fd, data, size) != 0)
-            fail_body(r, 500, "io_error", "cannot write the upload: %s", strerror(errno));
-        break;
-    case GSD_BODY_MULTIPART:
-        if (MHD_post_process(r->pp, data, size) != MHD_YES)
-            fail_body(r, 400, "bad_format", "malformed multipart/form-data body");
-        break;
-    default: fail_body(r, 415, "unsupported_media_type", "unexpected request body"); break;
-    }
-    if (r->body.oom)
-        fail_body(r, 503, "out_of_memory", "out of memory while receiving the body");
-}
-
-static void body_end(gsd_req *r)
-{
-    if (r->pp) {
-        MHD_destroy_post_processor(r->pp);
-        r->pp = NULL;
-    }
-    if (r->fd >= 0) {
-        if (fsync(r->fd) != 0 && !r->failed)
-            fail_body(r, 500, "io_error", "cannot store the upload: %s", strerror(errno));
-        close(r->fd);
-        r->fd = -1;
-    }
-}
-
 /* ---- the access handler ------------------------------------------------- */
 
 static enum MHD_Result queue(gsd_req *r)
@@ -611,7 +309,7 @@ static enum MHD_Result access_cb(void *cls, struct MHD_Connection *conn, const c
             gsd_reply_error(r, 503, "unavailable", "", "the server is shutting down");
             return queue(r);
         }
-        body_begin(r);
+        gsd_body_begin(r);
         if (r->failed)
             return queue(r); /* 413 / 415 before reading the body */
         return MHD_YES;
@@ -624,11 +322,11 @@ static enum MHD_Result access_cb(void *cls, struct MHD_Connection *conn, const c
         return queue(r);
     }
     if (*upload_data_size) {
-        body_chunk(r, upload_data, *upload_data_size);
+        gsd_body_chunk(r, upload_data, *upload_data_size);
         *upload_data_size = 0;
         return MHD_YES;
     }
-    body_end(r);
+    gsd_body_end(r);
     if (!r->failed)
         r->route->handler(r);
     if (r->suspended)
@@ -790,8 +488,7 @@ gs_err gsd_http_start(gsd_app *app, gs_error *err)
                          app->o.port, app->o.tls_cert[0] ? " or the TLS key does not match the "
                                                            "certificate" : "");
     }
-    atomic_store(&watch.stop, 0);
-    watch.running = pthread_create(&watch.th, NULL, watch_thread, NULL) == 0;
+    gsd_hangup_start();
     return GS_OK;
 }
 
@@ -803,11 +500,7 @@ int gsd_http_port(const gsd_app *app)
 
 void gsd_http_stop(gsd_app *app)
 {
-    if (watch.running) {
-        atomic_store(&watch.stop, 1);
-        pthread_join(watch.th, NULL);
-        watch.running = 0;
-    }
+    gsd_hangup_stop();
     if (!app->mhd)
         return;
     /* let answered requests drain (bounded), then close everything */
