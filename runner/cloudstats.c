@@ -292,7 +292,7 @@ static void dist_json(gs_buf *b, const char *name, double *v, int n, int bins, i
         gs_buf_json_num(b, i == 0 ? lo : i == bins ? hi : logx ? exp(l0 + width * i) : lo + width * i);
     }
     gs_buf_puts(b, "],\"counts\":[");
-    int *cnt = calloc((size_t)bins, sizeof *cnt);
+    int *cnt = bins > 0 ? calloc((size_t)bins, sizeof *cnt) : NULL; /* bins >= 1 by the callers */
     for (int i = 0; cnt && i < n; i++)
         cnt[bin_of(logx ? log(v[i]) : v[i], l0, width, bins)]++;
     for (int i = 0; i < bins; i++)
