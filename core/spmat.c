@@ -94,9 +94,8 @@ static gs_err sp_alloc(gs_spmat *a, int64_t n, size_t nnz, gs_error *err)
 }
 
 /* 1 if the triplets are in CSC order already: columns ascending, rows
- * strictly ascending within each (no duplicates), as the entry-per-line
- * files written column by column come (gapsim's own Matrix Market, Nastran
- * DMIG). O(len). */
+ * strictly ascending within each (no duplicates), as entry-per-line files
+ * written column by column come (gapsim's own Matrix Market). O(len). */
 static int coo_in_csc_order(const gs_coo *c)
 {
     for (size_t k = 1; k < c->len; k++)

@@ -13,7 +13,7 @@ enum { GSD_STEP_TODO = 0, GSD_STEP_RUNNING, GSD_STEP_DONE, GSD_STEP_FAILED };
 
 /* A step that completes a precomputation after "ready" (L_Q, the sparse
  * parts' factors): run by the first thread that needs it, the others wait
- * for it (gsd_asm_need_lq, gsd_asm_need_parts; assembly.c). */
+ * for it (gsd_asm_need_lq, gsd_asm_need; assembly.c's run_step). */
 typedef struct {
     pthread_mutex_t mu;
     pthread_cond_t cv; /* state changed */
@@ -26,7 +26,7 @@ struct gsd_asm {
     char hash[40];             /* content hash (set when loaded / created) */
     pthread_mutex_t mu;        /* serializes loading and installing */
     gsd_step lq;               /* L_Q of a deferred precomputation (gsd_asm_need_lq) */
-    gsd_step parts;            /* factors of a loaded one's sparse parts (gsd_asm_need_parts) */
+    gsd_step parts;            /* factors of a loaded one's sparse parts (gsd_asm_need) */
     gs_model *mdl;             /* NULL until loaded */
     gs_precomp *pc;            /* NULL until ready */
     gs_solver **solvers;       /* n_workers slots */

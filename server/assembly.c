@@ -197,10 +197,6 @@ gs_err gsd_asm_need_lq(gsd_asm *a, gs_error *err)
     return run_step(&a->lq, gs_precomp_has_lq, gs_precomp_finish_lq, pc, &ran, err);
 }
 
-/* The sparse parts' factors after a restart. factors.bin holds no sparse
- * factor, and a restart's load (gsd_asm_ensure) leaves them to the first
- * solve that needs them (GS_PRECOMP_DEFER_SPARSE), which factors them
- * while the solves that do not (GI relative, the default) go on. */
 /* One part per core (the other workers' solves share them meanwhile): two
  * 201,390-DOF plates 3.4-3.7 s instead of 6.3-6.6 s one after the other. */
 static gs_err factor_parts_side_by_side(gs_precomp *pc, gs_error *err)
@@ -209,6 +205,10 @@ static gs_err factor_parts_side_by_side(gs_precomp *pc, gs_error *err)
     return gs_precomp_factor_sparse(pc, cores > 0 ? (int)cores : 1, err);
 }
 
+/* The sparse parts' factors after a restart. factors.bin holds no sparse
+ * factor, and a restart's load (gsd_asm_ensure) leaves them to the first
+ * solve that needs them (GS_PRECOMP_DEFER_SPARSE), which factors them
+ * while the solves that do not (GI relative, the default) go on. */
 static gs_err need_parts(const gsd_app *app, gsd_asm *a, gs_error *err)
 {
     gs_precomp *pc = a->pc;
