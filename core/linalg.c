@@ -90,10 +90,8 @@ int gs_blas_get_threads(void)
     return n > 0 ? n : 1;
 }
 
-void gs_run_blas1_workers(int threads, void *(*fn)(void *), void *arg)
+void gs_run_workers(int threads, void *(*fn)(void *), void *arg)
 {
-    const int before = gs_blas_get_threads();
-    gs_blas_set_threads(1);
     pthread_t th[64];
     int started = 0;
     for (; started < threads - 1 && started < 64; started++)
@@ -102,7 +100,22 @@ void gs_run_blas1_workers(int threads, void *(*fn)(void *), void *arg)
     fn(arg);
     for (int t = 0; t < started; t++)
         pthread_join(th[t], NULL);
+}
+
+void gs_run_blas1_workers(int threads, void *(*fn)(void *), void *arg)
+{
+    const int before = gs_blas_get_threads();
+    gs_blas_set_threads(1);
+    gs_run_workers(threads, fn, arg);
     gs_blas_set_threads(before);
+}
+
+int gs_next_index(pthread_mutex_t *mu, int *next, int n)
+{
+    pthread_mutex_lock(mu);
+    const int i = (*next)++;
+    pthread_mutex_unlock(mu);
+    return i < n ? i : -1;
 }
 
 double gs_now(void)

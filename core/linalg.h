@@ -9,6 +9,7 @@
 #ifndef GS_LINALG_H
 #define GS_LINALG_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include "gs_error.h"
 
@@ -46,6 +47,13 @@ int gs_blas_get_threads(void);
  * counter): the result must not depend on which thread does what, so that
  * it does not depend on the thread count either. */
 void gs_run_blas1_workers(int threads, void *(*fn)(void *), void *arg);
+/* The same without touching OpenBLAS's thread count (work that calls no
+ * BLAS, e.g. reading files: BLAS's setting is process-wide, and another
+ * thread may be in a threaded factorization meanwhile). */
+void gs_run_workers(int threads, void *(*fn)(void *), void *arg);
+/* The next of n work items for a worker of gs_run_workers to take, or -1
+ * when none is left (*next: the items handed out so far, under mu). */
+int gs_next_index(pthread_mutex_t *mu, int *next, int n);
 
 /* Seconds on a monotonic clock. */
 double gs_now(void);

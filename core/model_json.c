@@ -37,6 +37,7 @@
 #include <cjson/cJSON.h>
 
 #include "fileio.h"
+#include "linalg.h"
 #include "matrix_io.h"
 #include "mmio.h"
 #include "normals.h"
@@ -472,14 +473,9 @@ typedef struct {
 static void *mj_block_worker(void *arg)
 {
     mj_block_job *j = arg;
-    for (;;) {
-        pthread_mutex_lock(&j->mu);
-        const int r = j->next++;
-        pthread_mutex_unlock(&j->mu);
-        if (r >= j->nrefs)
-            return NULL;
+    for (int r; (r = gs_next_index(&j->mu, &j->next, j->nrefs)) >= 0;)
         j->rc[r] = mj_load_block(j->cx, j->mdl, &j->refs[r], j->lb, &j->errs[r]);
-    }
+    return NULL;
 }
 
 /* Load the nrefs block files, on up to one thread per core: two 80 MB
@@ -507,14 +503,7 @@ static gs_err mj_load_blocks(const mj_ctx *cx, gs_model *mdl, const mj_ref *refs
         return GS_OK;
     }
     pthread_mutex_init(&j.mu, NULL);
-    pthread_t th[16];
-    int started = 0;
-    for (; started < threads - 1 && started < 16; started++)
-        if (pthread_create(&th[started], NULL, mj_block_worker, &j) != 0)
-            break; /* fewer threads: the files are shared all the same */
-    mj_block_worker(&j);
-    for (int t = 0; t < started; t++)
-        pthread_join(th[t], NULL);
+    gs_run_workers(threads, mj_block_worker, &j); /* no BLAS in a file's read */
     pthread_mutex_destroy(&j.mu);
     gs_err rc = GS_OK;
     for (int r = 0; r < nrefs && rc == GS_OK; r++)

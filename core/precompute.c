@@ -140,20 +140,10 @@ typedef struct {
     pthread_mutex_t mu;
 } fac_job;
 
-/* The next of np parts for a worker thread to take, or -1 when none is
- * left (*next: the parts handed out so far, under mu). */
-static int next_part(pthread_mutex_t *mu, int *next, int np)
-{
-    pthread_mutex_lock(mu);
-    int i = (*next)++;
-    pthread_mutex_unlock(mu);
-    return i < np ? i : -1;
-}
-
 static void *fac_worker(void *arg)
 {
     fac_job *j = arg;
-    for (int i; (i = next_part(&j->mu, &j->next, j->np)) >= 0;) {
+    for (int i; (i = gs_next_index(&j->mu, &j->next, j->np)) >= 0;) {
         const int b = j->parts[i];
         j->rcode[i] = factor_part(j->pc, b, &j->anorm[b], &j->rc[b], &j->t_cond[i],
                                   &j->errs[i]);
@@ -455,7 +445,7 @@ static gs_err dense_inverse_term(inv_job *j, int b, const int *cols, int mb, gs_
 static void *inv_worker(void *arg)
 {
     inv_job *j = arg;
-    for (int i; (i = next_part(&j->mu, &j->next, j->np)) >= 0;) {
+    for (int i; (i = gs_next_index(&j->mu, &j->next, j->np)) >= 0;) {
         const int b = j->parts[i], nb = j->pc->mdl->parts[b].ndof;
         const int sparse = j->pc->mdl->parts[b].Ksp != NULL;
         int *cols = malloc(sizeof(int) * (size_t)j->pc->m);
