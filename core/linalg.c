@@ -90,7 +90,8 @@ int gs_blas_get_threads(void)
     return n > 0 ? n : 1;
 }
 
-void gs_run_workers(int threads, void *(*fn)(void *), void *arg)
+/* fn(arg) on `threads` threads at once (this one included; at most 64). */
+static void run_workers(int threads, void *(*fn)(void *), void *arg)
 {
     pthread_t th[64];
     int started = 0;
@@ -106,16 +107,63 @@ void gs_run_blas1_workers(int threads, void *(*fn)(void *), void *arg)
 {
     const int before = gs_blas_get_threads();
     gs_blas_set_threads(1);
-    gs_run_workers(threads, fn, arg);
+    run_workers(threads, fn, arg);
     gs_blas_set_threads(before);
 }
 
-int gs_next_index(pthread_mutex_t *mu, int *next, int n)
+typedef struct {
+    gs_err (*item)(void *ctx, int i, gs_error *err);
+    void *ctx;
+    int n, next, failed; /* next, failed: under mu */
+    gs_err *rc;
+    gs_error *errs;
+    pthread_mutex_t mu;
+} items_job;
+
+static void *items_worker(void *arg)
 {
-    pthread_mutex_lock(mu);
-    const int i = (*next)++;
-    pthread_mutex_unlock(mu);
-    return i < n ? i : -1;
+    items_job *j = arg;
+    for (;;) {
+        pthread_mutex_lock(&j->mu);
+        const int i = j->failed ? j->n : j->next++;
+        pthread_mutex_unlock(&j->mu);
+        if (i >= j->n)
+            return NULL;
+        if ((j->rc[i] = j->item(j->ctx, i, &j->errs[i])) != GS_OK) {
+            pthread_mutex_lock(&j->mu);
+            j->failed = 1;
+            pthread_mutex_unlock(&j->mu);
+        }
+    }
+}
+
+gs_err gs_run_items(int threads, int blas1, int n,
+                    gs_err (*item)(void *ctx, int i, gs_error *err), void *ctx, gs_error *err)
+{
+    if (n <= 0)
+        return GS_OK;
+    items_job j = {.item = item, .ctx = ctx, .n = n};
+    j.rc = calloc((size_t)n, sizeof *j.rc); /* GS_OK: not run, or run well */
+    j.errs = calloc((size_t)n, sizeof *j.errs);
+    if (!j.rc || !j.errs) {
+        free(j.rc);
+        free(j.errs);
+        return gs_errorf(err, GS_ERR_NOMEM, "", "no memory for %d work items", n);
+    }
+    pthread_mutex_init(&j.mu, NULL);
+    threads = threads < n ? threads : n;
+    if (blas1)
+        gs_run_blas1_workers(threads, items_worker, &j);
+    else
+        run_workers(threads, items_worker, &j);
+    pthread_mutex_destroy(&j.mu);
+    gs_err rc = GS_OK;
+    for (int i = 0; i < n && rc == GS_OK; i++)
+        if ((rc = j.rc[i]) != GS_OK && err)
+            *err = j.errs[i];
+    free(j.rc);
+    free(j.errs);
+    return rc;
 }
 
 double gs_now(void)

@@ -9,7 +9,6 @@
 #ifndef GS_LINALG_H
 #define GS_LINALG_H
 
-#include <pthread.h>
 #include <stddef.h>
 #include "gs_error.h"
 
@@ -47,13 +46,15 @@ int gs_blas_get_threads(void);
  * counter): the result must not depend on which thread does what, so that
  * it does not depend on the thread count either. */
 void gs_run_blas1_workers(int threads, void *(*fn)(void *), void *arg);
-/* The same without touching OpenBLAS's thread count (work that calls no
- * BLAS, e.g. reading files: BLAS's setting is process-wide, and another
- * thread may be in a threaded factorization meanwhile). */
-void gs_run_workers(int threads, void *(*fn)(void *), void *arg);
-/* The next of n work items for a worker of gs_run_workers to take, or -1
- * when none is left (*next: the items handed out so far, under mu). */
-int gs_next_index(pthread_mutex_t *mu, int *next, int n);
+/* item(ctx, i, err) for the items i = 0..n-1, on up to `threads` threads
+ * (gs_run_blas1_workers when blas1; else OpenBLAS's process-wide setting is
+ * left alone, for work that calls no BLAS, such as reading files), handed out in
+ * index order from a shared counter. The first failing item in index order
+ * is returned (its error in *err), as running them in turn would: items
+ * after a failure are not started (those before it were, and finish).
+ * GS_ERR_NOMEM if the bookkeeping (n codes and errors) has no memory. */
+gs_err gs_run_items(int threads, int blas1, int n,
+                    gs_err (*item)(void *ctx, int i, gs_error *err), void *ctx, gs_error *err);
 
 /* Seconds on a monotonic clock. */
 double gs_now(void);

@@ -133,22 +133,15 @@ static gs_err factor_part(gs_precomp *pc, int b, double *anorm, double *rc, doub
 typedef struct {
     gs_precomp *pc;
     const int *parts;
-    int np, next;
     double *anorm, *rc, *t_cond;
-    gs_err *rcode;
-    gs_error *errs;
-    pthread_mutex_t mu;
 } fac_job;
 
-static void *fac_worker(void *arg)
+/* gs_run_items' item i: part parts[i]'s factor. */
+static gs_err fac_item(void *ctx, int i, gs_error *err)
 {
-    fac_job *j = arg;
-    for (int i; (i = gs_next_index(&j->mu, &j->next, j->np)) >= 0;) {
-        const int b = j->parts[i];
-        j->rcode[i] = factor_part(j->pc, b, &j->anorm[b], &j->rc[b], &j->t_cond[i],
-                                  &j->errs[i]);
-    }
-    return NULL;
+    fac_job *j = ctx;
+    const int b = j->parts[i];
+    return factor_part(j->pc, b, &j->anorm[b], &j->rc[b], &j->t_cond[i], err);
 }
 
 /* Factor the parts listed in parts (np of them): in parallel when there are
@@ -173,31 +166,13 @@ static gs_err factor_parts(gs_precomp *pc, const int *parts, int np, int threads
         }
         return GS_OK;
     }
-    fac_job j = {.pc = pc, .parts = parts, .np = np, .anorm = anorm, .rc = rc};
-    j.t_cond = calloc((size_t)np, sizeof *j.t_cond);
-    j.rcode = calloc((size_t)np, sizeof *j.rcode);
-    j.errs = calloc((size_t)np, sizeof *j.errs);
-    if (!j.t_cond || !j.rcode || !j.errs) {
-        free(j.t_cond);
-        free(j.rcode);
-        free(j.errs);
+    fac_job j = {.pc = pc, .parts = parts, .anorm = anorm, .rc = rc};
+    if (!(j.t_cond = calloc((size_t)np, sizeof *j.t_cond)))
         return gs_errorf(err, GS_ERR_NOMEM, "parts", "no memory");
-    }
-    pthread_mutex_init(&j.mu, NULL);
-    gs_run_blas1_workers(threads < np ? threads : np, fac_worker, &j);
-    pthread_mutex_destroy(&j.mu);
-    gs_err rcode = GS_OK;
-    for (int i = 0; i < np; i++) { /* the estimates ran side by side: the longest counts */
-        if (rcode == GS_OK && j.rcode[i] != GS_OK) {
-            rcode = j.rcode[i];
-            if (err)
-                *err = j.errs[i];
-        }
+    const gs_err rcode = gs_run_items(threads, 1, np, fac_item, &j, err);
+    for (int i = 0; i < np; i++) /* the estimates ran side by side: the longest counts */
         *t_cond = fmax(*t_cond, j.t_cond[i]);
-    }
     free(j.t_cond);
-    free(j.rcode);
-    free(j.errs);
     return rcode;
 }
 
@@ -390,10 +365,7 @@ static int part_cols(const gs_model *mdl, int b, int *cols)
 typedef struct {
     gs_precomp *pc;
     const int *parts;
-    int np, next;
-    gs_err *rcode;
-    gs_error *errs;
-    pthread_mutex_t mu, gather_mu;
+    pthread_mutex_t gather_mu;
 } inv_job;
 
 /* Gather part b's term from W (gather_part) under the job's lock. */
@@ -442,28 +414,33 @@ static gs_err dense_inverse_term(inv_job *j, int b, const int *cols, int mb, gs_
     return rc;
 }
 
-static void *inv_worker(void *arg)
+/* gs_run_items' item i: part parts[i]'s term (field parts[b].K unless
+ * the error names another). */
+static gs_err inv_item(void *ctx, int i, gs_error *err)
 {
-    inv_job *j = arg;
-    for (int i; (i = gs_next_index(&j->mu, &j->next, j->np)) >= 0;) {
-        const int b = j->parts[i], nb = j->pc->mdl->parts[b].ndof;
-        const int sparse = j->pc->mdl->parts[b].Ksp != NULL;
-        int *cols = malloc(sizeof(int) * (size_t)j->pc->m);
-        int *R = sparse ? malloc(sizeof(int) * (size_t)nb) : NULL;
-        int *pos = sparse ? malloc(sizeof(int) * (size_t)nb) : NULL;
-        if (!cols || (sparse && (!R || !pos)))
-            j->rcode[i] = gs_errorf(&j->errs[i], GS_ERR_NOMEM, "pairs",
-                                    "no memory for Q's part-%d term", b);
-        else {
-            const int mb = part_cols(j->pc->mdl, b, cols);
-            j->rcode[i] = sparse ? schur_term(j, b, cols, mb, R, pos, &j->errs[i])
-                                 : dense_inverse_term(j, b, cols, mb, &j->errs[i]);
-        }
-        free(cols);
-        free(R);
-        free(pos);
+    inv_job *j = ctx;
+    const int b = j->parts[i], nb = j->pc->mdl->parts[b].ndof;
+    const int sparse = j->pc->mdl->parts[b].Ksp != NULL;
+    int *cols = malloc(sizeof(int) * (size_t)j->pc->m);
+    int *R = sparse ? malloc(sizeof(int) * (size_t)nb) : NULL;
+    int *pos = sparse ? malloc(sizeof(int) * (size_t)nb) : NULL;
+    gs_err rc;
+    if (!cols || (sparse && (!R || !pos))) {
+        rc = gs_errorf(err, GS_ERR_NOMEM, "pairs", "no memory for Q's part-%d term", b);
+    } else {
+        const int mb = part_cols(j->pc->mdl, b, cols);
+        rc = sparse ? schur_term(j, b, cols, mb, R, pos, err)
+                    : dense_inverse_term(j, b, cols, mb, err);
     }
-    return NULL;
+    free(cols);
+    free(R);
+    free(pos);
+    if (rc != GS_OK && err && err->field[0] == '\0') {
+        char field[48];
+        snprintf(field, sizeof field, "parts[%d].K", b);
+        gs_error_prefix_field(err, field);
+    }
+    return rc;
 }
 
 /* The terms of the np parts listed (inverse or Schur route) into Q, on as
@@ -471,31 +448,10 @@ static void *inv_worker(void *arg)
  * reported (field parts[b].K unless the error names another). */
 static gs_err inverse_terms(gs_precomp *pc, const int *parts, int np, gs_error *err)
 {
-    inv_job j = {.pc = pc, .parts = parts, .np = np};
-    j.rcode = calloc((size_t)np, sizeof *j.rcode);
-    j.errs = calloc((size_t)np, sizeof *j.errs);
-    if (!j.rcode || !j.errs) {
-        free(j.rcode);
-        free(j.errs);
-        return gs_errorf(err, GS_ERR_NOMEM, "pairs", "no memory");
-    }
-    pthread_mutex_init(&j.mu, NULL);
+    inv_job j = {.pc = pc, .parts = parts};
     pthread_mutex_init(&j.gather_mu, NULL);
-    const int threads = gs_blas_get_threads();
-    gs_run_blas1_workers(threads < np ? threads : np, inv_worker, &j);
-    pthread_mutex_destroy(&j.mu);
+    const gs_err rc = gs_run_items(gs_blas_get_threads(), 1, np, inv_item, &j, err);
     pthread_mutex_destroy(&j.gather_mu);
-    gs_err rc = GS_OK;
-    for (int i = 0; i < np && rc == GS_OK; i++)
-        if ((rc = j.rcode[i]) != GS_OK && err) {
-            char field[48];
-            snprintf(field, sizeof field, "parts[%d].K", parts[i]);
-            *err = j.errs[i];
-            if (err->field[0] == '\0')
-                gs_error_prefix_field(err, field);
-        }
-    free(j.rcode);
-    free(j.errs);
     return rc;
 }
 
