@@ -31,6 +31,13 @@ static int ar_fail(gsd_archive_error *e, unsigned http, const char *code, const 
     return -1;
 }
 
+/* libarchive's reason for the last failure (it may have none). */
+static const char *ar_why(struct archive *a)
+{
+    const char *s = archive_error_string(a);
+    return s && *s ? s : "unreadable data";
+}
+
 /* Printable, bounded copy of an entry name for messages. */
 static const char *ar_show(const char *s, char *out, size_t cap)
 {
@@ -121,7 +128,7 @@ static int ar_write_file(struct archive *a, const char *dir, const char *rel, co
             break;
         if (n < 0) {
             close(fd);
-            return ar_fail(e, 400, "bad_format", "entry '%s': %s", show, archive_error_string(a));
+            return ar_fail(e, 400, "bad_format", "entry '%s': %s", show, ar_why(a));
         }
         *total += (size_t)n;
         if (*total > max_bytes) {
@@ -161,22 +168,26 @@ int gsd_archive_extract(const char *path, const char *dir, size_t max_entries, s
     int rc = 0;
     if (archive_read_open_filename(a, path, 65536) != ARCHIVE_OK) {
         rc = ar_fail(e, 400, "bad_format", "not a readable .tar or .zip archive: %s",
-                     archive_error_string(a));
+                     ar_why(a));
         goto done;
     }
     size_t count = 0, total = 0;
     struct archive_entry *ent;
+    char show[160] = ""; /* the entry being unpacked, or the last one */
     for (;;) {
         int r = archive_read_next_header(a, &ent);
         if (r == ARCHIVE_EOF)
             break;
         if (r != ARCHIVE_OK && r != ARCHIVE_WARN) {
-            rc = ar_fail(e, 400, "bad_format", "%s archive: %s", count ? "after entry" : "not a readable",
-                         archive_error_string(a));
+            if (count)
+                rc = ar_fail(e, 400, "bad_format", "damaged archive after entry %zu ('%s'): %s",
+                             count, show, ar_why(a));
+            else
+                rc = ar_fail(e, 400, "bad_format", "not a readable archive: %s",
+                             ar_why(a));
             goto done;
         }
         const char *name = archive_entry_pathname(ent);
-        char show[160];
         ar_show(name, show, sizeof show);
         while (name && name[0] == '.' && name[1] == '/')
             name += 2; /* "./lap.json" */

@@ -5,9 +5,13 @@ Seeds are small valid inputs of every accepted variant plus a few invalid
 ones per error class, so mutation starts close to every branch. The files are
 committed; rerun this script only to change them: python3 make_corpus.py
 """
+import bz2
+import gzip
 import io
+import lzma
 import os
 import struct
+import tarfile
 import zipfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -124,6 +128,7 @@ def main():
  "pairs": {"i": [0, 1], "j": [2, -1]}}
 """)
     fe_corpus()
+    archive_corpus()
 
 
 def npz(members, compress=True):
@@ -218,6 +223,59 @@ def fe_corpus():
     write("patterns", "many.json", '[{"fasteners": [0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15]}, '
                                    '{"fasteners": [20]}]')
     write("patterns", "unknown_key.json", '[{"bolts": [1]}]')
+
+
+def tar(members, fmt=tarfile.USTAR_FORMAT):
+    """members: (name, data bytes | None for a directory | (type, linkname))."""
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w", format=fmt) as t:
+        for name, data in members:
+            info = tarfile.TarInfo(name)
+            info.mtime = 1577836800  # fixed: the seeds are reproducible
+            if data is None:
+                info.type, info.mode = tarfile.DIRTYPE, 0o755
+                t.addfile(info)
+            elif isinstance(data, tuple):
+                info.type, info.linkname = data
+                t.addfile(info)
+            else:
+                info.size = len(data)
+                t.addfile(info, io.BytesIO(data))
+    return buf.getvalue()
+
+
+def archive_corpus():
+    """Seeds of the upload unpacker (server/upload_archive.h): model folders
+    as tar, compressed tar and zip, and one archive per refused entry."""
+    model = b'{"format": "gapsim-model", "version": 1, "parts": []}\n'
+    block = npy(dct("(2, 2)"), [2, -1, -1, 2])
+    folder = [("lap", None), ("lap/lap.json", model), ("lap/data", None),
+              ("lap/data/lap.part0.npy", block)]
+    write("archive", "folder.tar", tar(folder))
+    write("archive", "flat_pax.tar", tar([(".", None), ("./model.json", model),
+                                          ("./k.npy", block)], tarfile.PAX_FORMAT))
+    write("archive", "longname_gnu.tar", tar([("d" * 120 + "/m.json", model)], tarfile.GNU_FORMAT))
+    write("archive", "folder.tar.gz", gzip.compress(tar(folder), mtime=0))
+    write("archive", "folder.tar.bz2", bz2.compress(tar(folder)))
+    write("archive", "folder.tar.xz", lzma.compress(tar(folder)))
+    write("archive", "folder.zip", npz([(n, d) for n, d in folder if d is not None]))
+    write("archive", "folder_stored.zip", npz([("lap/", b""), ("lap/lap.json", model)], False))
+    write("archive", "zip_dotdot.zip", npz([("../evil.json", model)]))
+    write("archive", "dotdot.tar", tar([("a/../../evil", model)]))
+    write("archive", "absolute.tar", tar([("/tmp/evil", model)]))
+    write("archive", "symlink.tar", tar([("link", (tarfile.SYMTYPE, "/etc")),
+                                         ("link/passwd", model)]))
+    write("archive", "hardlink.tar", tar([("m.json", model), ("h", (tarfile.LNKTYPE, "m.json"))]))
+    write("archive", "fifo.tar", tar([("m.json", model), ("p", (tarfile.FIFOTYPE, ""))]))
+    write("archive", "hidden.tar", tar([(".git/config", model)]))
+    write("archive", "duplicate.tar", tar([("m.json", model), ("m.json", model)]))
+    write("archive", "file_as_dir.tar", tar([("m.json", model), ("m.json/x", model)]))
+    write("archive", "dir_name_file.tar", tar([("a/", model)]))
+    write("archive", "deep.tar", tar([("/".join(["d"] * 17) + "/m.json", model)]))
+    write("archive", "many.tar", tar([("f%d" % k, b"x") for k in range(10)]))
+    write("archive", "big.tar", tar([("big.npy", b"0" * 5000)]))
+    write("archive", "empty.tar", tar([(".", None)]))
+    write("archive", "bad_chars.tar", tar([("a\\b;c", model)]))
 
 
 if __name__ == "__main__":

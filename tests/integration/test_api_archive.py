@@ -240,6 +240,11 @@ class ArchiveUpload(ApiCase):
         self.assert_error(r, 400, "bad_format", "not a readable")
         r = self.post(tar_bytes({}), "application/x-tar")
         self.assertEqual(r.status // 100, 4, r.body[:300])
+        # damaged after a good entry: the answer names the last one read
+        body = bytearray(tar_bytes({"a.json": b"{}", "b.json": b"{}"}))
+        body[1024 + 148:1024 + 156] = b"7777777\0"  # the second header's checksum
+        r = self.post(bytes(body), "application/x-tar")
+        self.assert_error(r, 400, "bad_format", "damaged archive after entry 1 ('a.json')")
 
     def test_caps(self):
         d = h.Daemon(workers=1, extra=["--max-archive-entries", "2",
