@@ -10,7 +10,9 @@ import gzip
 import io
 import lzma
 import os
+import shutil
 import struct
+import subprocess
 import tarfile
 import zipfile
 
@@ -129,6 +131,7 @@ def main():
 """)
     fe_corpus()
     archive_corpus()
+    vecenc_corpus()
 
 
 def npz(members, compress=True):
@@ -276,6 +279,32 @@ def archive_corpus():
     write("archive", "big.tar", tar([("big.npy", b"0" * 5000)]))
     write("archive", "empty.tar", tar([(".", None)]))
     write("archive", "bad_chars.tar", tar([("a\\b;c", model)]))
+
+
+def vecenc_corpus():
+    """Seeds of the stored result vectors (server/vecenc.h): flags byte, m - 1
+    (u16), then the BLOB: raw w and lam, their zstd frames of the shuffled
+    bytes (made with the zstd command, skipped without it), encode mode."""
+    w = [0.25, -0.0, 1e-310, float("inf"), 3.5, 0.0, -2.0, 1.0]
+    lam = [(1, 10.5), (4, -0.0), (7, 2e-300)]
+    raw_w = b"".join(struct.pack("<d", v) for v in w)
+    raw_lam = b"".join(struct.pack("<id", i, v) for i, v in lam)
+    head = lambda flags, m: bytes([flags]) + struct.pack("<H", m - 1)
+    write("vecenc", "w_raw", head(0, 8) + raw_w)
+    write("vecenc", "lam_raw", head(1, 8) + raw_lam)
+    write("vecenc", "lam_raw_unordered", head(1, 8) + raw_lam[12:24] + raw_lam[:12])
+    write("vecenc", "unknown_enc", head(4, 8) + raw_w)
+    write("vecenc", "encode_mode", bytes([8, 0, 0]) + raw_w)
+    if not shutil.which("zstd"):
+        print("make_corpus.py: no zstd command, the vecenc zstd seeds are left as they are")
+        return
+    def shuffled_zstd(raw, size):
+        n = len(raw) // size
+        sh = bytes(raw[i * size + b] for b in range(size) for i in range(n))
+        return subprocess.run(["zstd", "-q", "-c", "-1", "--stream-size=%d" % len(sh)],
+                              input=sh, stdout=subprocess.PIPE, check=True).stdout
+    write("vecenc", "w_zstd", head(2, 8) + shuffled_zstd(raw_w, 8))
+    write("vecenc", "lam_zstd", head(3, 8) + shuffled_zstd(raw_lam, 12))
 
 
 if __name__ == "__main__":
