@@ -149,6 +149,34 @@ void gs_model_free(gs_model *mdl)
     free(mdl);
 }
 
+size_t gs_model_bytes(const gs_model *mdl)
+{
+    if (!mdl)
+        return 0;
+    size_t b = sizeof *mdl + (size_t)mdl->n_parts * sizeof(gs_part) +
+               (size_t)mdl->n_nodes * sizeof(gs_node) + (size_t)mdl->m * sizeof(gs_pair) +
+               (size_t)mdl->n_fast * sizeof(gs_fastener);
+    if (mdl->f)
+        b += (size_t)mdl->n * sizeof(double);
+    if (mdl->a_row) /* a_row, a_val, pair_parts: 2m each */
+        b += 2 * (size_t)mdl->m * (2 * sizeof(int) + sizeof(double));
+    for (int p = 0; p < mdl->n_parts; p++) {
+        const gs_part *pt = &mdl->parts[p];
+        if (pt->K)
+            b += (size_t)pt->ndof * (size_t)pt->ndof * sizeof(double);
+        if (pt->Ksp) {
+            const gs_spmat *k = pt->Ksp;
+            b += sizeof *k + (size_t)(k->n + 1) * sizeof(int64_t) +
+                 (size_t)k->nnz * (sizeof(int64_t) + sizeof(double));
+            if (k->label)
+                b += (size_t)k->n * sizeof(int64_t);
+            if (k->dof)
+                b += (size_t)k->n * sizeof(int);
+        }
+    }
+    return b;
+}
+
 /* ---- validation ---------------------------------------------------------- */
 
 static gs_err validate_parts(gs_model *mdl, gs_error *err)

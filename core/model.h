@@ -93,6 +93,9 @@ gs_err gs_model_set_sparse_block(gs_model *mdl, int b, gs_spmat *K, gs_error *er
 /* Allocate the base load vector f (zeroed); call after all blocks are sized. */
 gs_err gs_model_alloc_f(gs_model *mdl, gs_error *err);
 void gs_model_free(gs_model *mdl);
+/* Bytes the model's arrays hold (blocks, sparse matrices, nodes, pairs, A):
+ * what freeing it returns, for memory budgets. O(n_parts). */
+size_t gs_model_bytes(const gs_model *mdl);
 
 /* Structural validation with precise errors; derives n, offsets, A's compact
  * form and the joint type (when GS_JOINT_AUTO). Symmetry tolerance: 1e-10 of

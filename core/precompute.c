@@ -630,6 +630,24 @@ gs_err gs_precomp_finish_lq(gs_precomp *pc, gs_error *err)
     return GS_OK;
 }
 
+size_t gs_precomp_bytes(const gs_precomp *pc)
+{
+    if (!pc)
+        return 0;
+    const size_t m = (size_t)pc->m, np = (size_t)pc->mdl->n_parts;
+    size_t b = sizeof *pc + (m * m + 2 * m + np) * sizeof(double) + 2 * np * sizeof(void *);
+    if (gs_precomp_has_lq(pc))
+        b += m * m * sizeof(double);
+    const int parts = gs_precomp_has_part_factors(pc);
+    for (size_t p = 0; p < np; p++) {
+        if (pc->L[p])
+            b += (size_t)pc->mdl->parts[p].ndof * (size_t)pc->mdl->parts[p].ndof * sizeof(double);
+        else if (parts && pc->F && pc->F[p]) /* values and row indices of L */
+            b += gs_spchol_nnz(pc->F[p]) * (sizeof(double) + sizeof(int64_t));
+    }
+    return b;
+}
+
 int gs_precomp_has_part_factors(const gs_precomp *pc)
 {
     return atomic_load_explicit(&((gs_precomp *)pc)->parts_ready, memory_order_acquire);

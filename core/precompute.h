@@ -111,6 +111,11 @@ int gs_precomp_has_lq(const gs_precomp *pc);
  * acquire load, so that a solve may start beside that call. O(1). */
 int gs_precomp_has_part_factors(const gs_precomp *pc);
 void gs_precomp_free(gs_precomp *pc);
+/* Bytes pc's arrays hold now (Q, L_Q once it is there, the parts' factors
+ * once they are there, the vectors), for memory budgets; safe beside
+ * gs_precomp_finish_lq and gs_precomp_factor_sparse (acquire loads), which
+ * it counts only once they are done. O(n_parts). */
+size_t gs_precomp_bytes(const gs_precomp *pc);
 
 /* In place b <- K^-1 b (n), part by part (two dtrsv on a dense part, a
  * CHOLMOD solve on a sparse one). O(sum n_b^2) dense, O(nnz(L_b)) sparse.

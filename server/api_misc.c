@@ -23,13 +23,18 @@ void gsd_h_healthz(gsd_req *r)
     char why[2][320];
     double used_mb = -1;
     const int n = gsd_upkeep_health(app, why, sizeof why[0], &used_mb);
+    size_t asm_bytes;
+    long unloaded;
+    gsd_registry_memory(app->reg, &asm_bytes, &unloaded);
     gs_buf_printf(&b,
                    "{\"status\":\"%s\",\"version\":\"%s\",\"uptime_s\":%.3f,\"workers\":%d,"
                    "\"queue_depth\":%d,\"jobs_active\":%d,\"assemblies_loaded\":%d,"
-                   "\"disk_free_mb\":%lld,\"store_mb\":%.3f,\"reasons\":[",
+                   "\"assemblies_mb\":%.3f,\"disk_free_mb\":%lld,\"store_mb\":%.3f,"
+                   "\"reasons\":[",
                    n ? "degraded" : "ok", GAPSIM_VERSION, gsd_unix_now() - app->started,
                    app->o.workers, gsd_pool_depth(app->pool), gsd_jobs_active(app->jobs),
-                   gsd_registry_loaded(app->reg), free_mb, used_mb);
+                   gsd_registry_loaded(app->reg), (double)asm_bytes / 1048576.0, free_mb,
+                   used_mb);
     for (int i = 0; i < n; i++)
         gs_buf_printf(&b, "%s\"%s\"", i ? "," : "", why[i]); /* no quotes or backslashes */
     gs_buf_puts(&b, "]}");
@@ -42,10 +47,15 @@ void gsd_h_metrics(gsd_req *r)
     gs_buf b = {0};
     gs_fcache_stats fc;
     gsd_registry_fcache_stats(app->reg, &fc);
+    size_t asm_bytes;
+    long unloaded;
+    gsd_registry_memory(app->reg, &asm_bytes, &unloaded);
     const gsd_gauges g = {.queue_depth = gsd_pool_depth(app->pool),
                           .summary_queue_depth = gsd_pool_depth(app->readers),
                           .jobs_active = gsd_jobs_active(app->jobs),
                           .assemblies_loaded = gsd_registry_loaded(app->reg),
+                          .assemblies_bytes = (long long)asm_bytes,
+                          .assemblies_unloaded = unloaded,
                           .fcache_hits = fc.hits,
                           .fcache_misses = fc.misses,
                           .fcache_bytes = (long long)fc.bytes,

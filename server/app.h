@@ -59,6 +59,8 @@ typedef struct {
     long long store_quota_mb; /* database + data directory above: 507 (0: no quota) */
     long long summary_cache_mb; /* MiB of ended jobs' summaries kept in memory (default 64) */
     long long factor_cache_mb; /* MiB of contact-set factors per assembly (fcache.h, default 256) */
+    long long max_loaded_mb; /* MiB the loaded assemblies may hold before idle ones are
+                                unloaded (registry.h; default half the memory, 0: no limit) */
 } gsd_opts;
 
 typedef struct gsd_token {

@@ -33,8 +33,12 @@ struct gsd_asm {
     gs_fcache *fcache;         /* shared by the solvers (NULL: none); made with the first */
     size_t fcache_budget;      /* its bytes (the registry's) */
     int n_workers;
+    int saved;                 /* entry lock: factors.bin holds pc (a reload is a load) */
     int refs;                  /* registry lock */
     int dropped;               /* registry lock */
+    unsigned long used;        /* registry lock: the registry's clock at the last hold */
+    size_t bytes;              /* registry lock: memory at the last count (count_locked) */
+    int movable;               /* registry lock: may be unloaded, at the last count */
     struct gsd_asm *next;
 };
 

@@ -309,6 +309,8 @@ static void save_run(gsd_task *t, gsd_worker *w)
         row.t = pc->t;
         row.cond_Q = pc->cond_Q;
         rc = save_factors(app, id, pc, &row, &e);
+        if (rc == GS_OK)
+            gsd_asm_set_saved(st->a);
         gs_error ue;
         if (gsd_store_assembly_update(w->st, &row, &ue)) /* cond_Q and the times, saved or not */
             gsd_log(app, 0, "assembly %s: cannot record L_Q: %s", id, ue.msg);
@@ -515,9 +517,12 @@ gs_err gsd_asm_ensure(gsd_app *app, gsd_asm *a, gsd_store *st, gs_error *err)
             if (rc == GS_OK && save_factors(app, a->id, a->pc, &row, &se) != GS_OK)
                 gsd_log(app, 0, "assembly %s: factors not saved (%s); a restart computes them "
                         "again", a->id, se.msg);
+            else if (rc == GS_OK)
+                a->saved = 1; /* under a->mu */
             if (rc == GS_OK)
                 rc = gsd_store_assembly_update(st, &row, err);
         } else {
+            a->saved = 1; /* under a->mu */
             gsd_log(app, 1, "assembly %s: factors loaded%s", a->id,
                     gs_precomp_has_part_factors(a->pc)
                         ? ""

@@ -85,6 +85,11 @@ static void usage(FILE *f)
             "  --factor-cache-mb MB  MiB per assembly of contact-set factors kept for warm\n"
             "                    starts from stored solutions: the moves of a pattern search\n"
             "                    copy the factor the first one built (default 256; 0: off)\n"
+            "  --max-loaded-mb MB  MiB the assemblies in memory (model, factors, factor\n"
+            "                    cache) may take: above, idle ones whose factors are saved are\n"
+            "                    unloaded, least recently used first, and loaded again from\n"
+            "                    their saved factors when next used (default half the\n"
+            "                    machine's memory; 0: no limit)\n"
             "  --reset           discard the data directory's store, assemblies and jobs at\n"
             "                    start (needed to start over a lost or damaged database)\n"
             "  --allow-host H    a Host name to accept besides IP literals and localhost\n"
@@ -130,7 +135,8 @@ static int parse_opts(int argc, char **argv, gsd_opts *o)
         {"allow-host", 1, 0, 'A'}, {"token-file", 1, 0, 'K'}, {"min-free", 1, 0, 'M'},
         {"reset", 0, 0, 'Z'}, {"store-quota-mb", 1, 0, 'Q'}, {"retain-solves-age", 1, 0, 'R'},
         {"retain-solves-max", 1, 0, 'S'}, {"tls-cert", 1, 0, 'E'}, {"tls-key", 1, 0, 'Y'},
-        {"summary-cache-mb", 1, 0, 'G'}, {"factor-cache-mb", 1, 0, 'L'}, {0, 0, 0, 0}};
+        {"summary-cache-mb", 1, 0, 'G'}, {"factor-cache-mb", 1, 0, 'L'},
+        {"max-loaded-mb", 1, 0, 'O'}, {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
     snprintf(o->addr, sizeof o->addr, "127.0.0.1");
     o->port = 8600;
@@ -155,6 +161,8 @@ static int parse_opts(int argc, char **argv, gsd_opts *o)
     o->min_free_mb = 256;
     o->summary_cache_mb = 64;
     o->factor_cache_mb = 256;
+    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    o->max_loaded_mb = pages > 0 && page > 0 ? (long long)pages / 2 * page >> 20 : 0;
     int c;
     while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
         long v = 0;
@@ -185,6 +193,7 @@ static int parse_opts(int argc, char **argv, gsd_opts *o)
         case 'S': bad = parse_long(optarg, 0, 1L << 50, &v); o->retain_max = v; break;
         case 'G': bad = parse_long(optarg, 0, 1L << 30, &v); o->summary_cache_mb = v; break;
         case 'L': bad = parse_long(optarg, 0, 1L << 30, &v); o->factor_cache_mb = v; break;
+        case 'O': bad = parse_long(optarg, 0, 1L << 40, &v); o->max_loaded_mb = v; break;
         case 'R': bad = parse_days(optarg, &o->retain_age_days); break;
         case 'K': bad = snprintf(o->token_file, sizeof o->token_file, "%s", optarg) >= (int)sizeof o->token_file; break;
         case 'E': bad = snprintf(o->tls_cert, sizeof o->tls_cert, "%s", optarg) >= (int)sizeof o->tls_cert; break;
@@ -260,6 +269,15 @@ static void raise_fd_limit(int want)
  * next start. */
 #define GSD_STOP_GRACE_S 1.5
 
+/* The registry unloaded an idle assembly for --max-loaded-mb. */
+static void log_unload(void *ctx, const char *id, size_t bytes, size_t left, size_t budget)
+{
+    gsd_log((gsd_app *)ctx, 1, "assembly %s: unloaded (%.1f MiB; the loaded assemblies held more "
+            "than --max-loaded-mb %zu, %.1f MiB now); loaded again from its saved factors "
+            "when next used", id, (double)bytes / 1048576.0, budget >> 20,
+            (double)left / 1048576.0);
+}
+
 static atomic_int stop_done;
 
 static void *stop_deadline(void *arg)
@@ -312,9 +330,12 @@ int main(int argc, char **argv)
         gsd_store_on_full(app.st, gsd_upkeep_full_hook, &app);
         rc = gsd_upkeep_start(&app, &e);
     }
-    if (!rc && (!(app.reg = gsd_registry_new(app.o.workers, (size_t)app.o.factor_cache_mb << 20)) ||
+    if (!rc && (!(app.reg = gsd_registry_new(app.o.workers, (size_t)app.o.factor_cache_mb << 20,
+                                             (size_t)app.o.max_loaded_mb << 20)) ||
                 !(app.sums = gsd_summary_cache_new((size_t)app.o.summary_cache_mb << 20))))
         rc = gs_errorf(&e, GS_ERR_NOMEM, "", "out of memory");
+    if (!rc)
+        gsd_registry_on_unload(app.reg, log_unload, &app);
     if (!rc)
         rc = gsd_jobs_new(&app, &e);
     if (!rc) /* before the workers: they report jobs' ends to it */

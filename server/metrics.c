@@ -107,6 +107,13 @@ void gsd_metrics_render(const gsd_metrics *mt, gs_buf *b, const gsd_gauges *g)
                    "# TYPE gapsim_jobs_active gauge\ngapsim_jobs_active %d\n"
                    "# HELP gapsim_assemblies_loaded Assemblies with factors in memory.\n"
                    "# TYPE gapsim_assemblies_loaded gauge\ngapsim_assemblies_loaded %d\n"
+                   "# HELP gapsim_assemblies_bytes Bytes the assemblies in memory hold "
+                   "(model, factors, factor cache) at the last count.\n"
+                   "# TYPE gapsim_assemblies_bytes gauge\ngapsim_assemblies_bytes %lld\n"
+                   "# HELP gapsim_assemblies_unloaded_total Idle assemblies unloaded for "
+                   "--max-loaded-mb (loaded again when next used).\n"
+                   "# TYPE gapsim_assemblies_unloaded_total counter\n"
+                   "gapsim_assemblies_unloaded_total %ld\n"
                    "# HELP gapsim_factor_cache_hits_total Warm starts whose contact-set "
                    "factor was copied from the factor cache, not built.\n"
                    "# TYPE gapsim_factor_cache_hits_total counter\n"
@@ -123,7 +130,8 @@ void gsd_metrics_render(const gsd_metrics *mt, gs_buf *b, const gsd_gauges *g)
                    atomic_load(&mt->assemblies_created), atomic_load(&mt->clouds_submitted),
                    atomic_load(&mt->results_retained),
                    g->queue_depth, g->summary_queue_depth, g->jobs_active,
-                   g->assemblies_loaded, g->fcache_hits, g->fcache_misses, g->fcache_bytes,
+                   g->assemblies_loaded, g->assemblies_bytes, g->assemblies_unloaded,
+                   g->fcache_hits, g->fcache_misses, g->fcache_bytes,
                    g->uptime);
 }
 

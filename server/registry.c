@@ -1,6 +1,8 @@
 /*
  * registry.c -- reference-counted assemblies in memory (see registry.h).
- * Lookups are a linear scan: tens of assemblies, O(count) string compares.
+ * Lookups are a linear scan: tens of assemblies, O(count) string compares;
+ * so is the memory count after each last release under a budget (one
+ * trylock and O(n_parts) per entry).
  */
 #include "registry.h"
 
@@ -16,9 +18,15 @@ struct gsd_registry {
     int n_workers;
     size_t fcache_budget;
     long fcache_hits, fcache_misses; /* of the caches of freed entries */
+    size_t loaded_budget;            /* 0: no limit */
+    size_t loaded_bytes;             /* at the last count */
+    long unloaded;                   /* entries unloaded for the budget */
+    unsigned long clock;             /* ticks at every hold: least recently used */
+    gsd_unload_fn on_unload;
+    void *on_unload_ctx;
 };
 
-gsd_registry *gsd_registry_new(int n_workers, size_t fcache_budget)
+gsd_registry *gsd_registry_new(int n_workers, size_t fcache_budget, size_t loaded_budget)
 {
     gsd_registry *reg = calloc(1, sizeof *reg);
     if (!reg)
@@ -26,7 +34,16 @@ gsd_registry *gsd_registry_new(int n_workers, size_t fcache_budget)
     pthread_mutex_init(&reg->mu, NULL);
     reg->n_workers = n_workers;
     reg->fcache_budget = fcache_budget;
+    reg->loaded_budget = loaded_budget;
     return reg;
+}
+
+void gsd_registry_on_unload(gsd_registry *reg, gsd_unload_fn fn, void *ctx)
+{
+    pthread_mutex_lock(&reg->mu);
+    reg->on_unload = fn;
+    reg->on_unload_ctx = ctx;
+    pthread_mutex_unlock(&reg->mu);
 }
 
 static void asm_free(gsd_asm *a)
@@ -89,6 +106,7 @@ gsd_asm *gsd_registry_acquire(gsd_registry *reg, const char *id)
         reg->head = a;
     }
     a->refs++;
+    a->used = ++reg->clock;
     pthread_mutex_unlock(&reg->mu);
     return a;
 }
@@ -130,6 +148,55 @@ void gsd_registry_fcache_stats(gsd_registry *reg, gs_fcache_stats *sum)
     pthread_mutex_unlock(&reg->mu);
 }
 
+/* Count an entry's memory now (model, precomputation, factor cache) into
+ * a->bytes, and whether it may be unloaded (a->movable: nobody holds it and
+ * a reload is cheap: its factors are saved, or it has none). An entry whose
+ * lock another thread holds (loading) keeps its last count and stays.
+ * Caller holds reg->mu. */
+static void count_locked(gsd_asm *a)
+{
+    a->movable = 0;
+    if (pthread_mutex_trylock(&a->mu) != 0)
+        return;
+    gs_fcache_stats fc = {0};
+    add_fcache_stats(a, &fc);
+    a->bytes = gs_model_bytes(a->mdl) + gs_precomp_bytes(a->pc) + fc.bytes;
+    a->movable = a->refs == 0 && !a->dropped && (!a->pc || a->saved);
+    pthread_mutex_unlock(&a->mu);
+}
+
+/* While the entries hold more than the budget, unlink movable ones, least
+ * recently held first, never keep; returns them as a list (next) to free
+ * outside the lock. Caller holds reg->mu. O(entries) per unloaded entry:
+ * tens of entries. */
+static gsd_asm *unload_locked(gsd_registry *reg, const gsd_asm *keep)
+{
+    size_t total = 0;
+    for (gsd_asm *a = reg->head; a; a = a->next) {
+        count_locked(a);
+        total += a->bytes;
+    }
+    gsd_asm *out = NULL;
+    while (reg->loaded_budget && total > reg->loaded_budget) {
+        gsd_asm **best = NULL;
+        for (gsd_asm **pp = &reg->head; *pp; pp = &(*pp)->next)
+            if ((*pp)->movable && (*pp)->bytes && *pp != keep &&
+                (!best || (*pp)->used < (*best)->used))
+                best = pp;
+        if (!best)
+            break;
+        gsd_asm *a = *best;
+        *best = a->next;
+        retire_locked(reg, a);
+        total -= a->bytes;
+        reg->unloaded++;
+        a->next = out;
+        out = a;
+    }
+    reg->loaded_bytes = total;
+    return out;
+}
+
 void gsd_registry_release(gsd_registry *reg, gsd_asm *a)
 {
     if (!a)
@@ -138,9 +205,22 @@ void gsd_registry_release(gsd_registry *reg, gsd_asm *a)
     int free_it = --a->refs == 0 && a->dropped;
     if (free_it)
         retire_locked(reg, a);
+    gsd_asm *gone = NULL;
+    if (a->refs == 0 && !free_it)
+        gone = unload_locked(reg, a);
+    const size_t left = reg->loaded_bytes, budget = reg->loaded_budget;
+    gsd_unload_fn fn = reg->on_unload;
+    void *ctx = reg->on_unload_ctx;
     pthread_mutex_unlock(&reg->mu);
     if (free_it)
         asm_free(a);
+    while (gone) {
+        gsd_asm *next = gone->next;
+        if (fn)
+            fn(ctx, gone->id, gone->bytes, left, budget);
+        asm_free(gone);
+        gone = next;
+    }
 }
 
 void gsd_registry_drop(gsd_registry *reg, const char *id)
@@ -176,6 +256,21 @@ int gsd_registry_loaded(gsd_registry *reg)
     }
     pthread_mutex_unlock(&reg->mu);
     return n;
+}
+
+void gsd_registry_memory(gsd_registry *reg, size_t *bytes, long *unloaded)
+{
+    pthread_mutex_lock(&reg->mu);
+    *bytes = reg->loaded_bytes;
+    *unloaded = reg->unloaded;
+    pthread_mutex_unlock(&reg->mu);
+}
+
+void gsd_asm_set_saved(gsd_asm *a)
+{
+    pthread_mutex_lock(&a->mu);
+    a->saved = 1;
+    pthread_mutex_unlock(&a->mu);
 }
 
 void gsd_asm_install(gsd_asm *a, gs_model *mdl, gs_precomp *pc)

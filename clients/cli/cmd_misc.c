@@ -46,6 +46,7 @@ int gc_cmd_health(gc_ctx *cx, int argc, char **argv)
         gc_kv("queue_depth", "%d", gc_jint(h, "queue_depth", 0));
         gc_kv("jobs_active", "%d", gc_jint(h, "jobs_active", 0));
         gc_kv("assemblies_loaded", "%d", gc_jint(h, "assemblies_loaded", 0));
+        gc_kv("assemblies_mb", "%.1f", gc_jnum(h, "assemblies_mb", 0));
     }
     gc_buf_free(&raw);
     cJSON_Delete(h);

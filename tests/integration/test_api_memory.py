@@ -1,0 +1,93 @@
+"""The memory budget of the loaded assemblies (gapsimd --max-loaded-mb): with
+a budget (1 MiB) smaller than either of two assemblies, using the second unloads the
+first once its factors are saved (log line, /metrics counter, /healthz
+figure); the first then answers from its saved factors, loaded again, with
+the same bits as before; a cloud on one while the other is solved over and
+over (unloads between its chunks) still gives the single solves' answers."""
+import unittest
+
+import gsd_harness as h
+from api_common import gaps_rows, metric, model, stop_clean, upload_multipart
+
+RET = ["w", "lambda", "x"]  # x: never answered from the result cache
+
+
+class MemoryBudget(unittest.TestCase):
+
+    @classmethod
+    def setUpClass(cls):
+        cls.d = h.Daemon(workers=2, extra=["--max-loaded-mb", "1"]).start()
+        try:
+            cls.ids, cls.G = [], {}
+            for kind in ("lap", "sandwich"):  # 3-5 MiB each in memory
+                path, gaps = model(kind, small=False, inline=False, gaps=6,
+                                   extra=["--scale", "0.3", "--no-cond"])
+                r = upload_multipart(cls.d, path)
+                assert r.status == 201, (r.status, r.body[:300])
+                aid = r.json()["id"]
+                assert cls.d.wait_factors_saved(aid)["factors_saved"]
+                cls.ids.append(aid)
+                cls.G[aid] = gaps_rows(gaps)
+        except Exception:
+            cls.d.cleanup()
+            raise
+
+    @classmethod
+    def tearDownClass(cls):
+        stop_clean(cls.d)
+
+    def log(self):
+        with open(self.d.log_path, "rb") as f:
+            return f.read().decode(errors="replace")
+
+    def solve(self, aid, i):
+        r = self.d.post("/v1/assemblies/%s/solve" % aid,
+                        {"g": self.G[aid][i], "fastener_fraction": 0.5, "return": RET})
+        self.assertEqual(r.status, 200, r.body[:300])
+        s = r.json()
+        self.assertEqual(s["status"], "optimal")
+        return [s[k] for k in ("w", "lambda", "x")]
+
+    def test_unload_and_load_again(self):
+        lap, sandwich = self.ids
+        before = self.solve(lap, 0)  # lap is the one used last
+        unloaded0 = metric(self.d, "gapsim_assemblies_unloaded_total")
+        self.solve(sandwich, 1)      # ... now sandwich: lap goes
+        self.assertEqual(metric(self.d, "gapsim_assemblies_unloaded_total"), unloaded0 + 1)
+        self.assertIn("assembly %s: unloaded" % lap, self.log())
+        health = self.d.get("/healthz").json()
+        self.assertGreater(health["assemblies_mb"], 0)
+        self.assertAlmostEqual(metric(self.d, "gapsim_assemblies_bytes") / 1048576.0,
+                               health["assemblies_mb"], delta=0.001)
+        loads = self.log().count("assembly %s: factors loaded" % lap)
+        after = self.solve(lap, 0)   # loaded again from factors.bin
+        self.assertEqual(self.log().count("assembly %s: factors loaded" % lap), loads + 1)
+        self.assertEqual(after, before)  # the same bits (JSON's 17 digits)
+        a = self.d.get("/v1/assemblies/" + lap).json()
+        self.assertEqual(a["status"], "ready")
+
+    def test_cloud_beside_unloads(self):
+        """A cloud on lap while sandwich is solved over and over: every
+        sandwich solve may unload lap between the cloud's chunks, and the
+        cloud still finishes with the answers of single solves."""
+        lap, sandwich = self.ids
+        rows = self.G[lap] * 40
+        r = self.d.post("/v1/assemblies/%s/clouds" % lap,
+                        {"gaps": rows, "fastener_fraction": 0.5})
+        self.assertEqual(r.status, 202, r.body[:300])
+        jid = r.json()["id"]
+        i = 0
+        while self.d.get("/v1/jobs/" + jid).json()["status"] in ("queued", "running"):
+            self.solve(sandwich, i % len(self.G[sandwich]))
+            i += 1
+        job = self.d.wait_job(jid)
+        self.assertEqual((job["status"], job["done"], job["failed"]), ("done", len(rows), 0))
+        page = self.d.get("/v1/jobs/%s/results?offset=0&limit=%d&fields=w"
+                          % (jid, len(self.G[lap]))).json()["results"]
+        for k, res in enumerate(page):
+            w = self.solve(lap, k)[0]
+            self.assertLessEqual(max(abs(a - b) for a, b in zip(res["w"], w)), 1e-9)
+
+
+if __name__ == "__main__":
+    unittest.main()
