@@ -630,22 +630,37 @@ gs_err gs_precomp_finish_lq(gs_precomp *pc, gs_error *err)
     return GS_OK;
 }
 
+/* Q, the vectors and the dense parts' factors: what every precomputation
+ * of mdl holds, L_Q and the sparse factors aside. */
+static size_t bytes_always(const gs_model *mdl)
+{
+    const size_t m = (size_t)mdl->m, np = (size_t)mdl->n_parts;
+    size_t b = sizeof(gs_precomp) + (m * m + 2 * m + np) * sizeof(double) +
+               2 * np * sizeof(void *);
+    for (size_t p = 0; p < np; p++)
+        if (!mdl->parts[p].Ksp)
+            b += (size_t)mdl->parts[p].ndof * (size_t)mdl->parts[p].ndof * sizeof(double);
+    return b;
+}
+
 size_t gs_precomp_bytes(const gs_precomp *pc)
 {
     if (!pc)
         return 0;
     const size_t m = (size_t)pc->m, np = (size_t)pc->mdl->n_parts;
-    size_t b = sizeof *pc + (m * m + 2 * m + np) * sizeof(double) + 2 * np * sizeof(void *);
+    size_t b = bytes_always(pc->mdl);
     if (gs_precomp_has_lq(pc))
         b += m * m * sizeof(double);
-    const int parts = gs_precomp_has_part_factors(pc);
-    for (size_t p = 0; p < np; p++) {
-        if (pc->L[p])
-            b += (size_t)pc->mdl->parts[p].ndof * (size_t)pc->mdl->parts[p].ndof * sizeof(double);
-        else if (parts && pc->F && pc->F[p]) /* values and row indices of L */
-            b += gs_spchol_nnz(pc->F[p]) * (sizeof(double) + sizeof(int64_t));
-    }
+    if (gs_precomp_has_part_factors(pc) && pc->F)
+        for (size_t p = 0; p < np; p++)
+            if (pc->F[p]) /* values and row indices of L */
+                b += gs_spchol_nnz(pc->F[p]) * (sizeof(double) + sizeof(int64_t));
     return b;
+}
+
+size_t gs_precomp_bytes_ahead(const gs_model *mdl)
+{
+    return bytes_always(mdl) + (size_t)mdl->m * (size_t)mdl->m * sizeof(double);
 }
 
 int gs_precomp_has_part_factors(const gs_precomp *pc)

@@ -116,6 +116,11 @@ void gs_precomp_free(gs_precomp *pc);
  * gs_precomp_finish_lq and gs_precomp_factor_sparse (acquire loads), which
  * it counts only once they are done. O(n_parts). */
 size_t gs_precomp_bytes(const gs_precomp *pc);
+/* What gs_precomp_bytes says of mdl's complete precomputation (with L_Q),
+ * known before building it: exact for dense parts; a sparse part's
+ * factor (its fill is known only after the ordering) is not counted, so
+ * for those it is a lower bound. O(n_parts). */
+size_t gs_precomp_bytes_ahead(const gs_model *mdl);
 
 /* In place b <- K^-1 b (n), part by part (two dtrsv on a dense part, a
  * CHOLMOD solve on a sparse one). O(sum n_b^2) dense, O(nnz(L_b)) sparse.

@@ -22,6 +22,7 @@
 #include "assembly.h"
 #include "fileio.h"
 #include "hash.h"
+#include "precompute.h"
 #include "render.h"
 
 static int write_model_file(gsd_req *r, const char *dir, gs_error *e)
@@ -216,6 +217,20 @@ static gs_model *parse_upload(gsd_req *r, char *dir, size_t cap)
         gsd_reply_error(r, 413, "too_large", "parts",
                         "the model's sparse parts have %lld DOFs; this server accepts at most "
                         "%lld (gapsimd --max-fe-dofs)", fe_dofs, r->app->o.max_fe_dofs);
+        gs_model_free(mdl);
+        return NULL;
+    }
+    /* what it will hold once precomputed: refused now rather than found
+     * out by the kernel's OOM killer in the middle of the precomputation */
+    const size_t need = gs_model_bytes(mdl) + gs_precomp_bytes_ahead(mdl);
+    const long long budget = r->app->o.max_loaded_mb;
+    if (budget > 0 && need > (size_t)budget << 20) {
+        gsd_reply_error(r, 413, "too_large", "parts",
+                        "the assembly would take %.0f MiB in memory (its blocks%s, their "
+                        "factors, Q and L_Q: m = %d pairs), more than this server's "
+                        "--max-loaded-mb %lld", (double)need / 1048576.0,
+                        fe_dofs ? " and sparse matrices, the sparse factors not counted" : "",
+                        mdl->m, budget);
         gs_model_free(mdl);
         return NULL;
     }

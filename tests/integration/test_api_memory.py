@@ -1,5 +1,7 @@
-"""The memory budget of the loaded assemblies (gapsimd --max-loaded-mb): with
-a budget (1 MiB) smaller than either of two assemblies, using the second unloads the
+"""The memory budget of the loaded assemblies (gapsimd --max-loaded-mb): an
+upload that would not fit in it is refused (413, before any precomputation);
+with a budget (7 MiB) that holds either of two assemblies (3 and 6 MiB) but
+not both, using the second unloads the
 first once its factors are saved (log line, /metrics counter, /healthz
 figure); the first then answers from its saved factors, loaded again, with
 the same bits as before; a cloud on one while the other is solved over and
@@ -16,7 +18,7 @@ class MemoryBudget(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
-        cls.d = h.Daemon(workers=2, extra=["--max-loaded-mb", "1"]).start()
+        cls.d = h.Daemon(workers=2, extra=["--max-loaded-mb", "7"]).start()
         try:
             cls.ids, cls.G = [], {}
             for kind in ("lap", "sandwich"):  # 3-5 MiB each in memory
@@ -65,6 +67,16 @@ class MemoryBudget(unittest.TestCase):
         self.assertEqual(after, before)  # the same bits (JSON's 17 digits)
         a = self.d.get("/v1/assemblies/" + lap).json()
         self.assertEqual(a["status"], "ready")
+
+    def test_too_large_refused(self):
+        path, _ = model("lap", small=False, inline=False, gaps=1,
+                        extra=["--scale", "0.5", "--no-cond"])
+        r = upload_multipart(self.d, path)
+        self.assertEqual(r.status, 413, r.body[:300])
+        err = r.json()["error"]
+        self.assertEqual((err["code"], err["field"]), ("too_large", "parts"))
+        self.assertIn("more than this server's --max-loaded-mb 7", err["message"])
+        self.assertEqual(len(self.d.get("/v1/assemblies").json()["assemblies"]), 2)
 
     def test_cloud_beside_unloads(self):
         """A cloud on lap while sandwich is solved over and over: every

@@ -2,7 +2,8 @@
  * test_registry.c -- the assemblies in memory and their budget
  * (server/registry.c, gs_model_bytes, gs_precomp_bytes):
  *   - the byte counts are the arrays' sizes: L_Q adds exactly m^2 doubles
- *     when it comes, a dense model its blocks' n_b^2 doubles;
+ *     when it comes, a dense model its blocks' n_b^2 doubles, and the
+ *     count known before the build (an upload's check) is the built one;
  *   - over the budget, releasing an entry unloads idle entries whose
  *     factors are saved, least recently held first, never the entry just
  *     released, never a held one, never one whose factors are not saved;
@@ -39,6 +40,8 @@ GS_TEST(bytes_are_the_arrays)
     GS_CHECK(before >= (m * m + 2 * 49) * sizeof(double)); /* Q and the blocks' factors */
     GS_CHECK_INT(gs_precomp_finish_lq(pc, &e), GS_OK);
     GS_CHECK_INT((long long)(gs_precomp_bytes(pc) - before), (long long)(m * m * sizeof(double)));
+    /* known ahead: exactly what the complete dense precomputation holds */
+    GS_CHECK_INT((long long)gs_precomp_bytes_ahead(mdl), (long long)gs_precomp_bytes(pc));
     gs_precomp_free(pc);
     gs_model_free(mdl);
 }
