@@ -653,8 +653,8 @@ size_t gs_precomp_bytes(const gs_precomp *pc)
         b += m * m * sizeof(double);
     if (gs_precomp_has_part_factors(pc) && pc->F)
         for (size_t p = 0; p < np; p++)
-            if (pc->F[p]) /* values and row indices of L */
-                b += gs_spchol_nnz(pc->F[p]) * (sizeof(double) + sizeof(int64_t));
+            if (pc->F[p])
+                b += gs_spchol_bytes(pc->F[p]);
     return b;
 }
 

@@ -425,14 +425,14 @@ double gs_spchol_rcond(const gs_spchol *f)
     return f->rcond;
 }
 
-size_t gs_spchol_n(const gs_spchol *f)
+size_t gs_spchol_bytes(const gs_spchol *f)
 {
-    return f->n;
-}
-
-size_t gs_spchol_nnz(const gs_spchol *f)
-{
-    if (f->L->is_super)
-        return f->L->xsize;
-    return f->L->nzmax;
+    const cholmod_factor *L = f->L;
+    const size_t w = sizeof(int64_t); /* CHOLMOD's long interface */
+    size_t b = sizeof *f + sizeof *L + 2 * L->n * w + (size_t)f->nlast * w; /* Perm, ColCount */
+    if (L->is_super) /* x, s; super, pi, px */
+        b += L->xsize * sizeof(double) + L->ssize * w + 3 * (L->nsuper + 1) * w;
+    else /* x, i; p, nz, next, prev */
+        b += L->nzmax * (sizeof(double) + w) + 4 * (L->n + 2) * w;
+    return b;
 }

@@ -79,8 +79,9 @@ int gs_spchol_schur_route(const gs_spchol *f, const int *R, int nr);
  * lower bound on 1/cond_2(K); 0 for a singular factor. */
 double gs_spchol_rcond(const gs_spchol *f);
 
-/* Order and number of stored entries of L (for reports). */
-size_t gs_spchol_n(const gs_spchol *f);
-size_t gs_spchol_nnz(const gs_spchol *f);
+/* Bytes the factor holds: L's values and indices (supernodal or
+ * simplicial), the permutation and column counts, the rows ordered last.
+ * For memory budgets. O(1). */
+size_t gs_spchol_bytes(const gs_spchol *f);
 
 #endif

@@ -765,4 +765,23 @@ GS_TEST(rigidly_rotated_truss_same_residual_gaps)
     GS_CHECK(max_diff(l0, l1, (size_t)m) <= 1e-9 * lmax && max_diff(l0, l2, (size_t)m) <= 1e-9 * lmax);
 }
 
+/* The memory count of a whole-mesh precomputation: what an upload's
+ * estimate leaves out is exactly the parts' CHOLMOD factors, each at least
+ * its diagonal's values and row indices. */
+GS_TEST(sparse_factor_bytes_counted)
+{
+    gs_model *mdl = gen(GS_GEN_LAP, 1);
+    gs_precomp *pc = ts_build(mdl); /* with L_Q */
+    size_t fac = 0;
+    for (int b = 0; b < mdl->n_parts; b++) {
+        GS_CHECK(mdl->parts[b].Ksp != NULL && pc->F[b] != NULL);
+        const size_t bytes = gs_spchol_bytes(pc->F[b]);
+        GS_CHECK(bytes >= (size_t)mdl->parts[b].ndof * (sizeof(double) + sizeof(int64_t)));
+        fac += bytes;
+    }
+    GS_CHECK_INT((long long)(gs_precomp_bytes(pc) - gs_precomp_bytes_ahead(mdl)), (long long)fac);
+    gs_precomp_free(pc);
+    gs_model_free(mdl);
+}
+
 GS_TEST_MAIN()
