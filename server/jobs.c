@@ -61,6 +61,10 @@ typedef struct gsd_job {
     gs_chain **chain;      /* spec.chain: each worker's chain state for this job (worker
                               index; only that worker touches its entry) */
     int n_chain;
+    gsd_asm *pin;          /* held from the first chunk until the job is reaped, so that
+                              --max-loaded-mb never unloads a running cloud's assembly
+                              between its chunks (a chunk holds it only while it runs) */
+    gsd_registry *pin_reg;
     struct gsd_job *next_job;
 } gsd_job;
 
@@ -90,6 +94,8 @@ gs_err gsd_jobs_new(gsd_app *app, gs_error *err)
 
 static void job_free(gsd_job *job)
 {
+    if (job->pin) /* lock order: jobs, then the registry (reap holds jobs->mu) */
+        gsd_registry_release(job->pin_reg, job->pin);
     for (int i = 0; i < job->n_chain; i++)
         gs_chain_free(job->chain[i]);
     free(job->chain);
@@ -613,6 +619,10 @@ static void run_chunk(gsd_app *app, gsd_worker *w, gsd_job *job, int *idx, int c
     c.a = gsd_registry_acquire(app->reg, job->asm_id);
     if (!c.a)
         rc = gs_errorf(&e, GS_ERR_NOMEM, "", "out of memory");
+    pthread_mutex_lock(&app->jobs->mu);
+    if (!rc && !job->pin && (job->pin = gsd_registry_acquire(app->reg, job->asm_id)))
+        job->pin_reg = app->reg; /* (NULL when out of memory: chunks still hold it) */
+    pthread_mutex_unlock(&app->jobs->mu);
     if (!rc)
         rc = gsd_asm_ensure(app, c.a, w->st, &e);
     if (!rc)
