@@ -92,6 +92,18 @@ void gsd_api_store_error(gsd_req *r, const gs_error *e)
     gsd_reply_error(r, 500, "io_error", "", "store: %s", e->msg);
 }
 
+int gsd_api_asm_gone(gsd_req *r, gsd_store *st, const char *id)
+{
+    gsd_assembly_row row;
+    int found = 1;
+    gs_error e;
+    if (gsd_store_assembly_get(st, id, &row, &found, &e) != GS_OK || found)
+        return 0;
+    gsd_reply_error(r, 404, "not_found", "id", "assembly %s was deleted while this request ran",
+                    id);
+    return 1;
+}
+
 int gsd_api_assembly(gsd_req *r, gsd_assembly_row *row)
 {
     gs_error e;

@@ -53,6 +53,11 @@ int gsd_api_job_assembly(gsd_req *r, gsd_job_row *row, gsd_assembly_row *arow);
 void gsd_api_gap_vtp(gsd_req *r, gsd_job_row *row, int m);
 /* Store failure: answer 500 with the message. */
 void gsd_api_store_error(gsd_req *r, const gs_error *e);
+/* After a failure that a DELETE of assembly id running at the same time
+ * can cause (its files or its row gone while the request read or wrote
+ * them): if the assembly is gone, answer 404 and return 1; else 0 (the
+ * caller answers its failure). st: the caller's store connection. */
+int gsd_api_asm_gone(gsd_req *r, gsd_store *st, const char *id);
 
 void gsd_h_healthz(gsd_req *r);
 void gsd_h_metrics(gsd_req *r);

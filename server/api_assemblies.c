@@ -379,7 +379,8 @@ void gsd_h_asm_geometry(gsd_req *r)
     gs_error e;
     if (!a || gsd_asm_model(r->app, a, &e)) {
         gsd_registry_release(r->app->reg, a);
-        gsd_reply_error(r, 500, "io_error", "", "cannot read the model of %s", r->id);
+        if (!gsd_api_asm_gone(r, r->app->st, r->id))
+            gsd_reply_error(r, 500, "io_error", "", "cannot read the model of %s", r->id);
         return;
     }
     const gs_model *mdl = gsd_asm_mdl(a);

@@ -335,8 +335,9 @@ static int resolve_pattern(gsd_req *r, const gsd_assembly_row *arow, gsd_spec *s
     if (rc) {
         gsd_registry_release(r->app->reg, a);
         gsd_spec_free(spec);
-        gsd_reply_error(r, rc == GS_ERR_NOMEM ? 503 : 500, gs_err_name(rc), e.field,
-                        "cannot resolve the fastener pattern: %s", e.msg);
+        if (!gsd_api_asm_gone(r, r->app->st, arow->id))
+            gsd_reply_error(r, rc == GS_ERR_NOMEM ? 503 : 500, gs_err_name(rc), e.field,
+                            "cannot resolve the fastener pattern: %s", e.msg);
         return 0;
     }
     int ok = spec->gen_count == 0 || generate_gaps(r, gsd_asm_mdl(a), spec, G, k);

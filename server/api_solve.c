@@ -141,7 +141,7 @@ static void solve_store_reply(solve_task *st, gsd_worker *w, gsd_asm *a, gsd_exe
     if (rc == GS_OK) {
         gsd_upkeep_kick(app); /* retention and the quota count it */
         reply_result(r, &row, st->spec.ret, x, gsd_asm_pc(a)->n, 0);
-    } else {
+    } else if (!gsd_api_asm_gone(r, w->st, st->asm_id)) { /* its result has no row to join */
         gsd_reply_gs_error(r, &e);
     }
     gsd_result_row_free(&row);
@@ -171,8 +171,9 @@ static void solve_run(gsd_task *t, gsd_worker *w)
         !(x = malloc(sizeof(double) * (size_t)gsd_asm_pc(a)->n)))
         rc = gs_errorf(&e, GS_ERR_NOMEM, "", "out of memory");
     if (rc) {
-        gsd_reply_error(r, e.code == GS_ERR_NOMEM ? 503 : 409, gs_err_name(e.code), e.field, "%s",
-                        e.msg);
+        if (!gsd_api_asm_gone(r, w->st, st->asm_id))
+            gsd_reply_error(r, e.code == GS_ERR_NOMEM ? 503 : 409, gs_err_name(e.code), e.field,
+                            "%s", e.msg);
     } else {
         st->spec.opts.cancel = &st->cancel;
         st->spec.opts.deadline = st->t0 + st->spec.timeout_s;

@@ -60,7 +60,9 @@ static void reply_export(gsd_req *r, const gsd_job_row *row, int f, gs_buf *sum,
     if (!doc || !a || gsd_asm_model(r->app, a, &e)) {
         cJSON_Delete(doc);
         gsd_registry_release(r->app->reg, a);
-        gsd_reply_error(r, 500, "io_error", "", "cannot read the model of %s", row->assembly_id);
+        if (!gsd_api_asm_gone(r, r->app->st, row->assembly_id))
+            gsd_reply_error(r, 500, "io_error", "", "cannot read the model of %s",
+                            row->assembly_id);
         return;
     }
     gs_buf b = {0};

@@ -4,7 +4,8 @@ where an interior-point solve with every fastener takes a minute or more:
   second; timeout_s and max_iter out of range are refused naming the field;
 - a client that hangs up cancels its solve (metrics: status "cancelled");
 - DELETE of a running cloud stops its running solve at once (nothing
-  stored for it);
+  stored for it); DELETE of the assembly under a running solve answers
+  that solve 404 (its result has nothing left to belong to);
 - SIGTERM during a slow solve exits in a few seconds (the waiting client
   gets 503 or a closed connection), and so does a request held waiting for
   a job's end (GET /v1/jobs/{id}?wait=60);
@@ -160,6 +161,28 @@ class DeadlineTest(unittest.TestCase):
         self.assertGreater(cancelled(self.d), before)
         j = self.d.get("/v1/jobs/" + jid).json()
         self.assertEqual((j["status"], j["done"]), ("cancelled", 0))
+
+    def test_delete_the_assembly_during_a_solve(self):
+        # the solve goes on (DELETE cancels jobs, not a solve in flight) and
+        # its result has no assembly left to belong to: 404, not a 500
+        d = h.Daemon(workers=2).start()
+        try:
+            aid = self.upload(d)
+            out = {}
+            th = threading.Thread(target=lambda: out.setdefault("r", d.post(
+                "/v1/assemblies/%s/solve" % aid, dict(SLOW, g=self.G[3], timeout_s=3))))
+            th.start()
+            time.sleep(1.0)
+            r = d.delete("/v1/assemblies/" + aid)
+            self.assertEqual(r.status, 204, r.body[:300])
+            th.join(60)
+            r = out["r"]
+            self.assertEqual(r.status, 404, r.body[:300])
+            err = r.json()["error"]
+            self.assertEqual(err["code"], "not_found")
+            self.assertIn("was deleted while this request ran", err["message"])
+        finally:
+            stop_clean(d)
 
     def sigterm_while_held(self, request, what):
         """SIGTERM while request(d, aid) is held by a 1-worker daemon: the
