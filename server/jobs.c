@@ -61,7 +61,7 @@ typedef struct gsd_job {
     gs_chain **chain;      /* spec.chain: each worker's chain state for this job (worker
                               index; only that worker touches its entry) */
     int n_chain;
-    gsd_asm *pin;          /* held from the first chunk until the job is reaped, so that
+    gsd_asm *pin;          /* held from the first claim until the job is reaped, so that
                               --max-loaded-mb never unloads a running cloud's assembly
                               between its chunks (a chunk holds it only while it runs) */
     gsd_registry *pin_reg;
@@ -313,7 +313,8 @@ static int take(gsd_job *job, int *idx)
     return cnt;
 }
 
-static int claim(gsd_jobs *jobs, size_t fcache_budget, gsd_job **out, int *idx, int *first)
+static int claim(gsd_jobs *jobs, gsd_registry *reg, size_t fcache_budget, gsd_job **out,
+                 int *idx, int *first)
 {
     pthread_mutex_lock(&jobs->mu);
     reap(jobs);
@@ -333,6 +334,10 @@ static int claim(gsd_jobs *jobs, size_t fcache_budget, gsd_job **out, int *idx, 
             job->started = 1;
             job->t_start = gs_now();
             job->done_start = job->done;
+            /* lock order: jobs, then the registry (NULL when out of memory:
+             * its chunks still hold the assembly while they run) */
+            if ((job->pin = gsd_registry_acquire(reg, job->asm_id)))
+                job->pin_reg = reg;
         }
         *out = job;
         pthread_mutex_unlock(&jobs->mu);
@@ -619,10 +624,6 @@ static void run_chunk(gsd_app *app, gsd_worker *w, gsd_job *job, int *idx, int c
     c.a = gsd_registry_acquire(app->reg, job->asm_id);
     if (!c.a)
         rc = gs_errorf(&e, GS_ERR_NOMEM, "", "out of memory");
-    pthread_mutex_lock(&app->jobs->mu);
-    if (!rc && !job->pin && (job->pin = gsd_registry_acquire(app->reg, job->asm_id)))
-        job->pin_reg = app->reg; /* (NULL when out of memory: chunks still hold it) */
-    pthread_mutex_unlock(&app->jobs->mu);
     if (!rc)
         rc = gsd_asm_ensure(app, c.a, w->st, &e);
     if (!rc)
@@ -683,7 +684,7 @@ int gsd_jobs_work(gsd_app *app, gsd_worker *w)
 {
     int idx[GSD_CHUNK_MAX], first = 0;
     gsd_job *job = NULL;
-    int cnt = claim(app->jobs, (size_t)app->o.factor_cache_mb << 20, &job, idx, &first);
+    int cnt = claim(app->jobs, app->reg, (size_t)app->o.factor_cache_mb << 20, &job, idx, &first);
     if (!cnt)
         return 0;
     if (first)
