@@ -449,7 +449,8 @@ void gsd_h_cloud_create(gsd_req *r)
     int ok = row.options_json && place_gaps(r, row.id, G, k, arow.m, src[0] ? src : NULL);
     free(G);
     if (ok && gsd_store_job_insert(r->app->st, &row, &e)) {
-        gsd_api_store_error(r, &e);
+        if (!gsd_api_asm_gone(r, r->app->st, arow.id)) /* else the job's foreign key failed */
+            gsd_api_store_error(r, &e);
         ok = 0;
     }
     if (ok && gsd_jobs_add(r->app, &row, arow.m, &spec, &e)) {

@@ -54,6 +54,7 @@ void gsd_h_metrics(gsd_req *r)
                           .summary_queue_depth = gsd_pool_depth(app->readers),
                           .jobs_active = gsd_jobs_active(app->jobs),
                           .assemblies_loaded = gsd_registry_loaded(app->reg),
+                          .assemblies_in_memory = gsd_registry_entries(app->reg),
                           .assemblies_bytes = (long long)asm_bytes,
                           .assemblies_unloaded = unloaded,
                           .fcache_hits = fc.hits,

@@ -155,6 +155,9 @@ static void solve_run(gsd_task *t, gsd_worker *w)
     gs_error e = {0};
     gsd_asm *a = gsd_registry_acquire(app->reg, st->asm_id);
     gs_err rc = a ? gsd_asm_ensure(app, a, w->st, &e) : gs_errorf(&e, GS_ERR_NOMEM, "", "out of memory");
+    /* its stored files unreadable: the server's failure (500, details to the
+     * log), not the request's */
+    const int unreadable = rc == GS_ERR_IO || rc == GS_ERR_FORMAT;
     if (rc == GS_OK) {
         gs_solve_opts o = st->spec.opts;
         o.want_x = (st->spec.ret & GSD_RET_X) != 0;
@@ -172,8 +175,8 @@ static void solve_run(gsd_task *t, gsd_worker *w)
         rc = gs_errorf(&e, GS_ERR_NOMEM, "", "out of memory");
     if (rc) {
         if (!gsd_api_asm_gone(r, w->st, st->asm_id))
-            gsd_reply_error(r, e.code == GS_ERR_NOMEM ? 503 : 409, gs_err_name(e.code), e.field,
-                            "%s", e.msg);
+            gsd_reply_error(r, unreadable ? 500 : e.code == GS_ERR_NOMEM ? 503 : 409,
+                            gs_err_name(e.code), e.field, "%s", e.msg);
     } else {
         st->spec.opts.cancel = &st->cancel;
         st->spec.opts.deadline = st->t0 + st->spec.timeout_s;

@@ -550,7 +550,6 @@ gs_err gsd_asm_resume(gsd_app *app, gs_error *err)
 gs_err gsd_asm_delete(gsd_app *app, const char *id, gs_error *err)
 {
     gsd_jobs_cancel_assembly(app, id);
-    gsd_registry_drop(app->reg, id);
     gsd_job_row *jobs = NULL;
     int n_jobs = 0;
     gs_err rc = gsd_store_job_list(app->st, id, NULL, &jobs, &n_jobs, err);
@@ -570,6 +569,11 @@ gs_err gsd_asm_delete(gsd_app *app, const char *id, gs_error *err)
         return rc;
     gsd_path_assembly(app, id, dir, sizeof dir);
     gsd_rmtree(dir);
+    /* last: a request that read the row before the delete and takes the
+     * entry after this finds neither row nor files, loads nothing, and its
+     * empty entry goes with its release (dropped first, such an entry could
+     * load the files still there and stay, an orphan) */
+    gsd_registry_drop(app->reg, id);
     gsd_upkeep_kick(app);
     return GS_OK;
 }

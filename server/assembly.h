@@ -43,7 +43,7 @@ gs_err gsd_asm_need(const gsd_app *app, gsd_asm *a, const gs_solve_opts *opts, g
 gs_err gsd_asm_model(gsd_app *app, gsd_asm *a, gs_error *err);
 /* Re-queue the precomputations a stop interrupted (at start). */
 gs_err gsd_asm_resume(gsd_app *app, gs_error *err);
-/* Cancel its jobs, forget it, delete rows and files. */
+/* Cancel its jobs, delete rows and files, then forget it in the registry. */
 gs_err gsd_asm_delete(gsd_app *app, const char *id, gs_error *err);
 /* JSON object of an assembly row. */
 void gsd_asm_row_json(const gsd_assembly_row *row, gs_buf *b);

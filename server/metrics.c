@@ -107,6 +107,9 @@ void gsd_metrics_render(const gsd_metrics *mt, gs_buf *b, const gsd_gauges *g)
                    "# TYPE gapsim_jobs_active gauge\ngapsim_jobs_active %d\n"
                    "# HELP gapsim_assemblies_loaded Assemblies with factors in memory.\n"
                    "# TYPE gapsim_assemblies_loaded gauge\ngapsim_assemblies_loaded %d\n"
+                   "# HELP gapsim_assemblies_in_memory Assemblies in use or with a model "
+                   "or factors in memory.\n"
+                   "# TYPE gapsim_assemblies_in_memory gauge\ngapsim_assemblies_in_memory %d\n"
                    "# HELP gapsim_assemblies_bytes Bytes the assemblies in memory hold "
                    "(model, factors, factor cache) at the last count.\n"
                    "# TYPE gapsim_assemblies_bytes gauge\ngapsim_assemblies_bytes %lld\n"
@@ -130,7 +133,7 @@ void gsd_metrics_render(const gsd_metrics *mt, gs_buf *b, const gsd_gauges *g)
                    atomic_load(&mt->assemblies_created), atomic_load(&mt->clouds_submitted),
                    atomic_load(&mt->results_retained),
                    g->queue_depth, g->summary_queue_depth, g->jobs_active,
-                   g->assemblies_loaded, g->assemblies_bytes, g->assemblies_unloaded,
+                   g->assemblies_loaded, g->assemblies_in_memory, g->assemblies_bytes, g->assemblies_unloaded,
                    g->fcache_hits, g->fcache_misses, g->fcache_bytes,
                    g->uptime);
 }

@@ -43,6 +43,7 @@ typedef struct {
     int summary_queue_depth; /* summaries and exports waiting for a reader */
     int jobs_active;
     int assemblies_loaded;
+    int assemblies_in_memory;        /* registry entries: loaded, loading or held */
     long long assemblies_bytes;      /* their memory at the last count (registry.h) */
     long assemblies_unloaded;        /* unloaded for --max-loaded-mb: counter */
     long fcache_hits, fcache_misses; /* factor caches (fcache.h): counters */

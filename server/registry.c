@@ -197,6 +197,27 @@ static gsd_asm *unload_locked(gsd_registry *reg, const gsd_asm *keep)
     return out;
 }
 
+/* Unlink an entry nobody holds if nothing is loaded in it (its load failed,
+ * or its assembly was deleted before it was loaded: a request that read the
+ * row just before the DELETE): an empty entry is not kept. 1 if unlinked.
+ * Caller holds reg->mu; a->refs == 0, a still listed. O(entries). */
+static int unlink_empty_locked(gsd_registry *reg, gsd_asm *a)
+{
+    if (pthread_mutex_trylock(&a->mu) != 0)
+        return 0;
+    const int empty = !a->mdl && !a->pc;
+    pthread_mutex_unlock(&a->mu);
+    if (!empty)
+        return 0;
+    for (gsd_asm **pp = &reg->head; *pp; pp = &(*pp)->next)
+        if (*pp == a) {
+            *pp = a->next;
+            retire_locked(reg, a);
+            return 1;
+        }
+    return 0;
+}
+
 void gsd_registry_release(gsd_registry *reg, gsd_asm *a)
 {
     if (!a)
@@ -206,8 +227,10 @@ void gsd_registry_release(gsd_registry *reg, gsd_asm *a)
     if (free_it)
         retire_locked(reg, a);
     gsd_asm *gone = NULL;
-    if (a->refs == 0 && !free_it)
+    if (a->refs == 0 && !free_it) {
+        free_it = unlink_empty_locked(reg, a);
         gone = unload_locked(reg, a);
+    }
     const size_t left = reg->loaded_bytes, budget = reg->loaded_budget;
     gsd_unload_fn fn = reg->on_unload;
     void *ctx = reg->on_unload_ctx;
@@ -237,10 +260,23 @@ void gsd_registry_drop(gsd_registry *reg, const char *id)
         free_it = a->refs == 0;
         if (free_it)
             retire_locked(reg, a);
+        reg->loaded_bytes = 0; /* the others at their last count */
+        for (gsd_asm *o = reg->head; o; o = o->next)
+            reg->loaded_bytes += o->bytes;
     }
     pthread_mutex_unlock(&reg->mu);
     if (free_it)
         asm_free(a);
+}
+
+int gsd_registry_entries(gsd_registry *reg)
+{
+    int n = 0;
+    pthread_mutex_lock(&reg->mu);
+    for (gsd_asm *a = reg->head; a; a = a->next)
+        n++;
+    pthread_mutex_unlock(&reg->mu);
+    return n;
 }
 
 int gsd_registry_loaded(gsd_registry *reg)

@@ -2,7 +2,8 @@
  * registry.h -- assemblies in memory: model, precomputation, per-worker solvers.
  *
  * Owns: the map id -> gsd_asm with reference counts. An entry exists while
- * someone holds it (a request, a task) or while its factors are loaded; it
+ * someone holds it (a request, a task) or while its model or factors are
+ * loaded (an entry left empty by its last holder is freed then); it
  * is freed when it is dropped (DELETE) and the last holder releases it, or
  * unloaded when the loaded assemblies hold more than the memory budget:
  * then, as a holder releases an entry, idle entries (no holder) whose
@@ -50,10 +51,14 @@ void gsd_registry_drop(gsd_registry *reg, const char *id);
 /* The factor caches' counters: hits and misses since the start (freed
  * entries' included), entries, bytes and budget of the entries in memory. */
 void gsd_registry_fcache_stats(gsd_registry *reg, gs_fcache_stats *sum);
+/* Entries in memory: held, or holding a model (a precomputation to come,
+ * or a failed one) or factors. */
+int gsd_registry_entries(gsd_registry *reg);
 /* Entries with a loaded precomputation. */
 int gsd_registry_loaded(gsd_registry *reg);
 /* Bytes the entries held at the last count (an entry being loaded counts
- * from its first release) and the entries unloaded for the budget so far. */
+ * from its first release, a dropped one no more from its drop) and the
+ * entries unloaded for the budget so far. */
 void gsd_registry_memory(gsd_registry *reg, size_t *bytes, long *unloaded);
 
 /* The model (NULL until loaded), the precomputation (NULL until ready) and

@@ -5,7 +5,8 @@ Assemblies are unloaded and loaded again all the time, and requests race
 deletes. Every answer must be one a client can act on: a solve or a cloud
 result equal to the reference answer (1e-9 mm), or 404 / 409 when its
 assembly is gone or not ready; never a 5xx; the daemon exits cleanly with no
-sanitizer report. (Written after a stress run of this kind found solves and
+sanitizer report; at the end, with every assembly deleted, nothing stays in
+memory. (Written after a stress run of this kind found solves and
 cloud submits answering 500 when a DELETE removed their assembly under
 them.)"""
 import random
@@ -130,6 +131,19 @@ class Churn(unittest.TestCase):
         self.assertEqual(errors, [])
         self.assertGreater(unloaded, 0)
         self.assertTrue(all(v > 0 for k, v in counts.items() if k != "delete"), counts)
+        # nothing left behind: with every assembly deleted and no request
+        # running, no entry stays in memory (an entry a request made for an
+        # assembly deleted under it used to stay, empty or loaded, for good)
+        for aid in ids.values():
+            self.assertEqual(d.delete("/v1/assemblies/" + aid).status, 204)
+        deadline, left = time.time() + 30, None
+        while time.time() < deadline:
+            left = metric(d, "gapsim_assemblies_in_memory")
+            if left == 0:
+                break
+            time.sleep(0.2)
+        self.assertEqual(left, 0)
+        self.assertEqual(metric(d, "gapsim_assemblies_bytes"), 0)
 
 
 if __name__ == "__main__":

@@ -5,7 +5,9 @@ not both, using the second unloads the first once its factors are saved
 (log line, /metrics counter, /healthz figure); the first then answers from
 its saved factors, loaded again, with the same bits as before; a cloud on
 one while the other is solved over and over (unloads between its chunks)
-still gives the single solves' answers."""
+still gives the single solves' answers; an assembly whose model cannot be
+read leaves nothing in memory."""
+import os
 import unittest
 
 import gsd_harness as h
@@ -108,6 +110,38 @@ class MemoryBudget(unittest.TestCase):
         for res in page:
             w = self.solve(lap, res["job_index"] % len(self.G[lap]))[0]  # rows repeat G
             self.assertLessEqual(max(abs(a - b) for a, b in zip(res["w"], w)), 1e-9)
+
+
+class NothingLeftBehind(unittest.TestCase):
+    """An assembly whose files cannot be read (here: its model removed after
+    a restart) answers an error, and leaves nothing in memory: the empty
+    entry the request made is freed with the request."""
+
+    def test_unreadable_model(self):
+        d = h.Daemon(workers=1).start()
+        try:
+            path, gaps = model("lap")
+            r = upload_multipart(d, path)
+            self.assertEqual(r.status, 201, r.body[:300])
+            aid = r.json()["id"]
+            self.assertTrue(d.wait_factors_saved(aid)["factors_saved"])
+            self.assertEqual(metric(d, "gapsim_assemblies_in_memory"), 1)
+            d.restart()  # nothing loaded until used
+            self.assertEqual(metric(d, "gapsim_assemblies_in_memory"), 0)
+            os.remove(os.path.join(d.data_dir, "assemblies", aid, "model.json"))
+            for _ in range(3):
+                r = d.get("/v1/assemblies/%s/geometry" % aid)
+                self.assertEqual(r.status, 500, r.body[:300])
+                self.assertEqual(r.json()["error"]["code"], "io_error")
+                r = d.post("/v1/assemblies/%s/solve" % aid,
+                           {"g": gaps_rows(gaps)[0], "fastener_fraction": 0.5})
+                self.assertEqual(r.status, 500, r.body[:300])  # the server's failure
+                self.assertNotIn("model.json", r.json()["error"]["message"])  # no path out
+            self.assertEqual(metric(d, "gapsim_assemblies_in_memory"), 0)
+            self.assertEqual(metric(d, "gapsim_assemblies_bytes"), 0)
+            self.assertEqual(d.delete("/v1/assemblies/" + aid).status, 204)
+        finally:
+            stop_clean(d)
 
 
 if __name__ == "__main__":

@@ -9,7 +9,9 @@
  *     released, never a held one, never one whose factors are not saved;
  *     the unload callback names each one; an unloaded id comes back empty
  *     (to be loaded again) and an empty entry is never counted; no budget:
- *     nothing is unloaded.
+ *     nothing is unloaded;
+ *   - an entry left empty by its last holder is freed, not kept; a dropped
+ *     one leaves the memory count at once.
  */
 #include "gs_test.h"
 #include "test_models.h"
@@ -130,6 +132,42 @@ GS_TEST(budget_unloads_idle_saved_entries_least_recent_first)
     GS_CHECK_INT(u.calls, 4); /* empty entries are never counted as unloaded */
     gsd_registry_memory(reg, &bytes, &unloaded);
     GS_CHECK_INT(unloaded, 4);
+    GS_CHECK_INT((long long)bytes, 0);
+    gsd_registry_free(reg);
+}
+
+/* An entry left empty by its last holder (its load failed, or its assembly
+ * was deleted before it loaded) is freed; one holding only a model (a
+ * precomputation to come or a failed one) stays, and goes when dropped. */
+GS_TEST(empty_entries_are_not_kept)
+{
+    gsd_registry *reg = gsd_registry_new(1, 0, 0);
+    GS_CHECK(reg != NULL);
+    gsd_asm *x = gsd_registry_acquire(reg, "a_x");
+    gsd_asm *x2 = gsd_registry_acquire(reg, "a_x"); /* the same entry */
+    GS_CHECK(x == x2);
+    GS_CHECK_INT(gsd_registry_entries(reg), 1);
+    gsd_registry_release(reg, x2);
+    GS_CHECK_INT(gsd_registry_entries(reg), 1); /* still held */
+    gsd_registry_release(reg, x);
+    GS_CHECK_INT(gsd_registry_entries(reg), 0);
+
+    gsd_asm *m = gsd_registry_acquire(reg, "a_m");
+    gsd_asm_install(m, tm_random(2, 6, 2, 5), NULL);
+    gsd_registry_release(reg, m);
+    GS_CHECK_INT(gsd_registry_entries(reg), 1);
+    gsd_registry_release(reg, load(reg, "a_l", 6, 0));
+    GS_CHECK_INT(gsd_registry_entries(reg), 2);
+    GS_CHECK_INT(gsd_registry_loaded(reg), 1);
+    size_t bytes, b_l;
+    long unloaded;
+    gsd_registry_memory(reg, &bytes, &unloaded);
+    gsd_registry_drop(reg, "a_m");
+    gsd_registry_memory(reg, &b_l, &unloaded); /* a drop leaves the count at once */
+    GS_CHECK(b_l > 0 && b_l < bytes);
+    gsd_registry_drop(reg, "a_l");
+    GS_CHECK_INT(gsd_registry_entries(reg), 0);
+    gsd_registry_memory(reg, &bytes, &unloaded);
     GS_CHECK_INT((long long)bytes, 0);
     gsd_registry_free(reg);
 }
