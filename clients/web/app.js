@@ -50,7 +50,10 @@ async function refreshHealth() {
     const h = await api('/healthz');
     const st = $('server-status');
     st.dataset.jobsActive = String(h.jobs_active);
+    st.dataset.assembliesLoaded = String(h.assemblies_loaded);
+    const mem = h.assemblies_mb === undefined ? '' : ` (${Math.round(h.assemblies_mb)} MiB)`;
     st.textContent = `gapsimd ${h.version} · ${h.workers} workers · ${h.jobs_active} job${h.jobs_active === 1 ? '' : 's'} running` +
+      ` · ${h.assemblies_loaded} assembl${h.assemblies_loaded === 1 ? 'y' : 'ies'} loaded${mem}` +
       (h.status && h.status !== 'ok' ? ` · ${h.status}` : '');
   } catch (e) {
     $('server-status').textContent = 'server not reachable';

@@ -27,6 +27,7 @@ Chromium (Debian package chromium; scripts/test installs it) is required: if it
 is missing the test fails and says so, it is not skipped.
 """
 import os
+import re
 import shutil
 import struct
 import subprocess
@@ -483,6 +484,13 @@ class WebPage(unittest.TestCase):
         st = dom.by_id("server-status")
         self.assertEqual(int(st.attrs["data-jobs-active"]), self.d.get("/healthz").json()["jobs_active"])
         self.assertIn("running", st.all_text())
+        health = self.d.get("/healthz").json()
+        self.assertEqual(int(st.attrs["data-assemblies-loaded"]), health["assemblies_loaded"])
+        self.assertGreater(health["assemblies_loaded"], 0)
+        self.assertIn("%d assembl" % health["assemblies_loaded"], st.all_text())
+        mib = re.search(r"\((\d+) MiB\)", st.all_text())
+        self.assertIsNotNone(mib, st.all_text())
+        self.assertLessEqual(abs(int(mib.group(1)) - health["assemblies_mb"]), 1)
         other = self.d.post("/v1/assemblies/%s/clouds" % self.asm["id"],
                             {"generate": {"count": 1, "seed": 99}, "label": "other"})
         self.assertEqual(other.status, 202, other.body)
