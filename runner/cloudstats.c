@@ -267,7 +267,8 @@ static double select_kth(double *v, int n, int k)
  * spaced in log(v) (when all v > 0), "log": true in the histogram. */
 static void dist_json(gs_buf *b, const char *name, double *v, int n, int bins, int logx)
 {
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    if (n > 0) /* v may be NULL when there are no results */
+        qsort(v, (size_t)n, sizeof *v, cmp_double);
     double mean = 0;
     for (int i = 0; i < n; i++)
         mean += v[i];
@@ -527,7 +528,7 @@ gs_err gs_cstats_json(gs_cstats *s, const char *job_id, const char *assembly_id,
     gs_buf_json_num(b, n ? (double)a->values_above / ((double)n * m) : 0);
     gs_buf_puts(b, ",");
     double *gm = malloc(sizeof(double) * (size_t)(n > 0 ? n : 1));
-    if (gm)
+    if (gm && n > 0) /* a->gmax is NULL until the first result */
         memcpy(gm, a->gmax, sizeof(double) * (size_t)n);
     dist_json(b, "max_residual", gm ? gm : a->gmax, n, bins, 0);
     free(gm);

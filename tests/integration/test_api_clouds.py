@@ -610,6 +610,18 @@ class CloudTest(ApiCase):
         # slow solver
         rows = [[x - 0.1 - 0.001 * i for x in self.G[i % 40]] for i in range(3000)]
         j = self.cloud(rows, fasteners="all", solver="ipm")
+        # a job queued behind it, cancelled before its first gap: its
+        # summary and exports say "no result" (the sanitized daemon aborted
+        # on the empty statistics)
+        q = self.cloud(rows[:5])
+        r = self.d.delete("/v1/jobs/" + q["id"])
+        self.assertEqual((r.status, r.json()["status"], r.json()["done"]), (200, "cancelled", 0))
+        s = self.d.get("/v1/jobs/%s/summary" % q["id"])
+        self.assertEqual(s.status, 200, s.body[:300])
+        self.assertEqual((s.json()["count"], s.json()["share_gaps_above"]), (0, 0))
+        for fmt in ("csv", "vtp", "html"):
+            s = self.d.get("/v1/jobs/%s/summary?format=%s&threshold=0.2" % (q["id"], fmt))
+            self.assertEqual(s.status, 200, (fmt, s.body[:300]))
         r = self.d.delete("/v1/jobs/" + j["id"])
         self.assertEqual(r.status, 200, r.body[:300])
         c = r.json()

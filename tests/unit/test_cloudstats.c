@@ -8,10 +8,12 @@
  *     with the kept values (exact p95) and with the binned p95 of large
  *     clouds (two passes);
  *   - "opened" at threshold 0 keeps its 1e-9 mm floor;
+ *   - no result yet: every figure 0, at that threshold and another;
  *   - refusals: a negative threshold, a copy of unfinished statistics, a
  *     copy fed another number of results.
  */
 #include <cjson/cJSON.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -247,6 +249,39 @@ GS_TEST(opened_floor_at_threshold_zero)
     o = gs_json_parse(b.p, b.len, NULL, NULL);
     GS_CHECK(o != NULL);
     GS_CHECK_INT((int)num(o, "opened.gaps"), 1);
+    cJSON_Delete(o);
+    gs_buf_free(&b);
+    gs_cstats_free(c);
+    gs_cstats_free(s);
+}
+
+/* A job with no result yet (just queued, or cancelled before its first
+ * gap): every figure 0 and the histograms empty, at the threshold asked and
+ * at another one (the sanitized daemon aborted here on a NULL array). */
+GS_TEST(no_results_yet)
+{
+    gs_error e;
+    gs_cstats *s = gs_cstats_new(3, 5, 0.1, 4, &e);
+    GS_CHECK(s != NULL);
+    gs_buf b = {0};
+    GS_CHECK_INT(gs_cstats_json(s, "j", "a", "cancelled", 5, &b, &e), GS_OK);
+    cJSON *o = gs_json_parse(b.p, b.len, NULL, NULL);
+    GS_CHECK(o != NULL);
+    GS_CHECK(num(o, "count") == 0 && num(o, "total") == 5);
+    GS_CHECK(num(o, "share_gaps_above") == 0 && num(o, "share_values_above") == 0);
+    GS_CHECK(num(o, "max_residual.max") == 0 && num(o, "time_ms.median") == 0);
+    for (int i = 0; i < 4; i++)
+        GS_CHECK(at(o, "residual_histogram", "counts", i) == 0);
+    GS_CHECK(isnan(at(o, "residual_histogram", "counts", 4))); /* 4 bins, no more */
+    for (int i = 0; i < 3; i++)
+        GS_CHECK(at(o, "pairs", "share_above", i) == 0);
+    cJSON_Delete(o);
+    gs_buf_free(&b);
+    gs_cstats *c = gs_cstats_threshold(s, 0.2, &e);
+    GS_CHECK(c != NULL);
+    GS_CHECK_INT(gs_cstats_json(c, "j", "a", "cancelled", 5, &b, &e), GS_OK);
+    o = gs_json_parse(b.p, b.len, NULL, NULL);
+    GS_CHECK(o != NULL && num(o, "count") == 0 && num(o, "threshold") == 0.2);
     cJSON_Delete(o);
     gs_buf_free(&b);
     gs_cstats_free(c);
