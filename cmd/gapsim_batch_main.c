@@ -10,6 +10,7 @@
  * The daemon (server/) does the same as a service, gapsim-mpi (mpi/) on a
  * cluster; all three run on the same runner.
  */
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +25,7 @@
 #include "linalg.h"
 #include "model_json.h"
 #include "npy.h"
+#include "numarg.h"
 #include "precompute.h"
 #include "runner.h"
 
@@ -141,6 +143,13 @@ static void print_summary(const cJSON *sj, gs_method method, int chained, int k,
            k / wall, threads, wall);
 }
 
+/* A numeric option's value refused: the message, exit status 2. */
+static int bad_number(const char *opt, const char *v, const char *what)
+{
+    fprintf(stderr, "gapsim-batch: %s: '%s' is not %s\n", opt, v, what);
+    return 2;
+}
+
 int main(int argc, char **argv)
 {
     const char *model_path = NULL, *gaps_path = NULL, *out_path = NULL, *factors_path = NULL,
@@ -165,11 +174,17 @@ int main(int argc, char **argv)
         } else if (!strcmp(a, "--factors") && v) {
             factors_path = v, i++;
         } else if (!strcmp(a, "--fraction") && v) {
-            fraction = atof(v), i++;
+            if (gs_parse_double(v, 0, 1, &fraction))
+                return bad_number(a, v, "a number in [0, 1]");
+            i++;
         } else if (!strcmp(a, "--threshold") && v) {
-            threshold = atof(v), i++;
+            if (gs_parse_double(v, 0, HUGE_VAL, &threshold))
+                return bad_number(a, v, "a number >= 0 (mm)");
+            i++;
         } else if (!strcmp(a, "--limit") && v) {
-            limit = atol(v), i++;
+            if (gs_parse_long(v, 1, INT_MAX, &limit))
+                return bad_number(a, v, "a number of gaps >= 1");
+            i++;
         } else if (!strcmp(a, "--method") && v) {
             if (gs_method_parse(v, &sopts.method) != 0) {
                 fprintf(stderr, "gapsim-batch: unknown method '%s'\n", v);
@@ -189,13 +204,13 @@ int main(int argc, char **argv)
             }
             i++;
         } else if (!strcmp(a, "--window") && v) {
-            window = atol(v), i++;
-            if (window < 1 || window > 65536) {
-                fprintf(stderr, "gapsim-batch: --window: %s is not in 1..65536\n", v);
-                return 2;
-            }
+            if (gs_parse_long(v, 1, 65536, &window))
+                return bad_number(a, v, "an integer in [1, 65536]");
+            i++;
         } else if (!strcmp(a, "--threads") && v) {
-            threads = atol(v), i++;
+            if (gs_parse_long(v, 1, 1024, &threads))
+                return bad_number(a, v, "a number of threads in [1, 1024]");
+            i++;
         } else if (a[0] != '-' && !model_path) {
             model_path = a;
         } else {
@@ -204,7 +219,9 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    if (!model_path || !gaps_path || threads < 1 || !(fraction >= 0.0 && fraction <= 1.0)) {
+    if (threads < 1) /* sysconf failed */
+        threads = 1;
+    if (!model_path || !gaps_path) {
         usage(stderr);
         return 2;
     }

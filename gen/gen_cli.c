@@ -24,6 +24,7 @@
 #include "matrix_write.h"
 #include "model_json.h"
 #include "npy.h"
+#include "numarg.h"
 
 static void gen_err(const char *prog, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void gen_err(const char *prog, const char *fmt, ...)
@@ -82,25 +83,13 @@ static void usage(FILE *f, const char *prog)
 
 static int parse_double(const char *s, double *v)
 {
-    if (!s || !*s)
-        return -1;
-    char *end;
-    errno = 0;
-    double d = strtod(s, &end);
-    if (*end || errno || !isfinite(d))
-        return -1;
-    *v = d;
-    return 0;
+    return gs_parse_double(s, -HUGE_VAL, HUGE_VAL, v); /* any finite number */
 }
 
 static int parse_int(const char *s, int *v)
 {
-    if (!s || !*s)
-        return -1;
-    char *end;
-    errno = 0;
-    long l = strtol(s, &end, 10);
-    if (*end || errno || l < -1000000000L || l > 1000000000L)
+    long l;
+    if (gs_parse_long(s, -1000000000L, 1000000000L, &l))
         return -1;
     *v = (int)l;
     return 0;

@@ -12,6 +12,8 @@
  * docs/scale-out.md. Exit codes: 0 all optimal, 1 error, 2 usage, 3 some
  * gaps not optimal.
  */
+#include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +26,7 @@
 #include "hash.h"
 #include "linalg.h"
 #include "model_json.h"
+#include "numarg.h"
 #include "pattern.h"
 #include "precomp_io.h"
 
@@ -72,6 +75,18 @@ typedef struct {
     gs_solve_opts sopts;
 } args;
 
+/* The value of a numeric option as a whole (ranges are checked after the
+ * loop): 1 (the value is used), or -2 (not a number). */
+static int number(const char *v, double *out)
+{
+    return gs_parse_double(v, -HUGE_VAL, HUGE_VAL, out) ? -2 : 1;
+}
+
+static int integer(const char *v, long *out)
+{
+    return gs_parse_long(v, LONG_MIN, LONG_MAX, out) ? -2 : 1;
+}
+
 /* 0 ok, 2 usage (message printed by rank 0). */
 static int parse_args(int argc, char **argv, args *a)
 {
@@ -107,19 +122,19 @@ static int parse_args(int argc, char **argv, args *a)
         else if (!strcmp(s, "--summary"))
             a->summary = v;
         else if (!strcmp(s, "--fraction"))
-            a->fraction = atof(v);
+            used = number(v, &a->fraction);
         else if (!strcmp(s, "--threshold"))
-            a->threshold = atof(v);
+            used = number(v, &a->threshold);
         else if (!strcmp(s, "--tol"))
-            a->sopts.tol = atof(v);
+            used = number(v, &a->sopts.tol);
         else if (!strcmp(s, "--limit"))
-            a->limit = atol(v);
+            used = integer(v, &a->limit);
         else if (!strcmp(s, "--threads"))
-            a->threads = atol(v);
+            used = integer(v, &a->threads);
         else if (!strcmp(s, "--chunk"))
-            a->chunk = atol(v);
+            used = integer(v, &a->chunk);
         else if (!strcmp(s, "--bins"))
-            a->bins = atol(v);
+            used = integer(v, &a->bins);
         else if (!strcmp(s, "--method") && gs_method_parse(v, &a->sopts.method) != 0)
             used = -2;
         else if (!strcmp(s, "--chain") && gs_chain_mode_parse(v, &a->chain) != 0)
@@ -133,9 +148,10 @@ static int parse_args(int argc, char **argv, args *a)
             continue;
         }
         if (used < 0) {
-            if (!quiet)
-                fprintf(stderr, "gapsim-mpi: %s option '%s'\n",
-                        used == -2 ? "unknown value of" : "unknown or incomplete", s);
+            if (!quiet && used == -2)
+                fprintf(stderr, "gapsim-mpi: %s: '%s' is not a valid value\n", s, v);
+            else if (!quiet)
+                fprintf(stderr, "gapsim-mpi: unknown or incomplete option '%s'\n", s);
             return 2;
         }
         i += used;
@@ -148,6 +164,7 @@ static int parse_args(int argc, char **argv, args *a)
                       : !a->out ? "--out is missing"
                       : a->threads < 1 || a->threads > 1024 ? "--threads must be in [1, 1024]"
                       : a->chunk < 1 || a->chunk > 1 << 20 ? "--chunk must be in [1, 2^20]"
+                      : a->limit != -1 && a->limit < 1 ? "--limit must be >= 1"
                       : a->bins < 1 || a->bins > 1000 ? "--bins must be in [1, 1000]"
                       : !(a->fraction >= 0 && a->fraction <= 1) ? "--fraction must be in [0, 1]"
                       : a->patterns && a->fraction > 0 ? "give --patterns or --fraction"

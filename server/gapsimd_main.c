@@ -26,6 +26,7 @@
 #include "jobs.h"
 #include "jobwait.h"
 #include "linalg.h"
+#include "numarg.h"
 #include "pool.h"
 #include "registry.h"
 #include "store.h"
@@ -102,27 +103,6 @@ static void usage(FILE *f)
             "--tls-cert) to stdout.\n");
 }
 
-static int parse_long(const char *s, long lo, long hi, long *out)
-{
-    char *end = NULL;
-    long v = strtol(s, &end, 10);
-    if (!*s || *end || v < lo || v > hi)
-        return -1;
-    *out = v;
-    return 0;
-}
-
-/* A number of days: finite, >= 0, at most 100 years. */
-static int parse_days(const char *s, double *out)
-{
-    char *end = NULL;
-    double v = strtod(s, &end);
-    if (!*s || *end || !(v >= 0 && v <= 36500))
-        return -1;
-    *out = v;
-    return 0;
-}
-
 static int parse_opts(int argc, char **argv, gsd_opts *o)
 {
     static const struct option lo[] = {
@@ -172,30 +152,30 @@ static int parse_opts(int argc, char **argv, gsd_opts *o)
         case 'a': bad = snprintf(o->addr, sizeof o->addr, "%s", optarg) >= (int)sizeof o->addr; break;
         case 'd': bad = snprintf(o->data_dir, sizeof o->data_dir, "%s", optarg) >= (int)sizeof o->data_dir; break;
         case 'W': bad = snprintf(o->web_dir, sizeof o->web_dir, "%s", optarg) >= (int)sizeof o->web_dir; break;
-        case 'p': bad = parse_long(optarg, 0, 65535, &v); o->port = (int)v; break;
-        case 'w': bad = parse_long(optarg, 1, 256, &v); o->workers = (int)v; break;
-        case 't': bad = parse_long(optarg, 1, 64, &v); o->http_threads = (int)v; break;
-        case 'b': bad = parse_long(optarg, 1024, (long)1 << 40, &v); o->max_body = (size_t)v; break;
-        case 'u': bad = parse_long(optarg, 1024, (long)1 << 50, &v); o->max_upload = (size_t)v; break;
-        case 'e': bad = parse_long(optarg, 1, 10000000, &v); o->max_archive_entries = (int)v; break;
-        case 'm': bad = parse_long(optarg, 1, 1000000, &v); o->max_m = (int)v; break;
-        case 'n': bad = parse_long(optarg, 1, 10000000, &v); o->max_n = (int)v; break;
-        case 'F': bad = parse_long(optarg, 1, 100000000, &v); o->max_fe_dofs = v; break;
-        case 'D': bad = parse_long(optarg, 1, 86400, &v); o->default_timeout = (double)v; break;
-        case 'X': bad = parse_long(optarg, 1, 86400, &v); o->max_timeout = (double)v; break;
-        case 'k': bad = parse_long(optarg, 1, 100000000, &v); o->max_gaps = (int)v; break;
-        case 'T': bad = parse_long(optarg, 1, 86400, &v); o->conn_timeout = (int)v; break;
-        case 'H': bad = parse_long(optarg, 1, 86400, &v); o->header_timeout = (int)v; break;
-        case 'C': bad = parse_long(optarg, 1, 1000000, &v); o->max_connections = (int)v; break;
-        case 'I': bad = parse_long(optarg, 0, 1000000, &v); o->max_per_ip = (int)v; break;
-        case 'M': bad = parse_long(optarg, 0, 1L << 30, &v); o->min_free_mb = v; break;
+        case 'p': bad = gs_parse_long(optarg, 0, 65535, &v); o->port = (int)v; break;
+        case 'w': bad = gs_parse_long(optarg, 1, 256, &v); o->workers = (int)v; break;
+        case 't': bad = gs_parse_long(optarg, 1, 64, &v); o->http_threads = (int)v; break;
+        case 'b': bad = gs_parse_long(optarg, 1024, (long)1 << 40, &v); o->max_body = (size_t)v; break;
+        case 'u': bad = gs_parse_long(optarg, 1024, (long)1 << 50, &v); o->max_upload = (size_t)v; break;
+        case 'e': bad = gs_parse_long(optarg, 1, 10000000, &v); o->max_archive_entries = (int)v; break;
+        case 'm': bad = gs_parse_long(optarg, 1, 1000000, &v); o->max_m = (int)v; break;
+        case 'n': bad = gs_parse_long(optarg, 1, 10000000, &v); o->max_n = (int)v; break;
+        case 'F': bad = gs_parse_long(optarg, 1, 100000000, &v); o->max_fe_dofs = v; break;
+        case 'D': bad = gs_parse_long(optarg, 1, 86400, &v); o->default_timeout = (double)v; break;
+        case 'X': bad = gs_parse_long(optarg, 1, 86400, &v); o->max_timeout = (double)v; break;
+        case 'k': bad = gs_parse_long(optarg, 1, 100000000, &v); o->max_gaps = (int)v; break;
+        case 'T': bad = gs_parse_long(optarg, 1, 86400, &v); o->conn_timeout = (int)v; break;
+        case 'H': bad = gs_parse_long(optarg, 1, 86400, &v); o->header_timeout = (int)v; break;
+        case 'C': bad = gs_parse_long(optarg, 1, 1000000, &v); o->max_connections = (int)v; break;
+        case 'I': bad = gs_parse_long(optarg, 0, 1000000, &v); o->max_per_ip = (int)v; break;
+        case 'M': bad = gs_parse_long(optarg, 0, 1L << 30, &v); o->min_free_mb = v; break;
         case 'Z': o->reset = 1; break;
-        case 'Q': bad = parse_long(optarg, 0, 1L << 40, &v); o->store_quota_mb = v; break;
-        case 'S': bad = parse_long(optarg, 0, 1L << 50, &v); o->retain_max = v; break;
-        case 'G': bad = parse_long(optarg, 0, 1L << 30, &v); o->summary_cache_mb = v; break;
-        case 'L': bad = parse_long(optarg, 0, 1L << 30, &v); o->factor_cache_mb = v; break;
-        case 'O': bad = parse_long(optarg, 0, 1L << 40, &v); o->max_loaded_mb = v; break;
-        case 'R': bad = parse_days(optarg, &o->retain_age_days); break;
+        case 'Q': bad = gs_parse_long(optarg, 0, 1L << 40, &v); o->store_quota_mb = v; break;
+        case 'S': bad = gs_parse_long(optarg, 0, 1L << 50, &v); o->retain_max = v; break;
+        case 'G': bad = gs_parse_long(optarg, 0, 1L << 30, &v); o->summary_cache_mb = v; break;
+        case 'L': bad = gs_parse_long(optarg, 0, 1L << 30, &v); o->factor_cache_mb = v; break;
+        case 'O': bad = gs_parse_long(optarg, 0, 1L << 40, &v); o->max_loaded_mb = v; break;
+        case 'R': bad = gs_parse_double(optarg, 0, 36500, &o->retain_age_days); /* days */ break;
         case 'K': bad = snprintf(o->token_file, sizeof o->token_file, "%s", optarg) >= (int)sizeof o->token_file; break;
         case 'E': bad = snprintf(o->tls_cert, sizeof o->tls_cert, "%s", optarg) >= (int)sizeof o->tls_cert; break;
         case 'Y': bad = snprintf(o->tls_key, sizeof o->tls_key, "%s", optarg) >= (int)sizeof o->tls_key; break;
@@ -205,7 +185,7 @@ static int parse_opts(int argc, char **argv, gsd_opts *o)
                                    used ? "," : "", optarg) >= sizeof o->allow_hosts - used;
             break;
         }
-        case 'l': bad = parse_long(optarg, 0, 2, &v); o->log_level = (int)v; break;
+        case 'l': bad = gs_parse_long(optarg, 0, 2, &v); o->log_level = (int)v; break;
         case 'h': usage(stdout); exit(0);
         default: usage(stderr); return -1;
         }

@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "numarg.h"
+
 int gc_usage_error(const char *prog, const char *fmt, ...)
 {
     va_list ap;
@@ -109,25 +111,18 @@ int gc_args(gc_ctx *cx, const gc_cmd *cmd, const gc_opt *opts, int argc, char **
 
 int gc_arg_long(const char *prog, const char *opt, const char *s, long lo, long hi, long *out)
 {
-    char *end = NULL;
-    errno = 0;
-    long v = s ? strtol(s, &end, 10) : 0;
-    if (!s || !*s || *end || errno || v < lo || v > hi)
+    if (gs_parse_long(s, lo, hi, out))
         return gc_usage_error(prog, "%s must be an integer in [%ld, %ld], not '%s'", opt, lo, hi,
                               s ? s : "");
-    *out = v;
     return 0;
 }
 
 int gc_arg_double(const char *prog, const char *opt, const char *s, double lo, double hi,
                   double *out)
 {
-    char *end = NULL;
-    double v = s ? strtod(s, &end) : NAN;
-    if (!s || !*s || *end || !isfinite(v) || v < lo || v > hi)
+    if (gs_parse_double(s, lo, hi, out))
         return gc_usage_error(prog, "%s must be a number in [%g, %g], not '%s'", opt, lo, hi,
                               s ? s : "");
-    *out = v;
     return 0;
 }
 

@@ -135,6 +135,16 @@ check "bad --scatter exits 2" test $? -eq 2
 
 "$BIN/gapsim-batch" "$TMP/sw.json" --bogus > /dev/null 2>&1
 check "unknown option exits 2" test $? -eq 2
+# a number must be wholly a number in its range (atof read '0.5x' as 0.5 and
+# 'abc' as 0; --limit 0 said the file held no gap vector)
+for bad in "--fraction 0.5x" "--fraction 1.5" "--limit 0" "--limit abc" "--threads 2x" \
+           "--threshold -1"; do
+  # shellcheck disable=SC2086 # the option and its value, split on purpose
+  "$BIN/gapsim-batch" "$TMP/sw.json" --gaps "$TMP/sim.gaps.npy" $bad > "$TMP/e6.out" 2>&1
+  check "gapsim-batch $bad exits 2" test $? -eq 2
+  check "gapsim-batch $bad names the option and the value" \
+    grep -q "^gapsim-batch: ${bad% *}: '${bad#* }' is not " "$TMP/e6.out"
+done
 "$BIN/gapsim-gen" --kind nope > /dev/null 2>&1
 check "unknown kind exits 2" test $? -eq 2
 

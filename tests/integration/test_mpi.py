@@ -368,6 +368,12 @@ class MpiTest(unittest.TestCase):
         self.assertIn("--out is missing", r.stderr)
         r = mpirun([(1, good + ["--method", "nope"])])
         self.assertEqual(r.returncode, 2)
+        r = mpirun([(1, good + ["--fraction", "0.5x"])])  # not read as 0.5
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("--fraction: '0.5x' is not a valid value", r.stderr)
+        r = mpirun([(1, good + ["--limit", "0"])])
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("--limit must be >= 1", r.stderr)
 
 
 if __name__ == "__main__":
