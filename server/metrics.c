@@ -133,7 +133,8 @@ void gsd_metrics_render(const gsd_metrics *mt, gs_buf *b, const gsd_gauges *g)
                    atomic_load(&mt->assemblies_created), atomic_load(&mt->clouds_submitted),
                    atomic_load(&mt->results_retained),
                    g->queue_depth, g->summary_queue_depth, g->jobs_active,
-                   g->assemblies_loaded, g->assemblies_in_memory, g->assemblies_bytes, g->assemblies_unloaded,
+                   g->assemblies_loaded, g->assemblies_in_memory, g->assemblies_bytes,
+                   g->assemblies_unloaded,
                    g->fcache_hits, g->fcache_misses, g->fcache_bytes,
                    g->uptime);
 }
