@@ -132,6 +132,7 @@ def main():
     fe_corpus()
     archive_corpus()
     vecenc_corpus()
+    numarg_corpus()
 
 
 def npz(members, compress=True):
@@ -305,6 +306,17 @@ def vecenc_corpus():
                               input=sh, stdout=subprocess.PIPE, check=True).stdout
     write("vecenc", "w_zstd", head(2, 8) + shuffled_zstd(raw_w, 8))
     write("vecenc", "lam_zstd", head(3, 8) + shuffled_zstd(raw_lam, 12))
+
+
+def numarg_corpus():
+    """Seeds of the numbers of command-line options (core/numarg.h): a range
+    byte (ranges[b % 5] of fuzz_numarg.c), then the text."""
+    seeds = {"int": (0, "42"), "neg": (4, "-3"), "blank": (2, "  7"), "frac": (0, "0.5"),
+             "exp": (1, "1e-10"), "hex": (2, "0x1p3"), "nan": (0, "nan"), "inf": (2, "-inf"),
+             "overflow": (2, "9223372036854775808"), "huge": (0, "1e999"),
+             "trailing": (1, "4x"), "empty": (3, "")}
+    for name, (rng, text) in seeds.items():
+        write("numarg", name, bytes([rng]) + text.encode())
 
 
 if __name__ == "__main__":
