@@ -12,6 +12,7 @@
  */
 #include <limits.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +28,7 @@
 #include "npy.h"
 #include "numarg.h"
 #include "precompute.h"
+#include "progress.h"
 #include "runner.h"
 
 static void usage(FILE *f)
@@ -53,6 +55,9 @@ static void usage(FILE *f)
             "                    warm or cold, whichever each worker measures faster\n"
             "                    (docs/solvers.md; results then agree to round-off)\n"
             "  --window N        gaps per window when chaining (64)\n"
+            "  --progress        show the progress on stderr (default: when stderr is a\n"
+            "                    terminal: a bar redrawn in place; otherwise a line a second)\n"
+            "  --no-progress     do not\n"
             "  -h, --help        this text\n"
             "Exit codes: 0 all gaps optimal, 1 error, 2 usage, 3 some gaps not optimal.\n");
 }
@@ -143,6 +148,33 @@ static void print_summary(const cJSON *sj, gs_method method, int chained, int k,
            k / wall, threads, wall);
 }
 
+/* The cloud's progress on stderr (core/progress.h), from the workers'
+ * commits (the runner's ctl.progress): one report at a time, redrawn at
+ * most every 0.2 s. O(1) per committed chunk. */
+typedef struct {
+    pthread_mutex_t mu;
+    gs_progress pg;
+    long long done, total;
+    double t0, last;
+} batch_progress;
+
+static void on_progress(void *ctx, int slot, int rows)
+{
+    batch_progress *bp = ctx;
+    (void)slot;
+    pthread_mutex_lock(&bp->mu);
+    bp->done += rows;
+    const double now = gs_now();
+    if (now - bp->last >= 0.2 || bp->done == bp->total) {
+        bp->last = now;
+        const double rate = now > bp->t0 ? (double)bp->done / (now - bp->t0) : -1;
+        const int end = bp->done == bp->total;
+        gs_progress_update(&bp->pg, "cloud", end ? "done" : "running", bp->done, bp->total, -1,
+                           rate, rate > 0 && !end ? (double)(bp->total - bp->done) / rate : -1);
+    }
+    pthread_mutex_unlock(&bp->mu);
+}
+
 /* A numeric option's value refused: the message, exit status 2. */
 static int bad_number(const char *opt, const char *v, const char *what)
 {
@@ -159,12 +191,15 @@ int main(int argc, char **argv)
     double fraction = 0.0, threshold = 0.1;
     long limit = -1, threads = sysconf(_SC_NPROCESSORS_ONLN), window = 64;
     gs_chain_mode chain = GS_CHAIN_OFF;
+    int progress = isatty(STDERR_FILENO);
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             usage(stdout);
             return 0;
+        } else if (!strcmp(a, "--progress") || !strcmp(a, "--no-progress")) {
+            progress = !strcmp(a, "--progress");
         } else if (!strcmp(a, "--gaps") && v) {
             gaps_path = v, i++;
         } else if (!strcmp(a, "--out") && v) {
@@ -316,12 +351,19 @@ int main(int argc, char **argv)
            gs_chain_mode_name(chain));
     fflush(stdout);
     t0 = gs_now();
+    batch_progress bp = {.done = 0, .total = k, .t0 = t0, .last = t0};
+    pthread_mutex_init(&bp.mu, NULL);
+    gs_progress_init(&bp.pg, isatty(STDERR_FILENO));
+    if (progress)
+        run.ctl = (gs_run_control){.progress = on_progress, .ctx = &bp};
     gs_run_pool *pool = NULL;
     gs_err src = gs_run_start(&run, (int)threads, chain == GS_CHAIN_OFF ? 1 : (int)window, NULL,
                               &pool, &e);
     if (!src)
         src = gs_run_wait(pool, &e);
     double wall = gs_now() - t0;
+    gs_progress_end(&bp.pg);
+    pthread_mutex_destroy(&bp.mu);
     if (src != GS_OK) {
         gs_error_prefix_field(&e, "gaps");
         rc = fail("solve", &e);

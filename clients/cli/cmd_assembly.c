@@ -16,6 +16,7 @@
 #include "json_parse.h"
 #include "model_json.h"
 #include "out.h"
+#include "progress.h"
 
 static const char group_help[] =
     "usage: gapsim assembly upload MODEL.json [--wait] [-q]\n"
@@ -46,7 +47,7 @@ static void print_assembly(const cJSON *a)
     if (pc) {
         const cJSON *ts = cJSON_GetObjectItemCaseSensitive(pc, "times_s");
         gc_kv("precompute", "%s (factor K %.3f s, build Q %.3f s, factor Q %.3f s)",
-              gc_fmt_duration(gc_jnum(ts, "total", 0), t, sizeof t), gc_jnum(ts, "factor_K", 0),
+              gs_fmt_duration(gc_jnum(ts, "total", 0), t, sizeof t), gc_jnum(ts, "factor_K", 0),
               gc_jnum(ts, "build_Q", 0), gc_jnum(ts, "factor_Q", 0));
         if (gc_jis_num(pc, "cond_K"))
             gc_kv("cond_K", "%.3e", gc_jnum(pc, "cond_K", 0));

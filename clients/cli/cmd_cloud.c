@@ -15,6 +15,7 @@
 #include "cli.h"
 #include "fileio.h"
 #include "http.h"
+#include "linalg.h"
 #include "npyio.h"
 #include "out.h"
 #include "progress.h"
@@ -54,7 +55,7 @@ static void print_job(const cJSON *j)
     if (gc_jis_num(j, "solves_per_s"))
         gc_kv("rate", "%.1f solves/s", gc_jnum(j, "solves_per_s", 0));
     if (gc_jis_num(j, "eta_s") && !job_ended(gc_jstr(j, "status", "")))
-        gc_kv("eta", "%s", gc_fmt_duration(gc_jnum(j, "eta_s", 0), t, sizeof t));
+        gc_kv("eta", "%s", gs_fmt_duration(gc_jnum(j, "eta_s", 0), t, sizeof t));
     gc_kv("mean_solve", "%.3f ms", gc_jnum(j, "mean_solve_ms", 0));
     gc_kv("iterations", "%.0f", gc_jnum(j, "iterations", 0));
     gc_kv("created", "%s", gc_fmt_time(gc_jnum(j, "created_at", 0), t, sizeof t));
@@ -87,33 +88,33 @@ static int wait_job(gc_ctx *cx, const char *prog, const char *job, cJSON **final
     job_path(base, sizeof base, job, "");
     snprintf(held, sizeof held, "%s?wait=%g", base, WAIT_SPAN_S);
     int can_wait = 1;
-    gc_progress pg;
-    gc_progress_init(&pg, cx->tty);
+    gs_progress pg;
+    gs_progress_init(&pg, cx->tty);
     for (;;) {
         cJSON *j = NULL;
         gc_buf b = {0};
         gc_req rq = {.method = "GET", .path = can_wait ? held : base};
-        const double asked = gc_now();
+        const double asked = gs_now();
         int rc = gc_call_json(cx, prog, &rq, &j, &b);
-        if (rc != GC_OK) { /* the error is printed on a line of its own (gc_progress_break) */
-            gc_progress_end(&pg);
+        if (rc != GC_OK) { /* the error is printed on a line of its own (gs_progress_break) */
+            gs_progress_end(&pg);
             fprintf(stderr, "%s: stopped waiting; the job goes on on the server. Reattach with: "
                             "gapsim cloud status --wait %s\n",
                     prog, job);
             return rc;
         }
         const char *st = gc_jstr(j, "status", "?");
-        gc_progress_update(&pg, gc_jstr(j, "id", job), st, gc_jint(j, "done", 0),
+        gs_progress_update(&pg, gc_jstr(j, "id", job), st, gc_jint(j, "done", 0),
                            gc_jint(j, "total", 0), gc_jint(j, "failed", 0),
                            gc_jnum(j, "solves_per_s", -1),
                            job_ended(st) ? -1 : gc_jnum(j, "eta_s", -1));
         if (job_ended(st)) {
-            gc_progress_end(&pg);
+            gs_progress_end(&pg);
             *final = j;
             *raw = b;
             return GC_OK;
         }
-        const int waited = can_wait && gc_now() - asked >= 0.5 * WAIT_SPAN_S;
+        const int waited = can_wait && gs_now() - asked >= 0.5 * WAIT_SPAN_S;
         can_wait = waited;
         /* polling: every 0.25 s (the progress line), or at the job's ETA when
          * that is sooner (at least 20 ms): the end is seen within ~20 ms */

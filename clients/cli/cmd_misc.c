@@ -10,6 +10,7 @@
 #include "gen_cli.h"
 #include "http.h"
 #include "out.h"
+#include "progress.h"
 
 int gc_cmd_gen(gc_ctx *cx, int argc, char **argv)
 {
@@ -41,7 +42,7 @@ int gc_cmd_health(gc_ctx *cx, int argc, char **argv)
         gc_kv("server", "%s", cx->server);
         gc_kv("status", "%s", gc_jstr(h, "status", "-"));
         gc_kv("version", "%s", gc_jstr(h, "version", "-"));
-        gc_kv("uptime", "%s", gc_fmt_duration(gc_jnum(h, "uptime_s", 0), t, sizeof t));
+        gc_kv("uptime", "%s", gs_fmt_duration(gc_jnum(h, "uptime_s", 0), t, sizeof t));
         gc_kv("workers", "%d", gc_jint(h, "workers", 0));
         gc_kv("queue_depth", "%d", gc_jint(h, "queue_depth", 0));
         gc_kv("jobs_active", "%d", gc_jint(h, "jobs_active", 0));

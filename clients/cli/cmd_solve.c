@@ -15,6 +15,7 @@
 #include "json_parse.h"
 #include "npyio.h"
 #include "out.h"
+#include "progress.h"
 #include "reqopts.h"
 
 static const char help[] =
@@ -95,7 +96,7 @@ static void print_result(const cJSON *r, const char *asked)
     gc_kv("contacts", "%d of %d pairs", gc_jint(r, "n_act", 0),
           cJSON_IsArray(w) ? cJSON_GetArraySize(w) : 0);
     gc_kv("iterations", "%d (cg %d)", gc_jint(r, "iterations", 0), gc_jint(r, "cg_iterations", 0));
-    gc_kv("time", "%s", gc_fmt_duration(1e-3 * gc_jnum(r, "time_ms", 0), t, sizeof t));
+    gc_kv("time", "%s", gs_fmt_duration(1e-3 * gc_jnum(r, "time_ms", 0), t, sizeof t));
     if (gc_jis_num(r, "max_residual"))
         gc_kv("max_residual", "%.6g mm", gc_jnum(r, "max_residual", 0));
     const cJSON *kkt = cJSON_GetObjectItemCaseSensitive(r, "kkt");

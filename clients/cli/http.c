@@ -189,7 +189,7 @@ int gc_http(const gc_ctx *cx, const char *prog, const gc_req *rq, gc_resp *rs)
         if (curl_easy_getinfo(h, CURLINFO_CONTENT_TYPE, &ct) == CURLE_OK && ct)
             snprintf(rs->ctype, sizeof rs->ctype, "%s", ct);
         if (w.sink_failed || w.oom || cc != CURLE_OK)
-            gc_progress_break(); /* the message gets a line of its own */
+            gs_progress_break(); /* the message gets a line of its own */
         if (w.sink_failed) {
             fprintf(stderr, "%s: cannot write the answer: %s\n", prog, strerror(errno));
             rc = GC_EFILE;
@@ -232,7 +232,7 @@ int gc_report_error(const gc_ctx *cx, const char *prog, const gc_resp *rs)
         msg = v->valuestring;
     if ((v = cJSON_GetObjectItemCaseSensitive(e, "field")) && cJSON_IsString(v))
         field = v->valuestring;
-    gc_progress_break();
+    gs_progress_break();
     if (msg)
         fprintf(stderr, "%s: error %s (HTTP %ld)%s%s: %s\n", prog, code, rs->status,
                 field[0] ? " at " : "", field, msg);

@@ -66,21 +66,6 @@ const char *gc_fmt_time(double t, char *buf, size_t cap)
     return buf;
 }
 
-const char *gc_fmt_duration(double s, char *buf, size_t cap)
-{
-    if (!isfinite(s) || s < 0)
-        snprintf(buf, cap, "-");
-    else if (s < 1)
-        snprintf(buf, cap, "%.3g ms", 1e3 * s);
-    else if (s < 60)
-        snprintf(buf, cap, "%.1f s", s);
-    else if (s < 3600)
-        snprintf(buf, cap, "%d min %02d s", (int)(s / 60), (int)fmod(s, 60));
-    else
-        snprintf(buf, cap, "%d h %02d min", (int)(s / 3600), (int)fmod(s / 60, 60));
-    return buf;
-}
-
 static int put_str(gc_buf *b, const char *s)
 {
     int rc = gc_buf_add(b, "\"", 1);

@@ -29,7 +29,4 @@ void gc_kv(const char *key, const char *fmt, ...) __attribute__((format(printf, 
 /* A unix time as "2026-11-22 01:37:22" UTC into buf; "-" if t <= 0. */
 const char *gc_fmt_time(double t, char *buf, size_t cap);
 
-/* A duration in seconds as "850 ms", "12.3 s", "4 min 05 s", "2 h 03 min". */
-const char *gc_fmt_duration(double s, char *buf, size_t cap);
-
 #endif

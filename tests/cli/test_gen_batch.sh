@@ -125,6 +125,15 @@ check "scattered cloud differs from the independent one" \
 check "chained batch exit 0" test $? -eq 0
 check "chained batch reports its warm starts" grep -Eq "warm started +11 of 12 gaps" "$TMP/chain.out"
 check "chained batch names the chain" grep -q "chain on" "$TMP/chain.out"
+# progress on stderr: none by default off a terminal, with --progress a line
+# a second at most and the last one at the end (--threads 1: the total is 12)
+"$BIN/gapsim-batch" "$TMP/sw.json" --gaps "$TMP/sim.gaps.npy" --threads 1 \
+  > /dev/null 2> "$TMP/p0.err"
+check "no progress off a terminal by default" test ! -s "$TMP/p0.err"
+"$BIN/gapsim-batch" "$TMP/sw.json" --gaps "$TMP/sim.gaps.npy" --threads 1 --progress \
+  > /dev/null 2> "$TMP/p1.err"
+check "--progress ends with the whole cloud done" \
+  bash -c "tail -n 1 '$TMP/p1.err' | grep -Eq '^cloud done: 12/12 done, [0-9.]+ solves/s$'"
 "$BIN/gapsim-batch" "$TMP/sw.json" --gaps "$TMP/sim.gaps.npy" --chain sometimes > "$TMP/e5.out" 2>&1
 check "bad --chain exits 2" test $? -eq 2
 check "bad --chain explained" grep -q "is not off, auto or on" "$TMP/e5.out"
