@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <xxhash.h>
 
 #include "cloudstats.h"
@@ -62,6 +63,8 @@ static void usage(FILE *f)
             "  --fresh            ignore a previous run's output and start over\n"
             "  --sync             flush each chunk's rows to disk before marking it done (a\n"
             "                     restart then survives a node crash, at one fsync per chunk)\n"
+            "  --progress         rank 0 shows the rows done on stderr (default: when stderr\n"
+            "                     is a terminal: a bar; otherwise a line a second); --no-progress\n"
             "  -h, --help         this text\n"
             "Exit codes: 0 all gaps optimal, 1 error (any rank), 2 usage, 3 some gaps not optimal.\n");
 }
@@ -70,7 +73,7 @@ typedef struct {
     const char *model, *gaps, *out, *patterns, *factors, *summary;
     double fraction, threshold;
     long limit, threads, chunk, bins;
-    int shared, fresh, sync, help;
+    int shared, fresh, sync, help, progress;
     gs_chain_mode chain;
     gs_solve_opts sopts;
 } args;
@@ -97,6 +100,7 @@ static int parse_args(int argc, char **argv, args *a)
     a->threads = 1;
     a->chunk = 16;
     a->bins = 20;
+    a->progress = isatty(STDERR_FILENO);
     const int quiet = gm_rank() != 0;
     for (int i = 1; i < argc; i++) {
         const char *s = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -109,6 +113,8 @@ static int parse_args(int argc, char **argv, args *a)
             a->fresh = 1, used = 0;
         else if (!strcmp(s, "--sync"))
             a->sync = 1, used = 0;
+        else if (!strcmp(s, "--progress") || !strcmp(s, "--no-progress"))
+            a->progress = !strcmp(s, "--progress"), used = 0;
         else if (!v)
             used = -1;
         else if (!strcmp(s, "--gaps"))
@@ -452,22 +458,40 @@ static int run_main(int argc, char **argv)
     }
     gs_blas_set_threads(1); /* one solve per core */
     gm_stats st;
-    rc = gm_dispatch(&run, &o, (int)a.threads, &st, &e);
+    gm_progress prog = {.total = o.rows, .t0 = gs_now()};
+    prog.last = prog.t0;
+    if (rank == 0 && a.progress) {
+        /* rows of the chunks complete before (a restart's); the last chunk may be short */
+        prog.before = o.done_chunks * o.chunk;
+        if (o.n_chunks > 0 && o.map[o.n_chunks - 1] == 1)
+            prog.before -= o.n_chunks * o.chunk - o.rows;
+        gs_progress_init(&prog.pg, isatty(STDERR_FILENO));
+    }
+    gm_progress *pg = rank == 0 && a.progress ? &prog : NULL;
+    rc = gm_dispatch(&run, &o, (int)a.threads, pg, &st, &e);
     gs_error ce;
     gs_err rcc = gm_agree(gm_out_close(&o, &ce), "closing the output", &ce);
-    if (rc || (rc = rcc) != GS_OK)
+    if (rc || (rc = rcc) != GS_OK) {
+        if (pg) /* the message on a line of its own */
+            gs_progress_end(&pg->pg);
         goto out;
+    }
     double mine[3] = {(double)st.rows, (double)st.chunks, st.wall};
     double *all = rank == 0 ? malloc(sizeof(double) * 3 * (size_t)size) : NULL;
     MPI_Gather(mine, 3, MPI_DOUBLE, all, 3, MPI_DOUBLE, 0, MPI_COMM_WORLD);
     long long not_optimal = 0;
     if (rank == 0) {
         double rows_run = 0, wall = 0;
+        for (int r = 0; all && r < size; r++)
+            rows_run += all[3 * r];
+        if (pg) { /* the exact count, now that every rank's is known */
+            gm_progress_show(pg, pg->before + (long long)rows_run, 1);
+            gs_progress_end(&pg->pg);
+        }
         for (int r = 0; all && r < size; r++) {
             if (size <= 64)
                 printf("rank %-5d %.0f rows in %.0f chunks, %.2f s\n", r, all[3 * r],
                        all[3 * r + 1], all[3 * r + 2]);
-            rows_run += all[3 * r];
             wall = all[3 * r + 2] > wall ? all[3 * r + 2] : wall;
         }
         free(all);

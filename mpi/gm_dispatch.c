@@ -3,9 +3,11 @@
  *
  * Protocol (MPI_THREAD_FUNNELED: only the main thread of a rank calls MPI):
  *   rank r > 0   keeps up to T chunks queued for its T workers: when the queue
- *                is short it sends rank 0 a request (TAG_REQ, one int: 1 if
- *                this rank has failed) and receives a chunk index (TAG_CHUNK,
- *                -1: no more work). One request is outstanding at a time.
+ *                is short it sends rank 0 a request (TAG_REQ, two long longs:
+ *                1 if this rank has failed, and the rows it has written, for
+ *                rank 0's progress display) and receives a chunk index
+ *                (TAG_CHUNK, -1: no more work). One request is outstanding
+ *                at a time.
  *   rank 0       answers requests in arrival order with the next chunk not
  *                marked complete in the sidecar map, feeds its own queue the
  *                same way, and answers -1 to everyone once the chunks are
@@ -238,13 +240,27 @@ static void nap(disp *d)
 }
 
 /* The main thread's loop while the workers run (see the protocol above). */
-static gs_err serve(disp *d, gs_run_pool *pool, gm_stats *st, gs_error *err)
+void gm_progress_show(gm_progress *p, long long done, int final)
+{
+    const double now = gs_now();
+    if (!final && (now - p->last < 0.2 || done == p->before)) /* nothing new to say */
+        return;
+    p->last = now;
+    const double rate = now > p->t0 ? (double)(done - p->before) / (now - p->t0) : -1;
+    const long long left = p->total - done;
+    gs_progress_update(&p->pg, "cloud", final ? "done" : "running", done, p->total, -1, rate,
+                       rate > 0 && !final ? (double)left / rate : -1);
+}
+
+static gs_err serve(disp *d, gs_run_pool *pool, gm_progress *pg, gm_stats *st, gs_error *err)
 {
     const int rank = gm_rank(), size = gm_size(), T = d->threads;
-    long long next_c = 0, reply = -1;
+    long long next_c = 0, reply = -1, msg[2];
     int active = size - 1, global_err = 0, outstanding = 0;
     MPI_Request req = MPI_REQUEST_NULL;
     gs_err rc = GS_OK;
+    /* rank 0: the rows each rank reported with its last request */
+    long long *reported = rank == 0 && pg ? calloc((size_t)size, sizeof *reported) : NULL;
     for (;;) {
         int progressed = drain(d, st, &rc, err);
         pthread_mutex_lock(&d->mu);
@@ -258,10 +274,11 @@ static gs_err serve(disp *d, gs_run_pool *pool, gm_stats *st, gs_error *err)
             MPI_Status s;
             while (MPI_Iprobe(MPI_ANY_SOURCE, TAG_REQ, MPI_COMM_WORLD, &flag, &s) ==
                        MPI_SUCCESS && flag) {
-                int msg = 0;
-                MPI_Recv(&msg, 1, MPI_INT, s.MPI_SOURCE, TAG_REQ, MPI_COMM_WORLD,
+                MPI_Recv(msg, 2, MPI_LONG_LONG, s.MPI_SOURCE, TAG_REQ, MPI_COMM_WORLD,
                          MPI_STATUS_IGNORE);
-                global_err |= msg != 0;
+                global_err |= msg[0] != 0;
+                if (reported)
+                    reported[s.MPI_SOURCE] = msg[1];
                 long long c = global_err ? -1 : take_next(d->o, &next_c);
                 MPI_Send(&c, 1, MPI_LONG_LONG, s.MPI_SOURCE, TAG_CHUNK, MPI_COMM_WORLD);
                 active -= c < 0;
@@ -272,6 +289,12 @@ static gs_err serve(disp *d, gs_run_pool *pool, gm_stats *st, gs_error *err)
                 push_chunk(d, c);
                 no_more = c < 0;
                 progressed = 1;
+            }
+            if (reported) { /* O(ranks) at most every 0.2 s */
+                long long done = pg->before + st->rows;
+                for (int r = 1; r < size; r++)
+                    done += reported[r];
+                gm_progress_show(pg, done, 0);
             }
         } else {
             if (outstanding) {
@@ -286,14 +309,16 @@ static gs_err serve(disp *d, gs_run_pool *pool, gm_stats *st, gs_error *err)
                 }
             }
             if (!outstanding && !no_more && (qlen < T || failed)) {
-                int msg = failed;
-                MPI_Send(&msg, 1, MPI_INT, 0, TAG_REQ, MPI_COMM_WORLD);
+                msg[0] = failed;
+                msg[1] = st->rows;
+                MPI_Send(msg, 2, MPI_LONG_LONG, 0, TAG_REQ, MPI_COMM_WORLD);
                 MPI_Irecv(&reply, 1, MPI_LONG_LONG, 0, TAG_CHUNK, MPI_COMM_WORLD, &req);
                 outstanding = 1;
             }
         }
         if (no_more && !outstanding && gs_run_active(pool) == 0 && (rank != 0 || active == 0)) {
             drain(d, st, &rc, err); /* what the last workers handed over */
+            free(reported);
             return rc;
         }
         if (!progressed)
@@ -301,7 +326,8 @@ static gs_err serve(disp *d, gs_run_pool *pool, gm_stats *st, gs_error *err)
     }
 }
 
-gs_err gm_dispatch(gs_run *run, gm_out *o, int threads, gm_stats *st, gs_error *err)
+gs_err gm_dispatch(gs_run *run, gm_out *o, int threads, gm_progress *pg, gm_stats *st,
+                   gs_error *err)
 {
     memset(st, 0, sizeof *st);
     disp d = {.run = run, .o = o, .threads = threads, .m = o->m};
@@ -324,7 +350,7 @@ gs_err gm_dispatch(gs_run *run, gm_out *o, int threads, gm_stats *st, gs_error *
         }
     } else {
         gs_error werr;
-        rc = serve(&d, pool, st, err);
+        rc = serve(&d, pool, pg, st, err);
         gs_err rw = gs_run_wait(pool, &werr);
         if (!rc && rw) {
             rc = rw;

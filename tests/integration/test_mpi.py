@@ -326,11 +326,18 @@ class MpiTest(unittest.TestCase):
             done = f.read(n_chunks).count(1)
         self.assertGreaterEqual(done, 20)
         self.assertLess(done, n_chunks)
-        r = self.run_ok([(2, args + ["--sync"])])  # --sync is not an input: it resumes
+        # --sync and --progress are not inputs: it resumes
+        r = self.run_ok([(2, args + ["--sync", "--progress"])])
         m = re.search(r"(\d+) chunks already complete", r.stdout)
         self.assertGreaterEqual(int(m.group(1)), done)
         solved = int(re.search(r"(\d+) rows solved", r.stdout).group(1))
         self.assertEqual(solved, 1500 - 2 * int(m.group(1)))
+        # rank 0's progress: rows done count the resumed ones, the last line is the whole
+        lines = [x for x in r.stderr.splitlines() if x.startswith("cloud ")]
+        self.assertRegex(lines[-1], r"^cloud done: 1500/1500 done, [0-9.]+ solves/s$")
+        for x in lines[:-1]:
+            n = int(re.match(r"cloud running: (\d+)/1500 done", x).group(1))
+            self.assertTrue(2 * int(m.group(1)) < n <= 1500, x)
         self.assertEqual(npy_data(w), npy_data(ref))
         with open(w + ".summary.json") as f:
             self.assertEqual(json.load(f)["count"], 1500)
