@@ -432,6 +432,8 @@ void gsd_h_asm_geometry(gsd_req *r)
     gs_buf_json_nums(&b, hi, mdl->m ? 3 : 0);
     gs_buf_puts(&b, "}}");
     gsd_registry_release(r->app->reg, a);
+    if (!strcmp(row.status, "failed")) /* nothing else reads its model: not kept */
+        gsd_registry_drop(r->app->reg, r->id);
     gsd_reply_json(r, 200, &b);
 }
 

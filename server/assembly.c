@@ -410,6 +410,8 @@ static void pre_run(gsd_task *t, gsd_worker *w)
         answer_waiter(pt->waiter, &row);
         if (rc == GS_OK && todo)
             queue_save(app, a);
+        else if (rc) /* nothing will use its model: freed with this task's hold */
+            gsd_registry_drop(app->reg, pt->id);
     } else if (pt->waiter) {
         gsd_reply_error(pt->waiter, 404, "not_found", "", "the assembly was deleted");
         gsd_req_finish(pt->waiter);

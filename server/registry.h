@@ -51,8 +51,8 @@ void gsd_registry_drop(gsd_registry *reg, const char *id);
 /* The factor caches' counters: hits and misses since the start (freed
  * entries' included), entries, bytes and budget of the entries in memory. */
 void gsd_registry_fcache_stats(gsd_registry *reg, gs_fcache_stats *sum);
-/* Entries in memory: held, or holding a model (a precomputation to come,
- * or a failed one) or factors. */
+/* Entries in memory: held, or holding a model (a precomputation to come)
+ * or factors. */
 int gsd_registry_entries(gsd_registry *reg);
 /* Entries with a loaded precomputation. */
 int gsd_registry_loaded(gsd_registry *reg);

@@ -6,7 +6,8 @@ not both, using the second unloads the first once its factors are saved
 its saved factors, loaded again, with the same bits as before; a cloud on
 one while the other is solved over and over (unloads between its chunks)
 still gives the single solves' answers; an assembly whose model cannot be
-read leaves nothing in memory."""
+read, or whose precomputation failed, leaves nothing in memory."""
+import json
 import os
 import unittest
 
@@ -140,6 +141,30 @@ class NothingLeftBehind(unittest.TestCase):
             self.assertEqual(metric(d, "gapsim_assemblies_in_memory"), 0)
             self.assertEqual(metric(d, "gapsim_assemblies_bytes"), 0)
             self.assertEqual(d.delete("/v1/assemblies/" + aid).status, 204)
+        finally:
+            stop_clean(d)
+
+    def test_failed_precomputation(self):
+        """An upload whose precomputation fails (a stiffness that is not
+        positive definite) keeps nothing in memory: no solve will read it."""
+        d = h.Daemon(workers=1).start()
+        try:
+            path, _ = model("lap", inline=True, gaps=1, extra=["--fast-load", "360"])
+            with open(path) as f:
+                m = json.load(f)
+            K = m["parts"][0]["K"]
+            for i in range(len(K)):
+                K[i][i] = -abs(K[i][i])
+            r = d.post("/v1/assemblies?wait=1", json.dumps(m).encode(),
+                       headers={"Content-Type": "application/json"})
+            self.assertEqual(r.status, 422, r.body[:300])
+            self.assertEqual(r.json()["error"]["code"], "not_spd")
+            self.assertEqual(metric(d, "gapsim_assemblies_in_memory"), 0)
+            self.assertEqual(metric(d, "gapsim_assemblies_bytes"), 0)
+            aid = d.get("/v1/assemblies").json()["assemblies"][0]["id"]
+            for _ in range(2):  # its geometry is still read, and not kept either
+                self.assertEqual(d.get("/v1/assemblies/%s/geometry" % aid).status, 200)
+                self.assertEqual(metric(d, "gapsim_assemblies_in_memory"), 0)
         finally:
             stop_clean(d)
 

@@ -138,7 +138,8 @@ GS_TEST(budget_unloads_idle_saved_entries_least_recent_first)
 
 /* An entry left empty by its last holder (its load failed, or its assembly
  * was deleted before it loaded) is freed; one holding only a model (a
- * precomputation to come or a failed one) stays, and goes when dropped. */
+ * precomputation to come) stays, and goes when dropped (as the daemon drops
+ * the entry of a failed precomputation). */
 GS_TEST(empty_entries_are_not_kept)
 {
     gsd_registry *reg = gsd_registry_new(1, 0, 0);
