@@ -103,6 +103,14 @@ static void usage(FILE *f)
             "--tls-cert) to stdout.\n");
 }
 
+/* An integer option in [lo, hi] (range: the bounds, for the message). */
+static int in_range(const char *s, long range[2], long lo, long hi, long *v)
+{
+    range[0] = lo;
+    range[1] = hi;
+    return gs_parse_long(s, lo, hi, v);
+}
+
 static int parse_opts(int argc, char **argv, gsd_opts *o)
 {
     static const struct option lo[] = {
@@ -146,36 +154,40 @@ static int parse_opts(int argc, char **argv, gsd_opts *o)
     o->max_loaded_mb = pages > 0 && page > 0 ? (long long)pages / 2 * page >> 20 : 0;
     int c;
     while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
-        long v = 0;
+        long v = 0, range[2] = {0, -1}; /* the value's range, once known */
         int bad = 0;
         switch (c) {
         case 'a': bad = snprintf(o->addr, sizeof o->addr, "%s", optarg) >= (int)sizeof o->addr; break;
         case 'd': bad = snprintf(o->data_dir, sizeof o->data_dir, "%s", optarg) >= (int)sizeof o->data_dir; break;
         case 'W': bad = snprintf(o->web_dir, sizeof o->web_dir, "%s", optarg) >= (int)sizeof o->web_dir; break;
-        case 'p': bad = gs_parse_long(optarg, 0, 65535, &v); o->port = (int)v; break;
-        case 'w': bad = gs_parse_long(optarg, 1, 256, &v); o->workers = (int)v; break;
-        case 't': bad = gs_parse_long(optarg, 1, 64, &v); o->http_threads = (int)v; break;
-        case 'b': bad = gs_parse_long(optarg, 1024, (long)1 << 40, &v); o->max_body = (size_t)v; break;
-        case 'u': bad = gs_parse_long(optarg, 1024, (long)1 << 50, &v); o->max_upload = (size_t)v; break;
-        case 'e': bad = gs_parse_long(optarg, 1, 10000000, &v); o->max_archive_entries = (int)v; break;
-        case 'm': bad = gs_parse_long(optarg, 1, 1000000, &v); o->max_m = (int)v; break;
-        case 'n': bad = gs_parse_long(optarg, 1, 10000000, &v); o->max_n = (int)v; break;
-        case 'F': bad = gs_parse_long(optarg, 1, 100000000, &v); o->max_fe_dofs = v; break;
-        case 'D': bad = gs_parse_long(optarg, 1, 86400, &v); o->default_timeout = (double)v; break;
-        case 'X': bad = gs_parse_long(optarg, 1, 86400, &v); o->max_timeout = (double)v; break;
-        case 'k': bad = gs_parse_long(optarg, 1, 100000000, &v); o->max_gaps = (int)v; break;
-        case 'T': bad = gs_parse_long(optarg, 1, 86400, &v); o->conn_timeout = (int)v; break;
-        case 'H': bad = gs_parse_long(optarg, 1, 86400, &v); o->header_timeout = (int)v; break;
-        case 'C': bad = gs_parse_long(optarg, 1, 1000000, &v); o->max_connections = (int)v; break;
-        case 'I': bad = gs_parse_long(optarg, 0, 1000000, &v); o->max_per_ip = (int)v; break;
-        case 'M': bad = gs_parse_long(optarg, 0, 1L << 30, &v); o->min_free_mb = v; break;
+        case 'p': bad = in_range(optarg, range, 0, 65535, &v); o->port = (int)v; break;
+        case 'w': bad = in_range(optarg, range, 1, 256, &v); o->workers = (int)v; break;
+        case 't': bad = in_range(optarg, range, 1, 64, &v); o->http_threads = (int)v; break;
+        case 'b': bad = in_range(optarg, range, 1024, (long)1 << 40, &v); o->max_body = (size_t)v; break;
+        case 'u': bad = in_range(optarg, range, 1024, (long)1 << 50, &v); o->max_upload = (size_t)v; break;
+        case 'e': bad = in_range(optarg, range, 1, 10000000, &v); o->max_archive_entries = (int)v; break;
+        case 'm': bad = in_range(optarg, range, 1, 1000000, &v); o->max_m = (int)v; break;
+        case 'n': bad = in_range(optarg, range, 1, 10000000, &v); o->max_n = (int)v; break;
+        case 'F': bad = in_range(optarg, range, 1, 100000000, &v); o->max_fe_dofs = v; break;
+        case 'D': bad = in_range(optarg, range, 1, 86400, &v); o->default_timeout = (double)v; break;
+        case 'X': bad = in_range(optarg, range, 1, 86400, &v); o->max_timeout = (double)v; break;
+        case 'k': bad = in_range(optarg, range, 1, 100000000, &v); o->max_gaps = (int)v; break;
+        case 'T': bad = in_range(optarg, range, 1, 86400, &v); o->conn_timeout = (int)v; break;
+        case 'H': bad = in_range(optarg, range, 1, 86400, &v); o->header_timeout = (int)v; break;
+        case 'C': bad = in_range(optarg, range, 1, 1000000, &v); o->max_connections = (int)v; break;
+        case 'I': bad = in_range(optarg, range, 0, 1000000, &v); o->max_per_ip = (int)v; break;
+        case 'M': bad = in_range(optarg, range, 0, 1L << 30, &v); o->min_free_mb = v; break;
         case 'Z': o->reset = 1; break;
-        case 'Q': bad = gs_parse_long(optarg, 0, 1L << 40, &v); o->store_quota_mb = v; break;
-        case 'S': bad = gs_parse_long(optarg, 0, 1L << 50, &v); o->retain_max = v; break;
-        case 'G': bad = gs_parse_long(optarg, 0, 1L << 30, &v); o->summary_cache_mb = v; break;
-        case 'L': bad = gs_parse_long(optarg, 0, 1L << 30, &v); o->factor_cache_mb = v; break;
-        case 'O': bad = gs_parse_long(optarg, 0, 1L << 40, &v); o->max_loaded_mb = v; break;
-        case 'R': bad = gs_parse_double(optarg, 0, 36500, &o->retain_age_days); /* days */ break;
+        case 'Q': bad = in_range(optarg, range, 0, 1L << 40, &v); o->store_quota_mb = v; break;
+        case 'S': bad = in_range(optarg, range, 0, 1L << 50, &v); o->retain_max = v; break;
+        case 'G': bad = in_range(optarg, range, 0, 1L << 30, &v); o->summary_cache_mb = v; break;
+        case 'L': bad = in_range(optarg, range, 0, 1L << 30, &v); o->factor_cache_mb = v; break;
+        case 'O': bad = in_range(optarg, range, 0, 1L << 40, &v); o->max_loaded_mb = v; break;
+        case 'R': /* days, up to 100 years */
+            range[0] = 0;
+            range[1] = 36500;
+            bad = gs_parse_double(optarg, 0, 36500, &o->retain_age_days);
+            break;
         case 'K': bad = snprintf(o->token_file, sizeof o->token_file, "%s", optarg) >= (int)sizeof o->token_file; break;
         case 'E': bad = snprintf(o->tls_cert, sizeof o->tls_cert, "%s", optarg) >= (int)sizeof o->tls_cert; break;
         case 'Y': bad = snprintf(o->tls_key, sizeof o->tls_key, "%s", optarg) >= (int)sizeof o->tls_key; break;
@@ -185,16 +197,20 @@ static int parse_opts(int argc, char **argv, gsd_opts *o)
                                    used ? "," : "", optarg) >= sizeof o->allow_hosts - used;
             break;
         }
-        case 'l': bad = gs_parse_long(optarg, 0, 2, &v); o->log_level = (int)v; break;
+        case 'l': bad = in_range(optarg, range, 0, 2, &v); o->log_level = (int)v; break;
         case 'h': usage(stdout); exit(0);
         default: usage(stderr); return -1;
         }
         if (bad) {
-            fprintf(stderr, "gapsimd: invalid value for --%s: %s\n", lo[0].name ? "option" : "",
-                    optarg);
+            const char *name = "?";
             for (int i = 0; lo[i].name; i++)
                 if (lo[i].val == c)
-                    fprintf(stderr, "gapsimd: (--%s)\n", lo[i].name);
+                    name = lo[i].name;
+            if (range[0] <= range[1])
+                fprintf(stderr, "gapsimd: --%s: '%s' is not a number in [%ld, %ld]\n", name,
+                        optarg, range[0], range[1]);
+            else
+                fprintf(stderr, "gapsimd: --%s: '%s' is too long\n", name, optarg);
             return -1;
         }
     }

@@ -155,6 +155,16 @@ class Tokens(unittest.TestCase):
         self.assertIn("line 1", p.stderr)
         self.assertNotIn("short", p.stderr)  # a token is never printed
 
+    def test_bad_option_values_named(self):
+        """A bad number exits 2 naming the option, the value and the range."""
+        for opt, val, rng in (("--port", "80x", "[0, 65535]"), ("--workers", "0", "[1, 256]"),
+                              ("--max-loaded-mb", "1e3", "[0, 1099511627776]"),
+                              ("--retain-solves-age", "-1", "[0, 36500]")):
+            p = subprocess.run([h.binary("gapsimd"), "--data-dir", tempfile.mkdtemp(dir=h.TMP),
+                                opt, val], capture_output=True, text=True, timeout=30)
+            self.assertEqual(p.returncode, 2, p.stderr)
+            self.assertIn("gapsimd: %s: '%s' is not a number in %s" % (opt, val, rng), p.stderr)
+
 
 class Capacity(unittest.TestCase):
     IDLE = 2000
