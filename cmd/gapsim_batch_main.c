@@ -149,13 +149,12 @@ static void print_summary(const cJSON *sj, gs_method method, int chained, int k,
 }
 
 /* The cloud's progress on stderr (core/progress.h), from the workers'
- * commits (the runner's ctl.progress): one report at a time, redrawn at
- * most every 0.2 s. O(1) per committed chunk. */
+ * commits (the runner's ctl.progress): one report at a time. O(1) per
+ * committed chunk. */
 typedef struct {
     pthread_mutex_t mu;
-    gs_progress pg;
-    long long done, total;
-    double t0, last;
+    gs_rows_progress rp;
+    long long done;
 } batch_progress;
 
 static void on_progress(void *ctx, int slot, int rows)
@@ -164,14 +163,7 @@ static void on_progress(void *ctx, int slot, int rows)
     (void)slot;
     pthread_mutex_lock(&bp->mu);
     bp->done += rows;
-    const double now = gs_now();
-    if (now - bp->last >= 0.2 || bp->done == bp->total) {
-        bp->last = now;
-        const double rate = now > bp->t0 ? (double)bp->done / (now - bp->t0) : -1;
-        const int end = bp->done == bp->total;
-        gs_progress_update(&bp->pg, "cloud", end ? "done" : "running", bp->done, bp->total, -1,
-                           rate, rate > 0 && !end ? (double)(bp->total - bp->done) / rate : -1);
-    }
+    gs_rows_progress_show(&bp->rp, bp->done, bp->done == bp->rp.total);
     pthread_mutex_unlock(&bp->mu);
 }
 
@@ -351,9 +343,9 @@ int main(int argc, char **argv)
            gs_chain_mode_name(chain));
     fflush(stdout);
     t0 = gs_now();
-    batch_progress bp = {.done = 0, .total = k, .t0 = t0, .last = t0};
+    batch_progress bp = {.done = 0};
     pthread_mutex_init(&bp.mu, NULL);
-    gs_progress_init(&bp.pg, isatty(STDERR_FILENO));
+    gs_rows_progress_init(&bp.rp, 0, k, isatty(STDERR_FILENO));
     if (progress)
         run.ctl = (gs_run_control){.progress = on_progress, .ctx = &bp};
     gs_run_pool *pool = NULL;
@@ -362,7 +354,7 @@ int main(int argc, char **argv)
     if (!src)
         src = gs_run_wait(pool, &e);
     double wall = gs_now() - t0;
-    gs_progress_end(&bp.pg);
+    gs_progress_end(&bp.rp.pg);
     pthread_mutex_destroy(&bp.mu);
     if (src != GS_OK) {
         gs_error_prefix_field(&e, "gaps");

@@ -75,6 +75,25 @@ void gs_progress_break(void)
         gs_progress_end(active);
 }
 
+void gs_rows_progress_init(gs_rows_progress *p, long long before, long long total, int tty)
+{
+    gs_progress_init(&p->pg, tty);
+    p->before = before;
+    p->total = total;
+    p->t0 = p->last = gs_now();
+}
+
+void gs_rows_progress_show(gs_rows_progress *p, long long done, int final)
+{
+    const double now = gs_now();
+    if (!final && (now - p->last < 0.2 || done == p->before)) /* nothing new to say */
+        return;
+    p->last = now;
+    const double rate = now > p->t0 ? (double)(done - p->before) / (now - p->t0) : -1;
+    gs_progress_update(&p->pg, "cloud", final ? "done" : "running", done, p->total, -1, rate,
+                       rate > 0 && !final ? (double)(p->total - done) / rate : -1);
+}
+
 const char *gs_fmt_duration(double s, char *buf, size_t cap)
 {
     if (!isfinite(s) || s < 0)

@@ -458,16 +458,15 @@ static int run_main(int argc, char **argv)
     }
     gs_blas_set_threads(1); /* one solve per core */
     gm_stats st;
-    gm_progress prog = {.total = o.rows, .t0 = gs_now()};
-    prog.last = prog.t0;
+    gs_rows_progress prog;
+    gs_rows_progress *pg = NULL;
     if (rank == 0 && a.progress) {
         /* rows of the chunks complete before (a restart's); the last chunk may be short */
-        prog.before = o.done_chunks * o.chunk;
+        long long before = o.done_chunks * o.chunk;
         if (o.n_chunks > 0 && o.map[o.n_chunks - 1] == 1)
-            prog.before -= o.n_chunks * o.chunk - o.rows;
-        gs_progress_init(&prog.pg, isatty(STDERR_FILENO));
+            before -= o.n_chunks * o.chunk - o.rows;
+        gs_rows_progress_init(pg = &prog, before, o.rows, isatty(STDERR_FILENO));
     }
-    gm_progress *pg = rank == 0 && a.progress ? &prog : NULL;
     rc = gm_dispatch(&run, &o, (int)a.threads, pg, &st, &e);
     gs_error ce;
     gs_err rcc = gm_agree(gm_out_close(&o, &ce), "closing the output", &ce);
@@ -485,7 +484,7 @@ static int run_main(int argc, char **argv)
         for (int r = 0; all && r < size; r++)
             rows_run += all[3 * r];
         if (pg) { /* the exact count, now that every rank's is known */
-            gm_progress_show(pg, pg->before + (long long)rows_run, 1);
+            gs_rows_progress_show(pg, pg->before + (long long)rows_run, 1);
             gs_progress_end(&pg->pg);
         }
         for (int r = 0; all && r < size; r++) {

@@ -107,25 +107,13 @@ typedef struct {
     long long chunks;     /* chunks this rank wrote */
 } gm_stats;
 
-/* Rank 0's progress display of the run (core/progress.h): rows complete
- * before it (a restart's), rows in all, when it started, when last drawn. */
-typedef struct {
-    gs_progress pg;
-    long long before, total;
-    double t0, last;
-} gm_progress;
-
-/* Draw rank 0's progress: `done` rows complete (of p->total), at most every
- * 0.2 s unless final (then status "done"). */
-void gm_progress_show(gm_progress *p, long long done, int final);
-
 /* Run every chunk not yet complete: rank 0 hands them out on request (and
  * to its own workers), every rank solves with `threads` workers and writes
  * its chunks. Collective; the result is agreed on every rank. pg (rank 0;
- * NULL: none): the rows written so far, the other ranks' as of their last
+ * NULL: none; core/progress.h): the rows written so far, the other ranks' as of their last
  * request (each request carries them), drawn as the run goes; the final
  * count comes after the gather of the ranks' figures. */
-gs_err gm_dispatch(gs_run *run, gm_out *o, int threads, gm_progress *pg, gm_stats *st,
+gs_err gm_dispatch(gs_run *run, gm_out *o, int threads, gs_rows_progress *pg, gm_stats *st,
                    gs_error *err);
 
 #endif

@@ -240,19 +240,8 @@ static void nap(disp *d)
 }
 
 /* The main thread's loop while the workers run (see the protocol above). */
-void gm_progress_show(gm_progress *p, long long done, int final)
-{
-    const double now = gs_now();
-    if (!final && (now - p->last < 0.2 || done == p->before)) /* nothing new to say */
-        return;
-    p->last = now;
-    const double rate = now > p->t0 ? (double)(done - p->before) / (now - p->t0) : -1;
-    const long long left = p->total - done;
-    gs_progress_update(&p->pg, "cloud", final ? "done" : "running", done, p->total, -1, rate,
-                       rate > 0 && !final ? (double)left / rate : -1);
-}
-
-static gs_err serve(disp *d, gs_run_pool *pool, gm_progress *pg, gm_stats *st, gs_error *err)
+static gs_err serve(disp *d, gs_run_pool *pool, gs_rows_progress *pg, gm_stats *st,
+                    gs_error *err)
 {
     const int rank = gm_rank(), size = gm_size(), T = d->threads;
     long long next_c = 0, reply = -1, msg[2];
@@ -294,7 +283,7 @@ static gs_err serve(disp *d, gs_run_pool *pool, gm_progress *pg, gm_stats *st, g
                 long long done = pg->before + st->rows;
                 for (int r = 1; r < size; r++)
                     done += reported[r];
-                gm_progress_show(pg, done, 0);
+                gs_rows_progress_show(pg, done, 0);
             }
         } else {
             if (outstanding) {
@@ -326,7 +315,7 @@ static gs_err serve(disp *d, gs_run_pool *pool, gm_progress *pg, gm_stats *st, g
     }
 }
 
-gs_err gm_dispatch(gs_run *run, gm_out *o, int threads, gm_progress *pg, gm_stats *st,
+gs_err gm_dispatch(gs_run *run, gm_out *o, int threads, gs_rows_progress *pg, gm_stats *st,
                    gs_error *err)
 {
     memset(st, 0, sizeof *st);
