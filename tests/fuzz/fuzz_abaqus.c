@@ -26,9 +26,3 @@ int gs_fuzz_one(const uint8_t *data, size_t size)
             GS_FUZZ_ASSERT(fzm_run(data, size, NULL, NULL, k < 2) == ok[k]);
     return any;
 }
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
-{
-    gs_fuzz_one(data, size);
-    return 0;
-}

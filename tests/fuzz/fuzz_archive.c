@@ -122,9 +122,3 @@ int gs_fuzz_one(const uint8_t *data, size_t size)
     unlink(file);
     return rc == 0;
 }
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
-{
-    gs_fuzz_one(data, size);
-    return 0;
-}

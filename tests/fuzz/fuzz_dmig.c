@@ -22,9 +22,3 @@ int gs_fuzz_one(const uint8_t *data, size_t size)
         GS_FUZZ_ASSERT(fzm_run(data, size, NULL, NULL, 1) == a);
     return a | b;
 }
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
-{
-    gs_fuzz_one(data, size);
-    return 0;
-}

@@ -25,6 +25,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#define GS_FUZZ_DRIVER /* the targets define LLVMFuzzerTestOneInput (gs_fuzz.h) */
 #include "gs_fuzz.h"
 
 #define FZ_MAX_INPUT (1u << 16) /* mutants never grow past this */

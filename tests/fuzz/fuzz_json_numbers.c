@@ -149,9 +149,3 @@ int gs_fuzz_one(const uint8_t *data, size_t size)
     check_keep(data, size);
     return 1;
 }
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
-{
-    gs_fuzz_one(data, size);
-    return 0;
-}

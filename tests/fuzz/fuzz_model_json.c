@@ -153,9 +153,3 @@ int gs_fuzz_one(const uint8_t *data, size_t size)
     }
     return rc == GS_OK;
 }
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
-{
-    gs_fuzz_one(data, size);
-    return 0;
-}

@@ -107,9 +107,3 @@ int gs_fuzz_one(const uint8_t *data, size_t size)
     free(d);
     return rc == GS_OK;
 }
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
-{
-    gs_fuzz_one(data, size);
-    return 0;
-}

@@ -74,9 +74,3 @@ int gs_fuzz_one(const uint8_t *data, size_t size)
     free(s);
     return !rl || !rd;
 }
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
-{
-    gs_fuzz_one(data, size);
-    return 0;
-}

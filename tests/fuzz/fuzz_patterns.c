@@ -81,9 +81,3 @@ int gs_fuzz_one(const uint8_t *data, size_t size)
     gs_patterns_free(q, n2);
     return 1;
 }
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
-{
-    gs_fuzz_one(data, size);
-    return 0;
-}

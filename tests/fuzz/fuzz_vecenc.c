@@ -96,9 +96,3 @@ int gs_fuzz_one(const uint8_t *data, size_t size)
     free(v);
     return 1;
 }
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
-{
-    gs_fuzz_one(data, size);
-    return 0;
-}

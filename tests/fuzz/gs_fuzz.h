@@ -7,8 +7,10 @@
  *   gs_fuzz_one     runs the code under test on one input; checks invariants
  *                   and abort()s on a violation; returns 1 if the input was
  *                   accepted, 0 if it was rejected (statistics only)
- * and LLVMFuzzerTestOneInput (always returns 0) so the same file also links
- * with libFuzzer (-fsanitize=fuzzer, without fuzz_driver.c).
+ * This header defines LLVMFuzzerTestOneInput for each target (it runs
+ * gs_fuzz_one and returns 0), so the same file also links with libFuzzer
+ * (-fsanitize=fuzzer, without fuzz_driver.c); the driver, which includes it
+ * too, defines GS_FUZZ_DRIVER first and does not get a second one.
  * The input buffer is exactly `size` bytes (heap, not NUL-terminated), so
  * any read past it is an ASan report. Targets that need files use the
  * directory in $GS_TEST_TMP (or /tmp) and choose them by input hash, never by
@@ -26,6 +28,14 @@ extern const char *const gs_fuzz_target;
 extern const char *const gs_fuzz_dict[];
 int gs_fuzz_one(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+#ifndef GS_FUZZ_DRIVER
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    gs_fuzz_one(data, size);
+    return 0;
+}
+#endif
 
 /* FNV-1a of the input: deterministic per-input choices in targets. */
 static inline uint32_t gs_fuzz_hash(const uint8_t *data, size_t size)
