@@ -113,23 +113,23 @@ def p95(values):
     return v[max(0, min(i, len(v) - 1))]
 
 
-class ApiCase(unittest.TestCase):
-    """One daemon per class with the small inline lap model uploaded (ready)."""
+class DaemonCase(unittest.TestCase):
+    """One daemon per class (workers, daemon_extra), prepared by the class's
+    prepare() (the daemon is removed if that fails) and stopped cleanly
+    (stop_clean) after the class."""
 
     workers = 2
     daemon_extra = None
 
     @classmethod
+    def prepare(cls):
+        pass
+
+    @classmethod
     def setUpClass(cls):
-        cls.model_json, cls.gaps_npy = model("lap", small=True, inline=True, gaps=40)
-        cls.G = gaps_rows(cls.gaps_npy)
         cls.d = h.Daemon(workers=cls.workers, extra=cls.daemon_extra).start()
         try:
-            r = upload_json(cls.d, cls.model_json)
-            assert r.status == 201, (r.status, r.body)
-            cls.asm = r.json()
-            cls.aid = cls.asm["id"]
-            cls.m = cls.asm["m"]
+            cls.prepare()
         except Exception:
             cls.d.cleanup()
             raise
@@ -137,6 +137,20 @@ class ApiCase(unittest.TestCase):
     @classmethod
     def tearDownClass(cls):
         stop_clean(cls.d)
+
+
+class ApiCase(DaemonCase):
+    """One daemon per class with the small inline lap model uploaded (ready)."""
+
+    @classmethod
+    def prepare(cls):
+        cls.model_json, cls.gaps_npy = model("lap", small=True, inline=True, gaps=40)
+        cls.G = gaps_rows(cls.gaps_npy)
+        r = upload_json(cls.d, cls.model_json)
+        assert r.status == 201, (r.status, r.body)
+        cls.asm = r.json()
+        cls.aid = cls.asm["id"]
+        cls.m = cls.asm["m"]
 
     # ---- helpers ----
     def solve(self, g, status=200, d=None, **opts):

@@ -12,36 +12,29 @@ import os
 import unittest
 
 import gsd_harness as h
-from api_common import gaps_rows, metric, model, stop_clean, upload_multipart
+from api_common import DaemonCase, gaps_rows, metric, model, stop_clean, upload_multipart
 
 RET = ["w", "lambda", "x"]  # x: never answered from the result cache
 
 
-class MemoryBudget(unittest.TestCase):
+class MemoryBudget(DaemonCase):
+    # one worker: a cloud chunk yields to each solve beside it, so the
+    # assembly would be idle between chunks but for the job's own hold
+    workers = 1
+    daemon_extra = ["--max-loaded-mb", "7"]
 
     @classmethod
-    def setUpClass(cls):
-        # one worker: a cloud chunk yields to each solve beside it, so the
-        # assembly would be idle between chunks but for the job's own hold
-        cls.d = h.Daemon(workers=1, extra=["--max-loaded-mb", "7"]).start()
-        try:
-            cls.ids, cls.G = [], {}
-            for kind in ("lap", "sandwich"):  # 3 and 6 MiB in memory
-                path, gaps = model(kind, small=False, inline=False, gaps=6,
-                                   extra=["--scale", "0.3", "--no-cond"])
-                r = upload_multipart(cls.d, path)
-                assert r.status == 201, (r.status, r.body[:300])
-                aid = r.json()["id"]
-                assert cls.d.wait_factors_saved(aid)["factors_saved"]
-                cls.ids.append(aid)
-                cls.G[aid] = gaps_rows(gaps)
-        except Exception:
-            cls.d.cleanup()
-            raise
-
-    @classmethod
-    def tearDownClass(cls):
-        stop_clean(cls.d)
+    def prepare(cls):
+        cls.ids, cls.G = [], {}
+        for kind in ("lap", "sandwich"):  # 3 and 6 MiB in memory
+            path, gaps = model(kind, small=False, inline=False, gaps=6,
+                               extra=["--scale", "0.3", "--no-cond"])
+            r = upload_multipart(cls.d, path)
+            assert r.status == 201, (r.status, r.body[:300])
+            aid = r.json()["id"]
+            assert cls.d.wait_factors_saved(aid)["factors_saved"]
+            cls.ids.append(aid)
+            cls.G[aid] = gaps_rows(gaps)
 
     def log(self):
         with open(self.d.log_path, "rb") as f:
