@@ -407,11 +407,13 @@ static void pre_run(gsd_task *t, gsd_worker *w)
         gs_error ue;
         if (gsd_store_assembly_update(w->st, &row, &ue))
             gsd_log(app, 0, "assembly %s: cannot record the precomputation: %s", pt->id, ue.msg);
+        /* dropped before the answer: a client reading the metrics right after
+         * its 422 sees the entry gone */
+        if (rc) /* nothing will use its model: freed with this task's hold */
+            gsd_registry_drop(app->reg, pt->id);
         answer_waiter(pt->waiter, &row);
         if (rc == GS_OK && todo)
             queue_save(app, a);
-        else if (rc) /* nothing will use its model: freed with this task's hold */
-            gsd_registry_drop(app->reg, pt->id);
     } else if (pt->waiter) {
         gsd_reply_error(pt->waiter, 404, "not_found", "", "the assembly was deleted");
         gsd_req_finish(pt->waiter);
