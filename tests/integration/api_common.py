@@ -114,12 +114,20 @@ def p95(values):
 
 
 class DaemonCase(unittest.TestCase):
-    """One daemon per class (workers, daemon_extra), prepared by the class's
-    prepare() (the daemon is removed if that fails) and stopped cleanly
-    (stop_clean) after the class."""
+    """One daemon per class (workers, daemon_extra, or daemon_options() for
+    more), prepared by the class's prepare() (the daemon is removed if that
+    fails) and stopped cleanly (stop_clean: exit code 0, no sanitizer report
+    in its log) after the class. A class with files of its own makes them
+    before calling this setUpClass and removes them after this
+    tearDownClass."""
 
     workers = 2
     daemon_extra = None
+
+    @classmethod
+    def daemon_options(cls):
+        """The keyword arguments of the class's gsd_harness.Daemon."""
+        return {"workers": cls.workers, "extra": cls.daemon_extra}
 
     @classmethod
     def prepare(cls):
@@ -127,7 +135,7 @@ class DaemonCase(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
-        cls.d = h.Daemon(workers=cls.workers, extra=cls.daemon_extra).start()
+        cls.d = h.Daemon(**cls.daemon_options()).start()
         try:
             cls.prepare()
         except Exception:

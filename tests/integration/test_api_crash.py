@@ -22,26 +22,20 @@ import threading
 import time
 import unittest
 
-import gsd_harness as h
-from api_common import model, stop_clean, upload_multipart
+from api_common import DaemonCase, model, upload_multipart
 
 ROUNDS = int(os.environ.get("GS_CRASH_ROUNDS", "8"))
 GAPS = 120
 
 
-class CrashTest(unittest.TestCase):
+class CrashTest(DaemonCase):
     @classmethod
-    def setUpClass(cls):
+    def prepare(cls):
         cls.big, _ = model("lap", small=False, inline=False, gaps=1, extra=["--no-cond"])
         cls.small, _ = model("sandwich", small=True, inline=False, gaps=1)
-        cls.d = h.Daemon(workers=2).start()
         r = upload_multipart(cls.d, cls.big, wait=True)
         assert r.status == 201, (r.status, r.body[:300])
         cls.aid = r.json()["id"]
-
-    @classmethod
-    def tearDownClass(cls):
-        stop_clean(cls.d)
 
     def rows(self, jid):
         out, off = [], 0

@@ -22,7 +22,7 @@ import json
 import re
 
 import gsd_harness as h
-from api_common import gaps_rows, metric, model, stop_clean, upload_multipart
+from api_common import DaemonCase, gaps_rows, metric, model, stop_clean, upload_multipart
 
 SLOW = {"solver": "ipm", "fasteners": "all"}
 
@@ -35,18 +35,15 @@ def cancelled(d):
         return 0
 
 
-class DeadlineTest(unittest.TestCase):
+class DeadlineTest(DaemonCase):
+    daemon_extra = ["--max-timeout", "100", "--default-timeout", "60"]
+
     @classmethod
-    def setUpClass(cls):
+    def prepare(cls):
         path, gaps = model("lap", small=False, inline=False, gaps=4, extra=["--no-cond"])
         cls.G = gaps_rows(gaps)
         cls.model_path = path
-        cls.d = h.Daemon(workers=2, extra=["--max-timeout", "100", "--default-timeout", "60"]).start()
-        try:
-            cls.aid = cls.upload(cls.d)
-        except Exception:
-            cls.d.cleanup()
-            raise
+        cls.aid = cls.upload(cls.d)
 
     @classmethod
     def upload(cls, d):
@@ -59,10 +56,6 @@ class DeadlineTest(unittest.TestCase):
         assert d.wait_factors_saved(aid, 120, poll=0.05)["factors_saved"], \
             "factors not saved after 120 s"
         return aid
-
-    @classmethod
-    def tearDownClass(cls):
-        stop_clean(cls.d)
 
     def test_timeout_s_ends_a_slow_solve(self):
         t0 = time.time()

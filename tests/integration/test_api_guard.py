@@ -28,7 +28,7 @@ import time
 import unittest
 
 import gsd_harness as h
-from api_common import ApiCase, model, sanitizer_report, upload_json
+from api_common import ApiCase, DaemonCase, model, sanitizer_report, upload_json
 
 
 def raw(d, data, timeout=10):
@@ -97,8 +97,9 @@ class Guard(ApiCase):
         self.assertEqual(r.status, 200, r.body[:200])
 
 
-class Tokens(unittest.TestCase):
+class Tokens(DaemonCase):
     READ, WRITE = "r" * 20 + "-read-token", "w" * 20 + "-write-token"
+    workers = 1
 
     @classmethod
     def setUpClass(cls):
@@ -106,16 +107,15 @@ class Tokens(unittest.TestCase):
         fd, cls.path = tempfile.mkstemp(dir=h.TMP, suffix=".tokens")
         os.write(fd, ("# scopes\nread %s\nwrite %s\n" % (cls.READ, cls.WRITE)).encode())
         os.close(fd)
-        cls.d = h.Daemon(workers=1, extra=["--token-file", cls.path]).start()
+        cls.daemon_extra = ["--token-file", cls.path]
+        super().setUpClass()
 
     @classmethod
     def tearDownClass(cls):
-        rc = cls.d.stop()
-        report = sanitizer_report(cls.d)
-        cls.d.cleanup()
-        os.unlink(cls.path)
-        assert report is None, report
-        assert rc == 0
+        try:
+            super().tearDownClass()
+        finally:
+            os.unlink(cls.path)
 
     def test_scopes(self):
         self.assertEqual(self.d.get("/healthz").status, 200)
@@ -248,29 +248,26 @@ def vm(pid, field):
     raise AssertionError(field)
 
 
-class Memory(unittest.TestCase):
+class Memory(DaemonCase):
     """Measured on the Release gapsimd: ASan's allocator keeps freed memory in
     quarantine and pads every block, so a sanitized daemon says nothing about
     memory. Skipped when no Release build is there."""
 
     @classmethod
-    def setUpClass(cls):
+    def daemon_options(cls):
         exe = h.binary("gapsimd")
         if h.sanitized(exe):
             exe = h.release_binary("gapsimd")
         if exe is None:
             raise unittest.SkipTest("no Release gapsimd to measure memory with")
+        return dict(super().daemon_options(), exe=exe)
+
+    @classmethod
+    def prepare(cls):
         cls.model_json, _ = model("lap", small=True, inline=True, gaps=2)
-        cls.d = h.Daemon(workers=2, exe=exe).start()
         r = upload_json(cls.d, cls.model_json)
         assert r.status == 201, r.body[:300]
         cls.aid, cls.m = r.json()["id"], r.json()["m"]
-
-    @classmethod
-    def tearDownClass(cls):
-        rc = cls.d.stop()
-        cls.d.cleanup()
-        assert rc == 0
 
     def test_big_json_body(self):
         m = self.m

@@ -7,46 +7,36 @@ import os
 import time
 import unittest
 
-import gsd_harness as h
-from api_common import gaps_rows, max_diff, model, stop_clean, upload_multipart
+from api_common import DaemonCase, gaps_rows, max_diff, model, upload_multipart
 
 N_GAPS = 240
 OPTS = {"fastener_fraction": 0.5}
 
 
-class RestartTest(unittest.TestCase):
+class RestartTest(DaemonCase):
 
     @classmethod
-    def setUpClass(cls):
+    def prepare(cls):
         cls.model_json, gaps = model("lap", small=False, inline=False, gaps=N_GAPS,
                                     extra=["--no-cond"])
         cls.G = gaps_rows(gaps)
-        cls.d = h.Daemon(workers=2).start()
-        try:
-            # the large-file path: multipart with .npy blocks, asynchronous
-            r = upload_multipart(cls.d, cls.model_json, wait=False)
-            assert r.status == 202, (r.status, r.body[:300])
-            cls.asm = r.json()
-            cls.aid = cls.asm["id"]
-            # still precomputing: a solve is refused with 409
-            s = cls.d.post("/v1/assemblies/%s/solve" % cls.aid, {"g": cls.G[0]})
-            cls.early = (s.status, s.json())
-            deadline = time.time() + 300
-            cls.asm = cls.d.wait_assembly(cls.aid, lambda a: a["status"] != "precomputing", 300,
-                                          0.1)
-            assert cls.asm["status"] == "ready", cls.asm
-            # the factors are saved after "ready" (a task of its own): the
-            # tests that kill the daemon expect them on disk
-            cls.asm = cls.d.wait_factors_saved(cls.aid, max(0.0, deadline - time.time()), 0.05)
-            assert cls.asm["factors_saved"], cls.asm
-        except Exception:
-            cls.d.cleanup()
-            raise
+        # the large-file path: multipart with .npy blocks, asynchronous
+        r = upload_multipart(cls.d, cls.model_json, wait=False)
+        assert r.status == 202, (r.status, r.body[:300])
+        cls.asm = r.json()
+        cls.aid = cls.asm["id"]
+        # still precomputing: a solve is refused with 409
+        s = cls.d.post("/v1/assemblies/%s/solve" % cls.aid, {"g": cls.G[0]})
+        cls.early = (s.status, s.json())
+        deadline = time.time() + 300
+        cls.asm = cls.d.wait_assembly(cls.aid, lambda a: a["status"] != "precomputing", 300,
+                                      0.1)
+        assert cls.asm["status"] == "ready", cls.asm
+        # the factors are saved after "ready" (a task of its own): the
+        # tests that kill the daemon expect them on disk
+        cls.asm = cls.d.wait_factors_saved(cls.aid, max(0.0, deadline - time.time()), 0.05)
+        assert cls.asm["factors_saved"], cls.asm
         cls.ref = {}
-
-    @classmethod
-    def tearDownClass(cls):
-        stop_clean(cls.d)
 
     # ---- helpers ----
     def log_since(self, offset):

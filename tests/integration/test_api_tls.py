@@ -22,6 +22,7 @@ import unittest
 import urllib.request
 
 import gsd_harness as h
+from api_common import DaemonCase
 
 sys.path.insert(0, os.path.join(h.SOURCE_DIR, "clients", "python"))
 from gapsim import Client, GapsimError  # noqa: E402
@@ -36,7 +37,7 @@ def make_cert(d, name):
     return cert, key
 
 
-class TlsTest(unittest.TestCase):
+class TlsTest(DaemonCase):
     @classmethod
     def setUpClass(cls):
         if not shutil.which("openssl"):
@@ -44,14 +45,20 @@ class TlsTest(unittest.TestCase):
         os.makedirs(h.TMP, exist_ok=True)
         cls.dir = tempfile.mkdtemp(prefix="tls-", dir=h.TMP)
         cls.cert, cls.key = make_cert(cls.dir, "a")
-        cls.d = h.Daemon(extra=["--tls-cert", cls.cert, "--tls-key", cls.key,
-                                "--web-dir", os.path.join(h.SOURCE_DIR, "clients", "web")],
-                         cafile=cls.cert).start()
+        super().setUpClass()
+
+    @classmethod
+    def daemon_options(cls):
+        return {"extra": ["--tls-cert", cls.cert, "--tls-key", cls.key,
+                          "--web-dir", os.path.join(h.SOURCE_DIR, "clients", "web")],
+                "cafile": cls.cert}
 
     @classmethod
     def tearDownClass(cls):
-        cls.d.cleanup()
-        shutil.rmtree(cls.dir, ignore_errors=True)
+        try:
+            super().tearDownClass()
+        finally:
+            shutil.rmtree(cls.dir, ignore_errors=True)
 
     def test_api_over_tls(self):
         self.assertTrue(self.d.url.startswith("https://127.0.0.1:"), self.d.url)

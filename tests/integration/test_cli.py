@@ -15,12 +15,13 @@ import tempfile
 import time
 import unittest
 
+from api_common import DaemonCase
 from gsd_harness import BIN_DIR, TMP, Daemon, binary, gen_model, read_npy, write_npy
 
 GAPSIM = os.path.join(BIN_DIR, "gapsim")
 
 
-class CliTest(unittest.TestCase):
+class CliTest(DaemonCase):
     @classmethod
     def setUpClass(cls):
         cls.gapsim = binary("gapsim")
@@ -28,7 +29,10 @@ class CliTest(unittest.TestCase):
         cls.model, cls.gaps = gen_model(cls.dir, "lap", gaps=12, name="lap")
         cls.inline_model, cls.inline_gaps = gen_model(cls.dir, "sandwich", gaps=4, name="sw",
                                                       inline=True)
-        cls.d = Daemon(workers=2).start()
+        super().setUpClass()
+
+    @classmethod
+    def prepare(cls):
         r = cls.run_cli(["assembly", "upload", cls.model, "--wait", "-q"])
         assert r.returncode == 0, r.stderr
         cls.asm = r.stdout.strip()
@@ -37,8 +41,10 @@ class CliTest(unittest.TestCase):
 
     @classmethod
     def tearDownClass(cls):
-        cls.d.cleanup()
-        shutil.rmtree(cls.dir, ignore_errors=True)
+        try:
+            super().tearDownClass()
+        finally:
+            shutil.rmtree(cls.dir, ignore_errors=True)
 
     @classmethod
     def run_cli(cls, args, server=True, env=None, stdin=None, timeout=300):

@@ -24,6 +24,7 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gsd_harness as H  # noqa: E402
+from api_common import DaemonCase  # noqa: E402
 
 SRC = os.path.abspath(H.SOURCE_DIR)
 SCHEMA_DIR = os.path.join(SRC, "schema")
@@ -225,25 +226,22 @@ def npy_bytes(rows):
     return b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode("latin1") + body
 
 
-class LiveTest(unittest.TestCase):
+class LiveTest(DaemonCase):
     """Every endpoint of a real daemon against openapi.json and the schemas."""
 
+    daemon_extra = ["--max-body", "400000", "--max-gaps", "2000"]
+
     @classmethod
-    def setUpClass(cls):
+    def prepare(cls):
         cls.api = load_json(os.path.join(SCHEMA_DIR, "openapi.json"))
         cls.files, cls.by_title = load_schemas()
         cls.v = Validator(cls.files)
-        cls.d = H.Daemon(extra=["--max-body", "400000", "--max-gaps", "2000"]).start()
         tmp = os.path.join(cls.d.data_dir + "-models")
         cls.inline_json, cls.gaps_npy = H.gen_model(os.path.join(tmp, "inline"), small=True,
                                                     inline=True, gaps=3)
         cls.file_json, _ = H.gen_model(os.path.join(tmp, "files"), small=True, gaps=0,
                                        extra=["--fast-load", "400"])  # other content
         cls.seen = set()
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.d.cleanup()
 
     # -- one call, checked against the description
     def call(self, method, template, path, status, body=None, headers=None):

@@ -18,6 +18,7 @@ import tempfile
 import unittest
 
 import gsd_harness as h
+from api_common import DaemonCase
 
 CLIENT_DIR = os.path.join(h.SOURCE_DIR, "clients", "python")
 sys.path.insert(0, CLIENT_DIR)
@@ -65,19 +66,14 @@ def max_abs_diff(a, b):
     return max((abs(x - y) for x, y in zip(fa, fb)), default=0.0)
 
 
-class ClientTest(unittest.TestCase):
+class ClientTest(DaemonCase):
     @classmethod
-    def setUpClass(cls):
-        cls.d = h.Daemon().start()
+    def prepare(cls):
         cls.dir = tempfile.mkdtemp(prefix="pyc-", dir=h.TMP)
         cls.model, cls.gaps_path = h.gen_model(cls.dir, kind="lap", small=True, gaps=8)
         cls.gaps = rows_of(cls.gaps_path)
         cls.c = Client(cls.d.url)
         cls.asm = cls.c.upload_assembly(cls.model)
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.d.cleanup()
 
     # ---- construction, transport ------------------------------------------------
     def test_default_url(self):

@@ -35,7 +35,8 @@ import tempfile
 import unittest
 from html.parser import HTMLParser
 
-from gsd_harness import BIN_DIR, SOURCE_DIR, TMP, Daemon, gen_model, read_npy
+from api_common import DaemonCase
+from gsd_harness import BIN_DIR, SOURCE_DIR, TMP, gen_model, read_npy
 
 K = 12          # demo gaps the page submits
 SEED = 3        # demo seed
@@ -122,7 +123,9 @@ def png_size(path):
     return struct.unpack(">II", head[16:24])
 
 
-class WebPage(unittest.TestCase):
+class WebPage(DaemonCase):
+    daemon_extra = ["--web-dir", os.path.join(SOURCE_DIR, "clients", "web")]
+
     @classmethod
     def setUpClass(cls):
         cls.browser = find_chromium()
@@ -134,7 +137,10 @@ class WebPage(unittest.TestCase):
         os.makedirs(TMP, exist_ok=True)
         cls.work = tempfile.mkdtemp(prefix="web-", dir=TMP)
         cls.profile = os.path.join(cls.work, "chromium-profile")
-        cls.d = Daemon(extra=["--web-dir", os.path.join(SOURCE_DIR, "clients", "web")]).start()
+        super().setUpClass()
+
+    @classmethod
+    def prepare(cls):
         model, cls.gaps_npy = gen_model(cls.work, kind="lap", small=True, inline=True, gaps=K,
                                         extra=["--seed", str(SEED)])
         with open(model, "rb") as f:
@@ -147,10 +153,9 @@ class WebPage(unittest.TestCase):
 
     @classmethod
     def tearDownClass(cls):
-        d = getattr(cls, "d", None)
-        if d:
-            d.cleanup()
-        if getattr(cls, "work", None):
+        try:
+            super().tearDownClass()
+        finally:
             shutil.rmtree(cls.work, ignore_errors=True)
 
     # ---- helpers
