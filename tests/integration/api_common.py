@@ -77,30 +77,6 @@ def metric(d, name, labels=None):
     raise AssertionError("no metric %s in:\n%s" % (want, text))
 
 
-def sanitizer_report(d):
-    """The first lines of an ASan/UBSan/LSan report in the daemon's log, or None."""
-    try:
-        with open(d.log_path, "rb") as f:
-            text = f.read().decode(errors="replace")
-    except OSError:
-        return None
-    for key in ("ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "runtime error:"):
-        i = text.find(key)
-        if i >= 0:
-            return "%s: %s" % (d.log_path, text[max(0, i - 200):i + 2000])
-    return None
-
-
-def stop_clean(d):
-    """Stop the daemon (SIGTERM), remove its data, and fail if it exited
-    non-zero or its log holds a sanitizer report."""
-    rc = d.stop()
-    report = sanitizer_report(d)
-    d.cleanup()
-    assert report is None, report
-    assert rc == 0, "gapsimd exited with %r (log %s)" % (rc, d.log_path)
-
-
 def max_diff(a, b):
     assert len(a) == len(b), (len(a), len(b))
     return max((abs(x - y) for x, y in zip(a, b)), default=0.0)
@@ -116,8 +92,8 @@ def p95(values):
 class DaemonCase(unittest.TestCase):
     """One daemon per class (workers, daemon_extra, or daemon_options() for
     more), prepared by the class's prepare() (the daemon is removed if that
-    fails) and stopped cleanly (stop_clean: exit code 0, no sanitizer report
-    in its log) after the class. A class with files of its own makes them
+    fails) and removed after the class (Daemon.cleanup: it fails on an
+    exit code other than 0 or a sanitizer report in the log). A class with files of its own makes them
     before calling this setUpClass and removes them after this
     tearDownClass."""
 
@@ -144,7 +120,7 @@ class DaemonCase(unittest.TestCase):
 
     @classmethod
     def tearDownClass(cls):
-        stop_clean(cls.d)
+        cls.d.cleanup()
 
 
 class ApiCase(DaemonCase):

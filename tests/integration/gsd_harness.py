@@ -46,8 +46,14 @@ class Response:
         return json.loads(self.body.decode("utf-8"))
 
 
+SANITIZER_KEYS = ("ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "runtime error:")
+
+
 class Daemon:
-    """A gapsimd process. data_dir persists across restart()/kill9()."""
+    """A gapsimd process. data_dir persists across restart()/kill9().
+    Every stop but kill9() is checked: restart() and cleanup() fail (assert)
+    when the daemon exited non-zero, and cleanup() when its log (appended to
+    by every run on this data directory) holds a sanitizer report."""
 
     def __init__(self, data_dir=None, workers=2, extra=None, log_level=1, exe=None, cafile=None):
         os.makedirs(TMP, exist_ok=True)
@@ -104,12 +110,32 @@ class Daemon:
         self.proc = None
 
     def restart(self):
-        self.stop()
+        rc = self.stop()
+        assert rc in (0, None), "gapsimd exited with %r (log %s)" % (rc, self.log_path)
         return self.start()
 
+    def sanitizer_report(self):
+        """The first lines of an ASan/UBSan/LSan report in the log, or None."""
+        try:
+            with open(self.log_path, "rb") as f:
+                text = f.read().decode(errors="replace")
+        except OSError:
+            return None
+        for key in SANITIZER_KEYS:
+            i = text.find(key)
+            if i >= 0:
+                return "%s: %s" % (self.log_path, text[max(0, i - 200):i + 2000])
+        return None
+
     def cleanup(self):
-        self.stop()
+        """Stop (SIGTERM), remove the data directory, then fail if the
+        daemon exited non-zero or its log holds a sanitizer report (None:
+        it was not running, e.g. after kill9())."""
+        rc = self.stop()
+        report = self.sanitizer_report()
         shutil.rmtree(self.data_dir, ignore_errors=True)
+        assert report is None, report
+        assert rc in (0, None), "gapsimd exited with %r (log %s)" % (rc, self.log_path)
 
     # ---- HTTP ----
     def request(self, method, path, body=None, headers=None, timeout=120):

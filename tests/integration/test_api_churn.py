@@ -19,7 +19,7 @@ import time
 import unittest
 
 import gsd_harness as h
-from api_common import gaps_rows, metric, model, npy_bytes, stop_clean, upload_multipart
+from api_common import gaps_rows, metric, model, npy_bytes, upload_multipart
 
 SECONDS = 25
 PATTERN = {"fastener_fraction": 0.5}
@@ -36,7 +36,7 @@ class Churn(unittest.TestCase):
         try:
             self.run_churn(d)
         finally:
-            stop_clean(d)
+            d.cleanup()
 
     def run_churn(self, d):
         paths, G, ids, ref = {}, {}, {}, {}

@@ -22,7 +22,7 @@ import json
 import re
 
 import gsd_harness as h
-from api_common import DaemonCase, gaps_rows, metric, model, stop_clean, upload_multipart
+from api_common import DaemonCase, gaps_rows, metric, model, upload_multipart
 
 SLOW = {"solver": "ipm", "fasteners": "all"}
 
@@ -175,7 +175,7 @@ class DeadlineTest(DaemonCase):
             self.assertEqual(err["code"], "not_found")
             self.assertIn("was deleted while this request ran", err["message"])
         finally:
-            stop_clean(d)
+            d.cleanup()
 
     def sigterm_while_held(self, request, what):
         """SIGTERM while request(d, aid) is held by a 1-worker daemon: the

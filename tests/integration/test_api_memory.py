@@ -12,7 +12,7 @@ import os
 import unittest
 
 import gsd_harness as h
-from api_common import DaemonCase, gaps_rows, metric, model, stop_clean, upload_multipart
+from api_common import DaemonCase, gaps_rows, metric, model, upload_multipart
 
 RET = ["w", "lambda", "x"]  # x: never answered from the result cache
 
@@ -135,7 +135,7 @@ class NothingLeftBehind(unittest.TestCase):
             self.assertEqual(metric(d, "gapsim_assemblies_bytes"), 0)
             self.assertEqual(d.delete("/v1/assemblies/" + aid).status, 204)
         finally:
-            stop_clean(d)
+            d.cleanup()
 
     def test_failed_precomputation(self):
         """An upload whose precomputation fails (a stiffness that is not
@@ -159,7 +159,7 @@ class NothingLeftBehind(unittest.TestCase):
                 self.assertEqual(d.get("/v1/assemblies/%s/geometry" % aid).status, 200)
                 self.assertEqual(metric(d, "gapsim_assemblies_in_memory"), 0)
         finally:
-            stop_clean(d)
+            d.cleanup()
 
 
 if __name__ == "__main__":
