@@ -28,8 +28,9 @@ static const char group_help[] =
 
 /* ---- shared output ---------------------------------------------------------- */
 
-static void print_assembly(const cJSON *a)
+static void print_assembly(const gc_ctx *cx, const cJSON *a)
 {
+    (void)cx;
     char t[64];
     gc_kv("id", "%s", gc_jstr(a, "id", "-"));
     gc_kv("name", "%s", gc_jstr(a, "name", "-"));
@@ -228,7 +229,7 @@ static int cmd_upload(gc_ctx *cx, int argc, char **argv)
         else if (quiet)
             printf("%s\n", gc_jstr(ans, "id", ""));
         else
-            print_assembly(ans);
+            print_assembly(cx, ans);
         if (!cx->json && gc_jstr(ans, "notice", NULL))
             fprintf(stderr, "%s: %s\n", cmd.prog, gc_jstr(ans, "notice", ""));
     }
@@ -253,6 +254,22 @@ static void assembly_path(char *buf, size_t cap, const char *id)
     free(esc);
 }
 
+static void print_list(const gc_ctx *cx, const cJSON *ans)
+{
+    (void)cx;
+    printf("%-18s  %-11s %7s %6s %5s  %-20s %s\n", "ID", "STATUS", "N", "M", "FAST", "CREATED",
+           "NAME");
+    const cJSON *a;
+    cJSON_ArrayForEach(a, cJSON_GetObjectItemCaseSensitive(ans, "assemblies"))
+    {
+        char t[64];
+        printf("%-18s  %-11s %7d %6d %5d  %-20.19s %s\n", gc_jstr(a, "id", "-"),
+               gc_jstr(a, "status", "-"), gc_jint(a, "n", 0), gc_jint(a, "m", 0),
+               gc_jint(a, "n_fasteners", 0), gc_fmt_time(gc_jnum(a, "created_at", 0), t, sizeof t),
+               gc_jstr(a, "name", "-"));
+    }
+}
+
 static int cmd_list(gc_ctx *cx, int argc, char **argv)
 {
     const gc_cmd cmd = {"gapsim assembly list",
@@ -264,29 +281,8 @@ static int cmd_list(gc_ctx *cx, int argc, char **argv)
     int rc = gc_args(cx, &cmd, opts, argc, argv, pos, &npos);
     if (rc >= 0)
         return rc;
-    cJSON *ans = NULL;
-    gc_buf raw = {0};
     gc_req rq = {.method = "GET", .path = "/v1/assemblies"};
-    rc = gc_call_json(cx, cmd.prog, &rq, &ans, &raw);
-    if (rc == GC_OK && cx->json) {
-        gc_print_body(&raw);
-    } else if (rc == GC_OK) {
-        const cJSON *list = cJSON_GetObjectItemCaseSensitive(ans, "assemblies");
-        printf("%-18s  %-11s %7s %6s %5s  %-20s %s\n", "ID", "STATUS", "N", "M", "FAST", "CREATED",
-               "NAME");
-        const cJSON *a;
-        cJSON_ArrayForEach(a, list)
-        {
-            char t[64];
-            printf("%-18s  %-11s %7d %6d %5d  %-20.19s %s\n", gc_jstr(a, "id", "-"),
-                   gc_jstr(a, "status", "-"), gc_jint(a, "n", 0), gc_jint(a, "m", 0),
-                   gc_jint(a, "n_fasteners", 0),
-                   gc_fmt_time(gc_jnum(a, "created_at", 0), t, sizeof t), gc_jstr(a, "name", "-"));
-        }
-    }
-    gc_buf_free(&raw);
-    cJSON_Delete(ans);
-    return rc;
+    return gc_call_print(cx, cmd.prog, &rq, print_list);
 }
 
 static int cmd_show(gc_ctx *cx, int argc, char **argv)
@@ -303,19 +299,8 @@ static int cmd_show(gc_ctx *cx, int argc, char **argv)
         return rc;
     char path[512];
     assembly_path(path, sizeof path, pos[0]);
-    cJSON *ans = NULL;
-    gc_buf raw = {0};
     gc_req rq = {.method = "GET", .path = path};
-    rc = gc_call_json(cx, cmd.prog, &rq, &ans, &raw);
-    if (rc == GC_OK) {
-        if (cx->json)
-            gc_print_body(&raw);
-        else
-            print_assembly(ans);
-    }
-    gc_buf_free(&raw);
-    cJSON_Delete(ans);
-    return rc;
+    return gc_call_print(cx, cmd.prog, &rq, print_assembly);
 }
 
 static int cmd_delete(gc_ctx *cx, int argc, char **argv)

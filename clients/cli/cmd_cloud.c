@@ -312,6 +312,26 @@ static int cmd_submit(gc_ctx *cx, int argc, char **argv)
 
 /* ---- list / status / cancel ------------------------------------------------------- */
 
+static void print_jobs(const gc_ctx *cx, const cJSON *ans)
+{
+    (void)cx;
+    printf("%-18s  %-18s  %-9s %9s %7s %9s  %-19s  %s\n", "JOB", "ASSEMBLY", "STATUS", "DONE",
+           "FAILED", "SOLVES/S", "CREATED", "LABEL");
+    const cJSON *j;
+    cJSON_ArrayForEach(j, cJSON_GetObjectItemCaseSensitive(ans, "jobs"))
+    {
+        char t[64], done[32], rate[32] = "-";
+        snprintf(done, sizeof done, "%d/%d", gc_jint(j, "done", 0), gc_jint(j, "total", 0));
+        if (gc_jis_num(j, "solves_per_s"))
+            snprintf(rate, sizeof rate, "%.1f", gc_jnum(j, "solves_per_s", 0));
+        const cJSON *o = cJSON_GetObjectItemCaseSensitive(j, "options");
+        printf("%-18s  %-18s  %-9s %9s %7d %9s  %-19s  %s\n", gc_jstr(j, "id", "-"),
+               gc_jstr(j, "assembly_id", "-"), gc_jstr(j, "status", "-"), done,
+               gc_jint(j, "failed", 0), rate, gc_fmt_time(gc_jnum(j, "created_at", 0), t, sizeof t),
+               gc_jstr(o, "label", ""));
+    }
+}
+
 static int cmd_list(gc_ctx *cx, int argc, char **argv)
 {
     const gc_cmd cmd = {"gapsim cloud list",
@@ -346,31 +366,8 @@ static int cmd_list(gc_ctx *cx, int argc, char **argv)
         return GC_EFILE;
     }
     gc_req rq = {.method = "GET", .path = path.p};
-    cJSON *ans = NULL;
-    gc_buf raw = {0};
-    rc = gc_call_json(cx, cmd.prog, &rq, &ans, &raw);
+    rc = gc_call_print(cx, cmd.prog, &rq, print_jobs);
     gc_buf_free(&path);
-    if (rc == GC_OK && cx->json) {
-        gc_print_body(&raw);
-    } else if (rc == GC_OK) {
-        printf("%-18s  %-18s  %-9s %9s %7s %9s  %-19s  %s\n", "JOB", "ASSEMBLY", "STATUS", "DONE",
-               "FAILED", "SOLVES/S", "CREATED", "LABEL");
-        const cJSON *j;
-        cJSON_ArrayForEach(j, cJSON_GetObjectItemCaseSensitive(ans, "jobs"))
-        {
-            char t[64], done[32], rate[32] = "-";
-            snprintf(done, sizeof done, "%d/%d", gc_jint(j, "done", 0), gc_jint(j, "total", 0));
-            if (gc_jis_num(j, "solves_per_s"))
-                snprintf(rate, sizeof rate, "%.1f", gc_jnum(j, "solves_per_s", 0));
-            const cJSON *o = cJSON_GetObjectItemCaseSensitive(j, "options");
-            printf("%-18s  %-18s  %-9s %9s %7d %9s  %-19s  %s\n", gc_jstr(j, "id", "-"),
-                   gc_jstr(j, "assembly_id", "-"), gc_jstr(j, "status", "-"), done,
-                   gc_jint(j, "failed", 0), rate,
-                   gc_fmt_time(gc_jnum(j, "created_at", 0), t, sizeof t), gc_jstr(o, "label", ""));
-        }
-    }
-    gc_buf_free(&raw);
-    cJSON_Delete(ans);
     return rc;
 }
 
@@ -441,8 +438,9 @@ static void print_counts(const char *key, const cJSON *obj)
     gc_kv(key, "%s", len ? line : "-");
 }
 
-static void print_summary(const cJSON *s)
+static void print_summary(const gc_ctx *cx, const cJSON *s)
 {
+    (void)cx;
     double thr = gc_jnum(s, "threshold", 0);
     gc_kv("job", "%s", gc_jstr(s, "job_id", "-"));
     gc_kv("status", "%s", gc_jstr(s, "status", "-"));
@@ -525,18 +523,7 @@ static int cmd_summary(gc_ctx *cx, int argc, char **argv)
     char path[512];
     job_path(path, sizeof path, pos[0], tail);
     gc_req rq = {.method = "GET", .path = path};
-    cJSON *s = NULL;
-    gc_buf raw = {0};
-    rc = gc_call_json(cx, cmd.prog, &rq, &s, &raw);
-    if (rc == GC_OK) {
-        if (cx->json)
-            gc_print_body(&raw);
-        else
-            print_summary(s);
-    }
-    gc_buf_free(&raw);
-    cJSON_Delete(s);
-    return rc;
+    return gc_call_print(cx, cmd.prog, &rq, print_summary);
 }
 
 /* ---- results ------------------------------------------------------------------ */

@@ -18,6 +18,20 @@ int gc_cmd_gen(gc_ctx *cx, int argc, char **argv)
     return rc == 1 ? GC_EFILE : rc; /* 0 ok, 2 usage */
 }
 
+static void print_health(const gc_ctx *cx, const cJSON *h)
+{
+    char t[64];
+    gc_kv("server", "%s", cx->server);
+    gc_kv("status", "%s", gc_jstr(h, "status", "-"));
+    gc_kv("version", "%s", gc_jstr(h, "version", "-"));
+    gc_kv("uptime", "%s", gs_fmt_duration(gc_jnum(h, "uptime_s", 0), t, sizeof t));
+    gc_kv("workers", "%d", gc_jint(h, "workers", 0));
+    gc_kv("queue_depth", "%d", gc_jint(h, "queue_depth", 0));
+    gc_kv("jobs_active", "%d", gc_jint(h, "jobs_active", 0));
+    gc_kv("assemblies_loaded", "%d", gc_jint(h, "assemblies_loaded", 0));
+    gc_kv("assemblies_mb", "%.1f", gc_jnum(h, "assemblies_mb", 0));
+}
+
 int gc_cmd_health(gc_ctx *cx, int argc, char **argv)
 {
     const gc_cmd cmd = {"gapsim health",
@@ -32,24 +46,5 @@ int gc_cmd_health(gc_ctx *cx, int argc, char **argv)
     if (rc >= 0)
         return rc;
     gc_req rq = {.method = "GET", .path = "/healthz"};
-    cJSON *h = NULL;
-    gc_buf raw = {0};
-    rc = gc_call_json(cx, cmd.prog, &rq, &h, &raw);
-    if (rc == GC_OK && cx->json) {
-        gc_print_body(&raw);
-    } else if (rc == GC_OK) {
-        char t[64];
-        gc_kv("server", "%s", cx->server);
-        gc_kv("status", "%s", gc_jstr(h, "status", "-"));
-        gc_kv("version", "%s", gc_jstr(h, "version", "-"));
-        gc_kv("uptime", "%s", gs_fmt_duration(gc_jnum(h, "uptime_s", 0), t, sizeof t));
-        gc_kv("workers", "%d", gc_jint(h, "workers", 0));
-        gc_kv("queue_depth", "%d", gc_jint(h, "queue_depth", 0));
-        gc_kv("jobs_active", "%d", gc_jint(h, "jobs_active", 0));
-        gc_kv("assemblies_loaded", "%d", gc_jint(h, "assemblies_loaded", 0));
-        gc_kv("assemblies_mb", "%.1f", gc_jnum(h, "assemblies_mb", 0));
-    }
-    gc_buf_free(&raw);
-    cJSON_Delete(h);
-    return rc;
+    return gc_call_print(cx, cmd.prog, &rq, print_health);
 }

@@ -268,6 +268,20 @@ int gc_call_json(const gc_ctx *cx, const char *prog, const gc_req *rq, cJSON **o
     return rc;
 }
 
+int gc_call_print(const gc_ctx *cx, const char *prog, const gc_req *rq, gc_printer print)
+{
+    cJSON *ans = NULL;
+    gc_buf raw = {0};
+    int rc = gc_call_json(cx, prog, rq, &ans, &raw);
+    if (rc == GC_OK && cx->json)
+        gc_print_body(&raw);
+    else if (rc == GC_OK)
+        print(cx, ans);
+    gc_buf_free(&raw);
+    cJSON_Delete(ans);
+    return rc;
+}
+
 void gc_print_body(const gc_buf *b)
 {
     fwrite(b->p, 1, b->len, stdout);

@@ -77,6 +77,12 @@ int gc_report_error(const gc_ctx *cx, const char *prog, const gc_resp *rs);
  * --json output as is. */
 int gc_call_json(const gc_ctx *cx, const char *prog, const gc_req *rq, cJSON **out, gc_buf *raw);
 
+/* gc_call_json, then the answer on stdout: its bytes as is with --json,
+ * else print(cx, answer) for people. Returns an exit code. The shape of the
+ * commands that only read and show (list, show, health, summary). */
+typedef void (*gc_printer)(const gc_ctx *cx, const cJSON *answer);
+int gc_call_print(const gc_ctx *cx, const char *prog, const gc_req *rq, gc_printer print);
+
 /* GET path (Accept: accept, or none when NULL) into the file out, written
  * atomically (fileio.h gs_wfile): on an error answer (reported) or a broken
  * transfer the file is not created. Returns an exit code. */
