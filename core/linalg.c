@@ -1,4 +1,5 @@
 /* linalg.c -- checked Cholesky, condition estimates, clock (see linalg.h). */
+#define _DEFAULT_SOURCE /* madvise, MADV_HUGEPAGE */
 #include "linalg.h"
 
 #include <cblas.h>
@@ -8,6 +9,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 
 gs_err gs_chol(double *A, int n, int lda, const char *field, gs_error *err)
@@ -476,4 +478,23 @@ size_t gs_mul_size(size_t a, size_t b)
     if (a != 0 && b > SIZE_MAX / a)
         return 0;
     return a * b;
+}
+
+double *gs_alloc_matrix(size_t count, int zero)
+{
+    if (count > SIZE_MAX / sizeof(double))
+        return NULL;
+    const size_t bytes = (count ? count : 1) * sizeof(double);
+    if (bytes < GS_HUGE_MIN_BYTES)
+        return zero ? calloc(1, bytes) : malloc(bytes);
+    const size_t huge = (size_t)2 << 20;
+    void *p = NULL;
+    if (posix_memalign(&p, huge, bytes) != 0)
+        return NULL;
+#ifdef MADV_HUGEPAGE
+    (void)madvise(p, bytes, MADV_HUGEPAGE); /* advice only: failure changes nothing */
+#endif
+    if (zero)
+        memset(p, 0, bytes); /* the first touch, 2 MiB a fault */
+    return p;
 }

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "fileio.h"
+#include "linalg.h" /* gs_alloc_matrix */
 
 static const unsigned char npy_magic[6] = {0x93, 'N', 'U', 'M', 'P', 'Y'};
 
@@ -426,7 +427,7 @@ gs_err gs_npy_read_mem(const void *buf, size_t len, size_t max_elems, double **d
     size_t elems = info->shape[0] * info->shape[1];
     if ((rc = npy_check_size(elems * 8, len - off, err)) != GS_OK)
         return rc;
-    double *out = malloc((elems ? elems : 1) * sizeof *out);
+    double *out = gs_alloc_matrix(elems, 0);
     if (!out)
         return gs_errorf(err, GS_ERR_NOMEM, "", "no memory for %zu doubles", elems);
     npy_store((const unsigned char *)buf + off, elems, 0, info, GS_NPY_ROW_MAJOR, out);
@@ -585,7 +586,7 @@ gs_err gs_npy_read_file(const char *path, size_t max_elems, double **data, gs_np
     }
     *info = f.info;
     size_t elems = f.info.shape[0] * f.info.shape[1];
-    double *out = malloc((elems ? elems : 1) * sizeof *out);
+    double *out = gs_alloc_matrix(elems, 0);
     if (!out)
         rc = gs_errorf(err, GS_ERR_NOMEM, "", "no memory for %zu doubles of '%s'", elems, path);
     else if ((rc = gs_npy_read_data(&f, out, GS_NPY_ROW_MAJOR, err)) == GS_OK)

@@ -4,6 +4,7 @@
  * allocating (format in precomp_io.h).
  */
 #include "precomp_io.h"
+#include "linalg.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -350,10 +351,11 @@ static gs_err pio_check_ndof(pio_file *f, const gs_model *mdl, gs_error *err)
     return GS_OK;
 }
 
-/* count doubles, at least one allocated (malloc(0) may be NULL). */
+/* count doubles, at least one allocated (malloc(0) may be NULL); the
+ * large ones in huge pages (gs_alloc_matrix). */
 static double *pio_alloc(size_t count)
 {
-    return malloc((count ? count : 1) * sizeof(double));
+    return gs_alloc_matrix(count, 0);
 }
 
 /* A precomputation shaped like gs_precomp_build's (so gs_precomp_free works),

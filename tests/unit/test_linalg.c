@@ -4,6 +4,7 @@
 #include "gs_test.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -240,6 +241,39 @@ GS_TEST(rotate_matches_plain_loop)
     gs_rotate(5, d3, l3, x3, 0.6, 0.8); /* (5, 0) -> (3, -4) */
     for (int i = 0; i < 5; i++)
         GS_CHECK(d3[i] == 3.0 && x3[i] == -4.0);
+}
+
+/* gs_alloc_matrix: zeroed when asked, small blocks from plain malloc,
+ * large ones (from GS_HUGE_MIN_BYTES) on a 2 MiB boundary; a count whose
+ * bytes overflow is NULL (not handed to the allocator), 0 is one double;
+ * every block goes with free(). */
+GS_TEST(alloc_matrix_zeroed_aligned_checked)
+{
+    const size_t counts[] = {0, 1, 1000, GS_HUGE_MIN_BYTES / 8 - 1, GS_HUGE_MIN_BYTES / 8,
+                             3 * GS_HUGE_MIN_BYTES / 8 + 5};
+    for (size_t c = 0; c < sizeof counts / sizeof *counts; c++) {
+        const size_t n = counts[c] ? counts[c] : 1;
+        double *a = gs_alloc_matrix(counts[c], 1);
+        GS_CHECK(a != NULL);
+        if (!a)
+            continue;
+        int zero = 1;
+        for (size_t i = 0; i < n; i++)
+            zero &= a[i] == 0.0;
+        GS_CHECK_MSG(zero, "count %zu not zeroed", counts[c]);
+        if (n * 8 >= GS_HUGE_MIN_BYTES)
+            GS_CHECK_MSG(((uintptr_t)a & ((2u << 20) - 1)) == 0, "count %zu not 2 MiB aligned",
+                         counts[c]);
+        a[n - 1] = 1.5; /* the whole block is ours */
+        free(a);
+        double *b = gs_alloc_matrix(counts[c], 0);
+        GS_CHECK(b != NULL);
+        if (b)
+            b[n - 1] = 2.5;
+        free(b);
+    }
+    GS_CHECK(gs_alloc_matrix(SIZE_MAX / 8 + 1, 1) == NULL); /* its bytes overflow */
+    GS_CHECK(gs_alloc_matrix(SIZE_MAX, 0) == NULL);
 }
 
 GS_TEST_MAIN()
