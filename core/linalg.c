@@ -480,11 +480,11 @@ size_t gs_mul_size(size_t a, size_t b)
     return a * b;
 }
 
-double *gs_alloc_matrix(size_t count, int zero)
+void *gs_alloc_matrix(size_t count, size_t size, int zero)
 {
-    if (count > SIZE_MAX / sizeof(double))
+    if (size == 0 || count > SIZE_MAX / size)
         return NULL;
-    const size_t bytes = (count ? count : 1) * sizeof(double);
+    const size_t bytes = (count ? count : 1) * size;
     if (bytes < GS_HUGE_MIN_BYTES)
         return zero ? calloc(1, bytes) : malloc(bytes);
     const size_t huge = (size_t)2 << 20;

@@ -101,13 +101,15 @@ void gs_cols_dot(int k, const double *B, size_t ld, int n, const double *x, doub
 void gs_rotate(int n, double *dst, const double *l, double *x, double c, double s);
 /* Overflow-checked size products for allocation: returns 0 on overflow. */
 size_t gs_mul_size(size_t a, size_t b);
-/* count doubles (at least one) for a large dense matrix (factors, Q, L_Q,
- * inverses), zeroed if zero; NULL on overflow or no memory; free with
+/* count elements of size bytes (at least one) for a large dense matrix
+ * (stiffness blocks, factors, Q, L_Q, inverses, the solvers' m x m
+ * workspaces), zeroed if zero; NULL on overflow or no memory; free with
  * free(). From GS_HUGE_MIN_BYTES on, the block starts on a 2 MiB boundary
  * and is advised to the kernel as transparent huge pages (madvise
- * MADV_HUGEPAGE; a no-op where THP is "never"): a first touch then maps
- * 2 MiB at a time instead of 4 KiB, 512x fewer page faults. */
+ * MADV_HUGEPAGE; a no-op where THP is "never"): a first touch maps 2 MiB
+ * at a time instead of 4 KiB (512x fewer page faults), and a sweep over
+ * the matrix misses the TLB 512x less often. */
 #define GS_HUGE_MIN_BYTES (8u << 20)
-double *gs_alloc_matrix(size_t count, int zero);
+void *gs_alloc_matrix(size_t count, size_t size, int zero);
 
 #endif

@@ -70,7 +70,7 @@ gs_err gs_model_alloc_block(gs_model *mdl, int b, int ndof, gs_error *err)
         free(mdl->parts[b].Ksp);
         mdl->parts[b].Ksp = NULL;
     }
-    mdl->parts[b].K = gs_alloc_matrix(nn, 1);
+    mdl->parts[b].K = gs_alloc_matrix(nn, sizeof(double), 1);
     if (!mdl->parts[b].K) {
         mdl->parts[b].ndof = 0;
         return gs_errorf(err, GS_ERR_NOMEM, field, "no memory for a %d x %d block", ndof, ndof);

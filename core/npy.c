@@ -427,7 +427,7 @@ gs_err gs_npy_read_mem(const void *buf, size_t len, size_t max_elems, double **d
     size_t elems = info->shape[0] * info->shape[1];
     if ((rc = npy_check_size(elems * 8, len - off, err)) != GS_OK)
         return rc;
-    double *out = gs_alloc_matrix(elems, 0);
+    double *out = gs_alloc_matrix(elems, sizeof *out, 0);
     if (!out)
         return gs_errorf(err, GS_ERR_NOMEM, "", "no memory for %zu doubles", elems);
     npy_store((const unsigned char *)buf + off, elems, 0, info, GS_NPY_ROW_MAJOR, out);
@@ -586,7 +586,7 @@ gs_err gs_npy_read_file(const char *path, size_t max_elems, double **data, gs_np
     }
     *info = f.info;
     size_t elems = f.info.shape[0] * f.info.shape[1];
-    double *out = gs_alloc_matrix(elems, 0);
+    double *out = gs_alloc_matrix(elems, sizeof *out, 0);
     if (!out)
         rc = gs_errorf(err, GS_ERR_NOMEM, "", "no memory for %zu doubles of '%s'", elems, path);
     else if ((rc = gs_npy_read_data(&f, out, GS_NPY_ROW_MAJOR, err)) == GS_OK)

@@ -355,7 +355,7 @@ static gs_err pio_check_ndof(pio_file *f, const gs_model *mdl, gs_error *err)
  * large ones in huge pages (gs_alloc_matrix). */
 static double *pio_alloc(size_t count)
 {
-    return gs_alloc_matrix(count, 0);
+    return gs_alloc_matrix(count, sizeof(double), 0);
 }
 
 /* A precomputation shaped like gs_precomp_build's (so gs_precomp_free works),

@@ -39,7 +39,7 @@ static double *alloc_square(int n)
     size_t nn = gs_mul_size((size_t)n, (size_t)n);
     if (n > 0 && nn == 0)
         return NULL;
-    return gs_alloc_matrix(nn, 1);
+    return gs_alloc_matrix(nn, sizeof(double), 1);
 }
 
 /* The contact DOFs of part b (its local rows with an entry of A) into R
@@ -397,7 +397,7 @@ static gs_err schur_term(inv_job *j, int b, const int *cols, int mb, int *R, int
 static gs_err dense_inverse_term(inv_job *j, int b, const int *cols, int mb, gs_error *err)
 {
     const int nb = j->pc->mdl->parts[b].ndof;
-    double *W = gs_alloc_matrix(gs_mul_size((size_t)nb, (size_t)nb), 0);
+    double *W = gs_alloc_matrix(gs_mul_size((size_t)nb, (size_t)nb), sizeof *W, 0);
     if (!W)
         return gs_errorf(err, GS_ERR_NOMEM, "", "no memory for the inverse of part %d", b);
     memcpy(W, j->pc->L[b], (size_t)nb * nb * sizeof *W);

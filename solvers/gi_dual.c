@@ -162,9 +162,9 @@ static void *gi_dual_new(gs_solver *s)
     if (!ws)
         return NULL;
     const int m = s->m;
-    const size_t mm = (size_t)m * (size_t)m, bytes = gs_mul_size(mm, sizeof(double));
+    const size_t mm = (size_t)m * (size_t)m; /* an int squared fits */
     ws->m = m;
-    ws->M = bytes ? malloc(bytes) : NULL;
+    ws->M = mm ? gs_alloc_matrix(mm, sizeof(double), 0) : NULL;
     ws->rsd = malloc((size_t)m * sizeof(double));
     ws->lam0 = malloc((size_t)m * sizeof(double));
     ws->lam = malloc((size_t)m * sizeof(double));

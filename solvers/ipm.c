@@ -488,7 +488,7 @@ static gs_err ipm_solve(gs_solver *s, const gs_problem *pb, const gs_solve_opts 
     const size_t mm = gs_mul_size((size_t)m, (size_t)m);
     if (IPM_SPLIT_FP32 && lin == GS_IPM_PCG_SPLIT && !ws->Lf && m > 0) {
         /* the float copy of L_Q or of a working set's (lower triangle) */
-        ws->Lf = malloc(gs_mul_size(mm, sizeof *ws->Lf));
+        ws->Lf = gs_alloc_matrix(mm, sizeof *ws->Lf, 0);
         if (!ws->rf)
             ws->rf = malloc((size_t)m * sizeof *ws->rf);
         if (!ws->Lf || !ws->rf) {
@@ -501,7 +501,7 @@ static gs_err ipm_solve(gs_solver *s, const gs_problem *pb, const gs_solve_opts 
     if (lin == GS_IPM_MIXED && !ws->mc.t && gs_mixchol_init(&ws->mc, m, err) != GS_OK)
         return GS_ERR_NOMEM;
     if (lin == GS_IPM_DIRECT && !ws->Hf && m > 0) {
-        ws->Hf = malloc(gs_mul_size(mm, sizeof *ws->Hf));
+        ws->Hf = gs_alloc_matrix(mm, sizeof *ws->Hf, 0);
         if (!ws->Hf)
             return gs_errorf(err, GS_ERR_NOMEM, "", "no memory for the IPM normal matrix");
     }

@@ -14,7 +14,7 @@ gs_err gs_mixchol_init(gs_mixchol *mc, int m, gs_error *err)
     memset(mc, 0, sizeof *mc);
     mc->m = mc->cap = m;
     const size_t mm = gs_mul_size((size_t)m, (size_t)m);
-    mc->Lf = mm ? malloc(gs_mul_size(mm, sizeof *mc->Lf)) : NULL;
+    mc->Lf = mm ? gs_alloc_matrix(mm, sizeof *mc->Lf, 0) : NULL;
     mc->t = malloc(((size_t)m + 1) * sizeof *mc->t);
     if ((m > 0 && !mc->Lf) || !mc->t) {
         gs_mixchol_free(mc);

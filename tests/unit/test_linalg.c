@@ -253,7 +253,7 @@ GS_TEST(alloc_matrix_zeroed_aligned_checked)
                              3 * GS_HUGE_MIN_BYTES / 8 + 5};
     for (size_t c = 0; c < sizeof counts / sizeof *counts; c++) {
         const size_t n = counts[c] ? counts[c] : 1;
-        double *a = gs_alloc_matrix(counts[c], 1);
+        double *a = gs_alloc_matrix(counts[c], sizeof(double), 1);
         GS_CHECK(a != NULL);
         if (!a)
             continue;
@@ -266,14 +266,15 @@ GS_TEST(alloc_matrix_zeroed_aligned_checked)
                          counts[c]);
         a[n - 1] = 1.5; /* the whole block is ours */
         free(a);
-        double *b = gs_alloc_matrix(counts[c], 0);
+        double *b = gs_alloc_matrix(counts[c], sizeof(double), 0);
         GS_CHECK(b != NULL);
         if (b)
             b[n - 1] = 2.5;
         free(b);
     }
-    GS_CHECK(gs_alloc_matrix(SIZE_MAX / 8 + 1, 1) == NULL); /* its bytes overflow */
-    GS_CHECK(gs_alloc_matrix(SIZE_MAX, 0) == NULL);
+    GS_CHECK(gs_alloc_matrix(SIZE_MAX / 8 + 1, sizeof(double), 1) == NULL); /* its bytes overflow */
+    GS_CHECK(gs_alloc_matrix(SIZE_MAX / 2 + 1, 2, 0) == NULL);
+    GS_CHECK(gs_alloc_matrix(1, 0, 0) == NULL); /* no element size */
 }
 
 GS_TEST_MAIN()
