@@ -12,6 +12,10 @@
 #include <sys/mman.h>
 #include <time.h>
 
+#if defined(__linux__) && !defined(MADV_HUGEPAGE)
+#error "MADV_HUGEPAGE not declared: gs_alloc_matrix would lose its huge pages silently"
+#endif
+
 gs_err gs_chol(double *A, int n, int lda, const char *field, gs_error *err)
 {
     if (n == 0)
@@ -491,7 +495,7 @@ void *gs_alloc_matrix(size_t count, size_t size, int zero)
     void *p = NULL;
     if (posix_memalign(&p, huge, bytes) != 0)
         return NULL;
-#ifdef MADV_HUGEPAGE
+#ifdef __linux__
     (void)madvise(p, bytes, MADV_HUGEPAGE); /* advice only: failure changes nothing */
 #endif
     if (zero)

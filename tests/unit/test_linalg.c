@@ -5,6 +5,7 @@
 
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -275,6 +276,58 @@ GS_TEST(alloc_matrix_zeroed_aligned_checked)
     GS_CHECK(gs_alloc_matrix(SIZE_MAX / 8 + 1, sizeof(double), 1) == NULL); /* its bytes overflow */
     GS_CHECK(gs_alloc_matrix(SIZE_MAX / 2 + 1, 2, 0) == NULL);
     GS_CHECK(gs_alloc_matrix(1, 0, 0) == NULL); /* no element size */
+}
+
+/* 1 if THP is "never" on this machine (no advice can take effect). */
+static int thp_never(void)
+{
+    char line[128] = "";
+    FILE *f = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
+    if (!f)
+        return 1;
+    const int got = fgets(line, sizeof line, f) != NULL;
+    fclose(f);
+    return !got || strstr(line, "[never]") != NULL;
+}
+
+/* The THPeligible flag of the mapping holding p in /proc/self/smaps (-1:
+ * not found). */
+static int thp_eligible(const void *p)
+{
+    FILE *f = fopen("/proc/self/smaps", "r");
+    if (!f)
+        return -1;
+    char line[512];
+    int in = 0, flag = -1;
+    const uintptr_t a = (uintptr_t)p;
+    while (flag < 0 && fgets(line, sizeof line, f)) {
+        unsigned long lo, hi;
+        if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 && strchr(line, '-') < strchr(line, ' '))
+            in = a >= lo && a < hi;
+        else if (in && !strncmp(line, "THPeligible:", 12))
+            flag = atoi(line + 12);
+    }
+    fclose(f);
+    return flag;
+}
+
+/* A large block is advised as huge pages (the kernel lists its mapping
+ * THPeligible), unless the machine's THP setting is "never" or its kernel
+ * does not say. */
+GS_TEST(alloc_matrix_advises_huge_pages)
+{
+    if (thp_never()) {
+        printf("  THP is \"never\" here: nothing to check\n");
+        return;
+    }
+    double *a = gs_alloc_matrix(GS_HUGE_MIN_BYTES / 8 * 2, sizeof(double), 1);
+    GS_CHECK(a != NULL);
+    const int flag = a ? thp_eligible(a) : 1;
+    if (flag < 0)
+        printf("  no THPeligible line in /proc/self/smaps (kernel < 5.0?): nothing to check\n");
+    else
+        GS_CHECK_INT(flag, 1);
+    free(a);
 }
 
 GS_TEST_MAIN()
