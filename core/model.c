@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hash.h"
 #include "linalg.h"
 
 #define GS_SYM_RTOL 1e-10
@@ -147,6 +148,59 @@ void gs_model_free(gs_model *mdl)
     free(mdl->a_val);
     free(mdl->pair_parts);
     free(mdl);
+}
+
+static int has_dense(const gs_model *mdl)
+{
+    for (int b = 0; b < mdl->n_parts; b++)
+        if (mdl->parts[b].K)
+            return 1;
+    return 0;
+}
+
+void gs_model_release_dense(gs_model *mdl, const char *hash)
+{
+    if (gs_model_dense_released(mdl) || !has_dense(mdl))
+        return;
+    if (hash)
+        snprintf(mdl->released_hash, sizeof mdl->released_hash, "%s", hash);
+    else
+        gs_model_hash(mdl, mdl->released_hash);
+    for (int b = 0; b < mdl->n_parts; b++) {
+        free(mdl->parts[b].K);
+        mdl->parts[b].K = NULL;
+    }
+    atomic_store_explicit(&mdl->dense_released, 1, memory_order_release);
+}
+
+int gs_model_dense_released(const gs_model *mdl)
+{
+    return atomic_load_explicit(&((gs_model *)mdl)->dense_released, memory_order_acquire);
+}
+
+gs_err gs_model_restore_dense(gs_model *mdl, gs_model *from, gs_error *err)
+{
+    if (!gs_model_dense_released(mdl))
+        return GS_OK;
+    int same = !gs_model_dense_released(from) && from->n_parts == mdl->n_parts;
+    for (int b = 0; same && b < mdl->n_parts; b++) /* O(n_parts) */
+        same = from->parts[b].ndof == mdl->parts[b].ndof &&
+               !from->parts[b].Ksp == !mdl->parts[b].Ksp;
+    char h[GS_HASH_HEX];
+    if (same) {
+        gs_model_hash(from, h);
+        same = !strcmp(h, mdl->released_hash);
+    }
+    if (!same)
+        return gs_errorf(err, GS_ERR_FORMAT, "parts",
+                         "the model read again is not the one whose stiffness blocks were "
+                         "released (content hash %s): its files changed", mdl->released_hash);
+    for (int b = 0; b < mdl->n_parts; b++) {
+        mdl->parts[b].K = from->parts[b].K;
+        from->parts[b].K = NULL;
+    }
+    atomic_store_explicit(&mdl->dense_released, 0, memory_order_release);
+    return GS_OK;
 }
 
 size_t gs_model_bytes(const gs_model *mdl)

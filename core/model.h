@@ -20,11 +20,15 @@
  * gs_model_validate (checks everything but positive definiteness, which the
  * precomputation's Cholesky reports; derives offsets, n and A's compact form)
  * -> use -> gs_model_free. A validated model is read-only and may be shared by
- * threads.
+ * threads. A service that keeps a model beside its precomputation may free
+ * the dense blocks once they are factored (gs_model_release_dense) and put
+ * them back from a fresh read of the same files when a solve needs K itself
+ * (gs_model_restore_dense).
  */
 #ifndef GS_MODEL_H
 #define GS_MODEL_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include "gs_error.h"
 #include "spmat.h"
@@ -79,6 +83,12 @@ typedef struct {
     int *a_row;      /* 2m: global row of A's k-th column entries, -1 = none */
     double *a_val;   /* 2m: the entries */
     int *pair_parts; /* 2m: part of each entry, -1 = none */
+
+    /* gs_model_release_dense: the dense blocks are freed (K == NULL) and
+     * the content hash they had is kept for gs_model_hash (set before the
+     * flag's release store; read after its acquire load) */
+    _Atomic int dense_released;
+    char released_hash[33]; /* GS_HASH_HEX (hash.h) */
 } gs_model;
 
 /* Allocate a model with zeroed arrays of the given sizes (blocks not allocated). */
@@ -93,6 +103,22 @@ gs_err gs_model_set_sparse_block(gs_model *mdl, int b, gs_spmat *K, gs_error *er
 /* Allocate the base load vector f (zeroed); call after all blocks are sized. */
 gs_err gs_model_alloc_f(gs_model *mdl, gs_error *err);
 void gs_model_free(gs_model *mdl);
+/* Free the dense blocks (parts[b].K of the dense parts) once a
+ * precomputation holds their factors: only the primal forms' K x products,
+ * the primal certificate and a new precomputation read them, and those
+ * refuse a released model (gs_model_dense_released). gs_model_hash answers
+ * from then on with the hash the model had: `hash` when the caller knows
+ * it (its gs_model_hash), else computed here (O(sum n_b^2)). Sparse parts
+ * are kept. No-op if the model has no dense part or is already released.
+ * Not thread-safe against readers of the blocks. */
+void gs_model_release_dense(gs_model *mdl, const char *hash);
+/* 1 if gs_model_release_dense freed the dense blocks and they are not back. */
+int gs_model_dense_released(const gs_model *mdl);
+/* Put the dense blocks back into a released model from `from`, a freshly
+ * read copy of the same model: its blocks are moved (from keeps none) once
+ * its content hash is the one kept at the release; otherwise GS_ERR_FORMAT
+ * (the files changed since) and nothing moves. O(sum n_b^2) for the hash. */
+gs_err gs_model_restore_dense(gs_model *mdl, gs_model *from, gs_error *err);
 /* Bytes the model's arrays hold (blocks, sparse matrices, nodes, pairs, A):
  * what freeing it returns, for memory budgets. O(n_parts). */
 size_t gs_model_bytes(const gs_model *mdl);
@@ -108,7 +134,8 @@ gs_err gs_model_validate(gs_model *mdl, gs_error *err);
 int gs_model_equal(const gs_model *a, const gs_model *b);
 
 /* y = K x (x, y: n), part by part: dense blocks by dsymv, sparse parts by
- * their CSC. O(sum n_b^2) dense, O(nnz) sparse. */
+ * their CSC. O(sum n_b^2) dense, O(nnz) sparse. Not on a released model
+ * (gs_model_dense_released), nor K_col_axpy. */
 void gs_model_K_mul(const gs_model *mdl, const double *x, double *y);
 /* y += alpha K[:, j] for the global DOF j (y: n). O(n_b) dense, O(nnz_j) sparse. */
 void gs_model_K_col_axpy(const gs_model *mdl, int j, double alpha, double *y);

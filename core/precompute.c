@@ -685,6 +685,9 @@ gs_err gs_precomp_build_ex(const gs_model *mdl, unsigned flags, gs_precomp **out
     gs_error_clear(err);
     if (!mdl->validated)
         return gs_errorf(err, GS_ERR_INVALID, "", "model must be validated before precomputation");
+    if (gs_model_dense_released(mdl))
+        return gs_errorf(err, GS_ERR_INVALID, "parts",
+                         "the model's dense stiffness blocks were released; read it again");
     gs_precomp *pc = calloc(1, sizeof *pc);
     if (!pc)
         return gs_errorf(err, GS_ERR_NOMEM, "", "no memory");

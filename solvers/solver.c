@@ -338,6 +338,12 @@ gs_err gs_solve(gs_solver *s, const gs_problem *pb, const gs_solve_opts *opts, d
                              "the displacements need the sparse parts' factors, which this "
                              "precomputation has not computed");
     }
+    if (gs_model_dense_released(s->pc->mdl) &&
+        (gs_method_needs_part_factors(o.method, form) || o.primal_cert))
+        return gs_errorf(err, GS_ERR_INVALID, o.primal_cert ? "primal_cert" : "method",
+                         "%s needs K itself, whose dense blocks this model has released "
+                         "(gs_model_restore_dense)",
+                         o.primal_cert ? "the primal certificate" : "the primal form");
     /* violation tolerance (mm): relative to the gaps, floored at the
      * round-off of w = Q lam - p (p can be large under fastener loads) */
     double gmax = 0.0, pmax = 0.0; /* finite: checked (g) and computed from finite data (p) */

@@ -1,9 +1,12 @@
-/* test_model.c -- model validation: one test per error kind, the operator A. */
+/* test_model.c -- model validation: one test per error kind, the operator A;
+ * releasing the dense blocks after the precomputation and restoring them. */
 #include "gs_test.h"
 #include "test_models.h"
+#include "test_solver_support.h"
 
 #include <math.h>
 
+#include "hash.h"
 #include "precompute.h"
 
 static gs_err validate(gs_model *mdl, gs_error *e)
@@ -265,6 +268,122 @@ GS_TEST(pattern_load)
     GS_CHECK_NEAR(load[0], mdl->fast[0].load, 0);
     GS_CHECK_NEAR(load[3], 0.0, 0);
     GS_CHECK_NEAR(load[1], 0.0, 0);
+    gs_model_free(mdl);
+}
+
+static size_t dense_bytes(const gs_model *mdl)
+{
+    size_t b = 0;
+    for (int p = 0; p < mdl->n_parts; p++)
+        b += (size_t)mdl->parts[p].ndof * (size_t)mdl->parts[p].ndof * sizeof(double);
+    return b;
+}
+
+/* Released: the blocks are gone (their bytes exactly), the hash is the one
+ * they had, a new precomputation is refused; restored from a copy with one
+ * changed entry: refused, nothing moves; from an equal copy: the blocks are
+ * back, bit for bit, the copy keeps none. */
+GS_TEST(release_and_restore_dense_blocks)
+{
+    gs_error e;
+    gs_model *mdl = tm_random(3, 5, 2, 41), *ref = tm_random(3, 5, 2, 41);
+    GS_CHECK_INT(validate(mdl, &e), GS_OK);
+    GS_CHECK_INT(validate(ref, &e), GS_OK);
+    char h0[GS_HASH_HEX], h[GS_HASH_HEX];
+    gs_model_hash(mdl, h0);
+    const size_t b0 = gs_model_bytes(mdl);
+    GS_CHECK(!gs_model_dense_released(mdl));
+    gs_model_release_dense(mdl, NULL);
+    GS_CHECK(gs_model_dense_released(mdl));
+    for (int p = 0; p < mdl->n_parts; p++)
+        GS_CHECK(mdl->parts[p].K == NULL);
+    GS_CHECK_INT(gs_model_bytes(mdl), b0 - dense_bytes(ref));
+    gs_model_hash(mdl, h);
+    GS_CHECK_STR(h, h0);
+    gs_model_release_dense(mdl, "0123"); /* already released: no-op */
+    gs_model_hash(mdl, h);
+    GS_CHECK_STR(h, h0);
+    gs_precomp *pc = NULL;
+    GS_CHECK_INT(gs_precomp_build(mdl, &pc, &e), GS_ERR_INVALID);
+    GS_CHECK_STR(e.field, "parts");
+    GS_CHECK(pc == NULL);
+
+    gs_model *changed = tm_random(3, 5, 2, 41);
+    GS_CHECK_INT(validate(changed, &e), GS_OK);
+    changed->parts[1].K[2 * 5 + 3] += 1e-12; /* symmetric: both triangles */
+    changed->parts[1].K[3 * 5 + 2] += 1e-12;
+    GS_CHECK_INT(gs_model_restore_dense(mdl, changed, &e), GS_ERR_FORMAT);
+    GS_CHECK_STR(e.field, "parts");
+    GS_CHECK(gs_model_dense_released(mdl));
+    GS_CHECK(changed->parts[1].K != NULL);
+
+    gs_model *fresh = tm_random(3, 5, 2, 41);
+    GS_CHECK_INT(validate(fresh, &e), GS_OK);
+    GS_CHECK_INT(gs_model_restore_dense(mdl, fresh, &e), GS_OK);
+    GS_CHECK(!gs_model_dense_released(mdl));
+    for (int p = 0; p < fresh->n_parts; p++)
+        GS_CHECK(fresh->parts[p].K == NULL);
+    GS_CHECK_INT(gs_model_equal(mdl, ref), 1);
+    GS_CHECK_INT(gs_model_bytes(mdl), b0);
+    gs_model_hash(mdl, h); /* computed from the blocks again */
+    GS_CHECK_STR(h, h0);
+    GS_CHECK_INT(gs_model_restore_dense(mdl, changed, &e), GS_OK); /* not released: no-op */
+    GS_CHECK_INT(gs_model_equal(mdl, ref), 1);
+
+    gs_model_release_dense(mdl, "given-hash"); /* the caller's hash is kept as given */
+    gs_model_hash(mdl, h);
+    GS_CHECK_STR(h, "given-hash");
+    gs_model_free(changed);
+    gs_model_free(fresh);
+    gs_model_free(ref);
+    gs_model_free(mdl);
+}
+
+/* A solve on a model released after its precomputation: the dual and
+ * relative forms and the displacements (from the factors) give the same
+ * bits as before the release; the primal form and the primal certificate,
+ * which read K, are refused naming the option; after the restore they run
+ * and agree with the relative form. */
+GS_TEST(solves_after_release_need_k_only_for_the_primal_side)
+{
+    gs_error e;
+    gs_model *mdl = tm_random(2, 6, 2, 43), *copy = tm_random(2, 6, 2, 43);
+    gs_precomp *pc = ts_build(mdl);
+    GS_CHECK_INT(validate(copy, &e), GS_OK);
+    const int m = mdl->m, n = mdl->n;
+    double g[64], lam0[64], w0[64], x0[64], lam[64], w[64], x[64];
+    GS_CHECK(m <= 64 && n <= 64);
+    for (int i = 0; i < m; i++)
+        g[i] = 0.3 * sin(1.7 * i) - 0.05;
+    gs_problem pb = {.pc = pc, .g = g};
+    gs_solver *sv = gs_solver_new(pc, &e);
+    GS_CHECK(sv != NULL);
+    gs_solve_info info;
+    gs_solve_opts o = ts_opts(GS_METHOD_GI, GS_FORM_RELATIVE);
+    ts_solve_ok(sv, &pb, &o, lam0, w0, x0, &info, 1e-8);
+    GS_CHECK(info.n_act > 0 && info.n_act < m); /* some pairs close, some stay open */
+    gs_model_release_dense(mdl, NULL);
+    ts_solve_ok(sv, &pb, &o, lam, w, x, &info, 1e-8);
+    GS_CHECK(memcmp(lam, lam0, sizeof(double) * (size_t)m) == 0);
+    GS_CHECK(memcmp(w, w0, sizeof(double) * (size_t)m) == 0);
+    GS_CHECK(memcmp(x, x0, sizeof(double) * (size_t)n) == 0);
+    o = ts_opts(GS_METHOD_IPM, GS_FORM_PRIMAL);
+    GS_CHECK_INT(gs_solve(sv, &pb, &o, lam, w, x, &info, &e), GS_ERR_INVALID);
+    GS_CHECK_STR(e.field, "method");
+    o = ts_opts(GS_METHOD_GI, GS_FORM_RELATIVE);
+    o.primal_cert = 1;
+    GS_CHECK_INT(gs_solve(sv, &pb, &o, lam, w, x, &info, &e), GS_ERR_INVALID);
+    GS_CHECK_STR(e.field, "primal_cert");
+    GS_CHECK_INT(gs_model_restore_dense(mdl, copy, &e), GS_OK);
+    ts_solve_ok(sv, &pb, &o, lam, w, x, &info, 1e-8);
+    GS_CHECK(info.kkt.primal);
+    o = ts_opts(GS_METHOD_IPM, GS_FORM_PRIMAL);
+    ts_solve_ok(sv, &pb, &o, lam, w, x, &info, 1e-8);
+    GS_CHECK(ts_max_diff(w, w0, m) < 1e-7);
+    GS_CHECK(ts_max_diff(x, x0, n) < 1e-7);
+    gs_solver_free(sv);
+    gs_precomp_free(pc);
+    gs_model_free(copy);
     gs_model_free(mdl);
 }
 
