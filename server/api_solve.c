@@ -155,14 +155,15 @@ static void solve_run(gsd_task *t, gsd_worker *w)
     gs_error e = {0};
     gsd_asm *a = gsd_registry_acquire(app->reg, st->asm_id);
     gs_err rc = a ? gsd_asm_ensure(app, a, w->st, &e) : gs_errorf(&e, GS_ERR_NOMEM, "", "out of memory");
-    /* its stored files unreadable: the server's failure (500, details to the
-     * log), not the request's */
-    const int unreadable = rc == GS_ERR_IO || rc == GS_ERR_FORMAT;
     if (rc == GS_OK) {
         gs_solve_opts o = st->spec.opts;
         o.want_x = (st->spec.ret & GSD_RET_X) != 0;
         rc = gsd_asm_need(app, a, &o, &e);
     }
+    /* its stored files unreadable (the load, or the stiffness blocks read
+     * again): the server's failure (500, details to the log), not the
+     * request's */
+    const int unreadable = rc == GS_ERR_IO || rc == GS_ERR_FORMAT;
     if (rc == GS_OK && !st->load) {
         st->load = malloc(sizeof(double) * (size_t)st->m);
         st->eq = malloc((size_t)st->m);

@@ -27,6 +27,7 @@ struct gsd_asm {
     pthread_mutex_t mu;        /* serializes loading and installing */
     gsd_step lq;               /* L_Q of a deferred precomputation (gsd_asm_need_lq) */
     gsd_step parts;            /* factors of a loaded one's sparse parts (gsd_asm_need) */
+    gsd_step dense;            /* its released dense blocks read again (gsd_asm_need) */
     gs_model *mdl;             /* NULL until loaded */
     gs_precomp *pc;            /* NULL until ready */
     gs_solver **solvers;       /* n_workers slots */

@@ -144,26 +144,25 @@ static gs_err build_factors(gsd_asm *a, unsigned flags, gsd_assembly_row *row, g
 }
 
 /* ---- steps after "ready" ----------------------------------------------------
- * Run fn on pc once, by the first caller; the others wait for it and get
+ * Run fn(ctx) once, by the first caller; the others wait for it and get
  * its result. A failure for want of memory is not kept (the next caller
- * tries again); any other is returned to every later caller. done(pc): the
- * step is already there (an acquire load). *ran: 1 if this call ran fn. */
-static gs_err run_step(gsd_step *st, int (*done)(const gs_precomp *),
-                       gs_err (*fn)(gs_precomp *, gs_error *), gs_precomp *pc, int *ran,
-                       gs_error *err)
+ * tries again); any other is returned to every later caller. done(ctx):
+ * the step is already there (an acquire load). *ran: 1 if this call ran fn. */
+static gs_err run_step(gsd_step *st, int (*done)(void *), gs_err (*fn)(void *, gs_error *),
+                       void *ctx, int *ran, gs_error *err)
 {
     *ran = 0;
-    if (done(pc))
+    if (done(ctx))
         return GS_OK;
     pthread_mutex_lock(&st->mu);
     while (st->state == GSD_STEP_RUNNING)
         pthread_cond_wait(&st->cv, &st->mu);
-    if (st->state == GSD_STEP_TODO && !done(pc)) {
+    if (st->state == GSD_STEP_TODO && !done(ctx)) {
         st->state = GSD_STEP_RUNNING;
         *ran = 1;
         pthread_mutex_unlock(&st->mu);
         gs_error e = {0};
-        gs_err rc = fn(pc, &e);
+        gs_err rc = fn(ctx, &e);
         pthread_mutex_lock(&st->mu);
         st->state = rc == GS_OK ? GSD_STEP_DONE : GSD_STEP_FAILED;
         st->err = e;
@@ -181,6 +180,16 @@ static gs_err run_step(gsd_step *st, int (*done)(const gs_precomp *),
     return rc;
 }
 
+static int has_lq(void *pc)
+{
+    return gs_precomp_has_lq(pc);
+}
+
+static gs_err finish_lq(void *pc, gs_error *err)
+{
+    return gs_precomp_finish_lq(pc, err);
+}
+
 /* L_Q after "ready". The upload's precomputation stops before L_Q
  * (GS_PRECOMP_DEFER_LQ), which GI on the relative form (the default, and
  * auto's pick) never reads: "ready" comes that much sooner (the lap joint:
@@ -194,12 +203,17 @@ gs_err gsd_asm_need_lq(gsd_asm *a, gs_error *err)
     if (!pc)
         return gs_errorf(err, GS_ERR_INVALID, "assembly", "assembly %s is not ready", a->id);
     int ran;
-    return run_step(&a->lq, gs_precomp_has_lq, gs_precomp_finish_lq, pc, &ran, err);
+    return run_step(&a->lq, has_lq, finish_lq, pc, &ran, err);
+}
+
+static int has_part_factors(void *pc)
+{
+    return gs_precomp_has_part_factors(pc);
 }
 
 /* One part per core (the other workers' solves share them meanwhile): two
  * 201,390-DOF plates 3.4-3.7 s instead of 6.3-6.6 s one after the other. */
-static gs_err factor_parts_side_by_side(gs_precomp *pc, gs_error *err)
+static gs_err factor_parts_side_by_side(void *pc, gs_error *err)
 {
     const long cores = sysconf(_SC_NPROCESSORS_ONLN);
     return gs_precomp_factor_sparse(pc, cores > 0 ? (int)cores : 1, err);
@@ -214,11 +228,66 @@ static gs_err need_parts(const gsd_app *app, gsd_asm *a, gs_error *err)
     gs_precomp *pc = a->pc;
     const double t0 = gs_now();
     int ran;
-    gs_err rc = run_step(&a->parts, gs_precomp_has_part_factors, factor_parts_side_by_side, pc,
-                         &ran, err);
+    gs_err rc = run_step(&a->parts, has_part_factors, factor_parts_side_by_side, pc, &ran,
+                         err);
     if (ran)
         gsd_log(app, 1, "assembly %s: sparse parts %s for a solve with K (%.2f s)", a->id,
                 rc == GS_OK ? "factored" : "not factored", gs_now() - t0);
+    return rc;
+}
+
+/* ---- the dense stiffness blocks ----------------------------------------------
+ * Once the factors are in memory (built or loaded), the model's dense
+ * blocks go (gs_model_release_dense): only the primal forms (their K x
+ * products) and the primal certificate read K itself, and the blocks are
+ * as large as the factors (the lap joint: 108 of 310 MB). The first solve
+ * that needs them reads the model again from the data directory and moves
+ * them back (checked against the content hash), as the sparse parts'
+ * factors come back after a restart; they then stay while the assembly is
+ * loaded. Under the entry lock, which the registry's memory count takes. */
+static void release_blocks(gsd_asm *a)
+{
+    gs_model_release_dense(a->mdl, a->hash);
+}
+
+typedef struct {
+    const gsd_app *app;
+    gsd_asm *a;
+} dense_ctx;
+
+static int has_blocks(void *ctx)
+{
+    return !gs_model_dense_released(((dense_ctx *)ctx)->a->mdl);
+}
+
+static gs_err read_blocks(void *ctx, gs_error *err)
+{
+    const dense_ctx *c = ctx;
+    char path[PATH_MAX];
+    model_path(c->app, c->a->id, path, sizeof path);
+    gs_model_limits lim;
+    gsd_asm_limits(c->app, &lim);
+    gs_model *fresh = NULL;
+    gs_err rc = gs_model_read_json(path, &lim, &fresh, err);
+    if (rc == GS_OK) {
+        pthread_mutex_lock(&c->a->mu);
+        rc = gs_model_restore_dense(c->a->mdl, fresh, err);
+        pthread_mutex_unlock(&c->a->mu);
+    }
+    gs_model_free(fresh);
+    return rc;
+}
+
+static gs_err need_blocks(const gsd_app *app, gsd_asm *a, gs_error *err)
+{
+    dense_ctx c = {app, a};
+    const double t0 = gs_now();
+    int ran;
+    gs_err rc = run_step(&a->dense, has_blocks, read_blocks, &c, &ran, err);
+    if (ran)
+        gsd_log(app, rc == GS_OK ? 1 : 0, "assembly %s: stiffness blocks %s for a solve with K "
+                "(%.2f s)%s%s", a->id, rc == GS_OK ? "read again" : "not read", gs_now() - t0,
+                rc == GS_OK || !err ? "" : ": ", rc == GS_OK || !err ? "" : err->msg);
     return rc;
 }
 
@@ -232,6 +301,11 @@ gs_err gsd_asm_need(const gsd_app *app, gsd_asm *a, const gs_solve_opts *opts, g
         rc = gsd_asm_need_lq(a, err);
     if (rc == GS_OK && !(defer & GS_PRECOMP_DEFER_SPARSE))
         rc = need_parts(app, a, err);
+    const int reads_k = (opts->method != GS_METHOD_AUTO &&
+                         gs_method_needs_part_factors(opts->method, opts->form)) ||
+                        opts->primal_cert;
+    if (rc == GS_OK && reads_k)
+        rc = need_blocks(app, a, err);
     return rc;
 }
 
@@ -389,6 +463,7 @@ static void pre_run(gsd_task *t, gsd_worker *w)
         if (todo && (rc = build_factors(a, GS_PRECOMP_DEFER_LQ, &row, &pc, &e)) == GS_OK) {
             pthread_mutex_lock(&a->mu);
             a->pc = pc;
+            release_blocks(a); /* before "ready": no solve has run */
             pthread_mutex_unlock(&a->mu);
         }
         if (rc) {
@@ -525,7 +600,10 @@ gs_err gsd_asm_ensure(gsd_app *app, gsd_asm *a, gsd_store *st, gs_error *err)
                 a->saved = 1; /* under a->mu */
             if (rc == GS_OK)
                 rc = gsd_store_assembly_update(st, &row, err);
+            if (rc == GS_OK)
+                release_blocks(a);
         } else {
+            release_blocks(a);
             a->saved = 1; /* under a->mu */
             gsd_log(app, 1, "assembly %s: factors loaded%s", a->id,
                     gs_precomp_has_part_factors(a->pc)

@@ -5,8 +5,10 @@
  * registry entry, precompute task), the precomputation task (exclusive in
  * the pool: all cores to OpenBLAS), saving and reloading the factors
  * (data/assemblies/<id>/factors.bin with its checksum in the store; a missing
- * or damaged file is recomputed from the stored model), deletion, restart
- * of interrupted precomputations, and the JSON view of an assembly.
+ * or damaged file is recomputed from the stored model), releasing the dense
+ * stiffness blocks once factored and reading them again for a solve that
+ * needs K, deletion, restart of interrupted precomputations, and the JSON
+ * view of an assembly.
  */
 #ifndef GSD_ASSEMBLY_H
 #define GSD_ASSEMBLY_H
@@ -34,10 +36,13 @@ gs_err gsd_asm_ensure(gsd_app *app, gsd_asm *a, gsd_store *st, gs_error *err);
  * pairs) is returned to every caller. */
 gs_err gsd_asm_need_lq(gsd_asm *a, gs_error *err);
 /* Make sure a's precomputation (ensured) has what a solve with opts needs
- * beyond "ready" (gs_run_precomp_flags: the one rule): L_Q (gsd_asm_need_lq)
- * and, after a restart's load, the sparse parts' factors for x, the primal
- * certificate and the primal forms (computed by the first caller, the
- * others wait; the solves that need neither go on meanwhile). */
+ * beyond "ready" (gs_run_precomp_flags: the one rule): L_Q (gsd_asm_need_lq);
+ * after a restart's load, the sparse parts' factors for x, the primal
+ * certificate and the primal forms; and for the primal forms and the primal
+ * certificate the dense stiffness blocks, which the assembly releases once
+ * its factors are built or loaded (read again from the data directory).
+ * Each is computed by the first caller, the others wait; the solves that
+ * need none of them go on meanwhile. */
 gs_err gsd_asm_need(const gsd_app *app, gsd_asm *a, const gs_solve_opts *opts, gs_error *err);
 /* Load only the model (geometry queries), not the factors. */
 gs_err gsd_asm_model(gsd_app *app, gsd_asm *a, gs_error *err);

@@ -55,8 +55,8 @@ static void asm_free(gsd_asm *a)
     gs_precomp_free(a->pc);
     gs_model_free(a->mdl);
     pthread_mutex_destroy(&a->mu);
-    gsd_step *steps[] = {&a->lq, &a->parts};
-    for (int i = 0; i < 2; i++) {
+    gsd_step *steps[] = {&a->lq, &a->parts, &a->dense};
+    for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
         pthread_cond_destroy(&steps[i]->cv);
         pthread_mutex_destroy(&steps[i]->mu);
     }
@@ -94,8 +94,8 @@ gsd_asm *gsd_registry_acquire(gsd_registry *reg, const char *id)
         }
         snprintf(a->id, sizeof a->id, "%s", id);
         pthread_mutex_init(&a->mu, NULL);
-        gsd_step *steps[] = {&a->lq, &a->parts};
-        for (int i = 0; i < 2; i++) {
+        gsd_step *steps[] = {&a->lq, &a->parts, &a->dense};
+        for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
             pthread_mutex_init(&steps[i]->mu, NULL);
             pthread_cond_init(&steps[i]->cv, NULL);
         }

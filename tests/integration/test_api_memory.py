@@ -1,20 +1,29 @@
 """The memory budget of the loaded assemblies (gapsimd --max-loaded-mb): an
 upload that would not fit in it is refused (413, before any precomputation);
-with a budget (7 MiB) that holds either of two assemblies (3 and 6 MiB) but
-not both, using the second unloads the first once its factors are saved
+with a budget (7 MiB) that holds either of two assemblies (3.6 and 5.1 MiB)
+but not both, using the second unloads the first once its factors are saved
 (log line, /metrics counter, /healthz figure); the first then answers from
 its saved factors, loaded again, with the same bits as before; a cloud on
 one while the other is solved over and over (unloads between its chunks)
 still gives the single solves' answers; an assembly whose model cannot be
-read, or whose precomputation failed, leaves nothing in memory."""
+read, or whose precomputation failed, leaves nothing in memory. Once its
+factors are built, an assembly holds no dense stiffness block: the first
+solve that reads K (the primal form) reads them again from the data
+directory, exactly their bytes, once."""
 import json
 import os
+import struct
 import unittest
 
 import gsd_harness as h
 from api_common import DaemonCase, gaps_rows, metric, model, upload_multipart
 
 RET = ["w", "lambda", "x"]  # x: never answered from the result cache
+
+
+def log_text(d):
+    with open(d.log_path, "rb") as f:
+        return f.read().decode(errors="replace")
 
 
 class MemoryBudget(DaemonCase):
@@ -26,9 +35,11 @@ class MemoryBudget(DaemonCase):
     @classmethod
     def prepare(cls):
         cls.ids, cls.G = [], {}
-        for kind in ("lap", "sandwich"):  # 3 and 6 MiB in memory
+        # 3.6 and 5.1 MiB in memory once precomputed (their stiffness blocks
+        # released): either fits in 7 MiB, both do not
+        for kind, scale in (("lap", "0.35"), ("sandwich", "0.3")):
             path, gaps = model(kind, small=False, inline=False, gaps=6,
-                               extra=["--scale", "0.3", "--no-cond"])
+                               extra=["--scale", scale, "--no-cond"])
             r = upload_multipart(cls.d, path)
             assert r.status == 201, (r.status, r.body[:300])
             aid = r.json()["id"]
@@ -37,8 +48,7 @@ class MemoryBudget(DaemonCase):
             cls.G[aid] = gaps_rows(gaps)
 
     def log(self):
-        with open(self.d.log_path, "rb") as f:
-            return f.read().decode(errors="replace")
+        return log_text(self.d)
 
     def solve(self, aid, i):
         r = self.d.post("/v1/assemblies/%s/solve" % aid,
@@ -104,6 +114,79 @@ class MemoryBudget(DaemonCase):
         for res in page:
             w = self.solve(lap, res["job_index"] % len(self.G[lap]))[0]  # rows repeat G
             self.assertLessEqual(max(abs(a - b) for a, b in zip(res["w"], w)), 1e-9)
+
+
+class StiffnessReleased(DaemonCase):
+    workers = 1
+
+    @classmethod
+    def prepare(cls):
+        path, gaps = model("lap", small=False, inline=False, gaps=2,
+                           extra=["--scale", "0.3", "--no-cond"])
+        with open(path) as f:
+            cls.ndof = [p["ndof"] for p in json.load(f)["parts"]]
+        r = upload_multipart(cls.d, path)
+        assert r.status == 201, (r.status, r.body[:300])
+        cls.aid = r.json()["id"]
+        assert cls.d.wait_factors_saved(cls.aid)["factors_saved"]
+        cls.G = gaps_rows(gaps)
+
+    def solve(self, **opts):
+        body = {"g": self.G[0], "fastener_fraction": 0.5, "return": ["w"], "cache": False}
+        body.update(opts)
+        r = self.d.post("/v1/assemblies/%s/solve" % self.aid, body)
+        self.assertEqual(r.status, 200, r.body[:300])
+        s = r.json()
+        self.assertEqual(s["status"], "optimal")
+        return s["w"]
+
+    def test_blocks_read_again_by_the_primal_form(self):
+        blocks = sum(8 * nb * nb for nb in self.ndof)
+        w_rel = self.solve()  # GI relative: the factors only
+        released = metric(self.d, "gapsim_assemblies_bytes")
+        self.assertEqual(log_text(self.d).count("stiffness blocks read again"), 0)
+        w_primal = self.solve(solver="ipm", formulation="primal")
+        self.assertEqual(metric(self.d, "gapsim_assemblies_bytes") - released, blocks)
+        self.assertEqual(log_text(self.d).count(
+            "assembly %s: stiffness blocks read again" % self.aid), 1)
+        self.assertLessEqual(max(abs(a - b) for a, b in zip(w_rel, w_primal)), 1e-7)
+        self.solve(solver="npm", formulation="primal")  # they stay
+        self.assertEqual(log_text(self.d).count("stiffness blocks read again"), 1)
+        self.assertEqual(self.solve(), w_rel)  # the same bits as before
+
+    def test_changed_files_refused(self):
+        """Blocks whose stored file changed since the upload (here doubled:
+        still symmetric positive definite) are not taken: 500 (the log names
+        the content hash), the primal forms refused, the others unaffected."""
+        path, _ = model("lap", small=False, inline=False, gaps=1,
+                        extra=["--scale", "0.25", "--no-cond"])
+        r = upload_multipart(self.d, path)
+        self.assertEqual(r.status, 201, r.body[:300])
+        aid = r.json()["id"]
+        self.d.wait_factors_saved(aid)
+        adir = os.path.join(self.d.data_dir, "assemblies", aid)
+        block = sorted(f for f in os.listdir(adir) if f.endswith(".npy"))[0]
+        with open(os.path.join(adir, block), "r+b") as f:
+            data = bytearray(f.read())
+            off = 10 + struct.unpack("<H", data[8:10])[0]
+            n = (len(data) - off) // 8
+            vals = struct.unpack("<%dd" % n, data[off:])
+            f.seek(off)
+            f.write(struct.pack("<%dd" % n, *(2.0 * v for v in vals)))
+        m = self.d.get("/v1/assemblies/" + aid).json()["m"]
+        body = {"g": [0.1] * m, "solver": "ipm", "formulation": "primal", "cache": False}
+        for _ in range(2):  # the failure is kept: the second request is refused alike
+            r = self.d.post("/v1/assemblies/%s/solve" % aid, body)
+            self.assertEqual(r.status, 500, r.body[:300])
+            err = r.json()["error"]
+            self.assertEqual((err["code"], err["field"]), ("bad_format", "parts"))
+            self.assertIn("error %s: POST" % err["error_id"], log_text(self.d))
+        log = log_text(self.d)
+        self.assertEqual(log.count("assembly %s: stiffness blocks not read" % aid), 1)
+        self.assertIn("its files changed", log)
+        r = self.d.post("/v1/assemblies/%s/solve" % aid, {"g": [0.1] * m, "cache": False})
+        self.assertEqual(r.status, 200, r.body[:300])
+        self.assertEqual(r.json()["status"], "optimal")
 
 
 class NothingLeftBehind(unittest.TestCase):
