@@ -48,13 +48,18 @@ class DeadlineTest(DaemonCase):
     @classmethod
     def upload(cls, d):
         """Upload and wait for L_Q too (it comes after "ready", with the saved
-        factors): the interior-point solves here must be running, not waiting
-        for L_Q, when they are cut short."""
+        factors), then run one short interior-point solve: the primal form
+        reads the stiffness blocks, which the daemon releases once factored,
+        again from the data directory (docs/operations.md). The solves here
+        must be running, not waiting for L_Q or the blocks, when they are
+        cut short."""
         r = upload_multipart(d, cls.model_path, wait=True)
         assert r.status == 201, (r.status, r.body[:300])
         aid = r.json()["id"]
         assert d.wait_factors_saved(aid, 120, poll=0.05)["factors_saved"], \
             "factors not saved after 120 s"
+        r = d.post("/v1/assemblies/%s/solve" % aid, dict(SLOW, g=cls.G[0], timeout_s=0.1))
+        assert r.status == 200 and r.json()["status"] == "time_limit", (r.status, r.body[:300])
         return aid
 
     def test_timeout_s_ends_a_slow_solve(self):
