@@ -273,9 +273,10 @@ int main(int argc, char **argv)
     gs_precomp *pc = NULL;
     int loaded = 0;
     /* L_Q only for the methods that read it, as gapsimd's auto until its
-     * L_Q is there */
-    if (gs_run_factors(mdl, factors_path, gs_run_precomp_flags(&sopts), &pc, &loaded, &e) !=
-        GS_OK) {
+     * L_Q is there; the stiffness blocks go once factored unless the method
+     * reads K itself */
+    if (gs_run_factors(mdl, factors_path, gs_run_precomp_flags(&sopts), !gs_run_reads_k(&sopts),
+                       &pc, &loaded, &e) != GS_OK) {
         gs_model_free(mdl);
         return fail(factors_path ? factors_path : "precomputation", &e);
     }

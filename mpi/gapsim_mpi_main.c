@@ -193,19 +193,25 @@ static int parse_args(int argc, char **argv, args *a)
  * method reads it, the sparse parts factored on the other ranks only where
  * the method solves with K (runner.h gs_run_precomp_flags). *bytes: the
  * broadcast's. */
-static gs_err factors(const args *a, const gs_model *mdl, unsigned flags, gs_precomp **pc,
+static gs_err factors(const args *a, gs_model *mdl, unsigned flags, gs_precomp **pc,
                       double *t_bcast, double *bytes, gs_error *err)
 {
     gs_err rc = GS_OK;
     *t_bcast = 0;
     *bytes = 0;
+    /* a method that never reads K itself: every rank holds the factors
+     * without the stiffness blocks, released before they come (a load or
+     * the broadcast needs only the model's hash and sizes) */
+    const int release_k = !gs_run_reads_k(&a->sopts);
+    if (release_k && (a->shared || gm_rank() != 0))
+        gs_model_release_dense(mdl, NULL);
     if (a->shared) {
         rc = gs_precomp_load_ex(mdl, a->factors, 0, flags, pc, err);
         return gm_agree(rc, a->factors, err);
     }
     int loaded = 0;
     if (gm_rank() == 0) /* the others sleep in the agreement meanwhile */
-        rc = gs_run_factors(mdl, a->factors, flags, pc, &loaded, err);
+        rc = gs_run_factors(mdl, a->factors, flags, release_k, pc, &loaded, err);
     if ((rc = gm_agree(rc, "the factors", err)) != GS_OK)
         return rc;
     double t0 = gs_now();

@@ -12,13 +12,15 @@
 #include "precomp_io.h"
 #include "runner.h"
 
-gs_err gs_run_factors(const gs_model *mdl, const char *path, unsigned flags, gs_precomp **pc,
-                      int *loaded, gs_error *err)
+gs_err gs_run_factors(gs_model *mdl, const char *path, unsigned flags, int release_k,
+                      gs_precomp **pc, int *loaded, gs_error *err)
 {
     *pc = NULL;
     *loaded = 0;
     struct stat sb;
     if (path && stat(path, &sb) == 0) {
+        if (release_k)
+            gs_model_release_dense(mdl, NULL);
         gs_err rc = gs_precomp_load_ex(mdl, path, 0, flags, pc, err);
         if (rc) {
             char msg[sizeof err->msg];
@@ -36,15 +38,23 @@ gs_err gs_run_factors(const gs_model *mdl, const char *path, unsigned flags, gs_
         gs_precomp_free(*pc);
         *pc = NULL;
     }
+    if (!rc && release_k)
+        gs_model_release_dense(mdl, NULL);
     return rc;
+}
+
+int gs_run_reads_k(const gs_solve_opts *opts)
+{
+    return (opts->method != GS_METHOD_AUTO &&
+            gs_method_needs_part_factors(opts->method, opts->form)) ||
+           opts->primal_cert;
 }
 
 unsigned gs_run_precomp_flags(const gs_solve_opts *opts)
 {
     const int fixed = opts->method != GS_METHOD_AUTO;
     const int reads_lq = fixed && gs_method_needs_lq(opts->method, opts->form);
-    const int solves_k = (fixed && gs_method_needs_part_factors(opts->method, opts->form)) ||
-                         opts->want_x || opts->primal_cert;
+    const int solves_k = gs_run_reads_k(opts) || opts->want_x; /* x: the factors */
     return (reads_lq ? 0u : (unsigned)GS_PRECOMP_DEFER_LQ) |
            (solves_k ? 0u : (unsigned)GS_PRECOMP_DEFER_SPARSE);
 }

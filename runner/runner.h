@@ -56,9 +56,17 @@
  * checked, not kept); GS_PRECOMP_DEFER_SPARSE leaves a load's sparse parts
  * unfactored (a build keeps its factors). *loaded = 1 if they were loaded. Runs
  * on the same factors are bit-identical; separate builds may differ in
- * rounding when OpenBLAS runs them with different thread counts. */
-gs_err gs_run_factors(const gs_model *mdl, const char *path, unsigned flags, gs_precomp **pc,
-                      int *loaded, gs_error *err);
+ * rounding when OpenBLAS runs them with different thread counts.
+ * release_k (a run that never reads K itself: !gs_run_reads_k): the model's
+ * dense blocks are released (gs_model_release_dense) before a load, which
+ * needs only the model's content hash, or after a build, so that the run
+ * holds the factors without them (a load's peak is then the factors). */
+gs_err gs_run_factors(gs_model *mdl, const char *path, unsigned flags, int release_k,
+                      gs_precomp **pc, int *loaded, gs_error *err);
+/* 1 if a run with these options reads the dense stiffness blocks after the
+ * precomputation: the primal forms' products with K (the methods of
+ * gs_method_needs_part_factors; never auto) and the primal certificate. */
+int gs_run_reads_k(const gs_solve_opts *opts);
 /* The flags a run with these options builds its factors with:
  * GS_PRECOMP_DEFER_LQ unless the method reads L_Q (gs_method_needs_lq; auto
  * counts as not reading it: it then measures only the methods that need no

@@ -15,6 +15,7 @@
 #include "test_models.h"
 #include "test_solver_support.h"
 
+#include "hash.h"
 #include "npy.h"
 #include "pattern.h"
 #include "runner.h"
@@ -310,6 +311,75 @@ GS_TEST(precomp_flags_follow_the_method)
     o.want_x = 0;
     o.primal_cert = 1;
     GS_CHECK_INT((int)gs_run_precomp_flags(&o), (int)lq);
+}
+
+/* gs_run_reads_k: the primal forms and the primal certificate, never auto
+ * nor x (the factors give it). */
+GS_TEST(reads_k_follows_the_method)
+{
+    gs_solve_opts o;
+    gs_solve_default_opts(&o);
+    GS_CHECK(!gs_run_reads_k(&o)); /* auto */
+    o.want_x = 1;
+    GS_CHECK(!gs_run_reads_k(&o));
+    const struct { gs_method m; gs_form f; int k; } cases[] = {
+        {GS_METHOD_GI, GS_FORM_DEFAULT, 0}, {GS_METHOD_GI, GS_FORM_DUAL, 0},
+        {GS_METHOD_GI, GS_FORM_PRIMAL, 1},  {GS_METHOD_IPM, GS_FORM_DEFAULT, 1},
+        {GS_METHOD_IPM, GS_FORM_DUAL, 0},   {GS_METHOD_NPM, GS_FORM_PRIMAL, 1},
+        {GS_METHOD_NPM, GS_FORM_DEFAULT, 0}, {GS_METHOD_LEMKE, GS_FORM_DEFAULT, 0}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        o.method = cases[i].m;
+        o.form = cases[i].f;
+        GS_CHECK_MSG(gs_run_reads_k(&o) == cases[i].k, "case %zu", i);
+    }
+    o.method = GS_METHOD_GI;
+    o.form = GS_FORM_RELATIVE;
+    o.primal_cert = 1;
+    GS_CHECK(gs_run_reads_k(&o));
+}
+
+/* gs_run_factors with release_k: a build releases the blocks after saving
+ * the file, a load releases them before reading it (it needs only the
+ * hash); both give the factors of a run that keeps them, bit for bit. */
+GS_TEST(run_factors_release_the_blocks)
+{
+    char path[512];
+    gs_test_tmp_path(path, sizeof path, "release_k.factors");
+    remove(path);
+    gs_error e;
+    gs_model *keep = tm_random(2, 7, 2, 51), *built = tm_random(2, 7, 2, 51);
+    gs_model *loaded_mdl = tm_random(2, 7, 2, 51);
+    GS_CHECK_INT(gs_model_validate(keep, &e), GS_OK);
+    GS_CHECK_INT(gs_model_validate(built, &e), GS_OK);
+    GS_CHECK_INT(gs_model_validate(loaded_mdl, &e), GS_OK);
+    char h0[GS_HASH_HEX], h[GS_HASH_HEX];
+    gs_model_hash(keep, h0);
+    gs_precomp *p_keep = NULL, *p_built = NULL, *p_loaded = NULL;
+    int loaded = -1;
+    GS_CHECK_INT(gs_run_factors(keep, NULL, 0, 0, &p_keep, &loaded, &e), GS_OK);
+    GS_CHECK(!gs_model_dense_released(keep));
+    GS_CHECK_INT(gs_run_factors(built, path, 0, 1, &p_built, &loaded, &e), GS_OK);
+    GS_CHECK_INT(loaded, 0);
+    GS_CHECK(gs_model_dense_released(built));
+    GS_CHECK_INT(gs_run_factors(loaded_mdl, path, 0, 1, &p_loaded, &loaded, &e), GS_OK);
+    GS_CHECK_INT(loaded, 1);
+    GS_CHECK(gs_model_dense_released(loaded_mdl));
+    gs_model_hash(loaded_mdl, h);
+    GS_CHECK_STR(h, h0);
+    const size_t mm = (size_t)keep->m * (size_t)keep->m;
+    GS_CHECK(memcmp(p_keep->Q, p_built->Q, mm * sizeof(double)) == 0);
+    GS_CHECK(memcmp(p_keep->Q, p_loaded->Q, mm * sizeof(double)) == 0);
+    for (int b = 0; b < keep->n_parts; b++) {
+        const size_t nb = (size_t)keep->parts[b].ndof;
+        GS_CHECK(memcmp(p_keep->L[b], p_loaded->L[b], nb * nb * sizeof(double)) == 0);
+    }
+    gs_precomp_free(p_keep);
+    gs_precomp_free(p_built);
+    gs_precomp_free(p_loaded);
+    gs_model_free(keep);
+    gs_model_free(built);
+    gs_model_free(loaded_mdl);
+    remove(path);
 }
 
 GS_TEST_MAIN()
