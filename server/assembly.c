@@ -260,22 +260,31 @@ static int has_blocks(void *ctx)
     return !gs_model_dense_released(((dense_ctx *)ctx)->a->mdl);
 }
 
-static gs_err read_blocks(void *ctx, gs_error *err)
+/* Put a's released blocks back from a fresh read of its model; the read
+ * runs outside the entry lock unless the caller holds it (locked). */
+static gs_err blocks_back(const gsd_app *app, gsd_asm *a, int locked, gs_error *err)
 {
-    const dense_ctx *c = ctx;
     char path[PATH_MAX];
-    model_path(c->app, c->a->id, path, sizeof path);
+    model_path(app, a->id, path, sizeof path);
     gs_model_limits lim;
-    gsd_asm_limits(c->app, &lim);
+    gsd_asm_limits(app, &lim);
     gs_model *fresh = NULL;
     gs_err rc = gs_model_read_json(path, &lim, &fresh, err);
     if (rc == GS_OK) {
-        pthread_mutex_lock(&c->a->mu);
-        rc = gs_model_restore_dense(c->a->mdl, fresh, err);
-        pthread_mutex_unlock(&c->a->mu);
+        if (!locked)
+            pthread_mutex_lock(&a->mu);
+        rc = gs_model_restore_dense(a->mdl, fresh, err);
+        if (!locked)
+            pthread_mutex_unlock(&a->mu);
     }
     gs_model_free(fresh);
     return rc;
+}
+
+static gs_err read_blocks(void *ctx, gs_error *err)
+{
+    const dense_ctx *c = ctx;
+    return blocks_back(c->app, c->a, 0, err);
 }
 
 static gs_err need_blocks(const gsd_app *app, gsd_asm *a, gs_error *err)
@@ -579,16 +588,24 @@ gs_err gsd_asm_ensure(gsd_app *app, gsd_asm *a, gsd_store *st, gs_error *err)
         factor_path(app, a->id, path, sizeof path);
         unsigned long long sum = strtoull(row.factor_checksum, NULL, 16);
         gs_error le = {0};
-        if (!row.factor_checksum[0] ||
-            gs_precomp_load_ex(a->mdl, path, sum ? sum : 1, GS_PRECOMP_DEFER_SPARSE, &a->pc,
-                               &le) != GS_OK) {
+        int loaded = 0;
+        if (row.factor_checksum[0]) {
+            /* the load checks the model's hash, kept by the release: the
+             * blocks are not hashed twice, nor held beside the factors */
+            release_blocks(a);
+            loaded = gs_precomp_load_ex(a->mdl, path, sum ? sum : 1, GS_PRECOMP_DEFER_SPARSE,
+                                        &a->pc, &le) == GS_OK;
+        }
+        if (!loaded) {
             if (row.factor_checksum[0])
                 gsd_log(app, 0, "assembly %s: factors unusable (%s); recomputing from the "
                         "model", a->id, le.msg);
             else /* the daemon stopped before they were saved */
                 gsd_log(app, 1, "assembly %s: factors not saved; recomputing from the model",
                         a->id);
-            rc = build_factors(a, 0, &row, &a->pc, err);
+            rc = blocks_back(app, a, 1, err); /* a no-op unless released above */
+            if (rc == GS_OK)
+                rc = build_factors(a, 0, &row, &a->pc, err);
             gs_error se;
             if (rc == GS_OK && save_factors(app, a->id, a->pc, &row, &se) != GS_OK)
                 gsd_log(app, 0, "assembly %s: factors not saved (%s); a restart computes them "
@@ -600,7 +617,6 @@ gs_err gsd_asm_ensure(gsd_app *app, gsd_asm *a, gsd_store *st, gs_error *err)
             if (rc == GS_OK)
                 release_blocks(a);
         } else {
-            release_blocks(a);
             a->saved = 1; /* under a->mu */
             gsd_log(app, 1, "assembly %s: factors loaded%s", a->id,
                     gs_precomp_has_part_factors(a->pc)
