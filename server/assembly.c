@@ -237,8 +237,9 @@ static gs_err need_parts(const gsd_app *app, gsd_asm *a, gs_error *err)
 }
 
 /* ---- the dense stiffness blocks ----------------------------------------------
- * Once the factors are in memory (built or loaded), the model's dense
- * blocks go (gs_model_release_dense): only the primal forms (their K x
+ * Once the factors are built, or before they are loaded (the load needs
+ * only the kept hash), the model's dense blocks go
+ * (gs_model_release_dense): only the primal forms (their K x
  * products) and the primal certificate read K itself, and the blocks are
  * as large as the factors (the lap joint: 108 of 310 MB). The first solve
  * that needs them reads the model again from the data directory and moves
@@ -264,6 +265,8 @@ static int has_blocks(void *ctx)
  * runs outside the entry lock unless the caller holds it (locked). */
 static gs_err blocks_back(const gsd_app *app, gsd_asm *a, int locked, gs_error *err)
 {
+    if (!gs_model_dense_released(a->mdl))
+        return GS_OK;
     char path[PATH_MAX];
     model_path(app, a->id, path, sizeof path);
     gs_model_limits lim;
@@ -603,7 +606,7 @@ gs_err gsd_asm_ensure(gsd_app *app, gsd_asm *a, gsd_store *st, gs_error *err)
             else /* the daemon stopped before they were saved */
                 gsd_log(app, 1, "assembly %s: factors not saved; recomputing from the model",
                         a->id);
-            rc = blocks_back(app, a, 1, err); /* a no-op unless released above */
+            rc = blocks_back(app, a, 1, err); /* if released above */
             if (rc == GS_OK)
                 rc = build_factors(a, 0, &row, &a->pc, err);
             gs_error se;

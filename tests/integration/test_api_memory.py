@@ -13,6 +13,7 @@ directory, exactly their bytes, once."""
 import json
 import os
 import struct
+import threading
 import unittest
 
 import gsd_harness as h
@@ -117,7 +118,7 @@ class MemoryBudget(DaemonCase):
 
 
 class StiffnessReleased(DaemonCase):
-    workers = 1
+    workers = 2
 
     @classmethod
     def prepare(cls):
@@ -153,6 +154,32 @@ class StiffnessReleased(DaemonCase):
         self.solve(solver="npm", formulation="primal")  # they stay
         self.assertEqual(log_text(self.d).count("stiffness blocks read again"), 1)
         self.assertEqual(self.solve(), w_rel)  # the same bits as before
+
+    def test_concurrent_primal_solves_read_once(self):
+        """Six primal-form solves at once on a new assembly, two workers:
+        one reads the blocks, the others wait for it; all answer."""
+        path, gaps = model("lap", small=False, inline=False, gaps=4,
+                           extra=["--scale", "0.28", "--no-cond"])
+        r = upload_multipart(self.d, path)
+        self.assertEqual(r.status, 201, r.body[:300])
+        aid = r.json()["id"]
+        self.d.wait_factors_saved(aid)
+        G, out = gaps_rows(gaps), []
+
+        def go(i):
+            body = {"g": G[i % 4], "solver": ("ipm", "npm", "gi")[i % 3],
+                    "formulation": "primal", "cache": False, "timeout_s": 30}
+            out.append(self.d.post("/v1/assemblies/%s/solve" % aid, body))
+
+        threads = [threading.Thread(target=go, args=(i,)) for i in range(6)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(120)
+        self.assertEqual([r.status for r in out], [200] * 6, [r.body[:200] for r in out])
+        self.assertEqual([r.json()["status"] for r in out], ["optimal"] * 6)
+        self.assertEqual(log_text(self.d).count(
+            "assembly %s: stiffness blocks read again" % aid), 1)
 
     def test_changed_files_refused(self):
         """Blocks whose stored file changed since the upload (here doubled:
