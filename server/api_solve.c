@@ -260,10 +260,11 @@ void gsd_h_solve(gsd_req *r)
         task_free(st);
         return;
     }
-    /* fast path: factors in memory -> ask the cache on this thread (never
-     * wait for an entry a worker is loading or precomputing) */
+    /* fast path: the model in memory (with its factors, or the skeleton of
+     * an unloaded assembly) -> ask the cache on this thread (never wait for
+     * an entry a worker is loading or precomputing; the row is ready) */
     gsd_asm *a = gsd_registry_acquire(r->app->reg, row.id);
-    if (a && gsd_asm_trylock_ready(a)) {
+    if (a && gsd_asm_trylock_model(a)) {
         int hit = 0;
         st->load = malloc(sizeof(double) * (size_t)row.m);
         st->eq = malloc((size_t)row.m);

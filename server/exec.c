@@ -13,7 +13,7 @@
 void gsd_exec_key(const gsd_asm *a, const gsd_exec_in *in, char key[40])
 {
     char k[GS_HASH_HEX];
-    gs_solve_key(gsd_asm_hash(a), gsd_asm_pc(a)->m, in->load, in->eq, in->g, in->opts->tol, k);
+    gs_solve_key(gsd_asm_hash(a), gsd_asm_mdl(a)->m, in->load, in->eq, in->g, in->opts->tol, k);
     snprintf(key, 40, "%s", k);
 }
 

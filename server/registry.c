@@ -77,6 +77,29 @@ void gsd_registry_free(gsd_registry *reg)
     free(reg);
 }
 
+/* A new empty entry (not listed), or NULL without memory. */
+static gsd_asm *entry_new(const gsd_registry *reg, const char *id)
+{
+    gsd_asm *a = calloc(1, sizeof *a);
+    gs_solver **sv = calloc((size_t)reg->n_workers, sizeof *sv);
+    if (!a || !sv) {
+        free(a);
+        free(sv);
+        return NULL;
+    }
+    snprintf(a->id, sizeof a->id, "%s", id);
+    pthread_mutex_init(&a->mu, NULL);
+    gsd_step *steps[] = {&a->lq, &a->parts, &a->dense};
+    for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
+        pthread_mutex_init(&steps[i]->mu, NULL);
+        pthread_cond_init(&steps[i]->cv, NULL);
+    }
+    a->solvers = sv;
+    a->n_workers = reg->n_workers;
+    a->fcache_budget = reg->fcache_budget;
+    return a;
+}
+
 gsd_asm *gsd_registry_acquire(gsd_registry *reg, const char *id)
 {
     pthread_mutex_lock(&reg->mu);
@@ -84,24 +107,10 @@ gsd_asm *gsd_registry_acquire(gsd_registry *reg, const char *id)
     while (a && strcmp(a->id, id))
         a = a->next;
     if (!a) {
-        a = calloc(1, sizeof *a);
-        gs_solver **sv = calloc((size_t)reg->n_workers, sizeof *sv);
-        if (!a || !sv) {
-            free(a);
-            free(sv);
+        if (!(a = entry_new(reg, id))) {
             pthread_mutex_unlock(&reg->mu);
             return NULL;
         }
-        snprintf(a->id, sizeof a->id, "%s", id);
-        pthread_mutex_init(&a->mu, NULL);
-        gsd_step *steps[] = {&a->lq, &a->parts, &a->dense};
-        for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
-            pthread_mutex_init(&steps[i]->mu, NULL);
-            pthread_cond_init(&steps[i]->cv, NULL);
-        }
-        a->solvers = sv;
-        a->n_workers = reg->n_workers;
-        a->fcache_budget = reg->fcache_budget;
         a->next = reg->head;
         reg->head = a;
     }
@@ -165,10 +174,34 @@ static void count_locked(gsd_asm *a)
     pthread_mutex_unlock(&a->mu);
 }
 
+/* The entry that replaces an unloaded one whose model keeps no stiffness
+ * (its dense blocks released, no sparse part): that model (nodes, pairs,
+ * fasteners: a few hundred KB) and its hash, so that the next use loads
+ * only factors.bin (no model read, no hash) and the result cache answers
+ * without a load (gsd_asm_trylock_model). NULL (the entry goes whole)
+ * otherwise or without memory. Caller holds reg->mu; a is idle. O(n_parts). */
+static gsd_asm *skeleton_locked(const gsd_registry *reg, gsd_asm *a)
+{
+    if (!a->pc || !a->mdl || !gs_model_dense_released(a->mdl) || gs_model_has_sparse(a->mdl))
+        return NULL;
+    gsd_asm *sk = entry_new(reg, a->id);
+    if (!sk)
+        return NULL;
+    sk->mdl = a->mdl;
+    a->mdl = NULL;
+    memcpy(sk->hash, a->hash, sizeof sk->hash);
+    sk->used = a->used;
+    sk->bytes = gs_model_bytes(sk->mdl);
+    sk->skeleton = 1;
+    return sk;
+}
+
 /* While the entries hold more than the budget, unlink movable ones, least
  * recently held first, never keep; returns them as a list (next) to free
- * outside the lock. Caller holds reg->mu. O(entries) per unloaded entry:
- * tens of entries. */
+ * outside the lock. An unloaded entry whose model keeps no stiffness is
+ * replaced by its skeleton (skeleton_locked); a skeleton not used since
+ * goes whole and silently (it was reported when its factors went).
+ * Caller holds reg->mu. O(entries) per unloaded entry: tens of entries. */
 static gsd_asm *unload_locked(gsd_registry *reg, const gsd_asm *keep)
 {
     size_t total = 0;
@@ -186,10 +219,19 @@ static gsd_asm *unload_locked(gsd_registry *reg, const gsd_asm *keep)
         if (!best)
             break;
         gsd_asm *a = *best;
-        *best = a->next;
+        gsd_asm *sk = skeleton_locked(reg, a);
+        if (sk) {
+            sk->next = a->next;
+            *best = sk;
+            total += sk->bytes;
+        } else {
+            *best = a->next;
+        }
         retire_locked(reg, a);
         total -= a->bytes;
-        reg->unloaded++;
+        a->silent = a->skeleton && !a->pc; /* a skeleton never loaded again */
+        if (!a->silent)
+            reg->unloaded++;
         a->next = out;
         out = a;
     }
@@ -239,7 +281,7 @@ void gsd_registry_release(gsd_registry *reg, gsd_asm *a)
         asm_free(a);
     while (gone) {
         gsd_asm *next = gone->next;
-        if (fn)
+        if (fn && !gone->silent)
             fn(ctx, gone->id, gone->bytes, left, budget);
         asm_free(gone);
         gone = next;
@@ -351,6 +393,16 @@ const gs_precomp *gsd_asm_pc(const gsd_asm *a)
 const char *gsd_asm_hash(const gsd_asm *a)
 {
     return a->hash;
+}
+
+int gsd_asm_trylock_model(gsd_asm *a)
+{
+    if (pthread_mutex_trylock(&a->mu) != 0)
+        return 0;
+    if (a->mdl)
+        return 1;
+    pthread_mutex_unlock(&a->mu);
+    return 0;
 }
 
 int gsd_asm_trylock_ready(gsd_asm *a)

@@ -8,9 +8,12 @@
  * unloaded when the loaded assemblies hold more than the memory budget:
  * then, as a holder releases an entry, idle entries (no holder) whose
  * factors are saved go, least recently used first, never the entry just
- * released. Loading is lazy: gsd_asm_ensure (assembly.c) reads the model
- * and the saved factors on first use after a restart or an unload, so an
- * unloaded assembly answers the same, later. Each worker creates its own
+ * released. An unloaded entry whose model holds no stiffness (its dense
+ * blocks released, no sparse part) is replaced by a skeleton entry with
+ * that model alone (a few hundred KB), which a later unload removes
+ * without a report. Loading is lazy: gsd_asm_ensure (assembly.c) reads the
+ * model (unless a skeleton has it) and the saved factors on first use after
+ * a restart or an unload, so an unloaded assembly answers the same, later. Each worker creates its own
  * gs_solver on an entry (slot = worker index), so solves never share a
  * workspace. Lock order: registry lock, then entry lock.
  */
@@ -70,6 +73,10 @@ const char *gsd_asm_hash(const gsd_asm *a);
  * and precomputation set), the lock then held until gsd_asm_unlock; else 0
  * and no lock held (loading in progress: the caller takes the slow path). */
 int gsd_asm_trylock_ready(gsd_asm *a);
+/* The same for an entry whose model is there, ready or not (an unloaded
+ * assembly keeps its model when it holds no stiffness: enough for a solve's
+ * cache key, gsd_exec_key). */
+int gsd_asm_trylock_model(gsd_asm *a);
 void gsd_asm_unlock(gsd_asm *a);
 
 /* Record that factors.bin holds a's precomputation: the entry may be

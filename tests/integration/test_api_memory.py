@@ -3,7 +3,9 @@ upload that would not fit in it is refused (413, before any precomputation);
 with a budget (7 MiB) that holds either of two assemblies (3.6 and 5.1 MiB)
 but not both, using the second unloads the first once its factors are saved
 (log line, /metrics counter, /healthz figure); the first then answers from
-its saved factors, loaded again, with the same bits as before; a cloud on
+its saved factors, loaded again, with the same bits as before, and keeps
+its model meanwhile (a cache hit needs no load, the reload reads no
+model.json); a cloud on
 one while the other is solved over and over (unloads between its chunks)
 still gives the single solves' answers; an assembly whose model cannot be
 read, or whose precomputation failed, leaves nothing in memory. Once its
@@ -71,7 +73,20 @@ class MemoryBudget(DaemonCase):
         self.assertAlmostEqual(metric(self.d, "gapsim_assemblies_bytes") / 1048576.0,
                                health["assemblies_mb"], delta=0.001)
         loads = self.log().count("assembly %s: factors loaded" % lap)
-        after = self.solve(lap, 0)   # loaded again from factors.bin
+        # the unloaded assembly kept its model (no stiffness in it): neither
+        # a cache hit nor the reload of the factors reads model.json
+        mj = os.path.join(self.d.data_dir, "assemblies", lap, "model.json")
+        os.rename(mj, mj + ".away")
+        try:
+            r = self.d.post("/v1/assemblies/%s/solve" % lap,
+                            {"g": self.G[lap][0], "fastener_fraction": 0.5, "return": ["w"]})
+            self.assertEqual(r.status, 200, r.body[:300])
+            self.assertTrue(r.json()["cached"])
+            self.assertEqual(r.json()["w"], before[0])
+            self.assertEqual(self.log().count("assembly %s: factors loaded" % lap), loads)
+            after = self.solve(lap, 0)   # loaded again from factors.bin (x: not cached)
+        finally:
+            os.rename(mj + ".away", mj)
         self.assertEqual(self.log().count("assembly %s: factors loaded" % lap), loads + 1)
         self.assertEqual(after, before)  # the same bits (JSON's 17 digits)
         a = self.d.get("/v1/assemblies/" + lap).json()

@@ -11,12 +11,16 @@
  *     (to be loaded again) and an empty entry is never counted; no budget:
  *     nothing is unloaded;
  *   - an entry left empty by its last holder is freed, not kept; a dropped
- *     one leaves the memory count at once.
+ *     one leaves the memory count at once;
+ *   - an unloaded entry whose model holds no stiffness (dense blocks
+ *     released) leaves a skeleton: the same model object (its kept hash),
+ *     its bytes alone, not loaded; a later unload takes it without a report.
  */
 #include "gs_test.h"
 #include "test_models.h"
 #include "test_solver_support.h"
 
+#include "hash.h"
 #include "registry.h"
 
 GS_TEST(bytes_are_the_arrays)
@@ -190,6 +194,44 @@ GS_TEST(no_budget_unloads_nothing)
     GS_CHECK_INT(unloaded, 0);
     GS_CHECK_INT(u.calls, 0);
     GS_CHECK_INT(gsd_registry_loaded(reg), 4);
+    gsd_registry_free(reg);
+}
+
+GS_TEST(unloaded_entry_keeps_a_released_model)
+{
+    gsd_registry *reg = gsd_registry_new(1, 0, 1); /* one byte: always over */
+    unload_log u = {0};
+    gsd_registry_on_unload(reg, on_unload, &u);
+    gsd_asm *a = load(reg, "a_s", 7, 1);
+    gs_model *mdl = (gs_model *)gsd_asm_mdl(a);
+    gs_model_release_dense(mdl, "0123456789abcdef0123456789abcdef");
+    const size_t model_bytes = gs_model_bytes(mdl);
+    gsd_registry_release(reg, a);
+    gsd_registry_release(reg, load(reg, "a_t", 8, 1)); /* a_s goes: its skeleton stays */
+    GS_CHECK_INT(u.calls, 1);
+    GS_CHECK(!strcmp(u.ids[0], "a_s"));
+    GS_CHECK_INT(gsd_registry_entries(reg), 2);
+    GS_CHECK_INT(gsd_registry_loaded(reg), 1);
+    size_t bytes, b_t;
+    long unloaded;
+    gsd_asm *t = gsd_registry_acquire(reg, "a_t");
+    gsd_asm *sk = gsd_registry_acquire(reg, "a_s");
+    GS_CHECK(gsd_asm_mdl(sk) == mdl && gsd_asm_pc(sk) == NULL);
+    char h[GS_HASH_HEX];
+    gs_model_hash(gsd_asm_mdl(sk), h); /* the released model's kept hash */
+    GS_CHECK_STR(h, "0123456789abcdef0123456789abcdef");
+    GS_CHECK_INT(gsd_asm_trylock_ready(sk), 0);
+    GS_CHECK_INT(gsd_asm_trylock_model(sk), 1);
+    gsd_asm_unlock(sk);
+    gsd_registry_release(reg, sk); /* just released: stays */
+    gsd_registry_memory(reg, &bytes, &unloaded);
+    GS_CHECK_INT(unloaded, 1);
+    gsd_registry_release(reg, t); /* the skeleton is the least recent: silently out */
+    gsd_registry_memory(reg, &b_t, &unloaded);
+    GS_CHECK_INT(u.calls, 1);
+    GS_CHECK_INT(unloaded, 1);
+    GS_CHECK_INT((long long)(bytes - b_t), (long long)model_bytes);
+    GS_CHECK_INT(gsd_registry_entries(reg), 1);
     gsd_registry_free(reg);
 }
 
