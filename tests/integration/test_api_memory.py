@@ -132,20 +132,26 @@ class MemoryBudget(DaemonCase):
             self.assertLessEqual(max(abs(a - b) for a, b in zip(res["w"], w)), 1e-9)
 
 
+def upload_lap(d, scale, gaps):
+    """A generated lap joint at scale, uploaded, its factors saved:
+    (assembly id, model path, gap rows)."""
+    path, gpath = model("lap", small=False, inline=False, gaps=gaps,
+                        extra=["--scale", scale, "--no-cond"])
+    r = upload_multipart(d, path)
+    assert r.status == 201, (r.status, r.body[:300])
+    aid = r.json()["id"]
+    assert d.wait_factors_saved(aid)["factors_saved"]
+    return aid, path, gaps_rows(gpath)
+
+
 class StiffnessReleased(DaemonCase):
     workers = 2
 
     @classmethod
     def prepare(cls):
-        path, gaps = model("lap", small=False, inline=False, gaps=2,
-                           extra=["--scale", "0.3", "--no-cond"])
+        cls.aid, path, cls.G = upload_lap(cls.d, "0.3", 2)
         with open(path) as f:
             cls.ndof = [p["ndof"] for p in json.load(f)["parts"]]
-        r = upload_multipart(cls.d, path)
-        assert r.status == 201, (r.status, r.body[:300])
-        cls.aid = r.json()["id"]
-        assert cls.d.wait_factors_saved(cls.aid)["factors_saved"]
-        cls.G = gaps_rows(gaps)
 
     def solve(self, **opts):
         body = {"g": self.G[0], "fastener_fraction": 0.5, "return": ["w"], "cache": False}
@@ -173,13 +179,8 @@ class StiffnessReleased(DaemonCase):
     def test_concurrent_primal_solves_read_once(self):
         """Six primal-form solves at once on a new assembly, two workers:
         one reads the blocks, the others wait for it; all answer."""
-        path, gaps = model("lap", small=False, inline=False, gaps=4,
-                           extra=["--scale", "0.28", "--no-cond"])
-        r = upload_multipart(self.d, path)
-        self.assertEqual(r.status, 201, r.body[:300])
-        aid = r.json()["id"]
-        self.d.wait_factors_saved(aid)
-        G, out = gaps_rows(gaps), []
+        aid, _, G = upload_lap(self.d, "0.28", 4)
+        out = []
 
         def go(i):
             body = {"g": G[i % 4], "solver": ("ipm", "npm", "gi")[i % 3],
@@ -200,12 +201,7 @@ class StiffnessReleased(DaemonCase):
         """Blocks whose stored file changed since the upload (here doubled:
         still symmetric positive definite) are not taken: 500 (the log names
         the content hash), the primal forms refused, the others unaffected."""
-        path, _ = model("lap", small=False, inline=False, gaps=1,
-                        extra=["--scale", "0.25", "--no-cond"])
-        r = upload_multipart(self.d, path)
-        self.assertEqual(r.status, 201, r.body[:300])
-        aid = r.json()["id"]
-        self.d.wait_factors_saved(aid)
+        aid, _, _ = upload_lap(self.d, "0.25", 1)
         adir = os.path.join(self.d.data_dir, "assemblies", aid)
         block = sorted(f for f in os.listdir(adir) if f.endswith(".npy"))[0]
         with open(os.path.join(adir, block), "r+b") as f:
