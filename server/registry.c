@@ -405,16 +405,6 @@ int gsd_asm_trylock_model(gsd_asm *a)
     return 0;
 }
 
-int gsd_asm_trylock_ready(gsd_asm *a)
-{
-    if (pthread_mutex_trylock(&a->mu) != 0)
-        return 0;
-    if (a->mdl && a->pc)
-        return 1;
-    pthread_mutex_unlock(&a->mu);
-    return 0;
-}
-
 void gsd_asm_unlock(gsd_asm *a)
 {
     pthread_mutex_unlock(&a->mu);

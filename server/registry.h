@@ -69,13 +69,11 @@ void gsd_registry_memory(gsd_registry *reg, size_t *bytes, long *unloaded);
 const gs_model *gsd_asm_mdl(const gsd_asm *a);
 const gs_precomp *gsd_asm_pc(const gsd_asm *a);
 const char *gsd_asm_hash(const gsd_asm *a);
-/* Without waiting: 1 if the entry lock was free and the entry is ready (model
- * and precomputation set), the lock then held until gsd_asm_unlock; else 0
- * and no lock held (loading in progress: the caller takes the slow path). */
-int gsd_asm_trylock_ready(gsd_asm *a);
-/* The same for an entry whose model is there, ready or not (an unloaded
- * assembly keeps its model when it holds no stiffness: enough for a solve's
- * cache key, gsd_exec_key). */
+/* Without waiting: 1 if the entry lock was free and the entry's model is
+ * there (with its precomputation, or kept by an unloaded assembly whose
+ * model holds no stiffness: enough for a solve's cache key, gsd_exec_key),
+ * the lock then held until gsd_asm_unlock; else 0 and no lock held (loading
+ * in progress: the caller takes the slow path). */
 int gsd_asm_trylock_model(gsd_asm *a);
 void gsd_asm_unlock(gsd_asm *a);
 
