@@ -158,19 +158,39 @@ static int has_dense(const gs_model *mdl)
     return 0;
 }
 
-void gs_model_release_dense(gs_model *mdl, const char *hash)
+/* Keep the model's hash (given, or computed while the blocks are there),
+ * then move its dense blocks into out[] (or free them: out NULL) and flag
+ * the model released. */
+static void release(gs_model *mdl, const char *hash, double **out)
 {
-    if (gs_model_dense_released(mdl) || !has_dense(mdl))
-        return;
     if (hash)
         snprintf(mdl->released_hash, sizeof mdl->released_hash, "%s", hash);
     else
         gs_model_hash(mdl, mdl->released_hash);
     for (int b = 0; b < mdl->n_parts; b++) {
-        free(mdl->parts[b].K);
+        if (out)
+            out[b] = mdl->parts[b].K;
+        else
+            free(mdl->parts[b].K);
         mdl->parts[b].K = NULL;
     }
     atomic_store_explicit(&mdl->dense_released, 1, memory_order_release);
+}
+
+void gs_model_release_dense(gs_model *mdl, const char *hash)
+{
+    if (!gs_model_dense_released(mdl) && has_dense(mdl))
+        release(mdl, hash, NULL);
+}
+
+double **gs_model_take_dense(gs_model *mdl, const char *hash)
+{
+    if (gs_model_dense_released(mdl) || !has_dense(mdl))
+        return NULL;
+    double **out = calloc((size_t)mdl->n_parts, sizeof *out);
+    if (out)
+        release(mdl, hash, out);
+    return out;
 }
 
 int gs_model_dense_released(const gs_model *mdl)

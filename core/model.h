@@ -112,6 +112,13 @@ void gs_model_free(gs_model *mdl);
  * are kept. No-op if the model has no dense part or is already released.
  * Not thread-safe against readers of the blocks. */
 void gs_model_release_dense(gs_model *mdl, const char *hash);
+/* gs_model_release_dense that hands the blocks to the caller instead of
+ * freeing them: returns n_parts pointers (parts[b].K, NULL for a sparse
+ * part), the array and the blocks the caller's to free (a precomputation
+ * may factor them in place: gs_precomp_build_taken). NULL, nothing taken,
+ * if the model has no dense block, is already released, or without memory
+ * for the array. */
+double **gs_model_take_dense(gs_model *mdl, const char *hash);
 /* 1 if gs_model_release_dense freed the dense blocks and they are not back. */
 int gs_model_dense_released(const gs_model *mdl);
 /* Put the dense blocks back into a released model from `from`, a freshly

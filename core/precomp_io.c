@@ -35,8 +35,9 @@ enum { W_ENDIAN = 1, W_VERSION, W_HDR_BYTES, W_N, W_M, W_NPARTS, W_PAYLOAD, W_HA
  * format version bumped); then update this size. lq_ready is not saved: a
  * saved precomputation always has L_Q (gs_precomp_save refuses one without);
  * nor is parts_ready (it sat in lq_ready's padding): the sparse factors are
- * recomputed at load, or later (GS_PRECOMP_DEFER_SPARSE). */
-_Static_assert(sizeof(gs_precomp) == 160, "gs_precomp changed: update precomp_io.c");
+ * recomputed at load, or later (GS_PRECOMP_DEFER_SPARSE); nor taken (set
+ * during gs_precomp_build_taken only). */
+_Static_assert(sizeof(gs_precomp) == 168, "gs_precomp changed: update precomp_io.c");
 #endif
 
 /* ---- layout shared by save and load ----------------------------------------- */

@@ -103,11 +103,16 @@ static gs_err factor_dense_part(gs_precomp *pc, int b, double *anorm, double *rc
     const int nb = mdl->parts[b].ndof;
     char field[48];
     snprintf(field, sizeof field, "parts[%d].K", b);
-    pc->L[b] = alloc_square(nb);
-    if (!pc->L[b])
-        return gs_errorf(err, GS_ERR_NOMEM, field, "no memory for the factor of part %d", b);
-    memcpy(pc->L[b], mdl->parts[b].K, (size_t)nb * nb * sizeof(double));
-    *anorm = gs_sym_norm1(mdl->parts[b].K, nb, nb);
+    if (pc->taken && pc->taken[b]) { /* factored in place: the block is the factor's */
+        pc->L[b] = pc->taken[b];
+        pc->taken[b] = NULL;
+    } else {
+        pc->L[b] = alloc_square(nb);
+        if (!pc->L[b])
+            return gs_errorf(err, GS_ERR_NOMEM, field, "no memory for the factor of part %d", b);
+        memcpy(pc->L[b], mdl->parts[b].K, (size_t)nb * nb * sizeof(double));
+    }
+    *anorm = gs_sym_norm1(pc->L[b], nb, nb); /* K_b's, before dpotrf */
     gs_err e = gs_chol(pc->L[b], nb, nb, field, err);
     if (e != GS_OK)
         return e;
@@ -678,19 +683,21 @@ gs_err gs_precomp_build(const gs_model *mdl, gs_precomp **out, gs_error *err)
     return gs_precomp_build_ex(mdl, 0, out, err);
 }
 
-gs_err gs_precomp_build_ex(const gs_model *mdl, unsigned flags, gs_precomp **out,
-                           gs_error *err)
+/* The build, from the model's blocks (copied) or from taken ones. */
+static gs_err build(const gs_model *mdl, double **taken, unsigned flags, gs_precomp **out,
+                    gs_error *err)
 {
     *out = NULL;
     gs_error_clear(err);
     if (!mdl->validated)
         return gs_errorf(err, GS_ERR_INVALID, "", "model must be validated before precomputation");
-    if (gs_model_dense_released(mdl))
+    if (gs_model_dense_released(mdl) && !taken)
         return gs_errorf(err, GS_ERR_INVALID, "parts",
                          "the model's dense stiffness blocks were released; read it again");
     gs_precomp *pc = calloc(1, sizeof *pc);
     if (!pc)
         return gs_errorf(err, GS_ERR_NOMEM, "", "no memory");
+    pc->taken = taken;
     pc->mdl = mdl;
     pc->n = mdl->n;
     pc->m = mdl->m;
@@ -723,11 +730,24 @@ gs_err gs_precomp_build_ex(const gs_model *mdl, unsigned flags, gs_precomp **out
     pc->t.total = gs_now() - t0;
     if (!(flags & GS_PRECOMP_DEFER_LQ) && (rc = gs_precomp_finish_lq(pc, err)) != GS_OK)
         goto fail;
+    pc->taken = NULL;
     *out = pc;
     return GS_OK;
 fail:
     gs_precomp_free(pc);
     return rc;
+}
+
+gs_err gs_precomp_build_ex(const gs_model *mdl, unsigned flags, gs_precomp **out,
+                           gs_error *err)
+{
+    return build(mdl, NULL, flags, out, err);
+}
+
+gs_err gs_precomp_build_taken(const gs_model *mdl, double **blocks, unsigned flags,
+                              gs_precomp **out, gs_error *err)
+{
+    return build(mdl, blocks, flags, out, err);
 }
 
 int gs_precomp_kinv(const gs_precomp *pc, double *b)

@@ -71,6 +71,7 @@ typedef struct {
     atomic_int lq_ready; /* 1 once LQ and cond_Q are set (gs_precomp_has_lq) */
     atomic_int parts_ready; /* 1 once every sparse part has its F[b]
                                (gs_precomp_has_part_factors) */
+    double **taken;      /* during gs_precomp_build_taken only: blocks to factor in place */
 } gs_precomp;
 
 /* Flags of gs_precomp_build_ex. */
@@ -97,6 +98,15 @@ gs_err gs_precomp_build(const gs_model *mdl, gs_precomp **out, gs_error *err);
 /* gs_precomp_build with flags (GS_PRECOMP_DEFER_LQ); build = build_ex(0). */
 gs_err gs_precomp_build_ex(const gs_model *mdl, unsigned flags, gs_precomp **out,
                            gs_error *err);
+/* gs_precomp_build_ex on a model whose dense blocks the caller took
+ * (gs_model_take_dense): blocks[b] is factored in place and becomes L[b]
+ * (blocks[b] set to NULL: the precomputation's, freed with it), so the
+ * build holds each block once instead of beside its copy; the blocks not
+ * adopted (a failure before their turn) stay in blocks[] for the caller to
+ * free. The same bits as gs_precomp_build_ex on the model before the take.
+ * mdl: released by the take; blocks: n_parts entries. */
+gs_err gs_precomp_build_taken(const gs_model *mdl, double **blocks, unsigned flags,
+                              gs_precomp **out, gs_error *err);
 /* Stages 4 and 5 for Q of a deferred build: L_Q, cond_Q, their times (added
  * to t.total); then gs_precomp_has_lq is 1 (a release store: readers that
  * see it see LQ). A no-op returning GS_OK when L_Q is there. Errors as the

@@ -59,8 +59,9 @@
  * rounding when OpenBLAS runs them with different thread counts.
  * release_k (a run that never reads K itself: !gs_run_reads_k): the model's
  * dense blocks are released (gs_model_release_dense) before a load, which
- * needs only the model's content hash, or after a build, so that the run
- * holds the factors without them (a load's peak is then the factors). */
+ * needs only the model's content hash, or taken by the build and factored
+ * in place (gs_precomp_build_taken), so that the run never holds them
+ * beside their factors. The model is released then, also on failure. */
 gs_err gs_run_factors(gs_model *mdl, const char *path, unsigned flags, int release_k,
                       gs_precomp **pc, int *loaded, gs_error *err);
 /* 1 if a run with these options reads the dense stiffness blocks after the

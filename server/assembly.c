@@ -125,14 +125,17 @@ static void answer_waiter(gsd_req *r, const gsd_assembly_row *row)
 
 /* Build the factors of a loaded assembly (a->mdl is read-only); row gets
  * the times and condition estimates, and no checksum (nothing saved yet).
+ * taken: the model's dense blocks, taken from it to be factored in place
+ * (gs_precomp_build_taken; what is left the caller's to free), or NULL.
  * flags: GS_PRECOMP_DEFER_LQ for the upload (L_Q then comes from the task
  * that saves the factors, or from gsd_asm_need_lq). The caller installs the
  * result in a->pc under a->mu. */
-static gs_err build_factors(gsd_asm *a, unsigned flags, gsd_assembly_row *row, gs_precomp **out,
-                            gs_error *err)
+static gs_err build_factors(gsd_asm *a, double **taken, unsigned flags, gsd_assembly_row *row,
+                            gs_precomp **out, gs_error *err)
 {
     gs_precomp *pc = NULL;
-    gs_err rc = gs_precomp_build_ex(a->mdl, flags, &pc, err);
+    gs_err rc = taken ? gs_precomp_build_taken(a->mdl, taken, flags, &pc, err)
+                      : gs_precomp_build_ex(a->mdl, flags, &pc, err);
     if (rc)
         return rc;
     row->factor_checksum[0] = '\0';
@@ -465,16 +468,26 @@ static void pre_run(gsd_task *t, gsd_worker *w)
         pthread_mutex_lock(&a->mu);
         rc = load_model(app, a, &e);
         int todo = rc == GS_OK && !a->pc;
+        /* the blocks are factored in place (never held beside their
+         * factors): the model is released from here, before "ready", so no
+         * solve has run on it; NULL: no dense block, or no memory to take
+         * them (then copied, and released after) */
+        double **taken = todo ? gs_model_take_dense(a->mdl, a->hash) : NULL;
         pthread_mutex_unlock(&a->mu);
         /* the build runs without the entry lock: connection threads may read
          * the model (geometry) meanwhile; solves wait for status "ready" */
         gs_precomp *pc = NULL;
-        if (todo && (rc = build_factors(a, GS_PRECOMP_DEFER_LQ, &row, &pc, &e)) == GS_OK) {
+        if (todo &&
+            (rc = build_factors(a, taken, GS_PRECOMP_DEFER_LQ, &row, &pc, &e)) == GS_OK) {
             pthread_mutex_lock(&a->mu);
             a->pc = pc;
-            release_blocks(a); /* before "ready": no solve has run */
+            release_blocks(a); /* if not taken above */
             pthread_mutex_unlock(&a->mu);
         }
+        if (taken)
+            for (int b = 0; b < gsd_asm_mdl(a)->n_parts; b++) /* left by a failure */
+                free(taken[b]);
+        free(taken);
         if (rc) {
             snprintf(row.status, sizeof row.status, "failed");
             snprintf(row.err_code, sizeof row.err_code, "%s", gs_err_name(e.code));
@@ -608,7 +621,7 @@ gs_err gsd_asm_ensure(gsd_app *app, gsd_asm *a, gsd_store *st, gs_error *err)
                         a->id);
             rc = blocks_back(app, a, 1, err); /* if released above */
             if (rc == GS_OK)
-                rc = build_factors(a, 0, &row, &a->pc, err);
+                rc = build_factors(a, NULL, 0, &row, &a->pc, err);
             gs_error se;
             if (rc == GS_OK && save_factors(app, a->id, a->pc, &row, &se) != GS_OK)
                 gsd_log(app, 0, "assembly %s: factors not saved (%s); a restart computes them "

@@ -1,6 +1,7 @@
 /* test_precompute.c -- Q, L_Q, u0, K^-1 and condition estimates against
  * brute-force dense computations on small models. */
 #include "gs_test.h"
+#include "hash.h"
 #include "test_models.h"
 #include "test_solver_support.h"
 
@@ -258,6 +259,57 @@ GS_TEST(deferred_lq_finds_dependent_pairs)
     GS_CHECK_STR(e.field, "pairs[2]");
     GS_CHECK(!gs_precomp_has_lq(d) && d->LQ == NULL);
     gs_precomp_free(d);
+    gs_model_free(mdl);
+}
+
+/* The blocks taken from the model and factored in place: every array
+ * bitwise the copying build's, each L[b] the very block taken (no copy),
+ * the model released with its hash; a failure (part 0 not SPD, the blocks
+ * factored one after the other) frees part 0's adopted block with the
+ * precomputation and leaves part 1's, never reached, to the caller. */
+GS_TEST(build_taken_factors_in_place_bitwise)
+{
+    gs_model *mdl = tm_random(3, 30, 4, 16), *ref = tm_random(3, 30, 4, 16);
+    gs_precomp *full = ts_build(ref), *t = NULL;
+    gs_error e;
+    GS_CHECK_INT(gs_model_validate(mdl, &e), GS_OK);
+    char h0[GS_HASH_HEX], h[GS_HASH_HEX];
+    gs_model_hash(mdl, h0);
+    double **blocks = gs_model_take_dense(mdl, NULL);
+    GS_CHECK(blocks != NULL && gs_model_dense_released(mdl));
+    double *b1 = blocks[1];
+    GS_CHECK_INT(gs_precomp_build_taken(mdl, blocks, 0, &t, &e), GS_OK);
+    GS_CHECK(t->L[1] == b1);
+    const size_t m = (size_t)mdl->m, mm = m * m * sizeof(double);
+    GS_CHECK(!memcmp(t->Q, full->Q, mm) && !memcmp(t->LQ, full->LQ, mm));
+    GS_CHECK(!memcmp(t->u0, full->u0, m * sizeof(double)));
+    GS_CHECK(t->cond_K == full->cond_K && t->cond_Q == full->cond_Q && t->s0 == full->s0);
+    for (int b = 0; b < mdl->n_parts; b++) {
+        const size_t nb = (size_t)mdl->parts[b].ndof;
+        GS_CHECK(blocks[b] == NULL && mdl->parts[b].K == NULL);
+        GS_CHECK(!memcmp(t->L[b], full->L[b], nb * nb * sizeof(double)));
+    }
+    gs_model_hash(mdl, h);
+    GS_CHECK_STR(h, h0);
+    free(blocks);
+    gs_precomp_free(t);
+
+    gs_model *bad = tm_random(2, 8, 2, 17);
+    bad->parts[0].K[3 * 8 + 3] = -50.0; /* a negative pivot: not SPD */
+    GS_CHECK_INT(gs_model_validate(bad, &e), GS_OK);
+    blocks = gs_model_take_dense(bad, NULL);
+    const int threads = gs_blas_get_threads();
+    gs_blas_set_threads(1); /* one part after the other: part 0 adopted first */
+    t = NULL;
+    GS_CHECK_INT(gs_precomp_build_taken(bad, blocks, 0, &t, &e), GS_ERR_NOT_SPD);
+    gs_blas_set_threads(threads);
+    GS_CHECK_STR(e.field, "parts[0].K");
+    GS_CHECK(t == NULL && blocks[0] == NULL && blocks[1] != NULL);
+    free(blocks[1]);
+    free(blocks);
+    gs_model_free(bad);
+    gs_precomp_free(full);
+    gs_model_free(ref);
     gs_model_free(mdl);
 }
 
