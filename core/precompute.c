@@ -747,7 +747,12 @@ gs_err gs_precomp_build_ex(const gs_model *mdl, unsigned flags, gs_precomp **out
 gs_err gs_precomp_build_taken(const gs_model *mdl, double **blocks, unsigned flags,
                               gs_precomp **out, gs_error *err)
 {
-    return build(mdl, blocks, flags, out, err);
+    gs_err rc = build(mdl, blocks, flags, out, err);
+    for (int b = 0; blocks && b < mdl->n_parts; b++) { /* not adopted: a failure */
+        free(blocks[b]);
+        blocks[b] = NULL;
+    }
+    return rc;
 }
 
 int gs_precomp_kinv(const gs_precomp *pc, double *b)

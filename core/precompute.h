@@ -100,11 +100,11 @@ gs_err gs_precomp_build_ex(const gs_model *mdl, unsigned flags, gs_precomp **out
                            gs_error *err);
 /* gs_precomp_build_ex on a model whose dense blocks the caller took
  * (gs_model_take_dense): blocks[b] is factored in place and becomes L[b]
- * (blocks[b] set to NULL: the precomputation's, freed with it), so the
- * build holds each block once instead of beside its copy; the blocks not
- * adopted (a failure before their turn) stay in blocks[] for the caller to
- * free. The same bits as gs_precomp_build_ex on the model before the take.
- * mdl: released by the take; blocks: n_parts entries. */
+ * (the precomputation's, freed with it), so the build holds each block once
+ * instead of beside its copy; a block a failure never reached is freed.
+ * Every blocks[b] is NULL on return; the array stays the caller's. The same
+ * bits as gs_precomp_build_ex on the model before the take. blocks NULL
+ * (nothing taken): gs_precomp_build_ex. mdl: released by the take. */
 gs_err gs_precomp_build_taken(const gs_model *mdl, double **blocks, unsigned flags,
                               gs_precomp **out, gs_error *err);
 /* Stages 4 and 5 for Q of a deferred build: L_Q, cond_Q, their times (added

@@ -36,11 +36,7 @@ gs_err gs_run_factors(gs_model *mdl, const char *path, unsigned flags, int relea
         flags &= ~(unsigned)GS_PRECOMP_DEFER_LQ;
     /* released: the blocks are factored in place, never held twice */
     double **taken = release_k && mdl->validated ? gs_model_take_dense(mdl, NULL) : NULL;
-    gs_err rc = taken ? gs_precomp_build_taken(mdl, taken, flags, pc, err)
-                      : gs_precomp_build_ex(mdl, flags, pc, err);
-    if (taken)
-        for (int b = 0; b < mdl->n_parts; b++) /* those a failure left unadopted */
-            free(taken[b]);
+    gs_err rc = gs_precomp_build_taken(mdl, taken, flags, pc, err);
     free(taken);
     if (!rc && path && (rc = gs_precomp_save(*pc, path, NULL, err)) != GS_OK) {
         gs_precomp_free(*pc);

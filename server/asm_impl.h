@@ -41,7 +41,6 @@ struct gsd_asm {
     size_t bytes;              /* registry lock: memory at the last count (count_locked) */
     int movable;               /* registry lock: may be unloaded, at the last count */
     int skeleton;              /* made by an unload: the model alone (registry.c) */
-    int silent;                /* registry lock: unloaded without a report */
     struct gsd_asm *next;
 };
 

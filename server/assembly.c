@@ -126,7 +126,7 @@ static void answer_waiter(gsd_req *r, const gsd_assembly_row *row)
 /* Build the factors of a loaded assembly (a->mdl is read-only); row gets
  * the times and condition estimates, and no checksum (nothing saved yet).
  * taken: the model's dense blocks, taken from it to be factored in place
- * (gs_precomp_build_taken; what is left the caller's to free), or NULL.
+ * (gs_precomp_build_taken: none left after it), or NULL.
  * flags: GS_PRECOMP_DEFER_LQ for the upload (L_Q then comes from the task
  * that saves the factors, or from gsd_asm_need_lq). The caller installs the
  * result in a->pc under a->mu. */
@@ -134,8 +134,7 @@ static gs_err build_factors(gsd_asm *a, double **taken, unsigned flags, gsd_asse
                             gs_precomp **out, gs_error *err)
 {
     gs_precomp *pc = NULL;
-    gs_err rc = taken ? gs_precomp_build_taken(a->mdl, taken, flags, &pc, err)
-                      : gs_precomp_build_ex(a->mdl, flags, &pc, err);
+    gs_err rc = gs_precomp_build_taken(a->mdl, taken, flags, &pc, err);
     if (rc)
         return rc;
     row->factor_checksum[0] = '\0';
@@ -484,9 +483,6 @@ static void pre_run(gsd_task *t, gsd_worker *w)
             release_blocks(a); /* if not taken above */
             pthread_mutex_unlock(&a->mu);
         }
-        if (taken)
-            for (int b = 0; b < gsd_asm_mdl(a)->n_parts; b++) /* left by a failure */
-                free(taken[b]);
         free(taken);
         if (rc) {
             snprintf(row.status, sizeof row.status, "failed");

@@ -174,6 +174,13 @@ static void count_locked(gsd_asm *a)
     pthread_mutex_unlock(&a->mu);
 }
 
+/* An unloaded entry that is a skeleton never loaded again: its unload was
+ * reported when its factors went. */
+static int unreported(const gsd_asm *a)
+{
+    return a->skeleton && !a->pc;
+}
+
 /* The entry that replaces an unloaded one whose model keeps no stiffness
  * (its dense blocks released, no sparse part): that model (nodes, pairs,
  * fasteners: a few hundred KB) and its hash, so that the next use loads
@@ -229,8 +236,7 @@ static gsd_asm *unload_locked(gsd_registry *reg, const gsd_asm *keep)
         }
         retire_locked(reg, a);
         total -= a->bytes;
-        a->silent = a->skeleton && !a->pc; /* a skeleton never loaded again */
-        if (!a->silent)
+        if (!unreported(a))
             reg->unloaded++;
         a->next = out;
         out = a;
@@ -281,7 +287,7 @@ void gsd_registry_release(gsd_registry *reg, gsd_asm *a)
         asm_free(a);
     while (gone) {
         gsd_asm *next = gone->next;
-        if (fn && !gone->silent)
+        if (fn && !unreported(gone))
             fn(ctx, gone->id, gone->bytes, left, budget);
         asm_free(gone);
         gone = next;
