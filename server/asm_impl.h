@@ -41,6 +41,8 @@ struct gsd_asm {
     size_t bytes;              /* registry lock: memory at the last count (count_locked) */
     int movable;               /* registry lock: may be unloaded, at the last count */
     int skeleton;              /* made by an unload: the model alone (registry.c) */
+    struct gsd_asm *heir;      /* registry lock: the skeleton holding this unloaded
+                                  entry's model, held until this entry is freed */
     struct gsd_asm *next;
 };
 

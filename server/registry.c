@@ -200,6 +200,11 @@ static gsd_asm *skeleton_locked(const gsd_registry *reg, gsd_asm *a)
     sk->used = a->used;
     sk->bytes = gs_model_bytes(sk->mdl);
     sk->skeleton = 1;
+    /* a's precomputation and solvers point to the model until a is freed
+     * (outside the lock): the skeleton is held till then, so a DELETE or
+     * an unload meanwhile cannot free the model under them */
+    sk->refs = 1;
+    a->heir = sk;
     return sk;
 }
 
@@ -266,6 +271,22 @@ static int unlink_empty_locked(gsd_registry *reg, gsd_asm *a)
     return 0;
 }
 
+/* The unloaded entry's hold on its skeleton (skeleton_locked) ends: the
+ * skeleton is freed if it was dropped meanwhile, else it stays listed;
+ * no unload pass here (the release that unloaded has made its own). */
+static void release_heir(gsd_registry *reg, gsd_asm *sk)
+{
+    if (!sk)
+        return;
+    pthread_mutex_lock(&reg->mu);
+    const int free_it = --sk->refs == 0 && sk->dropped;
+    if (free_it)
+        retire_locked(reg, sk);
+    pthread_mutex_unlock(&reg->mu);
+    if (free_it)
+        asm_free(sk);
+}
+
 void gsd_registry_release(gsd_registry *reg, gsd_asm *a)
 {
     if (!a)
@@ -286,10 +307,11 @@ void gsd_registry_release(gsd_registry *reg, gsd_asm *a)
     if (free_it)
         asm_free(a);
     while (gone) {
-        gsd_asm *next = gone->next;
+        gsd_asm *next = gone->next, *heir = gone->heir;
         if (fn && !unreported(gone))
             fn(ctx, gone->id, gone->bytes, left, budget);
         asm_free(gone);
+        release_heir(reg, heir); /* its model now used by nobody else */
         gone = next;
     }
 }

@@ -234,4 +234,31 @@ GS_TEST(unloaded_entry_keeps_a_released_model)
     gsd_registry_free(reg);
 }
 
+/* The unload callback (run before the unloaded entry is freed) deletes the
+ * assembly: its skeleton, which owns the model the unloaded entry's
+ * precomputation still points to, is dropped then, and must not be freed
+ * before that entry (a heap-use-after-free under the sanitizers, seen in a
+ * churn of uploads, solves and deletes). */
+static void drop_on_unload(void *ctx, const char *id, size_t bytes, size_t left, size_t budget)
+{
+    (void)bytes, (void)left, (void)budget;
+    gsd_registry_drop(ctx, id);
+}
+
+GS_TEST(skeleton_dropped_while_its_entry_is_freed)
+{
+    gsd_registry *reg = gsd_registry_new(1, 0, 1);
+    gsd_registry_on_unload(reg, drop_on_unload, reg);
+    gsd_asm *a = load(reg, "a_d", 9, 1);
+    gs_model_release_dense((gs_model *)gsd_asm_mdl(a), NULL);
+    gsd_registry_release(reg, a);
+    gsd_registry_release(reg, load(reg, "a_e", 10, 1)); /* a_d unloaded, then dropped */
+    GS_CHECK_INT(gsd_registry_entries(reg), 1);
+    gsd_asm *d = gsd_registry_acquire(reg, "a_d"); /* gone: a new empty entry */
+    GS_CHECK(gsd_asm_mdl(d) == NULL);
+    gsd_registry_release(reg, d); /* releasing it unloads a_e: the callback drops it too */
+    GS_CHECK_INT(gsd_registry_entries(reg), 0);
+    gsd_registry_free(reg);
+}
+
 GS_TEST_MAIN()
