@@ -275,7 +275,7 @@ int main(int argc, char **argv)
     /* L_Q only for the methods that read it, as gapsimd's auto until its
      * L_Q is there; the stiffness blocks go once factored unless the method
      * reads K itself */
-    if (gs_run_factors(mdl, factors_path, gs_run_precomp_flags(&sopts), !gs_run_reads_k(&sopts),
+    if (gs_run_factors(mdl, factors_path, gs_run_precomp_flags(&sopts), !gs_solve_reads_k(&sopts),
                        &pc, &loaded, &e) != GS_OK) {
         gs_model_free(mdl);
         return fail(factors_path ? factors_path : "precomputation", &e);

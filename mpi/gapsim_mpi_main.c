@@ -202,7 +202,7 @@ static gs_err factors(const args *a, gs_model *mdl, unsigned flags, gs_precomp *
     /* a method that never reads K itself: every rank holds the factors
      * without the stiffness blocks, released before they come (a load or
      * the broadcast needs only the model's hash and sizes) */
-    const int release_k = !gs_run_reads_k(&a->sopts);
+    const int release_k = !gs_solve_reads_k(&a->sopts);
     if (release_k && (a->shared || gm_rank() != 0))
         gs_model_release_dense(mdl, NULL);
     if (a->shared) {

@@ -45,18 +45,11 @@ gs_err gs_run_factors(gs_model *mdl, const char *path, unsigned flags, int relea
     return rc;
 }
 
-int gs_run_reads_k(const gs_solve_opts *opts)
-{
-    return (opts->method != GS_METHOD_AUTO &&
-            gs_method_needs_part_factors(opts->method, opts->form)) ||
-           opts->primal_cert;
-}
-
 unsigned gs_run_precomp_flags(const gs_solve_opts *opts)
 {
     const int fixed = opts->method != GS_METHOD_AUTO;
     const int reads_lq = fixed && gs_method_needs_lq(opts->method, opts->form);
-    const int solves_k = gs_run_reads_k(opts) || opts->want_x; /* x: the factors */
+    const int solves_k = gs_solve_reads_k(opts) || opts->want_x; /* x: the factors */
     return (reads_lq ? 0u : (unsigned)GS_PRECOMP_DEFER_LQ) |
            (solves_k ? 0u : (unsigned)GS_PRECOMP_DEFER_SPARSE);
 }

@@ -57,17 +57,13 @@
  * unfactored (a build keeps its factors). *loaded = 1 if they were loaded. Runs
  * on the same factors are bit-identical; separate builds may differ in
  * rounding when OpenBLAS runs them with different thread counts.
- * release_k (a run that never reads K itself: !gs_run_reads_k): the model's
+ * release_k (a run that never reads K itself: !gs_solve_reads_k, solver.h): the model's
  * dense blocks are released (gs_model_release_dense) before a load, which
  * needs only the model's content hash, or taken by the build and factored
  * in place (gs_precomp_build_taken), so that the run never holds them
  * beside their factors. The model is released then, also on failure. */
 gs_err gs_run_factors(gs_model *mdl, const char *path, unsigned flags, int release_k,
                       gs_precomp **pc, int *loaded, gs_error *err);
-/* 1 if a run with these options reads the dense stiffness blocks after the
- * precomputation: the primal forms' products with K (the methods of
- * gs_method_needs_part_factors; never auto) and the primal certificate. */
-int gs_run_reads_k(const gs_solve_opts *opts);
 /* The flags a run with these options builds its factors with:
  * GS_PRECOMP_DEFER_LQ unless the method reads L_Q (gs_method_needs_lq; auto
  * counts as not reading it: it then measures only the methods that need no

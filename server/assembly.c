@@ -315,7 +315,7 @@ gs_err gsd_asm_need(const gsd_app *app, gsd_asm *a, const gs_solve_opts *opts, g
         rc = gsd_asm_need_lq(a, err);
     if (rc == GS_OK && !(defer & GS_PRECOMP_DEFER_SPARSE))
         rc = need_parts(app, a, err);
-    if (rc == GS_OK && gs_run_reads_k(opts))
+    if (rc == GS_OK && gs_solve_reads_k(opts))
         rc = need_blocks(app, a, err);
     return rc;
 }

@@ -52,6 +52,11 @@ int gs_method_needs_part_factors(gs_method m, gs_form f)
     return (f == GS_FORM_DEFAULT ? gs_methods[m]->default_form : f) == GS_FORM_PRIMAL;
 }
 
+int gs_solve_reads_k(const gs_solve_opts *opts)
+{
+    return gs_method_needs_part_factors(opts->method, opts->form) || opts->primal_cert;
+}
+
 const char *gs_method_name(gs_method m)
 {
     return (m >= 0 && m < GS_METHOD__COUNT) ? method_names[m] : "unknown";
@@ -312,15 +317,15 @@ gs_err gs_solve(gs_solver *s, const gs_problem *pb, const gs_solve_opts *opts, d
     double t0 = gs_now();
     dual_data(s, pb);
     int auto_cand = -1, auto_bin = 0, auto_explore = 0;
-    gs_form form = o.form;
     if (o.method == GS_METHOD_AUTO) {
-        gs_auto_choose(s, pb, &o.method, &form, &auto_cand, &auto_bin, &auto_explore);
+        gs_auto_choose(s, pb, &o.method, &o.form, &auto_cand, &auto_bin, &auto_explore);
         info->auto_chosen = 1;
         info->auto_explored = auto_explore;
     }
     const gs_method_ops *ops = gs_methods[o.method];
-    if (form == GS_FORM_DEFAULT)
-        form = ops->default_form;
+    if (o.form == GS_FORM_DEFAULT)
+        o.form = ops->default_form;
+    const gs_form form = o.form; /* resolved: o is what runs */
     info->method = o.method;
     info->form = form;
     if (gs_method_needs_lq(o.method, form) && !gs_precomp_has_lq(s->pc))
@@ -338,8 +343,7 @@ gs_err gs_solve(gs_solver *s, const gs_problem *pb, const gs_solve_opts *opts, d
                              "the displacements need the sparse parts' factors, which this "
                              "precomputation has not computed");
     }
-    if (gs_model_dense_released(s->pc->mdl) &&
-        (gs_method_needs_part_factors(o.method, form) || o.primal_cert))
+    if (gs_model_dense_released(s->pc->mdl) && gs_solve_reads_k(&o))
         return gs_errorf(err, GS_ERR_INVALID, o.primal_cert ? "primal_cert" : "method",
                          "%s needs K itself, whose dense blocks this model has released "
                          "(gs_model_restore_dense)",

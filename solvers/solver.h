@@ -174,6 +174,13 @@ int gs_method_needs_lq(gs_method m, gs_form f);
  * is refused (GS_ERR_INVALID naming "method" or "x"); auto never picks them.
  * form GS_FORM_DEFAULT: the method's default form; 0 for auto. */
 int gs_method_needs_part_factors(gs_method m, gs_form f);
+/* 1 if a solve with these options reads K's dense blocks themselves (the
+ * stiffness, not its factors): a primal form (gs_method_needs_part_factors,
+ * 0 for auto, which never picks one) or the primal certificate. On a model
+ * whose blocks are released (gs_model_release_dense) gs_solve refuses such a
+ * solve, naming "method" or "primal_cert"; gapsimd, gapsim-batch and
+ * gapsim-mpi release the blocks of a run for which it is 0. */
+int gs_solve_reads_k(const gs_solve_opts *opts);
 
 const char *gs_method_name(gs_method m);
 const char *gs_form_name(gs_form f);

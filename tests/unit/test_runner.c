@@ -313,15 +313,15 @@ GS_TEST(precomp_flags_follow_the_method)
     GS_CHECK_INT((int)gs_run_precomp_flags(&o), (int)lq);
 }
 
-/* gs_run_reads_k: the primal forms and the primal certificate, never auto
+/* gs_solve_reads_k: the primal forms and the primal certificate, never auto
  * nor x (the factors give it). */
 GS_TEST(reads_k_follows_the_method)
 {
     gs_solve_opts o;
     gs_solve_default_opts(&o);
-    GS_CHECK(!gs_run_reads_k(&o)); /* auto */
+    GS_CHECK(!gs_solve_reads_k(&o)); /* auto */
     o.want_x = 1;
-    GS_CHECK(!gs_run_reads_k(&o));
+    GS_CHECK(!gs_solve_reads_k(&o));
     const struct { gs_method m; gs_form f; int k; } cases[] = {
         {GS_METHOD_GI, GS_FORM_DEFAULT, 0}, {GS_METHOD_GI, GS_FORM_DUAL, 0},
         {GS_METHOD_GI, GS_FORM_PRIMAL, 1},  {GS_METHOD_IPM, GS_FORM_DEFAULT, 1},
@@ -330,12 +330,12 @@ GS_TEST(reads_k_follows_the_method)
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         o.method = cases[i].m;
         o.form = cases[i].f;
-        GS_CHECK_MSG(gs_run_reads_k(&o) == cases[i].k, "case %zu", i);
+        GS_CHECK_MSG(gs_solve_reads_k(&o) == cases[i].k, "case %zu", i);
     }
     o.method = GS_METHOD_GI;
     o.form = GS_FORM_RELATIVE;
     o.primal_cert = 1;
-    GS_CHECK(gs_run_reads_k(&o));
+    GS_CHECK(gs_solve_reads_k(&o));
 }
 
 /* gs_run_factors with release_k: a build releases the blocks after saving
