@@ -23,6 +23,7 @@ static const char top_help[] =
     "  solve --assembly ID --gaps G.npy ...  one solve (--help for the options)\n"
     "  cloud submit --assembly ID --gaps GAPS.npy [--wait]   a gap cloud job\n"
     "  cloud list | status JOB | cancel JOB | summary JOB | results JOB -o W.npy\n"
+    "  cloud export JOB --format csv|html|vtk -o FILE   files for ParaView, reports\n"
     "  gen --kind lap|sandwich|lap-fine ...  build an FE assembly model (offline)\n"
     "  pair --upper UP.csv --lower LO.csv    contact pairs from two node sets (offline)\n"
     "  health                                the server's /healthz\n"
