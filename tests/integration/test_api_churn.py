@@ -16,6 +16,7 @@ gap.)"""
 import random
 import threading
 import time
+import traceback
 import unittest
 
 import gsd_harness as h
@@ -61,15 +62,21 @@ class Churn(unittest.TestCase):
                 ref[(kind, i)] = r.json()["w"]
 
         errors, counts, lock = [], {}, threading.Lock()
-        results, jobs = [], []  # (assembly, result id); (assembly, job id, gaps, generated)
+        # (assembly, result id, life); (assembly, job id, gaps, generated, life): life
+        # counts the deletes of that assembly, whose results and jobs go with it
+        results, jobs, lives = [], [], {kind: 0 for kind in paths}
         stop = time.time() + SECONDS
 
         def count(what):
             with lock:
                 counts[what] = counts.get(what, 0) + 1
 
-        def acceptable(what, r, allowed=GONE):
-            """True for a 2xx; a 404 / 409 (allowed) is an answer too."""
+        def acceptable(what, r, allowed=GONE, gone_ref=None):
+            """True for a 2xx; a 404 / 409 (allowed) is an answer too, and so is
+            a 422 naming gone_ref, a reference to a result or job that a
+            delete of its assembly removed (gone_ref is None otherwise)."""
+            if r.status == 422 and gone_ref and r.json()["error"]["field"] == gone_ref:
+                return False
             if r.status >= 300 and r.status not in allowed:
                 errors.append("%s: %d %s" % (what, r.status, r.body[:300]))
             return r.status < 300
@@ -85,19 +92,20 @@ class Churn(unittest.TestCase):
                         cache=rnd.random() < 0.5,
                         **{"return": rnd.choice([["w"], ["w", "x"], ["w", "lambda", "kkt"]])})
             with lock:
-                mine = [rid for a, rid in results if a == aid]
+                life = lives[kind]
+                mine = [rid for a, rid, lf in results if a == aid and lf == life]
             if mine and rnd.random() < 0.3:
                 body["warm_start"] = rnd.choice(mine)
             r = d.post("/v1/assemblies/%s/solve" % aid, body)
             what = "solve %s %s:%s" % (kind, method, form)
             count("solve")
-            if acceptable(what, r):
+            if acceptable(what, r, gone_ref="warm_start" if lives[kind] != life else None):
                 s = r.json()
                 if s["status"] != "optimal":
                     errors.append("%s: %s" % (what, s["status"]))
                 check_w(what, s["w"], kind, i)
                 with lock:
-                    results.append((aid, s["id"]))
+                    results.append((aid, s["id"], life))
                 acceptable("result", d.get("/v1/results/" + s["id"]))
 
         def cloud(rnd, kind, aid):
@@ -107,7 +115,8 @@ class Churn(unittest.TestCase):
             opts = dict(PATTERN, solver=method, formulation=form,
                         chain=rnd.choice(["off", "auto", "on"]))
             with lock:
-                same = [j for j in jobs if j[0] == aid and j[2] == k]
+                life = lives[kind]
+                same = [j for j in jobs if j[0] == aid and j[2] == k and j[4] == life]
             how = rnd.random()
             if how < 0.15 and same:
                 src = rnd.choice(same)
@@ -128,11 +137,14 @@ class Churn(unittest.TestCase):
             else:
                 r = d.post("/v1/assemblies/%s/clouds" % aid, dict(opts, gaps=rows))
             count("cloud")
-            if not acceptable("cloud %s" % kind, r):
+            gone = None
+            if lives[kind] != life:  # the source job went with its assembly
+                gone = "gaps_from" if "gaps_from" in r.body.decode() else "warm_start"
+            if not acceptable("cloud %s" % kind, r, gone_ref=gone):
                 return
             jid = r.json()["id"]
             with lock:
-                jobs.append((aid, jid, k, rows is None))
+                jobs.append((aid, jid, k, rows is None, life))
             if rnd.random() < 0.15:  # cancelled, perhaps before its first gap
                 time.sleep(rnd.random() * 0.3)
                 acceptable("cancel", d.delete("/v1/jobs/" + jid))
@@ -164,7 +176,7 @@ class Churn(unittest.TestCase):
                     acceptable(path, d.get(path))
                 count("lists")
                 return
-            _, jid, k, _ = rnd.choice(mine)
+            _, jid, k, _, _ = rnd.choice(mine)
             path = rnd.choice([
                 "/v1/jobs/%s/summary?threshold=%g" % (jid, rnd.choice([0.1, 0.05, 0.2])),
                 "/v1/jobs/%s/summary?format=csv&threshold=0.05" % jid,
@@ -178,6 +190,7 @@ class Churn(unittest.TestCase):
 
         def delete(kind, aid):
             with lock:  # one re-upload at a time
+                lives[kind] += 1  # first: a reference may fail as soon as the delete runs
                 r = d.delete("/v1/assemblies/" + aid)
                 acceptable("delete %s" % kind, r, (404,))
                 ids[kind] = upload(kind)
@@ -201,8 +214,10 @@ class Churn(unittest.TestCase):
             while time.time() < stop:
                 try:
                     one(rnd)
-                except Exception as e:  # noqa: BLE001 - every failure is reported
-                    errors.append(repr(e))
+                except Exception as e:  # noqa: BLE001 - every failure is reported, with where
+                    errors.append("%r in %s" % (e, " < ".join(
+                        "%s:%d" % (f.name, f.lineno)
+                        for f in reversed(traceback.extract_tb(e.__traceback__)[1:]))))
 
         threads = [threading.Thread(target=client, args=(s,)) for s in range(3)]
         for t in threads:
