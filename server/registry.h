@@ -13,9 +13,10 @@
  * that model alone (a few hundred KB), which a later unload removes
  * without a report. Loading is lazy: gsd_asm_ensure (assembly.c) reads the
  * model (unless a skeleton has it) and the saved factors on first use after
- * a restart or an unload, so an unloaded assembly answers the same, later. Each worker creates its own
- * gs_solver on an entry (slot = worker index), so solves never share a
- * workspace. Lock order: registry lock, then entry lock.
+ * a restart or an unload, so an unloaded assembly answers the same, later.
+ * Each worker creates its own gs_solver on an entry (slot = worker index),
+ * so solves never share a workspace. Lock order: registry lock, then entry
+ * lock.
  */
 #ifndef GSD_REGISTRY_H
 #define GSD_REGISTRY_H
