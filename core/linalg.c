@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/mman.h>
 #include <time.h>
 
@@ -94,6 +95,17 @@ int gs_blas_get_threads(void)
 {
     int n = openblas_get_num_threads();
     return n > 0 ? n : 1;
+}
+
+const char *gs_blas_kernel(int *pinned, const char **build)
+{
+    const char *core = openblas_get_corename();
+    const char *env = getenv("OPENBLAS_CORETYPE");
+    if (pinned) /* a name OpenBLAS does not know leaves its own pick */
+        *pinned = env && core && !strcasecmp(env, core);
+    if (build)
+        *build = openblas_get_config();
+    return core ? core : "unknown";
 }
 
 /* fn(arg) on `threads` threads at once (this one included; at most 64). */

@@ -422,6 +422,9 @@ static int run_main(int argc, char **argv)
         printf("model      %s: n = %d, m = %d pairs, %d fastener candidates; %d ranks x %ld "
                "threads\n", mdl->name[0] ? mdl->name : a.model, mdl->n, mdl->m, mdl->n_fast,
                size, a.threads);
+        int pinned;
+        printf("blas       OpenBLAS kernel %s%s (rank 0)\n",
+               gs_blas_kernel(&pinned, NULL), pinned ? ", chosen by OPENBLAS_CORETYPE" : "");
         fflush(stdout);
     }
     const unsigned flags = gs_run_precomp_flags(&a.sopts);

@@ -1,6 +1,6 @@
 /*
- * api_misc.c -- GET /healthz, GET /metrics, and the web page's static files
- * (GET / and GET /web/<file> from --web-dir).
+ * api_misc.c -- GET /healthz (with the BLAS kernel in use), GET /metrics, and
+ * the web page's static files (GET / and GET /web/<file> from --web-dir).
  */
 #define _GNU_SOURCE
 #include "api.h"
@@ -11,6 +11,7 @@
 
 #include "ids.h"
 #include "jobs.h"
+#include "linalg.h"
 #include "pool.h"
 #include "registry.h"
 #include "upkeep.h"
@@ -37,7 +38,14 @@ void gsd_h_healthz(gsd_req *r)
                    used_mb);
     for (int i = 0; i < n; i++)
         gs_buf_printf(&b, "%s\"%s\"", i ? "," : "", why[i]); /* no quotes or backslashes */
-    gs_buf_puts(&b, "]}");
+    int pinned;
+    const char *build;
+    const char *kernel = gs_blas_kernel(&pinned, &build);
+    gs_buf_puts(&b, "],\"blas\":{\"kernel\":");
+    gs_buf_json_str(&b, kernel);
+    gs_buf_printf(&b, ",\"pinned\":%s,\"build\":", pinned ? "true" : "false");
+    gs_buf_json_str(&b, build);
+    gs_buf_puts(&b, "}}");
     gsd_reply_json(r, 200, &b);
 }
 

@@ -363,9 +363,11 @@ int main(int argc, char **argv)
         gsd_ckpt_stop(app.ckpt); /* after every connection handed to it */
         return 1;
     }
-    printf("gapsimd: listening on %s://%s:%d (data %s, %d workers)\n",
-           app.o.tls_cert[0] ? "https" : "http", app.o.addr,
-           gsd_http_port(&app), app.o.data_dir, app.o.workers);
+    int pinned;
+    const char *kernel = gs_blas_kernel(&pinned, NULL);
+    printf("gapsimd: listening on %s://%s:%d (data %s, %d workers, BLAS kernel %s%s)\n",
+           app.o.tls_cert[0] ? "https" : "http", app.o.addr, gsd_http_port(&app),
+           app.o.data_dir, app.o.workers, kernel, pinned ? " by OPENBLAS_CORETYPE" : "");
     fflush(stdout);
     int sig = 0;
     sigwait(&sigs, &sig);

@@ -30,14 +30,25 @@ static void print_health(const gc_ctx *cx, const cJSON *h)
     gc_kv("jobs_active", "%d", gc_jint(h, "jobs_active", 0));
     gc_kv("assemblies_loaded", "%d", gc_jint(h, "assemblies_loaded", 0));
     gc_kv("assemblies_mb", "%.1f", gc_jnum(h, "assemblies_mb", 0));
+    gc_kv("disk_free_mb", "%.0f", gc_jnum(h, "disk_free_mb", -1));
+    gc_kv("store_mb", "%.1f", gc_jnum(h, "store_mb", -1));
+    const cJSON *why = cJSON_GetObjectItemCaseSensitive(h, "reasons");
+    const cJSON *r;
+    cJSON_ArrayForEach(r, why)
+        if (cJSON_IsString(r))
+            gc_kv("degraded", "%s", r->valuestring);
+    const cJSON *blas = cJSON_GetObjectItemCaseSensitive(h, "blas");
+    gc_kv("blas_kernel", "%s%s", gc_jstr(blas, "kernel", "-"),
+          gc_jbool(blas, "pinned", 0) ? " (chosen by OPENBLAS_CORETYPE)" : "");
 }
 
 int gc_cmd_health(gc_ctx *cx, int argc, char **argv)
 {
     const gc_cmd cmd = {"gapsim health",
                         "Ask the server whether it is up (GET /healthz): version, uptime,\n"
-                        "workers, queue depth, active jobs, assemblies in memory. Exit 3 when\n"
-                        "it cannot be reached.\n",
+                        "workers, queue depth, active jobs, assemblies in memory, disk and\n"
+                        "store, why it is degraded, the BLAS kernel. Exit 3 when it cannot be\n"
+                        "reached.\n",
                         "gapsim health [--server URL] [--json]", 0, 0};
     const gc_opt opts[] = {{0}};
     const char *pos[1];

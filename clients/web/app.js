@@ -55,6 +55,9 @@ async function refreshHealth() {
     st.textContent = `gapsimd ${h.version} · ${h.workers} workers · ${h.jobs_active} job${h.jobs_active === 1 ? '' : 's'} running` +
       ` · ${h.assemblies_loaded} assembl${h.assemblies_loaded === 1 ? 'y' : 'ies'} loaded${mem}` +
       (h.status && h.status !== 'ok' ? ` · ${h.status}` : '');
+    // on hover: why it is degraded, and the BLAS kernel it runs
+    const blas = h.blas ? `BLAS kernel ${h.blas.kernel}${h.blas.pinned ? ' (OPENBLAS_CORETYPE)' : ''}` : '';
+    st.title = [...(h.reasons || []), blas].filter(Boolean).join('\n');
   } catch (e) {
     $('server-status').textContent = 'server not reachable';
   }

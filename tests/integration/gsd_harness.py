@@ -55,13 +55,16 @@ class Daemon:
     when the daemon exited non-zero, and cleanup() when its log (appended to
     by every run on this data directory) holds a sanitizer report."""
 
-    def __init__(self, data_dir=None, workers=2, extra=None, log_level=1, exe=None, cafile=None):
+    def __init__(self, data_dir=None, workers=2, extra=None, log_level=1, exe=None, cafile=None,
+                 env=None):
         os.makedirs(TMP, exist_ok=True)
         self.data_dir = data_dir or tempfile.mkdtemp(prefix="gsd-", dir=TMP)
         self.workers = workers
         self.extra = list(extra or [])
         self.log_level = log_level
         self.exe = exe  # another gapsimd binary (default: the one of GS_BIN_DIR)
+        self.env = env  # variables to set for the daemon, over this process's
+        self.start_line = None
         # https (gapsimd --tls-cert): the certificate to trust
         self.context = ssl.create_default_context(cafile=cafile) if cafile else None
         self.proc = None
@@ -72,7 +75,8 @@ class Daemon:
         cmd = [self.exe or binary("gapsimd"), "--port", "0", "--data-dir", self.data_dir,
                "--workers", str(self.workers), "--log-level", str(self.log_level)] + self.extra
         self.log = open(self.log_path, "ab")
-        self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=self.log)
+        env = dict(os.environ, **self.env) if self.env else None
+        self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=self.log, env=env)
         deadline = time.time() + timeout
         line = b""
         while time.time() < deadline:
@@ -82,6 +86,7 @@ class Daemon:
             m = re.search(rb"listening on (https?://[0-9.]+:[0-9]+)", line)
             if m:
                 self.url = m.group(1).decode()
+                self.start_line = line.decode(errors="replace").strip()
                 return self
         self.stop()
         raise RuntimeError("gapsimd did not start: %r (log %s)" % (line, self.log_path))

@@ -24,6 +24,26 @@ class AssemblyTest(ApiCase):
         for k in ("version", "queue_depth", "jobs_active"):
             self.assertIn(k, b)
 
+    def test_healthz_names_the_blas_kernel(self):
+        """/healthz and the start line name the OpenBLAS kernel and whether
+        OPENBLAS_CORETYPE chose it: this daemon's as its environment says, and
+        one started with Prescott (every x86-64 CPU runs it) says Prescott."""
+        b = self.d.get("/healthz").json()["blas"]
+        env = os.environ.get("OPENBLAS_CORETYPE", "")
+        self.assertEqual(b["pinned"], env.lower() == b["kernel"].lower())
+        self.assertIn("OpenBLAS", b["build"])
+        self.assertIn(b["kernel"], b["build"])
+        self.assertIn("BLAS kernel %s" % b["kernel"], self.d.start_line)
+        d = h.Daemon(workers=1, env={"OPENBLAS_CORETYPE": "prescott"}).start()
+        try:
+            b = d.get("/healthz").json()["blas"]
+            self.assertEqual((b["kernel"], b["pinned"]), ("Prescott", True))
+            self.assertIn("Prescott", b["build"])
+            self.assertTrue(d.start_line.endswith("1 workers, BLAS kernel Prescott by OPENBLAS_CORETYPE)"),
+                            d.start_line)
+        finally:
+            d.cleanup()
+
     def test_metrics_counters(self):
         r = self.d.get("/metrics")
         self.assertEqual(r.status, 200)

@@ -112,6 +112,12 @@ class Quota(unittest.TestCase):
         self.assertEqual(hz["status"], "degraded")
         self.assertTrue(any("--store-quota-mb" in x for x in hz["reasons"]), hz)
         self.assertGreater(hz["store_mb"], 1.0)
+        # `gapsim health` says why, one line per reason
+        cli = subprocess.run([h.binary("gapsim"), "--server", self.d.url, "health"],
+                             capture_output=True, text=True, timeout=60)
+        self.assertEqual(cli.returncode, 0, cli.stderr)
+        said = [ln.split(None, 1)[1] for ln in cli.stdout.splitlines() if ln.startswith("degraded:")]
+        self.assertEqual(said, hz["reasons"])
         s = self.d.post("/v1/assemblies/%s/solve" % aid, {"g": gaps(5000, m)})
         self.assertEqual(s.status, 507, s.body[:300])
         c = self.d.post("/v1/assemblies/%s/clouds" % aid, {"gaps": [gaps(6000, m)]})

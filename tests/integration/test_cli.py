@@ -180,7 +180,13 @@ class CliTest(DaemonCase):
     def test_health(self):
         r = self.cli(["health"])
         self.assertIn("status:", r.stdout)
-        self.assertEqual(self.cli_json(["health"])["status"], "ok")
+        hz = self.cli_json(["health"])
+        self.assertEqual(hz["status"], "ok")
+        kernel = [ln.split(None, 1)[1] for ln in r.stdout.splitlines()
+                  if ln.startswith("blas_kernel:")]
+        want = hz["blas"]["kernel"] + (" (chosen by OPENBLAS_CORETYPE)" if hz["blas"]["pinned"] else "")
+        self.assertEqual(kernel, [want])
+        self.assertNotIn("degraded:", r.stdout)
 
     def test_assembly_commands(self):
         a = self.cli_json(["assembly", "show", self.asm])

@@ -114,6 +114,7 @@ class MpiTest(unittest.TestCase):
                                    str(threads), "--out", w])], leaks=True)
             self.assertIn("%d ranks x %d threads" % (np, threads), r.stdout)
             self.assertIn("45 rows solved", r.stdout)
+            self.assertRegex(r.stdout, r"\nblas +OpenBLAS kernel \w+")
             self.assertEqual(npy_data(w), npy_data(self.batch), "np %d" % np)
             self.assertEqual(h.read_npy(w)[0], (45, self.m))
             with open(w + ".summary.json") as f:

@@ -496,6 +496,9 @@ class WebPage(DaemonCase):
         mib = re.search(r"\((\d+) MiB\)", st.all_text())
         self.assertIsNotNone(mib, st.all_text())
         self.assertLessEqual(abs(int(mib.group(1)) - health["assemblies_mb"]), 1)
+        # its title (shown on hover): the reasons when degraded (none here), the BLAS kernel
+        self.assertEqual(st.attrs.get("title"), "BLAS kernel %s%s" % (
+            health["blas"]["kernel"], " (OPENBLAS_CORETYPE)" if health["blas"]["pinned"] else ""))
         other = self.d.post("/v1/assemblies/%s/clouds" % self.asm["id"],
                             {"generate": {"count": 1, "seed": 99}, "label": "other"})
         self.assertEqual(other.status, 202, other.body)

@@ -1,8 +1,9 @@
 /* test_linalg.c -- core/linalg's own kernels against hand-computed values
  * and plain substitution: the checked Cholesky and the triangular solves of
- * the active-set factors. */
+ * the active-set factors; the BLAS kernel report. */
 #include "gs_test.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -328,6 +329,35 @@ GS_TEST(alloc_matrix_advises_huge_pages)
     else
         GS_CHECK_INT(flag, 1);
     free(a);
+}
+
+/* The kernel's name is OpenBLAS's, "pinned" only when OPENBLAS_CORETYPE
+ * names that kernel (in any case): a variable naming another kernel did
+ * not choose the one loaded (OpenBLAS ignores a name it does not know). */
+GS_TEST(blas_kernel_says_who_chose_it)
+{
+    const char *saved = getenv("OPENBLAS_CORETYPE");
+    char keep[64] = "";
+    if (saved)
+        snprintf(keep, sizeof keep, "%s", saved);
+    int pinned = -1;
+    const char *build = NULL;
+    const char *k = gs_blas_kernel(&pinned, &build);
+    GS_CHECK(k && k[0]);
+    GS_CHECK(build && strstr(build, "OpenBLAS") && strstr(build, k));
+    char lower[64];
+    snprintf(lower, sizeof lower, "%s", k);
+    for (char *c = lower; *c; c++)
+        *c = (char)tolower((unsigned char)*c);
+    setenv("OPENBLAS_CORETYPE", lower, 1);
+    GS_CHECK_INT((gs_blas_kernel(&pinned, NULL), pinned), 1);
+    setenv("OPENBLAS_CORETYPE", strcmp(k, "Prescott") ? "Prescott" : "Haswell", 1);
+    GS_CHECK_INT((gs_blas_kernel(&pinned, NULL), pinned), 0);
+    unsetenv("OPENBLAS_CORETYPE");
+    GS_CHECK_INT((gs_blas_kernel(&pinned, NULL), pinned), 0);
+    GS_CHECK_STR(gs_blas_kernel(NULL, NULL), k);
+    if (saved)
+        setenv("OPENBLAS_CORETYPE", keep, 1);
 }
 
 GS_TEST_MAIN()
