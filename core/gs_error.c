@@ -20,6 +20,7 @@ static const struct { const char *name, *text; } gs_err_table[GS_ERR__COUNT] = {
     [GS_ERR_NOT_SYMMETRIC] = {"not_symmetric", "matrix not symmetric"},
     [GS_ERR_NOT_SPD] = {"not_spd", "matrix not positive definite"},
     [GS_ERR_SINGULAR] = {"singular", "singular system"},
+    [GS_ERR_CHECK] = {"check_failed", "a computed result failed its check"},
 };
 
 const char *gs_err_name(gs_err code)

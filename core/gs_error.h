@@ -26,6 +26,7 @@ typedef enum {
     GS_ERR_NOT_SYMMETRIC, /* stiffness block not symmetric */
     GS_ERR_NOT_SPD,       /* Cholesky failed: not positive definite (lapack_info) */
     GS_ERR_SINGULAR,      /* singular system (e.g. linearly dependent contact pairs) */
+    GS_ERR_CHECK,         /* a computed result failed its check (precomp_check.h) */
     GS_ERR__COUNT
 } gs_err;
 

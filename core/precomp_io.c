@@ -36,8 +36,8 @@ enum { W_ENDIAN = 1, W_VERSION, W_HDR_BYTES, W_N, W_M, W_NPARTS, W_PAYLOAD, W_HA
  * saved precomputation always has L_Q (gs_precomp_save refuses one without);
  * nor is parts_ready (it sat in lq_ready's padding): the sparse factors are
  * recomputed at load, or later (GS_PRECOMP_DEFER_SPARSE); nor taken (set
- * during gs_precomp_build_taken only). */
-_Static_assert(sizeof(gs_precomp) == 168, "gs_precomp changed: update precomp_io.c");
+ * during gs_precomp_build_taken only), nor kdiag (during a build only). */
+_Static_assert(sizeof(gs_precomp) == 176, "gs_precomp changed: update precomp_io.c");
 #endif
 
 /* ---- layout shared by save and load ----------------------------------------- */

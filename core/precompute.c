@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "linalg.h"
+#include "precomp_check.h"
 
 void gs_precomp_free(gs_precomp *pc)
 {
@@ -31,6 +32,10 @@ void gs_precomp_free(gs_precomp *pc)
     free(pc->qdiag);
     free(pc->u0);
     free(pc->cond_block);
+    if (pc->kdiag)
+        for (int b = 0; b < pc->mdl->n_parts; b++)
+            free(pc->kdiag[b]);
+    free(pc->kdiag);
     free(pc);
 }
 
@@ -113,6 +118,12 @@ static gs_err factor_dense_part(gs_precomp *pc, int b, double *anorm, double *rc
         memcpy(pc->L[b], mdl->parts[b].K, (size_t)nb * nb * sizeof(double));
     }
     *anorm = gs_sym_norm1(pc->L[b], nb, nb); /* K_b's, before dpotrf */
+    if (pc->kdiag) { /* for the check: dpotrf overwrites the diagonal, not the upper triangle */
+        if (!(pc->kdiag[b] = malloc((size_t)nb * sizeof(double))))
+            return gs_errorf(err, GS_ERR_NOMEM, field, "no memory");
+        for (int i = 0; i < nb; i++)
+            pc->kdiag[b][i] = pc->L[b][(size_t)i * nb + i];
+    }
     gs_err e = gs_chol(pc->L[b], nb, nb, field, err);
     if (e != GS_OK)
         return e;
@@ -622,6 +633,8 @@ gs_err gs_precomp_finish_lq(gs_precomp *pc, gs_error *err)
         return gs_errorf(err, GS_ERR_NOMEM, "", "no memory for L_Q (m = %d)", pc->m);
     const double t0 = gs_now(), tc = pc->t.cond;
     gs_err rc = factor_Q(pc, err);
+    if (rc == GS_OK)
+        rc = gs_precomp_check_lq(pc, NULL, err);
     if (rc != GS_OK) {
         free(pc->LQ);
         pc->LQ = NULL;
@@ -704,12 +717,13 @@ static gs_err build(const gs_model *mdl, double **taken, unsigned flags, gs_prec
     pc->L = calloc((size_t)mdl->n_parts, sizeof *pc->L);
     pc->F = calloc((size_t)mdl->n_parts, sizeof *pc->F);
     pc->cond_block = calloc((size_t)mdl->n_parts, sizeof *pc->cond_block);
+    pc->kdiag = calloc((size_t)mdl->n_parts, sizeof *pc->kdiag);
     pc->Q = alloc_square(mdl->m);
     pc->qdiag = calloc((size_t)mdl->m, sizeof *pc->qdiag);
     pc->u0 = calloc((size_t)mdl->m, sizeof *pc->u0);
     pc->cond_Q = NAN;
     gs_err rc = GS_OK;
-    if (!pc->L || !pc->F || !pc->cond_block || !pc->Q || !pc->qdiag || !pc->u0) {
+    if (!pc->L || !pc->F || !pc->cond_block || !pc->kdiag || !pc->Q || !pc->qdiag || !pc->u0) {
         rc = gs_errorf(err, GS_ERR_NOMEM, "", "no memory for the precomputation (m = %d)", mdl->m);
         goto fail;
     }
@@ -718,9 +732,13 @@ static gs_err build(const gs_model *mdl, double **taken, unsigned flags, gs_prec
         goto fail;
     t1 = gs_now();
     pc->t.factor_K = t1 - t0 - pc->t.cond;
-    if ((rc = build_Q(pc, err)) != GS_OK)
+    if ((rc = build_Q(pc, err)) != GS_OK || (rc = gs_precomp_check_q(pc, 0, NULL, err)) != GS_OK)
         goto fail;
     pc->t.build_Q = gs_now() - t1;
+    for (int b = 0; b < mdl->n_parts; b++) /* the check had the last use of them */
+        free(pc->kdiag[b]);
+    free(pc->kdiag);
+    pc->kdiag = NULL;
     for (int i = 0; i < pc->m; i++)
         pc->qdiag[i] = pc->Q[(size_t)i * pc->m + i];
     t1 = gs_now();

@@ -21,6 +21,10 @@
  *               (GS_PRECOMP_DEFER_LQ: gapsimd answers "ready" without it and
  *               computes it next), since GI relative never reads it.
  *   5. cond_1 estimates of K (over all blocks) and Q (dlansy + dpocon).
+ * Stages 2 and 4 end with a check of what they made against the model, by
+ * probes in gapsim's own loops (precomp_check.h; in their times): a BLAS
+ * that computes wrong results fails the build (GS_ERR_CHECK) instead of
+ * certifying wrong answers later.
  * Sparse parts (a whole FE mesh, gs_part.Ksp): stage 1 is CHOLMOD's sparse
  * Cholesky (core/spchol.h, kept for displacement recovery; one part per
  * thread, single-threaded BLAS), stage 2 takes (K_b^-1)[R, R] for the part's
@@ -72,6 +76,8 @@ typedef struct {
     atomic_int parts_ready; /* 1 once every sparse part has its F[b]
                                (gs_precomp_has_part_factors) */
     double **taken;      /* during gs_precomp_build_taken only: blocks to factor in place */
+    double **kdiag;      /* during a build only: diag(K_b) of each dense part before its
+                            factorization, for the check (precomp_check.h) */
 } gs_precomp;
 
 /* Flags of gs_precomp_build_ex. */

@@ -161,9 +161,9 @@ static void solve_run(gsd_task *t, gsd_worker *w)
         rc = gsd_asm_need(app, a, &o, &e);
     }
     /* its stored files unreadable (the load, or the stiffness blocks read
-     * again): the server's failure (500, details to the log), not the
-     * request's */
-    const int unreadable = rc == GS_ERR_IO || rc == GS_ERR_FORMAT;
+     * again), or L_Q made here failing its check (precomp_check.h): the
+     * server's failure (500), not the request's */
+    const int unreadable = rc == GS_ERR_IO || rc == GS_ERR_FORMAT || rc == GS_ERR_CHECK;
     if (rc == GS_OK && !st->load) {
         st->load = malloc(sizeof(double) * (size_t)st->m);
         st->eq = malloc((size_t)st->m);

@@ -115,7 +115,8 @@ static void answer_waiter(gsd_req *r, const gsd_assembly_row *row)
         gs_buf_puts(&b, "},\"assembly\":");
         gsd_asm_row_json(row, &b);
         gs_buf_puts(&b, "}");
-        gsd_reply_json(r, 422, &b);
+        /* the model's fault (422), or the machine's: a build that failed its check */
+        gsd_reply_json(r, strcmp(row->err_code, "check_failed") ? 422 : 500, &b);
     } else {
         gsd_asm_row_json(row, &b);
         gsd_reply_json(r, 201, &b);
@@ -381,7 +382,7 @@ static void save_run(gsd_task *t, gsd_worker *w)
     gs_err rc = gsd_store_assembly_get(w->st, id, &row, &found, &e);
     if (rc == GS_OK && found && !strcmp(row.status, "ready")) { /* else deleted meanwhile */
         if ((rc = gsd_asm_need_lq(st->a, &e)) != GS_OK) {
-            if (rc == GS_ERR_SINGULAR || rc == GS_ERR_NOT_SPD)
+            if (rc == GS_ERR_SINGULAR || rc == GS_ERR_NOT_SPD || rc == GS_ERR_CHECK)
                 lq_failed(app, w->st, st->a, &row, &e);
             else
                 gsd_log(app, 0, "assembly %s: L_Q not computed (%s); methods that need it "

@@ -365,9 +365,10 @@ int main(int argc, char **argv)
     }
     int pinned;
     const char *kernel = gs_blas_kernel(&pinned, NULL);
-    printf("gapsimd: listening on %s://%s:%d (data %s, %d workers, BLAS kernel %s%s)\n",
+    printf("gapsimd: listening on %s://%s:%d (data %s, %d worker%s, BLAS kernel %s%s)\n",
            app.o.tls_cert[0] ? "https" : "http", app.o.addr, gsd_http_port(&app),
-           app.o.data_dir, app.o.workers, kernel, pinned ? " by OPENBLAS_CORETYPE" : "");
+           app.o.data_dir, app.o.workers, app.o.workers == 1 ? "" : "s", kernel,
+           pinned ? " by OPENBLAS_CORETYPE" : "");
     fflush(stdout);
     int sig = 0;
     sigwait(&sigs, &sig);

@@ -39,8 +39,35 @@ class AssemblyTest(ApiCase):
             b = d.get("/healthz").json()["blas"]
             self.assertEqual((b["kernel"], b["pinned"]), ("Prescott", True))
             self.assertIn("Prescott", b["build"])
-            self.assertTrue(d.start_line.endswith("1 workers, BLAS kernel Prescott by OPENBLAS_CORETYPE)"),
+            self.assertTrue(d.start_line.endswith("1 worker, BLAS kernel Prescott by OPENBLAS_CORETYPE)"),
                             d.start_line)
+        finally:
+            d.cleanup()
+
+    def test_miscomputing_lapack_fails_the_build(self):
+        """A LAPACK whose dpotri miscomputes (tests/fault/fault_dpotri.c,
+        preloaded: every inverse scaled by 1.001, as a kernel that computes
+        wrong results on some CPU would) fails the upload's precomputation by
+        its check (core/precomp_check.h): 500 check_failed naming the pairs,
+        the assembly "failed" with that error; no solve is served from it."""
+        fault = os.path.join(h.BIN_DIR, "tests", "libgs_fault_dpotri.so")
+        self.assertTrue(os.path.exists(fault), fault)
+        env = {"LD_PRELOAD": fault,
+               "ASAN_OPTIONS": os.environ.get("ASAN_OPTIONS", "") + ":verify_asan_link_order=0"}
+        d = h.Daemon(workers=1, env=env).start()
+        try:
+            r = upload_json(d, self.model_json)
+            self.assertEqual(r.status, 500, r.body[:400])
+            err = r.json()["error"]
+            self.assertEqual((err["code"], err["field"]), ("check_failed", "pairs"), err)
+            self.assertIn("does not agree with the factors of K", err["message"])
+            self.assertIn("OpenBLAS kernel", err["message"])
+            a = r.json()["assembly"]
+            self.assertEqual(a["status"], "failed")
+            self.assertEqual(a["error"]["code"], "check_failed")
+            g = self.G[0]
+            s = d.post("/v1/assemblies/%s/solve" % a["id"], {"g": g})
+            self.assertEqual(s.status, 409, s.body[:300])
         finally:
             d.cleanup()
 

@@ -8,6 +8,7 @@
 #include <math.h>
 
 #include "linalg.h"
+#include "precomp_check.h"
 #include "precomp_io.h"
 #include "precompute.h"
 
@@ -310,6 +311,60 @@ GS_TEST(build_taken_factors_in_place_bitwise)
     gs_model_free(bad);
     gs_precomp_free(full);
     gs_model_free(ref);
+    gs_model_free(mdl);
+}
+
+/* The build's own check (precomp_check.h): quiet on a correct build, at
+ * rounding level; a factor, Q or L_Q changed by one part in a million in one
+ * entry (what a miscomputing BLAS kernel does, and more) fails it, naming
+ * the part or the pairs. The checks are run again on a finished build, its
+ * diagonals of K restored from the model (the build frees them). */
+GS_TEST(build_check_catches_a_wrong_entry)
+{
+    gs_model *mdl = tm_random(2, 60, 10, 18);
+    gs_precomp *pc = ts_build(mdl);
+    const int m = mdl->m;
+    GS_CHECK(pc->kdiag == NULL); /* spent by the build */
+    double **kd = calloc(2, sizeof *kd);
+    for (int b = 0; b < 2; b++) {
+        const int nb = mdl->parts[b].ndof;
+        kd[b] = malloc((size_t)nb * sizeof(double));
+        for (int i = 0; i < nb; i++)
+            kd[b][i] = mdl->parts[b].K[(size_t)i * nb + i];
+    }
+    pc->kdiag = kd;
+    gs_error e;
+    double rq = -1.0, rl = -1.0;
+    GS_CHECK_INT(gs_precomp_check_q(pc, 1, &rq, &e), GS_OK);
+    GS_CHECK_INT(gs_precomp_check_lq(pc, &rl, &e), GS_OK);
+    GS_CHECK_MSG(rq >= 0.0 && rq < 1e-13 && rl >= 0.0 && rl < 1e-14, "ratios %.3g %.3g", rq, rl);
+    /* one entry of Q (both triangles) */
+    const size_t ij = 7 + (size_t)3 * m, ji = 3 + (size_t)7 * m;
+    const double q0 = pc->Q[ij];
+    pc->Q[ij] = pc->Q[ji] = q0 + 1e-6 * max_abs(pc->qdiag, (size_t)m);
+    GS_CHECK_INT(gs_precomp_check_q(pc, 1, &rq, &e), GS_ERR_CHECK);
+    GS_CHECK_STR(e.field, "pairs");
+    GS_CHECK(strstr(e.msg, "Q = A'K^-1 A does not agree") && strstr(e.msg, gs_blas_kernel(NULL, NULL)));
+    GS_CHECK_INT(gs_precomp_check_lq(pc, NULL, &e), GS_ERR_CHECK);
+    pc->Q[ij] = pc->Q[ji] = q0;
+    /* one entry of part 1's factor (lower triangle) */
+    const int nb = mdl->parts[1].ndof;
+    double *l = &pc->L[1][20 + (size_t)11 * nb];
+    const double l0 = *l;
+    *l = l0 * (1.0 + 1e-6) + 1e-6 * pc->L[1][(size_t)11 * nb + 11];
+    GS_CHECK_INT(gs_precomp_check_q(pc, 1, NULL, &e), GS_ERR_CHECK);
+    GS_CHECK_STR(e.field, "parts[1].K");
+    *l = l0;
+    /* one entry of L_Q */
+    double *lq = &pc->LQ[(m - 1) + (size_t)2 * m];
+    const double lq0 = *lq;
+    *lq = lq0 + 1e-6 * pc->LQ[(size_t)2 * m + 2];
+    GS_CHECK_INT(gs_precomp_check_lq(pc, NULL, &e), GS_ERR_CHECK);
+    GS_CHECK(strstr(e.msg, "factor of Q") != NULL);
+    *lq = lq0;
+    GS_CHECK_INT(gs_precomp_check_q(pc, 2, NULL, &e), GS_OK); /* all restored */
+    GS_CHECK_INT(gs_precomp_check_lq(pc, NULL, &e), GS_OK);
+    gs_precomp_free(pc); /* frees kd with pc->kdiag */
     gs_model_free(mdl);
 }
 

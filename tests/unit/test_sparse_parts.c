@@ -45,6 +45,7 @@
 #include "matrix_write.h"
 #include "gs_test.h"
 #include "model_json.h"
+#include "precomp_check.h"
 #include "precomp_io.h"
 #include "spchol.h"
 #include "test_models.h"
@@ -782,6 +783,32 @@ GS_TEST(sparse_factor_bytes_counted)
     GS_CHECK_INT((long long)(gs_precomp_bytes(pc) - gs_precomp_bytes_ahead(mdl)), (long long)fac);
     gs_precomp_free(pc);
     gs_model_free(mdl);
+}
+
+/* The build's check (precomp_check.h) on sparse parts: CHOLMOD's solve
+ * against the part's sparse K, at rounding level on a correct build; an
+ * entry of K changed after the factorization (the factor then no longer
+ * solves the block, as a miscomputed factor would not) fails it, naming
+ * the part. */
+GS_TEST(sparse_build_check)
+{
+    gs_model *ms = gen(GS_GEN_LAP, 1);
+    gs_precomp *ps = ts_build(ms);
+    gs_error e;
+    double rq = -1.0;
+    GS_CHECK_INT(gs_precomp_check_q(ps, 2, &rq, &e), GS_OK);
+    GS_CHECK_MSG(rq >= 0.0 && rq < 1e-13, "ratio %.3g", rq);
+    gs_spmat *K = ms->parts[1].Ksp;
+    double *d = &K->val[K->colptr[5]]; /* the first stored entry of column 5 */
+    const double d0 = *d;
+    *d = d0 * (1.0 + 1e-5);
+    GS_CHECK_INT(gs_precomp_check_q(ps, 1, NULL, &e), GS_ERR_CHECK);
+    GS_CHECK_STR(e.field, "parts[1].K");
+    GS_CHECK(strstr(e.msg, "CHOLMOD") != NULL);
+    *d = d0;
+    GS_CHECK_INT(gs_precomp_check_q(ps, 1, NULL, &e), GS_OK);
+    gs_precomp_free(ps);
+    gs_model_free(ms);
 }
 
 GS_TEST_MAIN()
