@@ -41,8 +41,9 @@ void gs_blas_set_threads(int n);
 int gs_blas_get_threads(void);
 /* The kernel OpenBLAS runs here ("Haswell", "SkylakeX", ...: it picks one
  * for the CPU when the library loads, or OPENBLAS_CORETYPE names it; *pinned
- * says the variable chose it) and its build line (version and options). Results differ by
- * kernel at round-off only; speeds by up to 1.7x (docs/operations.md). */
+ * says the variable chose it) and its build line (version and options).
+ * Results differ by kernel at round-off only; speeds by up to 1.7x
+ * (docs/operations.md). */
 const char *gs_blas_kernel(int *pinned, const char **build);
 
 /* Run fn(arg) on `threads` threads at once (this one included; at most 64),

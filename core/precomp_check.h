@@ -21,8 +21,8 @@
  *   3. once L_Q is there, with another probe w:
  *        |L_Q (L_Q' w) - Q w|_inf <= GS_CHECK_BACKWARD | |Q| |w| |_inf.
  * A broken kernel's errors are of the order of the entries themselves; the
- * rounding of a correct build stays 10^4 to 10^7 times below these bounds
- * on the generated joints (docs/architecture.md). A failure is
+ * rounding of a correct build stays 10^7 (L_Q) to 10^10 (Q) times below
+ * these bounds on the generated joints (docs/architecture.md). A failure is
  * GS_ERR_CHECK naming the part (parts[b].K) or "pairs", its message the
  * measured ratio, the bound and the OpenBLAS kernel.
  * Cost: O(sum_b n_b^2 + m^2), a few passes over the blocks and Q (memory
