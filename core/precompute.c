@@ -696,9 +696,22 @@ gs_err gs_precomp_build(const gs_model *mdl, gs_precomp **out, gs_error *err)
     return gs_precomp_build_ex(mdl, 0, out, err);
 }
 
+const char *gs_precomp_stage_name(int stage)
+{
+    static const char *const names[GS_STAGE__COUNT] = {"queued", "factor_K", "build_Q",
+                                                        "check",  "loads",    "factor_Q"};
+    return stage >= 0 && stage < GS_STAGE__COUNT ? names[stage] : "unknown";
+}
+
+static void set_stage(atomic_int *stage, gs_precomp_stage s)
+{
+    if (stage)
+        atomic_store_explicit(stage, (int)s, memory_order_relaxed);
+}
+
 /* The build, from the model's blocks (copied) or from taken ones. */
-static gs_err build(const gs_model *mdl, double **taken, unsigned flags, gs_precomp **out,
-                    gs_error *err)
+static gs_err build(const gs_model *mdl, double **taken, unsigned flags, atomic_int *stage,
+                    gs_precomp **out, gs_error *err)
 {
     *out = NULL;
     gs_error_clear(err);
@@ -728,11 +741,16 @@ static gs_err build(const gs_model *mdl, double **taken, unsigned flags, gs_prec
         goto fail;
     }
     double t0 = gs_now(), t1;
+    set_stage(stage, GS_STAGE_FACTOR_K);
     if ((rc = factor_blocks(pc, err)) != GS_OK)
         goto fail;
     t1 = gs_now();
     pc->t.factor_K = t1 - t0 - pc->t.cond;
-    if ((rc = build_Q(pc, err)) != GS_OK || (rc = gs_precomp_check_q(pc, 0, NULL, err)) != GS_OK)
+    set_stage(stage, GS_STAGE_BUILD_Q);
+    if ((rc = build_Q(pc, err)) != GS_OK)
+        goto fail;
+    set_stage(stage, GS_STAGE_CHECK);
+    if ((rc = gs_precomp_check_q(pc, 0, NULL, err)) != GS_OK)
         goto fail;
     pc->t.build_Q = gs_now() - t1;
     for (int b = 0; b < mdl->n_parts; b++) /* the check had the last use of them */
@@ -742,12 +760,16 @@ static gs_err build(const gs_model *mdl, double **taken, unsigned flags, gs_prec
     for (int i = 0; i < pc->m; i++)
         pc->qdiag[i] = pc->Q[(size_t)i * pc->m + i];
     t1 = gs_now();
+    set_stage(stage, GS_STAGE_LOADS);
     if ((rc = base_loads(pc, err)) != GS_OK)
         goto fail;
     pc->t.loads = gs_now() - t1;
     pc->t.total = gs_now() - t0;
-    if (!(flags & GS_PRECOMP_DEFER_LQ) && (rc = gs_precomp_finish_lq(pc, err)) != GS_OK)
-        goto fail;
+    if (!(flags & GS_PRECOMP_DEFER_LQ)) {
+        set_stage(stage, GS_STAGE_FACTOR_Q);
+        if ((rc = gs_precomp_finish_lq(pc, err)) != GS_OK)
+            goto fail;
+    }
     pc->taken = NULL;
     *out = pc;
     return GS_OK;
@@ -759,13 +781,19 @@ fail:
 gs_err gs_precomp_build_ex(const gs_model *mdl, unsigned flags, gs_precomp **out,
                            gs_error *err)
 {
-    return build(mdl, NULL, flags, out, err);
+    return build(mdl, NULL, flags, NULL, out, err);
 }
 
 gs_err gs_precomp_build_taken(const gs_model *mdl, double **blocks, unsigned flags,
                               gs_precomp **out, gs_error *err)
 {
-    gs_err rc = build(mdl, blocks, flags, out, err);
+    return gs_precomp_build_watched(mdl, blocks, flags, NULL, out, err);
+}
+
+gs_err gs_precomp_build_watched(const gs_model *mdl, double **blocks, unsigned flags,
+                                atomic_int *stage, gs_precomp **out, gs_error *err)
+{
+    gs_err rc = build(mdl, blocks, flags, stage, out, err);
     for (int b = 0; blocks && b < mdl->n_parts; b++) { /* not adopted: a failure */
         free(blocks[b]);
         blocks[b] = NULL;

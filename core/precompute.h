@@ -113,6 +113,25 @@ gs_err gs_precomp_build_ex(const gs_model *mdl, unsigned flags, gs_precomp **out
  * (nothing taken): gs_precomp_build_ex. mdl: released by the take. */
 gs_err gs_precomp_build_taken(const gs_model *mdl, double **blocks, unsigned flags,
                               gs_precomp **out, gs_error *err);
+/* The stage a build is in, for a watcher on another thread (gapsimd's
+ * answer about a precomputing assembly): GS_STAGE_QUEUED until the build
+ * starts, then each stage as it begins (the check: precomp_check.h). */
+typedef enum {
+    GS_STAGE_QUEUED = 0,
+    GS_STAGE_FACTOR_K,
+    GS_STAGE_BUILD_Q,
+    GS_STAGE_CHECK,
+    GS_STAGE_LOADS,
+    GS_STAGE_FACTOR_Q,
+    GS_STAGE__COUNT
+} gs_precomp_stage;
+/* "queued", "factor_K", "build_Q", "check", "loads", "factor_Q" (the
+ * names of the stage times, precompute.times_s). */
+const char *gs_precomp_stage_name(int stage);
+/* gs_precomp_build_taken publishing its stage in *stage (relaxed stores;
+ * NULL: none). */
+gs_err gs_precomp_build_watched(const gs_model *mdl, double **blocks, unsigned flags,
+                                atomic_int *stage, gs_precomp **out, gs_error *err);
 /* Stages 4 and 5 for Q of a deferred build: L_Q, cond_Q, their times (added
  * to t.total); then gs_precomp_has_lq is 1 (a release store: readers that
  * see it see LQ). A no-op returning GS_OK when L_Q is there. Errors as the

@@ -281,7 +281,7 @@ void gsd_h_asm_create(gsd_req *r)
         found = 0;
     }
     if (found) { /* same content: the existing assembly, and say so */
-        gsd_asm_row_json(&row, &b);
+        gsd_asm_row_json_live(r->app, &row, &b);
         if (b.len && b.p[b.len - 1] == '}')
             b.len--; /* reopen the object for the notice */
         gs_buf_puts(&b, ",\"existing\":true,\"notice\":");
@@ -318,7 +318,7 @@ void gsd_h_asm_create(gsd_req *r)
         return;
     }
     if (!sync) {
-        gsd_asm_row_json(&row, &b);
+        gsd_asm_row_json_live(r->app, &row, &b);
         gsd_reply_json(r, 202, &b);
     }
 }
@@ -337,7 +337,7 @@ void gsd_h_asm_list(gsd_req *r)
     for (int i = 0; i < count; i++) {
         if (i)
             gs_buf_puts(&b, ",");
-        gsd_asm_row_json(&rows[i], &b);
+        gsd_asm_row_json_live(r->app, &rows[i], &b);
     }
     gs_buf_puts(&b, "]}");
     free(rows);
@@ -350,7 +350,7 @@ void gsd_h_asm_get(gsd_req *r)
     if (!gsd_api_assembly(r, &row))
         return;
     gs_buf b = {0};
-    gsd_asm_row_json(&row, &b);
+    gsd_asm_row_json_live(r->app, &row, &b);
     gsd_reply_json(r, 200, &b);
 }
 

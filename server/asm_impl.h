@@ -6,6 +6,8 @@
 #ifndef GSD_ASM_IMPL_H
 #define GSD_ASM_IMPL_H
 
+#include <stdatomic.h>
+
 #include "fcache.h"
 #include "registry.h"
 
@@ -30,6 +32,9 @@ struct gsd_asm {
     gsd_step dense;            /* its released dense blocks read again (gsd_asm_need) */
     gs_model *mdl;             /* NULL until loaded */
     gs_precomp *pc;            /* NULL until ready */
+    atomic_int stage;          /* the precomputation's stage (gs_precomp_stage) */
+    _Atomic double pre_t0;     /* when the precomputation began (0: queued); atomic, so
+                                  that an answer about it never waits for the entry lock */
     gs_solver **solvers;       /* n_workers slots */
     gs_fcache *fcache;         /* shared by the solvers (NULL: none); made with the first */
     size_t fcache_budget;      /* its bytes (the registry's) */

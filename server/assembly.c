@@ -41,7 +41,9 @@ static void factor_path(const gsd_app *app, const char *id, char *out, size_t ca
     snprintf(out, cap, "%.*s/factors.bin", (int)(cap > 13 ? cap - 13 : 0), dir);
 }
 
-void gsd_asm_row_json(const gsd_assembly_row *row, gs_buf *b)
+/* The row, with the live progress (stage, elapsed) of a precomputing one
+ * when stage is not NULL. */
+static void row_json(const gsd_assembly_row *row, const char *stage, double elapsed, gs_buf *b)
 {
     gs_buf_puts(b, "{\"id\":");
     gs_buf_json_str(b, row->id);
@@ -73,6 +75,11 @@ void gsd_asm_row_json(const gsd_assembly_row *row, gs_buf *b)
         gs_buf_json_num(b, row->cond_Q);
         gs_buf_puts(b, "}");
     }
+    if (stage && !strcmp(row->status, "precomputing")) {
+        gs_buf_puts(b, ",\"progress\":{\"stage\":");
+        gs_buf_json_str(b, stage);
+        gs_buf_printf(b, ",\"elapsed_s\":%.3f}", elapsed);
+    }
     if (!strcmp(row->status, "failed")) {
         gs_buf_puts(b, ",\"error\":{\"code\":");
         gs_buf_json_str(b, row->err_code);
@@ -89,6 +96,26 @@ void gsd_asm_row_json(const gsd_assembly_row *row, gs_buf *b)
     gs_buf_puts(b, "/solve\",\"clouds\":\"/v1/assemblies/");
     gs_buf_puts(b, row->id);
     gs_buf_puts(b, "/clouds\"}}");
+}
+
+void gsd_asm_row_json(const gsd_assembly_row *row, gs_buf *b)
+{
+    row_json(row, NULL, 0.0, b);
+}
+
+void gsd_asm_row_json_live(gsd_app *app, const gsd_assembly_row *row, gs_buf *b)
+{
+    const char *stage = NULL;
+    double elapsed = 0.0;
+    gsd_asm *a = strcmp(row->status, "precomputing") ? NULL : gsd_registry_acquire(app->reg, row->id);
+    if (a) {
+        const double t0 = atomic_load_explicit(&a->pre_t0, memory_order_acquire);
+        stage = gs_precomp_stage_name(t0 > 0 ? atomic_load_explicit(&a->stage, memory_order_relaxed)
+                                             : GS_STAGE_QUEUED);
+        elapsed = t0 > 0 ? gs_now() - t0 : 0.0;
+        gsd_registry_release(app->reg, a);
+    }
+    row_json(row, stage, elapsed, b);
 }
 
 /* ---- precomputation task ----------------------------------------------------- */
@@ -135,7 +162,7 @@ static gs_err build_factors(gsd_asm *a, double **taken, unsigned flags, gsd_asse
                             gs_precomp **out, gs_error *err)
 {
     gs_precomp *pc = NULL;
-    gs_err rc = gs_precomp_build_taken(a->mdl, taken, flags, &pc, err);
+    gs_err rc = gs_precomp_build_watched(a->mdl, taken, flags, &a->stage, &pc, err);
     if (rc)
         return rc;
     row->factor_checksum[0] = '\0';
@@ -473,6 +500,10 @@ static void pre_run(gsd_task *t, gsd_worker *w)
          * solve has run on it; NULL: no dense block, or no memory to take
          * them (then copied, and released after) */
         double **taken = todo ? gs_model_take_dense(a->mdl, a->hash) : NULL;
+        if (todo) { /* begun: the build's first stage (it says so again) */
+            atomic_store_explicit(&a->stage, GS_STAGE_FACTOR_K, memory_order_relaxed);
+            atomic_store_explicit(&a->pre_t0, gs_now(), memory_order_release);
+        }
         pthread_mutex_unlock(&a->mu);
         /* the build runs without the entry lock: connection threads may read
          * the model (geometry) meanwhile; solves wait for status "ready" */

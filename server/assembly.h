@@ -52,6 +52,10 @@ gs_err gsd_asm_resume(gsd_app *app, gs_error *err);
 gs_err gsd_asm_delete(gsd_app *app, const char *id, gs_error *err);
 /* JSON object of an assembly row. */
 void gsd_asm_row_json(const gsd_assembly_row *row, gs_buf *b);
+/* The same, and for a precomputing assembly its progress from the registry
+ * entry: "progress": {"stage" (gs_precomp_stage_name), "elapsed_s" since the
+ * precomputation began (0 while queued)}. */
+void gsd_asm_row_json_live(gsd_app *app, const gsd_assembly_row *row, gs_buf *b);
 /* Model limits of this daemon's options. */
 void gsd_asm_limits(const gsd_app *app, gs_model_limits *lim);
 

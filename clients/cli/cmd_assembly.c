@@ -44,6 +44,10 @@ static void print_assembly(const gc_ctx *cx, const cJSON *a)
     gc_kv("content_hash", "%s", gc_jstr(a, "content_hash", "-"));
     gc_kv("created", "%s", gc_fmt_time(gc_jnum(a, "created_at", 0), t, sizeof t));
     gc_kv("ready", "%s", gc_fmt_time(gc_jnum(a, "ready_at", 0), t, sizeof t));
+    const cJSON *pg = cJSON_GetObjectItemCaseSensitive(a, "progress");
+    if (pg)
+        gc_kv("progress", "%s, %s", gc_jstr(pg, "stage", "-"),
+              gs_fmt_duration(gc_jnum(pg, "elapsed_s", 0), t, sizeof t));
     const cJSON *pc = cJSON_GetObjectItemCaseSensitive(a, "precompute");
     if (pc) {
         const cJSON *ts = cJSON_GetObjectItemCaseSensitive(pc, "times_s");

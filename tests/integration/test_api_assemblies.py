@@ -4,6 +4,7 @@ metrics; a precomputation that fails (non-SPD block); L_Q after "ready"
 and dependent pairs found then."""
 import json
 import os
+import subprocess
 import time
 import unittest
 
@@ -161,6 +162,48 @@ class AssemblyTest(ApiCase):
         r2 = upload_json(self.d, path, wait=False)
         self.assertEqual(r2.status, 200)
         self.assertEqual(r2.json()["id"], a["id"])
+
+    def test_progress_while_precomputing(self):
+        """A precomputing assembly says its stage and the seconds since it
+        began (GET, the list, `gapsim assembly show`): the stages come in the
+        build's order, the seconds do not go back, "progress" is gone once
+        ready. The full lap joint (m = 2,603: a build of about a second,
+        more under the sanitizers), on a daemon of its own."""
+        path, _ = model("lap", small=False, inline=False, gaps=1)
+        order = ["queued", "factor_K", "build_Q", "check", "loads", "factor_Q"]
+        d = h.Daemon(workers=1).start()
+        try:
+            r = upload_multipart(d, path, wait=False)
+            self.assertEqual(r.status, 202, r.body[:300])
+            aid, seen, last = r.json()["id"], [], 0.0
+            shown = None
+            while True:
+                a = d.get("/v1/assemblies/" + aid).json()
+                if a["status"] != "precomputing":
+                    break
+                p = a["progress"]
+                self.assertIn(p["stage"], order)
+                self.assertGreaterEqual(p["elapsed_s"], last)
+                last = p["elapsed_s"]
+                if not seen or seen[-1] != p["stage"]:
+                    seen.append(p["stage"])
+                listed = [x for x in d.get("/v1/assemblies").json()["assemblies"] if x["id"] == aid]
+                if listed[0]["status"] == "precomputing":
+                    self.assertIn(listed[0]["progress"]["stage"], order)
+                if shown is None:
+                    cli = subprocess.run([h.binary("gapsim"), "--server", d.url, "assembly", "show",
+                                          aid], capture_output=True, text=True, timeout=60)
+                    shown = cli.stdout
+                time.sleep(0.01)
+            self.assertEqual(a["status"], "ready")
+            self.assertNotIn("progress", a)
+            self.assertTrue(seen, "never seen precomputing")
+            self.assertEqual(seen, sorted(seen, key=order.index), seen)
+            self.assertTrue({"factor_K", "build_Q"} & set(seen), seen)
+            if "status:           precomputing" in shown:
+                self.assertRegex(shown, r"\nprogress: +(%s), " % "|".join(order))
+        finally:
+            d.cleanup()
 
     def test_multipart_same_hash_as_inline(self):
         path_files, _ = model("lap", small=True, inline=False, gaps=2)
