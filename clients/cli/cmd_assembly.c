@@ -159,6 +159,49 @@ static int collect_refs(part_list *pl, const char *prog, const char *dir, const 
     return rc;
 }
 
+static void assembly_path(char *buf, size_t cap, const char *id);
+
+/* --wait: follow the precomputation of the assembly *ans (the upload's
+ * answer) until it ends, polling its GET every 0.25 s, a line on stderr at
+ * each stage (progress.stage) unless quiet; *ans and *raw become the last
+ * answer. A failed precomputation: its error on stderr, GC_ESERVER. */
+static int wait_precompute(gc_ctx *cx, const char *prog, int quiet, cJSON **ans, gc_buf *raw)
+{
+    char path[512], id[64], last[32] = "", t[64];
+    snprintf(id, sizeof id, "%s", gc_jstr(*ans, "id", ""));
+    assembly_path(path, sizeof path, id);
+    while (!strcmp(gc_jstr(*ans, "status", ""), "precomputing")) {
+        const cJSON *pg = cJSON_GetObjectItemCaseSensitive(*ans, "progress");
+        const char *stage = gc_jstr(pg, "stage", "");
+        if (!quiet && stage[0] && strcmp(stage, last)) {
+            fprintf(stderr, "%s: %s precomputing: %s (%s)\n", prog, id, stage,
+                    gs_fmt_duration(gc_jnum(pg, "elapsed_s", 0), t, sizeof t));
+            snprintf(last, sizeof last, "%s", stage);
+        }
+        gc_sleep(0.25);
+        cJSON *next = NULL;
+        gc_buf b = {0};
+        gc_req rq = {.method = "GET", .path = path};
+        const int rc = gc_call_json(cx, prog, &rq, &next, &b);
+        if (rc != GC_OK) {
+            fprintf(stderr, "%s: stopped waiting; the precomputation goes on on the server: "
+                            "gapsim assembly show %s\n", prog, id);
+            return rc;
+        }
+        cJSON_Delete(*ans);
+        gc_buf_free(raw);
+        *ans = next;
+        *raw = b;
+    }
+    if (strcmp(gc_jstr(*ans, "status", ""), "failed"))
+        return GC_OK;
+    const cJSON *err = cJSON_GetObjectItemCaseSensitive(*ans, "error");
+    fprintf(stderr, "%s: error %s at %s: %s (the precomputation of %s failed)\n", prog,
+            gc_jstr(err, "code", "-"), gc_jstr(err, "field", "-"), gc_jstr(err, "message", "-"),
+            id);
+    return GC_ESERVER;
+}
+
 static int cmd_upload(gc_ctx *cx, int argc, char **argv)
 {
     const gc_cmd cmd = {
@@ -169,7 +212,8 @@ static int cmd_upload(gc_ctx *cx, int argc, char **argv)
         "precomputes the factors in the background; uploading the same content\n"
         "again answers the existing assembly.\n"
         "options:\n"
-        "  --wait     answer when the precomputation is done (status ready or failed)\n"
+        "  --wait     answer when the precomputation is done (status ready, or exit 1\n"
+        "             with its error), a line on stderr at each of its stages\n"
         "  -q, --quiet  print only the assembly id\n",
         "gapsim assembly upload MODEL.json [--wait] [-q] [--server URL] [--json]", 1, 1};
     int wait = 0, quiet = 0;
@@ -215,8 +259,7 @@ static int cmd_upload(gc_ctx *cx, int argc, char **argv)
     cJSON *ans = NULL;
     gc_buf raw = {0};
     if (rc == GC_OK) {
-        gc_req rq = {.method = "POST",
-                     .path = wait ? "/v1/assemblies?wait=1" : "/v1/assemblies"};
+        gc_req rq = {.method = "POST", .path = "/v1/assemblies"};
         if (pl.n > 1) {
             rq.parts = pl.parts;
             rq.n_parts = pl.n;
@@ -226,6 +269,11 @@ static int cmd_upload(gc_ctx *cx, int argc, char **argv)
             rq.body_len = len;
         }
         rc = gc_call_json(cx, cmd.prog, &rq, &ans, &raw);
+        if (rc == GC_OK && !cx->json && gc_jstr(ans, "notice", NULL))
+            fprintf(stderr, "%s: %s\n", cmd.prog, gc_jstr(ans, "notice", ""));
+        if (rc == GC_OK && wait && (rc = wait_precompute(cx, cmd.prog, quiet, &ans, &raw)) ==
+                                       GC_ESERVER && cx->json)
+            gc_print_body(&raw); /* the failed assembly, as an error answer's body is */
     }
     if (rc == GC_OK) {
         if (cx->json)
@@ -234,8 +282,6 @@ static int cmd_upload(gc_ctx *cx, int argc, char **argv)
             printf("%s\n", gc_jstr(ans, "id", ""));
         else
             print_assembly(cx, ans);
-        if (!cx->json && gc_jstr(ans, "notice", NULL))
-            fprintf(stderr, "%s: %s\n", cmd.prog, gc_jstr(ans, "notice", ""));
     }
     gc_buf_free(&raw);
     cJSON_Delete(ans);

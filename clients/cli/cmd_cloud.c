@@ -68,12 +68,6 @@ static void print_job(const cJSON *j)
     free(opts);
 }
 
-static void sleep_s(double s)
-{
-    struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
-    nanosleep(&ts, NULL);
-}
-
 /* Seconds each GET of a job being waited for may be held by the daemon
  * (?wait=): the progress line's refresh. */
 #define WAIT_SPAN_S 0.25
@@ -122,7 +116,7 @@ static int wait_job(gc_ctx *cx, const char *prog, const char *job, cJSON **final
         cJSON_Delete(j);
         gc_buf_free(&b);
         if (!waited)
-            sleep_s(eta < 0.02 ? 0.02 : (eta > 0.25 ? 0.25 : eta));
+            gc_sleep(eta < 0.02 ? 0.02 : (eta > 0.25 ? 0.25 : eta));
     }
 }
 

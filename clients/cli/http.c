@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include <curl/curl.h>
 
@@ -324,4 +325,10 @@ int gc_download(const gc_ctx *cx, const char *prog, const char *path, const char
         return GC_EFILE;
     }
     return GC_OK;
+}
+
+void gc_sleep(double s)
+{
+    struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
+    nanosleep(&ts, NULL);
 }

@@ -95,4 +95,7 @@ void gc_print_body(const gc_buf *b);
 /* URL-escape s into a malloc'ed string (NULL on failure). */
 char *gc_escape(const char *s);
 
+/* Pause s seconds between two polls of the server. */
+void gc_sleep(double s);
+
 #endif

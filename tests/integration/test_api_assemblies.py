@@ -6,6 +6,7 @@ the build's check); L_Q after "ready" and dependent pairs found then."""
 import json
 import os
 import platform
+import re
 import subprocess
 import time
 import unittest
@@ -74,6 +75,13 @@ class AssemblyTest(ApiCase):
             g = self.G[0]
             s = d.post("/v1/assemblies/%s/solve" % a["id"], {"g": g})
             self.assertEqual(s.status, 409, s.body[:300])
+            # the CLI's --wait follows the new attempt to the same end: exit 1, the error
+            cli = subprocess.run([h.binary("gapsim"), "--server", d.url, "assembly", "upload",
+                                  self.model_json, "--wait"], capture_output=True, text=True,
+                                 timeout=120)
+            self.assertEqual(cli.returncode, 1, cli.stderr)
+            self.assertIn("error check_failed at pairs: Q = A'K^-1 A does not agree", cli.stderr)
+            self.assertEqual(cli.stdout, "")
         finally:
             d.cleanup()
 
@@ -207,6 +215,15 @@ class AssemblyTest(ApiCase):
             self.assertTrue({"factor_K", "build_Q"} & set(seen), seen)
             if "status:           precomputing" in shown:
                 self.assertRegex(shown, r"\nprogress: +(%s), " % "|".join(order))
+            # the CLI's --wait says each stage on stderr as it follows it
+            self.assertEqual(d.delete("/v1/assemblies/" + aid).status, 204)
+            cli = subprocess.run([h.binary("gapsim"), "--server", d.url, "assembly", "upload",
+                                  path, "--wait"], capture_output=True, text=True, timeout=300)
+            self.assertEqual(cli.returncode, 0, cli.stderr)
+            self.assertIn("status:           ready", cli.stdout)
+            said = re.findall(r"precomputing: (\w+) \(", cli.stderr)
+            self.assertTrue(said, cli.stderr)
+            self.assertEqual(said, sorted(set(said), key=order.index), cli.stderr)
         finally:
             d.cleanup()
 
