@@ -269,9 +269,8 @@ int main(int argc, char **argv)
            "%s joint (read in %.2f s)\n",
            mdl->name[0] ? mdl->name : model_path, mdl->n, mdl->m, mdl->n_parts, mdl->n_fast,
            mdl->joint == GS_JOINT_SANDWICH ? "sandwich" : "simple", t_read);
-    int pinned;
-    printf("blas       OpenBLAS kernel %s%s\n",
-           gs_blas_kernel(&pinned, NULL), pinned ? ", chosen by OPENBLAS_CORETYPE" : "");
+    char kernel[96];
+    printf("blas       OpenBLAS kernel %s\n", gs_blas_describe(kernel, sizeof kernel));
 
     gs_precomp *pc = NULL;
     int loaded = 0;

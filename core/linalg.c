@@ -108,6 +108,14 @@ const char *gs_blas_kernel(int *pinned, const char **build)
     return core ? core : "unknown";
 }
 
+const char *gs_blas_describe(char *buf, size_t cap)
+{
+    int pinned;
+    const char *k = gs_blas_kernel(&pinned, NULL);
+    snprintf(buf, cap, "%s%s", k, pinned ? ", chosen by OPENBLAS_CORETYPE" : "");
+    return buf;
+}
+
 /* fn(arg) on `threads` threads at once (this one included; at most 64). */
 static void run_workers(int threads, void *(*fn)(void *), void *arg)
 {

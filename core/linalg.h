@@ -45,6 +45,9 @@ int gs_blas_get_threads(void);
  * Results differ by kernel at round-off only; speeds by up to 1.7x
  * (docs/operations.md). */
 const char *gs_blas_kernel(int *pinned, const char **build);
+/* The kernel as the programs print it: "Haswell", or "Haswell, chosen by
+ * OPENBLAS_CORETYPE" when pinned; into buf, returned. */
+const char *gs_blas_describe(char *buf, size_t cap);
 
 /* Run fn(arg) on `threads` threads at once (this one included; at most 64),
  * each with single-threaded BLAS, and wait for all; the BLAS thread count

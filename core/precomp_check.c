@@ -97,11 +97,6 @@ static double ratio(const double *r, const double *ar, int n)
     return num == 0.0 ? 0.0 : den > 0.0 ? num / den : INFINITY;
 }
 
-static const char *kernel_name(void)
-{
-    return gs_blas_kernel(NULL, NULL);
-}
-
 typedef struct {
     const gs_precomp *pc;
     const double *t; /* n: A v */
@@ -136,13 +131,14 @@ static gs_err part_item(void *ctx, int b, gs_error *err)
     free(r);
     if (rc != GS_OK)
         return rc;
+    char kernel[96];
     if (!(q <= GS_CHECK_BACKWARD)) /* NaN fails too */
         return gs_errorf(err, GS_ERR_CHECK, field,
                          "the %s factor of part %d does not solve its block: residual %.3g of "
                          "|K||s| + |t| (at most %.0e); the BLAS may compute wrong results on this "
                          "CPU (OpenBLAS kernel %s; docs/operations.md, \"The BLAS kernel\")",
                          part->Ksp ? "sparse (CHOLMOD)" : "Cholesky", b, q, GS_CHECK_BACKWARD,
-                         kernel_name());
+                         gs_blas_describe(kernel, sizeof kernel));
     return GS_OK;
 }
 
@@ -177,13 +173,14 @@ gs_err gs_precomp_check_q(const gs_precomp *pc, int threads, double *ratio_q, gs
         const double tol = fmax(GS_CHECK_FORWARD, GS_CHECK_COND_EPS * pc->cond_K * DBL_EPSILON);
         if (ratio_q)
             *ratio_q = q;
+        char kernel[96];
         if (!(q <= tol))
             rc = gs_errorf(err, GS_ERR_CHECK, "pairs",
                            "Q = A'K^-1 A does not agree with the factors of K: |Qv - A'K^-1 Av| "
                            "is %.3g of |Q||v| (at most %.1e at cond_1(K) ~ %.2g); the BLAS may "
                            "compute wrong results on this CPU (OpenBLAS kernel %s; "
                            "docs/operations.md, \"The BLAS kernel\")",
-                           q, tol, pc->cond_K, kernel_name());
+                           q, tol, pc->cond_K, gs_blas_describe(kernel, sizeof kernel));
     }
     free(v);
     return rc;
@@ -207,11 +204,12 @@ gs_err gs_precomp_check_lq(const gs_precomp *pc, double *ratio_lq, gs_error *err
     free(w);
     if (ratio_lq)
         *ratio_lq = q;
+    char kernel[96];
     if (!(q <= GS_CHECK_BACKWARD))
         return gs_errorf(err, GS_ERR_CHECK, "pairs",
                          "the Cholesky factor of Q does not reproduce Q: |L_Q L_Q'w - Qw| is "
                          "%.3g of |Q||w| (at most %.0e); the BLAS may compute wrong results on "
                          "this CPU (OpenBLAS kernel %s; docs/operations.md, \"The BLAS kernel\")",
-                         q, GS_CHECK_BACKWARD, kernel_name());
+                         q, GS_CHECK_BACKWARD, gs_blas_describe(kernel, sizeof kernel));
     return GS_OK;
 }

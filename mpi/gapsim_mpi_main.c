@@ -422,9 +422,8 @@ static int run_main(int argc, char **argv)
         printf("model      %s: n = %d, m = %d pairs, %d fastener candidates; %d ranks x %ld "
                "threads\n", mdl->name[0] ? mdl->name : a.model, mdl->n, mdl->m, mdl->n_fast,
                size, a.threads);
-        int pinned;
-        printf("blas       OpenBLAS kernel %s%s (rank 0)\n",
-               gs_blas_kernel(&pinned, NULL), pinned ? ", chosen by OPENBLAS_CORETYPE" : "");
+        char kernel[96];
+        printf("blas       OpenBLAS kernel %s (rank 0)\n", gs_blas_describe(kernel, sizeof kernel));
         fflush(stdout);
     }
     const unsigned flags = gs_run_precomp_flags(&a.sopts);

@@ -363,12 +363,11 @@ int main(int argc, char **argv)
         gsd_ckpt_stop(app.ckpt); /* after every connection handed to it */
         return 1;
     }
-    int pinned;
-    const char *kernel = gs_blas_kernel(&pinned, NULL);
-    printf("gapsimd: listening on %s://%s:%d (data %s, %d worker%s, BLAS kernel %s%s)\n",
+    char kernel[96];
+    printf("gapsimd: listening on %s://%s:%d (data %s, %d worker%s, BLAS kernel %s)\n",
            app.o.tls_cert[0] ? "https" : "http", app.o.addr, gsd_http_port(&app),
-           app.o.data_dir, app.o.workers, app.o.workers == 1 ? "" : "s", kernel,
-           pinned ? " by OPENBLAS_CORETYPE" : "");
+           app.o.data_dir, app.o.workers, app.o.workers == 1 ? "" : "s",
+           gs_blas_describe(kernel, sizeof kernel));
     fflush(stdout);
     int sig = 0;
     sigwait(&sigs, &sig);

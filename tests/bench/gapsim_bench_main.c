@@ -727,13 +727,12 @@ int main(int argc, char **argv)
            "cond_1(K) ~ %.2g, cond_1(Q) ~ %.2g\n",
            mdl->name, n, m, mdl->n_parts, mdl->n_fast,
            mdl->joint == GS_JOINT_SANDWICH ? "sandwich" : "simple", pc->cond_K, pc->cond_Q);
-    int pinned;
-    const char *kernel = gs_blas_kernel(&pinned, NULL);
-    printf("       %d gaps, single thread, %s time%s%s; BLAS kernel %s%s; one Cholesky of Q "
+    char kernel[96];
+    printf("       %d gaps, single thread, %s time%s%s; BLAS kernel %s; one Cholesky of Q "
            "(m = %d): %.1f ms\n",
            k, a.cpu_clock ? "thread CPU" : "wall", a.repeat > 1 ? " (min of repeats)" : "",
-           a.interleave ? ", variants interleaved gap by gap" : "", kernel,
-           pinned ? " (OPENBLAS_CORETYPE)" : "", m, 1e3 * t_cholQ);
+           a.interleave ? ", variants interleaved gap by gap" : "",
+           gs_blas_describe(kernel, sizeof kernel), m, 1e3 * t_cholQ);
 
     FILE *csv = a.csv_path ? fopen(a.csv_path, "w") : NULL;
     FILE *js = a.json_path ? fopen(a.json_path, "w") : NULL;

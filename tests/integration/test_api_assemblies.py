@@ -46,7 +46,7 @@ class AssemblyTest(ApiCase):
             b = d.get("/healthz").json()["blas"]
             self.assertEqual((b["kernel"], b["pinned"]), ("Prescott", True))
             self.assertIn("Prescott", b["build"])
-            self.assertTrue(d.start_line.endswith("1 worker, BLAS kernel Prescott by OPENBLAS_CORETYPE)"),
+            self.assertTrue(d.start_line.endswith("1 worker, BLAS kernel Prescott, chosen by OPENBLAS_CORETYPE)"),
                             d.start_line)
         finally:
             d.cleanup()
