@@ -605,15 +605,26 @@ class CloudTest(ApiCase):
                         headers={"Content-Type": "application/x-npy"})
         self.assert_error(r, 422, "cache")
 
+    LONG = 50000  # gaps of long_cloud: ~9 s of solving on the 2026-11 machines
+
+    def long_cloud(self, seed):
+        """A cloud long enough to be cancelled while it runs on any machine:
+        LONG generated gaps (~1 s to generate, 10 MB), the interior point
+        method, no cache (3,000 JSON rows were solved in 0.6 s by the
+        sanitized daemon on a Zen 5 core, and had ended before the cancel)."""
+        r = self.d.post("/v1/assemblies/%s/clouds" % self.aid,
+                        {"generate": {"count": self.LONG, "seed": seed}, "fasteners": "all",
+                         "solver": "ipm", "cache": False})
+        self.assertEqual(r.status, 202, r.body[:400])
+        return r.json()
+
     def test_cancel(self):
-        # a cloud long enough to be cancelled while it runs: many gaps, a
-        # slow solver
-        rows = [[x - 0.1 - 0.001 * i for x in self.G[i % 40]] for i in range(3000)]
-        j = self.cloud(rows, fasteners="all", solver="ipm")
+        j = self.long_cloud(seed=101)
+        rows = [[x - 0.1 - 0.001 * i for x in self.G[i % 40]] for i in range(5)]
         # a job queued behind it, cancelled before its first gap: its
         # summary and exports say "no result" (the sanitized daemon aborted
         # on the empty statistics)
-        q = self.cloud(rows[:5])
+        q = self.cloud(rows)
         r = self.d.delete("/v1/jobs/" + q["id"])
         self.assertEqual((r.status, r.json()["status"], r.json()["done"]), (200, "cancelled", 0))
         s = self.d.get("/v1/jobs/%s/summary" % q["id"])
@@ -626,11 +637,11 @@ class CloudTest(ApiCase):
         self.assertEqual(r.status, 200, r.body[:300])
         c = r.json()
         self.assertEqual(c["status"], "cancelled")
-        self.assertLess(c["done"], 3000)
+        self.assertLess(c["done"], self.LONG)
         time.sleep(0.3)
         c2 = self.d.get("/v1/jobs/" + j["id"]).json()
         self.assertEqual(c2["status"], "cancelled")
-        self.assertLess(c2["done"], 3000)
+        self.assertLess(c2["done"], self.LONG)
         # no more work is done once the running chunks have been stored
         time.sleep(0.3)
         c3 = self.d.get("/v1/jobs/" + j["id"]).json()
@@ -655,14 +666,13 @@ class CloudTest(ApiCase):
         r = self.d.get("/v1/jobs/%s?wait=30" % j["id"], timeout=60)
         self.assertEqual(r.status, 200, r.body[:300])
         self.assertEqual((r.json()["status"], r.json()["done"]), ("done", 20))
-        # a long one (the slow solver of test_cancel): S passes first, the
-        # answer is the state at that moment
-        rows = [[x - 0.1 - 0.001 * i for x in self.G[i % 40]] for i in range(3000)]
-        j = self.cloud(rows, fasteners="all", solver="ipm")
+        # a long one (that of test_cancel): S passes first, the answer is
+        # the state at that moment
+        j = self.long_cloud(seed=102)
         r = self.d.get("/v1/jobs/%s?wait=0.3" % j["id"])
         self.assertEqual(r.status, 200, r.body[:300])
         self.assertIn(r.json()["status"], ("queued", "running"))
-        self.assertLess(r.json()["done"], 3000)
+        self.assertLess(r.json()["done"], self.LONG)
         # a request held for 60 s is answered when the job is cancelled
         out = {}
         th = threading.Thread(target=lambda: out.update(

@@ -463,9 +463,7 @@ class CliTest(DaemonCase):
         big = write_npy(self.tmp("big.npy"), rows)
         job = self.cli(["cloud", "submit", "--assembly", self.asm, "--gaps", big,
                         "--solver", "ref", "-q"]).stdout.strip()
-        r = self.run_cli(["cloud", "cancel", job])
-        if r.returncode != 0:
-            self.skipTest("the job ended before it could be cancelled: " + r.stderr)
+        r = self.cli(["cloud", "cancel", job])  # ~40 s of work (28 ms a gap, 2 workers)
         self.assertRegex(r.stdout, r"status:\s+cancel")
         r = self.cli(["cloud", "status", job, "--wait"], rc=4)
         self.assertIn("cancelled", r.stderr)
