@@ -195,9 +195,18 @@ gs_err gs_precomp_check_lq(const gs_precomp *pc, double *ratio_lq, gs_error *err
     double *qw = w + m, *aq = qw + m, *z = aq + m, *y = z + m;
     probe(w, m, 0xd1b54a32d192ed03ull);
     full_mul(m, pc->Q, w, qw, aq);
-    gs_cols_dot(m, pc->LQ, (size_t)m, m, w, z); /* z = L_Q' w (upper triangle zero) */
+    /* z = L_Q' w, then y = L_Q z, over the lower triangle: four columns at
+     * a time from the top of their diagonal block (L_Q's upper triangle is
+     * zero). Two half passes, O(m^2) in all. */
     memset(y, 0, (size_t)m * sizeof *y);
-    gs_sparse_mul(m, pc->LQ, (size_t)m, z, m, y); /* y = L_Q z */
+    for (int j = 0; j < m; j += 4) {
+        const int b = m - j < 4 ? m - j : 4;
+        gs_cols_dot(m - j, pc->LQ + j + (size_t)j * m, (size_t)m, b, w + j, z + j);
+    }
+    for (int j = 0; j < m; j += 4) {
+        const int b = m - j < 4 ? m - j : 4;
+        gs_sparse_mul(m - j, pc->LQ + j + (size_t)j * m, (size_t)m, z + j, b, y + j);
+    }
     for (int i = 0; i < m; i++)
         y[i] -= qw[i];
     const double q = ratio(y, aq, m);

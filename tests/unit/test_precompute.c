@@ -362,6 +362,19 @@ GS_TEST(build_check_catches_a_wrong_entry)
     GS_CHECK_INT(gs_precomp_check_lq(pc, NULL, &e), GS_ERR_CHECK);
     GS_CHECK(strstr(e.msg, "factor of Q") != NULL);
     *lq = lq0;
+    /* every entry of the last five columns' lower triangle, and L_Q(0, 0):
+     * the check reads the triangle in blocks of four columns from their
+     * diagonal, whatever m mod 4 */
+    for (size_t at = 0; at < (size_t)m * m; at++) {
+        const int i = (int)(at % m), j = (int)(at / m);
+        if (i < j || (j < m - 5 && at != 0))
+            continue;
+        const double x0 = pc->LQ[at];
+        pc->LQ[at] = x0 + 1e-6 * pc->LQ[(size_t)2 * m + 2];
+        GS_CHECK_MSG(gs_precomp_check_lq(pc, NULL, &e) == GS_ERR_CHECK, "L_Q(%d, %d), m = %d", i,
+                     j, m);
+        pc->LQ[at] = x0;
+    }
     GS_CHECK_INT(gs_precomp_check_q(pc, 2, NULL, &e), GS_OK); /* all restored */
     GS_CHECK_INT(gs_precomp_check_lq(pc, NULL, &e), GS_OK);
     gs_precomp_free(pc); /* frees kd with pc->kdiag */
