@@ -211,8 +211,11 @@ double gs_thread_cpu(void)
  * AVX2 without FMA: no contraction, so every clone rounds alike (each y_i
  * the same sequence of products and sums; checked bitwise). Measured at
  * m = 2,603 and 315 columns: 0.24 ms baseline SSE2, 0.12 ms AVX2, as fast as
- * OpenBLAS's dgemv on a gathered copy of the columns. */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+ * OpenBLAS's dgemv on a gathered copy of the columns. Not under
+ * ThreadSanitizer: the clones' resolver runs at relocation, before its
+ * runtime starts, and crashes in the instrumented code. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && \
+    !defined(__SANITIZE_THREAD__)
 #define GS_SIMD_CLONES __attribute__((target_clones("avx2", "default")))
 #else
 #define GS_SIMD_CLONES

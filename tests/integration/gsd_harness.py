@@ -46,7 +46,8 @@ class Response:
         return json.loads(self.body.decode("utf-8"))
 
 
-SANITIZER_KEYS = ("ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "runtime error:")
+SANITIZER_KEYS = ("ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "runtime error:",
+                  "WARNING: ThreadSanitizer")
 
 
 class Daemon:
@@ -120,7 +121,7 @@ class Daemon:
         return self.start()
 
     def sanitizer_report(self):
-        """The first lines of an ASan/UBSan/LSan report in the log, or None."""
+        """The first lines of an ASan/UBSan/LSan/TSan report in the log, or None."""
         try:
             with open(self.log_path, "rb") as f:
                 text = f.read().decode(errors="replace")
@@ -193,9 +194,11 @@ class Daemon:
 
 def sanitized(path):
     """True if the executable was built with AddressSanitizer (its allocator
-    keeps freed memory in quarantine: memory figures mean nothing there)."""
+    keeps freed memory in quarantine) or ThreadSanitizer (its shadow memory
+    and history): memory figures mean nothing there."""
     with open(path, "rb") as f:
-        return b"__asan_init" in f.read()
+        data = f.read()
+    return b"__asan_init" in data or b"__tsan_init" in data
 
 
 def release_binary(name):

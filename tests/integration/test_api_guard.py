@@ -246,8 +246,8 @@ def vm(pid, field):
 
 class Memory(DaemonCase):
     """Measured on the Release gapsimd: ASan's allocator keeps freed memory in
-    quarantine and pads every block, so a sanitized daemon says nothing about
-    memory. Skipped when no Release build is there."""
+    quarantine and pads every block, TSan keeps shadow memory, so a sanitized
+    daemon says nothing about memory. Skipped when no Release build is there."""
 
     @classmethod
     def daemon_options(cls):
