@@ -15,17 +15,16 @@
  *      given by FE label (nodes.label + nodes.component);
  *   5. referenced files (.npy header checked against ndof before allocating;
  *      other formats through matrix_io.h, keeping their row labels; one
- *      file per thread, mj_load_blocks), then
+ *      file per thread: model_json_files.c), then
  *      5b: the row of every labelled node in its part's matrix;
  *   6. gs_model_validate (duplicates, symmetry, finiteness ...).
  * Arrays are walked through cJSON's linked list (never cJSON_GetArrayItem,
  * which is O(i) per call). Cost: O(JSON size + sum ndof^2 + m log m).
  * The writer is model_json_write.c.
  */
-#include "model_json.h"
+#include "model_json_impl.h"
 #include "json_parse.h"
 
-#include <errno.h>
 #include <limits.h>
 #include <math.h>
 #include <stdint.h>
@@ -36,50 +35,8 @@
 #include <cjson/cJSON.h>
 
 #include "fileio.h"
-#include "linalg.h"
 #include "matrix_io.h"
-#include "mmio.h"
 #include "normals.h"
-#include "npy.h"
-
-#include <fcntl.h>
-#include <unistd.h>
-
-typedef struct {
-    const char *base_dir;  /* NULL: file references rejected */
-    gs_model_limits lim;
-    gs_error *err;
-} mj_ctx;
-
-/* A file to load in stage 5: K of part `part`, or f when part < 0. Strings
- * are owned by the cJSON tree. */
-typedef struct {
-    int part;
-    const char *ref;    /* the file name as written */
-    const char *format; /* "format" of the reference object, or NULL: sniffed */
-    const char *matrix; /* "matrix" (nastran-dmig NAME), or NULL */
-    int storage;        /* part's "storage": MJ_DENSE, MJ_SPARSE or MJ_AUTO */
-} mj_ref;
-
-enum { MJ_AUTO = 0, MJ_DENSE, MJ_SPARSE };
-/* "storage": "auto" keeps a part sparse when its file is a sparse format and
- * the matrix has at least MJ_SPARSE_MIN_N rows and at most MJ_SPARSE_DENSITY
- * of its entries stored (an FE mesh), or when a dense block would exceed
- * the block limit; condensed blocks stay dense. */
-#define MJ_SPARSE_MIN_N 2000
-#define MJ_SPARSE_DENSITY 0.05
-
-/* Node labels of the model (nodes.label / nodes.component) and the row
- * labels of each part's matrix file (adopted from the reader), matched in
- * stage 5b. */
-typedef struct {
-    int64_t *label;    /* n_nodes, or NULL when nodes are given by nodes.dof */
-    int *comp;         /* n_nodes */
-    int64_t **rlabel;  /* per part: row labels of its matrix file, or NULL */
-    int **rdof;        /* per part */
-    int with_normals;  /* pairs.nx / ny / nz given */
-    double *normal;    /* 3m: pair normals */
-} mj_labels;
 
 static void mj_labels_free(mj_labels *lb, int np)
 {
@@ -103,21 +60,6 @@ void gs_model_limits_default(gs_model_limits *lim)
 }
 
 /* ---- small helpers ------------------------------------------------------- */
-
-/* Printable-ASCII copy of untrusted text for messages and field names. */
-static const char *mj_show(char *out, size_t cap, const char *s)
-{
-    size_t n = 0;
-    for (; s && s[n] && n + 4 < cap; n++) {
-        unsigned char ch = (unsigned char)s[n];
-        out[n] = (ch >= 0x20 && ch < 0x7f) ? (char)ch : '?';
-    }
-    if (s && s[n])
-        memcpy(out + n, "...", 4);
-    else
-        out[n] = '\0';
-    return out;
-}
 
 static const char *mj_type(const cJSON *v)
 {
@@ -278,36 +220,6 @@ static void mj_line_col(const char *text, size_t len, const char *p, long *line,
 
 /* ---- file references ------------------------------------------------------ */
 
-/* Check a relative reference and build base_dir/ref. */
-static gs_err mj_resolve(const mj_ctx *cx, const char *ref, const char *field, char *full,
-                         gs_error *err)
-{
-    char show[80];
-    mj_show(show, sizeof show, ref);
-    if (!cx->base_dir)
-        return gs_errorf(err, GS_ERR_INVALID, field,
-                         "file references not allowed here (got '%s'): give the data inline",
-                         show);
-    if (!*ref)
-        return gs_errorf(err, GS_ERR_INVALID, field, "empty file name");
-    if (ref[0] == '/')
-        return gs_errorf(err, GS_ERR_INVALID, field,
-                         "absolute path '%s' not allowed: name the file relative to the model", show);
-    for (const char *c = ref; *c;) {
-        const char *e = strchr(c, '/');
-        size_t n = e ? (size_t)(e - c) : strlen(c);
-        if (n == 2 && c[0] == '.' && c[1] == '.')
-            return gs_errorf(err, GS_ERR_INVALID, field,
-                             "'..' not allowed in '%s': files must lie inside the model's "
-                             "directory", show);
-        c += n + (e ? 1 : 0);
-    }
-    int w = snprintf(full, PATH_MAX, "%s/%s", cx->base_dir, ref);
-    if (w < 0 || w >= PATH_MAX)
-        return gs_errorf(err, GS_ERR_INVALID, field, "path of '%s' too long", show);
-    return GS_OK;
-}
-
 /* A file reference: "name" or {"file": "name", "format": "...", "matrix": "..."}
  * (matrix only with nastran-dmig; a vector takes npy or matrix-market only).
  * Checked here; loaded in stage 5. */
@@ -320,7 +232,7 @@ static gs_err mj_fileref(const mj_ctx *cx, const cJSON *v, const char *field, in
     out->format = out->matrix = NULL;
     if (cJSON_IsString(v)) {
         out->ref = v->valuestring;
-        return mj_resolve(cx, out->ref, field, full, err);
+        return gs_mj_resolve(cx, out->ref, field, full, err);
     }
     if ((rc = mj_keys(v, field, keys, err)) != GS_OK)
         return rc;
@@ -329,7 +241,7 @@ static gs_err mj_fileref(const mj_ctx *cx, const cJSON *v, const char *field, in
     if (!f)
         return gs_errorf(err, GS_ERR_INVALID, sub, "missing key 'file'");
     if ((rc = mj_string(f, sub, PATH_MAX, &out->ref, err)) != GS_OK ||
-        (rc = mj_resolve(cx, out->ref, sub, full, err)) != GS_OK)
+        (rc = gs_mj_resolve(cx, out->ref, sub, full, err)) != GS_OK)
         return rc;
     snprintf(sub, sizeof sub, "%.96s.format", field);
     if ((f = mj_get(v, "format"))) {
@@ -351,189 +263,6 @@ static gs_err mj_fileref(const mj_ctx *cx, const cJSON *v, const char *field, in
                              "\"format\": \"nastran-dmig\"");
     }
     return GS_OK;
-}
-
-/* The format of a referenced file: as named, else sniffed from its first
- * bytes (never from the extension). */
-static gs_err mj_format(const char *full, const mj_ref *r, const char **fmt, gs_error *err)
-{
-    if (r->format) {
-        *fmt = r->format;
-        return GS_OK;
-    }
-    unsigned char head[16384];
-    int fd = open(full, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return gs_errorf(err, GS_ERR_IO, "", "cannot open '%s': %s", full, strerror(errno));
-    ssize_t got = read(fd, head, sizeof head);
-    close(fd);
-    if (got < 0)
-        return gs_errorf(err, GS_ERR_IO, "", "cannot read '%s': %s", full, strerror(errno));
-    const gs_matfmt *f = gs_matfmt_sniff(head, (size_t)got);
-    if (!f)
-        return gs_errorf(err, GS_ERR_FORMAT, "", "cannot tell the format of '%s' from its "
-                         "content: give {\"file\": ..., \"format\": ...} (one of %s)", full,
-                         gs_matfmt_names());
-    *fmt = f->name;
-    return GS_OK;
-}
-
-/* Load part b's K (ndof x ndof) from a file into a freshly allocated block. */
-static gs_err mj_load_block(const mj_ctx *cx, gs_model *mdl, const mj_ref *r, mj_labels *lb,
-                            gs_error *err)
-{
-    char full[PATH_MAX], field[48];
-    const int b = r->part;
-    snprintf(field, sizeof field, "parts[%d].K", b);
-    const char *fmt;
-    gs_err rc = mj_resolve(cx, r->ref, field, full, err);
-    if (rc != GS_OK)
-        return rc;
-    if ((rc = mj_format(full, r, &fmt, err)) != GS_OK)
-        goto fail;
-    const int nd = mdl->parts[b].ndof; /* set by stage 3 (block not yet allocated) */
-    if (!strcmp(fmt, "npy") && r->storage == MJ_SPARSE) {
-        rc = gs_errorf(err, GS_ERR_UNSUPPORTED, "", "'%s' is a dense npy array: \"storage\": "
-                       "\"sparse\" needs a sparse matrix file", full);
-        goto fail;
-    }
-    if (!strcmp(fmt, "npy") && (size_t)nd > cx->lim.max_block_elems / (size_t)nd) {
-        rc = gs_errorf(err, GS_ERR_LIMIT, "", "a dense block of %d x %d exceeds the limit of "
-                       "%zu elements", nd, nd, cx->lim.max_block_elems);
-        goto fail;
-    }
-    if (!strcmp(fmt, "npy")) { /* streamed into the block: no second copy */
-        gs_npy_file f;
-        if ((rc = gs_npy_open(full, SIZE_MAX, &f, err)) != GS_OK)
-            goto fail;
-        if (f.info.ndim != 2 || f.info.shape[0] != (size_t)nd || f.info.shape[1] != (size_t)nd) {
-            rc = gs_errorf(err, GS_ERR_DIM, "", "'%s' holds a %zu x %zu array%s, expected %d x %d",
-                           full, f.info.shape[0], f.info.shape[1],
-                           f.info.ndim == 1 ? " (1-D)" : "", nd, nd);
-        } else if ((rc = gs_model_alloc_block(mdl, b, nd, err)) == GS_OK) {
-            rc = gs_npy_read_data(&f, mdl->parts[b].K, GS_NPY_COL_MAJOR, err);
-        }
-        gs_npy_close(&f);
-        if (rc != GS_OK)
-            goto fail;
-        return GS_OK;
-    }
-    gs_spmat sp;
-    gs_matread_opts o = {.max_n = (size_t)INT_MAX, .max_nnz = cx->lim.max_block_elems,
-                         .name = r->matrix};
-    if ((rc = gs_matrix_read_file(full, fmt, &o, &sp, err)) != GS_OK)
-        goto fail;
-    /* stored entries of the full matrix (both triangles) */
-    const double full_nnz = sp.stype == -1 ? 2.0 * (double)sp.nnz - (double)sp.n : (double)sp.nnz;
-    const int too_big = (size_t)nd > cx->lim.max_block_elems / (size_t)nd;
-    const int sparse = r->storage == MJ_SPARSE ||
-                       (r->storage == MJ_AUTO &&
-                        (too_big || (nd >= MJ_SPARSE_MIN_N &&
-                                     full_nnz <= MJ_SPARSE_DENSITY * (double)nd * (double)nd)));
-    if (sp.n != nd) {
-        rc = gs_errorf(err, GS_ERR_DIM, "", "'%s' holds a %lld x %lld matrix, expected %d x %d",
-                       full, (long long)sp.n, (long long)sp.n, nd, nd);
-    } else if (!sparse && too_big) {
-        rc = gs_errorf(err, GS_ERR_LIMIT, "", "a dense block of %d x %d exceeds the limit of %zu "
-                       "elements (\"storage\": \"sparse\" keeps it sparse)", nd, nd,
-                       cx->lim.max_block_elems);
-    } else {
-        lb->rlabel[b] = sp.label; /* kept for nodes given by label */
-        lb->rdof[b] = sp.dof;
-        sp.label = NULL;
-        sp.dof = NULL;
-        if (sparse)
-            rc = gs_model_set_sparse_block(mdl, b, &sp, err); /* takes sp */
-        else if ((rc = gs_model_alloc_block(mdl, b, nd, err)) == GS_OK)
-            gs_spmat_to_dense(&sp, mdl->parts[b].K);
-    }
-    gs_spmat_free(&sp);
-    if (rc == GS_OK)
-        return GS_OK;
-fail:
-    if (err && err->field[0] == '\0')
-        gs_error_prefix_field(err, field);
-    return rc;
-}
-
-/* Stage 5's block files side by side, one file per thread at a time: each
- * load writes only its part's block and row labels (mj_load_block). */
-typedef struct {
-    const mj_ctx *cx;
-    gs_model *mdl;
-    const mj_ref *refs;
-    mj_labels *lb;
-} mj_block_job;
-
-/* gs_run_items' item r: the file of refs[r]. */
-static gs_err mj_block_item(void *ctx, int r, gs_error *err)
-{
-    mj_block_job *j = ctx;
-    return mj_load_block(j->cx, j->mdl, &j->refs[r], j->lb, err);
-}
-
-/* Load the nrefs block files, on up to one thread per core: two 80 MB
- * Matrix Market plates in 1.4 s instead of 2.5 s (reading text is the
- * cost, and each file is its own). The first failure in the files' order
- * is reported, as one after the other would. No BLAS in a file's read:
- * OpenBLAS's process-wide setting is left alone (blas1 0). */
-static gs_err mj_load_blocks(const mj_ctx *cx, gs_model *mdl, const mj_ref *refs, int nrefs,
-                             mj_labels *lb, gs_error *err)
-{
-    const long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    mj_block_job j = {.cx = cx, .mdl = mdl, .refs = refs, .lb = lb};
-    return gs_run_items(cores > 1 ? (int)cores : 1, 0, nrefs, mj_block_item, &j, err);
-}
-
-/* Load the base load f (n values: shape (n,), (n, 1) or (1, n)). */
-static gs_err mj_load_f(const mj_ctx *cx, gs_model *mdl, int n, const mj_ref *ref, gs_error *err)
-{
-    char full[PATH_MAX];
-    const char *fmt;
-    gs_err rc = mj_resolve(cx, ref->ref, "f", full, err);
-    if (rc != GS_OK)
-        return rc;
-    if ((rc = mj_format(full, ref, &fmt, err)) != GS_OK)
-        goto fail;
-    size_t r, c;
-    if (strcmp(fmt, "npy") && strcmp(fmt, "matrix-market")) {
-        rc = gs_errorf(err, GS_ERR_UNSUPPORTED, "", "'%s' is a %s file: a load vector is read "
-                       "from a npy or matrix-market file", full, fmt);
-        goto fail;
-    }
-    if (!strcmp(fmt, "npy")) {
-        gs_npy_file fl;
-        if ((rc = gs_npy_open(full, SIZE_MAX, &fl, err)) != GS_OK)
-            goto fail;
-        r = fl.info.shape[0];
-        c = fl.info.shape[1];
-        if ((r != (size_t)n || c != 1) && (r != 1 || c != (size_t)n))
-            rc = gs_errorf(err, GS_ERR_DIM, "", "'%s' holds a %zu x %zu array, expected %d values",
-                           full, r, c, n);
-        else if ((rc = gs_model_alloc_f(mdl, err)) == GS_OK)
-            rc = gs_npy_read_data(&fl, mdl->f, GS_NPY_ROW_MAJOR, err);
-        gs_npy_close(&fl);
-        if (rc != GS_OK)
-            goto fail;
-        return GS_OK;
-    }
-    double *d = NULL;
-    int ri, ci;
-    size_t cap = cx->lim.max_block_elems > (size_t)n ? cx->lim.max_block_elems : (size_t)n;
-    if ((rc = gs_mm_read_file(full, cap, &d, &ri, &ci, err)) != GS_OK)
-        goto fail;
-    if ((ri != n || ci != 1) && (ri != 1 || ci != n))
-        rc = gs_errorf(err, GS_ERR_DIM, "", "'%s' holds a %d x %d matrix, expected %d values", full,
-                       ri, ci, n);
-    else if ((rc = gs_model_alloc_f(mdl, err)) == GS_OK)
-        memcpy(mdl->f, d, (size_t)n * sizeof *d);
-    free(d);
-    if (rc == GS_OK)
-        return GS_OK;
-fail:
-    if (err && err->field[0] == '\0')
-        gs_error_prefix_field(err, "f");
-    return rc;
 }
 
 /* ---- stages ---------------------------------------------------------------- */
@@ -1037,9 +766,9 @@ static gs_err mj_build(const mj_ctx *cx, const cJSON *root, gs_model **out, gs_e
     }
 
     /* stage 5: referenced files */
-    if ((rc = mj_load_blocks(cx, mdl, refs, nrefs, &lb, err)) != GS_OK)
+    if ((rc = gs_mj_load_blocks(cx, mdl, refs, nrefs, &lb, err)) != GS_OK)
         goto fail;
-    if (fref.ref && (rc = mj_load_f(cx, mdl, (int)n, &fref, err)) != GS_OK)
+    if (fref.ref && (rc = gs_mj_load_f(cx, mdl, (int)n, &fref, err)) != GS_OK)
         goto fail;
     /* stage 5b: nodes given by FE label */
     if (lb.label && (rc = mj_match_labels(mdl, &lb, err)) != GS_OK)
@@ -1064,7 +793,7 @@ gs_err gs_model_parse_json(const char *text, size_t len, const char *base_dir,
 {
     *out = NULL;
     gs_error_clear(err);
-    mj_ctx cx = {.base_dir = base_dir, .err = err};
+    mj_ctx cx = {.base_dir = base_dir};
     if (lim)
         cx.lim = *lim;
     else
