@@ -132,6 +132,7 @@ def main():
     fe_corpus()
     archive_corpus()
     vecenc_corpus()
+    factors_corpus()
     numarg_corpus()
 
 
@@ -306,6 +307,30 @@ def vecenc_corpus():
                               input=sh, stdout=subprocess.PIPE, check=True).stdout
     write("vecenc", "w_zstd", head(2, 8) + shuffled_zstd(raw_w, 8))
     write("vecenc", "lam_zstd", head(3, 8) + shuffled_zstd(raw_lam, 12))
+
+
+def factors_corpus():
+    """Seeds of the saved precomputation (fuzz_factors.c): a flags byte, then
+    the length the valid 1,040-byte file is cut or extended to and
+    (offset, byte) edits of it; or flag 1 and a whole file."""
+    valid = 1040
+    for flags, name in ((0, "valid"), (2, "valid_expect"), (4, "valid_defer_lq"),
+                        (6, "valid_expect_defer_lq")):
+        write("factors", name, bytes([flags]))
+    for n in (0, 8, 16, 95, 111, 112, 200, 1023, 1024, 1032, 1039, 1048):
+        write("factors", "cut_%d" % n, bytes([0]) + struct.pack("<H", n))
+    # magic, endianness, version, header bytes, n, m, n_parts, payload bytes,
+    # model hash, ndof of part 0, payload, trailer checksum, trailer magic
+    edits = {"magic": (0, 88), "endian": (8, 9), "version": (16, 2), "header_bytes": (24, 1),
+             "n": (32, 7), "m": (40, 5), "n_parts": (48, 1), "payload_bytes": (56, 0),
+             "hash": (70, 48), "ndof": (96, 4), "ndof_last": (111, 1), "payload": (600, 1),
+             "checksum": (1024, 0), "checksum_last": (1031, 1), "done": (1032, 88),
+             "done_last": (1039, 88)}
+    for name, (off, val) in edits.items():
+        write("factors", "edit_" + name,
+              bytes([0]) + struct.pack("<H", valid) + struct.pack("<H", off) + bytes([val]))
+    write("factors", "raw_empty", bytes([1]))
+    write("factors", "raw_magic_only", bytes([1]) + b"GSPRECMP" + bytes(120))
 
 
 def numarg_corpus():
