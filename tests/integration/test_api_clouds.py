@@ -609,9 +609,10 @@ class CloudTest(ApiCase):
 
     def long_cloud(self, seed):
         """A cloud long enough to be cancelled while it runs on any machine:
-        LONG generated gaps (~1 s to generate, 10 MB), the interior point
+        LONG generated gaps (~1 s to generate, 21 MB), the interior point
         method, no cache (3,000 JSON rows were solved in 0.6 s by the
-        sanitized daemon on a Zen 5 core, and had ended before the cancel)."""
+        sanitized daemon's two workers on a Zen 5, and had ended before the
+        cancel)."""
         r = self.d.post("/v1/assemblies/%s/clouds" % self.aid,
                         {"generate": {"count": self.LONG, "seed": seed}, "fasteners": "all",
                          "solver": "ipm", "cache": False})

@@ -458,12 +458,12 @@ class CliTest(DaemonCase):
         self.assertIn("label", r.stderr)
 
     def test_cloud_cancelled_wait_exit_4(self):
-        # a cloud slow enough to cancel: many gaps with the reference solver
-        rows = [self.row(i % 12) for i in range(3000)]
-        big = write_npy(self.tmp("big.npy"), rows)
-        job = self.cli(["cloud", "submit", "--assembly", self.asm, "--gaps", big,
-                        "--solver", "ref", "-q"]).stdout.strip()
-        r = self.cli(["cloud", "cancel", job])  # ~40 s of work (28 ms a gap, 2 workers)
+        # a cloud slow enough to cancel on any machine: 50,000 generated gaps
+        # with the interior point method, seconds of work (3,000 rows of 12
+        # distinct gaps with the reference solver: 12 solves and the cache)
+        job = self.cli(["cloud", "submit", "--assembly", self.asm, "--generate", "50000",
+                        "--seed", "11", "--solver", "ipm", "-q"]).stdout.strip()
+        r = self.cli(["cloud", "cancel", job])
         self.assertRegex(r.stdout, r"status:\s+cancel")
         r = self.cli(["cloud", "status", job, "--wait"], rc=4)
         self.assertIn("cancelled", r.stderr)
@@ -482,10 +482,11 @@ class CliTest(DaemonCase):
             r = self.run_cli(["assembly", "upload", self.model, "--wait", "-q"],
                              env={"GAPSIM_SERVER": d.url})
             self.assertEqual(r.returncode, 0, r.stderr)
-            big = os.path.join(self.dir, "big.npy")
-            write_npy(big, [self.G[(i % 12) * self.m:(i % 12 + 1) * self.m] for i in range(40000)])
-            r = self.run_cli(["cloud", "submit", "--assembly", r.stdout.strip(), "--gaps", big,
-                              "--solver", "npm", "-q"], env={"GAPSIM_SERVER": d.url})
+            # running until the kill on any machine: 50,000 generated gaps
+            # (40,000 rows of 12 distinct gaps were mostly cache hits)
+            r = self.run_cli(["cloud", "submit", "--assembly", r.stdout.strip(), "--generate",
+                              "50000", "--seed", "12", "--solver", "ipm", "-q"],
+                             env={"GAPSIM_SERVER": d.url})
             self.assertEqual(r.returncode, 0, r.stderr)
             job = r.stdout.strip()
             master, slave = pty.openpty()
