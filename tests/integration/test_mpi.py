@@ -291,18 +291,26 @@ class MpiTest(unittest.TestCase):
         self.assertIn("corrupted", r.stderr)
 
     def test_kill_one_rank_then_rerun_completes(self):
-        mj, gaps = model("lap", small=False, inline=False, gaps=1500,
+        # k gaps with half the fasteners: two seconds of GI solves (the
+        # sanitized build, 2 cores), so that the kill comes long before the
+        # end: 850-862 of the 3,000 chunks were complete when the other rank
+        # had gone down too (2026-11-28; without fasteners every gap was
+        # open, and a fast machine had finished all 750 chunks of 1,500 gaps)
+        k = 6000
+        n_chunks = k // 2
+        mj, gaps = model("lap", small=False, inline=False, gaps=k,
                          extra=["--scale", "0.4", "--no-cond", "--seed", "9"])
         ref = self.out("kill_ref.npy")
         subprocess.run([h.binary("gapsim-batch"), mj, "--gaps", gaps, "--method", "gi",
-                        "--threads", "2", "--out", ref], check=True, stdout=subprocess.DEVNULL,
-                       timeout=TIMEOUT)
+                        "--fraction", "0.5", "--threads", "2", "--out", ref], check=True,
+                       stdout=subprocess.DEVNULL, timeout=TIMEOUT)
         w = self.out("killed.npy")
-        args = [mj, "--gaps", gaps, "--method", "gi", "--chunk", "2", "--out", w]
+        args = [mj, "--gaps", gaps, "--method", "gi", "--fraction", "0.5", "--chunk", "2",
+                "--out", w]
         p = subprocess.Popen([MPIRUN, "--oversubscribe", "-np", "2", h.binary("gapsim-mpi")] + args,
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                              env=mpi_env())
-        side, n_chunks, done, victim = w + ".run", 750, 0, None
+        side, done, victim = w + ".run", 0, None
         deadline = time.time() + TIMEOUT
         while time.time() < deadline and p.poll() is None:
             try:
@@ -332,19 +340,19 @@ class MpiTest(unittest.TestCase):
         m = re.search(r"(\d+) chunks already complete", r.stdout)
         self.assertGreaterEqual(int(m.group(1)), done)
         solved = int(re.search(r"(\d+) rows solved", r.stdout).group(1))
-        self.assertEqual(solved, 1500 - 2 * int(m.group(1)))
+        self.assertEqual(solved, k - 2 * int(m.group(1)))
         # rank 0's progress: rows done count the resumed ones, the last line is the whole
         lines = [x for x in r.stderr.splitlines() if x.startswith("cloud ")]
-        self.assertRegex(lines[-1], r"^cloud done: 1500/1500 done, [0-9.]+ solves/s$")
+        self.assertRegex(lines[-1], r"^cloud done: %d/%d done, [0-9.]+ solves/s$" % (k, k))
         for x in lines[:-1]:
-            n = int(re.match(r"cloud running: (\d+)/1500 done", x).group(1))
-            self.assertTrue(2 * int(m.group(1)) < n <= 1500, x)
+            n = int(re.match(r"cloud running: (\d+)/%d done" % k, x).group(1))
+            self.assertTrue(2 * int(m.group(1)) < n <= k, x)
         self.assertEqual(npy_data(w), npy_data(ref))
         with open(w + ".summary.json") as f:
-            self.assertEqual(json.load(f)["count"], 1500)
+            self.assertEqual(json.load(f)["count"], k)
         os.unlink(w + ".summary.json")
         r = self.run_ok([(3, args + ["--summary", "none"])])  # complete: nothing left to do
-        self.assertIn("750 chunks already complete", r.stdout)
+        self.assertIn("%d chunks already complete" % n_chunks, r.stdout)
         self.assertIn(" 0 rows solved", r.stdout)
         self.assertFalse(os.path.exists(w + ".summary.json"))
         r = self.run_ok([(2, args + ["--limit", "1000"])])  # other inputs: a fresh run
