@@ -152,20 +152,12 @@ gs_err gs_precomp_check_q(const gs_precomp *pc, int threads, double *ratio_q, gs
     double *y = v + m, *qv = y + m, *aq = qv + m, *t = aq + m, *s = t + n;
     probe(v, m, 0x9e3779b97f4a7c15ull);
     memset(t, 0, (size_t)n * sizeof *t);
-    for (int k = 0; k < m; k++) /* t = A v */
-        for (int e = 2 * k; e < 2 * k + 2; e++)
-            if (mdl->pair_parts[e] >= 0)
-                t[mdl->a_row[e]] += mdl->a_val[e] * v[k];
+    gs_model_A_add(mdl, 1.0, v, t); /* t = A v */
     part_job pj = {.pc = pc, .t = t, .s = s};
     gs_err rc = gs_run_items(threads > 0 ? threads : gs_blas_get_threads(), 1, mdl->n_parts,
                              part_item, &pj, err); /* CHOLMOD's solve calls the BLAS */
     if (rc == GS_OK) {
-        for (int k = 0; k < m; k++) { /* y = A's */
-            y[k] = 0.0;
-            for (int e = 2 * k; e < 2 * k + 2; e++)
-                if (mdl->pair_parts[e] >= 0)
-                    y[k] += mdl->a_val[e] * s[mdl->a_row[e]];
-        }
+        gs_model_At(mdl, s, y); /* y = A's */
         full_mul(m, pc->Q, v, qv, aq);
         for (int k = 0; k < m; k++)
             qv[k] -= y[k];

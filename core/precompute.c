@@ -15,6 +15,16 @@
 #include "linalg.h"
 #include "precomp_check.h"
 
+/* Release the blocks' diagonals kept for the check (precomp_check.h). */
+static void free_kdiag(gs_precomp *pc)
+{
+    if (pc->kdiag)
+        for (int b = 0; b < pc->mdl->n_parts; b++)
+            free(pc->kdiag[b]);
+    free(pc->kdiag);
+    pc->kdiag = NULL;
+}
+
 void gs_precomp_free(gs_precomp *pc)
 {
     if (!pc)
@@ -32,10 +42,7 @@ void gs_precomp_free(gs_precomp *pc)
     free(pc->qdiag);
     free(pc->u0);
     free(pc->cond_block);
-    if (pc->kdiag)
-        for (int b = 0; b < pc->mdl->n_parts; b++)
-            free(pc->kdiag[b]);
-    free(pc->kdiag);
+    free_kdiag(pc);
     free(pc);
 }
 
@@ -753,10 +760,7 @@ static gs_err build(const gs_model *mdl, double **taken, unsigned flags, atomic_
     if ((rc = gs_precomp_check_q(pc, 0, NULL, err)) != GS_OK)
         goto fail;
     pc->t.build_Q = gs_now() - t1;
-    for (int b = 0; b < mdl->n_parts; b++) /* the check had the last use of them */
-        free(pc->kdiag[b]);
-    free(pc->kdiag);
-    pc->kdiag = NULL;
+    free_kdiag(pc); /* the check had the last use of them */
     for (int i = 0; i < pc->m; i++)
         pc->qdiag[i] = pc->Q[(size_t)i * pc->m + i];
     t1 = gs_now();
