@@ -257,13 +257,24 @@ int main(int argc, char **argv)
         fprintf(stderr, "gapsim-batch: --%s: %s\n", e.field, e.msg);
         return 2;
     }
+    /* the outputs are opened before the work: an unwritable path costs no solve */
+    gs_wfile out_wf = {0}, sum_wf = {0};
+    if ((out_path && gs_wfile_open(&out_wf, out_path, &e) != GS_OK) ||
+        (summary_path && gs_wfile_open(&sum_wf, summary_path, &e) != GS_OK)) {
+        const char *bad = out_path && !out_wf.fp ? out_path : summary_path;
+        gs_wfile_abort(&out_wf);
+        return fail(bad, &e);
+    }
 
     gs_model_limits lim;
     gs_model_limits_default(&lim);
     gs_model *mdl = NULL;
     double t0 = gs_now();
-    if (gs_model_read_json(model_path, &lim, &mdl, &e) != GS_OK)
+    if (gs_model_read_json(model_path, &lim, &mdl, &e) != GS_OK) {
+        gs_wfile_abort(&out_wf);
+        gs_wfile_abort(&sum_wf);
         return fail(model_path, &e);
+    }
     double t_read = gs_now() - t0;
     printf("model      %s: n = %d unknowns, m = %d pairs, %d parts, %d fastener candidates, "
            "%s joint (read in %.2f s)\n",
@@ -280,6 +291,8 @@ int main(int argc, char **argv)
     if (gs_run_factors(mdl, factors_path, gs_run_precomp_flags(&sopts), !gs_solve_reads_k(&sopts),
                        &pc, &loaded, &e) != GS_OK) {
         gs_model_free(mdl);
+        gs_wfile_abort(&out_wf);
+        gs_wfile_abort(&sum_wf);
         return fail(factors_path ? factors_path : "precomputation", &e);
     }
     if (loaded)
@@ -360,7 +373,8 @@ int main(int argc, char **argv)
     gs_progress_end(&bp.rp.pg);
     pthread_mutex_destroy(&bp.mu);
     if (src != GS_OK) {
-        gs_error_prefix_field(&e, "gaps");
+        if (strncmp(e.field, "gaps", 4) != 0) /* the source names its own "gaps[i][j]" */
+            gs_error_prefix_field(&e, "gaps");
         rc = fail("solve", &e);
         goto out;
     }
@@ -379,14 +393,9 @@ int main(int argc, char **argv)
     const int optimal = (int)gs_json_num(sj, "statuses", "optimal", 0.0);
     cJSON_Delete(sj);
     if (summary_path) {
-        gs_wfile wf = {0};
-        gs_err wrc = gs_wfile_open(&wf, summary_path, &e);
+        gs_err wrc = gs_wfile_write(&sum_wf, sb.p, sb.len, &e);
         if (!wrc)
-            wrc = gs_wfile_write(&wf, sb.p, sb.len, &e);
-        if (!wrc)
-            wrc = gs_wfile_commit(&wf, &e);
-        else
-            gs_wfile_abort(&wf);
+            wrc = gs_wfile_commit(&sum_wf, &e);
         if (wrc)
             rc = fail(summary_path, &e);
         else
@@ -395,7 +404,8 @@ int main(int argc, char **argv)
     gs_buf_free(&sb);
     if (out_path) {
         size_t shape[2] = {(size_t)k, (size_t)mdl->m};
-        if (gs_npy_write_file(out_path, ms.W, 2, shape, &e) != GS_OK)
+        if (gs_npy_write_wfile(&out_wf, ms.W, 2, shape, GS_NPY_ROW_MAJOR, &e) != GS_OK ||
+            gs_wfile_commit(&out_wf, &e) != GS_OK)
             rc = fail(out_path, &e);
         else
             printf("           residual gaps written to %s\n", out_path);
@@ -403,6 +413,8 @@ int main(int argc, char **argv)
     if (rc == 0 && optimal != k)
         rc = 3;
 out:
+    gs_wfile_abort(&out_wf); /* no-op after a commit */
+    gs_wfile_abort(&sum_wf);
     free(inst);
     free(load);
     gs_mem_sink_free(&ms);

@@ -12,6 +12,9 @@ gs_err gs_wfile_open(gs_wfile *wf, const char *path, gs_error *err)
 {
     static const char suffix[] = ".tmp.XXXXXX";
     memset(wf, 0, sizeof *wf);
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+        return gs_errorf(err, GS_ERR_IO, "", "cannot write '%s': it is a directory", path);
     size_t plen = strlen(path);
     int fd = -1;
     gs_err rc;

@@ -23,7 +23,8 @@ typedef struct {
     char *path; /* final name */
 } gs_wfile;
 
-/* Create "<path>.tmp.XXXXXX" (mode 0644) and open it for writing. */
+/* Create "<path>.tmp.XXXXXX" (mode 0644) and open it for writing; a path
+ * that names a directory is refused here, not at the rename. */
 gs_err gs_wfile_open(gs_wfile *wf, const char *path, gs_error *err);
 /* fwrite with an immediate error check. */
 gs_err gs_wfile_write(gs_wfile *wf, const void *buf, size_t len, gs_error *err);

@@ -647,8 +647,8 @@ gs_err gs_npy_write_header(void *buf, size_t cap, int ndim, const size_t *shape,
     return npy_build_header(buf, cap, ndim, shape, 0, len, err);
 }
 
-gs_err gs_npy_write_file_order(const char *path, const double *data, int ndim,
-                               const size_t *shape, gs_npy_order order, gs_error *err)
+gs_err gs_npy_write_wfile(gs_wfile *wf, const double *data, int ndim, const size_t *shape,
+                          gs_npy_order order, gs_error *err)
 {
     unsigned char hdr[GS_NPY_HEADER_CAP];
     size_t hl;
@@ -662,20 +662,25 @@ gs_err gs_npy_write_file_order(const char *path, const double *data, int ndim,
     unsigned char *chunk = malloc((size_t)NPY_CHUNK * 8);
     if (!chunk)
         return gs_errorf(err, GS_ERR_NOMEM, "", "no memory for a write buffer");
-    gs_wfile wf;
-    if ((rc = gs_wfile_open(&wf, path, err)) != GS_OK) {
-        free(chunk);
-        return rc;
-    }
-    rc = gs_wfile_write(&wf, hdr, hl, err);
+    rc = gs_wfile_write(wf, hdr, hl, err);
     for (size_t t = 0; t < elems && rc == GS_OK;) {
         size_t cnt = elems - t < NPY_CHUNK ? elems - t : NPY_CHUNK;
         for (size_t k = 0; k < cnt; k++)
             npy_put_f8(chunk + 8 * k, data[t + k]);
-        rc = gs_wfile_write(&wf, chunk, cnt * 8, err);
+        rc = gs_wfile_write(wf, chunk, cnt * 8, err);
         t += cnt;
     }
     free(chunk);
+    return rc;
+}
+
+gs_err gs_npy_write_file_order(const char *path, const double *data, int ndim,
+                               const size_t *shape, gs_npy_order order, gs_error *err)
+{
+    gs_wfile wf;
+    gs_err rc = gs_wfile_open(&wf, path, err);
+    if (rc == GS_OK)
+        rc = gs_npy_write_wfile(&wf, data, ndim, shape, order, err);
     if (rc != GS_OK) {
         gs_wfile_abort(&wf);
         return rc;

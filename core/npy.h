@@ -30,6 +30,7 @@
 
 #include <stddef.h>
 
+#include "fileio.h"
 #include "gs_error.h"
 
 /* Largest header dict the reader accepts (numpy writes < 128 bytes for f8). */
@@ -104,5 +105,10 @@ gs_err gs_npy_write_file(const char *path, const double *data, int ndim, const s
  * fortran_order file: no transposition needed for column-major arrays). */
 gs_err gs_npy_write_file_order(const char *path, const double *data, int ndim,
                                const size_t *shape, gs_npy_order order, gs_error *err);
+/* The same file into a gs_wfile the caller opened (and commits or aborts):
+ * for programs that open their outputs before a long computation, so that
+ * an unwritable path is found before the work, not after it. */
+gs_err gs_npy_write_wfile(gs_wfile *wf, const double *data, int ndim, const size_t *shape,
+                          gs_npy_order order, gs_error *err);
 
 #endif

@@ -83,9 +83,11 @@ typedef struct {
     void *ctx;
 } gs_gap_source;
 
-/* A k x m C-order float64 .npy file (a 1-D file is one gap), read row by row
- * with pread: nothing but the header is held in memory. GS_ERR_FORMAT names
- * the file when it is not a C-order k x m array. */
+/* A k x m float64 .npy file (a 1-D file is one gap). C order is read row by
+ * row with pread: nothing but the header is held in memory; Fortran order
+ * is read whole (k m doubles, GS_ERR_NOMEM naming the file when they do not
+ * fit). GS_ERR_FORMAT names the file when it is not a k x m array; a read
+ * gap holding a NaN or Inf is GS_ERR_NONFINITE with field "gaps[i][j]". */
 gs_err gs_gap_source_npy(const char *path, gs_gap_source *src, gs_error *err);
 /* k x m row-major doubles in memory (borrowed). */
 gs_err gs_gap_source_mem(const double *G, int k, int m, gs_gap_source *src, gs_error *err);

@@ -1,9 +1,12 @@
 /*
- * source.c -- gap sources of the runner: .npy file read row by row, memory
- * (runner.h). Cost per gap: one pread of m doubles, or one copy.
+ * source.c -- gap sources of the runner: .npy file read row by row (a
+ * Fortran-order file read whole), memory (runner.h). Cost per gap: one pread
+ * of m doubles and the O(m) finiteness check, or one copy.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -15,12 +18,30 @@ typedef struct {
     int fd, m;
     size_t data_off;
     char *path;
+    double *G; /* the whole cloud, C order, when the file is in Fortran order */
 } npy_src;
+
+/* A gap with a NaN or Inf cannot be solved: name the file, the row and the pair. */
+static gs_err check_finite(const npy_src *s, int i, const double *g, gs_error *err)
+{
+    for (int j = 0; j < s->m; j++)
+        if (!isfinite(g[j])) {
+            char field[48];
+            snprintf(field, sizeof field, "gaps[%d][%d]", i, j);
+            return gs_errorf(err, GS_ERR_NONFINITE, field, "%s: gap %d, pair %d (rows and "
+                             "columns counted from 0) is %g, not a finite number", s->path, i, j, g[j]);
+        }
+    return GS_OK;
+}
 
 static gs_err npy_read(void *ctx, int i, double *g, gs_error *err)
 {
     npy_src *s = ctx;
     size_t bytes = sizeof(double) * (size_t)s->m;
+    if (s->G) {
+        memcpy(g, s->G + (size_t)i * (size_t)s->m, bytes);
+        return check_finite(s, i, g, err);
+    }
     off_t off = (off_t)(s->data_off + (size_t)i * bytes);
     size_t got = 0;
     while (got < bytes) {
@@ -32,7 +53,7 @@ static gs_err npy_read(void *ctx, int i, double *g, gs_error *err)
                              n < 0 ? strerror(errno) : "file truncated");
         got += (size_t)n;
     }
-    return GS_OK;
+    return check_finite(s, i, g, err);
 }
 
 static void npy_close(void *ctx)
@@ -40,6 +61,7 @@ static void npy_close(void *ctx)
     npy_src *s = ctx;
     if (s->fd >= 0)
         close(s->fd);
+    free(s->G);
     free(s->path);
     free(s);
 }
@@ -51,11 +73,9 @@ gs_err gs_gap_source_npy(const char *path, gs_gap_source *src, gs_error *err)
     gs_err rc = gs_npy_open(path, (size_t)-1 / 8, &f, err);
     size_t rows = f.info.ndim == 1 ? 1 : f.info.shape[0];
     size_t cols = f.info.ndim == 1 ? f.info.shape[0] : f.info.shape[1];
-    if (rc == GS_OK && ((f.info.fortran_order && rows > 1) || rows > (size_t)0x7fffffff ||
-                        cols > (size_t)0x7fffffff || cols == 0))
-        rc = gs_errorf(err, GS_ERR_FORMAT, "gaps", "%s: not a C-order k x m array of gaps "
-                       "(%zu x %zu%s)", path, rows, cols,
-                       f.info.fortran_order ? ", Fortran order" : "");
+    if (rc == GS_OK && (rows > (size_t)0x7fffffff || cols > (size_t)0x7fffffff || cols == 0))
+        rc = gs_errorf(err, GS_ERR_FORMAT, "gaps", "%s: not a k x m array of gaps (%zu x %zu)",
+                       path, rows, cols);
     npy_src *s = NULL;
     if (rc == GS_OK) {
         s = calloc(1, sizeof *s);
@@ -66,8 +86,18 @@ gs_err gs_gap_source_npy(const char *path, gs_gap_source *src, gs_error *err)
         if (!s || !s->path)
             rc = gs_errorf(err, GS_ERR_NOMEM, "", "out of memory");
     }
-    if (rc == GS_OK && (s->fd = dup(f.fd)) < 0)
+    /* Fortran order (numpy's G.T of an m x k array): a row is strided over
+     * the file, so the cloud is read whole and transposed once (O(k m)). */
+    if (rc == GS_OK && f.info.fortran_order && rows > 1) {
+        if (!(s->G = malloc(sizeof(double) * rows * cols)))
+            rc = gs_errorf(err, GS_ERR_NOMEM, "gaps", "%s: no memory to read a Fortran-order "
+                           "cloud of %zu x %zu whole; save it in C order "
+                           "(numpy.ascontiguousarray) to stream it row by row", path, rows, cols);
+        else
+            rc = gs_npy_read_data(&f, s->G, GS_NPY_ROW_MAJOR, err);
+    } else if (rc == GS_OK && (s->fd = dup(f.fd)) < 0) {
         rc = gs_errorf(err, GS_ERR_IO, "gaps", "%s: %s", path, strerror(errno));
+    }
     gs_npy_close(&f);
     if (rc) {
         if (s)

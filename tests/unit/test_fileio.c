@@ -1,7 +1,8 @@
 /* test_fileio.c -- core/fileio.h: atomic copies (gs_file_copy: the bytes
  * of the source, an existing target replaced, no file and no temporary left
  * when the source or the target's directory is missing), whole-file reads
- * with their size cap, and an aborted write leaving nothing. */
+ * with their size cap, an aborted write leaving nothing, and a directory
+ * refused as a target when the write is opened. */
 #include <dirent.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -100,6 +101,25 @@ GS_TEST(aborted_write_leaves_nothing)
     gs_wfile_abort(&wf);
     GS_CHECK_INT(entries(dir), 0);
     gs_wfile_abort(&wf); /* a second abort is a no-op */
+}
+
+/* A path naming a directory is refused when the write is opened (the
+ * programs open their outputs before the work), not at the final rename;
+ * nothing is created. */
+GS_TEST(a_directory_is_refused_at_open)
+{
+    char dir[512], sub[600];
+    GS_CHECK(scratch(dir));
+    snprintf(sub, sizeof sub, "%s/d", dir);
+    GS_CHECK_INT(mkdir(sub, 0755), 0);
+    gs_wfile wf = {0};
+    gs_error e;
+    GS_CHECK_INT(gs_wfile_open(&wf, sub, &e), GS_ERR_IO);
+    GS_CHECK(strstr(e.msg, "is a directory") != NULL);
+    GS_CHECK(wf.fp == NULL && wf.tmp == NULL);
+    GS_CHECK_INT(entries(dir), 1);
+    GS_CHECK_INT(entries(sub), 0);
+    gs_wfile_abort(&wf); /* no-op */
 }
 
 GS_TEST_MAIN()

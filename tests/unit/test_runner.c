@@ -269,6 +269,39 @@ GS_TEST(npy_source_and_errors)
     GS_CHECK_INT(gs_run_start(&run, 2, 1, NULL, &pool, &e), GS_ERR_INVALID);
     run.src.m = f.m;
     gs_gap_source_close(&src);
+    /* the same cloud in Fortran order (numpy's G.T of an m x k array): read
+     * whole, the same rows; a NaN is refused when its row is read, naming
+     * the row and the pair */
+    double *Gt = malloc(sizeof(double) * 5 * (size_t)f.m);
+    for (int i = 0; i < 5; i++)
+        for (int j = 0; j < f.m; j++)
+            Gt[(size_t)j * 5 + (size_t)i] = f.G[(size_t)i * f.m + (size_t)j];
+    Gt[(size_t)3 * 5 + 2] = NAN; /* row 2, pair 3 */
+    GS_CHECK_INT(gs_npy_write_file_order(path, Gt, 2, shape, GS_NPY_COL_MAJOR, &e), GS_OK);
+    GS_CHECK_INT(gs_gap_source_npy(path, &src, &e), GS_OK);
+    GS_CHECK_INT(src.k, 5);
+    GS_CHECK_INT(src.m, f.m);
+    for (int i = 0; i < 5; i++) {
+        if (i == 2) {
+            GS_CHECK_INT(src.read(src.ctx, i, g, &e), GS_ERR_NONFINITE);
+            GS_CHECK_STR(e.field, "gaps[2][3]");
+            GS_CHECK(strstr(e.msg, "gap 2, pair 3") != NULL);
+            continue;
+        }
+        GS_CHECK_INT(src.read(src.ctx, i, g, &e), GS_OK);
+        GS_CHECK(memcmp(g, f.G + (size_t)i * f.m, sizeof(double) * f.m) == 0);
+    }
+    gs_gap_source_close(&src);
+    /* and in C order: the same refusal from the streamed row */
+    memcpy(Gt, f.G, sizeof(double) * 5 * (size_t)f.m);
+    Gt[(size_t)4 * f.m + 1] = -INFINITY;
+    GS_CHECK_INT(gs_npy_write_file(path, Gt, 2, shape, &e), GS_OK);
+    GS_CHECK_INT(gs_gap_source_npy(path, &src, &e), GS_OK);
+    GS_CHECK_INT(src.read(src.ctx, 3, g, &e), GS_OK);
+    GS_CHECK_INT(src.read(src.ctx, 4, g, &e), GS_ERR_NONFINITE);
+    GS_CHECK_STR(e.field, "gaps[4][1]");
+    gs_gap_source_close(&src);
+    free(Gt);
     /* not a gap cloud */
     FILE *fp = fopen(path, "wb");
     fputs("not npy", fp);

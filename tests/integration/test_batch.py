@@ -1,0 +1,104 @@
+"""gapsim-batch as a user runs it (docs/scale-out.md, "gapsim-batch"): a gap
+cloud in Fortran order (numpy's G.T of an m x k array) gives the same
+residual gaps as the C-order file; a NaN names its row and pair; outputs
+that cannot be written are refused before the model is read or a gap is
+solved, and leave no file behind. Every run's stderr is checked for
+sanitizer reports."""
+import os
+import shutil
+import struct
+import subprocess
+import tempfile
+import unittest
+
+from api_common import model
+import gsd_harness as h
+
+
+def write_npy_fortran(path, rows):
+    """rows (k x m) stored column by column: 'fortran_order': True."""
+    k, m = len(rows), len(rows[0])
+    header = "{'descr': '<f8', 'fortran_order': True, 'shape': (%d, %d), }" % (k, m)
+    header += " " * (64 - (10 + len(header) + 1) % 64) + "\n"
+    with open(path, "wb") as f:
+        f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode("latin1"))
+        for j in range(m):
+            f.write(struct.pack("<%dd" % k, *[rows[i][j] for i in range(k)]))
+
+
+class BatchTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.mj, cls.gaps = model("lap", small=True, inline=True, gaps=12)
+        shape, flat = h.read_npy(cls.gaps)
+        cls.k, cls.m = shape
+        cls.rows = [flat[i * cls.m:(i + 1) * cls.m] for i in range(cls.k)]
+
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix="batch-", dir=h.TMP)
+
+    def tearDown(self):
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def batch(self, *args):
+        p = subprocess.run([h.binary("gapsim-batch"), self.mj, "--no-progress",
+                            "--threads", "2"] + list(args), capture_output=True, text=True,
+                           timeout=120)
+        for key in h.SANITIZER_KEYS:
+            self.assertNotIn(key, p.stderr)
+        return p
+
+    def path(self, name):
+        return os.path.join(self.dir, name)
+
+    def test_fortran_order_cloud_gives_the_c_order_results(self):
+        f = self.path("gaps_f.npy")
+        write_npy_fortran(f, self.rows)
+        a, b = self.path("a.npy"), self.path("b.npy")
+        for gaps, out in ((self.gaps, a), (f, b)):
+            p = self.batch("--gaps", gaps, "--fraction", "0.5", "--out", out)
+            self.assertEqual(p.returncode, 0, p.stderr)
+        sa, wa = h.read_npy(a)
+        sb, wb = h.read_npy(b)
+        self.assertEqual(sa, (self.k, self.m))
+        self.assertEqual(sb, sa)
+        self.assertEqual(wa, wb)  # the same gaps in the same order: the same bits
+        self.assertGreater(max(wa), 0.0)
+
+    def test_a_nan_names_its_row_and_pair(self):
+        rows = [list(r) for r in self.rows]
+        rows[7][3] = float("nan")
+        for order, write in (("C", h.write_npy), ("Fortran", write_npy_fortran)):
+            g = self.path("nan_%s.npy" % order)
+            write(g, rows)
+            for chain in ("off", "on"):
+                p = self.batch("--gaps", g, "--chain", chain, "--out", self.path("w.npy"))
+                self.assertEqual(p.returncode, 1, p.stderr)
+                self.assertIn("not_finite at gaps[7][3]", p.stderr, order)
+                self.assertIn("gap 7, pair 3", p.stderr)
+                self.assertFalse(os.path.exists(self.path("w.npy")))
+
+    def test_unwritable_outputs_are_refused_before_the_work(self):
+        sub = self.path("sub")
+        os.mkdir(sub)
+        cases = [("--out", os.path.join(self.dir, "missing", "w.npy"), "cannot create"),
+                 ("--out", sub, "is a directory"),
+                 ("--summary", os.path.join(self.dir, "missing", "s.json"), "cannot create")]
+        for opt, target, why in cases:
+            p = self.batch("--gaps", self.gaps, opt, target)
+            self.assertEqual(p.returncode, 1, p.stderr)
+            self.assertIn(why, p.stderr)
+            self.assertIn(target, p.stderr)
+            self.assertNotIn("model ", p.stdout)  # refused before the model was read
+            self.assertNotIn("cloud ", p.stdout)
+        # one good and one bad output: the good one is not left behind either
+        good = self.path("w.npy")
+        p = self.batch("--gaps", self.gaps, "--out", good, "--summary",
+                       os.path.join(self.dir, "missing", "s.json"))
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertEqual(sorted(os.listdir(self.dir)), ["sub"])
+        self.assertEqual(os.listdir(sub), [])
+
+
+if __name__ == "__main__":
+    unittest.main()
