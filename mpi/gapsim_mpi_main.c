@@ -285,12 +285,13 @@ static gs_err summary_one(const gm_out *o, const gs_gap_source *res, const gs_ga
             gs_cstats_row cr = {.w = w, .g = g, .m = o->m, .time = r.time, .n_act = r.n_act,
                                 .iterations = r.iterations, .warm_used = r.flags & 1,
                                 .crossover = (r.flags & 4) != 0,
+                                .kkt_failed = (r.flags & 8) != 0,
                                 .status = gs_status_name((gs_status)r.status),
                                 .method = gs_method_name((gs_method)r.method),
                                 .form = gs_form_name((gs_form)r.form)};
             if (pass == 1) {
                 rc = gs_cstats_add(s, &cr, err);
-                *not_optimal += r.status != GS_STATUS_OPTIMAL;
+                *not_optimal += r.status != GS_STATUS_OPTIMAL || (r.flags & 8);
             } else {
                 gs_cstats_add2(s, &cr);
             }
@@ -346,7 +347,8 @@ static gs_err write_summary(const gm_out *o, const gs_model *mdl, const args *a,
     return rc;
 }
 
-/* Rank 0 without a summary: rows not optimal, from the records alone
+/* Rank 0 without a summary: rows not optimal or failing the KKT certificate
+ * at tol (not certified), from the records alone
  * (rows x 32 bytes read). */
 static gs_err count_not_optimal(const gm_out *o, long long *count, gs_error *err)
 {
@@ -363,7 +365,7 @@ static gs_err count_not_optimal(const gm_out *o, long long *count, gs_error *err
             rc = gs_errorf(err, GS_ERR_IO, "out", "%s: cannot read record %lld", o->side, i);
             break;
         }
-        *count += r.status != GS_STATUS_OPTIMAL;
+        *count += r.status != GS_STATUS_OPTIMAL || (r.flags & 8);
     }
     fclose(fs);
     return rc;
@@ -514,7 +516,7 @@ static int run_main(int argc, char **argv)
             rc = skip ? count_not_optimal(&o, &not_optimal, &e)
                       : write_summary(&o, mdl, &a, path, &not_optimal, &e);
         if (!rc && !skip)
-            printf("summary    %s: %lld rows, %lld not optimal\nresults    %s (%lld x %d), "
+            printf("summary    %s: %lld rows, %lld not optimal or not certified\nresults    %s (%lld x %d), "
                    "completion map %s; %.2f s in all\n", path, o.rows, not_optimal, o.path,
                    o.rows, o.m, o.side, gs_now() - t0);
         fflush(stdout);

@@ -47,7 +47,8 @@ gs_err gm_bcast_precomp(const gs_model *mdl, gs_precomp **pc, unsigned flags, do
 
 /* Per-gap record of the sidecar (what the summary needs besides w). */
 typedef struct {
-    int32_t status, method, form, flags; /* flags: 1 warm_used, 2 auto_chosen, 4 crossover */
+    int32_t status, method, form, flags; /* flags: 1 warm_used, 2 auto_chosen, 4 crossover,
+                                          8 KKT certificate failed at tol */
     int32_t n_act, iterations;
     double time;                         /* s */
 } gm_rec;

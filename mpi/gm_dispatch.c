@@ -30,6 +30,7 @@
 #include <time.h>
 
 #include "gm.h"
+#include "kkt.h"
 #include "linalg.h"
 
 #define TAG_REQ 17
@@ -122,7 +123,8 @@ static gs_err sink_put(void *ctx, int slot, const gs_run_result *r, gs_error *er
     const gs_solve_info *in = r->info;
     s->recs[pos] = (gm_rec){.status = in->status, .method = in->method, .form = in->form,
                             .flags = (in->warm_used ? 1 : 0) | (in->auto_chosen ? 2 : 0) |
-                                     (in->crossover ? 4 : 0),
+                                     (in->crossover ? 4 : 0) |
+                                     (gs_kkt_pass(&in->kkt, d->run->opts.tol) ? 0 : 8),
                             .n_act = in->n_act, .iterations = in->iterations, .time = in->time};
     return GS_OK;
 }

@@ -33,7 +33,7 @@ struct gs_cstats {
     double *time;               /* per result, ms */
     int *nact;
     long long iters;
-    int warm, crossovers, statuses[8], n_status;
+    int warm, crossovers, kkt_failed, statuses[8], n_status;
     char status_name[8][16];
     char solver_name[8][40];
     int solvers[8], n_solver;
@@ -161,6 +161,7 @@ gs_err gs_cstats_add(gs_cstats *a, const gs_cstats_row *r, gs_error *err)
     a->iters += r->iterations;
     a->warm += r->warm_used;
     a->crossovers += r->crossover;
+    a->kkt_failed += r->kkt_failed != 0;
     count_name(a->status_name, a->statuses, &a->n_status, r->status);
     char sv[40];
     snprintf(sv, sizeof sv, "%s/%s", r->method, r->form);
@@ -616,7 +617,8 @@ gs_err gs_cstats_json(gs_cstats *s, const char *job_id, const char *assembly_id,
         if (strcmp(a->status_name[i], "optimal"))
             not_optimal += a->statuses[i];
     }
-    gs_buf_printf(b, "},\"failures\":%d,\"solvers\":{", not_optimal);
+    gs_buf_printf(b, "},\"failures\":%d,\"kkt_failed\":%d,\"solvers\":{", not_optimal,
+                  a->kkt_failed);
     for (int i = 0; i < a->n_solver; i++)
         gs_buf_printf(b, "%s\"%s\":%d", i ? "," : "", a->solver_name[i], a->solvers[i]);
     gs_buf_printf(b, "},\"warm_started\":%d,\"crossovers\":%d,\"iterations\":{\"total\":%lld,"

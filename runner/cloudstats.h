@@ -39,6 +39,9 @@ typedef struct {
     double time;            /* s */
     int n_act, iterations, warm_used;
     int crossover;          /* GI relative finished (gs_solve_info.crossover) */
+    int kkt_failed;         /* the KKT certificate does not pass at the solve's tol
+                               (gs_kkt_pass), e.g. an answer the model's scale
+                               leaves accurate to more than tol (docs/solvers.md) */
     const char *status;     /* gs_status_name */
     const char *method, *form;
 } gs_cstats_row;

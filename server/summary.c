@@ -47,7 +47,8 @@ static int feed(const gsd_result_row *r, void *ctx)
                      (ssize_t)bytes;
     gs_cstats_row row = {.w = r->w, .lam = r->lam, .g = have_g ? f->grow : NULL, .m = r->m,
                          .time = r->time, .n_act = r->n_act, .iterations = r->iterations,
-                         .warm_used = r->warm_used, .crossover = r->crossover, .status = gs_status_name(r->status),
+                         .warm_used = r->warm_used, .crossover = r->crossover,
+                         .kkt_failed = !r->kkt_pass, .status = gs_status_name(r->status),
                          .method = gs_method_name(r->method), .form = gs_form_name(r->form)};
     if (f->pass == PASS_2) {
         gs_cstats_add2(f->s, &row);

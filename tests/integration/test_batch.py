@@ -2,8 +2,10 @@
 cloud in Fortran order (numpy's G.T of an m x k array) gives the same
 residual gaps as the C-order file; a NaN names its row and pair; outputs
 that cannot be written are refused before the model is read or a gap is
-solved, and leave no file behind. Every run's stderr is checked for
-sanitizer reports."""
+solved, and leave no file behind; an answer whose KKT certificate fails at
+tol (the model's scale) is reported, exit 3. Every run's stderr is checked
+for sanitizer reports."""
+import json
 import os
 import shutil
 import struct
@@ -98,6 +100,41 @@ class BatchTest(unittest.TestCase):
         self.assertEqual(p.returncode, 1, p.stderr)
         self.assertEqual(sorted(os.listdir(self.dir)), ["sub"])
         self.assertEqual(os.listdir(sub), [])
+
+    def test_an_answer_the_model_scale_cannot_certify_is_reported(self):
+        # A part whose stiffness is singular to 1e-10 (cond_1(K) ~ 1e11) under a
+        # fastener load of 500 N: displacements of ~1e12 mm, so w = Q lam - p
+        # is exact only to ~1e-3 mm, whatever the method or the BLAS kernel.
+        # The solver's status is optimal at the tolerance its rounding allows;
+        # the KKT certificate at tol fails, and the run says so (exit 3).
+        mj = self.path("scale.json")
+        with open(mj, "w") as f:
+            json.dump({"format": "gapsim-model", "version": 1, "name": "scale",
+                       "parts": [{"name": "panel", "ndof": 3,
+                                  "K": [[4, 1, 0], [1, 4, 1], [0, 1, 4]]},
+                                 {"name": "flange", "ndof": 2,
+                                  "K": [[1, 1], [1, 1.0000000001]]}],
+                       "nodes": {"part": [0, 0, 1, 1], "dof": [0, 2, 0, 1]},
+                       "pairs": {"i": [0, 1], "j": [2, -1]},
+                       "fasteners": {"pair": [0], "load": [500.0]},
+                       "f": [0, 0, 0, 0, 1.5]}, f)
+        g = h.write_npy(self.path("g.npy"), [[0.1, 0.2], [0.0, 0.0], [1.0, 0.5]])
+        summary = self.path("s.json")
+        p = subprocess.run([h.binary("gapsim-batch"), mj, "--gaps", g, "--fraction", "1",
+                            "--summary", summary, "--no-progress"],
+                           capture_output=True, text=True, timeout=60)
+        self.assertEqual(p.returncode, 3, p.stdout + p.stderr)
+        self.assertIn("fail it at tol 1e-10", p.stdout)
+        with open(summary) as f:
+            s = json.load(f)
+        self.assertGreaterEqual(s["kkt_failed"], 1)
+        self.assertEqual(s["failures"], 0)  # every status optimal: only the certificate says it
+        # a well-scaled model: every answer certified, exit 0
+        p = self.batch("--gaps", self.gaps, "--fraction", "0.5", "--summary", summary)
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        self.assertNotIn("KKT certificate", p.stdout)
+        with open(summary) as f:
+            self.assertEqual(json.load(f)["kkt_failed"], 0)
 
 
 if __name__ == "__main__":

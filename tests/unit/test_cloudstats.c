@@ -43,7 +43,8 @@ static gs_cstats_row row_of(const double *w, const double *lam, const double *g,
 {
     gs_cstats_row r = {.w = w, .lam = lam, .g = g, .m = m, .time = 1e-3 * (i + 1),
                        .n_act = i, .iterations = 2 * i, .warm_used = i % 2,
-                       .crossover = i == 2, .status = "optimal", .method = "gi", .form = "relative"};
+                       .crossover = i == 2, .kkt_failed = i == 3, .status = "optimal",
+                       .method = "gi", .form = "relative"};
     return r;
 }
 
@@ -103,6 +104,8 @@ GS_TEST(hand_made_cloud_exact_values)
     GS_CHECK_INT((int)num(o, "iterations.total"), 12);
     GS_CHECK_INT((int)num(o, "warm_started"), 2);
     GS_CHECK_INT((int)num(o, "crossovers"), 1);
+    GS_CHECK_INT((int)num(o, "kkt_failed"), 1);
+    GS_CHECK_INT((int)num(o, "failures"), 0);
     cJSON_Delete(o);
     gs_buf_free(&b);
     gs_cstats_free(s);
