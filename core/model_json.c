@@ -766,8 +766,10 @@ static gs_err mj_build(const mj_ctx *cx, const cJSON *root, gs_model **out, gs_e
     }
 
     /* stage 5: referenced files */
-    if ((rc = gs_mj_load_blocks(cx, mdl, refs, nrefs, &lb, err)) != GS_OK)
+    if ((rc = gs_mj_load_blocks(cx, mdl, refs, nrefs, &lb, err)) != GS_OK) {
+        gs_mj_cite_file(refs, nrefs, err);
         goto fail;
+    }
     if (fref.ref && (rc = gs_mj_load_f(cx, mdl, (int)n, &fref, err)) != GS_OK)
         goto fail;
     /* stage 5b: nodes given by FE label */
@@ -775,8 +777,10 @@ static gs_err mj_build(const mj_ctx *cx, const cJSON *root, gs_model **out, gs_e
         goto fail;
 
     /* stage 6 */
-    if ((rc = gs_model_validate(mdl, err)) != GS_OK)
+    if ((rc = gs_model_validate(mdl, err)) != GS_OK) {
+        gs_mj_cite_file(refs, nrefs, err);
         goto fail;
+    }
     free(refs);
     mj_labels_free(&lb, np);
     *out = mdl;

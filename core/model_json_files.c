@@ -14,6 +14,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "linalg.h"
@@ -76,6 +77,29 @@ static gs_err mj_format(const char *full, const mj_ref *r, const char **fmt, gs_
 }
 
 /* Load part b's K (ndof x ndof) from a file into a freshly allocated block. */
+/* The row labels of a matrix file, kept for nodes given by label (stage
+ * 6): moved out of a block that becomes dense; copied from one that stays
+ * sparse, whose errors (not_spd, singular: core/spchol.c) then name the FE
+ * node and component rather than a row number. O(n). */
+static gs_err keep_row_labels(gs_spmat *sp, int sparse, int64_t **label, int **dof,
+                              const char *path, gs_error *err)
+{
+    if (!sparse || !sp->label || !sp->dof) {
+        *label = sp->label;
+        *dof = sp->dof;
+        sp->label = NULL;
+        sp->dof = NULL;
+        return GS_OK;
+    }
+    *label = malloc(sizeof(int64_t) * (size_t)sp->n);
+    *dof = malloc(sizeof(int) * (size_t)sp->n);
+    if (!*label || !*dof)
+        return gs_errorf(err, GS_ERR_NOMEM, "", "no memory for the row labels of '%s'", path);
+    memcpy(*label, sp->label, sizeof(int64_t) * (size_t)sp->n);
+    memcpy(*dof, sp->dof, sizeof(int) * (size_t)sp->n);
+    return GS_OK;
+}
+
 static gs_err mj_load_block(const mj_ctx *cx, gs_model *mdl, const mj_ref *r, mj_labels *lb,
                             gs_error *err)
 {
@@ -135,13 +159,10 @@ static gs_err mj_load_block(const mj_ctx *cx, gs_model *mdl, const mj_ref *r, mj
                        "elements (\"storage\": \"sparse\" keeps it sparse)", nd, nd,
                        cx->lim.max_block_elems);
     } else {
-        lb->rlabel[b] = sp.label; /* kept for nodes given by label */
-        lb->rdof[b] = sp.dof;
-        sp.label = NULL;
-        sp.dof = NULL;
-        if (sparse)
+        rc = keep_row_labels(&sp, sparse, &lb->rlabel[b], &lb->rdof[b], full, err);
+        if (rc == GS_OK && sparse)
             rc = gs_model_set_sparse_block(mdl, b, &sp, err); /* takes sp */
-        else if ((rc = gs_model_alloc_block(mdl, b, nd, err)) == GS_OK)
+        else if (rc == GS_OK && (rc = gs_model_alloc_block(mdl, b, nd, err)) == GS_OK)
             gs_spmat_to_dense(&sp, mdl->parts[b].K);
     }
     gs_spmat_free(&sp);
@@ -151,6 +172,23 @@ fail:
     if (err && err->field[0] == '\0')
         gs_error_prefix_field(err, field);
     return rc;
+}
+
+void gs_mj_cite_file(const mj_ref *refs, int nrefs, gs_error *err)
+{
+    int b = -1, used = 0;
+    if (!err || sscanf(err->field, "parts[%d].K%n", &b, &used) != 1 || used == 0)
+        return;
+    for (int r = 0; r < nrefs; r++)
+        if (refs[r].part == b && !strstr(err->msg, refs[r].ref)) {
+            char msg[sizeof err->msg];
+            size_t n = (size_t)snprintf(msg, sizeof msg, "'%s': ", refs[r].ref);
+            if (n < sizeof msg) /* the message as much as fits after the name */
+                memcpy(msg + n, err->msg, sizeof msg - n - 1);
+            msg[sizeof msg - 1] = '\0';
+            memcpy(err->msg, msg, sizeof msg);
+            return;
+        }
 }
 
 /* Stage 5's block files side by side, one file per thread at a time: each

@@ -75,6 +75,11 @@ gs_err gs_mj_resolve(const mj_ctx *cx, const char *ref, const char *field, char 
  * first failure in the files' order is reported. */
 gs_err gs_mj_load_blocks(const mj_ctx *cx, gs_model *mdl, const mj_ref *refs, int nrefs,
                          mj_labels *lb, gs_error *err);
+/* An error about the content of part b's K (field "parts[b].K...", found
+ * when the block was stored or by gs_model_validate: a NaN, an asymmetry)
+ * names the file it came from when the message does not yet: "'ref': ...".
+ * No-op for other fields and for inline blocks. */
+void gs_mj_cite_file(const mj_ref *refs, int nrefs, gs_error *err);
 /* Stage 5: the base load f (n values) from its npy or Matrix Market file. */
 gs_err gs_mj_load_f(const mj_ctx *cx, gs_model *mdl, int n, const mj_ref *ref, gs_error *err);
 

@@ -425,6 +425,38 @@ GS_TEST(sparse_part_without_jig_is_not_spd)
     gs_fe_plate_free(&pl);
 }
 
+/* A sparse part read from a file that names its rows (Abaqus matrix
+ * input): its not_spd error names the FE node and component where the
+ * factorization broke down (the loader keeps the row labels in the sparse
+ * block, not only for resolving nodes). The 3 x 3 tridiagonal [4 1; 1 0.1 1;
+ * 1 4] of nodes 101-103, component 3, has its second pivot 0.1 - 1/4 < 0. */
+GS_TEST(sparse_part_from_a_labelled_file_names_the_fe_node)
+{
+    char dir[512], path[700];
+    gs_error e;
+    gs_test_tmp_path(dir, sizeof dir, "sparse_label");
+    mkdir(dir, 0755);
+    snprintf(path, sizeof path, "%s/k.stif", dir);
+    FILE *fp = fopen(path, "w");
+    GS_CHECK(fp != NULL);
+    fputs("101,3,101,3,4.0\n102,3,101,3,1.0\n102,3,102,3,0.1\n103,3,102,3,1.0\n"
+          "103,3,103,3,4.0\n", fp);
+    fclose(fp);
+    static const char text[] =
+        "{\"format\": \"gapsim-model\", \"version\": 1, \"parts\": [{\"ndof\": 3, "
+        "\"storage\": \"sparse\", \"K\": {\"file\": \"k.stif\", \"format\": "
+        "\"abaqus-matrix-input\"}}, {\"ndof\": 1, \"K\": [[4]]}], \"nodes\": {\"part\": "
+        "[0, 1], \"dof\": [1, 0]}, \"pairs\": {\"i\": [0], \"j\": [1]}}";
+    gs_model *mdl = NULL;
+    GS_CHECK_MSG(gs_model_parse_json(text, sizeof text - 1, dir, NULL, &mdl, &e) == GS_OK,
+                 "%s: %s", e.field, e.msg);
+    gs_precomp *pc = NULL;
+    GS_CHECK_INT(gs_precomp_build(mdl, &pc, &e), GS_ERR_NOT_SPD);
+    GS_CHECK_STR(e.field, "parts[0].K");
+    GS_CHECK_MSG(strstr(e.msg, "node 102 dof 3") != NULL, "names the FE node: %s", e.msg);
+    gs_model_free(mdl);
+}
+
 /* Matrix Market coordinate file of a lower triangle (symmetric). */
 static void write_mm(const char *path, const gs_spmat *a)
 {
