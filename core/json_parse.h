@@ -15,6 +15,9 @@
 
 /* Parse text[0..len) (need not be NUL-terminated). On failure returns NULL
  * and *err_offset (may be NULL) is the byte offset where parsing stopped.
+ * A string holding U+0000 (escaped; a C string would end there) or a raw
+ * control character (which JSON forbids; cJSON lets it through) is a
+ * failure at its offset too.
  * Only white space may follow the value: otherwise NULL with *trailing = 1
  * (trailing may be NULL) and *err_offset at the first unexpected byte. */
 cJSON *gs_json_parse(const char *text, size_t len, size_t *err_offset, int *trailing);

@@ -326,6 +326,22 @@ GS_TEST(mj_file_reference_errors)
     GS_CHECK_INT(gs_npy_write_file(scratch(path, sizeof path, "f4v.npy"), f4v, 1, sf, &e), GS_OK);
     GS_CHECK(expect_err(subst(BASE, "[0, 0, 0, 0, 1.5]", "\"f4v.npy\""), dir, NULL, GS_ERR_DIM, "f",
                         "expected 5 values"));
+    /* the content of a referenced block: the error names the file as
+     * written in the model, whether the block is checked when stored (a
+     * sparse part) or by the validation (a dense one) */
+    const double knan[4] = {3, NAN, NAN, 3}, kasym[4] = {3, -1, -2, 3};
+    size_t s2[2] = {2, 2};
+    GS_CHECK_INT(gs_npy_write_file(scratch(path, sizeof path, "knan.npy"), knan, 2, s2, &e), GS_OK);
+    GS_CHECK(expect_err(subst(BASE, k1, "\"knan.npy\""), dir, NULL, GS_ERR_NONFINITE, "parts[1].K",
+                        "'knan.npy': "));
+    GS_CHECK_INT(gs_mm_write_file(scratch(path, sizeof path, "kasym.mtx"), kasym, 2, 2, &e), GS_OK);
+    GS_CHECK(expect_err(subst(BASE, k1, "\"kasym.mtx\""), dir, NULL, GS_ERR_NOT_SYMMETRIC,
+                        "parts[1].K", "'kasym.mtx': "));
+    GS_CHECK(expect_err(subst(BASE, k1, "\"kasym.mtx\", \"storage\": \"sparse\""), dir,
+                        NULL, GS_ERR_NOT_SYMMETRIC, "parts[1].K", "'kasym.mtx': "));
+    /* an inline block's error has no file to name */
+    GS_CHECK(expect_err(subst(BASE, k1, "[[3, -1], [-2, 3]]"), dir, NULL, GS_ERR_NOT_SYMMETRIC,
+                        "parts[1].K", "K(1,0) = -2"));
 }
 
 GS_TEST(mj_not_symmetric_from_validation)
@@ -454,6 +470,16 @@ GS_TEST(mj_document_errors)
     GS_CHECK(expect_err(subst(BASE, "\"f\": [0, 0, 0, 0, 1.5]\n}", "\"f\": [0, 0, 0, 0, 1.5]\n} {}"), NULL, NULL, GS_ERR_FORMAT, "",
                         "unexpected data after the JSON value"));
     GS_CHECK(expect_err(dup_str("[{}]"), NULL, NULL, GS_ERR_FORMAT, "", "a model is a JSON object"));
+    /* a string holding U+0000 would end at it in C ("k.mtx\u0000x" naming
+     * k.mtx, "gapsim-model\u0000junk" passing the format check); a raw
+     * control character is not JSON: both refused where they are */
+    GS_CHECK(expect_err(subst(BASE, "\"gapsim-model\"", "\"gapsim-model\\u0000junk\""), NULL, NULL,
+                        GS_ERR_FORMAT, "", "invalid JSON near line 2"));
+    GS_CHECK(expect_err(subst(BASE, "\"gapsim-model\"", "\"gapsim-\tmodel\""), NULL, NULL,
+                        GS_ERR_FORMAT, "", "invalid JSON near line 2"));
+    /* an escaped backslash before "u0000" is text, not an escape */
+    GS_CHECK(expect_err(subst(BASE, "\"gapsim-model\"", "\"gapsim-model\\\\u0000\""), NULL, NULL,
+                        GS_ERR_FORMAT, "format", "not a gapsim model"));
     GS_CHECK(expect_err(dup_str("{\"format\": \"gapsim-model\", \"version\": 1, \"parts\": [],"
                                 " \"nodes\": {\"part\": [], \"dof\": []}, \"pairs\": {\"i\": [], \"j\": []}}"),
                         NULL, NULL, GS_ERR_INVALID, "parts", "at least one part"));
