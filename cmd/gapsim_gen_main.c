@@ -1,8 +1,10 @@
 /*
  * gapsim_gen_main.c -- `gapsim-gen`: build a finite-element assembly model
  * and write it as gapsim model files, a gap cloud and a fastener pattern.
- * The options and the work are gs_gen_cli (gen_cli.h), shared with
- * `gapsim gen`; docs/generator.md.
+ * gs_gen_cli (gen_cli.h) reads the options (--opt VALUE or --opt=VALUE)
+ * from the generator's option table and runs gs_gen_run, the work shared
+ * with `gapsim gen` (which reads the same table with the gapsim client's
+ * parser); docs/generator.md.
  * Exit codes: 0 ok, 1 failure, 2 usage.
  */
 #include "gen_cli.h"

@@ -57,6 +57,11 @@ gs_err gs_pnodes_parse(const char *buf, size_t len, size_t max_nodes, gs_pnode *
     gs_err rc = GS_OK;
     int first = 1, width = 0;
     while (rc == GS_OK && gs_text_line(&c, &line)) {
+        if (memchr(line.s, '\0', line.n)) { /* the number scanners stop at a NUL */
+            rc = gs_errorf(err, GS_ERR_FORMAT, "", "line %ld: a NUL byte (not a text file?)",
+                           c.line);
+            break;
+        }
         line = gs_text_trim(line);
         if (line.n == 0 || line.s[0] == '#')
             continue;
@@ -85,6 +90,11 @@ gs_err gs_pnodes_parse(const char *buf, size_t len, size_t max_nodes, gs_pnode *
             rc = gs_errorf(err, GS_ERR_FORMAT, "", "line %ld: field %d '%s' is not a %s", c.line,
                            bad + 1, gs_text_show(f[bad], show, sizeof show),
                            bad ? "finite number" : "node label (integer)");
+            break;
+        }
+        if (label < 0 || label > GS_PNODE_LABEL_MAX) {
+            rc = gs_errorf(err, GS_ERR_RANGE, "", "line %ld: node label %lld out of range "
+                           "[0, 2^53] (the model's labels)", c.line, (long long)label);
             break;
         }
         if (width && nf != width) {
@@ -537,4 +547,171 @@ gs_err gs_pair_jig(const gs_pnode *jig, int njig, const double *normal, gs_pairi
             p->n[k] = n[k] / l;
     }
     return GS_OK;
+}
+
+/* ---- the model's nodes of a pairing ------------------------------------------- */
+
+typedef struct {
+    int64_t label;
+    int part, r; /* r: 2 k for pair k's node i, 2 k + 1 for its node j */
+} pn_ref;
+
+static int pn_ref_cmp(const void *a, const void *b)
+{
+    const pn_ref *x = a, *y = b;
+    if (x->part != y->part)
+        return (x->part > y->part) - (x->part < y->part);
+    if (x->label != y->label)
+        return (x->label > y->label) - (x->label < y->label);
+    return (x->r > y->r) - (x->r < y->r);
+}
+
+static const char *const pn_set_name[3] = {"upper", "lower", "jig"};
+
+/* The set and index of the node behind reference r. */
+static gs_pnode_ref pn_side(const gs_pairing *pr, int r)
+{
+    const gs_pair_out *p = &pr->pairs[r / 2];
+    if (r % 2)
+        return (gs_pnode_ref){1, p->j};
+    return (gs_pnode_ref){p->j >= 0 ? 0 : 2, p->i};
+}
+
+/* Two references a (the node's first) and b of one (part, label): one
+ * position (within same_tol) and parallel or antiparallel normals. */
+static gs_err pn_same_node(const gs_pnode *const set[3], const gs_pairing *pr, const pn_ref *a,
+                           const pn_ref *b, double same_tol, gs_error *err)
+{
+    const gs_pnode_ref ra = pn_side(pr, a->r), rb = pn_side(pr, b->r);
+    const double *xa = set[ra.set][ra.idx].xyz, *xb = set[rb.set][rb.idx].xyz;
+    const double *na = pr->pairs[a->r / 2].n, *nb = pr->pairs[b->r / 2].n;
+    double d2 = 0.0, dot = 0.0;
+    for (int k = 0; k < 3; k++) {
+        d2 += (xa[k] - xb[k]) * (xa[k] - xb[k]);
+        dot += na[k] * nb[k];
+    }
+    if (!(sqrt(d2) <= same_tol))
+        return gs_errorf(err, GS_ERR_INVALID, pn_set_name[rb.set], "node %lld of part %d is at "
+                         "(%.17g, %.17g, %.17g) in the %s nodes and at (%.17g, %.17g, %.17g) in "
+                         "the %s nodes, %.4g mm apart (more than %.4g): one label for two "
+                         "nodes?", (long long)a->label, a->part, xa[0], xa[1], xa[2],
+                         pn_set_name[ra.set], xb[0], xb[1], xb[2], pn_set_name[rb.set],
+                         sqrt(d2), same_tol);
+    if (!(fabs(fabs(dot) - 1.0) <= 1e-9))
+        return gs_errorf(err, GS_ERR_INVALID, pn_set_name[rb.set], "node %lld of part %d is in "
+                         "pair %d with the normal (%.17g, %.17g, %.17g) and in pair %d with "
+                         "(%.17g, %.17g, %.17g): a node carries one contact normal (its pairs' "
+                         "normals parallel or antiparallel); give its pairs one normal (CSV "
+                         "columns nx,ny,nz, --normal, --jig-normal)", (long long)a->label,
+                         a->part, a->r / 2, na[0], na[1], na[2], b->r / 2, nb[0], nb[1], nb[2]);
+    return GS_OK;
+}
+
+typedef struct {
+    int lo, hi, k; /* a pair's node indices (hi -1: jig) */
+} pn_pairkey;
+
+static int pn_pairkey_cmp(const void *a, const void *b)
+{
+    const pn_pairkey *x = a, *y = b;
+    if (x->lo != y->lo)
+        return (x->lo > y->lo) - (x->lo < y->lo);
+    if (x->hi != y->hi)
+        return (x->hi > y->hi) - (x->hi < y->hi);
+    return (x->k > y->k) - (x->k < y->k);
+}
+
+/* No pair joins a node to itself; no two pairs join the same nodes. */
+static gs_err pn_check_pairs(const gs_pnode *const set[3], const int part[3],
+                             const gs_pairing *pr, const gs_pair_nodes *pn, gs_error *err)
+{
+    const int np = pr->np;
+    for (int k = 0; k < np; k++)
+        if (pn->pi[k] == pn->pj[k]) {
+            const gs_pnode_ref v = pn->node[pn->pi[k]];
+            return gs_errorf(err, GS_ERR_INVALID, "pairs", "pair %d joins node %lld of part %d "
+                             "to itself: the upper and the lower nodes are both of part %d and "
+                             "share this label", k, (long long)set[v.set][v.idx].label,
+                             part[v.set], part[v.set]);
+        }
+    pn_pairkey *key = malloc((np > 0 ? (size_t)np : 1) * sizeof *key);
+    if (!key)
+        return gs_errorf(err, GS_ERR_NOMEM, "", "no memory for %d pairs", np);
+    for (int k = 0; k < np; k++) {
+        const int a = pn->pi[k], b = pn->pj[k];
+        key[k] = b < 0 ? (pn_pairkey){a, -1, k} : (pn_pairkey){a < b ? a : b, a < b ? b : a, k};
+    }
+    qsort(key, (size_t)np, sizeof *key, pn_pairkey_cmp);
+    gs_err rc = GS_OK;
+    for (int k = 1; k < np && rc == GS_OK; k++)
+        if (key[k].lo == key[k - 1].lo && key[k].hi == key[k - 1].hi) {
+            const gs_pnode_ref v = pn->node[key[k].lo];
+            rc = gs_errorf(err, GS_ERR_DUPLICATE, "pairs", "pairs %d and %d join the same nodes "
+                           "(node %lld of part %d and its partner): the upper and the lower "
+                           "nodes share part and labels", key[k - 1].k, key[k].k,
+                           (long long)set[v.set][v.idx].label, part[v.set]);
+        }
+    free(key);
+    return rc;
+}
+
+gs_err gs_pair_nodes_build(const gs_pnode *const set[3], const int part[3], const gs_pairing *pr,
+                           double same_tol, gs_pair_nodes *out, gs_error *err)
+{
+    memset(out, 0, sizeof *out);
+    const int np = pr->np;
+    const size_t cap = 2 * (size_t)np + 1;
+    pn_ref *ref = malloc(cap * sizeof *ref);
+    int *first = malloc(cap * sizeof *first); /* reference -> its node's first reference */
+    out->node = malloc(cap * sizeof *out->node);
+    out->pi = malloc(((size_t)np + 1) * sizeof *out->pi);
+    out->pj = malloc(((size_t)np + 1) * sizeof *out->pj);
+    gs_err rc = GS_OK;
+    if (!ref || !first || !out->node || !out->pi || !out->pj)
+        rc = gs_errorf(err, GS_ERR_NOMEM, "", "no memory for the nodes of %d pairs", np);
+    int nr = 0;
+    for (int r = 0; rc == GS_OK && r < 2 * np; r++) {
+        if (r % 2 && pr->pairs[r / 2].j < 0)
+            continue; /* a jig pair has no node j */
+        const gs_pnode_ref v = pn_side(pr, r);
+        ref[nr++] = (pn_ref){set[v.set][v.idx].label, part[v.set], r};
+    }
+    if (rc == GS_OK)
+        qsort(ref, (size_t)nr, sizeof *ref, pn_ref_cmp);
+    for (int a = 0, g = 0; rc == GS_OK && a < nr; a++) { /* g: the node's first reference */
+        if (a > 0 && ref[a].part == ref[g].part && ref[a].label == ref[g].label)
+            rc = pn_same_node(set, pr, &ref[g], &ref[a], same_tol, err);
+        else
+            g = a;
+        first[ref[a].r] = ref[g].r;
+    }
+    for (int k = 0; rc == GS_OK && k < np; k++) { /* number the nodes in pair order */
+        out->pj[k] = -1;
+        for (int s = 0; s < 2 && (s == 0 || pr->pairs[k].j >= 0); s++) {
+            const int r = 2 * k + s, f = first[r];
+            int v;
+            if (f == r) {
+                v = out->n_nodes++;
+                out->node[v] = pn_side(pr, r);
+            } else {
+                v = f % 2 ? out->pj[f / 2] : out->pi[f / 2];
+            }
+            *(s ? &out->pj[k] : &out->pi[k]) = v;
+        }
+    }
+    if (rc == GS_OK)
+        rc = pn_check_pairs(set, part, pr, out, err);
+    free(ref);
+    free(first);
+    if (rc != GS_OK)
+        gs_pair_nodes_free(out);
+    return rc;
+}
+
+void gs_pair_nodes_free(gs_pair_nodes *pn)
+{
+    free(pn->node);
+    free(pn->pi);
+    free(pn->pj);
+    memset(pn, 0, sizeof *pn);
 }

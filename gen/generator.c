@@ -37,6 +37,11 @@ const char *gs_gen_kind_name(gs_gen_kind kind)
     return "unknown";
 }
 
+int gs_gen_kind_parts(gs_gen_kind kind)
+{
+    return kind == GS_GEN_SANDWICH ? 4 : 2;
+}
+
 int gs_gen_kind_parse(const char *s, gs_gen_kind *kind)
 {
     if (!s)
@@ -329,7 +334,7 @@ static int check_params(const gs_gen_params *p, gs_error *err)
     if (!(p->length > 0.0) || !(p->hy > 0.0) || !isfinite(p->length) || !isfinite(p->hy))
         return gs_errorf(err, GS_ERR_INVALID, "length", "bad dimensions (length %g, hy %g)",
                          p->length, p->hy);
-    int np = sw ? 4 : 2;
+    int np = gs_gen_kind_parts(p->kind);
     for (int b = 0; b < np; b++) {
         if (!(p->t[b] > 0.0) || !isfinite(p->t[b]))
             return gs_errorf(err, GS_ERR_INVALID, "t", "thickness of part %d = %g", b, p->t[b]);
@@ -656,12 +661,13 @@ static void field_raw(const gs_model *mdl, const int *idx, int cnt, const double
     }
 }
 
-/* Fill g[0..cnt) (the pairs idx[] of one interface) with one field: the raw
- * field of rs, mixed with the cloud's common field (scatter < 1; common: cnt
- * scratch), shifted to a zero minimum and mapped to the mean and peak. */
-static void cloud_field(const gs_model *mdl, const int *idx, int cnt, const double box[4],
-                        const gs_gen_cloud_params *cp, double mean, double peak, uint64_t *rs,
-                        uint64_t rs_common, double *val, double *common, double *g)
+/* The field of one interface (the pairs idx[0..cnt)) as val[c] = log u_c:
+ * the raw field of rs, mixed with the cloud's common field (scatter < 1;
+ * common: cnt scratch), normalized to u = (v - vmin) / (vmax - vmin) in
+ * [0, 1]. Returns 0, or -1 for a flat field (or one pair): no u. */
+static int cloud_logu(const gs_model *mdl, const int *idx, int cnt, const double box[4],
+                      const gs_gen_cloud_params *cp, uint64_t *rs, uint64_t rs_common,
+                      double *val, double *common)
 {
     field_raw(mdl, idx, cnt, box, cp, rs, val);
     if (cp->scatter < 1.0) {
@@ -674,42 +680,75 @@ static void cloud_field(const gs_model *mdl, const int *idx, int cnt, const doub
         vmin = fmin(vmin, val[c]);
         vmax = fmax(vmax, val[c]);
     }
-    if (!(vmax - vmin > 1e-12 * (fabs(vmax) + 1.0))) { /* flat field (or one pair) */
-        for (int c = 0; c < cnt; c++)
-            g[idx[c]] = mean;
-        return;
-    }
-    /* u = (v - vmin) / (vmax - vmin) in [0, 1]; g = peak * u^gamma with gamma
-     * chosen by bisection on log(gamma) so that mean(u^gamma) = mean / peak */
-    double rho = mean / peak;
+    if (!(vmax - vmin > 1e-12 * (fabs(vmax) + 1.0)))
+        return -1;
     for (int c = 0; c < cnt; c++) {
         double u = (val[c] - vmin) / (vmax - vmin);
         val[c] = u > 0.0 ? log(u) : -INFINITY; /* log u */
     }
-    double lo = -7.0, hi = 7.0;
+    return 0;
+}
+
+/* The bounds of the bisection on log(gamma) below: mean(u^gamma) reaches
+ * [mean at gamma = e^CLOUD_LOG_GAMMA, mean at e^-CLOUD_LOG_GAMMA]. */
+#define CLOUD_LOG_GAMMA 7.0
+
+/* mean(u^gam) over the field logu[0..cnt). */
+static double cloud_mean_pow(const double *logu, int cnt, double gam)
+{
+    double s = 0.0;
+    for (int c = 0; c < cnt; c++)
+        s += exp(gam * logu[c]);
+    return s / cnt;
+}
+
+/* g[idx[c]] = peak * u_c^gamma with gamma chosen by bisection on log(gamma)
+ * so that mean(u^gamma) = mean / peak; out of reach, gamma stops at its
+ * bound (gs_gen_cloud_ratio_range tells the reach). */
+static void cloud_map(const double *logu, const int *idx, int cnt, double mean, double peak,
+                      double *g)
+{
+    double rho = mean / peak;
+    double lo = -CLOUD_LOG_GAMMA, hi = CLOUD_LOG_GAMMA;
     for (int it = 0; it < 48; it++) {
-        double mid = 0.5 * (lo + hi), gam = exp(mid), s = 0.0;
-        for (int c = 0; c < cnt; c++)
-            s += exp(gam * val[c]);
-        if (s / cnt > rho)
+        double mid = 0.5 * (lo + hi);
+        if (cloud_mean_pow(logu, cnt, exp(mid)) > rho)
             lo = mid; /* too flat: raise gamma */
         else
             hi = mid;
     }
     double gam = exp(0.5 * (lo + hi));
     for (int c = 0; c < cnt; c++)
-        g[idx[c]] = peak * exp(gam * val[c]);
+        g[idx[c]] = peak * exp(gam * logu[c]);
 }
 
-gs_err gs_gen_gap_cloud(const gs_model *mdl, int k, unsigned long long seed,
-                        const gs_gen_cloud_params *cp_in, double *G, gs_error *err)
+/* Narrow [range[0], range[1]], the nominal peak/mean ratios R that one
+ * interface of one row can meet: its mean/peak is min(a / (b R), 1 / 1.05)
+ * (a, b the row's spread draws of mean and peak; peak >= 1.05 mean), which
+ * must lie in the reach [rlo, rhi] of mean(u^gamma). */
+static void cloud_narrow(const double *logu, int cnt, double a, double b, double range[2])
+{
+    const double rlo = cloud_mean_pow(logu, cnt, exp(CLOUD_LOG_GAMMA));
+    const double rhi = cloud_mean_pow(logu, cnt, exp(-CLOUD_LOG_GAMMA));
+    const double clamp = 1.0 / 1.05;
+    range[1] = rlo > clamp ? 0.0 : fmin(range[1], a / (b * rlo));
+    if (rhi < clamp)
+        range[0] = fmax(range[0], a / (b * rhi));
+}
+
+/* The rows of a cloud: with G, fill it (gs_gen_gap_cloud); without, narrow
+ * range to the peak/mean ratios every row meets (gs_gen_cloud_ratio_range).
+ * The random draws do not depend on cp->mean and cp->peak. */
+static gs_err cloud_run(const gs_model *mdl, int k, unsigned long long seed,
+                        const gs_gen_cloud_params *cp_in, double *G, double range[2],
+                        gs_error *err)
 {
     gs_gen_cloud_params cp;
     if (cp_in)
         cp = *cp_in;
     else
         gs_gen_cloud_default(&cp);
-    if (!mdl || k < 0 || (k > 0 && !G))
+    if (!mdl || k < 0 || (k > 0 && !G && !range))
         return gs_errorf(err, GS_ERR_INVALID, "gaps", "bad arguments (k = %d)", k);
     if (!(cp.mean > 0.0) || !(cp.peak > cp.mean) || !(cp.corr_len > 0.0) ||
         !(cp.spread >= 0.0 && cp.spread <= 0.9) || !(cp.fixed_scale > 0.0) || !isfinite(cp.peak) ||
@@ -772,21 +811,29 @@ gs_err gs_gen_gap_cloud(const gs_model *mdl, int k, unsigned long long seed,
                 order[fill[grp[q]]++] = q;
             free(fill);
             for (int r = 0; r < k; r++) {
-                double *g = G + (size_t)r * m;
+                double *g = G ? G + (size_t)r * m : NULL;
                 for (int gi = 0; gi < ng; gi++) {
                     uint64_t rs = (uint64_t)seed ^ ((uint64_t)(r + 1) * 0xD1B54A32D192ED03ULL) ^
                                   ((uint64_t)(gi + 1) * 0x8CB92BA72F3D8DD7ULL);
                     splitmix64(&rs);
                     double sc = gkey[2 * gi + 1] < 0 ? cp.fixed_scale : 1.0;
-                    double mean = sc * cp.mean * (1.0 + cp.spread * (2.0 * unif(&rs) - 1.0));
-                    double peak = sc * cp.peak * (1.0 + cp.spread * (2.0 * unif(&rs) - 1.0));
+                    double a = 1.0 + cp.spread * (2.0 * unif(&rs) - 1.0);
+                    double b = 1.0 + cp.spread * (2.0 * unif(&rs) - 1.0);
+                    double mean = sc * cp.mean * a, peak = sc * cp.peak * b;
                     if (peak < 1.05 * mean)
                         peak = 1.05 * mean;
                     /* the common field: the same for every row (r = -1) */
                     uint64_t rs_common = (uint64_t)seed ^ ((uint64_t)(gi + 1) * 0x8CB92BA72F3D8DD7ULL);
                     splitmix64(&rs_common);
-                    cloud_field(mdl, order + gstart[gi], gstart[gi + 1] - gstart[gi],
-                                box + 4 * gi, &cp, mean, peak, &rs, rs_common, val, common, g);
+                    const int *idx = order + gstart[gi], cnt = gstart[gi + 1] - gstart[gi];
+                    int flat = cloud_logu(mdl, idx, cnt, box + 4 * gi, &cp, &rs, rs_common, val,
+                                          common);
+                    for (int c = 0; flat && G && c < cnt; c++)
+                        g[idx[c]] = mean;
+                    if (!flat && G)
+                        cloud_map(val, idx, cnt, mean, peak, g);
+                    else if (!flat)
+                        cloud_narrow(val, cnt, a, b, range);
                 }
             }
         }
@@ -798,5 +845,22 @@ gs_err gs_gen_gap_cloud(const gs_model *mdl, int k, unsigned long long seed,
     free(val);
     free(common);
     free(box);
+    return rc;
+}
+
+gs_err gs_gen_gap_cloud(const gs_model *mdl, int k, unsigned long long seed,
+                        const gs_gen_cloud_params *cp, double *G, gs_error *err)
+{
+    return cloud_run(mdl, k, seed, cp, G, NULL, err);
+}
+
+gs_err gs_gen_cloud_ratio_range(const gs_model *mdl, int k, unsigned long long seed,
+                                const gs_gen_cloud_params *cp, double *r_min, double *r_max,
+                                gs_error *err)
+{
+    double range[2] = {1.0, INFINITY};
+    gs_err rc = cloud_run(mdl, k, seed, cp, NULL, range, err);
+    *r_min = range[0];
+    *r_max = range[1];
     return rc;
 }

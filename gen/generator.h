@@ -104,8 +104,10 @@ typedef struct {
     int fe_ndof[GS_GEN_MAX_PARTS]; /* free DOFs of each part's FE model */
     int fe_nodes[GS_GEN_MAX_PARTS];/* FE nodes of each part */
     double norm1[GS_GEN_MAX_PARTS];/* ||K_b||_1 */
-    double cond[GS_GEN_MAX_PARTS]; /* cond_1(K_b) estimate (0 if not computed) */
-    double cond_K;         /* cond_1(K) estimate = max_b ||K_b||_1 * max_b ||K_b^-1||_1 */
+    double cond[GS_GEN_MAX_PARTS]; /* cond_1(K_b) estimate (0 if not computed: no
+                              compute_cond, or a sparse part with uncondensed) */
+    double cond_K;         /* cond_1(K) estimate = max_b ||K_b||_1 * max_b ||K_b^-1||_1
+                              over the dense parts (0 if none estimated) */
     double t_condense[GS_GEN_MAX_PARTS]; /* s, FE assembly + condensation per part */
     double t_fe;           /* s, all parts' FE assembly + condensation */
     double t_model;        /* s, nodes, pairs, fasteners, validation */
@@ -135,10 +137,14 @@ gs_err gs_gen_assembly(const gs_gen_params *p, gs_model **out, gs_gen_info *info
  * the same part against the fixed part) an independent smooth random field
  * over the pair coordinates (x, y): n_modes plane waves with wavelengths >=
  * corr_len plus n_bumps Gaussian bumps of radius corr_len / 2, shifted to a
- * zero minimum and mapped by a power law so that the vector's mean and
- * maximum hit mean * (1 + spread * u1) and peak * (1 + spread * u2),
- * u ~ U(-1, 1). Interfaces against the fixed part use fixed_scale * (mean,
- * peak). Every gap is >= 0 and some pair of every interface touches (g = 0).
+ * zero minimum and mapped by a power law u^gamma so that the vector's mean
+ * and maximum hit mean * (1 + spread * u1) and peak * (1 + spread * u2),
+ * u ~ U(-1, 1) (peak at least 1.05 x mean). The mean is met exactly when
+ * the ratio is within the power law's reach: an interface of c pairs has a
+ * mean of at least about peak / c (gamma is bounded to [e^-7, e^7]); out of
+ * reach gamma stops at its bound and the mean is the nearest reachable -
+ * gs_gen_cloud_ratio_range tells the peak/mean ratios a cloud meets.
+ * Interfaces against the fixed part use fixed_scale * (mean, peak). Every gap is >= 0 and some pair of every interface touches (g = 0).
  * scatter < 1 makes the gaps of a cloud similar, like measured fields of one
  * production line: each raw field is scatter * (its own) + (1 - scatter) *
  * (one field common to the cloud) before the shift and the mapping (1: the
@@ -163,9 +169,21 @@ void gs_gen_cloud_default(gs_gen_cloud_params *cp);
 gs_err gs_gen_gap_cloud(const gs_model *mdl, int k, unsigned long long seed,
                         const gs_gen_cloud_params *cp, double *G, gs_error *err);
 
+/* The nominal ratios cp->peak / cp->mean for which every row of
+ * gs_gen_gap_cloud(mdl, k, seed, cp) meets its mean exactly: [*r_min,
+ * *r_max] (*r_max < *r_min: none; *r_min >= 1). They depend on the fields
+ * (model, k, seed, corr_len, spread, scatter, modes, bumps), not on
+ * cp->mean and cp->peak. Errors as gs_gen_gap_cloud's. Cost: the cloud's
+ * fields without the mapping, O(k m (n_modes + n_bumps)). */
+gs_err gs_gen_cloud_ratio_range(const gs_model *mdl, int k, unsigned long long seed,
+                                const gs_gen_cloud_params *cp, double *r_min, double *r_max,
+                                gs_error *err);
+
 /* Fastener patterns (gs_gen_pattern, gs_gen_pattern_count) and the interface
  * grouping are in pattern.h. */
 
+/* Parts of a kind: 2 (LAP, LAP_FINE) or 4 (SANDWICH). */
+int gs_gen_kind_parts(gs_gen_kind kind);
 /* "lap", "sandwich", "lap-fine". */
 const char *gs_gen_kind_name(gs_gen_kind kind);
 /* Parse a kind name; returns 0 on success, -1 if unknown. */

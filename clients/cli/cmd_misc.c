@@ -1,7 +1,8 @@
 /*
  * cmd_misc.c -- `gapsim gen` (the FE generator, gen/gen_cli.h, the same code
- * as gapsim-gen; its failure exit 1 becomes 5, a local file/model error) and
- * `gapsim health` (GET /healthz).
+ * as gapsim-gen: its option table read by gc_args like every command's, with
+ * the global options; its failure exit 1 becomes 5, a local file/model
+ * error) and `gapsim health` (GET /healthz).
  */
 #include <stdio.h>
 
@@ -14,7 +15,21 @@
 
 int gc_cmd_gen(gc_ctx *cx, int argc, char **argv)
 {
-    int rc = gs_gen_cli("gapsim gen", argc, argv);
+    char usage[96];
+    snprintf(usage, sizeof usage, "gapsim gen %s", gs_gen_usage);
+    const gc_cmd cmd = {"gapsim gen", gs_gen_help, usage, 0, 0};
+    gs_gen_args ga = {{0}, {0}};
+    gc_opt opts[GS_GEN_NOPTS + 1] = {{0}}; /* the generator's table, read as every command's */
+    for (int k = 0; k < GS_GEN_NOPTS; k++)
+        opts[k] = (gc_opt){gs_gen_opts[k].name, NULL,
+                           gs_gen_opts[k].has_value ? &ga.value[k] : NULL,
+                           gs_gen_opts[k].has_value ? NULL : &ga.flag[k]};
+    const char *pos[1];
+    int npos;
+    int rc = gc_args(cx, &cmd, opts, argc, argv, pos, &npos);
+    if (rc >= 0)
+        return rc;
+    rc = gs_gen_run(cmd.prog, &ga);
     return rc == 1 ? GC_EFILE : rc; /* 0 ok, 2 usage */
 }
 

@@ -5,8 +5,11 @@
  * against the jig) from CSV files, pairs them (core/pairing.h: mutual nearest
  * neighbours within --tol, normals from the files, --normal or the lower
  * surface) and writes the "nodes" and "pairs" keys of a model JSON (nodes by
- * FE label, 3-D normals), the nominal gaps as a 1 x m .npy (--gaps-out), and
- * a report of what was paired on stderr. docs/cli.md, docs/fe-import.md.
+ * FE label, 3-D normals; a node in two pairs, e.g. an upper node also against
+ * the jig, is one node), the nominal gaps as a 1 x m .npy (--gaps-out), and
+ * a report of what was paired on stderr. A pairing no model could load (no
+ * upper-lower pair, a node with two normals) is refused before anything is
+ * written (exit 2). docs/cli.md, docs/fe-import.md.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,56 +51,29 @@ static int pair_vec(const char *prog, const char *opt, const char *s, double v[3
     return 0;
 }
 
-typedef struct {
-    const gs_pnode *v;
-    int part;
-} pair_set;
-
-/* The model's node index of node `i` of set `s`: nodes are numbered set by
- * set (upper, lower, jig) over the nodes that are in a pair. */
-static void pair_write_json(FILE *fp, const pair_set set[3], const gs_pairing *pr,
-                            const int *first_pair)
+/* The "nodes" and "pairs" keys: the model's nodes as numbered by
+ * gs_pair_nodes_build (a node in two pairs once), then the pairs. */
+static void pair_write_json(FILE *fp, const gs_pnode *const set[3], const int part[3],
+                            const gs_pairing *pr, const gs_pair_nodes *pn)
 {
-    /* nodes in pair order: upper and lower of the surface pairs, then jig */
     fputs("{\n  \"nodes\": {\n    \"part\": [", fp);
-    const char *sep = "";
-    for (int k = 0; k < pr->np; k++) {
-        const gs_pair_out *p = &pr->pairs[k];
-        if (p->j >= 0)
-            fprintf(fp, "%s%d, %d", sep, set[0].part, set[1].part);
-        else
-            fprintf(fp, "%s%d", sep, set[2].part);
-        sep = ", ";
-    }
+    for (int v = 0; v < pn->n_nodes; v++)
+        fprintf(fp, "%s%d", v ? ", " : "", part[pn->node[v].set]);
     fputs("],\n    \"label\": [", fp);
-    sep = "";
-    for (int k = 0; k < pr->np; k++) {
-        const gs_pair_out *p = &pr->pairs[k];
-        if (p->j >= 0)
-            fprintf(fp, "%s%lld, %lld", sep, (long long)set[0].v[p->i].label,
-                    (long long)set[1].v[p->j].label);
-        else
-            fprintf(fp, "%s%lld", sep, (long long)set[2].v[p->i].label);
-        sep = ", ";
-    }
+    for (int v = 0; v < pn->n_nodes; v++)
+        fprintf(fp, "%s%lld", v ? ", " : "",
+                (long long)set[pn->node[v].set][pn->node[v].idx].label);
     for (int c = 0; c < 3; c++) {
         fprintf(fp, "],\n    \"%c\": [", "xyz"[c]);
-        sep = "";
-        for (int k = 0; k < pr->np; k++) {
-            const gs_pair_out *p = &pr->pairs[k];
-            if (p->j >= 0)
-                fprintf(fp, "%s%.17g, %.17g", sep, set[0].v[p->i].xyz[c], set[1].v[p->j].xyz[c]);
-            else
-                fprintf(fp, "%s%.17g", sep, set[2].v[p->i].xyz[c]);
-            sep = ", ";
-        }
+        for (int v = 0; v < pn->n_nodes; v++)
+            fprintf(fp, "%s%.17g", v ? ", " : "", set[pn->node[v].set][pn->node[v].idx].xyz[c]);
     }
     fputs("]\n  },\n  \"pairs\": {\n    \"i\": [", fp);
     for (int k = 0; k < pr->np; k++)
-        fprintf(fp, "%s%d", k ? ", " : "", first_pair[k]);
+        fprintf(fp, "%s%d", k ? ", " : "", pn->pi[k]);
     fputs("],\n    \"j\": [", fp);
     for (int k = 0; k < pr->np; k++)
-        fprintf(fp, "%s%d", k ? ", " : "", pr->pairs[k].j >= 0 ? first_pair[k] + 1 : -1);
+        fprintf(fp, "%s%d", k ? ", " : "", pn->pj[k]);
     fputs("],\n    \"ci\": [", fp);
     for (int k = 0; k < pr->np; k++)
         fprintf(fp, "%s-1", k ? ", " : "");
@@ -124,6 +100,71 @@ static void pair_report_unpaired(const char *prog, const char *what, const gs_pn
     fprintf(stderr, "%s\n", n > 20 ? " ..." : "");
 }
 
+/* Write the JSON (-o, else stdout) and the nominal gaps (--gaps-out): both
+ * files are opened first and committed together, so that an unwritable one
+ * leaves neither. */
+static int pair_write(const char *prog, const char *out_s, const char *gaps_s,
+                      const gs_pnode *const set[3], const int part[3], const gs_pairing *pr,
+                      const gs_pair_nodes *pn)
+{
+    gs_error e;
+    gs_wfile wj = {0}, wg = {0};
+    double *g = malloc((size_t)(pr->np ? pr->np : 1) * sizeof *g);
+    const size_t shape[2] = {1, (size_t)pr->np};
+    gs_err rc = g ? GS_OK : gs_errorf(&e, GS_ERR_NOMEM, "", "no memory");
+    for (int k = 0; g && k < pr->np; k++)
+        g[k] = pr->pairs[k].gap;
+    if (rc == GS_OK && out_s)
+        rc = gs_wfile_open(&wj, out_s, &e);
+    if (rc == GS_OK && gaps_s)
+        rc = gs_wfile_open(&wg, gaps_s, &e);
+    if (rc == GS_OK) {
+        pair_write_json(out_s ? wj.fp : stdout, set, part, pr, pn);
+        if (gaps_s)
+            rc = gs_npy_write_wfile(&wg, g, 2, shape, GS_NPY_ROW_MAJOR, &e);
+    }
+    if (rc == GS_OK && out_s)
+        rc = gs_wfile_commit(&wj, &e);
+    if (rc == GS_OK && gaps_s)
+        rc = gs_wfile_commit(&wg, &e);
+    gs_wfile_abort(&wj);
+    gs_wfile_abort(&wg);
+    free(g);
+    if (rc != GS_OK) {
+        fprintf(stderr, "%s: %s\n", prog, e.msg);
+        return GC_EFILE;
+    }
+    return GC_OK;
+}
+
+/* The report on stderr: pairs, distances, nominal gaps, the nodes in two
+ * pairs and the unpaired ones. */
+static void pair_report(const char *prog, const gs_pnode *const set[3], const int n[3],
+                        const gs_pairing *pr, const gs_pair_nodes *pn)
+{
+    double dmax = 0.0, gmin = 0.0, gmax = 0.0;
+    int surface = 0;
+    for (int k = 0; k < pr->np; k++)
+        if (pr->pairs[k].j >= 0) {
+            const gs_pair_out *p = &pr->pairs[k];
+            dmax = surface++ ? (p->dist > dmax ? p->dist : dmax) : p->dist;
+            gmin = surface > 1 && gmin < p->gap ? gmin : p->gap;
+            gmax = surface > 1 && gmax > p->gap ? gmax : p->gap;
+        }
+    fprintf(stderr, "%s: %d pairs (%d upper-lower of %d upper and %d lower nodes, %d jig); "
+            "largest distance %.4g mm, nominal gaps %.4g .. %.4g mm", prog, pr->np, surface,
+            n[0], n[1], pr->np - surface, dmax, gmin, gmax);
+    if (pr->radius > 0)
+        fprintf(stderr, "; surface normals within %.4g mm", pr->radius);
+    fputc('\n', stderr);
+    const int shared = surface * 2 + (pr->np - surface) - pn->n_nodes;
+    if (shared > 0)
+        fprintf(stderr, "%s: %d node%s in two pairs (the same part and label in two files), "
+                "written once\n", prog, shared, shared == 1 ? "" : "s");
+    pair_report_unpaired(prog, "upper", set[0], pr->unpaired_up, pr->n_up);
+    pair_report_unpaired(prog, "lower", set[1], pr->unpaired_lo, pr->n_lo);
+}
+
 int gc_cmd_pair(gc_ctx *cx, int argc, char **argv)
 {
     const gc_cmd cmd = {
@@ -134,7 +175,9 @@ int gc_cmd_pair(gc_ctx *cx, int argc, char **argv)
         "(by FE label, with coordinates) and \"pairs\" (i, j, ci = -1, cj = +1,\n"
         "nx, ny, nz) keys of a model JSON; the nominal gaps n.(x_upper - x_lower)\n"
         "with --gaps-out. CSV lines: label,x,y,z[,nx,ny,nz] (a header line and\n"
-        "'#' comments allowed).\n"
+        "'#' comments allowed; labels 0..2^53). A node in two files with the same\n"
+        "part (an upper node also in --jig) is one node, in both pairs: its pairs'\n"
+        "normals must be parallel or antiparallel. No upper-lower pair is exit 2.\n"
         "options:\n"
         "  --upper FILE       nodes of the upper part's contact surface\n"
         "  --lower FILE       nodes of the lower part's contact surface\n"
@@ -181,78 +224,38 @@ int gc_cmd_pair(gc_ctx *cx, int argc, char **argv)
     gs_pnode *v[3] = {NULL, NULL, NULL};
     int n[3] = {0, 0, 0};
     gs_pairing pr = {0};
-    int *first = NULL;
+    gs_pair_nodes pn = {0};
     if ((rc = pair_read(cmd.prog, up_s, &v[0], &n[0])) != GC_OK ||
         (rc = pair_read(cmd.prog, lo_s, &v[1], &n[1])) != GC_OK ||
         (jig_s && (rc = pair_read(cmd.prog, jig_s, &v[2], &n[2])) != GC_OK))
         goto done;
     gs_error e;
     gs_pairing_opts po = {.tol = tol, .normal = nrm_s ? nrm : NULL, .radius = radius};
-    if (gs_pair_surfaces(v[0], n[0], v[1], n[1], &po, &pr, &e) != GS_OK ||
-        (jig_s && gs_pair_jig(v[2], n[2], jn_s ? jn : NULL, &pr, &e) != GS_OK)) {
+    const gs_pnode *const set[3] = {v[0], v[1], v[2]};
+    const int part[3] = {(int)parts[0], (int)parts[1], (int)parts[2]};
+    gs_err prc = gs_pair_surfaces(v[0], n[0], v[1], n[1], &po, &pr, &e);
+    if (prc == GS_OK && pr.np == 0) {
+        fprintf(stderr, "%s: no pairs: no upper node and lower node are each other's nearest "
+                "within --tol %g mm (%d upper, %d lower nodes); a larger --tol, or do the "
+                "files' units or axes differ?\n", cmd.prog, tol, n[0], n[1]);
+        rc = GC_EUSAGE;
+        goto done;
+    }
+    if (prc == GS_OK && jig_s)
+        prc = gs_pair_jig(v[2], n[2], jn_s ? jn : NULL, &pr, &e);
+    if (prc == GS_OK) /* a node in two pairs (upper and jig) is one node of the model */
+        prc = gs_pair_nodes_build(set, part, &pr, tol, &pn, &e);
+    if (prc != GS_OK) {
         fprintf(stderr, "%s: %s%s%s\n", cmd.prog, e.field, e.field[0] ? ": " : "", e.msg);
         rc = e.code == GS_ERR_NOMEM ? GC_EFILE : GC_EUSAGE;
         goto done;
     }
-    first = malloc((size_t)(pr.np ? pr.np : 1) * sizeof *first); /* node index of pair k */
-    if (!first) {
-        rc = GC_EFILE;
+    if ((rc = pair_write(cmd.prog, out_s, gaps_s, set, part, &pr, &pn)) != GC_OK)
         goto done;
-    }
-    for (int k = 0, next = 0; k < pr.np; k++) {
-        first[k] = next;
-        next += pr.pairs[k].j >= 0 ? 2 : 1;
-    }
-    const pair_set set[3] = {{v[0], (int)parts[0]}, {v[1], (int)parts[1]}, {v[2], (int)parts[2]}};
-    gs_wfile wf = {0};
-    FILE *fp = stdout;
-    if (out_s) {
-        if (gs_wfile_open(&wf, out_s, &e) != GS_OK) {
-            fprintf(stderr, "%s: %s\n", cmd.prog, e.msg);
-            rc = GC_EFILE;
-            goto done;
-        }
-        fp = wf.fp;
-    }
-    pair_write_json(fp, set, &pr, first);
-    if (out_s && gs_wfile_commit(&wf, &e) != GS_OK) {
-        fprintf(stderr, "%s: %s\n", cmd.prog, e.msg);
-        rc = GC_EFILE;
-        goto done;
-    }
-    if (gaps_s) {
-        double *g = malloc((size_t)(pr.np ? pr.np : 1) * sizeof *g);
-        size_t shape[2] = {1, (size_t)pr.np};
-        for (int k = 0; g && k < pr.np; k++)
-            g[k] = pr.pairs[k].gap;
-        if (!g || gs_npy_write_file(gaps_s, g, 2, shape, &e) != GS_OK) {
-            fprintf(stderr, "%s: %s\n", cmd.prog, g ? e.msg : "no memory");
-            free(g);
-            rc = GC_EFILE;
-            goto done;
-        }
-        free(g);
-    }
-    double dmax = 0.0, gmin = 0.0, gmax = 0.0;
-    int surface = 0;
-    for (int k = 0; k < pr.np; k++)
-        if (pr.pairs[k].j >= 0) {
-            const gs_pair_out *p = &pr.pairs[k];
-            dmax = surface++ ? (p->dist > dmax ? p->dist : dmax) : p->dist;
-            gmin = surface > 1 && gmin < p->gap ? gmin : p->gap;
-            gmax = surface > 1 && gmax > p->gap ? gmax : p->gap;
-        }
-    fprintf(stderr, "%s: %d pairs (%d upper-lower of %d upper and %d lower nodes, %d jig); "
-            "largest distance %.4g mm, nominal gaps %.4g .. %.4g mm", cmd.prog, pr.np, surface,
-            n[0], n[1], pr.np - surface, dmax, gmin, gmax);
-    if (pr.radius > 0)
-        fprintf(stderr, "; surface normals within %.4g mm", pr.radius);
-    fputc('\n', stderr);
-    pair_report_unpaired(cmd.prog, "upper", v[0], pr.unpaired_up, pr.n_up);
-    pair_report_unpaired(cmd.prog, "lower", v[1], pr.unpaired_lo, pr.n_lo);
+    pair_report(cmd.prog, set, n, &pr, &pn);
     rc = GC_OK;
 done:
-    free(first);
+    gs_pair_nodes_free(&pn);
     gs_pairing_free(&pr);
     for (int s = 0; s < 3; s++)
         free(v[s]);

@@ -16,7 +16,11 @@
  * per interface, fixed pairs scaled); patterns (core/interfaces.h) install
  * exactly round(fraction * n_fast) candidates, every interface its
  * floor/ceil share, spread by position (exact sets on a hand-made model);
- * bad parameters fail.
+ * bad parameters fail. The peak/mean ratios a cloud can meet
+ * (gs_gen_cloud_ratio_range) hold the defaults, do not depend on mean and
+ * peak, stay below the pair count of the interface, and are tight: just
+ * inside them every row's mean is the requested one to 1e-9, just beyond
+ * the largest it is not.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -315,6 +319,75 @@ GS_TEST(gap_cloud_lap)
     free(G);
     free(G2);
     gs_model_free(mdl);
+}
+
+/* The largest relative error of the row means of a k x m cloud against mean,
+ * and the largest relative error of the row maxima against peak. */
+static void row_errors(const double *G, int k, int m, double mean, double peak, double *emean,
+                       double *epeak)
+{
+    *emean = *epeak = 0.0;
+    for (int r = 0; r < k; r++) {
+        double s = 0.0, mx = 0.0;
+        for (int q = 0; q < m; q++) {
+            s += G[(size_t)r * m + q];
+            mx = fmax(mx, G[(size_t)r * m + q]);
+        }
+        *emean = fmax(*emean, fabs(s / m - mean) / mean);
+        *epeak = fmax(*epeak, fabs(mx - peak) / peak);
+    }
+}
+
+GS_TEST(gap_cloud_ratio_range)
+{
+    gs_gen_info info;
+    gs_model *mdl = build(GS_GEN_LAP, 1, &info); /* one interface of 52 pairs */
+    const int k = 40, m = mdl->m;
+    double *G = malloc(sizeof(double) * k * m);
+    GS_CHECK(G != NULL);
+    gs_gen_cloud_params cp;
+    gs_gen_cloud_default(&cp);
+    double rmin, rmax, rmin2, rmax2;
+    gs_error e;
+    GS_CHECK_INT(gs_gen_cloud_ratio_range(mdl, k, 3, &cp, &rmin, &rmax, &e), GS_OK);
+    printf("  lap cloud: peak/mean in [%.4g, %.4g] (spread 0.2)\n", rmin, rmax);
+    GS_CHECK(rmin <= cp.peak / cp.mean && cp.peak / cp.mean <= rmax); /* the defaults */
+    GS_CHECK(rmax < m * (1.0 + cp.spread) / (1.0 - cp.spread));
+    cp.mean = 0.1; /* the fields do not depend on mean and peak */
+    cp.peak = 7.0;
+    GS_CHECK_INT(gs_gen_cloud_ratio_range(mdl, k, 3, &cp, &rmin2, &rmax2, &e), GS_OK);
+    GS_CHECK(rmin2 == rmin && rmax2 == rmax);
+    /* spread 0: every row's mean is the requested one inside the range */
+    cp.spread = 0.0;
+    cp.mean = 0.5;
+    GS_CHECK_INT(gs_gen_cloud_ratio_range(mdl, k, 3, &cp, &rmin, &rmax, &e), GS_OK);
+    GS_CHECK(rmin == 1.0 && rmax > 5.0 && rmax < m); /* mean(u^gamma) >= 1 / 52 */
+    double emean, epeak;
+    cp.peak = cp.mean * rmax * (1.0 - 1e-6);
+    GS_CHECK_INT(gs_gen_gap_cloud(mdl, k, 3, &cp, G, &e), GS_OK);
+    row_errors(G, k, m, cp.mean, cp.peak, &emean, &epeak);
+    GS_CHECK_MSG(emean < 1e-9 && epeak < 1e-12, "inside: mean off by %.3g, peak by %.3g", emean,
+                 epeak);
+    cp.peak = cp.mean * rmax * 1.05; /* beyond: some row misses its mean */
+    GS_CHECK_INT(gs_gen_gap_cloud(mdl, k, 3, &cp, G, &e), GS_OK);
+    row_errors(G, k, m, cp.mean, cp.peak, &emean, &epeak);
+    GS_CHECK_MSG(emean > 1e-3, "beyond: mean off by %.3g only", emean);
+    /* bad parameters: the cloud's errors */
+    cp.scatter = 2.0;
+    GS_CHECK_INT(gs_gen_cloud_ratio_range(mdl, k, 3, &cp, &rmin, &rmax, &e), GS_ERR_INVALID);
+    free(G);
+    gs_model_free(mdl);
+
+    /* small interfaces bound the ratio from below too: the sandwich's */
+    mdl = build(GS_GEN_SANDWICH, 1, &info);
+    gs_gen_cloud_default(&cp);
+    GS_CHECK_INT(gs_gen_cloud_ratio_range(mdl, 50, 1, &cp, &rmin, &rmax, &e), GS_OK);
+    printf("  sandwich cloud: peak/mean in [%.4g, %.4g]\n", rmin, rmax);
+    GS_CHECK(rmin > 1.05 && rmin <= cp.peak / cp.mean && cp.peak / cp.mean <= rmax);
+    gs_model_free(mdl);
+    GS_CHECK_INT(gs_gen_kind_parts(GS_GEN_LAP), 2);
+    GS_CHECK_INT(gs_gen_kind_parts(GS_GEN_LAP_FINE), 2);
+    GS_CHECK_INT(gs_gen_kind_parts(GS_GEN_SANDWICH), 4);
 }
 
 /* Mean distance between consecutive rows of a k x m cloud. */

@@ -12,7 +12,12 @@
  * leave nodes unpaired, reported; two upper nodes near one lower node give
  * one pair (mutual nearest); CSV and given normals take precedence; jig pairs
  * need a normal; a lone lower node cannot give a surface normal (an error
- * naming it).
+ * naming it). The reader refuses labels outside the model's [0, 2^53] and NUL
+ * bytes, naming the line. The model's node table numbers a node once when it
+ * is in two sets (an upper node against the jig, a lower node with the jig
+ * part), pairs' nodes in order otherwise, and refuses what a model could not
+ * load: two positions or two normals for one node, a pair joining a node to
+ * itself, two pairs on the same nodes.
  */
 #include <math.h>
 #include <stdio.h>
@@ -54,10 +59,40 @@ GS_TEST(pnodes_csv_accepts_and_names_bad_lines)
         {"1,0,0,0\n1,1,1,1\n", GS_ERR_DUPLICATE, "node 1 is listed twice"},
         {"1,0,0,inf\n", GS_ERR_FORMAT, "not a finite number"},
         {"# only a comment\n", GS_ERR_FORMAT, "no nodes"},
+        {"1,0,0,0\n-5,0,0,1\n", GS_ERR_RANGE, "line 2: node label -5 out of range [0, 2^53]"},
+        {"label,x,y,z\n9007199254740993,0,0,0\n", GS_ERR_RANGE, "line 2: node label"},
     };
     for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
         v = NULL;
         GS_CHECK_MSG(parse(bad[k].text, &v, &n, &e) == bad[k].code, "case %zu: %s", k, e.msg);
+        GS_CHECK_MSG(strstr(e.msg, bad[k].needle) != NULL, "case %zu: %s", k, e.msg);
+        GS_CHECK(v == NULL);
+    }
+    /* the largest label a model takes */
+    GS_CHECK_INT(parse("9007199254740992,0,0,0\n0,1,0,0\n", &v, &n, &e), GS_OK);
+    GS_CHECK(n == 2 && v[0].label == GS_PNODE_LABEL_MAX && v[1].label == 0);
+    free(v);
+}
+
+/* A NUL byte ends the number scanners' copy of a field: "5\0junk" would read as 5. */
+GS_TEST(pnodes_csv_refuses_nul_bytes)
+{
+    const struct {
+        const char *text;
+        size_t len;
+        const char *needle;
+    } bad[] = {
+        {"1,0,0,0\n2,5\0junk,0,0\n", 22, "line 2: a NUL byte"},
+        {"1,0,0,0\n2\0,5,0,0\n", 18, "line 2: a NUL byte"},
+        {"# a\0comment\n1,0,0,0\n", 21, "line 1: a NUL byte"},
+        {"1,0,0,0\n2,1,0,0\0\n", 18, "line 2: a NUL byte"},
+    };
+    for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
+        gs_pnode *v = NULL;
+        int n = 0;
+        gs_error e;
+        GS_CHECK_MSG(gs_pnodes_parse(bad[k].text, bad[k].len, 1000, &v, &n, &e) ==
+                         GS_ERR_FORMAT, "case %zu: %s", k, e.msg);
         GS_CHECK_MSG(strstr(e.msg, bad[k].needle) != NULL, "case %zu: %s", k, e.msg);
         GS_CHECK(v == NULL);
     }
@@ -167,6 +202,117 @@ GS_TEST(pairing_errors)
     o.normal = bad;
     GS_CHECK_INT(gs_pair_surfaces(up, 1, lo, 3, &o, &pr, &e), GS_ERR_INVALID);
     GS_CHECK_STR(e.field, "normal");
+}
+
+/* Upper nodes 1, 2, 3 at z = 1, lower nodes 11, 12, 13 at z = 0.7 below them:
+ * three pairs with normal +z (given), nominal gaps 0.3. */
+static void three_pairs(gs_pnode up[3], gs_pnode lo[3], gs_pairing *pr)
+{
+    const double xy[3][2] = {{0, 0}, {10, 0}, {0, 10}};
+    for (int k = 0; k < 3; k++) {
+        up[k] = (gs_pnode){.label = 1 + k, .xyz = {xy[k][0], xy[k][1], 1.0}};
+        lo[k] = (gs_pnode){.label = 11 + k, .xyz = {xy[k][0], xy[k][1], 0.7}};
+    }
+    const double ez[3] = {0, 0, 1};
+    gs_pairing_opts o = {.tol = 0.5, .normal = ez};
+    gs_error e;
+    GS_CHECK_INT(gs_pair_surfaces(up, 3, lo, 3, &o, pr, &e), GS_OK);
+    GS_CHECK_INT(pr->np, 3);
+}
+
+GS_TEST(pair_nodes_numbering)
+{
+    gs_pnode up[3], lo[3], jig[2];
+    gs_pairing pr;
+    gs_pair_nodes pn;
+    gs_error e;
+    three_pairs(up, lo, &pr);
+    const gs_pnode *set[3] = {up, lo, jig};
+    int part[3] = {0, 1, 0};
+    /* no node in two sets: pair k's i and j are nodes 2k and 2k + 1, as before */
+    jig[0] = (gs_pnode){.label = 50, .xyz = {5, 5, 1}};
+    const double down[3] = {0, 0, -1};
+    GS_CHECK_INT(gs_pair_jig(jig, 1, down, &pr, &e), GS_OK);
+    GS_CHECK_INT(gs_pair_nodes_build(set, part, &pr, 0.5, &pn, &e), GS_OK);
+    GS_CHECK_INT(pn.n_nodes, 7);
+    for (int k = 0; k < 3; k++)
+        GS_CHECK(pn.pi[k] == 2 * k && pn.pj[k] == 2 * k + 1 && pn.node[2 * k].set == 0 &&
+                 pn.node[2 * k + 1].set == 1 && pn.node[2 * k + 1].idx == pr.pairs[k].j);
+    GS_CHECK(pn.pi[3] == 6 && pn.pj[3] == -1 && pn.node[6].set == 2 && pn.node[6].idx == 0);
+    gs_pair_nodes_free(&pn);
+    gs_pairing_free(&pr);
+
+    /* the reviewer's case: upper node 1 also against the jig (antiparallel
+     * normal): one node in two pairs, not node 1 written twice */
+    three_pairs(up, lo, &pr);
+    jig[0] = up[0];
+    GS_CHECK_INT(gs_pair_jig(jig, 1, down, &pr, &e), GS_OK);
+    GS_CHECK_INT(gs_pair_nodes_build(set, part, &pr, 0.5, &pn, &e), GS_OK);
+    GS_CHECK_INT(pn.n_nodes, 6);
+    GS_CHECK(pn.pi[3] == pn.pi[0] && pn.pj[3] == -1);
+    GS_CHECK(pn.node[pn.pi[0]].set == 0 && up[pn.node[pn.pi[0]].idx].label == 1);
+    gs_pair_nodes_free(&pn);
+    gs_pairing_free(&pr);
+
+    /* a jig of part 1: lower node 12 against it is the lower node */
+    three_pairs(up, lo, &pr);
+    jig[0] = lo[1];
+    part[2] = 1;
+    GS_CHECK_INT(gs_pair_jig(jig, 1, down, &pr, &e), GS_OK);
+    GS_CHECK_INT(gs_pair_nodes_build(set, part, &pr, 0.5, &pn, &e), GS_OK);
+    GS_CHECK_INT(pn.n_nodes, 6);
+    int k12 = -1;
+    for (int k = 0; k < 3; k++)
+        k12 = lo[pr.pairs[k].j].label == 12 ? k : k12;
+    GS_CHECK(k12 >= 0 && pn.pi[3] == pn.pj[k12]);
+    gs_pair_nodes_free(&pn);
+    gs_pairing_free(&pr);
+}
+
+GS_TEST(pair_nodes_refuses_what_a_model_cannot_load)
+{
+    gs_pnode up[3], lo[3], jig[1];
+    gs_pairing pr;
+    gs_pair_nodes pn;
+    gs_error e;
+    const gs_pnode *set[3] = {up, lo, jig};
+    int part[3] = {0, 1, 0};
+    /* one node, two normals that are not parallel */
+    three_pairs(up, lo, &pr);
+    jig[0] = up[2];
+    const double ex[3] = {1, 0, 0};
+    GS_CHECK_INT(gs_pair_jig(jig, 1, ex, &pr, &e), GS_OK);
+    GS_CHECK_INT(gs_pair_nodes_build(set, part, &pr, 0.5, &pn, &e), GS_ERR_INVALID);
+    GS_CHECK_MSG(strstr(e.msg, "node 3 of part 0 is in pair 2") &&
+                     strstr(e.msg, "a node carries one contact normal"), "%s", e.msg);
+    GS_CHECK(pn.node == NULL && pn.pi == NULL);
+    gs_pairing_free(&pr);
+    /* one label, two positions */
+    three_pairs(up, lo, &pr);
+    jig[0] = up[1];
+    jig[0].xyz[0] += 3.0;
+    const double down[3] = {0, 0, -1};
+    GS_CHECK_INT(gs_pair_jig(jig, 1, down, &pr, &e), GS_OK);
+    GS_CHECK_INT(gs_pair_nodes_build(set, part, &pr, 0.5, &pn, &e), GS_ERR_INVALID);
+    GS_CHECK_MSG(strstr(e.msg, "node 2 of part 0 is at") && strstr(e.msg, "3 mm apart"), "%s",
+                 e.msg);
+    GS_CHECK_STR(e.field, "jig");
+    gs_pairing_free(&pr);
+    /* upper and lower of one part sharing a label: a pair of a node with itself */
+    three_pairs(up, lo, &pr);
+    lo[0].label = 1;
+    part[1] = 0;
+    GS_CHECK_INT(gs_pair_nodes_build(set, part, &pr, 0.5, &pn, &e), GS_ERR_INVALID);
+    GS_CHECK_MSG(strstr(e.msg, "joins node 1 of part 0 to itself"), "%s", e.msg);
+    /* ... or labels crossed: two positions 10 mm apart per label, and with a
+     * position tolerance beyond that, two pairs on the same two nodes */
+    lo[0].label = 2;
+    lo[1].label = 1;
+    GS_CHECK_INT(gs_pair_nodes_build(set, part, &pr, 0.5, &pn, &e), GS_ERR_INVALID);
+    GS_CHECK_MSG(strstr(e.msg, "one label for two nodes"), "%s", e.msg);
+    GS_CHECK_INT(gs_pair_nodes_build(set, part, &pr, 20.0, &pn, &e), GS_ERR_DUPLICATE);
+    GS_CHECK_MSG(strstr(e.msg, "join the same nodes"), "%s", e.msg);
+    gs_pairing_free(&pr);
 }
 
 GS_TEST_MAIN()
