@@ -96,6 +96,7 @@ int gs_text_real(gs_text_span s, int implicit, double *out)
         return -1;
     memcpy(b, s.s, s.n);
     b[s.n] = '\0';
+    size_t len = s.n; /* every byte must be read: a NUL inside the field is no end */
     size_t i = (b[0] == '+' || b[0] == '-') ? 1 : 0;
     int nd = tx_digits(b, &i);
     if (b[i] == '.') {
@@ -114,11 +115,12 @@ int gs_text_real(gs_text_span s, int implicit, double *out)
         /* 1.5+3 -> 1.5e+3: shift the exponent right by one */
         memmove(b + i + 1, b + i, s.n - i + 1);
         b[i] = 'e';
+        len++;
         i += 2;
         if (!tx_digits(b, &i))
             return -1;
     }
-    if (b[i] != '\0')
+    if (i != len)
         return -1;
     char *end;
     double v = strtod(b, &end);

@@ -305,6 +305,38 @@ static gs_err parse_model(const char *text, const char *dir, gs_model **out, gs_
     return rc;
 }
 
+/* A NUL byte inside a number ends it in C: "4.0\0junk" read as 4.0 by the
+ * number reader the FE formats share (core/fe_text.c). Every byte of the
+ * field must be the number's. */
+GS_TEST(mio_nul_inside_a_number_is_refused)
+{
+    static const char mi[] = "1,3,1,3,4.0\0junk\n2,3,2,3,1.0\n";
+    static const char dmig[] = "DMIG,KAAX,0,6,1,0\nDMIG,KAAX,1,3,,1,3,4.0\0x\n";
+    static const struct {
+        const char *text;
+        size_t len;
+        const char *fmt;
+    } c[] = {{mi, sizeof mi - 1, "abaqus-matrix-input"},
+             {dmig, sizeof dmig - 1, "nastran-dmig"}};
+    for (size_t k = 0; k < sizeof c / sizeof *c; k++) {
+        char *copy = malloc(c[k].len);
+        memcpy(copy, c[k].text, c[k].len);
+        gs_spmat a;
+        gs_error e;
+        gs_matread_opts o = opts();
+        gs_err rc = gs_matrix_read_mem(copy, c[k].len, c[k].fmt, &o, &a, &e);
+        free(copy);
+        GS_CHECK_MSG(rc == GS_ERR_FORMAT, "%s: %s", c[k].fmt, rc ? e.msg : "accepted");
+        GS_CHECK_MSG(rc == GS_OK || strstr(e.msg, "line ") != NULL, "%s: %s", c[k].fmt, e.msg);
+        if (rc == GS_OK)
+            gs_spmat_free(&a);
+    }
+    /* the same texts without the NUL are read */
+    GS_CHECK(text_err("1,3,1,3,4.0\n2,3,2,3,1.0\n", "abaqus-matrix-input", GS_OK, NULL));
+    GS_CHECK(text_err("DMIG,KAAX,0,6,1,0\nDMIG,KAAX,1,3,,1,3,4.0\n", "nastran-dmig", GS_OK,
+                      NULL));
+}
+
 GS_TEST(mio_model_nodes_by_label)
 {
     char dir[512], path[700];
