@@ -37,6 +37,7 @@
 #include "fileio.h"
 #include "matrix_io.h"
 #include "normals.h"
+#include "utf8.h"
 
 static void mj_labels_free(mj_labels *lb, int np)
 {
@@ -195,8 +196,11 @@ static gs_err mj_string(const cJSON *v, const char *field, size_t cap, const cha
 {
     if (!cJSON_IsString(v) || !v->valuestring)
         return gs_errorf(err, GS_ERR_INVALID, field, "expected a string, got %s", mj_type(v));
-    if (strlen(v->valuestring) >= cap)
+    const size_t len = strlen(v->valuestring);
+    if (len >= cap)
         return gs_errorf(err, GS_ERR_INVALID, field, "string longer than %zu bytes", cap - 1);
+    if (!gs_utf8_valid(v->valuestring, len)) /* names are shown again: JSON answers, files */
+        return gs_errorf(err, GS_ERR_INVALID, field, "not valid UTF-8");
     *out = v->valuestring;
     return GS_OK;
 }

@@ -477,6 +477,21 @@ GS_TEST(mj_document_errors)
                         GS_ERR_FORMAT, "", "invalid JSON near line 2"));
     GS_CHECK(expect_err(subst(BASE, "\"gapsim-model\"", "\"gapsim-\tmodel\""), NULL, NULL,
                         GS_ERR_FORMAT, "", "invalid JSON near line 2"));
+    /* names are shown again (JSON answers, reports): invalid UTF-8 is refused
+     * where it is, valid multi-byte text kept */
+    GS_CHECK(expect_err(subst(BASE, "\"lap-small\"", "\"lap\xff\""), NULL, NULL, GS_ERR_INVALID,
+                        "name", "not valid UTF-8"));
+    GS_CHECK(expect_err(subst(BASE, "\"flange\"", "\"fl\xc3\x28\""), NULL, NULL, GS_ERR_INVALID,
+                        "parts[1].name", "not valid UTF-8"));
+    {
+        gs_model *mdl = NULL;
+        gs_error e;
+        char *t = subst(BASE, "\"flange\"", "\"Flansch \xc3\xa4\xe2\x82\xac\"");
+        GS_CHECK_INT(parse_text(t, NULL, NULL, &mdl, &e), GS_OK);
+        GS_CHECK_STR(mdl->parts[1].name, "Flansch \xc3\xa4\xe2\x82\xac");
+        gs_model_free(mdl);
+        free(t);
+    }
     /* an escaped backslash before "u0000" is text, not an escape */
     GS_CHECK(expect_err(subst(BASE, "\"gapsim-model\"", "\"gapsim-model\\\\u0000\""), NULL, NULL,
                         GS_ERR_FORMAT, "format", "not a gapsim model"));
