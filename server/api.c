@@ -47,7 +47,15 @@ cJSON *gsd_api_body(gsd_req *r)
         gsd_reply_error(r, 400, "bad_format", "body", "a JSON object body is required");
         return NULL;
     }
-    /* the big number arrays first, into doubles: the tree holds only the rest */
+    /* RFC 8259's tokens first, in the whole body: cJSON would take "1.",
+     * "01" or a raw control byte, and the arrays taken below leave a
+     * malformed element to it */
+    size_t bad = gsd_json_check_tokens(r->body.p, r->body.len);
+    if (bad != (size_t)-1) {
+        gsd_reply_error(r, 400, "bad_format", "body", "invalid JSON at byte %zu", bad);
+        return NULL;
+    }
+    /* the big number arrays next, into doubles: the tree holds only the rest */
     static const char *const big[] = {"g", "gaps"};
     for (int k = 0; k < 2 && !r->nums_key[0]; k++) {
         gs_error e;
@@ -110,7 +118,7 @@ int gsd_api_assembly(gsd_req *r, gsd_assembly_row *row)
     int found = 0;
     if (!gsd_id_valid(r->id, 'a')) {
         gsd_reply_error(r, 404, "not_found", "id", "no assembly %s (ids look like a_0123456789abcdef)",
-                        r->id);
+                        r->id_text);
         return 0;
     }
     if (gsd_store_assembly_get(r->app->st, r->id, row, &found, &e)) {
@@ -131,7 +139,7 @@ int gsd_api_job(gsd_req *r, gsd_job_row *row)
     gs_error e;
     if (!gsd_id_valid(r->id, 'j')) {
         gsd_reply_error(r, 404, "not_found", "id", "no job %s (ids look like j_0123456789abcdef)",
-                        r->id);
+                        r->id_text);
         return 0;
     }
     if (gsd_store_job_get(r->app->st, r->id, row, &found, &e)) {

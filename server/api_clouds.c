@@ -405,8 +405,15 @@ void gsd_h_cloud_create(gsd_req *r)
     }
     gsd_spec spec;
     gs_error e;
-    if (gsd_spec_parse(obj, arow.n_fast, arow.m, 1, &spec, &e) ||
+    if (gsd_spec_parse(obj, arow.n_fast, arow.m, 1, &spec, &e)) {
+        cJSON_Delete(obj);
+        free(G);
+        gsd_reply_gs_error(r, &e);
+        return;
+    }
+    if (gsd_spec_check_new(&spec, &e) ||
         gsd_spec_timeout(&spec, r->app->o.default_timeout, r->app->o.max_timeout, &e)) {
+        gsd_spec_free(&spec);
         cJSON_Delete(obj);
         free(G);
         gsd_reply_gs_error(r, &e);

@@ -1,6 +1,7 @@
 /*
- * api_jobs.c -- GET/DELETE /v1/jobs[/{id}], results (paged JSON or .npy;
- * one gap as VTK and the summary: api_summary.c).
+ * api_jobs.c -- GET/DELETE /v1/jobs[/{id}], results (paged JSON or .npy,
+ * chosen by ?format= or else the Accept header; one gap as VTK and the
+ * summary: api_summary.c).
  */
 #define _GNU_SOURCE
 #include "api.h"
@@ -9,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "jobs.h"
 #include "jobwait.h"
@@ -67,7 +69,7 @@ void gsd_h_job_list(gsd_req *r)
     int ok = !status;
     for (int i = 0; !ok && i < 5; i++)
         ok = !strcmp(status, statuses[i]);
-    if (!ok) {
+    if (!ok) { /* a typo must not look like "no such jobs" */
         gsd_reply_error(r, 400, "invalid", "status",
                         "status is one of queued, running, done, cancelled, failed");
         return;
@@ -267,6 +269,84 @@ static void reply_npy(gsd_req *r, const gsd_job_row *row, int m, int lambda)
     gsd_reply_stream(r, 200, "application/x-npy", size, npy_read, s, npy_free);
 }
 
+/* ---- results: which format ------------------------------------------------------ */
+
+/* How specifically the media range p[0..n) matches type ("a/b"): 3 the
+ * type itself, 2 "a/" followed by a star, 1 the star range, 0 not at all
+ * (compared without case). */
+static int range_match(const char *p, size_t n, const char *type)
+{
+    const size_t tlen = strlen(type), major = (size_t)(strchr(type, '/') - type);
+    if (n == tlen && !strncasecmp(p, type, n))
+        return 3;
+    if (n == major + 2 && !strncasecmp(p, type, major + 1) && p[n - 1] == '*')
+        return 2;
+    return n == 3 && !strncmp(p, "*/*", 3);
+}
+
+/* The q value an Accept header gives the media type `type`: that of the
+ * most specific range that matches it (with exact, only the type itself
+ * counts), or -1 if none does. Parameters other than q are ignored; a q
+ * that is not a number counts as 1. O(length of the header). */
+static double accept_q(const char *accept, const char *type, int exact)
+{
+    double best_q = -1;
+    int best = 0;
+    for (const char *p = accept; p && *p;) {
+        const char *end = strchr(p, ','), *stop = end ? end : p + strlen(p);
+        while (p < stop && (*p == ' ' || *p == '\t'))
+            p++;
+        size_t n = 0;
+        while (p + n < stop && p[n] != ';' && p[n] != ' ' && p[n] != '\t')
+            n++;
+        int spec = range_match(p, n, type);
+        if (exact && spec < 3)
+            spec = 0;
+        double q = 1;
+        for (const char *a = p + n; a < stop; a++) /* ";q=0.5" among the parameters */
+            if (*a == ';') {
+                const char *v = a + 1;
+                while (v < stop && (*v == ' ' || *v == '\t'))
+                    v++;
+                if (stop - v > 2 && (v[0] == 'q' || v[0] == 'Q') && v[1] == '=') {
+                    char *qe = NULL;
+                    double x = strtod(v + 2, &qe);
+                    q = qe == v + 2 || !(x >= 0) ? 1 : x > 1 ? 1 : x;
+                }
+            }
+        if (spec > best) {
+            best = spec;
+            best_q = q;
+        }
+        p = end ? end + 1 : NULL;
+    }
+    return best_q;
+}
+
+enum { RES_JSON, RES_NPY, RES_VTP };
+
+/* The format of GET .../results: ?format= (json, npy, vtp), else the .npy
+ * when Accept names application/x-npy with a q above 0 and at least that of
+ * application/json, else JSON. -1 after answering 400. */
+static int results_format(gsd_req *r)
+{
+    const char *format = gsd_query(r, "format");
+    if (format) {
+        static const char *const names[] = {"json", "npy", "vtp"};
+        for (int i = 0; i < 3; i++)
+            if (!strcmp(format, names[i]))
+                return i;
+        gsd_reply_error(r, 400, "invalid", "format", "format is json, npy or vtp");
+        return -1;
+    }
+    const char *accept = gsd_header(r, "Accept");
+    if (!accept)
+        return RES_JSON;
+    const double npy = accept_q(accept, "application/x-npy", 1);
+    const double json = accept_q(accept, "application/json", 0);
+    return npy > 0 && npy >= json ? RES_NPY : RES_JSON;
+}
+
 void gsd_h_job_results(gsd_req *r)
 {
     gsd_job_row row;
@@ -274,16 +354,18 @@ void gsd_h_job_results(gsd_req *r)
         return;
     gsd_assembly_row arow;
     gs_error e;
+    int format = results_format(r);
+    if (format < 0) {
+        gsd_job_row_free(&row);
+        return;
+    }
     if (!gsd_api_job_assembly(r, &row, &arow))
         return;
-    const char *accept = gsd_header(r, "Accept");
-    const char *format = gsd_query(r, "format");
-    if (format && !strcmp(format, "vtp")) {
+    if (format == RES_VTP) {
         gsd_api_gap_vtp(r, &row, arow.m); /* api_summary.c; takes row */
         return;
     }
-    int npy = (format && !strcmp(format, "npy")) || (accept && strstr(accept, "application/x-npy"));
-    if (npy) {
+    if (format == RES_NPY) {
         const char *field = gsd_query(r, "field");
         if (field && strcmp(field, "w") && strcmp(field, "lambda")) {
             gsd_reply_error(r, 400, "invalid", "field", "field is w (residual gaps) or lambda");

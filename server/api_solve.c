@@ -303,7 +303,8 @@ void gsd_h_solve(gsd_req *r)
 void gsd_h_result_get(gsd_req *r)
 {
     if (!gsd_id_valid(r->id, 'r')) {
-        gsd_reply_error(r, 404, "not_found", "id", "no result %s", r->id);
+        gsd_reply_error(r, 404, "not_found", "id",
+                        "no result %s (ids look like r_0123456789abcdef)", r->id_text);
         return;
     }
     gsd_result_row row = {0};

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "ids.h"
+#include "text.h"
 
 void gsd_log(const gsd_app *app, int level, const char *fmt, ...)
 {
@@ -34,13 +35,16 @@ void gsd_log(const gsd_app *app, int level, const char *fmt, ...)
     struct tm tm;
     gmtime_r(&now, &tm);
     strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    char line[1024];
+    char line[1024], esc[4 * sizeof line];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
+    /* paths, ids and messages can come from a request: one line, no control
+     * characters, no invalid UTF-8 (text.h) */
+    gsd_log_escape(esc, sizeof esc, line);
     fprintf(stderr, "%s gapsimd %s: %s\n", stamp, level == 0 ? "error" : level == 1 ? "info" : "debug",
-            line);
+            esc);
 }
 
 void gsd_path_db(const gsd_app *app, char *out, size_t cap)

@@ -87,7 +87,10 @@ typedef struct gsd_app {
     int n_tokens;
 } gsd_app;
 
-/* Log a line to stderr at a level (0 error, 1 info, 2 debug). */
+/* Log a line to stderr at a level (0 error, 1 info, 2 debug). The formatted
+ * text is escaped (gsd_log_escape, text.h: control characters and invalid
+ * UTF-8 as \xNN, a backslash doubled): what a request sent cannot forge or
+ * split a line. At most 1023 bytes of it are kept. */
 void gsd_log(const gsd_app *app, int level, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 

@@ -13,6 +13,7 @@
 #include "asm_impl.h"
 #include "hash.h"
 #include "jobs.h"
+#include "jobwait.h"
 #include "linalg.h"
 #include "precomp_io.h"
 #include "runner.h"
@@ -701,6 +702,9 @@ gs_err gsd_asm_delete(gsd_app *app, const char *id, gs_error *err)
             gsd_rmtree(dir);
             gsd_summary_forget(app->sums, jobs[i].id);
         }
+        /* a GET /v1/jobs/{id}?wait=S held on the job is answered now (404
+         * once the rows are gone; else the job as the store has it) */
+        gsd_jobwait_ended(app, jobs[i].id);
         gsd_job_row_free(&jobs[i]);
     }
     free(jobs);

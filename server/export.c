@@ -4,7 +4,11 @@
  * Reads the per-pair arrays of the summary document ("pairs": mean, std,
  * p95, max, share_above, lambda_mean) and its distributions; never
  * recomputes a statistic. Numbers are written with 17 significant digits
- * (gs_buf_json_num). Cost O(m + bins) per document.
+ * (gs_buf_json_num). The CSV is RFC 4180: a text field (the interface,
+ * from the model's part names, which may hold any character) is quoted
+ * when it holds a comma, a quote, CR or LF, its quotes doubled; a statistic
+ * of a summary with no result is an empty field. Cost O(m + bins) per
+ * document.
  */
 #include "export.h"
 
@@ -37,6 +41,27 @@ void gsd_export_iface_name(const gs_model *mdl, int k, char *out, size_t cap)
     snprintf(out, cap, "%s/%s", a, b);
 }
 
+/* The interface of pair k ("<part i>/<part j>" or "<part i>/fixed") as one
+ * CSV field (RFC 4180: quoted when it must be). */
+static void csv_iface(gs_buf *b, const gs_model *mdl, int k)
+{
+    const gs_pair *p = &mdl->pairs[k];
+    const char *name[2] = {mdl->parts[mdl->nodes[p->node[0]].part].name,
+                           p->node[1] == GS_FIXED ? "fixed"
+                                                  : mdl->parts[mdl->nodes[p->node[1]].part].name};
+    const int quote = strpbrk(name[0], ",\"\r\n") || strpbrk(name[1], ",\"\r\n");
+    if (quote)
+        gs_buf_puts(b, "\"");
+    for (int i = 0; i < 2; i++) {
+        if (i)
+            gs_buf_puts(b, "/");
+        for (const char *c = name[i]; *c; c++)
+            gs_buf_add(b, *c == '"' ? "\"\"" : c, *c == '"' ? 2 : 1); /* quotes doubled */
+    }
+    if (quote)
+        gs_buf_puts(b, "\"");
+}
+
 /* The statistic columns, in file order. */
 static const char *const STATS[6] = {"mean", "std", "p95", "max", "share_above", "lambda_mean"};
 static const char *const STAT_HEAD[6] = {"w_mean_mm", "w_std_mm", "w_p95_mm", "w_max_mm",
@@ -45,9 +70,11 @@ static const char *const STAT_HEAD[6] = {"w_mean_mm", "w_std_mm", "w_p95_mm", "w
 void gsd_export_csv(const gs_model *mdl, const cJSON *sum, gs_buf *b)
 {
     int m = mdl->m;
+    /* no result summarized: no statistic (empty fields, not zeros) */
+    const int none = gs_json_num(sum, "count", NULL, -1) == 0;
     const cJSON *cur[6];
     for (int s = 0; s < 6; s++) {
-        const cJSON *a = pair_array(sum, STATS[s], m);
+        const cJSON *a = none ? NULL : pair_array(sum, STATS[s], m);
         cur[s] = a ? a->child : NULL;
     }
     gs_buf_puts(b, "pair,x_mm,y_mm,z_mm,interface");
@@ -56,14 +83,13 @@ void gsd_export_csv(const gs_model *mdl, const cJSON *sum, gs_buf *b)
     gs_buf_puts(b, "\n");
     for (int k = 0; k < m; k++) { /* O(m): one pass, arrays walked in step */
         const double *xyz = mdl->nodes[mdl->pairs[k].node[0]].xyz;
-        char name[160];
-        gsd_export_iface_name(mdl, k, name, sizeof name);
         gs_buf_printf(b, "%d", k);
         for (int d = 0; d < 3; d++) {
             gs_buf_puts(b, ",");
             gs_buf_json_num(b, xyz[d]);
         }
-        gs_buf_printf(b, ",%s", name); /* part names: letters, digits, _ - (model_json) */
+        gs_buf_puts(b, ",");
+        csv_iface(b, mdl, k);
         for (int s = 0; s < 6; s++) {
             gs_buf_puts(b, ",");
             if (cur[s]) {

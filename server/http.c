@@ -1,6 +1,7 @@
 /*
  * http.c -- libmicrohttpd wiring, routing and responses (see http.h); the
- * request bodies are http_body.c's, the hang-up watch hangup.c's.
+ * request bodies are http_body.c's, the hang-up watch hangup.c's. Every
+ * text answer is made valid UTF-8 here (text.h), whatever it echoes.
  */
 #define _GNU_SOURCE
 #include "http.h"
@@ -21,6 +22,7 @@
 #include "guard.h"
 #include "http_impl.h"
 #include "linalg.h"
+#include "text.h"
 
 static atomic_int live_requests;
 /* Open connections (MHD_OPTION_NOTIFY_CONNECTION), for the guard's limit. */
@@ -36,8 +38,19 @@ static void set_response(gsd_req *r, unsigned code, struct MHD_Response *resp)
     r->code = code;
 }
 
+/* 1 for the text answers (JSON, CSV, HTML, XML, Prometheus text). */
+static int is_text(const char *content_type)
+{
+    return !strncmp(content_type, "application/json", 16) || !strncmp(content_type, "text/", 5) ||
+           !strncmp(content_type, "application/xml", 15);
+}
+
 void gsd_reply(gsd_req *r, unsigned code, const char *content_type, gs_buf *b)
 {
+    /* stored bytes from before the checks, or a path or id echoed in a
+     * message, must not make an answer that is not UTF-8 */
+    if (is_text(content_type) && gsd_utf8_repair(b) != 0)
+        b->oom = 1;
     size_t len = 0;
     char *p = gs_buf_take(b, &len);
     if (!p) {
@@ -197,9 +210,11 @@ const char *gsd_header(gsd_req *r, const char *key)
 
 /* ---- routing -------------------------------------------------------------- */
 
-/* Match url against pattern; "{id}" takes one segment (into id), a trailing
- * "*" the rest (into rest). O(length of the url). */
-static int match(const char *pattern, const char *url, char id[GSD_ID_LEN], char rest[256])
+/* Match url against pattern; "{id}" takes one segment (into id, and its
+ * start and length into *seg, *seg_len), a trailing "*" the rest (into
+ * rest). O(length of the url). */
+static int match(const char *pattern, const char *url, char id[GSD_ID_LEN], char rest[256],
+                 const char **seg, size_t *seg_len)
 {
     const char *p = pattern, *u = url;
     while (*p) {
@@ -214,6 +229,8 @@ static int match(const char *pattern, const char *url, char id[GSD_ID_LEN], char
             size_t len = end ? (size_t)(end - u) : strlen(u);
             if (len == 0)
                 return 0;
+            *seg = u;
+            *seg_len = len;
             if (len < GSD_ID_LEN) {
                 memcpy(id, u, len);
                 id[len] = '\0';
@@ -232,15 +249,29 @@ static int match(const char *pattern, const char *url, char id[GSD_ID_LEN], char
     return *u == '\0';
 }
 
-/* The route of the request; 0 found, 404 unknown path, 405 wrong method. */
-static unsigned route(gsd_req *r)
+/* Add method to the comma list allow (the methods of a path, table order). */
+static void allow_add(char *allow, size_t cap, const char *method)
+{
+    size_t n = strlen(allow);
+    snprintf(allow + n, cap - n, "%s%s", n ? ", " : "", method);
+}
+
+/* The route of the request; 0 found, 404 unknown path, 405 wrong method
+ * (allow: the methods the path takes, for the Allow header). */
+static unsigned route(gsd_req *r, char *allow, size_t cap)
 {
     int path_known = 0;
+    allow[0] = '\0';
     for (int i = 0; i < gsd_n_routes; i++) {
         char id[GSD_ID_LEN] = "", rest[256] = "";
-        if (!match(gsd_routes[i].pattern, r->url, id, rest))
+        const char *seg = NULL;
+        size_t seg_len = 0;
+        if (!match(gsd_routes[i].pattern, r->url, id, rest, &seg, &seg_len))
             continue;
         path_known = 1;
+        allow_add(allow, cap, gsd_routes[i].method);
+        if (!strcmp(gsd_routes[i].method, "GET"))
+            allow_add(allow, cap, "HEAD");
         /* HEAD is answered as GET (MHD sends the headers only) */
         if (strcmp(gsd_routes[i].method, r->method) &&
             (strcmp(r->method, "HEAD") || strcmp(gsd_routes[i].method, "GET")))
@@ -248,6 +279,11 @@ static unsigned route(gsd_req *r)
         r->route = &gsd_routes[i];
         memcpy(r->id, id, sizeof r->id);
         memcpy(r->rest, rest, sizeof r->rest);
+        if (seg) { /* the segment as the client sent it, clipped for messages */
+            char head[40];
+            snprintf(head, sizeof head, "%.*s", (int)(seg_len < 39 ? seg_len : 39), seg);
+            gsd_text_clip(r->id_text, sizeof r->id_text, head, 32);
+        }
         return 0;
     }
     return path_known ? 405 : 404;
@@ -295,14 +331,17 @@ static enum MHD_Result access_cb(void *cls, struct MHD_Connection *conn, const c
                                   (unsigned)app->o.conn_timeout);
         if (!gsd_guard(r, atomic_load(&live_connections)))
             return queue(r);
-        unsigned code = route(r);
+        char allow[64];
+        unsigned code = route(r, allow, sizeof allow);
         if (code == 404) {
             gsd_reply_error(r, 404, "not_found", "", "no such endpoint: %s", url);
             return queue(r);
         }
         if (code == 405) {
-            gsd_reply_error(r, 405, "method_not_allowed", "", "%s is not allowed on %s", method,
-                            url);
+            gsd_reply_error(r, 405, "method_not_allowed", "",
+                            "%s is not allowed on %s (allowed: %s)", method, url, allow);
+            if (r->resp)
+                MHD_add_response_header(r->resp, MHD_HTTP_HEADER_ALLOW, allow);
             return queue(r);
         }
         if (atomic_load(&app->stopping)) {
@@ -402,12 +441,18 @@ static size_t unescape_cb(void *cls, struct MHD_Connection *conn, char *s)
     return (size_t)(w - s);
 }
 
+/* libmicrohttpd's messages can quote a request: escaped like gsd_log's. */
 static void mhd_log(void *cls, const char *fmt, va_list ap)
 {
     const gsd_app *app = cls;
     if (app->o.log_level >= 1) {
-        fputs("gapsimd: mhd: ", stderr);
-        vfprintf(stderr, fmt, ap);
+        char line[1024], esc[4 * sizeof line];
+        vsnprintf(line, sizeof line, fmt, ap);
+        size_t n = strlen(line);
+        while (n && line[n - 1] == '\n') /* its own line ends */
+            line[--n] = '\0';
+        gsd_log_escape(esc, sizeof esc, line);
+        fprintf(stderr, "gapsimd: mhd: %s\n", esc);
     }
 }
 

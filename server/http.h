@@ -47,7 +47,8 @@ struct gsd_req {
     const char *method;
     const char *url;
     const gsd_route *route;
-    char id[GSD_ID_LEN];        /* the {id} path segment ("" if none) */
+    char id[GSD_ID_LEN];        /* the {id} path segment ("" if none; "?" if too long) */
+    char id_text[48];           /* the same for messages: an over-long one clipped ("...") */
     char rest[256];             /* the path below /web/ for static files */
     double t0;                  /* monotonic start */
     /* body */
@@ -119,7 +120,8 @@ void gsd_req_abandon(gsd_req *r);
 const char *gsd_query(gsd_req *r, const char *key);
 const char *gsd_header(gsd_req *r, const char *key);
 
-/* Route table (api.c) and the 404 / 405 logic. */
+/* Route table (api.c) and the 404 / 405 logic (a 405 lists the path's
+ * methods in its Allow header). */
 extern const gsd_route gsd_routes[];
 extern const int gsd_n_routes;
 

@@ -201,15 +201,17 @@ void gsd_jobwait_add(gsd_app *app, gsd_req *r, double secs)
         answer(e, 1);
         return;
     }
-    /* The job may have ended between the caller's read and the registration
-     * (its gsd_jobwait_ended found nothing): read its status again. */
+    /* The job may have ended, or its assembly been deleted, between the
+     * caller's read and the registration (its gsd_jobwait_ended found
+     * nothing): read its status again. */
     gsd_job_row row;
     int found = 0;
     gs_error ge;
-    if (gsd_store_job_get(app->st, id, &row, &found, &ge) == GS_OK && found) {
-        if (gsd_job_status_ended(row.status))
-            gsd_jobwait_ended(app, id);
-        gsd_job_row_free(&row);
+    if (gsd_store_job_get(app->st, id, &row, &found, &ge) == GS_OK) {
+        if (!found || gsd_job_status_ended(row.status))
+            gsd_jobwait_ended(app, id); /* answered now: its document, or 404 */
+        if (found)
+            gsd_job_row_free(&row);
     }
 }
 

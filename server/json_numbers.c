@@ -1,7 +1,7 @@
 /*
- * json_numbers.c -- one pass over a JSON object text: find a top-level
- * member, parse its number array into doubles, blank it; or keep some
- * members of a top-level member's object (json_numbers.h).
+ * json_numbers.c -- one pass over a JSON object text: check its tokens;
+ * find a top-level member, parse its number array into doubles, blank it;
+ * or keep some members of a top-level member's object (json_numbers.h).
  */
 #include "json_numbers.h"
 
@@ -83,53 +83,107 @@ static int jn_push(gsd_numarr *a, size_t *cap, double v, size_t max_values)
     return 0;
 }
 
-/* A JSON number at c->i into *v: 0, -1 not a number, -2 beyond the double range. */
-static int jn_number(jn_cur *c, double *v)
+static int jn_digit(char ch)
 {
-    size_t s = c->i, e = s;
-    if (e < c->n && c->s[e] == '-')
+    return ch >= '0' && ch <= '9';
+}
+
+/* A character of a number or literal token (and of what a lenient parser
+ * would take for one). */
+static int jn_token_char(char ch)
+{
+    return jn_digit(ch) || (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || ch == '+' ||
+           ch == '-' || ch == '.';
+}
+
+/* The end of the JSON number (RFC 8259: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?)
+ * that starts at s[i] (n bytes in all), or i if none starts there. */
+static size_t jn_number_end(const char *s, size_t n, size_t i)
+{
+    size_t e = i;
+    if (e < n && s[e] == '-')
         e++;
     size_t d0 = e;
-    while (e < c->n && c->s[e] >= '0' && c->s[e] <= '9')
+    while (e < n && jn_digit(s[e]))
         e++;
-    if (e == d0 || (c->s[d0] == '0' && e - d0 > 1))
-        return -1; /* no digits, or a leading zero */
-    if (e < c->n && c->s[e] == '.') {
+    if (e == d0 || (s[d0] == '0' && e - d0 > 1))
+        return i; /* no digits, or a leading zero */
+    if (e < n && s[e] == '.') {
         size_t f0 = ++e;
-        while (e < c->n && c->s[e] >= '0' && c->s[e] <= '9')
+        while (e < n && jn_digit(s[e]))
             e++;
         if (e == f0)
-            return -1;
+            return i;
     }
-    if (e < c->n && (c->s[e] == 'e' || c->s[e] == 'E')) {
+    if (e < n && (s[e] == 'e' || s[e] == 'E')) {
         e++;
-        if (e < c->n && (c->s[e] == '+' || c->s[e] == '-'))
+        if (e < n && (s[e] == '+' || s[e] == '-'))
             e++;
         size_t x0 = e;
-        while (e < c->n && c->s[e] >= '0' && c->s[e] <= '9')
+        while (e < n && jn_digit(s[e]))
             e++;
         if (e == x0)
-            return -1;
+            return i;
     }
-    char tmp[64];
-    if (e - s >= sizeof tmp)
+    return e;
+}
+
+/* strtod of s[0..len) (a JSON number, any length: correctly rounded);
+ * -1 out of memory. */
+static int jn_strtod(const char *s, size_t len, double *v)
+{
+    char tmp[64], *p = len < sizeof tmp ? tmp : malloc(len + 1);
+    if (!p)
         return -1;
-    memcpy(tmp, c->s + s, e - s);
-    tmp[e - s] = '\0';
-    *v = strtod(tmp, NULL);
+    memcpy(p, s, len);
+    p[len] = '\0';
+    *v = strtod(p, NULL);
+    if (p != tmp)
+        free(p);
+    return 0;
+}
+
+/* A JSON number at c->i into *v: 0, -1 not a number, -2 beyond the double
+ * range, -3 out of memory. */
+static int jn_number(jn_cur *c, double *v)
+{
+    size_t e = jn_number_end(c->s, c->n, c->i);
+    if (e == c->i)
+        return -1;
+    if (jn_strtod(c->s + c->i, e - c->i, v) != 0)
+        return -3;
     c->i = e;
     return isfinite(*v) ? 0 : -2;
 }
 
-/* After jn_number failed at c->i: 1 if a well-formed JSON value (a string,
- * null, true, an object or array...) stands there, followed by ',' or ']'
- * (a wrong element: the caller names it), 0 if the text is malformed (the
- * JSON parser reports it). c->i is not moved. */
+/* 1 if the literal lit stands at s[i], not followed by a token character. */
+static int jn_literal(const char *s, size_t n, size_t i, const char *lit)
+{
+    size_t k = strlen(lit);
+    return n - i >= k && !memcmp(s + i, lit, k) && (i + k == n || !jn_token_char(s[i + k]));
+}
+
+/* After jn_number failed at c->i: 1 if a well-formed JSON value other than
+ * a number (a string, an object or array, true, false or null) stands
+ * there, followed by ',' or ']' (a wrong element: the caller names it), 0 if
+ * the text is malformed there ("NaN", ".5", "+1", "01": the JSON parser
+ * reports it). c->i is not moved. */
 static int jn_other_value(const jn_cur *c)
 {
     jn_cur t = *c;
-    if (jn_skip_value(&t) != 0 || t.i == c->i)
+    if (t.i >= t.n)
         return 0;
+    const char ch = t.s[t.i];
+    if (ch == '"' || ch == '[' || ch == '{') {
+        if (jn_skip_value(&t) != 0)
+            return 0;
+    } else if (jn_literal(t.s, t.n, t.i, "true") || jn_literal(t.s, t.n, t.i, "null")) {
+        t.i += 4;
+    } else if (jn_literal(t.s, t.n, t.i, "false")) {
+        t.i += 5;
+    } else {
+        return 0;
+    }
     jn_ws(&t);
     return t.i < t.n && (t.s[t.i] == ',' || t.s[t.i] == ']');
 }
@@ -154,6 +208,8 @@ static int jn_element(jn_cur *c, const char *key, long i, long j, size_t max_val
 {
     double v;
     int r = jn_number(c, &v);
+    if (r == -3)
+        return jn_fail(err, GS_ERR_NOMEM, key, -1, -1, "does not fit in memory");
     if (r == -1)
         return jn_other_value(c) ? jn_fail(err, GS_ERR_NONFINITE, key, i, j,
                                            "must be a finite number (mm)")
@@ -376,6 +432,74 @@ size_t gsd_json_keep_members(char *text, size_t len, const char *key, const char
     c.s[out++] = '}';
     memmove(c.s + out, c.s + c.i, len - c.i);
     return out + (len - c.i);
+}
+
+/* ---- the tokens of a whole text ------------------------------------------------- */
+
+static int jn_hex(char ch)
+{
+    return jn_digit(ch) || (ch >= 'a' && ch <= 'f') || (ch >= 'A' && ch <= 'F');
+}
+
+/* Past the string at s[*i] ('"'): 1, or 0 with *i at its first bad byte (a
+ * raw control character, an unknown escape, a short \u) or at n
+ * (unterminated). */
+static int jn_check_string(const char *s, size_t n, size_t *i)
+{
+    for (size_t k = *i + 1; k < n; k++) {
+        const unsigned char ch = (unsigned char)s[k];
+        if (ch == '"') {
+            *i = k + 1;
+            return 1;
+        }
+        if (ch < 0x20) {
+            *i = k;
+            return 0;
+        }
+        if (ch != '\\')
+            continue;
+        if (k + 1 >= n || !strchr("\"\\/bfnrtu", s[k + 1]) || s[k + 1] == '\0') {
+            *i = k;
+            return 0;
+        }
+        if (s[++k] == 'u') {
+            for (int h = 1; h <= 4; h++)
+                if (k + (size_t)h >= n || !jn_hex(s[k + (size_t)h])) {
+                    *i = k - 1;
+                    return 0;
+                }
+            k += 4;
+        }
+    }
+    *i = n;
+    return 0;
+}
+
+size_t gsd_json_check_tokens(const char *text, size_t len)
+{
+    size_t i = 0;
+    while (i < len) {
+        const char ch = text[i];
+        if (ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r' || ch == '{' || ch == '}' ||
+            ch == '[' || ch == ']' || ch == ',' || ch == ':') {
+            i++;
+        } else if (ch == '"') {
+            if (!jn_check_string(text, len, &i))
+                return i;
+        } else if (jn_token_char(ch)) {
+            size_t e = i;
+            while (e < len && jn_token_char(text[e]))
+                e++;
+            const int lit = jn_literal(text, e, i, "true") || jn_literal(text, e, i, "false") ||
+                            jn_literal(text, e, i, "null");
+            if (!lit && jn_number_end(text, e, i) != e)
+                return i; /* NaN, Infinity, .5, +1, 1., 01, 0x1f, ... */
+            i = e;
+        } else {
+            return i; /* another byte outside a string */
+        }
+    }
+    return (size_t)-1;
 }
 
 void gsd_numarr_free(gsd_numarr *a)

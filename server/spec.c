@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "pattern.h"
+#include "text.h"
 
 static gs_err want_string(const cJSON *v, const char *key, gs_error *err)
 {
@@ -205,10 +206,11 @@ static gs_err parse_key(const cJSON *v, int n_fast, int m, int cloud, gsd_spec *
             o->max_iter = (int)v->valuedouble;
         return rc;
     }
-    if (!strcmp(k, "timeout_s")) {
+    if (!strcmp(k, "timeout_s")) { /* the upper bound is the server's: gsd_spec_timeout */
         gs_err rc = want_number(v, k, err);
-        if (!rc && !(v->valuedouble > 0 && v->valuedouble <= 86400))
-            rc = gs_errorf(err, GS_ERR_RANGE, k, "timeout_s must be in (0, 86400] seconds");
+        if (!rc && !(v->valuedouble > 0))
+            rc = gs_errorf(err, GS_ERR_RANGE, k, "timeout_s must be a positive number of seconds "
+                           "(at most the server's --max-timeout)");
         if (!rc)
             sp->timeout_s = v->valuedouble;
         return rc;
@@ -429,6 +431,13 @@ int gsd_spec_is_slow(const gsd_spec *sp)
 int gsd_spec_is_plain(const gsd_spec *sp)
 {
     return sp->pattern == GSD_PAT_NONE && sp->n_fixed == 0;
+}
+
+gs_err gsd_spec_check_new(const gsd_spec *sp, gs_error *err)
+{
+    if (!gs_utf8_valid(sp->label, strlen(sp->label)))
+        return gs_errorf(err, GS_ERR_INVALID, "label", "label must be valid UTF-8");
+    return GS_OK;
 }
 
 gs_err gsd_spec_timeout(gsd_spec *sp, double def_s, double max_s, gs_error *err)

@@ -31,7 +31,8 @@
 #define GSD_PAT_FRACTION GS_PAT_FRACTION
 enum { GSD_RET_W = 1, GSD_RET_LAMBDA = 2, GSD_RET_X = 4, GSD_RET_KKT = 8 };
 
-/* A cloud's label: at most this many bytes of UTF-8 without control characters. */
+/* A cloud's label: at most this many bytes of UTF-8 without control characters
+ * (the UTF-8 of a new label: gsd_spec_check_new). */
 #define GSD_LABEL_MAX 120
 /* The largest seed of "generate" (an integer a JSON number holds exactly: 2^53). */
 #define GSD_GEN_SEED_MAX 9007199254740992.0
@@ -78,6 +79,10 @@ void gsd_spec_write(const gsd_spec *sp, gs_buf *b);
  * spec on a model. O(m + n_fast). */
 gs_err gsd_spec_problem(const gsd_spec *sp, const gs_model *mdl, double *load, unsigned char *eq,
                         gs_error *err);
+/* The checks of a new request that the options a stored job re-reads (with
+ * gsd_spec_parse, written by an earlier version) need not pass: the label
+ * is valid UTF-8 (else GS_ERR_INVALID naming "label"). */
+gs_err gsd_spec_check_new(const gsd_spec *sp, gs_error *err);
 /* The time limit of each solve: timeout_s as asked (at most max_s: else
  * GS_ERR_RANGE naming "timeout_s"), or def_s when the request gave none. */
 gs_err gsd_spec_timeout(gsd_spec *sp, double def_s, double max_s, gs_error *err);

@@ -13,7 +13,12 @@
  *   - no crash; either the text is unchanged ((size_t)-1) or it shrank;
  *   - on a text cJSON parses (without escapes), the result parses too, its
  *     "pairs" holds exactly the original members named p95 or mean, in
- *     order, with equal values, and every other top-level member is equal.
+ *     order, with equal values, and every other top-level member is equal;
+ * and for the token check of a body (gsd_json_check_tokens):
+ *   - no crash; the offset of a refusal is within the text (or its end, for
+ *     an unterminated string);
+ *   - a text it accepts that cJSON parses prints (cJSON) as a text it
+ *     accepts too.
  */
 #include <math.h>
 #include <stdio.h>
@@ -142,8 +147,26 @@ static void check_keep(const uint8_t *data, size_t size)
     free(orig);
 }
 
+static void check_tokens(const uint8_t *data, size_t size)
+{
+    const char *text = (const char *)data;
+    size_t at = gsd_json_check_tokens(text, size);
+    GS_FUZZ_ASSERT(at == (size_t)-1 || at <= size);
+    if (at != (size_t)-1)
+        return;
+    cJSON *root = gs_json_parse(text, size, NULL, NULL);
+    if (root) {
+        char *out = cJSON_PrintUnformatted(root);
+        GS_FUZZ_ASSERT(out != NULL);
+        GS_FUZZ_ASSERT(gsd_json_check_tokens(out, strlen(out)) == (size_t)-1);
+        cJSON_free(out);
+    }
+    cJSON_Delete(root);
+}
+
 int gs_fuzz_one(const uint8_t *data, size_t size)
 {
+    check_tokens(data, size);
     check_one(data, size, "g");
     check_one(data, size, "gaps");
     check_keep(data, size);
