@@ -10,7 +10,8 @@
  *   charts.js  histograms and the initial-vs-residual scatter
  *
  * Requests: GET /healthz, /v1/assemblies, /v1/assemblies/{id}/geometry,
- * /v1/assemblies/{id}/jobs, /v1/jobs/{id}, /v1/jobs/{id}/gaps?index=i,
+ * /v1/assemblies/{id}/jobs, /v1/jobs/{id} (also on opening a ?job= link: its
+ * assembly), /v1/jobs/{id}/gaps?index=i,
  * /v1/jobs/{id}/results?offset=i&limit=1&fields=w,lambda,
  * /v1/jobs/{id}/summary?threshold=&bins=; POST /v1/assemblies/{id}/clouds
  * with {"generate": {"count", "seed"}, "label", fastener pattern} (the server
@@ -528,6 +529,14 @@ async function start() {
   try {
     await loadAssemblies();
     let id = params.get('assembly');
+    const wantJob = params.get('job');
+    if (wantJob) {
+      // a link to a cloud (?job=j_...) shows it with its own assembly, whichever
+      // that is (GET /v1/jobs/{id} names it), not with the first ready one;
+      // an unknown job keeps the assembly and loadJobs says so
+      const j = await api(`/v1/jobs/${encodeURIComponent(wantJob)}`).catch(() => null);
+      if (j && j.assembly_id) id = j.assembly_id;
+    }
     if (!id) {
       const ready = S.assemblies.find((a) => a.status === 'ready');
       id = ready ? ready.id : S.assemblies.length ? S.assemblies[0].id : null;

@@ -3,6 +3,7 @@
  *
  * The URL holds the view, so a view can be shared or opened directly:
  * ?assembly=ID&job=ID&gap=I&mode=M&threshold=MM&bins=B&scale=auto&filter=TEXT
+ * (job=ID alone opens the cloud with its own assembly)
  * (and the test hooks submit_demo=N&seed=S&fraction=F&label=L, submit_again=1,
  * click=i,j).
  */

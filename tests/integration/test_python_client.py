@@ -58,6 +58,9 @@ def plain(doc):
     return as_list(doc)
 
 
+PAIRS = ("mean", "std", "max", "p95", "share_above", "lambda_mean", "opened")
+
+
 def max_abs_diff(a, b):
     a, b = as_list(a), as_list(b)
     fa = [v for r in a for v in r] if a and isinstance(a[0], list) else list(a)
@@ -186,6 +189,8 @@ class ClientTest(DaemonCase):
             (lambda: self.c.upload_assembly(os.path.join(d, "missing.json")), "io_error"),
             (lambda: self.c.upload_assembly(bad), "bad_format"),
             (lambda: self.c.upload_assembly({"name": object()}), "invalid"),
+            (lambda: self.c.upload_assembly([1]), "invalid"),  # not a path: not a TypeError
+            (lambda: self.c.upload_assembly(42), "invalid"),
             (lambda: self.c.solve(None, [0.0]), "invalid"),
             (lambda: self.c.solve(self.asm, ["x"]), "invalid"),
             (lambda: self.c.submit_cloud(self.asm, [[1.0, 2.0], [3.0]]), "invalid"),
@@ -477,10 +482,12 @@ class ClientTest(DaemonCase):
             self.assertEqual((cm.exception.status, cm.exception.code), (status, code))
             raw = self.d.post("/v1/assemblies/%s/clouds" % self.asm["id"], body).json()["error"]
             self.assertEqual(cm.exception.field, raw["field"])
+        # NaN: refused before sending, with the daemon's code and field
+        # (test_nonfinite_refused_before_sending)
         with self.assertRaises(GapsimError) as cm:
             self.c.submit_cloud(self.asm, [[float("nan")] + [0.0] * (m - 1)])
         self.assertEqual((cm.exception.status, cm.exception.code, cm.exception.field),
-                         (422, "not_finite", "gaps[0][0]"))
+                         (None, "not_finite", "gaps[0][0]"))
         with self.assertRaises(GapsimError) as cm:
             self.c.summary("j_0123456789abcdef")
         self.assertEqual((cm.exception.status, cm.exception.field), (404, "id"))
@@ -611,6 +618,149 @@ class ClientTest(DaemonCase):
         for got, w in zip(slept, want):
             self.assertAlmostEqual(got, w)
 
+
+    # ---- what the client sends ---------------------------------------------------
+    def test_nonfinite_refused_before_sending(self):
+        """NaN and infinities cannot travel in JSON (json.dumps would write NaN,
+        which the daemon refuses as invalid JSON): the client refuses them on
+        every path before a request, with the code and field the daemon gives
+        for one in a .npy cloud."""
+        m = self.asm["m"]
+        jobs_before = len(self.c.jobs(self.asm))
+        g = list(self.gaps[0])
+        g[3] = float("nan")
+        with self.assertRaises(GapsimError) as cm:
+            self.c.solve(self.asm, g)
+        self.assertEqual((cm.exception.status, cm.exception.code, cm.exception.field),
+                         (None, "not_finite", "g[3]"))
+        g[3] = float("-inf")
+        with self.assertRaises(GapsimError) as cm:
+            self.c.solve(self.asm, g, fasteners="all")
+        self.assertEqual((cm.exception.code, cm.exception.field), ("not_finite", "g[3]"))
+        rows = [list(r) for r in self.gaps[:3]]
+        rows[1][5] = float("inf")
+        raw = self.d.post("/v1/assemblies/%s/clouds" % self.asm["id"], npy.encode(rows),
+                          headers={"Content-Type": "application/x-npy"})
+        self.assertEqual(raw.status, 422)
+        daemon = raw.json()["error"]
+        for enc in ("npy", "json"):
+            with self.assertRaises(GapsimError, msg=enc) as cm:
+                self.c.submit_cloud(self.asm, rows, encoding=enc, fastener_fraction=0.5)
+            e = cm.exception
+            self.assertEqual((e.status, e.code, e.field), (None, "not_finite", "gaps[1][5]"), enc)
+            self.assertEqual((e.code, e.field), (daemon["code"], daemon["field"]), enc)
+            self.assertIn("gaps[1][5] is not a finite number", e.message)
+        self.assertEqual(len(self.c.jobs(self.asm)), jobs_before)  # nothing was submitted
+        # a model dict: the path of the value
+        model = load_json(self.model)
+        model["pairs"]["gap0"] = [0.0] * m
+        model["pairs"]["gap0"][7] = float("nan")
+        with self.assertRaises(GapsimError) as cm:
+            self.c.upload_assembly(model, base_dir=os.path.dirname(self.model))
+        self.assertEqual((cm.exception.status, cm.exception.code, cm.exception.field),
+                         (None, "not_finite", "pairs.gap0[7]"))
+        # an option: refused as the daemon refuses ?tol=nan
+        for enc in ("npy", "json"):
+            with self.assertRaises(GapsimError) as cm:
+                self.c.submit_cloud(self.asm, self.gaps[:1], encoding=enc, tol=float("nan"))
+            self.assertEqual((cm.exception.status, cm.exception.code, cm.exception.field),
+                             (None, "invalid", "tol"), enc)
+
+    def cloud_outcome(self, enc, gaps=None, **opts):
+        """What a cloud submission with these options comes to: ("ok", options
+        as the daemon understood them) or (status, code, field) of the error."""
+        try:
+            job = self.c.submit_cloud(self.asm, self.gaps[:2] if gaps is None else gaps,
+                                      encoding=enc, **opts)
+        except GapsimError as e:
+            return (e.status, e.code, e.field)
+        got = dict(job.info["options"])
+        got.pop("installed", None)
+        return ("ok", got)
+
+    def test_options_mean_the_same_in_both_encodings(self):
+        """One option encoder for the JSON body and the .npy query string: the
+        same options give the same job or the same error either way, values are
+        never rounded (fasteners=[1.7] is refused by the daemon, not read as 1),
+        and what a query string would change (label=5 arriving as "5") is
+        refused on both, as the daemon refuses it in JSON."""
+        cases = [
+            ({"return": ["w"]}, (422, "invalid", "return")),      # not a cloud option
+            ({"label": ["a", "b"]}, (None, "invalid", "label")),  # was a bare ValueError
+            ({"label": 5}, (None, "invalid", "label")),           # was "5" with npy
+            ({"fasteners": [1.7, 2.2]}, (422, "out_of_range", "fasteners[0]")),  # was [1, 2]
+            ({"fasteners": [1, 2.5]}, (422, "out_of_range", "fasteners[1]")),
+            ({"fasteners": "0,3"}, (None, "invalid", "fasteners")),  # was a list with npy
+            ({"fasteners": ["1"]}, (None, "out_of_range", "fasteners[0]")),
+            ({"fixed_pairs": "all"}, (None, "invalid", "fixed_pairs")),
+            ({"cache": 0}, (None, "invalid", "cache")),           # was accepted with npy
+            ({"tol": "1e-9"}, (None, "invalid", "tol")),
+            ({"solver": 5}, (None, "invalid", "solver")),
+            ({"chain": True}, (None, "invalid", "chain")),
+        ]
+        for opts, want in cases:
+            got = [self.cloud_outcome(enc, **opts) for enc in ("npy", "json")]
+            self.assertEqual(got, [want, want], opts)
+        # the client's own refusals are those of the daemon for the same JSON
+        for opts in ({"label": 5}, {"fasteners": "0,3"}, {"cache": 0}, {"tol": "1e-9"}):
+            body = dict(opts, gaps=self.gaps[:1])
+            raw = self.d.post("/v1/assemblies/%s/clouds" % self.asm["id"], body).json()["error"]
+            with self.assertRaises(GapsimError) as cm:
+                self.c.submit_cloud(self.asm, self.gaps[:1], **opts)
+            self.assertEqual((cm.exception.code, cm.exception.field, cm.exception.message),
+                             (raw["code"], raw["field"], raw["message"]), opts)
+        # single solves: fasteners=[1.7] is not [1]
+        with self.assertRaises(GapsimError) as cm:
+            self.c.solve(self.asm, self.gaps[0], fasteners=[1.7, 2.2])
+        self.assertEqual((cm.exception.status, cm.exception.code, cm.exception.field),
+                         (422, "out_of_range", "fasteners[0]"))
+        # accepted options: the same options understood either way
+        for opts in ({"fasteners": (3, 1), "fixed_pairs": [0, 1], "max_iter": 5000.0,
+                      "label": "x,y", "cache": False, "tol": 1e-9},
+                     {"fasteners": {4, 2}, "chain": "auto", "timeout_s": 60},
+                     {"fastener_fraction": 0.3, "solver": "gi"}):
+            a, b = (self.cloud_outcome(enc, **opts) for enc in ("npy", "json"))
+            self.assertEqual(a[0], "ok", (opts, a))
+            self.assertEqual(a, b, opts)
+        self.assertEqual(a[1]["fastener_fraction"], 0.3)
+        # an option a query string cannot carry: a GapsimError naming it, not a ValueError
+        with self.assertRaises(GapsimError) as cm:
+            self.c.submit_cloud(self.asm, self.gaps[:1], bogus={"a": 1})
+        self.assertEqual((cm.exception.status, cm.exception.code, cm.exception.field),
+                         (None, "invalid", "bogus"))
+        with self.assertRaises(GapsimError) as cm:
+            self.c.submit_cloud(self.asm, self.gaps[:1], encoding="json", bogus={"a": 1})
+        self.assertEqual((cm.exception.status, cm.exception.field), (422, "bogus"))
+
+    def test_flat_row_is_a_cloud_of_one(self):
+        """One flat row is a 1 x m cloud whatever the encoding: job_gaps and
+        results are 1 x m (a 1-D .npy stored by the daemon included)."""
+        m = self.asm["m"]
+        for enc in ("npy", "json"):
+            job = self.c.submit_cloud(self.asm, self.gaps[2], encoding=enc, fasteners="all")
+            job.wait()
+            self.assertEqual(as_list(self.c.job_gaps(job)), [self.gaps[2]], enc)
+            w = as_list(job.results())
+            self.assertEqual((len(w), len(w[0])), (1, m), enc)
+        # a 1-D .npy body (curl --data-binary @g.npy): the daemon keeps it 1-D,
+        # the client still answers 1 x m
+        one = npy.encode(self.gaps[3])
+        raw = self.d.post("/v1/assemblies/%s/clouds" % self.asm["id"], one,
+                          headers={"Content-Type": "application/x-npy"})
+        self.assertEqual(raw.status, 202, raw.body)
+        self.assertEqual(h.read_npy(self.d.get("/v1/jobs/%s/gaps" % raw.json()["id"]).body)[0],
+                         (m,))
+        self.assertEqual(as_list(self.c.job_gaps(raw.json()["id"])), [self.gaps[3]])
+
+    def test_wait_timeout_message(self):
+        class Stub:
+            def job_status(self, _id, wait=None):
+                return {"id": "j_0", "status": "running", "eta_s": None}
+        with self.assertRaises(GapsimError) as cm:
+            Job(Stub(), {"id": "j_0", "status": "queued"}).wait(timeout=0.7, poll=0.05)
+        self.assertEqual(cm.exception.code, "timeout")
+        self.assertIn("not done after 0.7 s", cm.exception.message)
+
     # ---- npy codec -------------------------------------------------------------
     def test_npy_codec(self):
         rows = [[1.0, -2.5, 3e-300], [4.0, 5.0, float("inf")]]
@@ -675,6 +825,68 @@ class ClientTest(DaemonCase):
         a = self.c.upload_assembly(model)
         self.assertEqual((a["id"], a["content_hash"]), (plain["id"], plain["content_hash"]))
 
+
+    @unittest.skipUnless(npy.HAVE_NUMPY, "numpy not installed")
+    def test_numpy_types_by_field(self):  # pragma: no cover - only where numpy exists
+        """The dtype of every array is that of its field, not of its values:
+        an all-zero w is float, an empty contact list int, integer coordinates
+        float, a fully closed cloud's statistics float."""
+        import numpy as np
+        m = self.asm["m"]
+        f8, i8 = np.dtype(np.float64), np.dtype(np.int64)
+        for g, opts in ((np.zeros(m), {"fasteners": "none"}),   # w, lambda all 0
+                        (np.full(m, 5.0), {}),                  # nothing in contact
+                        (np.zeros(m), {"return": ["w", "lambda", "x"]})):
+            r = self.c.solve(self.asm, g, **opts)
+            for k, want in (("w", f8), ("lambda", f8), ("x", f8), ("contact", i8)):
+                if k in r:
+                    self.assertEqual(r[k].dtype, want, (k, opts))
+            self.assertEqual(self.c.result(r["id"])["w"].dtype, f8)
+        self.assertEqual(r["x"].dtype, f8)
+        self.assertEqual(self.c.solve(self.asm, np.full(m, 5.0))["contact"].shape, (0,))
+        geo = self.c.geometry(self.asm)  # the small lap's coordinates are whole mm
+        for k, want in (("x", f8), ("y", f8), ("z", f8), ("fixed", i8), ("part_i", i8),
+                        ("part_j", i8)):
+            self.assertEqual(geo["pairs"][k].dtype, want, k)
+        self.assertEqual((geo["fasteners"]["pair"].dtype, geo["fasteners"]["load"].dtype),
+                         (i8, f8))
+        job = self.c.submit_cloud(self.asm, np.zeros((2, m)), fasteners="none")  # all closed
+        job.wait()
+        s = self.c.summary(job)
+        for k in PAIRS:
+            self.assertEqual(s["pairs"][k].dtype, f8, k)
+        self.assertEqual(self.c.job_gaps(job, index=0).dtype, f8)
+        rows = list(self.c.result_rows(job, fields="w,lambda"))
+        self.assertEqual((rows[0]["w"].dtype, rows[0]["contact"].dtype), (f8, i8))
+        # numpy values as options: the same job either way, the values unchanged
+        G = np.array(self.gaps)
+        opts = {"cache": np.False_, "label": np.str_("np"), "fasteners": np.array([3, 1]),
+                "tol": np.float64(1e-9), "max_iter": np.int64(5000)}
+        a, b = (self.cloud_outcome(enc, gaps=G[:2], **opts) for enc in ("npy", "json"))
+        self.assertEqual(a, b)
+        self.assertEqual(a[0], "ok", a)
+        self.assertEqual((a[1]["cache"], a[1]["label"], a[1]["fasteners"], a[1]["max_iter"]),
+                         (False, "np", [3, 1], 5000))
+        with self.assertRaises(GapsimError) as cm:
+            self.c.submit_cloud(self.asm, G[:2], fasteners=np.array([1.7, 2.0]))
+        self.assertEqual((cm.exception.status, cm.exception.field), (422, "fasteners[0]"))
+        # NaN in an ndarray: refused before sending (npy and JSON alike)
+        bad = G[:3].copy()
+        bad[2, 4] = np.nan
+        for enc in ("npy", "json"):
+            with self.assertRaises(GapsimError) as cm:
+                self.c.submit_cloud(self.asm, bad, encoding=enc)
+            self.assertEqual((cm.exception.status, cm.exception.code, cm.exception.field),
+                             (None, "not_finite", "gaps[2][4]"), enc)
+        with self.assertRaises(GapsimError) as cm:
+            self.c.solve(self.asm, bad[2])
+        self.assertEqual((cm.exception.code, cm.exception.field), ("not_finite", "g[4]"))
+        # a flat ndarray row is 1 x m
+        job = self.c.submit_cloud(self.asm, G[0])
+        job.wait()
+        self.assertEqual(self.c.job_gaps(job).shape, (1, m))
+        self.assertEqual(job.results().shape, (1, m))
+
     # ---- the example -----------------------------------------------------------
     def test_installed_list_is_fastener_fraction(self):
         # the example starts from the job's options.installed: that list is the
@@ -710,6 +922,44 @@ class ClientTest(DaemonCase):
         job.wait()
         self.assertAlmostEqual(job.summary()["max_residual"]["p95"], res["objective_best"],
                                places=9)
+
+
+    def test_example_refuses_bad_arguments(self):
+        """Usage errors exit 2 with argparse's message, a missing or mismatched
+        gap cloud exits 1 with a message: never a traceback, never a cloud of
+        the wrong gaps."""
+        env = dict(os.environ, GAPSIM_SERVER=self.d.url, PYTHONPATH=CLIENT_DIR)
+
+        def run(*args):
+            p = subprocess.run([sys.executable, EXAMPLE] + list(args), env=env,
+                               capture_output=True, text=True, timeout=120)
+            self.assertNotIn("Traceback", p.stderr, args)
+            return p
+        jobs_before = len(self.c.jobs(self.asm))
+        # --assembly without --gaps-file: the default gaps are the default model's
+        p = run("--assembly", self.asm["id"], "--gaps", "4", "--max-steps", "1")
+        self.assertEqual(p.returncode, 2, p.stderr + p.stdout)
+        self.assertIn("--gaps-file", p.stderr)
+        for args, word in ((["--moves", "0"], "--moves"), (["--gaps", "0"], "--gaps"),
+                           (["--start", "1,x"], "--start")):
+            p = run("--model", self.model, "--max-steps", "1", *args)
+            self.assertEqual(p.returncode, 2, (args, p.stderr + p.stdout))
+            self.assertIn(word, p.stderr)
+        # a model without its .gaps.npy next to it
+        d = tempfile.mkdtemp(prefix="pyc-nogaps-", dir=h.TMP)
+        mp, gp = h.gen_model(d, kind="lap", small=True, gaps=1, name="nogaps")
+        os.remove(gp)
+        p = run("--model", mp, "--max-steps", "1")
+        self.assertEqual(p.returncode, 1, p.stderr + p.stdout)
+        self.assertIn("cannot read the gap cloud", p.stderr)
+        self.assertIn("nogaps.gaps.npy", p.stderr)
+        # gaps of another width than the assembly's m
+        narrow = h.write_npy(os.path.join(d, "narrow.npy"),
+                             [r[:-1] for r in self.gaps[:2]])
+        p = run("--assembly", self.asm["id"], "--gaps-file", narrow, "--max-steps", "1")
+        self.assertEqual(p.returncode, 1, p.stderr + p.stdout)
+        self.assertIn("m = %d" % self.asm["m"], p.stderr)
+        self.assertEqual(len(self.c.jobs(self.asm)), jobs_before)  # no cloud submitted
 
 
 if __name__ == "__main__":

@@ -159,8 +159,9 @@ class WebPage(DaemonCase):
             shutil.rmtree(cls.work, ignore_errors=True)
 
     # ---- helpers
-    def load(self, query, screenshot=None):
-        """Load /?query headless; returns the DOM after the page settled."""
+    def load(self, query, screenshot=None, message=False):
+        """Load /?query headless; returns the DOM after the page settled (which
+        must show no message unless message is true)."""
         url = self.d.url + "/?" + query
         args = [self.browser, "--headless", "--no-sandbox", "--disable-gpu",
                 "--disable-background-networking", "--disable-dev-shm-usage",
@@ -179,7 +180,8 @@ class WebPage(DaemonCase):
         dom = Dom(html)
         msg = dom.by_id("message")
         self.assertIsNotNone(msg)
-        self.assertIn("hidden", msg.attrs, "the page shows an error: %s" % msg.all_text())
+        if not message:
+            self.assertIn("hidden", msg.attrs, "the page shows an error: %s" % msg.all_text())
         return dom
 
     def submit_from_page(self):
@@ -546,6 +548,47 @@ class WebPage(DaemonCase):
             self.assertEqual(png_size(path), (1400, 1000))
             self.assertGreater(os.path.getsize(path), 20000)
             print("\nscreenshot: %s" % os.path.abspath(path))
+
+
+    def test_9_job_link_opens_its_assembly(self):
+        # a link to a cloud (?job=J, with no or another assembly=) opens J with
+        # J's own assembly (GET /v1/jobs/{id} names it), whichever assembly
+        # the page would otherwise select (the first ready one)
+        other_dir = os.path.join(self.work, "other")
+        os.makedirs(other_dir, exist_ok=True)
+        model, _ = gen_model(other_dir, kind="lap", small=True, inline=True, gaps=1, name="other",
+                             extra=["--fast-load", "420"])  # another content: another assembly
+        with open(model, "rb") as f:
+            r = self.d.post("/v1/assemblies?wait=1", f.read(), headers={"Content-Type": "application/json"})
+        self.assertIn(r.status, (200, 201), r.body)
+        other = r.json()
+        self.assertNotEqual(other["id"], self.asm["id"])
+        try:
+            r = self.d.post("/v1/assemblies/%s/clouds" % other["id"],
+                            {"generate": {"count": 2, "seed": 7}, "label": "other asm"})
+            self.assertEqual(r.status, 202, r.body)
+            ojob = self.d.wait_job(r.json()["id"])
+            job = self.submit_from_page()
+            ids = [a["id"] for a in self.d.get("/v1/assemblies").json()["assemblies"]]
+            self.assertEqual(sorted(ids), sorted([self.asm["id"], other["id"]]))
+            for query, aid, jid in (("job=%s&gap=1" % ojob["id"], other["id"], ojob["id"]),
+                                    ("job=%s&gap=1" % job["id"], self.asm["id"], job["id"]),
+                                    ("assembly=%s&job=%s" % (self.asm["id"], ojob["id"]),
+                                     other["id"], ojob["id"])):
+                dom = self.load(query)  # fails if the page shows a message ("no job ...")
+                sel = [t.attrs["data-id"] for t in dom.by_id("assemblies").find_all("tr", "asm-row")
+                       if "selected" in t.classes]
+                self.assertEqual(sel, [aid], query)
+                rows = dom.by_id("jobs").find_all("tr", "job-row")
+                self.assertIn(jid, [t.attrs["data-id"] for t in rows], query)
+                self.assertEqual([t.attrs["data-id"] for t in rows if "selected" in t.classes], [jid],
+                                 query)
+                self.assertEqual(len(dom.by_id("map").find_all("circle", "node")), self.m, query)
+            # an unknown job: the first ready assembly, and the page says there is no such job
+            dom = self.load("job=j_0000000000000000", message=True)
+            self.assertIn("no job j_0000000000000000", dom.by_id("message").all_text())
+        finally:
+            self.d.delete("/v1/assemblies/%s" % other["id"])
 
 
 if __name__ == "__main__":

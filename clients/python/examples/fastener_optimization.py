@@ -49,8 +49,10 @@ def parse_args(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
     p.add_argument("--server", help="gapsimd URL (default $GAPSIM_SERVER or http://127.0.0.1:8600)")
     p.add_argument("--model", default=DEFAULT_MODEL,
                    help="model JSON to upload (default: the demo, data/demo/lap.json)")
-    p.add_argument("--assembly", help="use this assembly id instead of uploading --model")
-    p.add_argument("--gaps-file", help="k x m .npy gap cloud (default: MODEL with .gaps.npy)")
+    p.add_argument("--assembly", help="use this assembly id instead of uploading --model "
+                   "(needs --gaps-file)")
+    p.add_argument("--gaps-file", help="k x m .npy gap cloud (default: MODEL with .gaps.npy; "
+                   "required with --assembly)")
     p.add_argument("--gaps", type=int, default=100, help="use the first K gaps (default 100)")
     p.add_argument("--max-steps", type=int, default=8, help="search steps (default 8)")
     p.add_argument("--moves", type=int, default=6, help="clouds (moves) per step (default 6)")
@@ -67,7 +69,19 @@ def parse_args(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
                         "median candidate spacing)")
     p.add_argument("--progress", action="store_true", help="progress lines of each cloud on stderr")
     p.add_argument("--json-out", help="write the run's outcome as JSON to this file")
-    return p.parse_args(argv)
+    args = p.parse_args(argv)
+    if args.assembly and not args.gaps_file:
+        # the default gaps file belongs to --model, not to this assembly
+        p.error("--assembly needs --gaps-file: the k x m gap cloud of that assembly")
+    for name, low in (("gaps", 1), ("moves", 1), ("max_steps", 0)):
+        if getattr(args, name) < low:
+            p.error("--%s must be at least %d" % (name.replace("_", "-"), low))
+    if args.start is not None:
+        try:
+            args.start_pattern = frozenset(int(v) for v in args.start.split(","))
+        except ValueError:
+            p.error("--start must be comma-separated candidate indices (1,3,5)")
+    return args
 
 
 class Search:
@@ -157,8 +171,16 @@ class Search:
 
 
 def load_gaps(path: str, k: int) -> Any:
-    with open(path, "rb") as f:
-        arr = npy.decode(f.read())
+    """The first k gap vectors of a .npy file; GapsimError if it cannot be read."""
+    try:
+        with open(path, "rb") as f:
+            arr = npy.decode(f.read())
+    except OSError as e:
+        raise GapsimError(None, "io_error", "cannot read the gap cloud %s: %s (give --gaps-file)"
+                          % (path, e.strerror or e), path) from None
+    except ValueError as e:
+        raise GapsimError(None, "bad_format", "%s is not a gap cloud .npy: %s" % (path, e),
+                          path) from None
     if npy.HAVE_NUMPY:
         return arr.reshape(-1, arr.shape[-1])[:k]
     rows = arr if arr and isinstance(arr[0], list) else [arr]
@@ -168,8 +190,11 @@ def load_gaps(path: str, k: int) -> Any:
 def main(argv: Optional[Sequence[str]] = None) -> int:
     args = parse_args(argv)
     t0 = time.time()
-    c = Client(args.server, timeout=3600.0)  # the upload waits for the precomputation
     try:
+        c = Client(args.server, timeout=3600.0)  # the upload waits for the precomputation
+        # the gaps first: a missing file stops the run before an upload
+        gaps_file = args.gaps_file or (os.path.splitext(args.model)[0] + ".gaps.npy")
+        gaps = load_gaps(gaps_file, args.gaps)
         if args.assembly:
             asm = c.wait_assembly(args.assembly)
         else:
@@ -180,12 +205,15 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             times = asm.get("precompute", {}).get("times_s", {})
             print("uploaded and precomputed in %.1f s (precomputation %.1f s)"
                   % (time.time() - t, times.get("total", 0.0)), flush=True)
-        gaps_file = args.gaps_file or (os.path.splitext(args.model)[0] + ".gaps.npy")
-        gaps = load_gaps(gaps_file, args.gaps)
+        width = len(gaps[0]) if len(gaps) else 0
+        if width != asm["m"]:
+            raise GapsimError(None, "dimension_mismatch", "the gap vectors of %s have %d values; "
+                              "assembly %s has m = %d contact pairs"
+                              % (gaps_file, width, asm["id"], asm["m"]), "gaps")
         search = Search(c, asm, gaps, args)
         t_first = time.time()
         if args.start:
-            start = frozenset(int(v) for v in args.start.split(","))
+            start = args.start_pattern
             first = search.submit(start, None)
         else:
             start, first = search.submit_fraction(args.start_fraction)

@@ -14,6 +14,7 @@ Example::
 from __future__ import annotations
 
 import json
+import math
 import os
 import sys
 import time
@@ -21,7 +22,7 @@ from typing import Any, Dict, Iterator, List, Optional, Sequence, Union
 
 from . import npy
 from .errors import GapsimError
-from .transport import FilePart, Transport, default_url, multipart
+from .transport import FilePart, Transport, default_url, dumps, multipart
 
 __all__ = ["Client", "Job", "AssemblyRef", "JobRef"]
 
@@ -43,10 +44,16 @@ def _id(ref: Any, what: str) -> str:
     return ref
 
 
-# The arrays of the daemon's documents that become ndarrays when numpy is present.
-RESULT_ARRAYS = ("w", "lambda", "x", "contact")
-PAIR_ARRAYS = ("mean", "std", "max", "p95", "share_above", "lambda_mean", "opened")
-GEOMETRY_PAIR_ARRAYS = ("x", "y", "z", "fixed", "part_i", "part_j")
+# The arrays of the daemon's documents and their types (ndarrays of that dtype
+# when numpy is present, lists of that Python type otherwise): by the field,
+# never guessed from the values (an all-zero w is still float, an empty
+# contact list still int).
+F, I = npy.FLOAT, npy.INT
+RESULT_ARRAYS = {"w": F, "lambda": F, "x": F, "contact": I}
+PAIR_ARRAYS = {"mean": F, "std": F, "max": F, "p95": F, "share_above": F, "lambda_mean": F,
+               "opened": F}
+GEOMETRY_PAIR_ARRAYS = {"x": F, "y": F, "z": F, "fixed": I, "part_i": I, "part_j": I}
+GEOMETRY_FASTENER_ARRAYS = {"pair": I, "load": F}
 
 
 def _result_arrays(doc: Any) -> Any:
@@ -62,19 +69,67 @@ def _read(path: str) -> bytes:
                           path) from None
 
 
+# Request options by the type the daemon reads (docs/api.md, "Solve options").
+NUMBER_OPTIONS = ("tol", "max_iter", "timeout_s", "fastener_fraction")
+STRING_OPTIONS = ("solver", "formulation", "npm_linear", "linesearch", "ipm_linear",
+                  "ipm_start", "chain", "label", "warm_start")
+INDEX_OPTIONS = ("fasteners", "fixed_pairs")
+
+
+def _is_number(v: Any) -> bool:
+    """A JSON number: an int or a finite float (not a bool)."""
+    if isinstance(v, bool):
+        return False
+    return isinstance(v, int) or (isinstance(v, float) and math.isfinite(v))
+
+
 def _options(options: Dict[str, Any]) -> Dict[str, Any]:
-    """Normalize request options: Job/dict warm starts -> ids, tuples/arrays -> lists."""
+    """The request options as the JSON values the daemon reads, the same for a
+    JSON body and for the query string of an ``.npy`` upload
+    (transport.query_value), so that both encodings mean the same.
+
+    Values are never changed: numpy scalars become the Python number they
+    hold, tuples, sets (sorted) and ndarrays lists, a Job or dict warm start
+    its id; a non-integer index (``fasteners=[1.7]``) is sent as it is and the
+    daemon refuses it (422 ``out_of_range``). What a query string could not
+    tell apart from another value (``label=5`` would arrive as the string
+    "5", ``fasteners="0,3"`` as a list) is refused here, on either encoding,
+    with the daemon's code and field: GapsimError ``status=None``.
+    None values are dropped.
+    """
     out: Dict[str, Any] = {}
     for key, value in options.items():
+        value = npy.plain(value)
         if value is None:
             continue
-        if key == "warm_start" and not isinstance(value, str):
+        if isinstance(value, (set, frozenset)):
+            try:
+                value = sorted(value)
+            except TypeError:
+                value = list(value)
+        if isinstance(value, list):
+            value = [npy.plain(v) for v in value]
+        if key == "warm_start" and isinstance(value, (Job, dict)):
             value = _id(value, "job or result")
-        elif key in ("fasteners", "fixed_pairs") and not isinstance(value, str):
-            value = sorted(int(v) for v in value) if isinstance(value, (set, frozenset)) \
-                else [int(v) for v in value]
-        elif isinstance(value, tuple) or npy.is_ndarray(value):
-            value = list(value.tolist() if npy.is_ndarray(value) else value)
+        if key in NUMBER_OPTIONS and not _is_number(value):
+            raise GapsimError(None, "invalid", "%s must be a finite number" % key, key)
+        if key in STRING_OPTIONS and not isinstance(value, str):
+            raise GapsimError(None, "invalid", "%s must be a string" % key, key)
+        if key == "cache" and not isinstance(value, bool):
+            raise GapsimError(None, "invalid", "cache must be true or false", key)
+        if key in INDEX_OPTIONS:
+            if key == "fasteners" and isinstance(value, str):
+                if value not in ("all", "none"):
+                    raise GapsimError(None, "invalid", 'fasteners must be "all", "none" or an '
+                                      "array of candidate indices", key)
+            elif not isinstance(value, list):
+                raise GapsimError(None, "invalid", "%s must be an array of indices" % key, key)
+            else:
+                for i, v in enumerate(value):
+                    if not _is_number(v):
+                        field = "%s[%d]" % (key, i)
+                        raise GapsimError(None, "out_of_range", "%s must be an integer (an "
+                                          "index), not %r" % (field, v), field)
         out[key] = value
     return out
 
@@ -111,7 +166,11 @@ class Client:
             (``gapsimd --tls-cert`` with a self-signed or private-CA
             certificate); default ``$GAPSIM_CACERT``, else the system's CAs.
 
-    Every method raises :class:`GapsimError` for an error answer.
+    Every method raises :class:`GapsimError` for an error answer, and for
+    every other failure: no answer or one cut short, an answer that is not
+    HTTP, a bad argument, a file that cannot be read. The constructor raises
+    it for a URL that is not http(s)://HOST[:PORT] and, for an https:// URL,
+    a CA file that cannot be read or is not PEM (it is not read for http://).
     """
 
     def __init__(self, url: Optional[str] = None, timeout: float = 300.0,
@@ -150,13 +209,12 @@ class Client:
         """
         query = {"wait": 1} if wait else None
         if isinstance(model, dict):  # numpy arrays (blocks, f, coordinates) are fine
-            try:
-                raw = json.dumps(model, default=npy.jsonable).encode("utf-8")
-            except (TypeError, ValueError) as e:
-                raise GapsimError(None, "invalid", "the model cannot be sent as JSON: %s" % e,
-                                  "model") from None
+            raw = dumps(model, "model")  # NaN/Inf: not_finite naming it (parts[0].K[3][4])
             doc = model
             base = base_dir or "."
+        elif not isinstance(model, (str, os.PathLike)):
+            raise GapsimError(None, "invalid", "model must be the path of a model JSON or the "
+                              "model as a dict, not %s" % type(model).__name__, "model")
         else:
             path = os.fspath(model)
             raw = _read(path)
@@ -228,7 +286,7 @@ class Client:
         g = self.http.request("GET", "/v1/assemblies/%s/geometry"
                               % _id(assembly, "assembly")).json()
         npy.arrays(g.get("pairs"), GEOMETRY_PAIR_ARRAYS)
-        npy.arrays(g.get("fasteners"), ("pair", "load"))
+        npy.arrays(g.get("fasteners"), GEOMETRY_FASTENER_ARRAYS)
         return g
 
     # ---- single solves ------------------------------------------------------------
@@ -248,14 +306,22 @@ class Client:
         Returns:
             The result dict as the daemon sends it: "id", "status", "w",
             "lambda", "contact", "n_act", "iterations", "time_ms", "cached",
-            "warm_start_used", "crossover", "max_residual", "kkt", ... (lists
-            of floats).
+            "warm_start_used", "crossover", "max_residual", "kkt", ...; the
+            vectors w, lambda, x (float) and contact (int) as ndarrays with
+            numpy, else lists.
+
+        A NaN or infinite gap raises GapsimError "not_finite" naming it
+        (``g[3]``) before anything is sent.
         """
         body = _options(options)
         try:
             body["g"] = [float(v) for v in (g.tolist() if npy.is_ndarray(g) else g)]
         except (TypeError, ValueError) as e:
             raise GapsimError(None, "invalid", "g must be m numbers (mm): %s" % e, "g") from None
+        for j, v in enumerate(body["g"]):
+            if not math.isfinite(v):
+                raise GapsimError(None, "not_finite", "g[%d] is not a finite number" % j,
+                                  "g[%d]" % j)
         return _result_arrays(self.http.request(
             "POST", "/v1/assemblies/%s/solve" % _id(assembly, "assembly"), body).json())
 
@@ -270,12 +336,16 @@ class Client:
 
         Args:
             assembly: id or assembly dict.
-            gaps: k x m gaps in mm: a 2-D ndarray, a list of rows, or one row; or
+            gaps: k x m gaps in mm: a 2-D ndarray, a list of rows, or one row
+                (a cloud of one, sent as 1 x m); or
                 a previous job of the assembly (Job or "j_..."): the cloud solves
                 that job's gaps again (sent as ``gaps_from``, nothing uploaded), as
                 an optimization loop does for each new fastener pattern.
             encoding: "npy" (default: a binary body, options in the query) or
-                "json" (``{"gaps": [...], options}``).
+                "json" (``{"gaps": [...], options}``); the options mean the same
+                either way (see ``_options``), and a NaN or infinite gap raises
+                GapsimError "not_finite" naming it (``gaps[0][3]``) before
+                anything is sent.
             **options: as for :meth:`solve` (no "return"), and ``label``, ``chain``
                 ("off", "on", "auto": chained warm starts, docs/solvers.md); ``warm_start`` is a
                 previous job (Job or "j_...") with the same number of gaps:
@@ -291,16 +361,20 @@ class Client:
             body["gaps_from"] = _id(gaps, "job")
             return Job(self, self.http.request("POST", path, body).json())
         try:
-            rows = gaps if encoding == "npy" and npy.is_ndarray(gaps) else npy.as_rows(gaps)
-            data = npy.encode(rows) if encoding == "npy" else None
+            rows = npy.as_cloud(gaps)  # always k x m: one flat row is 1 x m
         except (TypeError, ValueError) as e:
             raise GapsimError(None, "invalid", "gaps must be k x m numbers (mm): %s" % e,
                               "gaps") from None
+        bad = npy.first_nonfinite(rows)
+        if bad is not None:  # JSON cannot carry it, the daemon refuses it in a .npy
+            field = "gaps[%d][%d]" % bad
+            raise GapsimError(None, "not_finite", "%s is not a finite number" % field, field)
         if encoding == "json":
             body = dict(opts)
-            body["gaps"] = rows
+            body["gaps"] = rows.tolist() if npy.is_ndarray(rows) else rows
             r = self.http.request("POST", path, body)
         else:
+            data = npy.encode(rows)
             r = self.http.request("POST", path, data, {"Content-Type": "application/x-npy"}, opts)
         return Job(self, r.json())
 
@@ -313,9 +387,10 @@ class Client:
         **options as for :meth:`submit_cloud`, e.g. ``label="line 3"``."""
         aid = _id(assembly, "assembly")
         body = dict(_options(options))
-        body["generate"] = {"count": int(count), "seed": int(seed)}
+        # as given (numpy scalars as Python numbers): the daemon refuses a count of 2.5
+        body["generate"] = {"count": npy.plain(count), "seed": npy.plain(seed)}
         if scatter != 1.0:
-            body["generate"]["scatter"] = float(scatter)
+            body["generate"]["scatter"] = npy.plain(scatter)
         r = self.http.request("POST", "/v1/assemblies/%s/clouds" % aid, body)
         return Job(self, r.json())
 
@@ -392,7 +467,7 @@ class Client:
         jid = _id(job, "job")
         if gap is not None:
             r = self.http.request("GET", "/v1/jobs/%s/results" % jid,
-                                  query={"format": "vtp", "index": int(gap),
+                                  query={"format": "vtp", "index": gap,
                                          "threshold": threshold})
         else:
             r = self.http.request("GET", "/v1/jobs/%s/summary" % jid,
@@ -422,18 +497,23 @@ class Client:
             raise GapsimError(r.status, "bad_format", "the results are not a .npy: %s" % e) from None
 
     def job_gaps(self, job: JobRef, index: Optional[int] = None) -> Any:
-        """A job's input gaps (mm): all k x m (the stored .npy, decoded) or,
-        with ``index``, gap vector ``index`` alone. An ndarray with numpy,
-        else lists."""
+        """A job's input gaps (mm): all k x m (the stored .npy, decoded; a cloud
+        of one gap uploaded as a 1-D array, e.g. by curl, is 1 x m too) or,
+        with ``index``, gap vector ``index`` alone (m values). An ndarray with
+        numpy, else lists."""
         jid = _id(job, "job")
         if index is not None:
-            doc = self.http.request("GET", "/v1/jobs/%s/gaps" % jid, query={"index": int(index)}).json()
-            return npy.arrays(doc, ("g",))["g"]
+            doc = self.http.request("GET", "/v1/jobs/%s/gaps" % jid,
+                                    query={"index": index}).json()
+            return npy.arrays(doc, {"g": npy.FLOAT})["g"]
         r = self.http.request("GET", "/v1/jobs/%s/gaps" % jid)
         try:
-            return npy.decode(r.body)
+            gaps = npy.decode(r.body)
         except ValueError as e:
             raise GapsimError(r.status, "bad_format", "the gaps are not a .npy: %s" % e) from None
+        if npy.is_ndarray(gaps):
+            return gaps.reshape(1, -1) if gaps.ndim == 1 else gaps
+        return [gaps] if gaps and not isinstance(gaps[0], list) else gaps
 
     def result_rows(self, job: JobRef, fields: str = "none",
                     page: int = 1000) -> Iterator[Dict[str, Any]]:
@@ -526,7 +606,7 @@ class Job:
             if info["status"] in TERMINAL:
                 break
             if timeout is not None and now - start >= timeout:
-                raise GapsimError(None, "timeout", "job %s not done after %.0f s"
+                raise GapsimError(None, "timeout", "job %s not done after %g s"
                                   % (self.id, timeout))
             if waited:
                 continue

@@ -2,11 +2,17 @@
 
 Every non-2xx answer of gapsimd carries ``{"error": {"code", "message",
 "field"}}``; :class:`GapsimError` holds those, plus the HTTP status.
-Failures on the client side are GapsimErrors too, with ``status=None``:
-``"connection"`` (server not reachable, timeout of a request), ``"io_error"``
-(a local file cannot be read or written), ``"bad_format"`` (a model file that
-is not JSON, an answer that is not JSON or not a .npy), ``"invalid"`` (a bad
-argument), ``"timeout"`` (waiting for an assembly or a job), ``"job_failed"``.
+An error answer that is not gapsimd's JSON error (a proxy's HTML page) keeps
+its status, with code ``"bad_format"``; so does a 2xx answer that is not the
+JSON or .npy expected. Failures on the client side are GapsimErrors too, with
+``status=None``: ``"connection"`` (server not reachable, timeout of a request,
+connection broken before the whole answer arrived), ``"bad_format"`` (an
+answer that is not HTTP, a model file that is not JSON, a CA file that is not
+PEM), ``"io_error"`` (a local file cannot be read or written), ``"invalid"``
+(a bad argument or option, the server URL), ``"not_finite"`` (NaN or infinity
+in gaps or a model: field as the daemon names it, ``g[3]``, ``gaps[0][3]``),
+``"out_of_range"`` (an index list entry that is not a number),
+``"timeout"`` (waiting for an assembly or a job), ``"job_failed"``.
 GapsimError is a ValueError, so code that caught ValueError still does.
 """
 from __future__ import annotations
@@ -51,5 +57,8 @@ class GapsimError(ValueError):
         if isinstance(err, dict):
             return cls(status, str(err.get("code") or "error"), str(err.get("message") or ""),
                        str(err.get("field") or ""), doc)
+        # not gapsimd's error document (a proxy's 502 page, a text 503): the
+        # status stays, the code says the answer is not the daemon's JSON
         text = data[:200].decode("utf-8", "replace").strip()
-        return cls(status, "http", text or "HTTP status %d" % status, "", None)
+        return cls(status, "bad_format", "HTTP status %d, not a gapsimd error answer: %s"
+                   % (status, text or "(empty body)"), "", None)

@@ -10,15 +10,17 @@ that is what gapsimd reads and writes.
 from __future__ import annotations
 
 import ast
+import math
 import struct
-from typing import Any, List, Sequence, Tuple, Union
+from typing import Any, List, Mapping, Optional, Sequence, Tuple, Union
 
 try:  # optional
     import numpy as _np  # type: ignore
 except ImportError:  # pragma: no cover - depends on the machine
     _np = None
 
-__all__ = ["HAVE_NUMPY", "encode", "decode", "as_rows", "shape_of", "jsonable", "arrays"]
+__all__ = ["HAVE_NUMPY", "encode", "decode", "as_rows", "as_cloud", "first_nonfinite",
+           "shape_of", "jsonable", "plain", "find_nonfinite", "arrays"]
 
 HAVE_NUMPY = _np is not None
 MAGIC = b"\x93NUMPY"
@@ -36,16 +38,70 @@ def jsonable(x: Any) -> Any:
     raise TypeError("%s is not JSON serializable" % type(x).__name__)
 
 
-def arrays(doc: Any, keys: Sequence[str]) -> Any:
-    """With numpy: the lists doc[key] (for the keys present) as float ndarrays
-    (int arrays for lists of ints); doc itself otherwise. In place; returns doc."""
-    if _np is None or not isinstance(doc, dict):
+def plain(x: Any) -> Any:
+    """A numpy scalar as the Python number (bool, int, float, str) it holds, an
+    ndarray or a tuple as a list (elements converted too); x itself otherwise."""
+    if _np is not None:
+        if isinstance(x, _np.ndarray):
+            return x.tolist()
+        if isinstance(x, _np.generic):
+            return x.item()
+    if isinstance(x, tuple):
+        return [plain(v) for v in x]
+    return x
+
+
+def find_nonfinite(doc: Any, path: str = "") -> Any:
+    """The JSON path (``g[3]``, ``gaps[0][3]``, ``parts[0].K[2][5]``) of the first
+    NaN or infinity in doc (dicts, lists, tuples, numbers, ndarrays), or None."""
+    if isinstance(doc, float):
+        return None if math.isfinite(doc) else path
+    if _np is not None:
+        if isinstance(doc, _np.ndarray):
+            if doc.dtype.kind in "fc":
+                bad = ~_np.isfinite(doc)
+                if bad.any():
+                    return path + "".join("[%d]" % i for i in _np.argwhere(bad)[0])
+                return None
+            if doc.dtype.kind != "O":
+                return None
+            doc = doc.tolist()
+        elif isinstance(doc, _np.generic):
+            return find_nonfinite(doc.item(), path)
+    if isinstance(doc, dict):
+        for k, v in doc.items():
+            p = find_nonfinite(v, "%s.%s" % (path, k) if path else str(k))
+            if p is not None:
+                return p
+    elif isinstance(doc, (list, tuple)):
+        for i, v in enumerate(doc):
+            p = find_nonfinite(v, "%s[%d]" % (path, i))
+            if p is not None:
+                return p
+    return None
+
+
+FLOAT, INT = "float", "int"
+
+
+def arrays(doc: Any, types: Mapping[str, str]) -> Any:
+    """The lists doc[key] of the keys present, typed by the key (``types``:
+    key -> FLOAT or INT), never by their values: with numpy, float64 or int64
+    ndarrays (an empty list or one of whole numbers too; a JSON null, a
+    non-finite number, is NaN); without numpy, lists of Python floats or
+    ints. In place; returns doc (anything but a dict: unchanged)."""
+    if not isinstance(doc, dict):
         return doc
-    for k in keys:
+    for k, kind in types.items():
         v = doc.get(k)
-        if isinstance(v, list):
-            ints = bool(v) and all(isinstance(e, int) and not isinstance(e, bool) for e in v)
-            doc[k] = _np.asarray(v, dtype=_np.int64 if ints else float)
+        if not isinstance(v, list):
+            continue
+        if _np is not None:
+            doc[k] = _np.asarray(v, dtype=_np.int64 if kind == INT else _np.float64)
+        elif kind == INT:
+            doc[k] = [int(e) for e in v]
+        else:
+            doc[k] = [math.nan if e is None else float(e) for e in v]
     return doc
 
 
@@ -73,6 +129,36 @@ def as_rows(data: Any) -> List[List[float]]:
     if out and any(len(r) != len(out[0]) for r in out):
         raise ValueError("rows of different lengths")
     return out
+
+
+def as_cloud(data: Any) -> Any:
+    """A k x m cloud of gap vectors: a 2-D float64 ndarray for an ndarray (numpy
+    installed), else a list of row lists of floats (:func:`as_rows`). One flat
+    row (1-D) is a cloud of one: 1 x m. Raises ValueError (or TypeError) for
+    ragged or non-numeric input or more than two dimensions."""
+    if is_ndarray(data):
+        arr = _np.asarray(data, dtype=_np.float64)
+        if arr.ndim == 1:
+            arr = arr.reshape(1, -1)
+        if arr.ndim != 2:
+            raise ValueError("expected a 1-D or 2-D array, got %d-D" % arr.ndim)
+        return arr
+    return as_rows(data)
+
+
+def first_nonfinite(rows: Any) -> Optional[Tuple[int, int]]:
+    """(i, j) of the first NaN or infinity of a k x m cloud (ndarray or row lists), or None."""
+    if is_ndarray(rows):
+        bad = ~_np.isfinite(rows)
+        if not bad.any():
+            return None
+        i, j = _np.argwhere(bad)[0]
+        return int(i), int(j)
+    for i, row in enumerate(rows):
+        for j, v in enumerate(row):
+            if not math.isfinite(v):
+                return i, j
+    return None
 
 
 def shape_of(data: Any) -> Tuple[int, ...]:

@@ -1,7 +1,9 @@
 """HTTP transport with the standard library (urllib), and multipart encoding."""
 from __future__ import annotations
 
+import http.client
 import json
+import math
 import os
 import ssl
 import urllib.error
@@ -13,7 +15,8 @@ from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Tuple
 from . import npy
 from .errors import GapsimError
 
-__all__ = ["FilePart", "Response", "StreamBody", "Transport", "multipart", "query_string"]
+__all__ = ["FilePart", "Response", "StreamBody", "Transport", "check_url", "dumps", "multipart",
+           "query_string", "query_value", "tls_context"]
 
 
 class Response:
@@ -33,22 +36,63 @@ class Response:
                               % self.body[:120]) from None
 
 
+def query_value(key: str, value: Any) -> str:
+    """One query parameter's text: a bool is true/false, an int its digits, a
+    float its shortest round-trip form (1.7 stays 1.7), a string itself, a list
+    (tuple, ndarray) the comma list of its entries; numpy scalars are their
+    Python values. Nothing is rounded or converted: a value the daemon cannot
+    take is sent as it is and refused there. GapsimError "invalid" (naming key)
+    for a non-finite number and for what a query string cannot carry (a dict,
+    an object, nested lists)."""
+    value = npy.plain(value)
+    if isinstance(value, (set, frozenset)):
+        value = list(value)
+    if isinstance(value, list):
+        parts = [npy.plain(v) for v in value]
+        if any(isinstance(v, (list, tuple, dict, set, frozenset)) for v in parts):
+            raise GapsimError(None, "invalid", "%s: a list of lists cannot be sent in a query "
+                              "string" % key, key)
+        return ",".join(query_value(key, v) for v in parts)
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise GapsimError(None, "invalid", "%s must be a finite number" % key, key)
+        return repr(value)
+    if isinstance(value, str):
+        return value
+    raise GapsimError(None, "invalid", "%s: a %s cannot be sent in a query string"
+                      % (key, type(value).__name__), key)
+
+
 def query_string(params: Optional[Mapping[str, Any]]) -> str:
-    """Encode query parameters; lists become comma lists, None values are dropped."""
+    """Encode query parameters (:func:`query_value`); None values are dropped."""
     if not params:
         return ""
-    items = []
-    for key, value in params.items():
-        if value is None:
-            continue
-        if isinstance(value, bool):
-            value = "1" if value else "0"
-        elif isinstance(value, (list, tuple)):
-            value = ",".join(str(int(v)) for v in value)
-        elif isinstance(value, float):
-            value = repr(value)
-        items.append((key, str(value)))
+    items = [(key, query_value(key, value)) for key, value in params.items() if value is not None]
     return ("?" + urllib.parse.urlencode(items)) if items else ""
+
+
+def dumps(doc: Any, what: str = "body") -> bytes:
+    """doc as JSON bytes (numpy arrays and scalars as lists and numbers).
+    GapsimError "not_finite" naming the first NaN or infinity as the daemon
+    names it (``g[3]``, ``gaps[0][3]``): JSON has no such numbers, and a body
+    with one would be refused as invalid JSON; "invalid" naming ``what`` for
+    what JSON cannot hold."""
+    try:
+        return json.dumps(doc, default=npy.jsonable, allow_nan=False).encode("utf-8")
+    except ValueError:
+        path = npy.find_nonfinite(doc)
+        if path is None:
+            raise GapsimError(None, "invalid", "the %s cannot be sent as JSON" % what,
+                              what) from None
+        raise GapsimError(None, "not_finite", "%s is not a finite number" % (path or what),
+                          path or what) from None
+    except (TypeError, RecursionError) as e:
+        raise GapsimError(None, "invalid", "the %s cannot be sent as JSON: %s" % (what, e),
+                          what) from None
 
 
 class FilePart:
@@ -127,16 +171,47 @@ def multipart(fields: Iterable[Tuple[str, Optional[str], Union[bytes, bytearray,
     return "multipart/form-data; boundary=" + boundary.decode(), StreamBody(pieces)
 
 
+def check_url(url: str) -> str:
+    """The base URL without its trailing slash; GapsimError "invalid" (field
+    ``url``) unless it is http:// or https:// with a host and a valid port."""
+    try:
+        parts = urllib.parse.urlsplit(url)
+        parts.port  # ValueError for a port that is not a number in [0, 65535]
+    except ValueError as e:
+        raise GapsimError(None, "invalid", "bad server URL %r: %s" % (url, e), "url") from None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise GapsimError(None, "invalid", "bad server URL %r: expected http://HOST[:PORT] or "
+                          "https://HOST[:PORT]" % url, "url")
+    return url.rstrip("/")
+
+
+def tls_context(cafile: str) -> ssl.SSLContext:
+    """A TLS context trusting the PEM certificates of cafile. GapsimError
+    "io_error" if the file cannot be read, "bad_format" if it holds no PEM
+    certificate (field: the path)."""
+    try:
+        return ssl.create_default_context(cafile=cafile)
+    except ssl.SSLError as e:  # before OSError: an SSLError is one
+        raise GapsimError(None, "bad_format", "the CA file %s holds no PEM certificate: %s"
+                          % (cafile, e.reason or e), cafile) from None
+    except OSError as e:
+        raise GapsimError(None, "io_error", "cannot read the CA file %s: %s"
+                          % (cafile, e.strerror or e), cafile) from None
+
+
 class Transport:
-    """Sends requests to one base URL; raises GapsimError for non-2xx answers."""
+    """Sends requests to one base URL; raises GapsimError for non-2xx answers
+    and for every failure to get a whole HTTP answer."""
 
     def __init__(self, url: str, timeout: float = 300.0, token: Optional[str] = None,
                  cafile: Optional[str] = None) -> None:
-        self.url = url.rstrip("/")
+        self.url = check_url(url)
         self.timeout = timeout
         self.token = token
-        # https:// with a private CA or a self-signed gapsimd --tls-cert: trust cafile
-        self.context = ssl.create_default_context(cafile=cafile) if cafile else None
+        # https:// with a private CA or a self-signed gapsimd --tls-cert: trust
+        # cafile; read only for https (an http:// daemon never uses it)
+        https = urllib.parse.urlsplit(self.url).scheme == "https"
+        self.context = tls_context(cafile) if cafile and https else None
 
     def request(self, method: str, path: str, body: Any = None,
                 headers: Optional[Dict[str, str]] = None,
@@ -154,24 +229,51 @@ class Transport:
         elif body is None or isinstance(body, (bytes, bytearray)):
             data = bytes(body) if body is not None else None
         else:
-            try:
-                data = json.dumps(body, default=npy.jsonable).encode("utf-8")
-            except (TypeError, ValueError) as e:
-                raise GapsimError(None, "invalid", "the request body cannot be sent as JSON: %s"
-                                  % e, "body") from None
+            data = dumps(body)
             hdrs.setdefault("Content-Type", "application/json")
         req = urllib.request.Request(self.url + path + query_string(query), data=data,
                                      method=method, headers=hdrs)
         try:
-            with urllib.request.urlopen(req, timeout=timeout or self.timeout,
-                                        context=self.context) as r:
-                return Response(r.status, dict(r.headers), r.read())
-        except urllib.error.HTTPError as e:
-            raise GapsimError.from_response(e.code, e.read()) from None
-        except (urllib.error.URLError, OSError) as e:
-            reason = getattr(e, "reason", e)
+            try:
+                with urllib.request.urlopen(req, timeout=timeout or self.timeout,
+                                            context=self.context) as r:
+                    return Response(r.status, dict(r.headers), r.read())
+            except urllib.error.HTTPError as e:
+                try:
+                    data = e.read()
+                finally:
+                    e.close()
+                raise GapsimError.from_response(e.code, data) from None
+        except GapsimError:
+            raise
+        except (http.client.IncompleteRead, http.client.RemoteDisconnected) as e:
+            # the daemon died or hung up in the middle of the answer (before it)
+            raise GapsimError(None, "connection", "the connection to %s broke before the whole "
+                              "answer arrived: %s" % (self.url, _why(e))) from None
+        except http.client.InvalidURL as e:  # what check_url let through (a bad host)
+            raise GapsimError(None, "invalid", "cannot send to %s: %s" % (self.url, e),
+                              "url") from None
+        except http.client.HTTPException as e:  # a status line or header that is not HTTP
+            raise GapsimError(None, "bad_format", "%s did not answer with HTTP: %s"
+                              % (self.url, _why(e))) from None
+        except urllib.error.URLError as e:  # before sending: refused, no route, TLS
             raise GapsimError(None, "connection",
-                              "cannot reach %s: %s" % (self.url, reason)) from None
+                              "cannot reach %s: %s" % (self.url, e.reason)) from None
+        except OSError as e:  # reset or timed out while the answer was awaited or read
+            raise GapsimError(None, "connection", "no whole answer from %s: %s"
+                              % (self.url, e)) from None
+        except ValueError as e:  # urllib's own refusals (a URL it cannot send to)
+            raise GapsimError(None, "invalid", "cannot send to %s: %s" % (self.url, e),
+                              "url") from None
+
+
+def _why(e: Exception) -> str:
+    """An http.client exception in words (IncompleteRead's repr shows counts)."""
+    if isinstance(e, http.client.IncompleteRead):
+        got = len(e.partial or b"")
+        return "%d bytes of the answer received%s" % (
+            got, ", %d more expected" % e.expected if e.expected is not None else "")
+    return "%s %s" % (type(e).__name__, str(e)[:120] or "")
 
 
 def default_url() -> str:
