@@ -186,6 +186,10 @@ static enum MHD_Result add_query(void *cls, enum MHD_ValueKind kind, const char 
                     break;
                 }
                 cJSON_AddItemToArray(arr, cJSON_CreateNumber(d));
+                if (*end == ',' && end[1] == '\0') { /* "3,": an empty last entry, as ",3" */
+                    cJSON_AddItemToArray(arr, cJSON_CreateString(""));
+                    break;
+                }
                 p = *end == ',' ? end + 1 : end;
                 if (*end && *end != ',') {
                     cJSON_AddItemToArray(arr, cJSON_CreateString(end));

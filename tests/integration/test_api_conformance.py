@@ -407,6 +407,20 @@ class ConformanceTest(ApiCase):
             err = self.assert_error(self.d.post(sp, {"g": g, "timeout_s": t}), 422, "timeout_s")
             self.assertIn("limit of 3600 s", err["message"])
 
+    def test_query_list_with_an_empty_entry(self):
+        # "?fasteners=,3" and "?fasteners=3," alike: an empty entry is refused,
+        # naming it; "1,3" is a list of two
+        npy = npy_bytes([[0.1] * self.m])
+        for q, field in (("fasteners=,3", "fasteners[0]"), ("fasteners=3,", "fasteners[1]"),
+                         ("fixed_pairs=0,", "fixed_pairs[1]")):
+            r = self.raw("POST", "/v1/assemblies/%s/clouds?%s" % (self.aid, q), npy,
+                         ct="application/x-npy")
+            self.assert_error(r, 422, field)
+        r = self.raw("POST", "/v1/assemblies/%s/clouds?fasteners=1,3" % self.aid, npy,
+                     ct="application/x-npy")
+        self.assertEqual(r.status, 202, r.body[:300])
+        self.assertEqual(r.json()["options"]["fasteners"], [1, 3])
+
     def test_fields_none(self):
         j = self.cloud([[0.1] * self.m] * 2)
         self.d.wait_job(j["id"])
