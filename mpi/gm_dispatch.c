@@ -281,6 +281,12 @@ static gs_err serve(disp *d, gs_run_pool *pool, gs_rows_progress *pg, gm_stats *
                 no_more = c < 0;
                 progressed = 1;
             }
+            if (global_err && !no_more) { /* the queue full of chunks no worker will take
+                                           * (one thread, which failed): end it all the same */
+                push_chunk(d, -1);
+                no_more = 1;
+                progressed = 1;
+            }
             if (reported) { /* O(ranks) at most every 0.2 s */
                 long long done = pg->before + st->rows;
                 for (int r = 1; r < size; r++)

@@ -391,6 +391,25 @@ class MpiTest(unittest.TestCase):
         self.assertEqual(r.returncode, 2)
         self.assertIn("--limit must be >= 1", r.stderr)
 
+    def test_a_nan_gap_stops_every_rank(self):
+        # A NaN in the cloud fails the row that reads it. With one thread a
+        # rank's only worker ended on it while the chunk queue was full, and
+        # rank 0 waited for workers that were gone (it hung for good); every
+        # layout of ranks and threads must stop with the row named.
+        shape, flat = h.read_npy(self.gaps)
+        k, m = shape
+        rows = [flat[i * m:(i + 1) * m] for i in range(k)]
+        rows[3][5] = float("nan")
+        nan_gaps = h.write_npy(self.out("nan.npy"), rows)
+        for ranks, threads in ((1, 1), (2, 1), (2, 2)):
+            r = mpirun([(ranks, [self.model_json, "--gaps", nan_gaps, "--out",
+                                 self.out("nan_w.npy"), "--threads", str(threads), "--fresh"])],
+                       timeout=60)
+            self.assertEqual(r.returncode, 1, "%d ranks x %d threads: %s" %
+                             (ranks, threads, r.stdout + r.stderr))
+            self.assertIn("not_finite at gaps[3][5]", r.stderr)
+            self.assertNotIn("rows solved", r.stdout)
+
 
 if __name__ == "__main__":
     unittest.main()
