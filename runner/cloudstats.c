@@ -14,6 +14,10 @@
 #define P95_BLOCK 256 /* pairs gathered together for their p95 (exact mode) */
 #define OPEN_TOL_MIN 1e-9 /* mm: w above g by more than round-off */
 
+/* Room for a status name ("numerical_breakdown", "infeasible_equality":
+ * 19 characters; a 16-byte field cut them, so no two results' names matched). */
+#define STATUS_NAME 32
+
 struct gs_cstats {
     int m, cap, count;
     double thr;
@@ -34,7 +38,7 @@ struct gs_cstats {
     int *nact;
     long long iters;
     int warm, crossovers, kkt_failed, statuses[8], n_status;
-    char status_name[8][16];
+    char status_name[8][STATUS_NAME]; /* gs_status_name: 8 statuses */
     char solver_name[8][40];
     int solvers[8], n_solver;
     double all_max;
@@ -82,7 +86,7 @@ static int grow(acc *a)
     return 0;
 }
 
-static void count_name(char names[8][16], int *counts, int *n, const char *s)
+static void count_name(char names[8][STATUS_NAME], int *counts, int *n, const char *s)
 {
     for (int i = 0; i < *n; i++)
         if (!strcmp(names[i], s)) {
@@ -90,7 +94,7 @@ static void count_name(char names[8][16], int *counts, int *n, const char *s)
             return;
         }
     if (*n < 8) {
-        snprintf(names[*n], 16, "%s", s);
+        snprintf(names[*n], STATUS_NAME, "%s", s);
         counts[(*n)++] = 1;
     }
 }

@@ -331,4 +331,32 @@ GS_TEST(refusals)
     gs_cstats_free(s);
 }
 
+/* Status names are counted whole: "numerical_breakdown" (19 characters)
+ * twenty times is one entry of 20 and 20 failures (a 16-byte name field cut
+ * it, no two names matched and the results past eight were dropped). */
+GS_TEST(long_status_names_are_counted)
+{
+    static const double w[2] = {0.0, 0.1};
+    gs_error e;
+    gs_cstats *s = gs_cstats_new(2, 21, 0.1, 4, &e);
+    GS_CHECK(s != NULL);
+    for (int i = 0; i < 21; i++) {
+        gs_cstats_row r = row_of(w, NULL, NULL, 2, i);
+        r.status = i < 20 ? "numerical_breakdown" : "infeasible_equality";
+        GS_CHECK_INT(gs_cstats_add(s, &r, &e), GS_OK);
+    }
+    gs_buf b = {0};
+    GS_CHECK_INT(gs_cstats_json(s, "j", "a", "done", 21, &b, &e), GS_OK);
+    cJSON *o = gs_json_parse(b.p, b.len, NULL, NULL);
+    GS_CHECK(o != NULL);
+    const cJSON *st = cJSON_GetObjectItemCaseSensitive(o, "statuses");
+    GS_CHECK_INT(cJSON_GetArraySize(st), 2);
+    GS_CHECK_INT((int)num(o, "statuses.numerical_breakdown"), 20);
+    GS_CHECK_INT((int)num(o, "statuses.infeasible_equality"), 1);
+    GS_CHECK_INT((int)num(o, "failures"), 21);
+    cJSON_Delete(o);
+    gs_buf_free(&b);
+    gs_cstats_free(s);
+}
+
 GS_TEST_MAIN()
