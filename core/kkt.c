@@ -2,6 +2,7 @@
 #include "kkt.h"
 
 #include <cblas.h>
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +20,9 @@ static void measure_w(const gs_problem *pb, const double *lam, const double *w, 
     double norm_g = k->norm_g, norm_lam = k->norm_lam, primal = k->primal_infeas,
            dual = k->dual_infeas, comp = k->complementarity;
     int n_act = 0;
+    double nonfinite = 0.0; /* NaN once a w or lambda is not finite (the maxima skip NaN) */
     for (int i = 0; i < m; i++) {
+        nonfinite += 0.0 * w[i] + 0.0 * lam[i];
         const double ag = fabs(g[i]), al = fabs(lam[i]);
         norm_g = ag > norm_g ? ag : norm_g;
         norm_lam = al > norm_lam ? al : norm_lam;
@@ -34,6 +37,8 @@ static void measure_w(const gs_problem *pb, const double *lam, const double *w, 
         const double c = fabs(lam[i] * w[i]);
         comp = c > comp ? c : comp;
     }
+    if (isnan(nonfinite)) /* no certificate for a result that is not a number */
+        primal = dual = comp = INFINITY;
     k->norm_g = norm_g;
     k->norm_lam = norm_lam;
     k->primal_infeas = primal;
@@ -56,9 +61,18 @@ static double dual_objective(const gs_precomp *pc, const double *p, double s, co
     return -(0.5 * quad - lin + s);
 }
 
+/* 64 eps max|p_i| (gs_kkt.w_floor). O(m). */
+static double w_floor(const double *p, int m)
+{
+    double pmax = 0.0;
+    for (int i = 0; i < m; i++)
+        pmax = fabs(p[i]) > pmax ? fabs(p[i]) : pmax;
+    return 64.0 * DBL_EPSILON * pmax;
+}
+
 /* Dual side with its own dual data (allocates p). */
 static gs_err dual_side(const gs_problem *pb, const double *lam, double *w, double *obj_dual,
-                        gs_error *err)
+                        double *floor_w, gs_error *err)
 {
     const int m = pb->pc->m;
     double *p = malloc((size_t)m * sizeof *p), *work = malloc((size_t)m * sizeof *work);
@@ -70,6 +84,7 @@ static gs_err dual_side(const gs_problem *pb, const double *lam, double *w, doub
     double s = 0.0;
     gs_problem_dual_data(pb, p, &s, work);
     *obj_dual = dual_objective(pb->pc, p, s, lam, w);
+    *floor_w = w_floor(p, m);
     free(p);
     free(work);
     return GS_OK;
@@ -90,6 +105,7 @@ void gs_kkt_dual_p(const gs_problem *pb, const double *p, double s, const double
 {
     memset(out, 0, sizeof *out);
     out->obj_dual = dual_objective(pb->pc, p, s, lam, w);
+    out->w_floor = w_floor(p, pb->pc->m);
     dual_measures(pb, lam, w, cblas_ddot(pb->pc->m, lam, 1, w, 1), out);
 }
 
@@ -103,6 +119,7 @@ void gs_kkt_dual_w(const gs_problem *pb, const double *p, double s, const double
     /* lam'Q lam = lam'w + lam'p: the dual objective of dual_objective */
     const double lw = cblas_ddot(m, lam, 1, w, 1), lp = cblas_ddot(m, p, 1, lam, 1);
     out->obj_dual = -(0.5 * (lw + lp) - lp + s);
+    out->w_floor = w_floor(p, m);
     dual_measures(pb, lam, w, lw, out);
 }
 
@@ -114,7 +131,7 @@ gs_err gs_kkt_dual(const gs_problem *pb, const double *lam, double *w_out, gs_kk
     double *w = w_out ? w_out : malloc((size_t)m * sizeof *w);
     if (!w)
         return gs_errorf(err, GS_ERR_NOMEM, "", "no memory for the certificate");
-    gs_err rc = dual_side(pb, lam, w, &out->obj_dual, err);
+    gs_err rc = dual_side(pb, lam, w, &out->obj_dual, &out->w_floor, err);
     if (rc == GS_OK)
         dual_measures(pb, lam, w, cblas_ddot(m, lam, 1, w, 1), out);
     if (!w_out)
@@ -157,7 +174,7 @@ gs_err gs_kkt_primal(const gs_problem *pb, const double *x, const double *lam, d
     for (int i = 0; i < m; i++)
         w[i] = pb->g[i] - w[i];
     measure_w(pb, lam, w, out);
-    if ((rc = dual_side(pb, lam, wd, &out->obj_dual, err)) != GS_OK)
+    if ((rc = dual_side(pb, lam, wd, &out->obj_dual, &out->w_floor, err)) != GS_OK)
         goto done;
     out->gap = out->obj_primal - out->obj_dual;
     if (w_out)
@@ -174,6 +191,6 @@ done:
 int gs_kkt_pass(const gs_kkt *k, double tol)
 {
     double sg = fmax(1.0, k->norm_g), sl = fmax(1.0, k->norm_lam);
-    return k->primal_infeas <= tol * sg && k->dual_infeas <= tol * sl &&
+    return k->w_floor <= tol * sg && k->primal_infeas <= tol * sg && k->dual_infeas <= tol * sl &&
            k->complementarity <= tol * sg * sl && k->stationarity <= tol;
 }

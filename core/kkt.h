@@ -30,6 +30,10 @@ typedef struct {
     double gap;             /* obj_primal - obj_dual */
     double norm_g;          /* ||g||_inf, mm (scale of the tolerances) */
     double norm_lam;        /* ||lambda||_inf, N */
+    double w_floor;         /* mm: 64 eps ||p||_inf, the round-off of w = Q lambda - p:
+                               no residual gap is known more exactly than this (the
+                               solvers' own tolerance floor); large under big loads
+                               on a nearly singular part (docs/solvers.md) */
     int n_act;              /* pairs with lambda_k != 0 or equality */
 } gs_kkt;
 
@@ -53,7 +57,8 @@ void gs_kkt_dual_p(const gs_problem *pb, const double *p, double s, const double
 void gs_kkt_dual_w(const gs_problem *pb, const double *p, double s, const double *lam,
                    const double *w_lam, double *w, gs_kkt *out);
 
-/* Pass/fail at relative tolerance tol: primal_infeas <= tol max(1,||g||),
+/* Pass/fail at relative tolerance tol: w_floor <= tol max(1,||g||) (the
+ * residual gaps are known to the accuracy asked), primal_infeas <= tol max(1,||g||),
  * dual_infeas <= tol max(1,||lambda||), complementarity <= tol max(1,||g||)
  * max(1,||lambda||), stationarity <= tol. */
 int gs_kkt_pass(const gs_kkt *k, double tol);

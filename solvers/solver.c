@@ -386,6 +386,8 @@ gs_err gs_solve(gs_solver *s, const gs_problem *pb, const gs_solve_opts *opts, d
         rc = gs_kkt_primal(pb, x, lam, NULL, &info->kkt, err);
         info->kkt.n_act = info->n_act;
     }
+    if (info->status == GS_STATUS_OPTIMAL && !isfinite(info->kkt.primal_infeas))
+        info->status = GS_STATUS_NUMERICAL; /* a NaN or Inf in lambda, w or x: no answer */
     info->time_cert = gs_now() - t1;
     return rc;
 }

@@ -1,9 +1,12 @@
 /* test_kkt.c -- KKT certificates on hand-made problems with exact solutions. */
+#include <float.h>
+
 #include "gs_test.h"
 #include "test_models.h"
 #include "test_solver_support.h"
 
 #include "kkt.h"
+#include "model_json.h"
 
 /* Two springs k1 = 2, k2 = 3, fastener F = 6 installed, gap 2 mm:
  * Q = 5/6, u0 = 5, lambda = 3.6 N, x = (-1.2, 0.8), objectives -9.6 N mm. */
@@ -85,6 +88,100 @@ GS_TEST(violations_are_measured)
     gs_kkt_primal(&pb, xb, &lam, &w, &k, NULL);
     GS_CHECK_NEAR(k.stationarity, 0.3 / 9.6, 1e-14);
     GS_CHECK(!gs_kkt_pass(&k, 1e-6));
+    gs_precomp_free(pc);
+    gs_model_free(mdl);
+}
+
+/* No certificate for what is not a number, nor for residual gaps the
+ * problem's scale leaves less exact than tol: on the two springs, a NaN or
+ * an infinite force makes every measure infinite (the maxima used to skip
+ * NaN and pass it); a fastener load of 6e12 N makes p = Q load - g =
+ * 5e12 - 2, whose round-off 64 eps |p| = 0.07 mm is the accuracy of any w:
+ * the exact answer (lambda = p / Q) fails at 1e-10, passes at 1e-1. */
+GS_TEST(no_certificate_for_nan_or_below_the_round_off)
+{
+    gs_model *mdl = tm_two_springs();
+    gs_precomp *pc = ts_build(mdl);
+    double g = 2.0, load = 6.0, w;
+    gs_problem pb = {.pc = pc, .g = &g, .load = &load};
+    gs_kkt k;
+    const double bad[2] = {NAN, INFINITY};
+    for (int i = 0; i < 2; i++) {
+        double lam = bad[i];
+        GS_CHECK_INT(gs_kkt_dual(&pb, &lam, &w, &k, NULL), GS_OK);
+        GS_CHECK(isinf(k.primal_infeas) && isinf(k.dual_infeas) && isinf(k.complementarity));
+        GS_CHECK(!gs_kkt_pass(&k, 1e-6));
+    }
+    double lam = 3.6;
+    GS_CHECK_INT(gs_kkt_dual(&pb, &lam, &w, &k, NULL), GS_OK);
+    GS_CHECK_NEAR(k.w_floor, 64.0 * DBL_EPSILON * 3.0, 1e-30); /* p = 3 */
+    GS_CHECK(gs_kkt_pass(&k, 1e-12));
+    load = 6e12;
+    double p, sd, work;
+    gs_problem_dual_data(&pb, &p, &sd, &work);
+    GS_CHECK_NEAR(p, 5e12 - 2.0, 1e-2); /* Q load - g */
+    lam = p / pc->Q[0];
+    GS_CHECK_INT(gs_kkt_dual(&pb, &lam, &w, &k, NULL), GS_OK);
+    GS_CHECK_NEAR(k.w_floor, 64.0 * DBL_EPSILON * p, 1e-9);
+    GS_CHECK(!gs_kkt_pass(&k, 1e-10));
+    GS_CHECK_MSG(gs_kkt_pass(&k, 1e-1), "floor %g pinf %g comp %g", k.w_floor, k.primal_infeas,
+                 k.complementarity);
+    /* the solver says so too: optimal at its round-off tolerance, and the
+     * certificate at the tol asked fails */
+    gs_solver *sv = gs_solver_new(pc, NULL);
+    gs_solve_opts o;
+    gs_solve_default_opts(&o);
+    gs_solve_info info;
+    double lam_s, w_s;
+    GS_CHECK_INT(gs_solve(sv, &pb, &o, &lam_s, &w_s, NULL, &info, NULL), GS_OK);
+    GS_CHECK_INT(info.status, GS_STATUS_OPTIMAL);
+    GS_CHECK(!gs_kkt_pass(&info.kkt, o.tol));
+    gs_solver_free(sv);
+    gs_precomp_free(pc);
+    gs_model_free(mdl);
+}
+
+/* A pair whose coefficient is 1e-160: Q = 5e-321 (denormal), the exact force
+ * for a negative gap overflows, and the methods' arithmetic makes NaN or Inf.
+ * Whatever they make, a result with a non-finite force or residual gap is
+ * never "optimal" (gs_solve marks it numerical), nor certified. */
+GS_TEST(a_result_that_is_not_a_number_is_not_optimal)
+{
+    static const char text[] =
+        "{\"format\": \"gapsim-model\", \"version\": 1, \"parts\": [{\"ndof\": 1, \"K\": "
+        "[[2.0]]}], \"nodes\": {\"part\": [0], \"dof\": [0]}, \"pairs\": {\"i\": [0], \"j\": "
+        "[-1], \"ci\": [-1e-160]}}";
+    gs_model *mdl = NULL;
+    gs_error e;
+    GS_CHECK_INT(gs_model_parse_json(text, sizeof text - 1, NULL, NULL, &mdl, &e), GS_OK);
+    gs_precomp *pc = ts_build(mdl);
+    gs_solver *sv = gs_solver_new(pc, NULL);
+    const struct {
+        gs_method m;
+        gs_form f;
+    } v[] = {{GS_METHOD_GI, GS_FORM_RELATIVE}, {GS_METHOD_GI, GS_FORM_DUAL},
+             {GS_METHOD_GI, GS_FORM_PRIMAL}, {GS_METHOD_LEMKE, GS_FORM_DEFAULT},
+             {GS_METHOD_AUTO, GS_FORM_DEFAULT}};
+    const double gaps[3] = {0.5, -0.1, 9e307};
+    for (size_t a = 0; a < sizeof v / sizeof *v; a++)
+        for (int t = 0; t < 3; t++) {
+            double g = gaps[t], lam = 0.0, w = 0.0;
+            gs_problem pb = {.pc = pc, .g = &g};
+            gs_solve_opts o;
+            gs_solve_default_opts(&o);
+            o.method = v[a].m;
+            o.form = v[a].f;
+            gs_solve_info info;
+            if (gs_solve(sv, &pb, &o, &lam, &w, NULL, &info, &e) != GS_OK)
+                continue; /* refused (a method that needs what this model lacks) */
+            if (info.status == GS_STATUS_OPTIMAL)
+                GS_CHECK_MSG(isfinite(lam) && isfinite(w) && gs_kkt_pass(&info.kkt, o.tol),
+                             "%s/%s g = %g: optimal with lambda %g, w %g",
+                             gs_method_name(v[a].m), gs_form_name(v[a].f), g, lam, w);
+            if (!isfinite(lam) || !isfinite(w))
+                GS_CHECK(!gs_kkt_pass(&info.kkt, 1.0));
+        }
+    gs_solver_free(sv);
     gs_precomp_free(pc);
     gs_model_free(mdl);
 }
