@@ -124,8 +124,8 @@ static void print_summary(const cJSON *sj, gs_method method, double tol, int cha
            (int)gs_json_num(sj, "statuses", "optimal", 0.0));
     const int uncertified = (int)gs_json_num(sj, "kkt_failed", NULL, 0.0);
     if (uncertified) /* docs/solvers.md, "Accuracy and the model's scale" */
-        printf("           KKT certificate      %d of %d gaps fail it at tol %g (the model's "
-               "scale limits the accuracy, or a solve stopped early)\n", uncertified, k, tol);
+        printf("           KKT certificate      %d of %d gaps fail it at tol %g (a status other "
+               "than optimal, or the model's scale limits the accuracy)\n", uncertified, k, tol);
     printf("           residual gap         mean %.4f mm, max %.4f mm\n", mean_w,
            gs_json_num(sj, "max_residual", "max", 0.0));
     printf("           max residual per gap median %.4f mm, p95 %.4f mm\n",
@@ -290,38 +290,13 @@ int main(int argc, char **argv)
     char kernel[96];
     printf("blas       OpenBLAS kernel %s\n", gs_blas_describe(kernel, sizeof kernel));
 
-    gs_precomp *pc = NULL;
-    int loaded = 0;
-    /* L_Q only for the methods that read it, as gapsimd's auto until its
-     * L_Q is there; the stiffness blocks go once factored unless the method
-     * reads K itself */
-    if (gs_run_factors(mdl, factors_path, gs_run_precomp_flags(&sopts), !gs_solve_reads_k(&sopts),
-                       &pc, &loaded, &e) != GS_OK) {
-        gs_model_free(mdl);
-        gs_wfile_abort(&out_wf);
-        gs_wfile_abort(&sum_wf);
-        return fail(factors_path ? factors_path : "precomputation", &e);
-    }
-    if (loaded)
-        printf("factors    loaded from %s%s\n", factors_path,
-               gs_precomp_has_part_factors(pc)
-                   ? ""
-                   : "; sparse parts not factored: this method does not solve with K");
-    const int have_lq = gs_precomp_has_lq(pc);
-    printf("precompute %.2f s: Cholesky of K %.2f s, Q = A'K^-1 A %.2f s, loads %.3f s, "
-           "Cholesky of Q %.2f s%s, condition estimates %.2f s\n",
-           pc->t.total, pc->t.factor_K, pc->t.build_Q, pc->t.loads, pc->t.factor_Q,
-           have_lq ? "" : " (not needed by this method)", pc->t.cond);
-    if (have_lq)
-        printf("           cond_1(K) ~ %.3g, cond_1(Q) ~ %.3g\n", pc->cond_K, pc->cond_Q);
-    else
-        printf("           cond_1(K) ~ %.3g\n", pc->cond_K);
-
-    gs_run run = {.pc = pc, .opts = sopts, .n_patterns = 1, .chain = chain};
+    gs_run run = {.opts = sopts, .n_patterns = 1, .chain = chain};
     gs_mem_sink ms = {0};
+    gs_precomp *pc = NULL;
     unsigned char *inst = NULL;
     double *load = NULL;
-    int rc = 0;
+    int rc = 0, loaded = 0;
+    /* the gaps before the precomputation: a wrong file costs no factorization */
     if (gs_gap_source_npy(gaps_path, &run.src, &e) != GS_OK) {
         rc = fail(gaps_path, &e);
         goto out;
@@ -340,6 +315,29 @@ int main(int argc, char **argv)
         rc = 1;
         goto out;
     }
+    /* L_Q only for the methods that read it, as gapsimd's auto until its
+     * L_Q is there; the stiffness blocks go once factored unless the method
+     * reads K itself */
+    if (gs_run_factors(mdl, factors_path, gs_run_precomp_flags(&sopts), !gs_solve_reads_k(&sopts),
+                       &pc, &loaded, &e) != GS_OK) {
+        rc = fail(factors_path ? factors_path : "precomputation", &e);
+        goto out;
+    }
+    run.pc = pc;
+    if (loaded)
+        printf("factors    loaded from %s%s\n", factors_path,
+               gs_precomp_has_part_factors(pc)
+                   ? ""
+                   : "; sparse parts not factored: this method does not solve with K");
+    const int have_lq = gs_precomp_has_lq(pc);
+    printf("precompute %.2f s: Cholesky of K %.2f s, Q = A'K^-1 A %.2f s, loads %.3f s, "
+           "Cholesky of Q %.2f s%s, condition estimates %.2f s\n",
+           pc->t.total, pc->t.factor_K, pc->t.build_Q, pc->t.loads, pc->t.factor_Q,
+           have_lq ? "" : " (not needed by this method)", pc->t.cond);
+    if (have_lq)
+        printf("           cond_1(K) ~ %.3g, cond_1(Q) ~ %.3g\n", pc->cond_K, pc->cond_Q);
+    else
+        printf("           cond_1(K) ~ %.3g\n", pc->cond_K);
 
     inst = calloc((size_t)mdl->n_fast + 1, 1);
     load = malloc((size_t)mdl->m * sizeof *load);

@@ -101,6 +101,17 @@ class BatchTest(unittest.TestCase):
         self.assertEqual(sorted(os.listdir(self.dir)), ["sub"])
         self.assertEqual(os.listdir(sub), [])
 
+    def test_the_gaps_are_checked_before_the_precomputation(self):
+        # a missing file or one of another model: refused before any factorization
+        wrong = h.write_npy(self.path("wrong.npy"), [[0.1] * (self.m + 1)] * 2)
+        for gaps, why in ((self.path("missing.npy"), "io_error"),
+                          (wrong, "dimension_mismatch")):
+            p = self.batch("--gaps", gaps)
+            self.assertEqual(p.returncode, 1, p.stderr)
+            self.assertIn(why, p.stderr)
+            self.assertIn("model ", p.stdout)
+            self.assertNotIn("precompute", p.stdout)
+
     def test_an_answer_the_model_scale_cannot_certify_is_reported(self):
         # A part whose stiffness is singular to 1e-10 (cond_1(K) ~ 1e11) under a
         # fastener load of 500 N: displacements of ~1e12 mm, so w = Q lam - p
