@@ -889,10 +889,16 @@ int main(int argc, char **argv)
                 } else {
                     gs_problem_primal(&pb, lam, x);
                     gs_problem_primal(&pb, LR + (size_t)r * m, xr);
-                    for (int i = 0; i < n; i++)
-                        dx = fmax(dx, fabs(x[i] - xr[i]));
-                    for (int i = 0; i < m; i++)
-                        dw = fmax(dw, fabs(w[i] - WR[(size_t)r * m + i]));
+                    /* a NaN difference (either answer not a number) counts as
+                     * infinite: fmax alone would skip it and pass the row */
+                    for (int i = 0; i < n; i++) {
+                        const double d = fabs(x[i] - xr[i]);
+                        dx = fmax(dx, isnan(d) ? INFINITY : d);
+                    }
+                    for (int i = 0; i < m; i++) {
+                        const double d = fabs(w[i] - WR[(size_t)r * m + i]);
+                        dw = fmax(dw, isnan(d) ? INFINITY : d);
+                    }
                 }
                 if (tf)
                     fprintf(tf, "%.2f,%s,%d,%.4f,%d,%d,%d,%s\n", fracs[fi], label, r,
