@@ -30,7 +30,7 @@ import time
 import unittest
 
 import gsd_harness as h
-from api_common import ApiCase, npy_bytes
+from api_common import ApiCase, npy_bytes, upload_json
 
 OPENAPI = os.path.join(h.SOURCE_DIR, "schema", "openapi.json")
 
@@ -66,9 +66,7 @@ class ConformanceTest(ApiCase):
     def test_wait_answered_when_assembly_deleted(self):
         d = h.Daemon(workers=1).start()  # its own assembly, deleted here
         try:
-            with open(self.model_json, "rb") as f:
-                r = d.post("/v1/assemblies?wait=1", f.read(),
-                           headers={"Content-Type": "application/json"})
+            r = upload_json(d, self.model_json)
             self.assertEqual(r.status, 201, r.body[:300])
             aid = r.json()["id"]
             j = self.long_cloud(aid, d=d)
@@ -135,9 +133,7 @@ class ConformanceTest(ApiCase):
         are not UTF-8) come back as U+FFFD, in every JSON answer."""
         d = h.Daemon(workers=1).start()
         try:
-            with open(self.model_json, "rb") as f:
-                r = d.post("/v1/assemblies?wait=1", f.read(),
-                           headers={"Content-Type": "application/json"})
+            r = upload_json(d, self.model_json)
             self.assertEqual(r.status, 201, r.body[:300])
             aid = r.json()["id"]
             j = d.post("/v1/assemblies/%s/clouds" % aid,
