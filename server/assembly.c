@@ -468,18 +468,45 @@ static void queue_save(gsd_app *app, gsd_asm *a)
         save_cancel(&st->t);
 }
 
-static gs_err load_model(const gsd_app *app, gsd_asm *a, gs_error *err)
+/* a's model from the data directory (once), and its content hash; with
+ * expect (the stored content_hash), files changed since the upload are an
+ * error, not another model answered under this id. Under a->mu. */
+static gs_err load_model(const gsd_app *app, gsd_asm *a, const char *expect, gs_error *err)
 {
-    if (a->mdl)
-        return GS_OK;
-    char path[PATH_MAX];
-    model_path(app, a->id, path, sizeof path);
-    gs_model_limits lim;
-    gsd_asm_limits(app, &lim);
-    gs_err rc = gs_model_read_json(path, &lim, &a->mdl, err);
-    if (rc == GS_OK)
+    if (!a->mdl) {
+        char path[PATH_MAX];
+        model_path(app, a->id, path, sizeof path);
+        gs_model_limits lim;
+        gsd_asm_limits(app, &lim);
+        gs_err rc = gs_model_read_json(path, &lim, &a->mdl, err);
+        if (rc != GS_OK)
+            return rc;
         gs_model_hash(a->mdl, a->hash);
-    return rc;
+    }
+    /* the model stays (a reader of the geometry may hold it); the caller
+     * fails the assembly, so no solve runs on it */
+    if (expect && expect[0] && strcmp(a->hash, expect))
+        return gs_errorf(err, GS_ERR_CHECK, "assembly", "the stored model files of assembly %s "
+                         "changed since the upload (content hash %s, %s at the upload): delete "
+                         "it and upload the model again", a->id, a->hash, expect);
+    return GS_OK;
+}
+
+/* A model that cannot serve (its files unreadable as a model, or changed
+ * since the upload) fails its assembly for good, as a failed precomputation
+ * does; a passing I/O or memory shortage does not. */
+static void fail_for_good(gsd_app *app, gsd_store *st, gsd_assembly_row *row, const gs_error *e)
+{
+    if (e->code == GS_ERR_IO || e->code == GS_ERR_NOMEM)
+        return;
+    snprintf(row->status, sizeof row->status, "failed");
+    snprintf(row->err_code, sizeof row->err_code, "%s", gs_err_name(e->code));
+    snprintf(row->err_field, sizeof row->err_field, "%s", e->field);
+    snprintf(row->err_msg, sizeof row->err_msg, "%s", e->msg);
+    gs_error ue;
+    if (gsd_store_assembly_update(st, row, &ue))
+        gsd_log(app, 0, "assembly %s: cannot record its failure: %s", row->id, ue.msg);
+    gsd_log(app, 0, "assembly %s failed: %s: %s", row->id, e->field, e->msg);
 }
 
 static void pre_run(gsd_task *t, gsd_worker *w)
@@ -494,7 +521,7 @@ static void pre_run(gsd_task *t, gsd_worker *w)
                   : gs_errorf(&e, GS_ERR_NOMEM, "", "out of memory");
     if (rc == GS_OK && found) {
         pthread_mutex_lock(&a->mu);
-        rc = load_model(app, a, &e);
+        rc = load_model(app, a, row.content_hash, &e);
         int todo = rc == GS_OK && !a->pc;
         /* the blocks are factored in place (never held beside their
          * factors): the model is released from here, before "ready", so no
@@ -626,8 +653,8 @@ gs_err gsd_asm_ensure(gsd_app *app, gsd_asm *a, gsd_store *st, gs_error *err)
     if (rc == GS_OK && strcmp(row.status, "ready"))
         rc = gs_errorf(err, GS_ERR_INVALID, "assembly", "assembly %s is %s, not ready", a->id,
                        row.status);
-    if (rc == GS_OK)
-        rc = load_model(app, a, err);
+    if (rc == GS_OK && (rc = load_model(app, a, row.content_hash, err)) != GS_OK)
+        fail_for_good(app, st, &row, err);
     if (rc == GS_OK) {
         char path[PATH_MAX];
         factor_path(app, a->id, path, sizeof path);
@@ -724,7 +751,7 @@ gs_err gsd_asm_delete(gsd_app *app, const char *id, gs_error *err)
 gs_err gsd_asm_model(gsd_app *app, gsd_asm *a, gs_error *err)
 {
     pthread_mutex_lock(&a->mu);
-    gs_err rc = load_model(app, a, err);
+    gs_err rc = load_model(app, a, NULL, err);
     pthread_mutex_unlock(&a->mu);
     return rc;
 }

@@ -8,6 +8,7 @@
 - below --min-free, /healthz says degraded with the reason, and uploads and
   clouds are refused with 507 (code insufficient_storage).
 """
+import json
 import os
 import subprocess
 import unittest
@@ -75,6 +76,42 @@ class Integrity(unittest.TestCase):
             log = f.read()
         self.assertIn("a_0123456789abcdef: no assembly of that id", log)
         self.assertEqual(self.d.get("/v1/assemblies/" + self.aid).json()["status"], "ready")
+
+    def test_changed_model_files_fail_the_assembly(self):
+        # the stored model.json edited between two runs (one stiffness value):
+        # no solve answers another model under this id; the assembly says
+        # failed instead of ready, and stays so with the file put back
+        path = os.path.join(self.d.data_dir, "assemblies", self.aid, "model.json")
+        with open(path) as f:
+            text = f.read()
+        doc = json.loads(text)
+        doc["parts"][0]["K"][0][0] *= 1.5
+        with open(path, "w") as f:
+            json.dump(doc, f)
+        self.d.start()
+        r = self.d.post("/v1/assemblies/%s/solve" % self.aid, {"g": [0.1] * 52})
+        self.assertEqual(r.status, 500, r.body[:300])  # details in the log (an id in both)
+        a = self.d.get("/v1/assemblies/" + self.aid).json()
+        self.assertEqual(a["status"], "failed")
+        self.assertIn("changed since the upload", a["error"]["message"])
+        self.assertEqual(self.d.stop(), 0)
+        with open(path, "w") as f:
+            f.write(text)
+        self.d.start()
+        self.assertEqual(self.d.get("/v1/assemblies/" + self.aid).json()["status"], "failed")
+
+    def test_cut_model_file_fails_the_assembly(self):
+        path = os.path.join(self.d.data_dir, "assemblies", self.aid, "model.json")
+        with open(path) as f:
+            text = f.read()
+        with open(path, "w") as f:
+            f.write(text[:len(text) // 2])
+        self.d.start()
+        r = self.d.post("/v1/assemblies/%s/solve" % self.aid, {"g": [0.1] * 52})
+        self.assertEqual(r.status, 500, r.body[:300])
+        a = self.d.get("/v1/assemblies/" + self.aid).json()
+        self.assertEqual(a["status"], "failed")
+        self.assertEqual(a["error"]["code"], "bad_format")
 
     def test_low_disk(self):
         self.d.extra = ["--min-free", str(1 << 30)]  # more than any test disk has
