@@ -308,7 +308,8 @@ static int low_disk(gsd_app *app, char *msg, size_t cap)
     if (mb < 0 || mb >= app->o.min_free_mb)
         return 0;
     snprintf(msg, cap, "the data directory has %lld MiB free, less than the %lld MiB this server "
-             "keeps free (gapsimd --min-free): delete assemblies or jobs, or free disk space",
+             "keeps free (gapsimd --min-free): delete assemblies (their clouds' results go with "
+             "them), or free disk space",
              mb, app->o.min_free_mb);
     return 1;
 }
@@ -316,8 +317,8 @@ static int low_disk(gsd_app *app, char *msg, size_t cap)
 static void over_quota(gsd_app *app, long long used, char *msg, size_t cap)
 {
     snprintf(msg, cap, "the store takes %.1f MiB, more than its quota of %lld MiB (gapsimd "
-             "--store-quota-mb), after deleting the oldest single solves: delete assemblies or "
-             "jobs, or raise the quota", (double)used / MIB, app->o.store_quota_mb);
+             "--store-quota-mb), after deleting the oldest single solves: delete assemblies (their "
+             "clouds' results go with them), or raise the quota", (double)used / MIB, app->o.store_quota_mb);
 }
 
 int gsd_upkeep_room(gsd_app *app, gsd_store *st, int min_free, char *msg, size_t cap)
