@@ -15,7 +15,7 @@
 #include "runner.h"
 
 typedef struct {
-    int fd, m;
+    int fd, m, k;
     size_t data_off;
     char *path;
     double *G; /* the whole cloud, C order, when the file is in Fortran order */
@@ -29,7 +29,8 @@ static gs_err check_finite(const npy_src *s, int i, const double *g, gs_error *e
             char field[48];
             snprintf(field, sizeof field, "gaps[%d][%d]", i, j);
             return gs_errorf(err, GS_ERR_NONFINITE, field, "%s: gap %d, pair %d (rows and "
-                             "columns counted from 0) is %g, not a finite number", s->path, i, j, g[j]);
+                             "columns counted from 0) is %g, not a finite number", s->path, i,
+                             j, g[j]);
         }
     return GS_OK;
 }
@@ -39,6 +40,9 @@ static gs_err npy_read(void *ctx, int i, double *g, gs_error *err)
     npy_src *s = ctx;
     size_t bytes = sizeof(double) * (size_t)s->m;
     if (s->G) {
+        if (i < 0 || i >= s->k) /* as a read past the end of the file */
+            return gs_errorf(err, GS_ERR_IO, "gaps", "%s: cannot read gap %d: the file holds %d",
+                             s->path, i, s->k);
         memcpy(g, s->G + (size_t)i * (size_t)s->m, bytes);
         return check_finite(s, i, g, err);
     }
@@ -105,6 +109,7 @@ gs_err gs_gap_source_npy(const char *path, gs_gap_source *src, gs_error *err)
         return rc;
     }
     s->m = (int)cols;
+    s->k = (int)rows;
     s->data_off = f.data_offset;
     *src = (gs_gap_source){.k = (int)rows, .m = (int)cols, .read = npy_read, .close = npy_close,
                            .ctx = s};

@@ -291,6 +291,8 @@ GS_TEST(npy_source_and_errors)
         GS_CHECK_INT(src.read(src.ctx, i, g, &e), GS_OK);
         GS_CHECK(memcmp(g, f.G + (size_t)i * f.m, sizeof(double) * f.m) == 0);
     }
+    GS_CHECK_INT(src.read(src.ctx, 5, g, &e), GS_ERR_IO); /* past the end, as in C order */
+    GS_CHECK(strstr(e.msg, "gap 5") != NULL);
     gs_gap_source_close(&src);
     /* and in C order: the same refusal from the streamed row */
     memcpy(Gt, f.G, sizeof(double) * 5 * (size_t)f.m);
