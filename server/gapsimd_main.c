@@ -1,12 +1,14 @@
 /*
  * gapsimd_main.c -- the gapsim daemon: options, start-up, signals, shutdown.
  *
- * Start-up order: data directory (created; staging cleared), store (schema
+ * Start-up order: data directory (created, locked; staging cleared), store (schema
  * migrated), registry, jobs, worker pool, interrupted precomputations and
  * cloud jobs re-queued, HTTP last. Shutdown on SIGINT / SIGTERM: refuse new
- * requests, answer queued interactive work 503, let running chunks and
- * precomputations finish and store their results (unfinished jobs stay
- * "running" in the store and resume at the next start), stop HTTP.
+ * requests, answer queued interactive work 503, cancel running solves (a
+ * chunk stores the gaps it finished; unfinished jobs stay "running" in the
+ * store and resume at the next start), give what is still busy (a
+ * precomputation inside BLAS, a transfer in flight) GSD_STOP_GRACE_S, stop
+ * HTTP.
  */
 #define _GNU_SOURCE
 #include <getopt.h>
@@ -240,6 +242,13 @@ static int prepare_dirs(gsd_app *app)
             fprintf(stderr, "gapsimd: cannot create %s\n", path);
             return -1;
         }
+        if (i == 0) { /* before anything in it is touched: one daemon per data directory */
+            gs_error e = {0};
+            if (gsd_integrity_lock(app, &e) != GS_OK) {
+                fprintf(stderr, "gapsimd: %s\n", e.msg);
+                return -1;
+            }
+        }
     }
     /* uploads interrupted by a stop are incomplete: drop them */
     snprintf(path, sizeof path, "%s/staging", app->o.data_dir);
@@ -284,8 +293,9 @@ static void *stop_deadline(void *arg)
         usleep(10000);
     if (atomic_load(&stop_done))
         return NULL;
-    gsd_log(app, 1, "stop: still busy after %.1f s (a precomputation): exiting without it; the "
-                    "assembly is precomputed again at the next start", GSD_STOP_GRACE_S);
+    gsd_log(app, 1, "stop: still busy after %.1f s (a precomputation, or a transfer to or from a "
+                    "client): exiting; a precomputation cut short is done again at the next "
+                    "start", GSD_STOP_GRACE_S);
     fflush(stderr);
     _exit(0);
 }

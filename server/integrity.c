@@ -4,10 +4,13 @@
  */
 #include "integrity.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
@@ -110,6 +113,112 @@ static void remove_orphan(void *ctx, const char *path, const char *name)
     gsd_rmtree(path);
 }
 
+/* ---- the lock of the data directory ------------------------------------------ */
+
+gs_err gsd_integrity_lock(gsd_app *app, gs_error *err)
+{
+    char path[PATH_MAX + 32];
+    snprintf(path, sizeof path, "%s/" GSD_LOCK_FILE, app->o.data_dir);
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return gs_errorf(err, GS_ERR_IO, "data-dir", "cannot open the lock file %s: %s", path,
+                         strerror(errno));
+    struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 0};
+    if (fcntl(fd, F_SETLK, &fl) != 0) {
+        int saved = errno;
+        if (saved != EACCES && saved != EAGAIN) {
+            close(fd);
+            return gs_errorf(err, GS_ERR_IO, "data-dir", "cannot lock %s: %s", path,
+                             strerror(saved));
+        }
+        /* the holder: from the kernel, else the pid it wrote */
+        long pid = 0;
+        struct flock q = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 0};
+        if (fcntl(fd, F_GETLK, &q) == 0 && q.l_type != F_UNLCK && q.l_pid > 0)
+            pid = (long)q.l_pid;
+        if (pid <= 0) {
+            char buf[32] = {0};
+            ssize_t got = pread(fd, buf, sizeof buf - 1, 0);
+            if (got > 0)
+                pid = strtol(buf, NULL, 10);
+        }
+        close(fd);
+        char who[48] = "";
+        if (pid > 0)
+            snprintf(who, sizeof who, " (pid %ld)", pid);
+        return gs_errorf(err, GS_ERR_IO, "data-dir",
+                         "the data directory %s is in use by another gapsimd%s: it holds the "
+                         "lock %s; stop it first, or give another --data-dir",
+                         app->o.data_dir, who, path);
+    }
+    char buf[32];
+    int len = snprintf(buf, sizeof buf, "%ld\n", (long)getpid());
+    if (ftruncate(fd, 0) != 0 || pwrite(fd, buf, (size_t)len, 0) != (ssize_t)len)
+        gsd_log(app, 1, "cannot write the pid into %s: %s", path, strerror(errno));
+    /* fd stays open, the lock held, for the life of the process: the kernel
+     * releases it when the process ends, however it ends */
+    return GS_OK;
+}
+
+/* ---- temporary files of interrupted atomic writes ------------------------------ */
+
+/* "<name>.tmp.XXXXXX": what an atomic write (core/fileio.c, mkstemp) leaves
+ * when the process dies before its rename. */
+static int is_atomic_tmp(const char *name)
+{
+    size_t n = strlen(name);
+    static const char mid[] = ".tmp.";
+    const size_t ml = sizeof mid - 1, xl = 6;
+    if (n < 1 + ml + xl || memcmp(name + n - xl - ml, mid, ml) != 0)
+        return 0;
+    for (size_t i = n - xl; i < n; i++)
+        if (!isalnum((unsigned char)name[i]))
+            return 0;
+    return 1;
+}
+
+typedef struct {
+    gsd_app *app;
+    int removed;
+    long long bytes;
+} tmp_ctx;
+
+static void remove_tmp(void *ctx, const char *path, const char *name)
+{
+    tmp_ctx *t = ctx;
+    struct stat sb;
+    if (!is_atomic_tmp(name) || lstat(path, &sb) != 0 || !S_ISREG(sb.st_mode))
+        return;
+    if (unlink(path) != 0) {
+        gsd_log(t->app, 0, "cannot remove %s (left by an interrupted write): %s", path,
+                strerror(errno));
+        return;
+    }
+    gsd_log(t->app, 1, "removed %s (%lld bytes), left by an interrupted write", path,
+            (long long)sb.st_size);
+    t->removed++;
+    t->bytes += (long long)sb.st_size;
+}
+
+/* Each directory data/<sub>/<id> (path): its temporary files removed. */
+static void scan_tmp_dir(void *ctx, const char *path, const char *name)
+{
+    (void)name;
+    tmp_ctx *t = ctx;
+    char child[PATH_MAX + 600];
+    DIR *d = opendir(path);
+    if (!d)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (!is_atomic_tmp(e->d_name) ||
+            snprintf(child, sizeof child, "%s/%s", path, e->d_name) >= (int)sizeof child)
+            continue;
+        remove_tmp(t, child, e->d_name);
+    }
+    closedir(d);
+}
+
 gs_err gsd_integrity_after_open(gsd_app *app, gs_error *err)
 {
     char msg[512];
@@ -120,6 +229,22 @@ gs_err gsd_integrity_after_open(gsd_app *app, gs_error *err)
     orphan_ctx oa = {app, 'a'}, oj = {app, 'j'};
     each_entry(app, "assemblies", remove_orphan, &oa);
     each_entry(app, "jobs", remove_orphan, &oj);
+    /* atomic writes interrupted by a crash (factors.bin.tmp.*): nothing
+     * writes yet, and this process holds the data directory's lock */
+    tmp_ctx t = {app, 0, 0};
+    each_entry(app, "assemblies", scan_tmp_dir, &t);
+    each_entry(app, "jobs", scan_tmp_dir, &t);
+    if (t.removed)
+        gsd_log(app, 1, "removed %d temporary file%s of interrupted writes (%.1f MiB)",
+                t.removed, t.removed == 1 ? "" : "s", (double)t.bytes / 1048576.0);
+    /* a job that did not fail carries no error (rows of older versions) */
+    int tidied = 0;
+    gs_error te;
+    if (gsd_store_job_tidy_errors(app->st, &tidied, &te) != GS_OK)
+        gsd_log(app, 0, "cannot clear the errors of jobs that did not fail: %s", te.msg);
+    else if (tidied)
+        gsd_log(app, 1, "cleared the error of %d job%s that did not fail", tidied,
+                tidied == 1 ? "" : "s");
     return GS_OK;
 }
 

@@ -11,6 +11,14 @@
  *     jobs the store does not know - reported and removed;
  *   - the free space of the data directory's file system (statvfs), which
  *     /healthz reports and which uploads and clouds need (--min-free).
+ *   - first of all: the data directory's lock (GSD_LOCK_FILE, an fcntl
+ *     write lock held by the process until it ends, released by the kernel
+ *     however it ends, so never stale): a second daemon on the same data
+ *     directory is refused, naming the directory and the holder's pid;
+ *   - after the store opens, also: the temporary files of atomic writes a
+ *     crash interrupted ("<name>.tmp.XXXXXX" in assemblies/<id>/ and
+ *     jobs/<id>/, core/fileio.c) removed; the error of every job that did
+ *     not fail cleared;
  * Cost: O(entries of assemblies/ and jobs/) + O(database) for quick_check.
  */
 #ifndef GSD_INTEGRITY_H
@@ -19,6 +27,11 @@
 #include "app.h"
 #include "gs_error.h"
 
+#define GSD_LOCK_FILE "gapsimd.lock"
+
+/* Lock the data directory (which exists) for this process's lifetime;
+ * GS_ERR_IO when another process holds it (its pid in the message). */
+gs_err gsd_integrity_lock(gsd_app *app, gs_error *err);
 gs_err gsd_integrity_before_open(gsd_app *app, int reset, gs_error *err);
 gs_err gsd_integrity_after_open(gsd_app *app, gs_error *err);
 /* MiB free for the daemon in the data directory's file system (-1 unknown). */

@@ -182,6 +182,8 @@ gs_err gsd_jobs_add(gsd_app *app, const gsd_job_row *row, int m, gsd_spec *spec,
     return GS_OK;
 }
 
+static void summary_ahead(gsd_app *app, const char *id);
+
 static gs_err resume_one(gsd_app *app, const gsd_job_row *row, gs_error *err)
 {
     gsd_assembly_row ar;
@@ -204,6 +206,23 @@ static gs_err resume_one(gsd_app *app, const gsd_job_row *row, gs_error *err)
         rc = open_gaps(app, job, err);
     if (!rc)
         rc = gsd_store_job_done_indices(app->st, job->id, job->state, job->total, err);
+    /* the stored counters follow the stored results: an assembly delete
+     * interrupted between its result batches leaves done above them, and
+     * the gaps solved again would be counted twice */
+    int recounted = 0, failed = row->failed;
+    if (!rc)
+        rc = gsd_store_job_recount(app->st, job->id, &recounted, err);
+    if (!rc && recounted) {
+        gsd_job_row now;
+        int have = 0;
+        rc = gsd_store_job_get(app->st, job->id, &now, &have, err);
+        if (!rc && have) {
+            gsd_log(app, 1, "job %s: counters reset from its %d stored results (done was %d)",
+                    job->id, now.done, row->done);
+            failed = now.failed;
+            gsd_job_row_free(&now);
+        }
+    }
     if (rc) {
         job_free(job);
         return rc;
@@ -213,7 +232,30 @@ static gs_err resume_one(gsd_app *app, const gsd_job_row *row, gs_error *err)
             job->state[i] = ST_DONE;
             job->done++;
         }
-    job->failed = row->failed;
+    job->failed = failed;
+    if (job->done >= job->total) {
+        /* every gap is stored but the job's end was not (a crash between the
+         * last chunk's commit and the status write): it ends now */
+        const int n_done = job->done;
+        char id[GSD_ID_LEN];
+        memcpy(id, job->id, sizeof id);
+        job_free(job);
+        int ahead = gsd_summary_reserve(app->sums, id, GSD_SUMMARY_THRESHOLD,
+                                        GSD_SUMMARY_BINS);
+        rc = gsd_store_job_set_status(app->st, id, "done", gsd_unix_now(), err);
+        if (rc) {
+            if (ahead)
+                gsd_summary_unreserve(app->sums, id, GSD_SUMMARY_THRESHOLD,
+                                      GSD_SUMMARY_BINS);
+            return rc;
+        }
+        gsd_jobwait_ended(app, id);
+        if (ahead)
+            summary_ahead(app, id);
+        gsd_log(app, 1, "job %s resumed: %d of %d gaps done; it is done", id, n_done,
+                row->total);
+        return GS_OK;
+    }
     link_job(app->jobs, job);
     gsd_log(app, 1, "job %s resumed: %d of %d gaps done", job->id, job->done, job->total);
     return GS_OK;
@@ -385,9 +427,14 @@ static void fail_job(gsd_app *app, gsd_worker *w, gsd_job *job, const gs_error *
     snprintf(reason, sizeof reason, "%s (error %s): %.180s", gs_err_name(e->code), eid,
              pub.msg);
     pthread_mutex_lock(&app->jobs->mu);
+    /* every gap already stored (another worker's settle ended it "done"):
+     * the job is done, with no error (the store keeps the first end anyway) */
+    const int ended = job->finished;
     job->cancelled = 1; /* stops further claims */
     atomic_store(&job->cut, 1);
     pthread_mutex_unlock(&app->jobs->mu);
+    if (ended)
+        return;
     gsd_store_job_fail(w->st, job->id, "failed", gsd_unix_now(), reason, NULL);
     gsd_jobwait_ended(app, job->id);
 }

@@ -41,8 +41,10 @@ const char *const gsd_store_sql[S__COUNT] = {
         "started_at = CASE WHEN ?2='running' THEN ?3 ELSE started_at END, "
         "done_at_start = CASE WHEN ?2='running' THEN done ELSE done_at_start END, "
         "finished_at = CASE WHEN ?2 IN ('done','cancelled','failed') THEN ?3 "
-        "ELSE finished_at END, error = CASE WHEN ?2='failed' THEN ?4 ELSE error END "
-        "WHERE id=?1",
+        "ELSE finished_at END, error = CASE WHEN ?2='failed' THEN ?4 ELSE NULL END "
+        /* an ended job keeps its end: a late write (the first claim's
+         * "running" landing after a cancel, a failure after "done") is a no-op */
+        "WHERE id=?1 AND status NOT IN ('done','cancelled','failed')",
     [S_JOB_COUNTERS] = "UPDATE jobs SET done=done+?2, failed=failed+?3, "
                        "solve_time_sum=coalesce(solve_time_sum,0)+?4, "
                        "iterations_sum=iterations_sum+?5 WHERE id=?1",
@@ -53,6 +55,16 @@ const char *const gsd_store_sql[S__COUNT] = {
                           "ORDER BY created_at, rowid",
     [S_JOB_LIST_BOTH] = "SELECT " JOB_COLS " FROM jobs WHERE assembly_id=?1 AND status=?2 "
                         "ORDER BY created_at, rowid",
+    [S_JOB_EXISTS] = "SELECT 1 FROM jobs WHERE id=?1",
+    /* the counters from the job's stored results, when done disagrees with
+     * them (an assembly delete interrupted between its result batches) */
+    [S_JOB_RECOUNT] =
+        "UPDATE jobs SET done=(SELECT count(*) FROM results WHERE job_id=?1), "
+        "failed=(SELECT count(*) FROM results WHERE job_id=?1 AND status<>'optimal'), "
+        "solve_time_sum=(SELECT coalesce(sum(time),0) FROM results WHERE job_id=?1), "
+        "iterations_sum=(SELECT coalesce(sum(iterations),0) FROM results WHERE job_id=?1) "
+        "WHERE id=?1 AND done<>(SELECT count(*) FROM results WHERE job_id=?1)",
+    [S_JOB_TIDY_ERRORS] = "UPDATE jobs SET error=NULL WHERE status<>'failed' AND error IS NOT NULL",
     [S_RES_INSERT] = "INSERT INTO results (" RES_COLS ") VALUES "
                      "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
     [S_RES_GET] = "SELECT " RES_COLS " FROM results WHERE id=?1",

@@ -135,13 +135,26 @@ gs_err gsd_store_job_get(gsd_store *st, const char *id, gsd_job_row *out, int *f
                          gs_error *err);
 /* Set the status; "running" also sets started_at = when and done_at_start =
  * done, "done" /
- * "cancelled" / "failed" set finished_at = when. GS_ERR_INVALID if absent. */
+ * "cancelled" / "failed" set finished_at = when. GS_ERR_INVALID if absent.
+ * error is cleared (NULL) by every status but "failed": a job that is not
+ * failed carries no error. A job that has ended ("done", "cancelled",
+ * "failed") keeps its status, finished_at and error: a later write of any
+ * status is a no-op (GS_OK), so a late "running" (a claim racing a cancel)
+ * or a second end never overwrites the first end. */
 gs_err gsd_store_job_set_status(gsd_store *st, const char *id, const char *status, double when,
                                 gs_error *err);
 /* The same, recording `reason` (<= 255 bytes, NULL: none) when status is
  * "failed". */
 gs_err gsd_store_job_fail(gsd_store *st, const char *id, const char *status, double when,
                           const char *reason, gs_error *err);
+/* Set the counters done, failed, solve_time_sum and iterations_sum of the
+ * job from its stored results, if done differs from their count (an
+ * interrupted assembly delete removed some; a resumed job solves them again
+ * and counts them again). *changed (may be NULL) = 1 if it did. */
+gs_err gsd_store_job_recount(gsd_store *st, const char *id, int *changed, gs_error *err);
+/* Clear the error of every job that is not "failed" (rows written before
+ * the store cleared it itself); *changed (may be NULL) = rows changed. */
+gs_err gsd_store_job_tidy_errors(gsd_store *st, int *changed, gs_error *err);
 /* Jobs by created_at, optionally filtered (NULL: any). *rows is malloc'ed;
  * release each with gsd_job_row_free, then free(*rows). */
 gs_err gsd_store_job_list(gsd_store *st, const char *assembly_id, const char *status,

@@ -113,6 +113,22 @@ gs_err gsd_store_job_set_status(gsd_store *st, const char *id, const char *statu
     return gsd_store_job_fail(st, id, status, when, NULL, err);
 }
 
+static gs_err job_exists_locked(gsd_store *st, const char *id, int *found, gs_error *err)
+{
+    sqlite3_stmt *s = stmt(st, S_JOB_EXISTS);
+    binder b = bind_start(s);
+    b_text(&b, id, 1024);
+    gs_err e = bind_end(st, &b, "find job", err);
+    if (e)
+        return e;
+    int rc = sqlite3_step(s);
+    *found = rc == SQLITE_ROW;
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        e = sql_err(st, rc, "find job", err);
+    stmt_release(s);
+    return e;
+}
+
 typedef struct {
     const char *id, *status, *reason;
     double when;
@@ -132,8 +148,12 @@ static gs_err job_status_locked(gsd_store *st, void *arg, gs_error *err)
     gs_err e = bind_end(st, &b, "set job status", err);
     if (!e)
         e = step_done(st, s, "set job status", err);
-    if (!e && sqlite3_changes(st->db) == 0)
-        e = gs_errorf(err, GS_ERR_INVALID, "id", "no job '%.40s'", id);
+    if (!e && sqlite3_changes(st->db) == 0) { /* absent, or already ended (kept) */
+        int found = 0;
+        e = job_exists_locked(st, id, &found, err);
+        if (!e && !found)
+            e = gs_errorf(err, GS_ERR_INVALID, "id", "no job '%.40s'", id);
+    }
     return e;
 }
 
@@ -204,3 +224,35 @@ gs_err gsd_store_job_list(gsd_store *st, const char *assembly_id, const char *st
     return e;
 }
 
+
+gs_err gsd_store_job_recount(gsd_store *st, const char *id, int *changed, gs_error *err)
+{
+    REQUIRE(st && id, "id");
+    if (changed)
+        *changed = 0;
+    lock(st);
+    sqlite3_stmt *s = stmt(st, S_JOB_RECOUNT);
+    binder b = bind_start(s);
+    b_text(&b, id, 1024);
+    gs_err e = bind_end(st, &b, "recount job", err);
+    if (!e)
+        e = step_done(st, s, "recount job", err);
+    if (!e && changed)
+        *changed = sqlite3_changes(st->db) > 0;
+    unlock(st);
+    return e;
+}
+
+gs_err gsd_store_job_tidy_errors(gsd_store *st, int *changed, gs_error *err)
+{
+    REQUIRE(st, "store");
+    if (changed)
+        *changed = 0;
+    lock(st);
+    sqlite3_stmt *s = stmt(st, S_JOB_TIDY_ERRORS);
+    gs_err e = step_done(st, s, "clear job errors", err);
+    if (!e && changed)
+        *changed = sqlite3_changes(st->db);
+    unlock(st);
+    return e;
+}

@@ -3,7 +3,9 @@
  * / future-version / non-database opens, exact round trips of every row type
  * (result vectors bit for bit: -0.0, denormals, infinities, NaN), results_put
  * atomicity with the job counters, job paging and done bitmap, find_key,
- * delete cascade, two connections writing from two threads, and the timing
+ * delete cascade, two connections writing from two threads, an ended job's
+ * status kept against late writes (a done job carries no error), the job
+ * counters recounted from the stored results, and the timing
  * of the hot paths (results_put of 32 rows with m = 2603, find_key).
  */
 #include <pthread.h>
@@ -1104,6 +1106,134 @@ GS_TEST(store_hot_path_timing)
     printf("  job_results %d rows without vectors: %.2f ms\n", n, 1e3 * t_page);
     free(w);
     free(lam);
+    gsd_store_close(st);
+}
+
+/* ---- job ends, counters ---------------------------------------------------------- */
+
+/* Raw SQL on a second connection (what a crash or an older version leaves). */
+static int raw_exec(const char *path, const char *sql)
+{
+    sqlite3 *db = NULL;
+    int rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_exec(db, sql, NULL, NULL, NULL);
+    sqlite3_close(db);
+    return rc;
+}
+
+static void job_status_is(gsd_store *st, const char *id, const char *status, double finished,
+                          const char *error)
+{
+    gsd_job_row g;
+    int found = 0;
+    gs_error e;
+    GS_CHECK_INT(gsd_store_job_get(st, id, &g, &found, &e), GS_OK);
+    GS_CHECK_INT(found, 1);
+    GS_CHECK_STR(g.status, status);
+    GS_CHECK(same_bits(g.finished_at, finished));
+    GS_CHECK_STR(g.error, error);
+    gsd_job_row_free(&g);
+}
+
+/* A cancel that lands before the first claim's "running" write stays: an
+ * ended job keeps its first end, whatever is written after it. */
+GS_TEST(store_job_end_is_never_overwritten)
+{
+    char p[512];
+    gsd_store *st = open_ok(fresh_db(p, sizeof p, "store_job_end.db"));
+    GS_CHECK(st != NULL);
+    seed_parents(st, 10);
+    gs_error e;
+    GS_CHECK_INT(gsd_store_job_set_status(st, "j_1", "cancelled", 50.0, &e), GS_OK);
+    GS_CHECK_INT(gsd_store_job_set_status(st, "j_1", "running", 60.0, &e), GS_OK); /* no-op */
+    job_status_is(st, "j_1", "cancelled", 50.0, "");
+    GS_CHECK_INT(gsd_store_job_set_status(st, "j_1", "queued", 61.0, &e), GS_OK);
+    GS_CHECK_INT(gsd_store_job_fail(st, "j_1", "failed", 62.0, "io_error (error 1): x", &e),
+                 GS_OK);
+    GS_CHECK_INT(gsd_store_job_set_status(st, "j_1", "done", 63.0, &e), GS_OK);
+    job_status_is(st, "j_1", "cancelled", 50.0, "");
+    gsd_job_row g;
+    int found = 0;
+    GS_CHECK_INT(gsd_store_job_get(st, "j_1", &g, &found, &e), GS_OK);
+    GS_CHECK(same_bits(g.started_at, 0.0)); /* the late "running" set nothing */
+    gsd_job_row_free(&g);
+    GS_CHECK_INT(raw_int(p, "SELECT count(*) FROM jobs WHERE status='running'"), 0);
+
+    /* failed first: "done" after it does not hide the failure */
+    gsd_job_row j2 = make_job("j_2", "a_1", 4, 3.0);
+    GS_CHECK_INT(gsd_store_job_insert(st, &j2, &e), GS_OK);
+    GS_CHECK_INT(gsd_store_job_set_status(st, "j_2", "running", 10.0, &e), GS_OK);
+    GS_CHECK_INT(gsd_store_job_fail(st, "j_2", "failed", 11.0, "io_error (error 2): y", &e),
+                 GS_OK);
+    GS_CHECK_INT(gsd_store_job_set_status(st, "j_2", "done", 12.0, &e), GS_OK);
+    job_status_is(st, "j_2", "failed", 11.0, "io_error (error 2): y");
+    /* an absent job is still an error */
+    GS_CHECK_INT(gsd_store_job_set_status(st, "j_none", "running", 1.0, &e), GS_ERR_INVALID);
+    GS_CHECK_STR(e.field, "id");
+    gsd_store_close(st);
+}
+
+/* A job that is not failed carries no error: "done" clears one a running job
+ * was left with, and the tidy clears those of older rows. */
+GS_TEST(store_job_done_has_no_error)
+{
+    char p[512];
+    gsd_store *st = open_ok(fresh_db(p, sizeof p, "store_job_err.db"));
+    GS_CHECK(st != NULL);
+    seed_parents(st, 10);
+    gs_error e;
+    GS_CHECK_INT(gsd_store_job_set_status(st, "j_1", "running", 10.0, &e), GS_OK);
+    GS_CHECK_INT(raw_exec(p, "UPDATE jobs SET error='io_error (error 3): z' WHERE id='j_1'"),
+                 SQLITE_OK);
+    GS_CHECK_INT(gsd_store_job_set_status(st, "j_1", "done", 20.0, &e), GS_OK);
+    job_status_is(st, "j_1", "done", 20.0, "");
+    GS_CHECK_INT(raw_exec(p, "UPDATE jobs SET error='io_error (error 4): old' WHERE id='j_1'"),
+                 SQLITE_OK);
+    int n = -1;
+    GS_CHECK_INT(gsd_store_job_tidy_errors(st, &n, &e), GS_OK);
+    GS_CHECK_INT(n, 1);
+    job_status_is(st, "j_1", "done", 20.0, "");
+    GS_CHECK_INT(gsd_store_job_tidy_errors(st, &n, &e), GS_OK);
+    GS_CHECK_INT(n, 0);
+    gsd_store_close(st);
+}
+
+/* An assembly delete interrupted between its result batches leaves done
+ * above the job's stored results: recount sets the counters from them. */
+GS_TEST(store_job_recount_from_results)
+{
+    char p[512];
+    gsd_store *st = open_ok(fresh_db(p, sizeof p, "store_recount.db"));
+    GS_CHECK(st != NULL);
+    seed_parents(st, 10);
+    gs_error e;
+    enum { M = 8 };
+    static double w[4][M], lam[4][M];
+    gsd_result_row rows[4];
+    for (int i = 0; i < 4; i++) {
+        char id[16];
+        snprintf(id, sizeof id, "r_%d", i);
+        rows[i] = make_result(id, "a_1", "j_1", i, M, w[i], lam[i], i);
+    }
+    rows[1].status = GS_STATUS_MAX_ITER;
+    GS_CHECK_INT(gsd_store_results_put(st, rows, 4, "j_1", 4, 1, 0.01, 78, &e), GS_OK);
+    int changed = -1;
+    GS_CHECK_INT(gsd_store_job_recount(st, "j_1", &changed, &e), GS_OK);
+    GS_CHECK_INT(changed, 0); /* consistent: untouched */
+    GS_CHECK_INT(raw_exec(p, "DELETE FROM results WHERE id IN ('r_0','r_1')"), SQLITE_OK);
+    GS_CHECK_INT(gsd_store_job_recount(st, "j_1", &changed, &e), GS_OK);
+    GS_CHECK_INT(changed, 1);
+    gsd_job_row g;
+    int found = 0;
+    GS_CHECK_INT(gsd_store_job_get(st, "j_1", &g, &found, &e), GS_OK);
+    GS_CHECK_INT(g.done, 2);
+    GS_CHECK_INT(g.failed, 0);
+    GS_CHECK_INT(g.iterations_sum, (17 + 2) + (17 + 3));
+    GS_CHECK(fabs(g.solve_time_sum - (3e-3 + 4e-3)) < 1e-15);
+    gsd_job_row_free(&g);
+    GS_CHECK_INT(gsd_store_job_recount(st, "j_none", &changed, &e), GS_OK);
+    GS_CHECK_INT(changed, 0);
     gsd_store_close(st);
 }
 
