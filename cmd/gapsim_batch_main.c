@@ -148,8 +148,9 @@ static void print_summary(const cJSON *sj, gs_method method, double tol, int cha
         printf("           warm started         %d of %d gaps\n",
                (int)gs_json_num(sj, "warm_started", NULL, 0.0), k);
     const int crossed = (int)gs_json_num(sj, "crossovers", NULL, 0.0);
-    if (crossed) /* docs/solvers.md: NPM's stall cap, GI dual's polish cap */
-        printf("           finished by GI       %d of %d gaps (the method's own loop cycled)\n",
+    if (crossed) /* docs/solvers.md: NPM's stall cap, GI dual's polish cap, Lemke's polish */
+        printf("           finished by GI       %d of %d gaps (the method's own loop did not "
+               "finish)\n",
                crossed, k);
     printf("           throughput           %.1f solves/s on %ld threads (%.2f s wall)\n",
            k / wall, threads, wall);

@@ -291,7 +291,7 @@ function renderSummary() {
   stat(c1, 'warm started', 'stat-warm', s.warm_started, `${s.warm_started} of ${s.count}`);
   stat(c1, 'finished by GI relative', 'stat-crossovers', s.crossovers,
     `${s.crossovers} of ${s.count}`).title =
-    "gaps whose method's own loop cycled (NPM, GI dual): GI relative finished them from its contact set";
+    "gaps whose method's own loop did not finish (NPM, GI dual, Lemke): GI relative finished them from its contact set";
   stat(c1, 'pairs m', 'stat-m', s.m, String(s.m));
   const c2 = htmlEl('div', { class: 'stat-col' }, box);
   htmlEl('h3', {}, c2, `Above ${fmt(s.threshold)} mm`);
