@@ -492,6 +492,15 @@ static gs_err load_model(const gsd_app *app, gsd_asm *a, const char *expect, gs_
     return GS_OK;
 }
 
+/* The row of an assembly that failed with e (stored by the caller). */
+static void row_failed(gsd_assembly_row *row, const gs_error *e)
+{
+    snprintf(row->status, sizeof row->status, "failed");
+    snprintf(row->err_code, sizeof row->err_code, "%s", gs_err_name(e->code));
+    snprintf(row->err_field, sizeof row->err_field, "%s", e->field);
+    snprintf(row->err_msg, sizeof row->err_msg, "%s", e->msg);
+}
+
 /* A model that cannot serve (its files unreadable as a model, or changed
  * since the upload) fails its assembly for good, as a failed precomputation
  * does; a passing I/O or memory shortage does not. */
@@ -499,10 +508,7 @@ static void fail_for_good(gsd_app *app, gsd_store *st, gsd_assembly_row *row, co
 {
     if (e->code == GS_ERR_IO || e->code == GS_ERR_NOMEM)
         return;
-    snprintf(row->status, sizeof row->status, "failed");
-    snprintf(row->err_code, sizeof row->err_code, "%s", gs_err_name(e->code));
-    snprintf(row->err_field, sizeof row->err_field, "%s", e->field);
-    snprintf(row->err_msg, sizeof row->err_msg, "%s", e->msg);
+    row_failed(row, e);
     gs_error ue;
     if (gsd_store_assembly_update(st, row, &ue))
         gsd_log(app, 0, "assembly %s: cannot record its failure: %s", row->id, ue.msg);
@@ -545,10 +551,7 @@ static void pre_run(gsd_task *t, gsd_worker *w)
         }
         free(taken);
         if (rc) {
-            snprintf(row.status, sizeof row.status, "failed");
-            snprintf(row.err_code, sizeof row.err_code, "%s", gs_err_name(e.code));
-            snprintf(row.err_field, sizeof row.err_field, "%s", e.field);
-            snprintf(row.err_msg, sizeof row.err_msg, "%s", e.msg);
+            row_failed(&row, &e);
             gsd_log(app, 0, "assembly %s: precomputation failed: %s: %s", pt->id, e.field,
                     e.msg);
         } else {

@@ -55,7 +55,6 @@ const char *const gsd_store_sql[S__COUNT] = {
                           "ORDER BY created_at, rowid",
     [S_JOB_LIST_BOTH] = "SELECT " JOB_COLS " FROM jobs WHERE assembly_id=?1 AND status=?2 "
                         "ORDER BY created_at, rowid",
-    [S_JOB_EXISTS] = "SELECT 1 FROM jobs WHERE id=?1",
     /* the counters from the job's stored results, when done disagrees with
      * them (an assembly delete interrupted between its result batches) */
     [S_JOB_RECOUNT] =

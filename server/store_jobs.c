@@ -113,22 +113,6 @@ gs_err gsd_store_job_set_status(gsd_store *st, const char *id, const char *statu
     return gsd_store_job_fail(st, id, status, when, NULL, err);
 }
 
-static gs_err job_exists_locked(gsd_store *st, const char *id, int *found, gs_error *err)
-{
-    sqlite3_stmt *s = stmt(st, S_JOB_EXISTS);
-    binder b = bind_start(s);
-    b_text(&b, id, 1024);
-    gs_err e = bind_end(st, &b, "find job", err);
-    if (e)
-        return e;
-    int rc = sqlite3_step(s);
-    *found = rc == SQLITE_ROW;
-    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-        e = sql_err(st, rc, "find job", err);
-    stmt_release(s);
-    return e;
-}
-
 typedef struct {
     const char *id, *status, *reason;
     double when;
@@ -149,10 +133,12 @@ static gs_err job_status_locked(gsd_store *st, void *arg, gs_error *err)
     if (!e)
         e = step_done(st, s, "set job status", err);
     if (!e && sqlite3_changes(st->db) == 0) { /* absent, or already ended (kept) */
+        gsd_job_row row = {0};
         int found = 0;
-        e = job_exists_locked(st, id, &found, err);
+        e = job_get_locked(st, id, &row, &found, err);
         if (!e && !found)
             e = gs_errorf(err, GS_ERR_INVALID, "id", "no job '%.40s'", id);
+        gsd_job_row_free(&row);
     }
     return e;
 }
