@@ -119,9 +119,16 @@ static void print_summary(const cJSON *sj, gs_method method, double tol, int cha
     for (const cJSON *v = pm ? pm->child : NULL; v; v = v->next)
         mean_w += v->valuedouble / m;
     const double share = gs_json_num(sj, "share_gaps_above", NULL, 0.0);
-    printf("summary    gaps solved          %d (%d optimal)\n",
-           (int)gs_json_num(sj, "count", NULL, 0.0),
-           (int)gs_json_num(sj, "statuses", "optimal", 0.0));
+    const int count = (int)gs_json_num(sj, "count", NULL, 0.0);
+    const int optimal = (int)gs_json_num(sj, "statuses", "optimal", 0.0);
+    printf("summary    gaps solved          %d (%d optimal)\n", count, optimal);
+    if (optimal != count) { /* which statuses the others ended in (docs/solvers.md) */
+        printf("           statuses            ");
+        const cJSON *st = cJSON_GetObjectItemCaseSensitive(sj, "statuses");
+        for (const cJSON *v = st ? st->child : NULL; v; v = v->next)
+            printf("%s %s %d", v == st->child ? "" : ",", v->string, (int)v->valuedouble);
+        printf("\n");
+    }
     const int uncertified = (int)gs_json_num(sj, "kkt_failed", NULL, 0.0);
     if (uncertified) /* docs/solvers.md, "Accuracy and the model's scale" */
         printf("           KKT certificate      %d of %d gaps fail it at tol %g (a status other "

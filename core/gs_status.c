@@ -14,6 +14,8 @@ static const struct { const char *name, *text; } gs_status_table[GS_STATUS__COUN
     [GS_STATUS_NOT_RUN] = {"not_run", "solver was not run"},
     [GS_STATUS_CANCELLED] = {"cancelled", "stopped: the solve was cancelled"},
     [GS_STATUS_TIME_LIMIT] = {"time_limit", "stopped: the time limit was reached"},
+    [GS_STATUS_INFEASIBLE] = {"infeasible",
+                              "the gaps contradict: linearly dependent pairs cannot all close"},
 };
 
 const char *gs_status_name(gs_status s)

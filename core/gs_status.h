@@ -16,6 +16,8 @@ typedef enum {
     GS_STATUS_NOT_RUN,           /* solver not run (invalid input) */
     GS_STATUS_CANCELLED,         /* stopped by its cancel flag (opts.cancel) */
     GS_STATUS_TIME_LIMIT,        /* stopped at its deadline (opts.deadline) */
+    GS_STATUS_INFEASIBLE,        /* the gaps contradict: lam holds a Farkas certificate d >= 0,
+                                    A d = 0, g'd < 0 (solver.h) */
     GS_STATUS__COUNT
 } gs_status;
 

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gs_status.h"
+
 #define EXACT_LIMIT ((size_t)16 << 20) /* k m values kept for exact quantiles */
 #define PAIR_BINS 256
 #define P95_BLOCK 256 /* pairs gathered together for their p95 (exact mode) */
@@ -17,6 +19,10 @@
 /* Room for a status name ("numerical_breakdown", "infeasible_equality":
  * 19 characters; a 16-byte field cut them, so no two results' names matched). */
 #define STATUS_NAME 32
+/* Distinct status names counted: room for every gs_status and more (a
+ * ninth name was dropped when this was 8, below the ten statuses). */
+#define MAX_STATUSES 16
+_Static_assert(GS_STATUS__COUNT + 1 <= MAX_STATUSES, "room for every status and \"unknown\"");
 
 struct gs_cstats {
     int m, cap, count;
@@ -37,8 +43,8 @@ struct gs_cstats {
     double *time;               /* per result, ms */
     int *nact;
     long long iters;
-    int warm, crossovers, kkt_failed, statuses[8], n_status;
-    char status_name[8][STATUS_NAME]; /* gs_status_name: 8 statuses */
+    int warm, crossovers, kkt_failed, statuses[MAX_STATUSES], n_status;
+    char status_name[MAX_STATUSES][STATUS_NAME]; /* gs_status_name */
     char solver_name[8][40];
     int solvers[8], n_solver;
     double all_max;
@@ -86,14 +92,14 @@ static int grow(acc *a)
     return 0;
 }
 
-static void count_name(char names[8][STATUS_NAME], int *counts, int *n, const char *s)
+static void count_name(char names[MAX_STATUSES][STATUS_NAME], int *counts, int *n, const char *s)
 {
     for (int i = 0; i < *n; i++)
         if (!strcmp(names[i], s)) {
             counts[i]++;
             return;
         }
-    if (*n < 8) {
+    if (*n < MAX_STATUSES) {
         snprintf(names[*n], STATUS_NAME, "%s", s);
         counts[(*n)++] = 1;
     }

@@ -380,7 +380,7 @@ void gsd_export_html(const gs_model *mdl, const cJSON *sum, const gsd_job_row *j
     row_num(b, "solve time per gap, p95", gs_json_num(sum, "time_ms", "p95", NAN), "ms");
     row_num(b, "failures (not optimal)", gs_json_num(sum, "failures", NULL, NAN), "");
     row_num(b, "warm started", gs_json_num(sum, "warm_started", NULL, NAN), "");
-    row_num(b, "finished by GI relative (the method's own loop cycled)",
+    row_num(b, "finished by GI relative (the method's own loop did not finish)",
             gs_json_num(sum, "crossovers", NULL, NAN), "");
     gs_buf_printf(b, "<tr><th>fastener pattern</th><td id=\"pattern\">%d of %d installed: ",
                    n_installed, mdl->n_fast);

@@ -56,7 +56,7 @@ void gsd_metrics_render(const gsd_metrics *mt, gs_buf *b, const gsd_gauges *g)
     gs_buf_printf(b, "gapsim_solve_seconds_sum %.6f\ngapsim_solve_seconds_count %lld\n",
                    1e-6 * (double)atomic_load(&mt->time_sum_us), cum);
     gs_buf_puts(b, "# HELP gapsim_solve_crossovers_total Solves that GI relative finished "
-                    "because the method's own iteration cycled, by method.\n"
+                    "because the method's own iteration did not finish, by method.\n"
                     "# TYPE gapsim_solve_crossovers_total counter\n");
     for (int m = 0; m < GS_METHOD__COUNT; m++) {
         long long v = atomic_load(&mt->crossovers[m]);

@@ -56,6 +56,34 @@ static inline int gs_gi_ratio_test(int k, const double *lam, const double *r, do
     return block;
 }
 
+/* The Farkas certificate of an infeasible problem into d (m), for the GI
+ * forms whose active set algebra is that of Q_CC: pair j, violated, is
+ * dependent on the set C (k members, pair idx[c]; Q_jj - l'l below
+ * GS_CSET_DEP_TOL Q_jj, so Q (e_j - r) = 0 to that tolerance) and no member
+ * blocks its step (r = Q_CC^-1 Q_Cj, r_c <= 0 on inequality members, a
+ * round-off-sized positive one taken as 0). d = e_j - r scaled to max |d_i|
+ * = 1: d >= 0 off the equality pairs, A d = 0, and with w_C = 0, w_j < 0,
+ * g'd = w_j / scale < 0: no x has A'x <= g. The solve layer checks d
+ * before the status GS_STATUS_INFEASIBLE stands (solver.c). O(m + k). */
+static inline void gs_gi_farkas_ray(int m, int k, const int *idx, const double *r, int j,
+                                    const gs_problem *pb, double *d)
+{
+    for (int i = 0; i < m; i++)
+        d[i] = 0.0;
+    double big = 1.0;
+    d[j] = 1.0;
+    for (int c = 0; c < k; c++) {
+        double v = -r[c];
+        if (v < 0.0 && !gs_problem_is_eq(pb, idx[c]))
+            v = 0.0;
+        d[idx[c]] = v;
+        big = fabs(v) > big ? fabs(v) : big;
+    }
+    for (int c = 0; c < k; c++)
+        d[idx[c]] /= big;
+    d[j] /= big;
+}
+
 gs_err gs_gi_relative_solve(gs_solver *s, const gs_problem *pb, const gs_solve_opts *o,
                             double *lam, gs_solve_info *info, gs_error *err);
 /* The way out for a method whose own loop stops converging (NPM at its

@@ -103,6 +103,7 @@ typedef struct {
     int *list, *batch, *bcol; /* m */
     double *rhs;              /* max block size x GI_BATCH_MAX */
     int nbmax;
+    int ray_j;                /* the pair of STEP_INFEASIBLE */
 } gi_prim_ws;
 
 static void gi_prim_free(void *p)
@@ -375,7 +376,9 @@ static double current_w(const gi_prim_ws *ws, int j)
     return acc;
 }
 
-typedef enum { STEP_ADDED, STEP_DEPENDENT, STEP_NOMEM } step_result;
+/* STEP_INFEASIBLE: an inequality pair depends on C and nothing blocks its
+ * step: the gaps contradict (ws->ray_j, ws->r: gs_gi_farkas_ray). */
+typedef enum { STEP_ADDED, STEP_DEPENDENT, STEP_INFEASIBLE, STEP_NOMEM } step_result;
 
 /* Bring pair j (residual gap wj, column cached) into C by GI steps: partial
  * steps drop blocking pairs, the full step appends j. eq: equality pair
@@ -413,8 +416,10 @@ static step_result gi_add(gi_prim_ws *ws, const gs_problem *pb, int j, double wj
         /* ratio test over the inequality pairs of C: lam_i - t r_i >= 0 */
         double tpart;
         int block = gs_gi_ratio_test(k, ws->lc, ws->r, dir, ws->idx, pb, &tpart);
-        if (dependent && block < 0)
-            return STEP_DEPENDENT;
+        if (dependent && block < 0) {
+            ws->ray_j = j;
+            return eq ? STEP_DEPENDENT : STEP_INFEASIBLE;
+        }
         (*iters)++;
         if (fabs(tfull) <= tpart) { /* full step: j joins C */
             for (int c = 0; c < k; c++)
@@ -593,6 +598,12 @@ gs_err gs_gi_primal_solve(gs_solver *s, const gs_problem *pb, const gs_solve_opt
             sr = gi_add(ws, pb, j, wj, 0, &iters);
             if (sr == STEP_NOMEM)
                 goto nomem;
+            if (sr == STEP_INFEASIBLE) {
+                gs_gi_farkas_ray(m, ws->R.k, ws->idx, ws->r, ws->ray_j, pb, lam);
+                info->status = GS_STATUS_INFEASIBLE;
+                info->iterations = iters;
+                return GS_OK;
+            }
             if (sr == STEP_DEPENDENT) {
                 info->status = GS_STATUS_NUMERICAL;
                 goto out;

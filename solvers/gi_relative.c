@@ -105,6 +105,7 @@ typedef struct {
     double S[GI_BLOCK_MAX * GI_BLOCK_MAX]; /* Cholesky factor of the Schur complement */
     double dJ[GI_BLOCK_MAX], lamJ[GI_BLOCK_MAX], wJ[GI_BLOCK_MAX];
     int J[GI_BLOCK_MAX], slots[GI_BLOCK_MAX];
+    int ray_j;      /* the pair of STEP_INFEASIBLE */
 } gi_rel_ws;
 
 static void gi_rel_free(void *p)
@@ -180,7 +181,12 @@ static double current_w(const gi_rel_ws *ws, const gs_solver *s, int j)
     return acc;
 }
 
-typedef enum { STEP_ADDED, STEP_DEPENDENT, STEP_NOMEM } step_result;
+/* STEP_INFEASIBLE: the inequality pair being added depends on C and no
+ * member of C blocks its step, so the dual objective falls without bound
+ * along e_j - r: the gaps contradict (ws->ray_j is j, ws->r holds r).
+ * STEP_DEPENDENT: an equality pair depends on C, or a block met a
+ * dependence at the rounding of its tolerance. */
+typedef enum { STEP_ADDED, STEP_DEPENDENT, STEP_INFEASIBLE, STEP_NOMEM } step_result;
 
 /* What ws->l holds when gi_add starts: nothing (gather Q[C, j]), Q[C, j],
  * or L^-1 Q[C, j]. */
@@ -211,8 +217,10 @@ static step_result gi_add(gi_rel_ws *ws, const gs_problem *pb, int j, double wj,
         /* ratio test over the inequality pairs of C: lam_i - t r_i >= 0 */
         double tpart;
         int block = gs_gi_ratio_test(k, ws->lc, ws->r, dir, cs->idx, pb, &tpart);
-        if (dependent && block < 0)
-            return STEP_DEPENDENT;
+        if (dependent && block < 0) {
+            ws->ray_j = j;
+            return eq ? STEP_DEPENDENT : STEP_INFEASIBLE;
+        }
         (*iters)++;
         if (fabs(tfull) <= tpart) { /* full step: j joins C */
             double t = tfull;
@@ -648,6 +656,13 @@ gs_err gs_gi_relative_solve(gs_solver *s, const gs_problem *pb, const gs_solve_o
             taken += b;
             if (sr == STEP_NOMEM)
                 return gs_errorf(err, GS_ERR_NOMEM, "", "no memory for the active set");
+            if (sr == STEP_INFEASIBLE) {
+                gs_gi_farkas_ray(m, cs->k, cs->idx, ws->r, ws->ray_j, pb, lam);
+                info->status = GS_STATUS_INFEASIBLE;
+                info->iterations = iters;
+                gs_cpool_clear(&ws->pool);
+                return GS_OK;
+            }
             if (sr == STEP_DEPENDENT) {
                 info->status = GS_STATUS_NUMERICAL;
                 goto out;

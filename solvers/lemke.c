@@ -850,7 +850,10 @@ static gs_err lemke_solve(gs_solver *s, const gs_problem *pb, const gs_solve_opt
     }
     info->status = st;
     info->iterations = piv;
-    if (st == GS_STATUS_NUMERICAL && L->cs.k > 0) /* polished outside the tolerance */
+    /* polished outside the tolerance, or a secondary ray: GI relative
+     * finishes from this contact set (a ray on an infeasible problem ends
+     * there with the Farkas certificate, status infeasible) */
+    if ((st == GS_STATUS_NUMERICAL && L->cs.k > 0) || st == GS_STATUS_RAY)
         return gs_gi_relative_finish(s, pb, o, L->cs.idx, L->cs.k, lam, lam, info,
                                      &info->iterations, err);
     return GS_OK;

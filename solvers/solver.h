@@ -20,7 +20,11 @@
  * certificate (dual by default, primal with opts.primal_cert), the status, the
  * iteration count and the time. API errors (bad data, unsupported
  * combination, no memory) are the return value; the algorithmic outcome is
- * info->status.
+ * info->status. Status infeasible (gaps that contradict on linearly
+ * dependent pairs): lam holds the Farkas certificate instead of forces,
+ * weights d >= 0 (any sign on equality pairs) with A d = 0 and g'd < 0,
+ * largest |d_i| 1, checked here before the status stands (w, x: those of
+ * lam = d; docs/solvers.md "Gaps that contradict").
  *
  * Cancellation and deadlines: opts.cancel (a flag another thread may set)
  * and opts.deadline (monotonic seconds, gs_now()) are checked before the
@@ -134,7 +138,8 @@ typedef struct {
     int warm_kept;         /* pairs of the warm contact set kept at the start */
     int crossover;         /* 1 if GI relative finished the solve from the method's own
                               contact set (NPM at its stall cap, GI dual at its polish
-                              cap: their loops cycled); iterations count both */
+                              cap: their loops cycled; Lemke polished outside the
+                              tolerance or on a secondary ray); iterations count both */
     gs_kkt kkt;            /* certificate */
 } gs_solve_info;
 

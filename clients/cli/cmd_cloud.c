@@ -456,7 +456,7 @@ static void print_summary(const gc_ctx *cx, const cJSON *s)
     gc_kv("failures", "%d", gc_jint(s, "failures", 0));
     gc_kv("warm_started", "%d", gc_jint(s, "warm_started", 0));
     if (gc_jint(s, "crossovers", 0))
-        gc_kv("crossovers", "%d (finished by GI relative: the method's own loop cycled)",
+        gc_kv("crossovers", "%d (finished by GI relative: the method's own loop did not finish)",
               gc_jint(s, "crossovers", 0));
     const cJSON *it = cJSON_GetObjectItemCaseSensitive(s, "iterations");
     gc_kv("iterations", "total %.0f, mean %.1f", gc_jnum(it, "total", 0), gc_jnum(it, "mean", 0));

@@ -106,7 +106,7 @@ static void print_result(const cJSON *r, const char *asked)
               gc_jnum(kkt, "dual_infeas", 0), gc_jnum(kkt, "complementarity", 0));
     gc_kv("warm_start_used", "%s", gc_jbool(r, "warm_start_used", 0) ? "yes" : "no");
     if (gc_jbool(r, "crossover", 0))
-        gc_kv("crossover", "yes (the method's own loop cycled; GI relative finished)");
+        gc_kv("crossover", "yes (the method's own loop did not finish; GI relative did)");
     const char *by = gc_jstr(r, "solver", "-");
     if (!gc_jbool(r, "cached", 0))
         gc_kv("cached", "no");

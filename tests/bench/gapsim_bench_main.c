@@ -918,7 +918,7 @@ int main(int argc, char **argv)
                    "%10.2e %8.2f%s\n",
                    label, kv, 1e3 * med, 1e3 * mean, 1e3 * p95, 1e3 * mx, it / kv, cg / kv,
                    it > 0 ? cg / it : 0.0, na / kv, opt, kv, dx, dw, med / bound, verdict);
-            if (xover > 0) /* the method's loop cycled: GI relative finished (solver.h) */
+            if (xover > 0) /* the method's loop did not finish: GI relative did (solver.h) */
                 printf("    %d of %d solves finished by GI relative from the method's own "
                        "contact set (crossover)\n",
                        xover, kv);

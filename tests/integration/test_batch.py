@@ -3,8 +3,9 @@ cloud in Fortran order (numpy's G.T of an m x k array) gives the same
 residual gaps as the C-order file; a NaN names its row and pair; outputs
 that cannot be written are refused before the model is read or a gap is
 solved, and leave no file behind; an answer whose KKT certificate fails at
-tol (the model's scale) is reported, exit 3. Every run's stderr is checked
-for sanitizer reports."""
+tol (the model's scale) is reported, exit 3; gaps that contradict are
+infeasible, counted by status, exit 3. Every run's stderr is checked for
+sanitizer reports."""
 import json
 import os
 import shutil
@@ -146,6 +147,44 @@ class BatchTest(unittest.TestCase):
         self.assertNotIn("KKT certificate", p.stdout)
         with open(summary) as f:
             self.assertEqual(json.load(f)["kkt_failed"], 0)
+
+
+    def test_gaps_that_contradict_are_infeasible(self):
+        # Three one-DOF parts whose pairs close a loop (x0 - x1, x1 - x2,
+        # x2 - x0: their columns of A sum to zero) and a jig pair: gaps summing
+        # to -0.1 mm around the loop have no answer. GI (auto) proves it:
+        # status infeasible, printed with the others and counted in the
+        # summary, exit 3; the residual gaps of such a row are those of the
+        # parts under their loads without contact, g - A'K^-1 f (docs/solvers.md).
+        mj = self.path("loop.json")
+        with open(mj, "w") as f:
+            json.dump({"format": "gapsim-model", "version": 1, "name": "loop",
+                       "parts": [{"name": "a", "ndof": 1, "K": [[1]]},
+                                 {"name": "b", "ndof": 1, "K": [[2]]},
+                                 {"name": "c", "ndof": 1, "K": [[4]]}],
+                       "nodes": {"part": [0, 1, 2], "dof": [0, 0, 0]},
+                       "pairs": {"i": [0, 1, 2, 0], "j": [1, 2, 0, -1],
+                                 "ci": [1, 1, 1, 1], "cj": [-1, -1, -1, 0]},
+                       "f": [1, 0, -1]}, f)
+        rows = [[0.1, 0.1, -0.3, 0.5], [0.1, 0.1, 0.3, 0.5], [0.2, -0.25, 0.0, 0.5]]
+        g = h.write_npy(self.path("g.npy"), rows)
+        summary, out = self.path("s.json"), self.path("w.npy")
+        p = subprocess.run([h.binary("gapsim-batch"), mj, "--gaps", g, "--summary", summary,
+                            "--out", out, "--no-progress"],
+                           capture_output=True, text=True, timeout=60)
+        self.assertEqual(p.returncode, 3, p.stdout + p.stderr)
+        self.assertIn("statuses             infeasible 2, optimal 1", p.stdout)
+        with open(summary) as f:
+            s = json.load(f)
+        self.assertEqual(s["statuses"], {"infeasible": 2, "optimal": 1})
+        self.assertEqual(s["failures"], 2)
+        shape, w = h.read_npy(out)
+        self.assertEqual(list(shape), [3, 4])
+        atx = [1.0, 0.25, -1.25, 1.0]  # A'K^-1 f, K^-1 f = (1, 0, -1/4)
+        for r in (0, 2):
+            for k in range(4):
+                self.assertAlmostEqual(w[4 * r + k], rows[r][k] - atx[k], delta=1e-14)
+        self.assertTrue(all(v >= -1e-10 for v in w[4:8]))  # the optimal row
 
 
 if __name__ == "__main__":

@@ -189,7 +189,7 @@ class ExportTest(ApiCase):
         self.assertIn("share of gaps with a residual above the threshold", text)
         rows = {th.text: tr.find("td").text for tr in root.iter("tr") for th in tr.findall("th")}
         for label, key in (("warm started", "warm_started"),
-                           ("finished by GI relative (the method's own loop cycled)", "crossovers")):
+                           ("finished by GI relative (the method's own loop did not finish)", "crossovers")):
             self.assertEqual(float(rows[label]), want[key], label)
 
     def test_errors(self):

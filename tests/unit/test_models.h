@@ -99,6 +99,31 @@ static inline gs_model *tm_near_dependent(double eps, double f0, double f1)
     return mdl;
 }
 
+/* A loop of pairs: three one-DOF parts (k = 1, 2, 4 N/mm, forces f =
+ * (1, 0, -1) N), pair 0 closes x0 - x1 <= g0, pair 1 x1 - x2 <= g1, pair 2
+ * x2 - x0 <= g2 (reversed: x0 - x2 <= g2), pair 3 holds x0 against the jig.
+ * Columns 0 + 1 + 2 of A sum to zero (reversed: 0 + 1 = 2), so Q is
+ * singular: only a deferred L_Q builds. The gaps contradict when g0 + g1 +
+ * g2 < 0 (reversed, pair 2 fastened: g0 + g1 < g2). */
+static inline gs_model *tm_loop3(int reversed)
+{
+    gs_model *mdl = gs_model_new(3, 3, 4, 0, NULL);
+    const double k[3] = {1.0, 2.0, 4.0}, f[3] = {1.0, 0.0, -1.0};
+    for (int b = 0; b < 3; b++) {
+        gs_model_alloc_block(mdl, b, 1, NULL);
+        mdl->parts[b].K[0] = k[b];
+        mdl->nodes[b] = (gs_node){.part = b, .dof = 0, .xyz = {10.0 * b, 0, 0}};
+    }
+    gs_model_alloc_f(mdl, NULL);
+    for (int b = 0; b < 3; b++)
+        mdl->f[b] = f[b];
+    mdl->pairs[0] = (gs_pair){.node = {0, 1}, .coef = {1.0, -1.0}};
+    mdl->pairs[1] = (gs_pair){.node = {1, 2}, .coef = {1.0, -1.0}};
+    mdl->pairs[2] = (gs_pair){.node = {2, 0}, .coef = {reversed ? -1.0 : 1.0, reversed ? 1.0 : -1.0}};
+    mdl->pairs[3] = (gs_pair){.node = {0, GS_FIXED}, .coef = {1.0, 0.0}};
+    return mdl;
+}
+
 /* Random SPD block: K = B B' / nb + shift I, entries of B uniform in [-1, 1]. */
 static inline void tm_random_spd(double *K, int nb, double shift)
 {

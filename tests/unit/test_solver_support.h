@@ -60,14 +60,20 @@ static const char *ts_what __attribute__((unused)) = "";
         GS_CHECK_MSG(ts_a_ == ts_b_, "%s: %s == %s: %lld != %lld", what, #a, #b, ts_a_, ts_b_);   \
     } while (0)
 
-static inline gs_precomp *ts_build(gs_model *mdl)
+/* flags: gs_precomp_build_ex's (GS_PRECOMP_DEFER_LQ for dependent pairs). */
+static inline gs_precomp *ts_build_ex(gs_model *mdl, unsigned flags)
 {
     gs_error e;
     if (!mdl->validated)
         GS_CHECK_INT(gs_model_validate(mdl, &e), GS_OK);
     gs_precomp *pc = NULL;
-    GS_CHECK_INT(gs_precomp_build(mdl, &pc, &e), GS_OK);
+    GS_CHECK_INT(gs_precomp_build_ex(mdl, flags, &pc, &e), GS_OK);
     return pc;
+}
+
+static inline gs_precomp *ts_build(gs_model *mdl)
+{
+    return ts_build_ex(mdl, 0);
 }
 
 static inline gs_solve_opts ts_opts(gs_method method, gs_form form)
@@ -194,13 +200,13 @@ typedef struct {
     int *act;             /* m: a contact set (warm starts) */
 } ts_fixture;
 
-/* Takes mdl (freed by ts_fx_free): builds it, makes a solver and zeroed
- * buffers for ngaps (>= 1) gap vectors. */
-static inline void ts_fx_open(ts_fixture *f, gs_model *mdl, int ngaps)
+/* Takes mdl (freed by ts_fx_free): builds it (flags: ts_build_ex), makes a
+ * solver and zeroed buffers for ngaps (>= 1) gap vectors. */
+static inline void ts_fx_open_ex(ts_fixture *f, gs_model *mdl, int ngaps, unsigned flags)
 {
     memset(f, 0, sizeof *f);
     f->mdl = mdl;
-    f->pc = ts_build(mdl);
+    f->pc = ts_build_ex(mdl, flags);
     f->m = mdl->m;
     f->n = mdl->n;
     f->ngaps = ngaps;
@@ -219,6 +225,11 @@ static inline void ts_fx_open(ts_fixture *f, gs_model *mdl, int ngaps)
     gs_error e;
     f->sv = gs_solver_new(f->pc, &e);
     GS_CHECK(f->sv != NULL);
+}
+
+static inline void ts_fx_open(ts_fixture *f, gs_model *mdl, int ngaps)
+{
+    ts_fx_open_ex(f, mdl, ngaps, 0);
 }
 
 /* Install round(fraction * n_fast) fasteners (gs_gen_pattern) and set load. */

@@ -350,4 +350,100 @@ GS_TEST(load_part_follows_the_load)
     ts_fx_free(&f);
 }
 
+/* Gaps that contradict (tm_loop3: three pairs around a loop whose gaps sum
+ * to -0.1 mm, Q singular, L_Q deferred). GI relative, Lemke (its ray, then
+ * GI from its contact set: a crossover) and auto end `infeasible` with the
+ * Farkas certificate in lam: exactly d = (1, 1, 1, 0), A d = 0, g'd = -0.1,
+ * and w, x those of lam = d (w = Q d - p = g - A'K^-1 f, x = K^-1 f); so
+ * does GI on the primal form. Every other variant that runs without L_Q
+ * ends not optimal. Then a feasible gap
+ * on the same solvers, cold and warm: optimal and certified. */
+GS_TEST(contradicting_gaps_are_infeasible)
+{
+    ts_fixture f;
+    ts_fx_open_ex(&f, tm_loop3(0), 2, GS_PRECOMP_DEFER_LQ);
+    const double g[2][4] = {{0.1, 0.1, -0.3, 0.5}, {0.1, 0.1, 0.3, 0.5}};
+    memcpy(f.G, g, sizeof g);
+    /* A'K^-1 f with K^-1 f = (1, 0, -1/4): pairs (1, 1/4, -5/4, 1) */
+    const double atx[4] = {1.0, 0.25, -1.25, 1.0}, d[4] = {1.0, 1.0, 1.0, 0.0};
+    const variant shows[4] = {{GS_METHOD_GI, GS_FORM_RELATIVE},
+                              {GS_METHOD_GI, GS_FORM_PRIMAL},
+                              {GS_METHOD_LEMKE, GS_FORM_DEFAULT},
+                              {GS_METHOD_AUTO, GS_FORM_DEFAULT}};
+    for (int i = 0; i < 4; i++) {
+        gs_solve_opts o = ts_opts(shows[i].m, shows[i].f);
+        gs_problem pb = ts_fx_problem(&f, 0);
+        gs_solve_info info;
+        gs_error e;
+        GS_CHECK_INT(gs_solve(f.sv, &pb, &o, f.lam, f.w, f.x, &info, &e), GS_OK);
+        GS_CHECK_STR(gs_status_name(info.status), "infeasible");
+        GS_CHECK_INT(info.crossover, shows[i].m == GS_METHOD_LEMKE);
+        GS_CHECK_INT(info.n_act, 3);
+        GS_CHECK(!gs_kkt_pass(&info.kkt, o.tol));
+        for (int k = 0; k < 4; k++) {
+            GS_CHECK_NEAR(f.lam[k], d[k], 1e-14);
+            GS_CHECK_NEAR(f.w[k], g[0][k] - atx[k], 1e-14);
+        }
+        GS_CHECK_NEAR(f.x[0], 1.0, 1e-14);
+        GS_CHECK_NEAR(f.x[1], 0.0, 1e-14);
+        GS_CHECK_NEAR(f.x[2], -0.25, 1e-14);
+        /* the same solver goes on, cold and warm from that contact set
+         * (dependent: the warm start falls back to a cold one) */
+        double dl[4];
+        memcpy(dl, f.lam, sizeof dl);
+        const gs_warm warm = {.n_act = ts_contact_set(dl, NULL, 4, f.act), .act = f.act,
+                              .lam = dl};
+        pb = ts_fx_problem(&f, 1);
+        for (int wi = 0; wi < 2; wi++) {
+            o.warm = wi ? &warm : NULL;
+            ts_solve_ok(f.sv, &pb, &o, f.lam, f.w, f.x, &info, 1e-9);
+            GS_CHECK_NEAR(f.x[0] - f.x[1], 0.1, 1e-12); /* pair 0 closed */
+        }
+    }
+    variant v[32];
+    const int nv = variants(v);
+    for (int i = 0; i < nv; i++) {
+        if (gs_method_needs_lq(v[i].m, v[i].f))
+            continue;
+        gs_solve_opts o = ts_opts(v[i].m, v[i].f);
+        gs_problem pb = ts_fx_problem(&f, 0);
+        gs_solve_info info;
+        gs_error e;
+        GS_CHECK_INT(gs_solve(f.sv, &pb, &o, f.lam, f.w, f.x, &info, &e), GS_OK);
+        GS_CHECK_MSG(info.status != GS_STATUS_OPTIMAL, "%s/%s: optimal on contradicting gaps",
+                     gs_method_name(v[i].m), gs_form_name(v[i].f));
+        if (getenv("GS_TEST_VERBOSE"))
+            printf("  %s/%s: %s\n", gs_method_name(v[i].m), gs_form_name(v[i].f),
+                   gs_status_name(info.status));
+    }
+    ts_fx_free(&f);
+}
+
+/* A fastened pair in the loop (tm_loop3 reversed: pair 2 is x0 - x2 = g2,
+ * the sum of pairs 0 and 1): g0 + g1 = 0.2 < g2 = 0.3 cannot hold. The
+ * certificate's equality component is free in sign: d = (1, 1, -1, 0).
+ * With g2 = 0.15 the gaps are consistent: optimal. */
+GS_TEST(contradicting_fastened_pair_is_infeasible)
+{
+    ts_fixture f;
+    ts_fx_open_ex(&f, tm_loop3(1), 2, GS_PRECOMP_DEFER_LQ);
+    const double g[2][4] = {{0.1, 0.1, 0.3, 0.5}, {0.1, 0.1, 0.15, 0.5}};
+    memcpy(f.G, g, sizeof g);
+    f.eq[2] = 1;
+    gs_solve_opts o = ts_opts(GS_METHOD_GI, GS_FORM_RELATIVE);
+    gs_problem pb = ts_fx_problem(&f, 0);
+    pb.eq = f.eq;
+    gs_solve_info info;
+    gs_error e;
+    GS_CHECK_INT(gs_solve(f.sv, &pb, &o, f.lam, f.w, f.x, &info, &e), GS_OK);
+    GS_CHECK_STR(gs_status_name(info.status), "infeasible");
+    const double d[4] = {1.0, 1.0, -1.0, 0.0};
+    for (int k = 0; k < 4; k++)
+        GS_CHECK_NEAR(f.lam[k], d[k], 1e-14);
+    pb.g = f.G + 4;
+    ts_solve_ok(f.sv, &pb, &o, f.lam, f.w, f.x, &info, 1e-9);
+    GS_CHECK_NEAR(f.x[0] - f.x[2], 0.15, 1e-14);
+    ts_fx_free(&f);
+}
+
 GS_TEST_MAIN()
