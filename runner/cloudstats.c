@@ -27,7 +27,10 @@ _Static_assert(GS_STATUS__COUNT + 1 <= MAX_STATUSES, "room for every status and 
 struct gs_cstats {
     int m, cap, count;
     double thr;
-    double *sum, *sumsq, *pmax; /* per pair */
+    double *sum, *pmax;         /* per pair: sum and largest of w (w < 0 read as 0) */
+    double *wmean, *m2;         /* per pair: running mean and sum of squared deviations
+                                   (Welford): the std without the cancellation of
+                                   sum(w^2) - n mean^2 (identical gaps: 3e-8 mm, not 0) */
     double *lsum;               /* per pair: sum of contact forces */
     int *above;                 /* per pair: results with w > thr */
     int *opened;                /* per pair: results with w > g + open_tol */
@@ -144,10 +147,13 @@ gs_err gs_cstats_add(gs_cstats *a, const gs_cstats_row *r, gs_error *err)
                          a->count + 1);
     }
     double gm = 0;
+    const double inv_n = 1.0 / (a->count + 1);
     for (int k = 0; k < a->m; k++) {
         double w = r->w[k] > 0 ? r->w[k] : 0;
         a->sum[k] += w;
-        a->sumsq[k] += w * w;
+        const double dev = w - a->wmean[k]; /* Welford: O(1) per pair, one pass */
+        a->wmean[k] += dev * inv_n;
+        a->m2[k] += dev * (w - a->wmean[k]);
         if (w > a->pmax[k])
             a->pmax[k] = w;
         if (w > gm)
@@ -274,6 +280,17 @@ static double select_kth(double *v, int n, int k)
     return v[k];
 }
 
+/* Edge i of a histogram of bins bins over [lo, hi]: evenly spaced in x,
+ * or in log x (logx, l0 = log lo); the ends exact, all lo when width is 0. */
+static double hist_edge(int i, int bins, double lo, double hi, double l0, double width, int logx)
+{
+    if (i == bins)
+        return hi;
+    if (i == 0 || width == 0)
+        return lo;
+    return logx ? exp(l0 + width * i) : lo + width * i;
+}
+
 /* Distribution of v[0..n) (sorted in place); logx: histogram bins evenly
  * spaced in log(v) (when all v > 0), "log": true in the histogram. */
 static void dist_json(gs_buf *b, const char *name, double *v, int n, int bins, int logx)
@@ -295,13 +312,15 @@ static void dist_json(gs_buf *b, const char *name, double *v, int n, int bins, i
     gs_buf_puts(b, ",\"max\":");
     gs_buf_json_num(b, n ? v[n - 1] : 0);
     double lo = n ? v[0] : 0, hi = n ? v[n - 1] : 0;
-    logx = logx && lo > 0 && hi > lo;
-    double l0 = logx ? log(lo) : lo, width = ((logx ? log(hi) : hi) - l0) / bins;
+    /* log bins whenever every value is > 0 (docs/api.md), all equal ones
+     * included (width 0: every value in the first bin) */
+    logx = logx && lo > 0;
+    double l0 = logx ? log(lo) : lo, width = hi > lo ? ((logx ? log(hi) : hi) - l0) / bins : 0;
     gs_buf_puts(b, ",\"histogram\":{\"edges\":[");
     for (int i = 0; i <= bins; i++) {
         if (i)
             gs_buf_puts(b, ",");
-        gs_buf_json_num(b, i == 0 ? lo : i == bins ? hi : logx ? exp(l0 + width * i) : lo + width * i);
+        gs_buf_json_num(b, hist_edge(i, bins, lo, hi, l0, width, logx));
     }
     gs_buf_puts(b, "],\"counts\":[");
     int *cnt = bins > 0 ? calloc((size_t)bins, sizeof *cnt) : NULL; /* bins >= 1 by the callers */
@@ -368,13 +387,15 @@ gs_cstats *gs_cstats_new(int m, long long total, double threshold, int bins, gs_
         a->keep = total * (long long)m <= (long long)EXACT_LIMIT;
         a->recounted = -1; /* not a copy for another threshold */
         a->sum = calloc((size_t)m, sizeof(double));
-        a->sumsq = calloc((size_t)m, sizeof(double));
+        a->wmean = calloc((size_t)m, sizeof(double));
+        a->m2 = calloc((size_t)m, sizeof(double));
         a->pmax = calloc((size_t)m, sizeof(double));
         a->above = calloc((size_t)m, sizeof(int));
         a->lsum = calloc((size_t)m, sizeof(double));
         a->opened = calloc((size_t)m, sizeof(int));
     }
-    if (!a || !a->sum || !a->sumsq || !a->pmax || !a->above || !a->lsum || !a->opened) {
+    if (!a || !a->sum || !a->wmean || !a->m2 || !a->pmax || !a->above || !a->lsum ||
+        !a->opened) {
         gs_cstats_free(a);
         gs_errorf(err, GS_ERR_NOMEM, "", "out of memory");
         return NULL;
@@ -387,7 +408,8 @@ void gs_cstats_free(gs_cstats *a)
     if (!a)
         return;
     free(a->sum);
-    free(a->sumsq);
+    free(a->wmean);
+    free(a->m2);
     free(a->pmax);
     free(a->above);
     free(a->lsum);
@@ -470,7 +492,8 @@ gs_cstats *gs_cstats_threshold(const gs_cstats *s, double threshold, gs_error *e
     a->recounted = 0;
     a->cap = s->count;
     a->sum = dup_array(s->sum, m, sizeof(double));
-    a->sumsq = dup_array(s->sumsq, m, sizeof(double));
+    a->wmean = dup_array(s->wmean, m, sizeof(double));
+    a->m2 = dup_array(s->m2, m, sizeof(double));
     a->pmax = dup_array(s->pmax, m, sizeof(double));
     a->lsum = dup_array(s->lsum, m, sizeof(double));
     a->p95 = dup_array(s->p95, m, sizeof(double));
@@ -480,7 +503,8 @@ gs_cstats *gs_cstats_threshold(const gs_cstats *s, double threshold, gs_error *e
     a->time = dup_array(s->time, n, sizeof(double));
     a->nact = dup_array(s->nact, n, sizeof(int));
     a->hist = dup_array(s->hist, (size_t)s->bins, sizeof(long long));
-    if (!a->sum || !a->sumsq || !a->pmax || !a->lsum || !a->p95 || !a->above || !a->opened ||
+    if (!a->sum || !a->wmean || !a->m2 || !a->pmax || !a->lsum || !a->p95 || !a->above ||
+        !a->opened ||
         !a->gmax || !a->time || !a->nact || !a->hist) {
         gs_cstats_free(a);
         gs_errorf(err, GS_ERR_NOMEM, "", "out of memory");
@@ -499,7 +523,7 @@ void gs_cstats_add_threshold(gs_cstats *a, const gs_cstats_row *r)
 
 size_t gs_cstats_bytes(const gs_cstats *a)
 {
-    size_t per_pair = 5 * sizeof(double) + 2 * sizeof(int);
+    size_t per_pair = 6 * sizeof(double) + 2 * sizeof(int);
     size_t per_result = 2 * sizeof(double) + sizeof(int);
     return sizeof *a + (size_t)a->m * per_pair + (size_t)a->cap * per_result +
            (size_t)a->bins * sizeof(long long) +
@@ -553,7 +577,7 @@ gs_err gs_cstats_json(gs_cstats *s, const char *job_id, const char *assembly_id,
     for (int i = 0; i < bins; i++)
         gs_buf_printf(b, i ? ",%lld" : "%lld", a->hist[i]);
     gs_buf_printf(b, "],\"in_contact\":%lld},", a->in_contact);
-    if (a->with_g) {
+    if (a->with_g || n == 0) { /* null: results whose gaps could not be read */
         int npairs = 0;
         for (int k = 0; k < m; k++)
             npairs += a->opened[k] > 0;
@@ -581,11 +605,10 @@ gs_err gs_cstats_json(gs_cstats *s, const char *job_id, const char *assembly_id,
     }
     gs_buf_puts(b, "],\"std\":[");
     for (int k = 0; k < m; k++) {
-        double mu = n ? a->sum[k] / n : 0;
-        double var = n > 1 ? (a->sumsq[k] - n * mu * mu) / (n - 1) : 0;
+        const double var = n > 1 ? a->m2[k] / (n - 1) : 0; /* m2 >= 0 by construction */
         if (k)
             gs_buf_puts(b, ",");
-        gs_buf_json_num(b, var > 0 ? sqrt(var) : 0);
+        gs_buf_json_num(b, sqrt(var));
     }
     gs_buf_puts(b, "],\"max\":");
     gs_buf_json_nums(b, a->pmax, m);
