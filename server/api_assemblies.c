@@ -252,6 +252,54 @@ static void fill_row(gsd_assembly_row *row, const gs_model *mdl, const char *has
     row->n_fast = mdl->n_fast;
 }
 
+/* The first part whose name differs between the existing assembly id's
+ * model and mdl (*p = -1 when none, or when that model cannot be read:
+ * nothing to say then); the count of such parts. */
+static int parts_renamed(gsd_app *app, const char *id, const gs_model *mdl, int *p,
+                         char old[64])
+{
+    int n = 0;
+    *p = -1;
+    gs_error e;
+    gsd_asm *a = gsd_registry_acquire(app->reg, id);
+    const gs_model *have = a && gsd_asm_model(app, a, &e) == GS_OK ? gsd_asm_mdl(a) : NULL;
+    /* same content: the same parts, in the same order */
+    for (int b = 0; have && b < have->n_parts && b < mdl->n_parts; b++)
+        if (strcmp(have->parts[b].name, mdl->parts[b].name) && n++ == 0) {
+            *p = b;
+            snprintf(old, 64, "%s", have->parts[b].name);
+        }
+    gsd_registry_release(app->reg, a);
+    return n;
+}
+
+/* The notice of an upload answered by the existing assembly row (same
+ * content): names are labels, left out of the content hash, so a new model
+ * name or new part names do not make another assembly; say which are
+ * ignored (the part names label the interfaces of every export). */
+static void upload_notice(gsd_app *app, const gsd_assembly_row *row, const gs_model *mdl,
+                          char *msg, size_t cap)
+{
+    char old[64];
+    int p, n = parts_renamed(app, row->id, mdl, &p, old);
+    int len;
+    if (strcmp(row->name, mdl->name))
+        len = snprintf(msg, cap,
+                       "same content as assembly %s, uploaded as \"%s\"; this upload is named "
+                       "\"%s\". Names are labels, not content: the existing assembly is used "
+                       "(its name is kept)",
+                       row->id, row->name, mdl->name);
+    else
+        len = snprintf(msg, cap, "same content as assembly %s: the existing assembly is used",
+                       row->id);
+    if (n > 0 && len > 0 && (size_t)len < cap)
+        snprintf(msg + len, cap - (size_t)len,
+                 "; the part names differ (%d of %d parts, first part %d: \"%s\" there, \"%s\" "
+                 "in this upload): the existing assembly keeps its part names, which label the "
+                 "interfaces of its exports",
+                 n, mdl->n_parts, p, old, mdl->parts[p].name);
+}
+
 void gsd_h_asm_create(gsd_req *r)
 {
     char stage[PATH_MAX];
@@ -285,16 +333,8 @@ void gsd_h_asm_create(gsd_req *r)
         if (b.len && b.p[b.len - 1] == '}')
             b.len--; /* reopen the object for the notice */
         gs_buf_puts(&b, ",\"existing\":true,\"notice\":");
-        char msg[512];
-        if (strcmp(row.name, mdl->name))
-            snprintf(msg, sizeof msg,
-                     "same content as assembly %s, uploaded as \"%s\"; this upload is named "
-                     "\"%s\". Names are labels, not content: the existing assembly is used "
-                     "(its name is kept)",
-                     row.id, row.name, mdl->name);
-        else
-            snprintf(msg, sizeof msg, "same content as assembly %s: the existing assembly is used",
-                     row.id);
+        char msg[1024];
+        upload_notice(r->app, &row, mdl, msg, sizeof msg);
         gs_buf_json_str(&b, msg);
         gs_buf_puts(&b, "}");
         gs_model_free(mdl);

@@ -4,8 +4,10 @@
  * Reads the per-pair arrays of the summary document ("pairs": mean, std,
  * p95, max, share_above, lambda_mean) and its distributions; never
  * recomputes a statistic. Numbers are written with 17 significant digits
- * (gs_buf_json_num). The CSV is RFC 4180: a text field (the interface,
- * from the model's part names, which may hold any character) is quoted
+ * (gs_buf_json_num); a VTK array holding a NaN or Inf is written binary
+ * (VTK's ASCII reader takes neither). The CSV is RFC 4180: a text field
+ * (the interface, from the model's part names, which may hold any
+ * character; an unnamed part reads "part <index>") is quoted
  * when it holds a comma, a quote, CR or LF, its quotes doubled; a statistic
  * of a summary with no result is an empty field. Cost O(m + bins) per
  * document.
@@ -13,6 +15,7 @@
 #include "export.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,22 +36,43 @@ static double num_at(const cJSON *a, int k)
     return cJSON_IsNumber(v) ? v->valuedouble : NAN;
 }
 
-void gsd_export_iface_name(const gs_model *mdl, int k, char *out, size_t cap)
+/* The label of part p in an interface name: its name, or "part <p>" when
+ * the model leaves it unnamed (two unnamed parts must not read the same). */
+static const char *part_label(const gs_model *mdl, int p, char *tmp, size_t cap)
+{
+    if (p < 0)
+        return "fixed";
+    if (mdl->parts[p].name[0])
+        return mdl->parts[p].name;
+    snprintf(tmp, cap, "part %d", p);
+    return tmp;
+}
+
+/* The parts pair k joins: (i, j), j = -1 for the fixed part. */
+static void pair_parts(const gs_model *mdl, int k, int *pi, int *pj)
 {
     const gs_pair *p = &mdl->pairs[k];
-    const char *a = mdl->parts[mdl->nodes[p->node[0]].part].name;
-    const char *b = p->node[1] == GS_FIXED ? "fixed" : mdl->parts[mdl->nodes[p->node[1]].part].name;
-    snprintf(out, cap, "%s/%s", a, b);
+    *pi = mdl->nodes[p->node[0]].part;
+    *pj = p->node[1] == GS_FIXED ? -1 : mdl->nodes[p->node[1]].part;
+}
+
+void gsd_export_iface_name(const gs_model *mdl, int k, char *out, size_t cap)
+{
+    int pi, pj;
+    char ta[24], tb[24];
+    pair_parts(mdl, k, &pi, &pj);
+    snprintf(out, cap, "%s/%s", part_label(mdl, pi, ta, sizeof ta),
+             part_label(mdl, pj, tb, sizeof tb));
 }
 
 /* The interface of pair k ("<part i>/<part j>" or "<part i>/fixed") as one
  * CSV field (RFC 4180: quoted when it must be). */
 static void csv_iface(gs_buf *b, const gs_model *mdl, int k)
 {
-    const gs_pair *p = &mdl->pairs[k];
-    const char *name[2] = {mdl->parts[mdl->nodes[p->node[0]].part].name,
-                           p->node[1] == GS_FIXED ? "fixed"
-                                                  : mdl->parts[mdl->nodes[p->node[1]].part].name};
+    int pi, pj;
+    char ta[24], tb[24];
+    pair_parts(mdl, k, &pi, &pj);
+    const char *name[2] = {part_label(mdl, pi, ta, sizeof ta), part_label(mdl, pj, tb, sizeof tb)};
     const int quote = strpbrk(name[0], ",\"\r\n") || strpbrk(name[1], ",\"\r\n");
     if (quote)
         gs_buf_puts(b, "\"");
@@ -102,23 +126,85 @@ void gsd_export_csv(const gs_model *mdl, const cJSON *sum, gs_buf *b)
     }
 }
 
-/* One <DataArray> of m doubles (or ints when iv is given). */
-static void vtk_array(gs_buf *b, const char *name, const double *v, const cJSON *jv,
-                      const int *iv, int m)
+/* Value k of an array given as doubles (v) or as the list of a parsed
+ * JSON array (*jv, advanced; a null is a statistic that was not finite). */
+static double vtk_value(const double *v, const cJSON **jv, int k)
 {
-    gs_buf_printf(b, "        <DataArray type=\"%s\" Name=\"%s\" format=\"ascii\">\n          ",
-                   iv ? "Int32" : "Float64", name);
+    if (v)
+        return v[k];
+    double x = cJSON_IsNumber(*jv) ? (*jv)->valuedouble : NAN;
+    *jv = *jv ? (*jv)->next : NULL;
+    return x;
+}
+
+static int vtk_all_finite(const double *v, const cJSON *jv, int m)
+{
+    for (int k = 0; k < m; k++)
+        if (!isfinite(vtk_value(v, &jv, k)))
+            return 0;
+    return 1;
+}
+
+/* n bytes as base64 (RFC 4648, padded, one line: VTK's reader takes it so). */
+static void base64(gs_buf *b, const unsigned char *p, size_t n)
+{
+    static const char A[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    if (gs_buf_reserve(b, (n + 2) / 3 * 4) != 0)
+        return;
+    char *o = b->p + b->len;
+    for (size_t i = 0; i < n; i += 3) {
+        unsigned x = (unsigned)p[i] << 16 | (i + 1 < n ? (unsigned)p[i + 1] << 8 : 0) |
+                     (i + 2 < n ? p[i + 2] : 0);
+        *o++ = A[x >> 18 & 63];
+        *o++ = A[x >> 12 & 63];
+        *o++ = i + 1 < n ? A[x >> 6 & 63] : '=';
+        *o++ = i + 2 < n ? A[x & 63] : '=';
+    }
+    b->len = (size_t)(o - b->p);
+}
+
+static void put_le64(unsigned char *o, uint64_t u)
+{
+    for (int i = 0; i < 8; i++)
+        o[i] = (unsigned char)(u >> (8 * i));
+}
+
+/* The m values as VTK inline binary data: one base64 run of the byte count
+ * (UInt64: the file's header_type) then the float64 values, little endian
+ * (its byte_order) whatever the host's order. NaN and Inf keep their bits. */
+static void vtk_binary(gs_buf *b, const double *v, const cJSON *jv, int m)
+{
+    size_t n = 8 + 8 * (size_t)m;
+    unsigned char *raw = malloc(n);
+    if (!raw) {
+        b->oom = 1; /* the caller answers the sticky failure */
+        return;
+    }
+    put_le64(raw, 8 * (uint64_t)m);
     for (int k = 0; k < m; k++) {
+        double x = vtk_value(v, &jv, k);
+        uint64_t u;
+        memcpy(&u, &x, 8);
+        put_le64(raw + 8 + 8 * (size_t)k, u);
+    }
+    base64(b, raw, n);
+    free(raw);
+}
+
+/* One Float64 <DataArray> of m values (v, or the JSON list jv). ASCII, 8 a
+ * line, when every value is finite; else binary: VTK's ASCII reader takes
+ * no NaN / Inf (nor JSON's null), and one such token loses the whole file. */
+static void vtk_array(gs_buf *b, const char *name, const double *v, const cJSON *jv, int m)
+{
+    const int ascii = vtk_all_finite(v, jv, m);
+    gs_buf_printf(b, "        <DataArray type=\"Float64\" Name=\"%s\" format=\"%s\">\n          ",
+                  name, ascii ? "ascii" : "binary");
+    if (!ascii)
+        vtk_binary(b, v, jv, m);
+    for (int k = 0; ascii && k < m; k++) {
         if (k)
             gs_buf_puts(b, k % 8 ? " " : "\n          ");
-        if (iv)
-            gs_buf_printf(b, "%d", iv[k]);
-        else if (v)
-            gs_buf_json_num(b, v[k]);
-        else {
-            gs_buf_json_num(b, cJSON_IsNumber(jv) ? jv->valuedouble : NAN);
-            jv = jv ? jv->next : NULL;
-        }
+        gs_buf_json_num(b, vtk_value(v, &jv, k));
     }
     gs_buf_puts(b, "\n        </DataArray>\n");
 }
@@ -139,11 +225,11 @@ void gsd_export_vtp(const gs_model *mdl, const cJSON *sum, const gsd_export_gap 
                    m, m, gap && gap->w ? "w" : "w_mean");
     if (gap) {
         if (gap->g)
-            vtk_array(b, "g", gap->g, NULL, NULL, m);
+            vtk_array(b, "g", gap->g, NULL, m);
         if (gap->w)
-            vtk_array(b, "w", gap->w, NULL, NULL, m);
+            vtk_array(b, "w", gap->w, NULL, m);
         if (gap->lam)
-            vtk_array(b, "lambda", gap->lam, NULL, NULL, m);
+            vtk_array(b, "lambda", gap->lam, NULL, m);
     }
     for (int s = 0; s < 6; s++) {
         const cJSON *a = pair_array(sum, STATS[s], m);
@@ -151,7 +237,7 @@ void gsd_export_vtp(const gs_model *mdl, const cJSON *sum, const gsd_export_gap 
             char name[32];
             snprintf(name, sizeof name, s == 4 ? "share_above" : s == 5 ? "lambda_mean" : "w_%s",
                      STATS[s]);
-            vtk_array(b, name, NULL, a->child, NULL, m);
+            vtk_array(b, name, NULL, a->child, m);
         }
     }
     /* interface index: pairs numbered by (part i, part j or fixed) */
@@ -224,8 +310,10 @@ static void html_text(gs_buf *b, const char *s)
     }
 }
 
-/* A histogram {edges, counts} as an SVG bar chart (log counts if logy). */
-static void svg_hist(gs_buf *b, const cJSON *h, const char *title, const char *unit, int logy)
+/* A histogram {edges, counts} as an SVG bar chart (log counts if logy);
+ * note: a line under the axis (text.note), or NULL. */
+static void svg_hist(gs_buf *b, const cJSON *h, const char *title, const char *unit, int logy,
+                     const char *note)
 {
     const cJSON *edges = cJSON_GetObjectItemCaseSensitive(h, "edges");
     const cJSON *counts = cJSON_GetObjectItemCaseSensitive(h, "counts");
@@ -263,71 +351,163 @@ static void svg_hist(gs_buf *b, const cJSON *h, const char *title, const char *u
                    T + 10, cmax);
     gs_buf_printf(b, "<text x=\"%g\" y=\"%g\" class=\"l\" text-anchor=\"end\">%s</text>", L - 4,
                    H - B, logy ? "0 (log)" : "0");
+    if (note) {
+        gs_buf_printf(b, "<text x=\"%g\" y=\"%g\" class=\"l note\">", L, H - 4);
+        html_text(b, note);
+        gs_buf_puts(b, "</text>");
+    }
     gs_buf_puts(b, "</svg></figure>\n");
 }
 
-/* One map per interface: pairs colored by share_above, installed fasteners ringed. */
-static void svg_maps(gs_buf *b, const gs_model *mdl, const cJSON *sum, const unsigned char *inst)
+/* The interface of each pair, numbered by first appearance; returns their
+ * count, or -1 when out of memory. An interface is the ordered pair (part i,
+ * part j or fixed), not its label: unnamed parts would make several read
+ * alike. O(m + parts^2). */
+static int ifaces(const gs_model *mdl, int *iface)
 {
-    int m = mdl->m;
-    const cJSON *share = pair_array(sum, "share_above", m);
-    if (!share || m == 0)
-        return;
-    double lo[2] = {INFINITY, INFINITY}, hi[2] = {-INFINITY, -INFINITY};
-    for (int k = 0; k < m; k++)
+    int np = mdl->n_parts, ni = 0;
+    int *id = malloc((size_t)np * (size_t)(np + 1) * sizeof *id); /* (i, j + 1) -> interface */
+    if (!id)
+        return -1;
+    for (int x = 0; x < np * (np + 1); x++)
+        id[x] = -1;
+    for (int k = 0; k < mdl->m; k++) {
+        int pi, pj;
+        pair_parts(mdl, k, &pi, &pj);
+        int *slot = &id[pi * (np + 1) + pj + 1];
+        if (*slot < 0)
+            *slot = ni++;
+        iface[k] = *slot;
+    }
+    free(id);
+    return ni;
+}
+
+/* Items 0..n-1 by key in [0, nk), stable (counting sort): key j's items are
+ * order[start[j]] .. order[start[j + 1] - 1]; start has nk + 1 entries. */
+static void bucket(const int *key, int n, int nk, int *order, int *start)
+{
+    memset(start, 0, (size_t)(nk + 1) * sizeof *start);
+    for (int i = 0; i < n; i++)
+        start[key[i] + 1]++;
+    for (int j = 0; j < nk; j++)
+        start[j + 1] += start[j];
+    for (int i = 0; i < n; i++)
+        order[start[key[i]]++] = i; /* start[j] ends at the first of j + 1 */
+    memmove(start + 1, start, (size_t)nk * sizeof *start);
+    start[0] = 0;
+}
+
+/* The maps' frame: a pair's (x, y) at its first node to SVG units. */
+typedef struct {
+    double lo[2], sx, w, h;
+} map_frame;
+
+static map_frame map_frame_of(const gs_model *mdl)
+{
+    map_frame f = {{INFINITY, INFINITY}, 0, 0, 0};
+    double hi[2] = {-INFINITY, -INFINITY};
+    for (int k = 0; k < mdl->m; k++)
         for (int d = 0; d < 2; d++) {
             double v = mdl->nodes[mdl->pairs[k].node[0]].xyz[d];
-            lo[d] = fmin(lo[d], v);
+            f.lo[d] = fmin(f.lo[d], v);
             hi[d] = fmax(hi[d], v);
         }
-    double sx = 900 / fmax(hi[0] - lo[0], 1e-9);
-    double ph = fmax((hi[1] - lo[1]) * sx, 20);
-    if (ph > 240) { /* keep panels readable on wide joints */
-        sx = 240 / fmax(hi[1] - lo[1], 1e-9);
-        ph = 240;
+    f.sx = 900 / fmax(hi[0] - f.lo[0], 1e-9);
+    f.h = fmax((hi[1] - f.lo[1]) * f.sx, 20);
+    if (f.h > 240) { /* keep panels readable on wide joints */
+        f.sx = 240 / fmax(hi[1] - f.lo[1], 1e-9);
+        f.h = 240;
     }
-    /* interfaces by first appearance (O(m * n_iface)) */
-    char names[16][160];
-    int ni = 0;
-    for (int k = 0; k < m && ni < 16; k++) {
-        char nm[160];
-        gsd_export_iface_name(mdl, k, nm, sizeof nm);
-        int j = 0;
-        while (j < ni && strcmp(names[j], nm))
-            j++;
-        if (j == ni)
-            snprintf(names[ni++], sizeof names[0], "%s", nm);
+    f.w = (hi[0] - f.lo[0]) * f.sx;
+    return f;
+}
+
+static void map_xy(const map_frame *f, const gs_model *mdl, int k, double *x, double *y)
+{
+    const double *xyz = mdl->nodes[mdl->pairs[k].node[0]].xyz;
+    *x = 10 + (xyz[0] - f->lo[0]) * f->sx;
+    *y = 10 + f->h - (xyz[1] - f->lo[1]) * f->sx;
+}
+
+/* One interface's map: its pairs (n, in pair[]) colored by their share
+ * above the threshold, its installed fasteners (nf, in fast[]) ringed. */
+static void svg_map(gs_buf *b, const gs_model *mdl, const map_frame *f, const double *share,
+                    const int *pair, int n, const int *fast, int nf)
+{
+    char nm[160];
+    gsd_export_iface_name(mdl, pair[0], nm, sizeof nm);
+    gs_buf_printf(b, "<figure><figcaption>interface ");
+    html_text(b, nm);
+    gs_buf_printf(b, ": share of gaps above the threshold per pair (0 dark purple, 1 yellow); "
+                     "red rings: installed fasteners</figcaption><svg class=\"map\" "
+                     "xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\">",
+                  f->w + 20, f->h + 20);
+    for (int x = 0; x < n; x++) {
+        double cx, cy;
+        char col[8];
+        map_xy(f, mdl, pair[x], &cx, &cy);
+        viridis(share[pair[x]], col);
+        gs_buf_printf(b, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2.2\" fill=\"%s\"/>", cx, cy, col);
     }
-    for (int j = 0; j < ni; j++) {
-        gs_buf_printf(b, "<figure><figcaption>interface ");
-        html_text(b, names[j]);
-        gs_buf_printf(b, ": share of gaps above the threshold per pair (0 dark purple, 1 yellow); "
-                          "red rings: installed fasteners</figcaption><svg class=\"map\" "
-                          "xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\">",
-                       (hi[0] - lo[0]) * sx + 20, ph + 20);
-        const cJSON *v = share->child;
-        for (int k = 0; k < m; k++, v = v ? v->next : NULL) {
-            char nm[160], col[8];
-            gsd_export_iface_name(mdl, k, nm, sizeof nm);
-            if (strcmp(nm, names[j]))
-                continue;
-            const double *xyz = mdl->nodes[mdl->pairs[k].node[0]].xyz;
-            viridis(cJSON_IsNumber(v) ? v->valuedouble : 0, col);
-            gs_buf_printf(b, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2.2\" fill=\"%s\"/>",
-                           10 + (xyz[0] - lo[0]) * sx, 10 + ph - (xyz[1] - lo[1]) * sx, col);
-        }
-        for (int i = 0; inst && i < mdl->n_fast; i++) {
-            int k = mdl->fast[i].pair;
-            char nm[160];
-            gsd_export_iface_name(mdl, k, nm, sizeof nm);
-            if (!inst[i] || strcmp(nm, names[j]))
-                continue;
-            const double *xyz = mdl->nodes[mdl->pairs[k].node[0]].xyz;
-            gs_buf_printf(b, "<circle class=\"fast\" cx=\"%.1f\" cy=\"%.1f\" r=\"4.5\" data-i=\"%d\"/>",
-                           10 + (xyz[0] - lo[0]) * sx, 10 + ph - (xyz[1] - lo[1]) * sx, i);
-        }
-        gs_buf_puts(b, "</svg></figure>\n");
+    for (int x = 0; x < nf; x++) {
+        double cx, cy;
+        map_xy(f, mdl, mdl->fast[fast[x]].pair, &cx, &cy);
+        gs_buf_printf(b, "<circle class=\"fast\" cx=\"%.1f\" cy=\"%.1f\" r=\"4.5\" data-i=\"%d\"/>",
+                      cx, cy, fast[x]);
     }
+    gs_buf_puts(b, "</svg></figure>\n");
+}
+
+/* One map per interface, every one of them (at most parts * (parts + 1);
+ * m dots in all): pairs colored by share_above, installed fasteners ringed.
+ * O(m + n_fast + parts^2). */
+static void svg_maps(gs_buf *b, const gs_model *mdl, const cJSON *sum, const unsigned char *inst)
+{
+    int m = mdl->m, nf = mdl->n_fast;
+    const cJSON *sa = pair_array(sum, "share_above", m);
+    if (!sa || m == 0)
+        return;
+    int *iface = malloc((size_t)m * sizeof *iface), *order = malloc((size_t)m * sizeof *order);
+    int *start = malloc(((size_t)m + 1) * sizeof *start); /* interfaces <= m */
+    int *fkey = malloc(((size_t)nf + 1) * sizeof *fkey);
+    int *ford = malloc(((size_t)nf + 1) * sizeof *ford);
+    int *fstart = malloc(((size_t)m + 2) * sizeof *fstart);
+    double *share = malloc((size_t)m * sizeof *share);
+    int ni = iface && order && start && fkey && ford && fstart && share ? ifaces(mdl, iface) : -1;
+    if (ni < 0) /* said: a report must not look complete without its maps */
+        gs_buf_puts(b, "<p>The interface maps are left out: out of memory.</p>\n");
+    if (ni > 0) {
+        const cJSON *v = sa->child;
+        for (int k = 0; k < m; k++, v = v->next)
+            share[k] = cJSON_IsNumber(v) ? v->valuedouble : 0;
+        bucket(iface, m, ni, order, start);
+        for (int i = 0; i < nf; i++) /* not installed: key ni, never drawn */
+            fkey[i] = inst && inst[i] ? iface[mdl->fast[i].pair] : ni;
+        bucket(fkey, nf, ni + 1, ford, fstart);
+        map_frame f = map_frame_of(mdl);
+        for (int j = 0; j < ni; j++)
+            svg_map(b, mdl, &f, share, order + start[j], start[j + 1] - start[j],
+                    ford + fstart[j], fstart[j + 1] - fstart[j]);
+    }
+    free(iface);
+    free(order);
+    free(start);
+    free(fkey);
+    free(ford);
+    free(fstart);
+    free(share);
+}
+
+/* The residual histogram: it counts the open pairs' residuals only; those
+ * of the pairs in contact (w = 0, would drown the first bin) are counted
+ * apart, and the figure says how many. */
+static void svg_residuals(gs_buf *b, const cJSON *h)
+{
+    char note[96];
+    snprintf(note, sizeof note, "%.0f residuals of pairs in contact (w = 0) counted apart",
+             gs_json_num(h, "in_contact", NULL, 0));
+    svg_hist(b, h, "residual gaps of open pairs (count, log)", "mm", 1, note);
 }
 
 static void row_num(gs_buf *b, const char *label, double v, const char *unit)
@@ -389,17 +569,16 @@ void gsd_export_html(const gs_model *mdl, const cJSON *sum, const gsd_job_row *j
     gs_buf_puts(b, "</td></tr>\n</table>\n<h2>Where gaps stay open</h2>\n");
     svg_maps(b, mdl, sum, inst);
     gs_buf_puts(b, "<h2>Distributions</h2>\n");
-    svg_hist(b, cJSON_GetObjectItemCaseSensitive(sum, "residual_histogram"),
-             "residual gaps, all pairs (count, log)", "mm", 1);
+    svg_residuals(b, cJSON_GetObjectItemCaseSensitive(sum, "residual_histogram"));
     svg_hist(b, cJSON_GetObjectItemCaseSensitive(
                     cJSON_GetObjectItemCaseSensitive(sum, "max_residual"), "histogram"),
-             "largest residual per gap", "mm", 0);
+             "largest residual per gap", "mm", 0, NULL);
     svg_hist(b, cJSON_GetObjectItemCaseSensitive(
                     cJSON_GetObjectItemCaseSensitive(sum, "n_act"), "histogram"),
-             "contacts n_act per gap", "", 0);
+             "contacts n_act per gap", "", 0, NULL);
     svg_hist(b, cJSON_GetObjectItemCaseSensitive(
                     cJSON_GetObjectItemCaseSensitive(sum, "time_ms"), "histogram"),
-             "solve time per gap", "ms", 0);
+             "solve time per gap", "ms", 0, NULL);
     gs_buf_puts(b, "</body></html>\n");
     free(inst);
 }

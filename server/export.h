@@ -5,7 +5,8 @@
  * on the junction geometry of its model as
  *   CSV   one row per contact pair: coordinates, interface, statistics of w,
  *         share above the threshold, mean contact force;
- *   VTK   a PolyData file (.vtp, VTK XML, ASCII): one vertex per pair at its
+ *   VTK   a PolyData file (.vtp, VTK XML, ASCII; an array with a NaN or Inf
+ *         inline binary): one vertex per pair at its
  *         first node, the cloud statistics and, for one gap, g, w and lambda
  *         as point data (ParaView, the vtk Python module);
  *   HTML  a one-page report: summary table, pattern, SVG figures (per-interface
@@ -29,7 +30,8 @@ typedef struct {
     const double *g, *w, *lam; /* m each */
 } gsd_export_gap;
 
-/* Name of the interface of pair k: "<part i>/<part j>" or "<part i>/fixed". */
+/* Name of the interface of pair k: "<part i>/<part j>" or "<part i>/fixed",
+ * an unnamed part as "part <index>". */
 void gsd_export_iface_name(const gs_model *mdl, int k, char *out, size_t cap);
 void gsd_export_csv(const gs_model *mdl, const cJSON *summary, gs_buf *b);
 void gsd_export_vtp(const gs_model *mdl, const cJSON *summary, const gsd_export_gap *gap,

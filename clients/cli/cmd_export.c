@@ -7,7 +7,9 @@
  *   --format vtk    the cloud statistics on the junction (summary?format=vtp),
  *                   one gap with g, w, lambda (--gap I: results?format=vtp),
  *                   or a time series over the gaps (--series DIR: one .vtp
- *                   per solved gap plus a ParaView collection DIR/JOB.pvd)
+ *                   per solved gap plus a ParaView collection DIR/JOB.pvd;
+ *                   every gap of a done job, the solved ones of a job that
+ *                   ended cancelled or failed)
  * Every file is written atomically (fileio.h gs_wfile).
  */
 #include <errno.h>
@@ -23,8 +25,42 @@
 #include "out.h"
 
 
-/* One .vtp per solved gap and DIR/JOB.pvd listing them (timestep = gap index). */
-static int series(gc_ctx *cx, const char *prog, const char *job, const char *q, const char *dir)
+/* The gap indices with a result of an ended job (pages of its results,
+ * fields=none: O(done) entries); *idx malloc'd, *n of them. */
+static int solved_gaps(gc_ctx *cx, const char *prog, const char *job, int total, int **idx, int *n)
+{
+    *n = 0;
+    if (!(*idx = malloc(((size_t)total + 1) * sizeof **idx)))
+        return GC_EFILE;
+    int rc = GC_OK;
+    for (long offset = 0; rc == GC_OK && offset >= 0;) {
+        char path[600];
+        snprintf(path, sizeof path, "/v1/jobs/%s/results?offset=%ld&limit=1000&fields=none", job,
+                 offset);
+        gc_req rq = {.method = "GET", .path = path};
+        cJSON *page = NULL;
+        rc = gc_call_json(cx, prog, &rq, &page, NULL);
+        if (rc != GC_OK)
+            break;
+        const cJSON *r;
+        cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(page, "results"))
+        {
+            int i = gc_jint(r, "job_index", -1);
+            if (i >= 0 && i < total && *n < total)
+                (*idx)[(*n)++] = i;
+        }
+        const cJSON *next = cJSON_GetObjectItemCaseSensitive(page, "next_offset");
+        offset = cJSON_IsNumber(next) ? (long)next->valuedouble : -1;
+        cJSON_Delete(page);
+    }
+    return rc;
+}
+
+/* Which gaps a series holds: every gap of a done job (*idx NULL, *n =
+ * total); the solved ones of a job that ended cancelled or failed (it
+ * will get no more: waiting is pointless); GC_EJOB, said, for a job still
+ * queued or running, or an ended one with no result. */
+static int series_gaps(gc_ctx *cx, const char *prog, const char *job, int **idx, int *n)
 {
     char path[600];
     snprintf(path, sizeof path, "/v1/jobs/%s", job);
@@ -34,15 +70,43 @@ static int series(gc_ctx *cx, const char *prog, const char *job, const char *q, 
     if (rc != GC_OK)
         return rc;
     int total = gc_jint(j, "total", 0), done = gc_jint(j, "done", 0);
-    int finished = !strcmp(gc_jstr(j, "status", ""), "done");
+    char st[32];
+    snprintf(st, sizeof st, "%s", gc_jstr(j, "status", ""));
     cJSON_Delete(j);
-    if (!finished) {
+    *idx = NULL;
+    *n = total;
+    if (!strcmp(st, "done"))
+        return GC_OK;
+    if (strcmp(st, "cancelled") && strcmp(st, "failed")) {
         fprintf(stderr, "%s: job %s is not done (%d/%d); wait for it: gapsim cloud status --wait %s\n",
                 prog, job, done, total, job);
         return GC_EJOB;
     }
+    if ((rc = solved_gaps(cx, prog, job, total, idx, n)) != GC_OK)
+        return rc;
+    if (*n == 0) {
+        fprintf(stderr, "%s: job %s was %s with no gap solved (0 of %d): there is nothing to "
+                        "export\n", prog, job, st, total);
+        return GC_EJOB;
+    }
+    fprintf(stderr, "%s: job %s was %s with %d of %d gaps solved: the series holds those %d "
+                    "(timestep = gap index)\n", prog, job, st, *n, total, *n);
+    return GC_OK;
+}
+
+/* One .vtp per gap of the series (idx: n gap indices, NULL: 0..n-1) and
+ * DIR/JOB.pvd listing them (timestep = gap index). */
+static int series(gc_ctx *cx, const char *prog, const char *job, const char *q, const char *dir)
+{
+    int *idx = NULL, n = 0;
+    int rc = series_gaps(cx, prog, job, &idx, &n);
+    if (rc != GC_OK) {
+        free(idx);
+        return rc;
+    }
     if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
         fprintf(stderr, "%s: cannot create %s: %s\n", prog, dir, strerror(errno));
+        free(idx);
         return GC_EFILE;
     }
     char pvd[1024];
@@ -51,13 +115,15 @@ static int series(gc_ctx *cx, const char *prog, const char *job, const char *q, 
     gs_error e;
     if (gs_wfile_open(&wf, pvd, &e)) {
         fprintf(stderr, "%s: %s\n", prog, e.msg);
+        free(idx);
         return GC_EFILE;
     }
     fprintf(wf.fp, "<?xml version=\"1.0\"?>\n<VTKFile type=\"Collection\" version=\"0.1\">\n"
                    "  <Collection>\n");
     int written = 0;
-    for (int i = 0; i < total && rc == GC_OK; i++) { /* one request per gap: O(k m) bytes */
-        char out[1024], name[64];
+    for (int x = 0; x < n && rc == GC_OK; x++) { /* one request per gap: O(k m) bytes */
+        int i = idx ? idx[x] : x;
+        char out[1024], name[64], path[600];
         snprintf(name, sizeof name, "%s_%05d.vtp", job, i);
         snprintf(out, sizeof out, "%s/%s", dir, name);
         snprintf(path, sizeof path, "/v1/jobs/%s/results?format=vtp&index=%d%s", job, i, q);
@@ -67,6 +133,7 @@ static int series(gc_ctx *cx, const char *prog, const char *job, const char *q, 
             written++;
         }
     }
+    free(idx);
     fprintf(wf.fp, "  </Collection>\n</VTKFile>\n");
     if (rc != GC_OK) {
         gs_wfile_abort(&wf);
@@ -98,7 +165,8 @@ int gc_cloud_export(gc_ctx *cx, int argc, char **argv)
         "  --format F       csv, html or vtk\n"
         "  -o, --out FILE   the file to write (csv, html, vtk without --series)\n"
         "  --gap I          vtk: gap I's vectors too\n"
-        "  --series DIR     vtk: every solved gap, as a time series\n"
+        "  --series DIR     vtk: every solved gap, as a time series (a done job, or\n"
+        "                   the gaps a cancelled or failed job solved)\n"
         "  --threshold MM   residual gap threshold of the statistics (default 0.1)\n",
         "gapsim cloud export JOB --format csv|html|vtk (-o FILE [--gap I] | --series DIR) "
         "[--threshold MM]",

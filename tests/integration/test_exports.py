@@ -9,16 +9,26 @@ CLI and the Python client:
     summary; the CLI's --series writes a .pvd time series of k files;
   - HTML: one page with the summary table, the pattern (the job's installed
     list) and SVG figures whose histogram bars carry the summary's counts;
-  - errors: an unknown format, format=vtp without index, an unsolved index.
+  - errors: an unknown format, format=vtp without index, an unsolved index;
+  - a model of 18 unnamed parts (36 pairs against the jig, fasteners on pairs
+    0, 34, 35): one map per interface, all 18 (there were at most 16, and the
+    unnamed parts' interfaces read alike), labels "part <index>"; a
+    non-finite statistic (a gap of 1.7e308: the mean of its pair overflows)
+    written as a binary DataArray, parsed with base64 + struct; a re-upload
+    with other part names says so; the series of a cancelled job.
 """
+import base64
 import csv
 import io
 import json
+import math
 import os
 import shutil
+import struct
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 import xml.etree.ElementTree as ET
 
@@ -57,6 +67,20 @@ def vtk_python():
     return None
 
 
+def data_array(root, a):
+    """The values of a DataArray: ASCII, or VTK inline binary (an array with a
+    NaN or Inf): base64 of a byte count (the file's header_type) then the
+    values, in the file's byte_order."""
+    if a.get("format") == "ascii":
+        return [float(v) for v in a.text.split()]
+    assert a.get("format") == "binary" and a.get("type") == "Float64", a.attrib
+    assert root.get("byte_order") == "LittleEndian" and root.get("header_type") == "UInt64"
+    raw = base64.b64decode("".join(a.text.split()), validate=True)
+    (nbytes,) = struct.unpack_from("<Q", raw)
+    assert nbytes == len(raw) - 8 and nbytes % 8 == 0, (nbytes, len(raw))
+    return list(struct.unpack_from("<%dd" % (nbytes // 8), raw, 8))
+
+
 def strict_vtp(data, m):
     """Parse a .vtp without vtk: the structure ParaView needs, every array of m values."""
     root = ET.fromstring(data)
@@ -70,7 +94,7 @@ def strict_vtp(data, m):
     assert conn == list(range(m)) and offs == list(range(1, m + 1))
     arrays = {}
     for a in piece.find("PointData"):
-        vals = [float(v) for v in a.text.split()]
+        vals = data_array(root, a)
         assert len(vals) == m, (a.get("Name"), len(vals))
         arrays[a.get("Name")] = vals
     return {"n_points": m, "n_verts": m, "points": [pts[3 * k:3 * k + 3] for k in range(m)],
@@ -119,7 +143,8 @@ class ExportTest(ApiCase):
         return parsed
 
     def part_names(self):
-        a = json.loads(open(model("sandwich", small=True, inline=True, gaps=5)[0]).read())
+        with open(model("sandwich", small=True, inline=True, gaps=5)[0]) as f:
+            a = json.load(f)
         return [p["name"] for p in a["parts"]]
 
     def test_csv(self):
@@ -186,6 +211,14 @@ class ExportTest(ApiCase):
         want = self.d.get("/v1/jobs/%s/summary?threshold=%g&bins=7" % (self.jid, THR)).json()
         self.assertEqual([int(float(b.get("data-count"))) for b in hists[0] if b.get("class") == "bar"],
                          want["residual_histogram"]["counts"])
+        # it counts the open pairs' residuals: titled so, the in-contact ones said apart
+        texts = {t.get("class"): t.text for t in hists[0] if t.tag.endswith("text")}
+        self.assertEqual(texts["t"], "residual gaps of open pairs (count, log)")
+        n_in = want["residual_histogram"]["in_contact"]
+        self.assertGreater(n_in, 0)
+        self.assertEqual(texts["l note"], "%d residuals of pairs in contact (w = 0) counted apart" % n_in)
+        self.assertEqual(sum(want["residual_histogram"]["counts"]) + n_in, want["count"] * self.msw)
+        self.assertNotIn("all pairs", text)
         self.assertIn("share of gaps with a residual above the threshold", text)
         rows = {th.text: tr.find("td").text for tr in root.iter("tr") for th in tr.findall("th")}
         for label, key in (("warm started", "warm_started"),
@@ -230,6 +263,166 @@ class ExportTest(ApiCase):
         self.assertEqual(run("--format", "csv").returncode, 2)
         with self.assertRaises(ValueError):
             Client(self.d.url).export(self.jid, "pdf")
+
+
+    # ---- 18 unnamed parts of 2 DOFs each, every node against the jig ----
+    PARTS = 18
+
+    def jig_model(self, names=None):
+        P = self.PARTS
+        return {"format": "gapsim-model", "version": 1,
+                "parts": [dict({"ndof": 2, "K": [[2, 0], [0, 2]]},
+                               **({"name": names[p]} if names else {})) for p in range(P)],
+                "nodes": {"part": [p for p in range(P) for _ in (0, 1)], "dof": [0, 1] * P,
+                          "x": [10.0 * v for v in range(2 * P)], "y": [float(v % 2) for v in range(2 * P)]},
+                "pairs": {"i": list(range(2 * P)), "j": [-1] * (2 * P)},
+                "fasteners": {"pair": [0, 34, 35], "load": [1.0, 1.0, 1.0]}}
+
+    def jig_cloud(self, rows):
+        """A cloud of rows on the jig model (uploaded once), every fastener installed."""
+        if not hasattr(type(self), "jig"):
+            r = self.d.post("/v1/assemblies?wait=1", json.dumps(self.jig_model()).encode(),
+                            headers={"Content-Type": "application/json"})
+            self.assertEqual(r.status, 201, r.body[:300])
+            type(self).jig = r.json()["id"]
+        r = self.d.post("/v1/assemblies/%s/clouds" % self.jig, {"gaps": rows, "fasteners": "all"})
+        self.assertEqual(r.status, 202, r.body[:300])
+        job = self.d.wait_job(r.json()["id"])
+        self.assertEqual((job["status"], job["done"]), ("done", len(rows)))
+        return job["id"]
+
+    def test_every_interface_of_unnamed_parts(self):
+        m = 2 * self.PARTS
+        jid = self.jig_cloud([[0.1 + 0.01 * k + 0.001 * i for k in range(m)] for i in range(3)])
+        r = self.d.get("/v1/jobs/%s/summary?format=html" % jid)
+        self.assertEqual(r.status, 200)
+        text = r.body.decode()
+        self.assertEqual(text.count("<figcaption>interface"), 18)
+        self.assertEqual(text.count('class="fast"'), 3)
+        root = ET.fromstring(text.split("\n", 1)[1])
+        maps = [f for f in root.iter("figure") if f.find("figcaption") is not None]
+        self.assertEqual([f.find("figcaption").text.split(":")[0] for f in maps],
+                         ["interface part %d/fixed" % p for p in range(18)])
+        dots = [len([c for c in f[1] if c.get("class") is None]) for f in maps]
+        rings = [[int(c.get("data-i")) for c in f[1] if c.get("class") == "fast"] for f in maps]
+        self.assertEqual(dots, [2] * 18)  # each part's own two pairs, none overlaid
+        self.assertEqual(rings, [[0]] + [[]] * 16 + [[1, 2]])  # fasteners on pairs 0, 34, 35
+        rows = list(csv.DictReader(io.StringIO(
+            self.d.get("/v1/jobs/%s/summary?format=csv" % jid).body.decode())))
+        self.assertEqual([x["interface"] for x in rows], ["part %d/fixed" % (k // 2) for k in range(m)])
+
+    def test_vtp_non_finite_statistic_binary(self):
+        m = 2 * self.PARTS
+        rows = [[0.1 + 0.01 * k for k in range(m)] for _ in range(2)]
+        rows[0][5] = rows[1][5] = 1.7e308  # open: w = g, whose sum over the gaps overflows
+        jid = self.jig_cloud(rows)
+        s = self.d.get("/v1/jobs/%s/summary" % jid).json()
+        self.assertIsNone(s["pairs"]["mean"][5])  # not finite: null in JSON
+        self.assertEqual(s["pairs"]["max"][5], 1.7e308)
+        for path in ("summary?format=vtp", "results?format=vtp&index=1"):
+            r = self.d.get("/v1/jobs/%s/%s" % (jid, path))
+            self.assertEqual(r.status, 200, r.body[:300])
+            root = ET.fromstring(r.body)
+            fmt = {a.get("Name"): a.get("format") for a in root.find("PolyData/Piece/PointData")}
+            self.assertEqual(fmt["w_mean"], "binary")  # holds a NaN
+            self.assertEqual(fmt["w_max"], "ascii")  # all finite: as before
+            got = strict_vtp(r.body, m)["arrays"]
+            self.assertTrue(math.isnan(got["w_mean"][5]), got["w_mean"][5])
+            self.assertEqual(got["w_mean"][:5] + got["w_mean"][6:],
+                             s["pairs"]["mean"][:5] + s["pairs"]["mean"][6:])
+            self.assertEqual(got["w_max"], s["pairs"]["max"])
+            if "index" in path:
+                self.assertEqual((fmt["g"], got["g"]), ("ascii", rows[1]))
+            if self.vtk_py:  # and VTK reads every point, the NaN in place
+                f = os.path.join(self.tmp, "nonfinite.vtp")
+                with open(f, "wb") as fp:
+                    fp.write(r.body)
+                p = subprocess.run([self.vtk_py, "-c", VTK_READER, f], capture_output=True)
+                self.assertEqual(p.returncode, 0, p.stderr.decode()[-2000:])
+                v = json.loads(p.stdout)
+                self.assertEqual(v["n_points"], m)
+                self.assertTrue(math.isnan(v["arrays"]["w_mean"][5]))
+                self.assertEqual(v["arrays"]["w_max"][5], 1.7e308)
+
+    def test_reupload_other_part_names_noticed(self):
+        jid = self.jig_cloud([[0.2] * (2 * self.PARTS)])
+        names = [""] * self.PARTS
+        names[3], names[7] = "skin", "spar"
+        r = self.d.post("/v1/assemblies?wait=1", json.dumps(self.jig_model(names)).encode(),
+                        headers={"Content-Type": "application/json"})
+        self.assertEqual(r.status, 200, r.body[:300])
+        doc = r.json()
+        self.assertEqual((doc["id"], doc["existing"]), (self.jig, True))
+        self.assertEqual(doc["notice"],
+                         "same content as assembly %s: the existing assembly is used; the part "
+                         "names differ (2 of 18 parts, first part 3: \"\" there, \"skin\" in this "
+                         "upload): the existing assembly keeps its part names, which label the "
+                         "interfaces of its exports" % self.jig)
+        rows = list(csv.DictReader(io.StringIO(
+            self.d.get("/v1/jobs/%s/summary?format=csv" % jid).body.decode())))
+        self.assertEqual(rows[6]["interface"], "part 3/fixed")  # the names kept
+        # the same names: the notice as before
+        r = self.d.post("/v1/assemblies?wait=1", json.dumps(self.jig_model()).encode(),
+                        headers={"Content-Type": "application/json"})
+        self.assertEqual(r.json()["notice"],
+                         "same content as assembly %s: the existing assembly is used" % self.jig)
+
+    def test_cli_series_of_cancelled_job(self):
+        gapsim = binary("gapsim")
+        run = lambda job, sdir: subprocess.run(
+            [gapsim, "--server", self.d.url, "cloud", "export", job, "--format", "vtk", "--series", sdir],
+            capture_output=True, text=True)
+        # a long cloud, cancelled once it has results: the series holds those
+        r = self.d.post("/v1/assemblies/%s/clouds" % self.sw,
+                        {"generate": {"count": 50000, "seed": 5}, "solver": "ipm", "cache": False})
+        self.assertEqual(r.status, 202, r.body[:300])
+        jid = r.json()["id"]
+        t0 = time.time()
+        while self.d.get("/v1/jobs/" + jid).json()["done"] < 1 and time.time() - t0 < 60:
+            time.sleep(0.01)
+        self.assertEqual(self.d.delete("/v1/jobs/" + jid).status, 200)
+        job = self.d.wait_job(jid)
+        self.assertEqual(job["status"], "cancelled")
+        # the running chunks' gaps are stored after the cancel's answer: wait for the last
+        while True:
+            time.sleep(0.3)
+            again = self.d.get("/v1/jobs/" + jid).json()
+            if again["done"] == job["done"]:
+                break
+            job = again
+        solved, off = [], 0
+        while off is not None:
+            page = self.d.get("/v1/jobs/%s/results?offset=%d&limit=1000&fields=none" % (jid, off)).json()
+            solved += [x["job_index"] for x in page["results"]]
+            off = page["next_offset"]
+        self.assertEqual(len(solved), job["done"])
+        self.assertLess(len(solved), 50000)
+        sdir = os.path.join(self.tmp, "cancelled")
+        p = run(jid, sdir)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(p.stderr, "gapsim cloud export: job %s was cancelled with %d of 50000 gaps "
+                         "solved: the series holds those %d (timestep = gap index)\n"
+                         % (jid, len(solved), len(solved)))
+        self.assertEqual(p.stdout, "wrote %s/%s.pvd: %d gaps (.vtp each, open the .pvd in ParaView)\n"
+                         % (sdir, jid, len(solved)))
+        pvd = ET.parse(os.path.join(sdir, jid + ".pvd")).getroot()
+        self.assertEqual([int(d.get("timestep")) for d in pvd.iter("DataSet")], solved)
+        last = solved[-1]
+        with open(os.path.join(sdir, "%s_%05d.vtp" % (jid, last)), "rb") as f:
+            g = self.d.get("/v1/jobs/%s/gaps?index=%d" % (jid, last)).json()["g"]
+            self.assertEqual(strict_vtp(f.read(), self.msw)["arrays"]["g"], g)
+        # cancelled before its first gap: nothing to export, exit 4 (not "wait for it")
+        r = self.d.post("/v1/assemblies/%s/clouds" % self.sw,
+                        {"generate": {"count": 50000, "seed": 6}, "solver": "ipm", "cache": False})
+        long_id = r.json()["id"]
+        q = self.d.post("/v1/assemblies/%s/clouds" % self.sw, {"gaps": self.SG[:2]}).json()["id"]
+        self.assertEqual(self.d.delete("/v1/jobs/" + q).json()["done"], 0)
+        self.assertEqual(self.d.delete("/v1/jobs/" + long_id).status, 200)
+        p = run(q, os.path.join(self.tmp, "none"))
+        self.assertEqual(p.returncode, 4, p.stderr)
+        self.assertEqual(p.stderr, "gapsim cloud export: job %s was cancelled with no gap solved "
+                         "(0 of 2): there is nothing to export\n" % q)
+        self.assertFalse(os.path.exists(os.path.join(self.tmp, "none")))
 
 
 if __name__ == "__main__":
