@@ -50,7 +50,7 @@ cJSON *gsd_api_body(gsd_req *r)
     /* RFC 8259's tokens first, in the whole body: cJSON would take "1.",
      * "01" or a raw control byte, and the arrays taken below leave a
      * malformed element to it */
-    size_t bad = gsd_json_check_tokens(r->body.p, r->body.len);
+    size_t bad = gs_json_check_tokens(r->body.p, r->body.len);
     if (bad != (size_t)-1) {
         gsd_reply_error(r, 400, "bad_format", "body", "invalid JSON at byte %zu", bad);
         return NULL;

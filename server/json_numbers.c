@@ -1,6 +1,5 @@
 /*
- * json_numbers.c -- one pass over a JSON object text: check its tokens;
- * find a top-level member, parse its number array into doubles, blank it;
+ * json_numbers.c -- one pass over a JSON object text: find a top-level member, parse its number array into doubles, blank it;
  * or keep some members of a top-level member's object (json_numbers.h).
  */
 #include "json_numbers.h"
@@ -9,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "json_parse.h"
 
 typedef struct {
     char *s;
@@ -83,51 +84,6 @@ static int jn_push(gsd_numarr *a, size_t *cap, double v, size_t max_values)
     return 0;
 }
 
-static int jn_digit(char ch)
-{
-    return ch >= '0' && ch <= '9';
-}
-
-/* A character of a number or literal token (and of what a lenient parser
- * would take for one). */
-static int jn_token_char(char ch)
-{
-    return jn_digit(ch) || (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || ch == '+' ||
-           ch == '-' || ch == '.';
-}
-
-/* The end of the JSON number (RFC 8259: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?)
- * that starts at s[i] (n bytes in all), or i if none starts there. */
-static size_t jn_number_end(const char *s, size_t n, size_t i)
-{
-    size_t e = i;
-    if (e < n && s[e] == '-')
-        e++;
-    size_t d0 = e;
-    while (e < n && jn_digit(s[e]))
-        e++;
-    if (e == d0 || (s[d0] == '0' && e - d0 > 1))
-        return i; /* no digits, or a leading zero */
-    if (e < n && s[e] == '.') {
-        size_t f0 = ++e;
-        while (e < n && jn_digit(s[e]))
-            e++;
-        if (e == f0)
-            return i;
-    }
-    if (e < n && (s[e] == 'e' || s[e] == 'E')) {
-        e++;
-        if (e < n && (s[e] == '+' || s[e] == '-'))
-            e++;
-        size_t x0 = e;
-        while (e < n && jn_digit(s[e]))
-            e++;
-        if (e == x0)
-            return i;
-    }
-    return e;
-}
-
 /* strtod of s[0..len) (a JSON number, any length: correctly rounded);
  * -1 out of memory. */
 static int jn_strtod(const char *s, size_t len, double *v)
@@ -147,20 +103,13 @@ static int jn_strtod(const char *s, size_t len, double *v)
  * range, -3 out of memory. */
 static int jn_number(jn_cur *c, double *v)
 {
-    size_t e = jn_number_end(c->s, c->n, c->i);
+    size_t e = gs_json_number_end(c->s, c->n, c->i);
     if (e == c->i)
         return -1;
     if (jn_strtod(c->s + c->i, e - c->i, v) != 0)
         return -3;
     c->i = e;
     return isfinite(*v) ? 0 : -2;
-}
-
-/* 1 if the literal lit stands at s[i], not followed by a token character. */
-static int jn_literal(const char *s, size_t n, size_t i, const char *lit)
-{
-    size_t k = strlen(lit);
-    return n - i >= k && !memcmp(s + i, lit, k) && (i + k == n || !jn_token_char(s[i + k]));
 }
 
 /* After jn_number failed at c->i: 1 if a well-formed JSON value other than
@@ -177,9 +126,9 @@ static int jn_other_value(const jn_cur *c)
     if (ch == '"' || ch == '[' || ch == '{') {
         if (jn_skip_value(&t) != 0)
             return 0;
-    } else if (jn_literal(t.s, t.n, t.i, "true") || jn_literal(t.s, t.n, t.i, "null")) {
+    } else if (gs_json_literal(t.s, t.n, t.i, "true") || gs_json_literal(t.s, t.n, t.i, "null")) {
         t.i += 4;
-    } else if (jn_literal(t.s, t.n, t.i, "false")) {
+    } else if (gs_json_literal(t.s, t.n, t.i, "false")) {
         t.i += 5;
     } else {
         return 0;
@@ -432,74 +381,6 @@ size_t gsd_json_keep_members(char *text, size_t len, const char *key, const char
     c.s[out++] = '}';
     memmove(c.s + out, c.s + c.i, len - c.i);
     return out + (len - c.i);
-}
-
-/* ---- the tokens of a whole text ------------------------------------------------- */
-
-static int jn_hex(char ch)
-{
-    return jn_digit(ch) || (ch >= 'a' && ch <= 'f') || (ch >= 'A' && ch <= 'F');
-}
-
-/* Past the string at s[*i] ('"'): 1, or 0 with *i at its first bad byte (a
- * raw control character, an unknown escape, a short \u) or at n
- * (unterminated). */
-static int jn_check_string(const char *s, size_t n, size_t *i)
-{
-    for (size_t k = *i + 1; k < n; k++) {
-        const unsigned char ch = (unsigned char)s[k];
-        if (ch == '"') {
-            *i = k + 1;
-            return 1;
-        }
-        if (ch < 0x20) {
-            *i = k;
-            return 0;
-        }
-        if (ch != '\\')
-            continue;
-        if (k + 1 >= n || !strchr("\"\\/bfnrtu", s[k + 1]) || s[k + 1] == '\0') {
-            *i = k;
-            return 0;
-        }
-        if (s[++k] == 'u') {
-            for (int h = 1; h <= 4; h++)
-                if (k + (size_t)h >= n || !jn_hex(s[k + (size_t)h])) {
-                    *i = k - 1;
-                    return 0;
-                }
-            k += 4;
-        }
-    }
-    *i = n;
-    return 0;
-}
-
-size_t gsd_json_check_tokens(const char *text, size_t len)
-{
-    size_t i = 0;
-    while (i < len) {
-        const char ch = text[i];
-        if (ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r' || ch == '{' || ch == '}' ||
-            ch == '[' || ch == ']' || ch == ',' || ch == ':') {
-            i++;
-        } else if (ch == '"') {
-            if (!jn_check_string(text, len, &i))
-                return i;
-        } else if (jn_token_char(ch)) {
-            size_t e = i;
-            while (e < len && jn_token_char(text[e]))
-                e++;
-            const int lit = jn_literal(text, e, i, "true") || jn_literal(text, e, i, "false") ||
-                            jn_literal(text, e, i, "null");
-            if (!lit && jn_number_end(text, e, i) != e)
-                return i; /* NaN, Infinity, .5, +1, 1., 01, 0x1f, ... */
-            i = e;
-        } else {
-            return i; /* another byte outside a string */
-        }
-    }
-    return (size_t)-1;
 }
 
 void gsd_numarr_free(gsd_numarr *a)

@@ -20,13 +20,9 @@
  * to the JSON parser (which reports the byte). Cost O(len), one pass. A
  * number may have any length (read whole, correctly rounded).
  *
- * (3) Checking the tokens of a whole body before cJSON reads it: cJSON
- * reads some numbers leniently ("1.", "01", "000", "1.e5") and skips any
- * control byte as white space. gsd_json_check_tokens holds a text to RFC
- * 8259's tokens (white space, structure, strings without raw control
- * characters and with valid escapes, true / false / null, numbers), so such
- * a body is invalid JSON (400) like any other, wherever the token stands.
- * The structure is left to cJSON. O(len).
+ * The tokens of a whole body are checked by core/json_parse.h's
+ * gs_json_check_tokens (before the arrays are taken: a malformed element
+ * they skip must not pass unseen).
  */
 #ifndef GSD_JSON_NUMBERS_H
 #define GSD_JSON_NUMBERS_H
@@ -61,9 +57,5 @@ void gsd_numarr_free(gsd_numarr *a);
  * that object with a raw control character, or a raw control character
  * before one of its values: cJSON would read those leniently). O(len). */
 size_t gsd_json_keep_members(char *text, size_t len, const char *key, const char *const *keep);
-
-/* Check the tokens of text[0..len) (see above): (size_t)-1 if every token
- * is valid, else the offset of the first bad byte. O(len). */
-size_t gsd_json_check_tokens(const char *text, size_t len);
 
 #endif

@@ -267,18 +267,13 @@ void *gs_solver_ws(gs_solver *s, gs_method m, gs_form f, void *(*ctor)(gs_solver
     return s->ws[slot];
 }
 
-/* Relative size of A d against its terms that the Farkas certificate of an
- * infeasible result may have: GI calls a pair dependent on its contact set
- * when its Schur complement is below GS_CSET_DEP_TOL Q_jj, i.e. d'Qd below
- * that times Q_jj for d = e_j - r, a ratio of sqrt(GS_CSET_DEP_TOL) below. */
-#define FARKAS_REL 2e-6 /* 2 sqrt(GS_CSET_DEP_TOL) */
-_Static_assert(GS_CSET_DEP_TOL <= 1e-12, "FARKAS_REL follows GI's dependence tolerance");
-
 /* Does d (m; a method's status GS_STATUS_INFEASIBLE put it in lam) prove
  * that no x has A'x <= g (a'_k x = g_k on equality pairs)? Farkas: d finite,
  * d >= 0 on inequality pairs, A d = 0: ||A d||_{K^-1} = sqrt(d'Qd) at most
- * FARKAS_REL sum_i |d_i| sqrt(Q_ii), and g'd below -tol_w sum_i |d_i| (the
- * gaps contradict by more than the violation each pair may keep). work: m.
+ * 2 sqrt(GS_CSET_DEP_TOL) sum_i |d_i| sqrt(Q_ii) (GI calls pair j dependent
+ * on its contact set when its Schur complement, d'Qd for d = e_j - r, is
+ * below GS_CSET_DEP_TOL Q_jj), and g'd below -tol_w sum_i |d_i| (the gaps
+ * contradict by more than the violation each pair may keep). work: m.
  * O(m |support of d|). */
 static int farkas_holds(const gs_solver *s, const gs_problem *pb, const double *d, double *work)
 {
@@ -297,7 +292,8 @@ static int farkas_holds(const gs_solver *s, const gs_problem *pb, const double *
         cblas_daxpy(m, d[i], Q + (size_t)i * (size_t)m, 1, work, 1); /* Q[:, i] d_i */
     }
     const double dqd = cblas_ddot(m, d, 1, work, 1);
-    return l1 > 0.0 && sqrt(fmax(dqd, 0.0)) <= FARKAS_REL * scale && gd < -s->tol_w * l1;
+    return l1 > 0.0 && sqrt(fmax(dqd, 0.0)) <= 2.0 * sqrt(GS_CSET_DEP_TOL) * scale &&
+           gd < -s->tol_w * l1;
 }
 
 /* s->p and s->s of pb. The gaps of a cloud share their pattern's load:

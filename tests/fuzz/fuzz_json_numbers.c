@@ -14,7 +14,7 @@
  *   - on a text cJSON parses (without escapes), the result parses too, its
  *     "pairs" holds exactly the original members named p95 or mean, in
  *     order, with equal values, and every other top-level member is equal;
- * and for the token check of a body (gsd_json_check_tokens):
+ * and for the token check of a body (gs_json_check_tokens):
  *   - no crash; the offset of a refusal is within the text (or its end, for
  *     an unterminated string);
  *   - a text it accepts that cJSON parses prints (cJSON) as a text it
@@ -150,7 +150,7 @@ static void check_keep(const uint8_t *data, size_t size)
 static void check_tokens(const uint8_t *data, size_t size)
 {
     const char *text = (const char *)data;
-    size_t at = gsd_json_check_tokens(text, size);
+    size_t at = gs_json_check_tokens(text, size);
     GS_FUZZ_ASSERT(at == (size_t)-1 || at <= size);
     if (at != (size_t)-1)
         return;
@@ -158,7 +158,7 @@ static void check_tokens(const uint8_t *data, size_t size)
     if (root) {
         char *out = cJSON_PrintUnformatted(root);
         GS_FUZZ_ASSERT(out != NULL);
-        GS_FUZZ_ASSERT(gsd_json_check_tokens(out, strlen(out)) == (size_t)-1);
+        GS_FUZZ_ASSERT(gs_json_check_tokens(out, strlen(out)) == (size_t)-1);
         cJSON_free(out);
     }
     cJSON_Delete(root);

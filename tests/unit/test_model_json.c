@@ -477,6 +477,16 @@ GS_TEST(mj_document_errors)
                         GS_ERR_FORMAT, "", "invalid JSON near line 2"));
     GS_CHECK(expect_err(subst(BASE, "\"gapsim-model\"", "\"gapsim-\tmodel\""), NULL, NULL,
                         GS_ERR_FORMAT, "", "invalid JSON near line 2"));
+    /* numbers as RFC 8259 has them, as in the daemon's request bodies (cJSON
+     * alone reads "1.", "01", "000" and "1.e5"): refused where they stand */
+    GS_CHECK(expect_err(subst(BASE, "\"version\": 1", "\"version\": 01"), NULL, NULL,
+                        GS_ERR_FORMAT, "", "invalid JSON near line 2, column 40"));
+    GS_CHECK(expect_err(subst(BASE, "[[4, 1, 0]", "[[4., 1, 0]"), NULL, NULL, GS_ERR_FORMAT, "",
+                        "invalid JSON near line 5, column 41"));
+    GS_CHECK(expect_err(subst(BASE, "[[4, 1, 0]", "[[000, 1, 0]"), NULL, NULL, GS_ERR_FORMAT, "",
+                        "invalid JSON near line 5"));
+    GS_CHECK(expect_err(subst(BASE, "[[4, 1, 0]", "[[4.e0, 1, 0]"), NULL, NULL, GS_ERR_FORMAT, "",
+                        "invalid JSON near line 5"));
     /* names are shown again (JSON answers, reports): invalid UTF-8 is refused
      * where it is, valid multi-byte text kept */
     GS_CHECK(expect_err(subst(BASE, "\"lap-small\"", "\"lap\xff\""), NULL, NULL, GS_ERR_INVALID,

@@ -117,11 +117,11 @@ GS_TEST(clip)
     GS_CHECK(!strcmp(out, "012345678..."));
 }
 
-/* gsd_json_check_tokens on a copy of s: the offset it reports. */
+/* gs_json_check_tokens on a copy of s: the offset it reports. */
 static size_t check(const char *s)
 {
     char *t = strdup(s);
-    size_t at = gsd_json_check_tokens(t, strlen(t));
+    size_t at = gs_json_check_tokens(t, strlen(t));
     free(t);
     return at;
 }
@@ -177,7 +177,7 @@ GS_TEST(tokens_long_numbers)
         char *text = malloc(3 * strlen(num) + 64);
         sprintf(text, "{\"tol\": %s, \"g\": [%s, -%s1e-2]}", num, num, num);
         const size_t len = strlen(text);
-        GS_CHECK(gsd_json_check_tokens(text, len) == (size_t)-1);
+        GS_CHECK(gs_json_check_tokens(text, len) == (size_t)-1);
         cJSON *doc = gs_json_parse(text, len, NULL, NULL);
         GS_CHECK_MSG(doc != NULL, "%s", text);
         const cJSON *tol = cJSON_GetObjectItem(doc, "tol");
@@ -198,8 +198,8 @@ GS_TEST(tokens_long_numbers)
     strcpy(big + 107, "e300, \"b\": 1}");
     memset(tiny + 8, '0', 100);
     strcpy(tiny + 108, "1e-400}");
-    GS_CHECK(gsd_json_check_tokens(big, strlen(big)) == (size_t)-1);
-    GS_CHECK(gsd_json_check_tokens(tiny, strlen(tiny)) == (size_t)-1);
+    GS_CHECK(gs_json_check_tokens(big, strlen(big)) == (size_t)-1);
+    GS_CHECK(gs_json_check_tokens(tiny, strlen(tiny)) == (size_t)-1);
     cJSON *b = gs_json_parse(big, strlen(big), NULL, NULL);
     cJSON *t = gs_json_parse(tiny, strlen(tiny), NULL, NULL);
     GS_CHECK(b && t);
