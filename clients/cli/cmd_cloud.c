@@ -556,69 +556,121 @@ static int results_npy(gc_ctx *cx, const char *prog, const char *job, const char
     return GC_OK;
 }
 
-/* Page through the JSON results: a table, or (--json) one merged document. */
-static int results_json(gc_ctx *cx, const char *prog, const char *job, const char *field)
+/* One page of results (offset), fields as asked; NULL and rc on failure. */
+static cJSON *results_page(gc_ctx *cx, const char *prog, const char *job, long offset,
+                           const char *fields, int *rc)
 {
-    cJSON *all = cx->json ? cJSON_CreateArray() : NULL;
-    cJSON *first = NULL;
-    long offset = 0;
+    char tail[128], path[512];
+    snprintf(tail, sizeof tail, "/results?offset=%ld&limit=1000&fields=%s", offset, fields);
+    job_path(path, sizeof path, job, tail);
+    gc_req rq = {.method = "GET", .path = path};
+    cJSON *page = NULL;
+    *rc = gc_call_json(cx, prog, &rq, &page, NULL);
+    return *rc == GC_OK ? page : NULL;
+}
+
+/* The next page's offset, or -1 after the last page. */
+static long next_offset(const cJSON *page)
+{
+    const cJSON *next = cJSON_GetObjectItemCaseSensitive(page, "next_offset");
+    return cJSON_IsNumber(next) ? (long)next->valuedouble : -1;
+}
+
+/* The per-gap results as a table, page by page. */
+static int results_table(gc_ctx *cx, const char *prog, const char *job)
+{
     int rc = GC_OK;
-    if (!cx->json)
-        printf("%6s  %-18s  %-12s %-6s %6s %6s %10s %12s %4s\n", "INDEX", "RESULT", "STATUS",
-               "SOLVER", "N_ACT", "ITER", "TIME_MS", "MAX_RES_MM", "WARM");
-    for (;;) {
-        char tail[128], path[512];
-        snprintf(tail, sizeof tail, "/results?offset=%ld&limit=1000&fields=%s", offset,
-                 cx->json && field ? field : "w"); /* max_residual needs w */
-        job_path(path, sizeof path, job, tail);
-        gc_req rq = {.method = "GET", .path = path};
-        cJSON *page = NULL;
-        rc = gc_call_json(cx, prog, &rq, &page, NULL);
-        if (rc != GC_OK)
+    printf("%6s  %-18s  %-12s %-6s %6s %6s %10s %12s %4s\n", "INDEX", "RESULT", "STATUS",
+           "SOLVER", "N_ACT", "ITER", "TIME_MS", "MAX_RES_MM", "WARM");
+    for (long offset = 0; offset >= 0;) {
+        cJSON *page = results_page(cx, prog, job, offset, "w", &rc); /* max_residual needs w */
+        if (!page)
             break;
-        cJSON *res = cJSON_GetObjectItemCaseSensitive(page, "results");
-        if (cx->json) {
-            cJSON *r;
-            while ((r = cJSON_DetachItemFromArray(res, 0)) != NULL)
-                cJSON_AddItemToArray(all, r);
-        } else {
-            const cJSON *r;
-            cJSON_ArrayForEach(r, res)
-            {
-                char mr[32] = "-";
-                if (gc_jis_num(r, "max_residual"))
-                    snprintf(mr, sizeof mr, "%.6g", gc_jnum(r, "max_residual", 0));
-                printf("%6d  %-18s  %-12s %-6s %6d %6d %10.3f %12s %4s\n",
-                       gc_jint(r, "job_index", -1), gc_jstr(r, "id", "-"),
-                       gc_jstr(r, "status", "-"), gc_jstr(r, "solver", "-"),
-                       gc_jint(r, "n_act", 0), gc_jint(r, "iterations", 0),
-                       gc_jnum(r, "time_ms", 0), mr, gc_jbool(r, "warm_start_used", 0) ? "yes" : "no");
-            }
+        const cJSON *r;
+        cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(page, "results"))
+        {
+            char mr[32] = "-";
+            if (gc_jis_num(r, "max_residual"))
+                snprintf(mr, sizeof mr, "%.6g", gc_jnum(r, "max_residual", 0));
+            printf("%6d  %-18s  %-12s %-6s %6d %6d %10.3f %12s %4s\n",
+                   gc_jint(r, "job_index", -1), gc_jstr(r, "id", "-"), gc_jstr(r, "status", "-"),
+                   gc_jstr(r, "solver", "-"), gc_jint(r, "n_act", 0), gc_jint(r, "iterations", 0),
+                   gc_jnum(r, "time_ms", 0), mr, gc_jbool(r, "warm_start_used", 0) ? "yes" : "no");
         }
-        const cJSON *next = cJSON_GetObjectItemCaseSensitive(page, "next_offset");
-        if (!first)
-            first = page;
-        else
-            cJSON_Delete(page);
-        if (!cJSON_IsNumber(next))
-            break;
-        offset = (long)next->valuedouble;
+        offset = next_offset(page);
+        cJSON_Delete(page);
     }
-    if (rc == GC_OK && cx->json && first) {
-        /* the server's page format, as if one page held every result */
-        cJSON_ReplaceItemInObjectCaseSensitive(first, "results", all);
-        all = NULL;
-        cJSON_ReplaceItemInObjectCaseSensitive(first, "limit",
-                                               cJSON_CreateNumber(gc_jnum(first, "total", 0)));
-        cJSON_ReplaceItemInObjectCaseSensitive(first, "next_offset", cJSON_CreateNull());
-        char *text = gc_json_print(first);
-        if (text)
-            printf("%s\n", text);
-        free(text);
-    }
-    cJSON_Delete(all);
-    cJSON_Delete(first);
     return rc;
+}
+
+/* Print v (gc_json_print); 0, or -1 out of memory. */
+static int print_json(const cJSON *v)
+{
+    char *text = gc_json_print(v);
+    if (!text)
+        return -1;
+    fputs(text, stdout);
+    free(text);
+    return 0;
+}
+
+/* Every result as one JSON document, the server's page format as if one
+ * page held them all ("limit" the total, "next_offset" null), streamed page
+ * by page: memory O(one page), not O(job) (a tree of 1 M results is ~10 GB).
+ * A request that fails midway leaves the document cut, and rc says so. */
+static int results_merged(gc_ctx *cx, const char *prog, const char *job, const char *field)
+{
+    int rc = GC_OK;
+    cJSON *page = results_page(cx, prog, job, 0, field ? field : "w", &rc);
+    if (!page)
+        return rc;
+    long offset = next_offset(page);
+    cJSON_ReplaceItemInObjectCaseSensitive(page, "limit",
+                                           cJSON_CreateNumber(gc_jnum(page, "total", 0)));
+    cJSON_ReplaceItemInObjectCaseSensitive(page, "next_offset", cJSON_CreateNull());
+    cJSON *res = cJSON_DetachItemFromObjectCaseSensitive(page, "results");
+    int oom = 0, first = 1;
+    putchar('{');
+    const cJSON *mbr;
+    cJSON_ArrayForEach(mbr, page) /* the page's other members, then its results */
+    {
+        cJSON *name = cJSON_CreateString(mbr->string ? mbr->string : "");
+        oom |= !name || print_json(name);
+        cJSON_Delete(name);
+        putchar(':');
+        oom |= print_json(mbr);
+        putchar(',');
+    }
+    fputs("\"results\":[", stdout);
+    for (;;) {
+        const cJSON *r;
+        cJSON_ArrayForEach(r, res)
+        {
+            if (!first)
+                putchar(',');
+            first = 0;
+            oom |= print_json(r);
+        }
+        cJSON_Delete(res);
+        res = NULL;
+        if (offset < 0 || oom)
+            break;
+        cJSON *next = results_page(cx, prog, job, offset, field ? field : "w", &rc);
+        if (!next)
+            break;
+        offset = next_offset(next);
+        res = cJSON_DetachItemFromObjectCaseSensitive(next, "results");
+        cJSON_Delete(next);
+    }
+    cJSON_Delete(page);
+    if (rc != GC_OK || oom) {
+        putchar('\n');
+        if (oom)
+            fprintf(stderr, "%s: out of memory printing the results\n", prog);
+        return rc != GC_OK ? rc : GC_EFILE;
+    }
+    fputs("]}\n", stdout);
+    return GC_OK;
 }
 
 static int cmd_results(gc_ctx *cx, int argc, char **argv)
@@ -644,7 +696,8 @@ static int cmd_results(gc_ctx *cx, int argc, char **argv)
         return gc_usage_error(cmd.prog, "--field must be w or lambda, not '%s'", field);
     if (out)
         return results_npy(cx, cmd.prog, pos[0], field ? field : "w", out);
-    return results_json(cx, cmd.prog, pos[0], field);
+    return cx->json ? results_merged(cx, cmd.prog, pos[0], field)
+                    : results_table(cx, cmd.prog, pos[0]);
 }
 
 int gc_cmd_cloud(gc_ctx *cx, int argc, char **argv)

@@ -457,6 +457,21 @@ class CliTest(DaemonCase):
                       "x" * 121], rc=1)
         self.assertIn("label", r.stderr)
 
+    def test_cloud_results_json_of_many_pages(self):
+        # --json merges the result pages (1,000 a page) into one document,
+        # streamed page by page: the server's page format with every result
+        j = self.cli_json(["cloud", "submit", "--assembly", self.asm, "--generate", "2100",
+                           "--seed", "2", "--fraction", "0.5", "--wait"], timeout=600)
+        self.assertEqual((j["status"], j["done"]), ("done", 2100))
+        doc = self.cli_json(["cloud", "results", j["id"], "--field", "lambda"])
+        self.assertEqual((doc["total"], doc["limit"], doc["next_offset"]), (2100, 2100, None))
+        self.assertEqual(sorted(r["job_index"] for r in doc["results"]), list(range(2100)))
+        pages = []
+        for off in (0, 1000, 2000):
+            pages += self.d.get("/v1/jobs/%s/results?offset=%d&limit=1000&fields=lambda"
+                                % (j["id"], off)).json()["results"]
+        self.assertEqual(doc["results"], pages)
+
     def test_cloud_cancelled_wait_exit_4(self):
         # a cloud slow enough to cancel on any machine: 50,000 generated gaps
         # with the interior point method, seconds of work (3,000 rows of 12
