@@ -12,6 +12,7 @@
  * docs/scale-out.md. Exit codes: 0 all optimal, 1 error, 2 usage, 3 some
  * gaps not optimal.
  */
+#include <errno.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -27,6 +28,7 @@
 #include "hash.h"
 #include "linalg.h"
 #include "model_json.h"
+#include "npy.h"
 #include "numarg.h"
 #include "pattern.h"
 #include "precomp_io.h"
@@ -220,15 +222,55 @@ static gs_err factors(const args *a, gs_model *mdl, unsigned flags, gs_precomp *
     return gm_agree(rc, "broadcasting the factors", err);
 }
 
-/* XXH3-64 of what the results depend on: the model's content, the loads, the
- * solver options, the shapes and a sample of the gaps file (its size and its
- * first and last gaps). O(P m + n_b^2). */
-static uint64_t fingerprint(const gs_run *run, const gs_model *mdl, const char *gaps_path,
-                            int chunk, gs_error *err)
+#define HASH_BLOCK ((size_t)1 << 20) /* bytes per read of the gaps file */
+
+/* Stream into st the bytes of the gaps file the run reads: the header (dtype,
+ * order, shape) and the first k rows of a C-order file; the whole file in
+ * Fortran order, where every row spans it. A sample (the first and the last
+ * gap) let a rerun after a change in the middle keep stale rows. O(k m)
+ * bytes read once by rank 0 while the others wait: 0.15 s per GiB from the
+ * page cache, 0.5-1.3 s per GiB from the disk (a 2-core VM, 2026-11;
+ * docs/scale-out.md). */
+static gs_err hash_gaps(XXH3_state_t *st, const char *path, int k, gs_error *err)
+{
+    gs_npy_file f = {.fd = -1};
+    gs_err rc = gs_npy_open(path, (size_t)-1 / 8, &f, err);
+    unsigned char *buf = rc ? NULL : malloc(HASH_BLOCK);
+    if (!rc && !buf)
+        rc = gs_errorf(err, GS_ERR_NOMEM, "gaps", "out of memory");
+    struct stat sb;
+    if (!rc && fstat(f.fd, &sb))
+        rc = gs_errorf(err, GS_ERR_IO, "gaps", "%s: %s", path, strerror(errno));
+    const size_t cols = f.info.ndim == 1 ? f.info.shape[0] : f.info.shape[1];
+    const off_t end = rc ? 0 : f.info.fortran_order ? sb.st_size
+                                : (off_t)(f.data_offset + (size_t)k * cols * sizeof(double));
+    for (off_t off = 0; !rc && off < end;) {
+        size_t want = end - off < (off_t)HASH_BLOCK ? (size_t)(end - off) : HASH_BLOCK;
+        ssize_t n = pread(f.fd, buf, want, off);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            rc = gs_errorf(err, GS_ERR_IO, "gaps", "%s: %s", path,
+                           n < 0 ? strerror(errno) : "shorter than its header says");
+            break;
+        }
+        XXH3_64bits_update(st, buf, (size_t)n);
+        off += n;
+    }
+    free(buf);
+    gs_npy_close(&f);
+    return rc;
+}
+
+/* *h: XXH3-64 of what the results depend on (never 0): the model's content,
+ * the loads, the solver options, the shapes and the gaps the run reads
+ * (hash_gaps). O(P m + n_b^2 + k m). */
+static gs_err fingerprint(const gs_run *run, const gs_model *mdl, const char *gaps_path,
+                          int chunk, uint64_t *h, gs_error *err)
 {
     XXH3_state_t *st = XXH3_createState();
     if (!st)
-        return 0;
+        return gs_errorf(err, GS_ERR_NOMEM, "", "out of memory");
     XXH3_64bits_reset(st);
     char mh[GS_HASH_HEX];
     gs_model_hash(mdl, mh);
@@ -244,17 +286,11 @@ static uint64_t fingerprint(const gs_run *run, const gs_model *mdl, const char *
     if (run->loads)
         XXH3_64bits_update(st, run->loads,
                            sizeof(double) * (size_t)run->n_patterns * (size_t)run->src.m);
-    struct stat sb;
-    long long size = stat(gaps_path, &sb) == 0 ? (long long)sb.st_size : -1;
-    XXH3_64bits_update(st, &size, sizeof size);
-    double *g = malloc(sizeof(double) * (size_t)run->src.m);
-    for (int i = 0; g && i < 2; i++)
-        if (run->src.read(run->src.ctx, i ? run->src.k - 1 : 0, g, err) == GS_OK)
-            XXH3_64bits_update(st, g, sizeof(double) * (size_t)run->src.m);
-    free(g);
-    uint64_t h = XXH3_64bits_digest(st);
+    gs_err rc = hash_gaps(st, gaps_path, run->src.k, err);
+    *h = XXH3_64bits_digest(st);
+    *h = *h ? *h : 1;
     XXH3_freeState(st);
-    return h ? h : 1;
+    return rc;
 }
 
 /* Rank 0: the summary of pattern p's k rows, read back from the output, with
@@ -455,8 +491,9 @@ static int run_main(int argc, char **argv)
     o.sync = a.sync;
     o.n_chunks = (o.rows + a.chunk - 1) / a.chunk;
     snprintf(o.path, sizeof o.path, "%s", a.out);
-    if (rank == 0)
-        o.fingerprint = fingerprint(&run, mdl, a.gaps, o.chunk, &e);
+    rc = rank == 0 ? fingerprint(&run, mdl, a.gaps, o.chunk, &o.fingerprint, &e) : GS_OK;
+    if ((rc = gm_agree(rc, a.gaps, &e)) != GS_OK)
+        goto out;
     if ((rc = gm_out_open(&o, a.fresh, &e)) != GS_OK)
         goto out;
     if (rank == 0) {

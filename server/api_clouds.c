@@ -28,6 +28,7 @@
 #include "fileio.h"
 #include "generator.h"
 #include "jobs.h"
+#include "json_parse.h"
 #include "npy.h"
 #include "render.h"
 #include "upkeep.h"
@@ -166,6 +167,37 @@ static int check_npy(gsd_req *r, int m, int *k_out)
     return ok;
 }
 
+/* A query value as the JSON value it stands for: a number when the whole
+ * text is one JSON number token (RFC 8259: strtod's hex, "+", leading
+ * spaces, leading zeros, inf and nan are not), else the text as a string,
+ * which gsd_spec_parse refuses as it refuses that string in a JSON body: the
+ * same status, code and field in both encodings (docs/python.md). */
+static cJSON *query_value(const char *s, size_t n)
+{
+    char *t = strndup(s, n); /* strtod and cJSON need the token alone */
+    cJSON *v = !t ? NULL
+               : n > 0 && gs_json_number_end(t, n, 0) == n ? cJSON_CreateNumber(strtod(t, NULL))
+                                                          : cJSON_CreateString(t);
+    free(t);
+    return v;
+}
+
+/* "0,3,7" -> [0, 3, 7], each entry read by query_value: an entry that is no
+ * number ("0x9", " 4", "", the empty one of "3,") is named by its index, as
+ * fasteners[1] of a JSON body; an empty value is the empty list. O(len). */
+static void add_query_list(cJSON *obj, const char *key, const char *value)
+{
+    cJSON *arr = cJSON_AddArrayToObject(obj, key);
+    for (const char *p = value; arr && *value;) {
+        const char *c = strchr(p, ',');
+        size_t n = c ? (size_t)(c - p) : strlen(p);
+        cJSON_AddItemToArray(arr, query_value(p, n));
+        if (!c)
+            break;
+        p = c + 1;
+    }
+}
+
 /* Query parameters -> the JSON object gsd_spec_parse reads. */
 static enum MHD_Result add_query(void *cls, enum MHD_ValueKind kind, const char *key,
                                  const char *value)
@@ -177,35 +209,12 @@ static enum MHD_Result add_query(void *cls, enum MHD_ValueKind kind, const char 
     static const char *const nums[] = {"tol", "max_iter", "fastener_fraction", "timeout_s"};
     for (int i = 0; i < 2; i++)
         if (!strcmp(key, lists[i]) && strcmp(value, "all") && strcmp(value, "none")) {
-            cJSON *arr = cJSON_AddArrayToObject(obj, key);
-            for (const char *p = value; arr && *p;) {
-                char *end = NULL;
-                double d = strtod(p, &end);
-                if (end == p) {
-                    cJSON_AddItemToArray(arr, cJSON_CreateString(p)); /* reported by the parser */
-                    break;
-                }
-                cJSON_AddItemToArray(arr, cJSON_CreateNumber(d));
-                if (*end == ',' && end[1] == '\0') { /* "3,": an empty last entry, as ",3" */
-                    cJSON_AddItemToArray(arr, cJSON_CreateString(""));
-                    break;
-                }
-                p = *end == ',' ? end + 1 : end;
-                if (*end && *end != ',') {
-                    cJSON_AddItemToArray(arr, cJSON_CreateString(end));
-                    break;
-                }
-            }
+            add_query_list(obj, key, value);
             return MHD_YES;
         }
     for (size_t i = 0; i < sizeof nums / sizeof *nums; i++)
         if (!strcmp(key, nums[i])) {
-            char *end = NULL;
-            double d = strtod(value, &end);
-            if (end != value && !*end)
-                cJSON_AddNumberToObject(obj, key, d);
-            else
-                cJSON_AddStringToObject(obj, key, value);
+            cJSON_AddItemToObject(obj, key, query_value(value, strlen(value)));
             return MHD_YES;
         }
     if (!strcmp(key, "cache")) { /* true / false, or 1 / 0 (the Python client's booleans) */

@@ -10,6 +10,7 @@
 
 #include "args.h"
 #include "cli.h"
+#include "fmt_g17.h"
 #include "solver.h"
 
 /* The named values, parsed by the solver library (one adapter per type). */
@@ -156,15 +157,49 @@ static int add_q(gc_buf *q, char *sep, const char *key, const char *value)
     return rc ? -1 : 0;
 }
 
+/* A number option (checked) in the query as the JSON body has it: the
+ * parsed value, not the text typed (".5" or "1.e-9" are no JSON numbers,
+ * and the server reads the query's numbers as JSON's). */
+static int add_q_num(gc_buf *q, char *sep, const char *key, const char *text)
+{
+    if (!text)
+        return 0;
+    char num[GS_FMT_G17_MAX];
+    gs_fmt_g17(strtod(text, NULL), num);
+    return add_q(q, sep, key, num);
+}
+
+/* An index list option (checked): all, none, or the indices as integers
+ * ("03" is no JSON number either). */
+static int add_q_list(gc_buf *q, char *sep, const char *key, const char *text)
+{
+    if (!text || !strcmp(text, "all") || !strcmp(text, "none"))
+        return add_q(q, sep, key, text);
+    int *v = NULL, n = 0, rc = 0;
+    gc_buf list = {0};
+    if (gc_arg_index_list("gapsim", key, text, &v, &n))
+        return -1; /* checked before: cannot happen */
+    for (int i = 0; i < n && !rc; i++) {
+        char num[16];
+        snprintf(num, sizeof num, i ? ",%d" : "%d", v[i]);
+        rc = gc_buf_add(&list, num, strlen(num));
+    }
+    free(v);
+    rc = rc || gc_buf_add(&list, "", 1) || add_q(q, sep, key, list.p ? list.p : "");
+    gc_buf_free(&list);
+    return rc ? -1 : 0;
+}
+
 int gc_solve_opts_query(const gc_solve_opts *o, gc_buf *q, char sep)
 {
     char s = sep;
     return add_q(q, &s, "solver", o->solver) || add_q(q, &s, "formulation", o->formulation) ||
-                   add_q(q, &s, "tol", o->tol) || add_q(q, &s, "max_iter", o->max_iter) ||
-                   add_q(q, &s, "timeout_s", o->timeout) ||
-                   add_q(q, &s, "fasteners", o->fasteners) ||
-                   add_q(q, &s, "fastener_fraction", o->fraction) ||
-                   add_q(q, &s, "fixed_pairs", o->fixed) || add_q(q, &s, "warm_start", o->warm) ||
+                   add_q_num(q, &s, "tol", o->tol) || add_q_num(q, &s, "max_iter", o->max_iter) ||
+                   add_q_num(q, &s, "timeout_s", o->timeout) ||
+                   add_q_list(q, &s, "fasteners", o->fasteners) ||
+                   add_q_num(q, &s, "fastener_fraction", o->fraction) ||
+                   add_q_list(q, &s, "fixed_pairs", o->fixed) ||
+                   add_q(q, &s, "warm_start", o->warm) ||
                    add_q(q, &s, "npm_linear", o->npm_linear) ||
                    add_q(q, &s, "linesearch", o->linesearch) ||
                    add_q(q, &s, "ipm_linear", o->ipm_linear) ||

@@ -10,6 +10,7 @@ import subprocess
 import threading
 import time
 import unittest
+import urllib.parse
 
 from api_common import ApiCase, gaps_rows, metric, model, npy_bytes, p95, upload_json
 import gsd_harness as h
@@ -290,6 +291,64 @@ class CloudTest(ApiCase):
         f = self.d.wait_job(r.json()["id"])
         self.assertEqual((f["total"], f["done"]), (1, 1))
         self.assertEqual(self.all_results(f["id"])[0]["w"], res[3]["w"])
+
+    def test_query_numbers_mean_what_json_numbers_mean(self):
+        # An .npy upload's query options read their numbers as JSON does: an
+        # index list once went through strtod, so "0x9" installed candidate
+        # 9 and "%2B0x3,%200x4" installed [3, 4], where the JSON body refuses
+        # those values (docs/python.md: the same job or the same error). A
+        # query value that is a JSON number token stands for that number,
+        # anything else for the string it spells.
+        row = [0.1] * self.m
+        npy = npy_bytes([row])
+        number = re.compile(r"-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?\Z")
+
+        def as_json(value, is_list):
+            tok = lambda t: t if number.match(t) else json.dumps(t)
+            if not is_list:
+                return tok(value)
+            return "[%s]" % ",".join(tok(t) for t in value.split(",")) if value else "[]"
+
+        def both(key, value):
+            is_list = key in ("fasteners", "fixed_pairs")
+            q = self.d.post("/v1/assemblies/%s/clouds?%s=%s" % (
+                self.aid, key, urllib.parse.quote(value, safe=",")), npy,
+                headers={"Content-Type": "application/x-npy"})
+            body = '{"gaps": [%s], "%s": %s}' % (json.dumps(row), key, as_json(value, is_list))
+            j = self.d.post("/v1/assemblies/%s/clouds" % self.aid, body.encode(),
+                            headers={"Content-Type": "application/json"})
+            return q, j
+
+        bad = {"fasteners": ["0x9", "+3", " 4", "3,0x4", "+0x3, 0x4", "03", "-1", "3.5", "inf",
+                             "nan", "4,", "1,1e400"],
+               "fixed_pairs": ["0x10", "1,+2", "1, 2", "0x1p4", "1,-0x2"],
+               "tol": ["0x1p-30", " 1e-8", "+1e-8", "1e-8 ", ".5", "1.", "inf", "nan", "1e400",
+                       "1e-8x", ""],
+               "max_iter": ["0x10", "+5", "05", "5.5", "1e9", " 5"],
+               "fastener_fraction": ["0x0.8p0", ".5", "+0.5", "0.5 ", "5e-1.0", "2"],
+               "timeout_s": ["0x10", "+10", "1e1e1", "-1", "infinity"]}
+        for key, values in bad.items():
+            for value in values:
+                q, j = both(key, value)
+                what = "%s=%r" % (key, value)
+                self.assertIn(j.status, (400, 422), what + ": " + j.body.decode()[:300])
+                je = j.json()["error"]
+                qe = self.assert_error(q, j.status, je["field"], je["code"])
+                self.assertIn(key, qe["field"], what)
+        good = {"fasteners": ["9", "0,3,7", "9.0", "1e0", "-0", ""],
+                "fixed_pairs": ["0,1,2", "10", "2E0"],
+                "tol": ["1e-8", "1E-8", "0.001", "2.5e-3"], "max_iter": ["500", "5e2", "0"],
+                "fastener_fraction": ["0.5", "5e-1", "1", "0"],
+                "timeout_s": ["10", "1.5e1", "1e+1"]}
+        for key, values in good.items():
+            for value in values:
+                q, j = both(key, value)
+                what = "%s=%r" % (key, value)
+                self.assertEqual(j.status, 202, what + ": " + j.body.decode()[:300])
+                self.assertEqual(q.status, 202, what + ": " + q.body.decode()[:300])
+                self.assertEqual(q.json()["options"], j.json()["options"], what)
+        q, _ = both("fasteners", "0x9")  # the report's case: no candidate 9 installed
+        self.assert_error(q, 422, "fasteners[0]", "out_of_range")
 
     def test_cloud_warm_start(self):
         rows = [[x - 0.1 for x in g] for g in self.G[10:22]]

@@ -472,6 +472,20 @@ class CliTest(DaemonCase):
                                 % (j["id"], off)).json()["results"]
         self.assertEqual(doc["results"], pages)
 
+    def test_npy_submit_sends_the_numbers_typed(self):
+        # an .npy upload carries its options in the query string, whose numbers
+        # the server reads as JSON's: the CLI sends the values it parsed, so
+        # ".5", "1.e-9" and "03" mean there what they mean in a JSON body
+        u = self.cli_json(["cloud", "submit", "--assembly", self.asm, "--gaps", self.gaps,
+                           "--fraction", ".5", "--tol", "1.e-9", "--max-iter", "0500",
+                           "--wait"])
+        self.assertEqual(u["status"], "done")
+        o = u["options"]
+        self.assertEqual((o["fastener_fraction"], o["tol"], o["max_iter"]), (0.5, 1e-9, 500))
+        v = self.cli_json(["cloud", "submit", "--assembly", self.asm, "--gaps", self.gaps,
+                           "--fasteners", "03,1", "--fixed-pairs", "007"])
+        self.assertEqual((v["options"]["fasteners"], v["options"]["fixed_pairs"]), ([3, 1], [7]))
+
     def test_cloud_cancelled_wait_exit_4(self):
         # a cloud slow enough to cancel on any machine: 50,000 generated gaps
         # with the interior point method, seconds of work (3,000 rows of 12
