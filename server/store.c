@@ -13,6 +13,11 @@
  */
 #include "store_impl.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 /* ---- statements -------------------------------------------------------------- */
 
 const char *const gsd_store_sql[S__COUNT] = {
@@ -151,8 +156,16 @@ static gs_err configure(gsd_store *st, gs_error *err)
     if (rc != SQLITE_OK)
         return sql_err(st, rc, "configure", err);
     gs_err e = set_wal(st, err);
+    /* journal_size_limit: SQLite starts the WAL over from its first frame
+     * after a checkpoint but keeps the file's size; with a limit, the first
+     * commit after that cuts the file back to it (GSD_WAL_LIMIT_BYTES:
+     * store_impl.h), so a WAL grown by a long reader does not keep its peak
+     * size until the daemon stops */
+    char sql[160];
+    snprintf(sql, sizeof sql, "PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON; "
+             "PRAGMA journal_size_limit=%lld;", GSD_WAL_LIMIT_BYTES);
     if (!e)
-        e = exec_sql(st, "PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;", "PRAGMA", err);
+        e = exec_sql(st, sql, "PRAGMA", err);
     return e;
 }
 
@@ -277,8 +290,77 @@ gs_err gsd_store_open(const char *path, gsd_store **out, gs_error *err)
         gsd_store_close(st);
         return e;
     }
+    st->opened = 1;
     *out = st;
     return GS_OK;
+}
+
+/* ---- the clean-close mark ---------------------------------------------------------- */
+
+/* What the mark says of the database file: size, device, inode, and the
+ * times of its last change (mtime, and ctime, which nothing but a change
+ * sets). 0 if the file cannot be read. */
+static int file_identity(const char *path, char *buf, size_t cap)
+{
+    struct stat sb;
+    if (stat(path, &sb) != 0)
+        return 0;
+    snprintf(buf, cap, "gapsim clean close 1: size %lld dev %llu ino %llu mtime %lld.%09ld "
+             "ctime %lld.%09ld\n", (long long)sb.st_size, (unsigned long long)sb.st_dev,
+             (unsigned long long)sb.st_ino, (long long)sb.st_mtim.tv_sec, sb.st_mtim.tv_nsec,
+             (long long)sb.st_ctim.tv_sec, sb.st_ctim.tv_nsec);
+    return 1;
+}
+
+static void side_path(const char *db, const char *suffix, char *buf, size_t cap)
+{
+    snprintf(buf, cap, "%s%s", db, suffix);
+}
+
+/* After a close: if it left no WAL, SQLite's last connection checkpointed
+ * everything into the database file (synced) and removed the WAL, and
+ * nothing of this process writes the file any more: record it. A WAL still
+ * there means another connection is open (its close writes the mark) or
+ * SQLite could not finish. Best effort: no mark only costs a check. */
+static void write_clean_mark(const char *db)
+{
+    char wal[4096], mark[4096], id[256];
+    side_path(db, "-wal", wal, sizeof wal);
+    side_path(db, "-clean", mark, sizeof mark);
+    struct stat sb;
+    if (stat(wal, &sb) == 0 || errno != ENOENT || !file_identity(db, id, sizeof id))
+        return;
+    int fd = open(mark, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return;
+    size_t len = strlen(id);
+    if (write(fd, id, len) != (ssize_t)len) /* a short mark matches nothing */
+        (void)unlink(mark);
+    close(fd);
+}
+
+int gsd_store_take_clean_mark(const char *path)
+{
+    char wal[4096], mark[4096], want[256], have[256] = "";
+    side_path(path, "-wal", wal, sizeof wal);
+    side_path(path, "-clean", mark, sizeof mark);
+    int fd = open(mark, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    ssize_t n = read(fd, have, sizeof have - 1);
+    close(fd);
+    have[n > 0 ? n : 0] = '\0';
+    (void)unlink(mark); /* this run leaves one only if it too closes cleanly */
+    struct stat sb;
+    return !(stat(wal, &sb) == 0 && sb.st_size > 0) && file_identity(path, want, sizeof want) &&
+           !strcmp(have, want);
+}
+
+void gsd_store_mark_unsound(gsd_store *st)
+{
+    lock(st);
+    st->unsound = 1;
+    unlock(st);
 }
 
 void gsd_store_close(gsd_store *st)
@@ -289,10 +371,10 @@ void gsd_store_close(gsd_store *st)
         (void)sqlite3_finalize(st->stmt[i]); /* NULL is a no-op */
     /* close_v2 cannot fail with SQLITE_BUSY: every statement is finalized. */
     (void)sqlite3_close_v2(st->db);
+    if (st->opened && !st->unsound)
+        write_clean_mark(st->path);
     pthread_mutex_destroy(&st->mu);
     gsd_vecenc_free(st->vc);
-    free(st->vw);
-    free(st->vl);
     free(st->path);
     free(st);
 }

@@ -14,6 +14,9 @@
  * 1 zstd of the shuffled raw form). -0.0, NaN payloads, denormals and every
  * other bit pattern round-trip exactly.
  *
+ * WAL: PRAGMA journal_size_limit cuts the WAL file back to 32 MiB when a
+ * checkpoint has let it start over (store_impl.h: GSD_WAL_LIMIT_BYTES).
+ *
  * Threading: a gsd_store is one connection plus a mutex, so any thread may
  * use it, but calls on one store are serialized. For concurrency open one
  * store per thread on the same file: every write transaction starts with
@@ -49,6 +52,19 @@ void gsd_store_close(gsd_store *st);
 /* PRAGMA quick_check: 1 and "ok" in msg when the database is sound, else 0
  * and its first complaint (or the SQLite error) in msg. O(database size). */
 int gsd_store_quick_check(gsd_store *st, char *msg, size_t cap);
+/* The clean-close mark "<path>-clean": written by gsd_store_close of a
+ * store that gsd_store_open opened when the close leaves no WAL beside the
+ * database (the process's last connection: SQLite checkpointed everything
+ * into the file, synced, and removed the WAL), holding the file's size,
+ * device, inode, mtime and ctime. gsd_store_take_clean_mark: 1 if the mark
+ * is there, no WAL is, and the file still has that identity (nothing
+ * wrote it since, a crash included); it removes the mark either way.
+ * A change within the file system's timestamp granularity of the close
+ * (a few ms) is not seen. O(1). */
+int gsd_store_take_clean_mark(const char *path);
+/* The database is not to be trusted (a failed quick_check): st's close
+ * writes no clean-close mark. */
+void gsd_store_mark_unsound(gsd_store *st);
 /* user_version of the database (= number of the last migration applied). */
 int gsd_store_schema_version(gsd_store *st);
 /* fn(ctx) is called when a delete or a job status write meets a full disk
@@ -106,8 +122,15 @@ gs_err gsd_store_assembly_list(gsd_store *st, gsd_assembly_row **rows, int *coun
 /* Delete the assembly, its results and jobs: the results in transactions of
  * 256 rows (each followed by a passive WAL checkpoint, so the WAL does not
  * grow with the assembly's size: a delete works on a full disk), then the
- * jobs and the assembly in one. Interrupted (crash, error), the assembly
- * stays with part of its results: deleting it again finishes the job. */
+ * jobs and the assembly in one. The store is locked one transaction at a
+ * time: other calls on st run between two (a delete of 1 M results takes
+ * about a minute). From the start of the call the assembly and its jobs
+ * read as absent to every store of this process (assembly_get, find_hash,
+ * assembly_list, job_get, job_list) and job_insert on it gives
+ * GS_ERR_INVALID naming "assembly_id"; a result stored meanwhile goes with
+ * the last transaction (the foreign keys' cascade). Interrupted (crash,
+ * error), the assembly stays with part of its results and reads as present
+ * again: deleting it again finishes the job. */
 gs_err gsd_store_assembly_delete(gsd_store *st, const char *id, gs_error *err);
 
 /* ---- jobs ------------------------------------------------------------------ */
@@ -203,8 +226,15 @@ gs_err gsd_store_result_find_key(gsd_store *st, const char *assembly_id, const c
 /* Results of a job with job_index in [offset, offset+limit) in index order
  * (limit < 0: no upper bound). with_vectors 0 skips w/lam (passed as NULL).
  * The row passed to cb, w and lam included, is valid only during the call.
- * cb returns 0 to continue, non-zero to stop (not an error). cb runs with the
- * store locked: it must not call this store (other stores are fine). */
+ * cb returns 0 to continue, non-zero to stop (not an error). The rows are
+ * read in chunks (256 rows or 256 KiB of stored vectors), each in a read
+ * transaction of its own that ends, and the store unlocked, before cb sees
+ * its rows: a pass over a million results never holds a WAL snapshot for
+ * long (one would keep checkpoints from starting the WAL over while others
+ * write: it grew by gigabytes), and cb may call this store. Each result is
+ * seen once, in index order: an ended job's exactly as one read would; a
+ * running job's as stored when the read reached its index (every result
+ * stored before the call, perhaps some stored during it). */
 gs_err gsd_store_job_results(gsd_store *st, const char *job_id, int offset, int limit,
                              int with_vectors, int (*cb)(const gsd_result_row *, void *),
                              void *ctx, gs_error *err);

@@ -1,8 +1,65 @@
 /*
- * store_assemblies.c -- the assemblies table: rows, lookups, delete with its jobs and results (see store.h for the contract, store_impl.h for the
- * split).
+ * store_assemblies.c -- the assemblies table: rows, lookups, delete with its
+ * jobs and results (see store.h for the contract, store_impl.h for the
+ * split), and the process's list of assemblies being deleted: a delete
+ * takes the store's mutex one batch at a time, so that other requests on the
+ * same connection run between its batches, and the assembly reads as deleted
+ * from its start (lookups, lists, its jobs; no job is added to it).
  */
 #include "store_impl.h"
+
+#include <stdatomic.h>
+
+#define GSD_DEL_RESTART 2000 /* WAL frames (8 MB) past which a delete restarts the WAL */
+#define GSD_DEL_WAIT_MS 100  /* how long that RESTART waits for readers (a chunk: ms) */
+#define GSD_DEL_PAUSE_NS 200000 /* between two batches, outside the locks */
+
+/* ---- assemblies being deleted ---------------------------------------------------- */
+
+/* A delete under way: a node on the deleting call's stack, linked while it
+ * runs (nothing to allocate, nothing to fail). Two deletes of the same
+ * assembly each link their own. */
+typedef struct deleting {
+    struct deleting *next;
+    const char *id;
+} deleting;
+
+static pthread_mutex_t deleting_mu = PTHREAD_MUTEX_INITIALIZER;
+static deleting *deleting_head;
+static atomic_int deleting_count; /* the lookups' fast path: no delete runs */
+
+static void deleting_add(deleting *d)
+{
+    pthread_mutex_lock(&deleting_mu);
+    d->next = deleting_head;
+    deleting_head = d;
+    atomic_fetch_add(&deleting_count, 1);
+    pthread_mutex_unlock(&deleting_mu);
+}
+
+static void deleting_remove(deleting *d)
+{
+    pthread_mutex_lock(&deleting_mu);
+    for (deleting **pp = &deleting_head; *pp; pp = &(*pp)->next)
+        if (*pp == d) {
+            *pp = d->next;
+            break;
+        }
+    atomic_fetch_sub(&deleting_count, 1);
+    pthread_mutex_unlock(&deleting_mu);
+}
+
+int gsd_store_asm_deleting(const char *assembly_id)
+{
+    if (atomic_load(&deleting_count) == 0)
+        return 0;
+    int hit = 0;
+    pthread_mutex_lock(&deleting_mu);
+    for (const deleting *d = deleting_head; d && !hit; d = d->next)
+        hit = !strcmp(d->id, assembly_id);
+    pthread_mutex_unlock(&deleting_mu);
+    return hit;
+}
 
 /* ---- assemblies ------------------------------------------------------------------ */
 
@@ -112,7 +169,7 @@ static gs_err assembly_lookup(gsd_store *st, int which, const char *key, gsd_ass
     int rc = sqlite3_step(s);
     if (rc == SQLITE_ROW) {
         read_assembly(s, out);
-        *found = 1;
+        *found = !gsd_store_asm_deleting(out->id); /* being deleted: gone already */
     } else if (rc != SQLITE_DONE) {
         e = sql_err(st, rc, "get assembly", err);
     }
@@ -155,7 +212,8 @@ static gs_err assembly_list_locked(gsd_store *st, gsd_assembly_row **rows, int *
             break;
         }
         v = q;
-        read_assembly(s, &v[n++]);
+        read_assembly(s, &v[n]);
+        n += !gsd_store_asm_deleting(v[n].id);
     }
     if (!e && rc != SQLITE_DONE)
         e = sql_err(st, rc, "list assemblies", err);
@@ -209,25 +267,66 @@ static gs_err delete_rows(gsd_store *st, void *arg, gs_error *err)
     return tx_end(st, e, err);
 }
 
+/* One batch of the results (store locked), then a passive checkpoint: with
+ * no reader in the way it copies the batch, and the next batch's writer
+ * finds every frame copied and starts the WAL over, so the WAL stays at one
+ * batch. A reader holding an older snapshot keeps the checkpoint from
+ * copying past it and the writer from starting over: the WAL then grows
+ * for as long as that read lasts, which is why a job's results are read in
+ * short chunks (gsd_store_job_results); past GSD_CKPT_HARD frames the
+ * checkpointer's RESTART (store_ckpt.c) waits for the chunk to end. */
+static gs_err delete_one_batch(gsd_store *st, del_ctx *d, gs_error *err)
+{
+    lock(st);
+    gsd_store_ckpt_pause(st, 1);
+    gs_err e = retry_full(st, delete_results_batch, d, err);
+    int log = 0;
+    if (!e && d->n > 0)
+        (void)sqlite3_wal_checkpoint_v2(st->db, NULL, SQLITE_CHECKPOINT_PASSIVE, &log, NULL);
+    /* readers kept the WAL from starting over: a RESTART waits (at most
+     * GSD_DEL_WAIT_MS) for the read transactions in the way to end, then the
+     * next batch starts the WAL over. Its wait holds other writers back;
+     * the WAL is past GSD_DEL_RESTART frames only while readers interfere */
+    if (!e && log > GSD_DEL_RESTART) {
+        (void)sqlite3_busy_timeout(st->db, GSD_DEL_WAIT_MS);
+        (void)sqlite3_wal_checkpoint_v2(st->db, NULL, SQLITE_CHECKPOINT_RESTART, NULL, NULL);
+        (void)sqlite3_busy_timeout(st->db, GSD_BUSY_TIMEOUT_MS);
+    }
+    gsd_store_ckpt_pause(st, 0);
+    unlock(st);
+    /* a mutex is not fair: relocked at once, it would go to this thread
+     * again and again while a request waits for it (a /healthz waited for a
+     * whole 4 s delete); a pause outside the locks (0.2 ms a batch, 1 s of
+     * a million results' minute) lets the waiting requests and writers in */
+    nanosleep(&(struct timespec){0, GSD_DEL_PAUSE_NS}, NULL);
+    return e;
+}
+
 /* The results go GSD_DEL_BATCH rows per transaction, each followed by a
  * passive checkpoint, so that the WAL is reused from its start instead of
  * growing by the size of the assembly's results: on a full disk the delete
  * fits in the WAL file that exists (plus the reserve the on_full hook
- * releases). */
+ * releases). The store's mutex is taken per batch, not for the delete:
+ * other requests on this connection (/healthz, job reads) run between two
+ * batches. Meanwhile the assembly is listed as being deleted (it and its
+ * jobs read as absent, no job is added to it); a result stored meanwhile
+ * (a single solve that looked the assembly up before) goes with the last
+ * transaction, by the foreign keys' cascade from its job or assembly. */
 gs_err gsd_store_assembly_delete(gsd_store *st, const char *id, gs_error *err)
 {
     REQUIRE(st && id, "id");
-    lock(st);
+    deleting mark = {NULL, id};
+    deleting_add(&mark);
     del_ctx d = {id, 0};
     gs_err e;
-    do {
-        e = retry_full(st, delete_results_batch, &d, err);
-        if (!e && d.n > 0)
-            (void)sqlite3_wal_checkpoint_v2(st->db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
-    } while (!e && d.n == GSD_DEL_BATCH);
-    if (!e)
+    do
+        e = delete_one_batch(st, &d, err);
+    while (!e && d.n == GSD_DEL_BATCH);
+    if (!e) {
+        lock(st);
         e = retry_full(st, delete_rows, &d, err);
-    unlock(st);
+        unlock(st);
+    }
+    deleting_remove(&mark);
     return e;
 }
-

@@ -146,6 +146,19 @@ static int wal_hook(void *ctx, sqlite3 *db, const char *name, int pages)
 void gsd_store_hand_checkpoints(gsd_store *st, gsd_ckpt *c)
 {
     lock(st);
+    st->ckpt = c;
     (void)sqlite3_wal_hook(st->db, wal_hook, c); /* replaces the automatic checkpoint */
     unlock(st);
+}
+
+/* An assembly delete checkpoints after each of its batches itself: woken by
+ * the same commit, the checkpointer's thread would run its checkpoint at
+ * the same moment, and the one of the two that finds the other holding
+ * the checkpoint lock gives up at once (SQLITE_BUSY, no busy handler), or
+ * the checkpointer's is still copying when the next batch begins, which
+ * then cannot start the WAL over. */
+void gsd_store_ckpt_pause(gsd_store *st, int paused)
+{
+    if (st->ckpt)
+        (void)sqlite3_wal_hook(st->db, paused ? NULL : wal_hook, paused ? NULL : st->ckpt);
 }

@@ -30,6 +30,20 @@
 #define GSD_DEL_BATCH 256 /* results deleted per transaction by assembly_delete */
 #define GSD_DEL_BATCH_S "256"
 #define LAM_ENTRY 12 /* int32 index + double value */
+/* gsd_store_job_results reads a job's results in chunks of at most this many
+ * rows, or this many bytes of stored vectors (at least one row), each in a
+ * read transaction of its own that only copies the rows and ends before
+ * they are decoded and the callbacks run: a reader holds a WAL snapshot
+ * for well under a millisecond at a time, not for the whole pass, so
+ * checkpoints can start the WAL over between chunks. */
+#define GSD_CHUNK_ROWS 256
+#define GSD_CHUNK_BYTES (256 << 10)
+/* The WAL file is cut back to this size when a checkpoint has restarted it
+ * (PRAGMA journal_size_limit): twice the size at which the checkpointer
+ * restarts it (GSD_CKPT_HARD frames of 4 KiB, store_ckpt.c), so ordinary
+ * operation never truncates a file it will grow again, while a peak of
+ * gigabytes (a long reader in the way) is given back. */
+#define GSD_WAL_LIMIT_BYTES (32LL << 20)
 
 /* ---- statements -------------------------------------------------------------- */
 
@@ -65,16 +79,27 @@ struct gsd_store {
     char *path;
     pthread_mutex_t mu;
     int version;
+    int opened;         /* gsd_store_open succeeded: its close may write the clean mark */
+    int unsound;        /* gsd_store_mark_unsound: its close writes no clean mark */
     sqlite3_stmt *stmt[S__COUNT];
     gsd_vecenc *vc;     /* encodes / decodes the result vectors (vecenc.h) */
-    double *vw, *vl;    /* decoded w / lam of the row passed to a callback */
-    size_t vw_cap, vl_cap;
+    gsd_ckpt *ckpt;     /* gsd_store_hand_checkpoints (NULL: SQLite's own checkpoints) */
     int full;           /* the last SQLite error was SQLITE_FULL */
     int (*on_full)(void *ctx); /* gsd_store_on_full */
     void *on_full_ctx;
 };
 
 extern const char *const gsd_store_sql[S__COUNT];
+
+/* The commits of st wake its checkpointer (paused 0, the default once
+ * handed) or nothing (paused 1: the caller checkpoints itself). Store
+ * locked. No-op for a store not handed to a checkpointer. */
+void gsd_store_ckpt_pause(gsd_store *st, int paused);
+
+/* 1 if an assembly delete of this process is under way for that assembly
+ * id (store_assemblies.c): the assembly and its jobs read as deleted. O(1)
+ * when no delete runs. */
+int gsd_store_asm_deleting(const char *assembly_id);
 
 /* ---- errors, scratch buffers ----------------------------------------------------- */
 

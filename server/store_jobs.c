@@ -1,6 +1,7 @@
 /*
- * store_jobs.c -- the jobs table: rows, status changes, lists (see store.h for the contract, store_impl.h for the
- * split).
+ * store_jobs.c -- the jobs table: rows, status changes, lists (see store.h
+ * for the contract, store_impl.h for the split). The jobs of an assembly
+ * being deleted read as absent (gsd_store_asm_deleting).
  */
 #include "store_impl.h"
 
@@ -51,6 +52,12 @@ static gs_err read_job(sqlite3_stmt *s, gsd_job_row *r, gs_error *err)
 gs_err gsd_store_job_insert(gsd_store *st, const gsd_job_row *row, gs_error *err)
 {
     REQUIRE(st && row, "row");
+    /* a delete of the assembly may have passed its job list: a job added
+     * now would be deleted under its worker (or, past the delete's last
+     * transaction, refused by the foreign key) */
+    if (gsd_store_asm_deleting(row->assembly_id))
+        return gs_errorf(err, GS_ERR_INVALID, "assembly_id", "assembly '%.40s' is being deleted",
+                         row->assembly_id);
     lock(st);
     sqlite3_stmt *s = stmt(st, S_JOB_INSERT);
     binder b = bind_start(s);
@@ -104,6 +111,10 @@ gs_err gsd_store_job_get(gsd_store *st, const char *id, gsd_job_row *out, int *f
     lock(st);
     gs_err e = job_get_locked(st, id, out, found, err);
     unlock(st);
+    if (!e && *found && gsd_store_asm_deleting(out->assembly_id)) {
+        gsd_job_row_free(out); /* its assembly's delete is under way: gone already */
+        *found = 0;
+    }
     return e;
 }
 
@@ -169,6 +180,8 @@ static gs_err job_list_locked(gsd_store *st, sqlite3_stmt *s, gsd_job_row **rows
         }
         v = q;
         e = read_job(s, &v[n++], err);
+        if (!e && gsd_store_asm_deleting(v[n - 1].assembly_id))
+            gsd_job_row_free(&v[--n]); /* its assembly's delete is under way */
     }
     if (!e && rc != SQLITE_DONE)
         e = sql_err(st, rc, "list jobs", err);

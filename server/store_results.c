@@ -1,6 +1,7 @@
 /*
- * store_results.c -- the results table: rows and their encoded vectors, cache lookups, a job's results, retention of single solves (see store.h for the contract, store_impl.h for the
- * split).
+ * store_results.c -- the results table: rows and their encoded vectors,
+ * cache lookups, a job's results (read in short chunks), retention of single
+ * solves (see store.h for the contract, store_impl.h for the split).
  */
 #include "store_impl.h"
 
@@ -49,31 +50,6 @@ static gs_err read_vectors_owned(gsd_store *st, sqlite3_stmt *s, gsd_result_row 
     }
     if (e)
         gsd_result_row_free(r);
-    return e;
-}
-
-/* Vectors into the store's scratch buffers (valid until the next row). */
-static gs_err read_vectors_scratch(gsd_store *st, sqlite3_stmt *s, gsd_result_row *r,
-                                   gs_error *err)
-{
-    size_t bytes = (r->m > 0 ? (size_t)r->m : 1) * sizeof(double);
-    gs_err e = GS_OK;
-    if (!col_is_null(s, RES_COL_W)) {
-        double *q = grow(st->vw, &st->vw_cap, bytes);
-        if (!q)
-            return nomem(err, "w");
-        st->vw = q;
-        e = decode_col(st, s, RES_COL_W, r->m, st->vw, r->id, err);
-        r->w = st->vw;
-    }
-    if (!e && !col_is_null(s, RES_COL_W + 1)) {
-        double *q = grow(st->vl, &st->vl_cap, bytes);
-        if (!q)
-            return nomem(err, "lam");
-        st->vl = q;
-        e = decode_col(st, s, RES_COL_W + 1, r->m, st->vl, r->id, err);
-        r->lam = st->vl;
-    }
     return e;
 }
 
@@ -274,42 +250,181 @@ gs_err gsd_store_result_find_key(gsd_store *st, const char *assembly_id, const c
     return e;
 }
 
-static gs_err job_results_locked(gsd_store *st, sqlite3_stmt *s, int with_vectors,
-                                 int (*cb)(const gsd_result_row *, void *), void *ctx,
-                                 gs_error *err)
+/* ---- a job's results, chunk by chunk ------------------------------------------------ */
+
+/* Rows of a job's results copied out of the store: their scalars, their
+ * vectors as stored (raw: one encoded blob after the other), then decoded
+ * into vec, so that the read transaction lasts only the B-tree walk and the
+ * copies, and ends before the decoding and the callbacks. */
+typedef struct {
+    ptrdiff_t at[2];   /* w, lam: offset of the blob in raw (-1: NULL), then of the
+                          decoded vector in vec, in doubles */
+    size_t len[2];     /* blob bytes */
+    int enc[2];        /* blob encodings */
+} chunk_vecs;
+
+typedef struct {
+    gsd_result_row *rows;
+    chunk_vecs *v;
+    size_t rows_cap, v_cap;
+    unsigned char *raw;
+    size_t raw_cap, raw_used; /* bytes */
+    double *vec;
+    size_t vec_cap;           /* bytes */
+    int n;
+} chunk;
+
+static void chunk_free(chunk *c)
 {
-    gs_err e = GS_OK;
-    int rc;
-    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-        gsd_result_row r;
-        if ((e = read_result_scalars(s, &r, err)) != GS_OK ||
-            (with_vectors && (e = read_vectors_scratch(st, s, &r, err)) != GS_OK))
-            break;
-        if (cb(&r, ctx))
-            break;
-    }
-    if (!e && rc != SQLITE_ROW && rc != SQLITE_DONE)
-        e = sql_err(st, rc, "job results", err);
-    stmt_release(s);
+    free(c->rows);
+    free(c->v);
+    free(c->raw);
+    free(c->vec);
+}
+
+/* Room for one more row in c. */
+static gs_err chunk_room(chunk *c, gs_error *err)
+{
+    size_t k = (size_t)c->n + 1;
+    gsd_result_row *r = grow(c->rows, &c->rows_cap, k * sizeof *c->rows);
+    if (r)
+        c->rows = r;
+    chunk_vecs *v = r ? grow(c->v, &c->v_cap, k * sizeof *c->v) : NULL;
+    if (v)
+        c->v = v;
+    return v ? GS_OK : nomem(err, "job results");
+}
+
+/* The blob of vector k (0 w, 1 lam: columns RES_COL_W + k, encodings two
+ * further) of the current row of s copied to the end of c->raw. */
+static gs_err chunk_blob(sqlite3_stmt *s, chunk *c, chunk_vecs *v, int k, gs_error *err)
+{
+    int col = RES_COL_W + k;
+    v->at[k] = -1;
+    if (col_is_null(s, col))
+        return GS_OK;
+    const void *p = sqlite3_column_blob(s, col);
+    size_t len = (size_t)sqlite3_column_bytes(s, col);
+    unsigned char *q = grow(c->raw, &c->raw_cap, c->raw_used + len + 1);
+    if (!q)
+        return nomem(err, k ? "lam" : "w");
+    c->raw = q;
+    if (len)
+        memcpy(c->raw + c->raw_used, p, len);
+    v->at[k] = (ptrdiff_t)c->raw_used;
+    v->len[k] = len;
+    v->enc[k] = sqlite3_column_int(s, col + 2);
+    c->raw_used += len;
+    return GS_OK;
+}
+
+/* The current row of s appended to c (vectors still encoded). */
+static gs_err chunk_add(sqlite3_stmt *s, int with_vectors, chunk *c, gs_error *err)
+{
+    gs_err e = chunk_room(c, err);
+    if (e)
+        return e;
+    chunk_vecs *v = &c->v[c->n];
+    v->at[0] = v->at[1] = -1;
+    e = read_result_scalars(s, &c->rows[c->n], err);
+    for (int k = 0; k < 2 && !e && with_vectors; k++)
+        e = chunk_blob(s, c, v, k, err);
+    if (!e)
+        c->n++;
     return e;
 }
 
+/* Decode every copied blob of c into c->vec (store locked: st->vc). */
+static gs_err chunk_decode(gsd_store *st, chunk *c, gs_error *err)
+{
+    size_t need = 0;
+    for (int i = 0; i < c->n; i++)
+        for (int k = 0; k < 2; k++)
+            need += c->v[i].at[k] >= 0 ? (size_t)(c->rows[i].m > 0 ? c->rows[i].m : 1) : 0;
+    double *q = grow(c->vec, &c->vec_cap, (need ? need : 1) * sizeof(double));
+    if (!q)
+        return nomem(err, "job results");
+    c->vec = q;
+    size_t used = 0;
+    gs_err e = GS_OK;
+    for (int i = 0; i < c->n && !e; i++) {
+        gsd_result_row *r = &c->rows[i];
+        for (int k = 0; k < 2 && !e; k++) {
+            chunk_vecs *v = &c->v[i];
+            if (v->at[k] < 0)
+                continue;
+            e = gsd_vecenc_decode(st->vc, k ? GSD_VEC_LAM : GSD_VEC_W, v->enc[k],
+                                  c->raw + v->at[k], v->len[k], r->m, c->vec + used, r->id,
+                                  err);
+            v->at[k] = (ptrdiff_t)used;
+            used += (size_t)(r->m > 0 ? r->m : 1);
+        }
+    }
+    return e;
+}
+
+/* The job's results with job_index in [lo, hi) into c, at most
+ * GSD_CHUNK_ROWS rows or GSD_CHUNK_BYTES of stored vectors (at least one
+ * row), in one read transaction (the statement's: reset before the
+ * vectors are decoded). *full: c stopped at its bound (more rows may
+ * follow). */
+static gs_err read_chunk(gsd_store *st, const char *job_id, long long lo, long long hi,
+                         int with_vectors, chunk *c, int *full, gs_error *err)
+{
+    c->n = 0;
+    c->raw_used = 0;
+    *full = 0;
+    lock(st);
+    sqlite3_stmt *s = stmt(st, with_vectors ? S_JOB_RESULTS : S_JOB_RESULTS_NOVEC);
+    binder b = bind_start(s);
+    b_text(&b, job_id, 1024);
+    b_int(&b, lo);
+    b_int(&b, hi);
+    gs_err e = bind_end(st, &b, "job results", err);
+    int rc = SQLITE_DONE;
+    while (!e && (rc = sqlite3_step(s)) == SQLITE_ROW) {
+        e = chunk_add(s, with_vectors, c, err);
+        if (!e && (c->n >= GSD_CHUNK_ROWS || c->raw_used >= GSD_CHUNK_BYTES)) {
+            *full = 1;
+            break;
+        }
+    }
+    if (!e && rc != SQLITE_ROW && rc != SQLITE_DONE)
+        e = sql_err(st, rc, "job results", err);
+    stmt_release(s); /* ends the read transaction */
+    if (!e)
+        e = chunk_decode(st, c, err);
+    unlock(st);
+    return e;
+}
+
+/* A job's results are keyed by (job_id, job_index) (results_job_index) and
+ * never change once stored, so chunks read one after the other, each from
+ * the index after the last one read, see every row once, in index order:
+ * for an ended job exactly what one read would; for a running job every
+ * result stored before the call and any stored during it at an index not
+ * yet passed. */
 gs_err gsd_store_job_results(gsd_store *st, const char *job_id, int offset, int limit,
                              int with_vectors, int (*cb)(const gsd_result_row *, void *),
                              void *ctx, gs_error *err)
 {
     REQUIRE(st && job_id && cb, "job_id");
-    long long hi = limit < 0 ? LLONG_MAX : (long long)offset + limit;
-    lock(st);
-    sqlite3_stmt *s = stmt(st, with_vectors ? S_JOB_RESULTS : S_JOB_RESULTS_NOVEC);
-    binder b = bind_start(s);
-    b_text(&b, job_id, 1024);
-    b_int(&b, offset);
-    b_int(&b, hi);
-    gs_err e = bind_end(st, &b, "job results", err);
-    if (!e)
-        e = job_results_locked(st, s, with_vectors, cb, ctx, err);
-    unlock(st);
+    long long lo = offset, hi = limit < 0 ? LLONG_MAX : (long long)offset + limit;
+    chunk c = {0};
+    gs_err e = GS_OK;
+    int full = 1, stop = 0;
+    while (!e && full && !stop && lo < hi) {
+        e = read_chunk(st, job_id, lo, hi, with_vectors, &c, &full, err);
+        for (int i = 0; !e && i < c.n && !stop; i++) {
+            gsd_result_row *r = &c.rows[i];
+            r->w = c.v[i].at[0] >= 0 ? c.vec + c.v[i].at[0] : NULL;
+            r->lam = c.v[i].at[1] >= 0 ? c.vec + c.v[i].at[1] : NULL;
+            stop = cb(r, ctx) != 0;
+        }
+        if (c.n > 0)
+            lo = (long long)c.rows[c.n - 1].job_index + 1;
+    }
+    chunk_free(&c);
     return e;
 }
 

@@ -3,6 +3,10 @@
  * results fed to the cloud statistics (runner/cloudstats.h), one or two
  * passes over the job's rows; each row's initial gaps read from the job's
  * gaps file by its index (pread, O(m) per row) when the file is there.
+ * The store hands the rows over in chunks, each read in a short transaction
+ * of its own (store.h), so a pass of seconds or minutes does not keep the
+ * WAL from starting over; a running job's second pass takes only the rows
+ * its first took.
  * And the cache of ended jobs: summary texts by (job, threshold, bins), and
  * the finished statistics by (job, bins), from which a summary at another
  * threshold takes one light pass (the counts above the threshold) instead
@@ -32,7 +36,23 @@ typedef struct {
     int gfd;      /* gaps.npy, or -1 */
     size_t goff;  /* its data offset */
     double *grow; /* m: the current row's initial gaps */
+    unsigned char *seen; /* bit i: pass 1 took job_index i (total bits; NULL: not kept) */
+    long long total;
 } feed_ctx;
+
+/* The store reads a job's results in chunks, each its own transaction
+ * (store.h): a running job's pass 2 may meet results stored after pass 1
+ * read their index, which pass 1 did not take. Pass 2 takes exactly pass
+ * 1's rows (cloudstats.h: the same results in the same order). */
+static int seen_bit(feed_ctx *f, long long i, int set)
+{
+    if (!f->seen || i < 0 || i >= f->total)
+        return !set && !f->seen; /* nothing kept: every row is pass 1's */
+    unsigned char b = (unsigned char)(1u << (i & 7));
+    if (set)
+        f->seen[i >> 3] |= b;
+    return (f->seen[i >> 3] & b) != 0;
+}
 
 static int feed(const gsd_result_row *r, void *ctx)
 {
@@ -51,7 +71,8 @@ static int feed(const gsd_result_row *r, void *ctx)
                          .kkt_failed = !r->kkt_pass, .status = gs_status_name(r->status),
                          .method = gs_method_name(r->method), .form = gs_form_name(r->form)};
     if (f->pass == PASS_2) {
-        gs_cstats_add2(f->s, &row);
+        if (seen_bit(f, r->job_index, 0))
+            gs_cstats_add2(f->s, &row);
         return 0;
     }
     if (f->pass == PASS_THRESHOLD) {
@@ -59,6 +80,8 @@ static int feed(const gsd_result_row *r, void *ctx)
         return 0;
     }
     f->rc = gs_cstats_add(f->s, &row, f->err);
+    if (f->rc == GS_OK)
+        (void)seen_bit(f, r->job_index, 1);
     return f->rc != GS_OK;
 }
 
@@ -381,6 +404,7 @@ static void feed_close(feed_ctx *f)
     if (f->gfd >= 0)
         close(f->gfd);
     free(f->grow);
+    free(f->seen);
 }
 
 /* The full computation; *keep: the finished statistics (when keep is not
@@ -391,8 +415,14 @@ static gs_err compute(gsd_store *st, const gsd_job_row *job, int m, const gsd_su
     gs_cstats *s = gs_cstats_new(m, job->total, o->threshold, o->bins, err);
     if (!s)
         return err->code;
-    feed_ctx f = {.s = s, .cancel = o->cancel, .pass = PASS_1, .err = err};
+    feed_ctx f = {.s = s, .cancel = o->cancel, .pass = PASS_1, .err = err,
+                  .total = job->total > 0 ? job->total : 0};
     gs_err rc = feed_open(&f, o, m, err);
+    /* pass 1's rows, for a pass 2 (only a running job's results can change
+     * between the passes; an ended job's cannot) */
+    if (!rc && gs_cstats_second_pass(s) && !gsd_job_status_ended(job->status) &&
+        !(f.seen = calloc((size_t)(f.total / 8 + 1), 1)))
+        rc = gs_errorf(err, GS_ERR_NOMEM, "", "out of memory");
     if (!rc)
         rc = feed_all(st, job, &f, err);
     if (!rc && gs_cstats_second_pass(s)) {
