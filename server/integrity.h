@@ -7,8 +7,10 @@
  *     otherwise start an empty service over orphaned files), unless
  *     --reset, which discards the data directory's contents first;
  *   - after it opens: PRAGMA quick_check (a damaged database is refused with
- *     SQLite's complaint), and the orphans - directories of assemblies or
- *     jobs the store does not know - reported and removed;
+ *     SQLite's complaint) unless the last run closed the store cleanly and
+ *     the file has not changed since (gapsim.db-clean, store.h), and the
+ *     orphans - directories of assemblies or jobs the store does not know -
+ *     reported and removed;
  *   - the free space of the data directory's file system (statvfs), which
  *     /healthz reports and which uploads and clouds need (--min-free).
  *   - first of all: the data directory's lock (GSD_LOCK_FILE, an fcntl
@@ -19,7 +21,8 @@
  *     crash interrupted ("<name>.tmp.XXXXXX" in assemblies/<id>/ and
  *     jobs/<id>/, core/fileio.c) removed; the error of every job that did
  *     not fail cleared;
- * Cost: O(entries of assemblies/ and jobs/) + O(database) for quick_check.
+ * Cost: O(entries of assemblies/ and jobs/) + O(database) for quick_check
+ * when it runs.
  */
 #ifndef GSD_INTEGRITY_H
 #define GSD_INTEGRITY_H
