@@ -42,6 +42,8 @@ static void usage(FILE *f)
             "  --threads T       worker threads (default: number of cores)\n"
             "  --method M        auto (default), gi, npm, ipm, lemke, ref (docs/solvers.md)\n"
             "  --form F          dual, relative, primal (default: the method's own)\n"
+            "  --tol T           optimality tolerance, relative to max(1, |g|) (1e-10;\n"
+            "                    the KKT certificate of every result is taken at it)\n"
             "  --out FILE        write the residual gaps (k x m .npy)\n"
             "  --summary FILE    write the cloud statistics as JSON (the object of gapsimd's\n"
             "                    GET /v1/jobs/{id}/summary; docs/api.md)\n"
@@ -222,6 +224,10 @@ int main(int argc, char **argv)
         } else if (!strcmp(a, "--threshold") && v) {
             if (gs_parse_double(v, 0, HUGE_VAL, &threshold))
                 return bad_number(a, v, "a number >= 0 (mm)");
+            i++;
+        } else if (!strcmp(a, "--tol") && v) {
+            if (gs_parse_double(v, 0, 1, &sopts.tol) || !(sopts.tol > 0 && sopts.tol < 1))
+                return bad_number(a, v, "a number in (0, 1)");
             i++;
         } else if (!strcmp(a, "--limit") && v) {
             if (gs_parse_long(v, 1, INT_MAX, &limit))

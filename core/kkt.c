@@ -191,6 +191,7 @@ done:
 int gs_kkt_pass(const gs_kkt *k, double tol)
 {
     double sg = fmax(1.0, k->norm_g), sl = fmax(1.0, k->norm_lam);
-    return k->w_floor <= tol * sg && k->primal_infeas <= tol * sg && k->dual_infeas <= tol * sl &&
+    return k->w_floor <= fmax(tol, GS_KKT_W_FLOOR_MAX) * sg && k->primal_infeas <= tol * sg &&
+           k->dual_infeas <= tol * sl &&
            k->complementarity <= tol * sg * sl && k->stationarity <= tol;
 }

@@ -141,6 +141,16 @@ class BatchTest(unittest.TestCase):
             s = json.load(f)
         self.assertGreaterEqual(s["kkt_failed"], 1)
         self.assertEqual(s["failures"], 0)  # every status optimal: only the certificate says it
+        # the residual gaps known to ~1e-3 mm: a tolerance of 0.1 certifies them
+        p = subprocess.run([h.binary("gapsim-batch"), mj, "--gaps", g, "--fraction", "1",
+                            "--summary", summary, "--no-progress", "--tol", "0.1"],
+                           capture_output=True, text=True, timeout=60)
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        with open(summary) as f:
+            self.assertEqual(json.load(f)["kkt_failed"], 0)
+        p = self.batch("--gaps", g, "--tol", "0")
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("--tol: '0' is not a number in (0, 1)", p.stderr)
         # a well-scaled model: every answer certified, exit 0
         p = self.batch("--gaps", self.gaps, "--fraction", "0.5", "--summary", summary)
         self.assertEqual(p.returncode, 0, p.stdout + p.stderr)

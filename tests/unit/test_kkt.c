@@ -97,7 +97,9 @@ GS_TEST(violations_are_measured)
  * an infinite force makes every measure infinite (the maxima used to skip
  * NaN and pass it); a fastener load of 6e12 N makes p = Q load - g =
  * 5e12 - 2, whose round-off 64 eps |p| = 0.07 mm is the accuracy of any w:
- * the exact answer (lambda = p / Q) fails at 1e-10, passes at 1e-1. */
+ * the exact answer (lambda = p / Q) fails at 1e-10, passes at 1e-1; at 6e5
+ * N (64 eps |p| = 7e-9 mm) it passes at 1e-10: the certificate settles for
+ * residual gaps known to 1e-8 max(1, |g|) (kkt.h GS_KKT_W_FLOOR_MAX). */
 GS_TEST(no_certificate_for_nan_or_below_the_round_off)
 {
     gs_model *mdl = tm_two_springs();
@@ -116,8 +118,17 @@ GS_TEST(no_certificate_for_nan_or_below_the_round_off)
     GS_CHECK_INT(gs_kkt_dual(&pb, &lam, &w, &k, NULL), GS_OK);
     GS_CHECK_NEAR(k.w_floor, 64.0 * DBL_EPSILON * 3.0, 1e-30); /* p = 3 */
     GS_CHECK(gs_kkt_pass(&k, 1e-12));
-    load = 6e12;
+    /* a load of 6e5 N: p = 5e5 - 2, w_floor 7e-9 mm, above tol 1e-10 but
+     * within the 1e-8 max(1, |g|) the certificate settles for (kkt.h) */
     double p, sd, work;
+    load = 6e5;
+    gs_problem_dual_data(&pb, &p, &sd, &work);
+    lam = p / pc->Q[0];
+    GS_CHECK_INT(gs_kkt_dual(&pb, &lam, &w, &k, NULL), GS_OK);
+    GS_CHECK(k.w_floor > 1e-10 * 2.0 && k.w_floor <= GS_KKT_W_FLOOR_MAX * 2.0);
+    GS_CHECK_MSG(gs_kkt_pass(&k, 1e-10), "floor %g pinf %g comp %g", k.w_floor, k.primal_infeas,
+                 k.complementarity);
+    load = 6e12;
     gs_problem_dual_data(&pb, &p, &sd, &work);
     GS_CHECK_NEAR(p, 5e12 - 2.0, 1e-2); /* Q load - g */
     lam = p / pc->Q[0];
