@@ -76,14 +76,15 @@ static int part_contact_rows(const gs_model *mdl, int b, int *R, int *pos)
 }
 
 /* A sparse part's factor (CHOLMOD; its contact DOFs ordered last when that
- * makes Q's term cheaper, spchol.h) and norm; *rc: CHOLMOD's rough
- * reciprocal condition estimate. Single-threaded BLAS: the factor (and so
+ * makes Q's term cheaper, spchol.h) and norm; *rc (rc not NULL): the
+ * reciprocal 1-norm condition estimate from the factor (gs_spchol_rcond1,
+ * a few solves), *t_cond its seconds. Single-threaded BLAS: the factor (and so
  * Q's term from it) does not depend on the thread count, at no cost (two
  * BLAS threads gained nothing on CHOLMOD's supernodes: two 201,390-DOF
  * plates 5.7 s on one, 5.8 s on two); parts run side by side instead
  * (factor_parts). */
 static gs_err factor_sparse_part(gs_precomp *pc, int b, double *anorm, double *rc,
-                                 gs_error *err)
+                                 double *t_cond, gs_error *err)
 {
     char field[48];
     snprintf(field, sizeof field, "parts[%d].K", b);
@@ -102,8 +103,12 @@ static gs_err factor_sparse_part(gs_precomp *pc, int b, double *anorm, double *r
     if (e != GS_OK)
         return e;
     *anorm = gs_spmat_norm1(K);
-    *rc = gs_spchol_rcond(pc->F[b]);
-    return GS_OK;
+    if (!rc)
+        return GS_OK;
+    const double t0 = gs_now();
+    e = gs_spchol_rcond1(pc->F[b], *anorm, rc, err);
+    *t_cond = gs_now() - t0;
+    return e;
 }
 
 /* One dense part: L_b = chol(K_b), its 1-norm and LAPACK's estimate of
@@ -140,12 +145,13 @@ static gs_err factor_dense_part(gs_precomp *pc, int b, double *anorm, double *rc
     return e;
 }
 
-/* Part b's factor, dense or sparse (*t_cond: a dense estimate's seconds). */
+/* Part b's factor, dense or sparse, and (rc not NULL; a dense part always)
+ * its condition estimate, *t_cond the estimate's seconds. */
 static gs_err factor_part(gs_precomp *pc, int b, double *anorm, double *rc, double *t_cond,
                           gs_error *err)
 {
     *t_cond = 0.0;
-    return pc->mdl->parts[b].Ksp ? factor_sparse_part(pc, b, anorm, rc, err)
+    return pc->mdl->parts[b].Ksp ? factor_sparse_part(pc, b, anorm, rc, t_cond, err)
                                  : factor_dense_part(pc, b, anorm, rc, t_cond, err);
 }
 
@@ -164,15 +170,16 @@ static gs_err fac_item(void *ctx, int i, gs_error *err)
 {
     fac_job *j = ctx;
     const int b = j->parts[i];
-    return factor_part(j->pc, b, &j->anorm[b], &j->rc[b], &j->t_cond[i], err);
+    return factor_part(j->pc, b, &j->anorm[b], j->rc ? &j->rc[b] : NULL, &j->t_cond[i], err);
 }
 
 /* Factor the parts listed in parts (np of them): in parallel when there are
  * two or more and threads > 1, else one after the other (a
  * dense part with threaded BLAS; a sparse part always single-threaded,
  * factor_sparse_part). The first failing part in list order is reported.
- * anorm[b], rc[b] for each listed part b; *t_cond the dense estimates'
- * seconds (side by side: the longest). Writes nothing of pc but the
+ * anorm[b], rc[b] for each listed part b (rc NULL: no estimate of a sparse
+ * part's condition); *t_cond the estimates' seconds (side by side: the
+ * longest). Writes nothing of pc but the
  * listed parts' factors: gs_precomp_factor_sparse runs beside solves. */
 static gs_err factor_parts(gs_precomp *pc, const int *parts, int np, int threads,
                            double *anorm, double *rc, double *t_cond, gs_error *err)
@@ -182,7 +189,7 @@ static gs_err factor_parts(gs_precomp *pc, const int *parts, int np, int threads
         for (int i = 0; i < np; i++) {
             double tc = 0.0;
             const int b = parts[i];
-            gs_err e = factor_part(pc, b, &anorm[b], &rc[b], &tc, err);
+            gs_err e = factor_part(pc, b, &anorm[b], rc ? &rc[b] : NULL, &tc, err);
             *t_cond += tc;
             if (e != GS_OK)
                 return e;
@@ -205,26 +212,25 @@ gs_err gs_precomp_factor_sparse(gs_precomp *pc, int threads, gs_error *err)
     const size_t np = (size_t)mdl->n_parts;
     if (!pc->F && !(pc->F = calloc(np, sizeof *pc->F)))
         return gs_errorf(err, GS_ERR_NOMEM, "", "no memory");
-    double *anorm = calloc(np + 1, sizeof *anorm), *rc = calloc(np + 1, sizeof *rc);
+    double *anorm = calloc(np + 1, sizeof *anorm);
     int *parts = malloc(sizeof(int) * (np + 1)), ns = 0;
-    double t_cond; /* a sparse part has no dense estimate */
-    gs_err e = anorm && rc && parts ? GS_OK : gs_errorf(err, GS_ERR_NOMEM, "", "no memory");
+    double t_cond; /* no estimate: the build made it, or was asked to defer the parts */
+    gs_err e = anorm && parts ? GS_OK : gs_errorf(err, GS_ERR_NOMEM, "", "no memory");
     for (int b = 0; e == GS_OK && b < mdl->n_parts; b++)
         if (mdl->parts[b].Ksp && !pc->F[b])
             parts[ns++] = b;
     if (e == GS_OK && ns > 0) /* side by side, as in the build */
-        e = factor_parts(pc, parts, ns, threads > 0 ? threads : gs_blas_get_threads(), anorm, rc,
-                         &t_cond, err);
+        e = factor_parts(pc, parts, ns, threads > 0 ? threads : gs_blas_get_threads(), anorm,
+                         NULL, &t_cond, err);
     if (e == GS_OK) /* after every F[b]: a reader that sees 1 sees them */
         atomic_store_explicit(&pc->parts_ready, 1, memory_order_release);
     free(anorm);
-    free(rc);
     free(parts);
     return e;
 }
 
-/* Stage 1: factor every part, estimate its condition (dense: LAPACK's 1-norm
- * estimate; sparse: CHOLMOD's rough diagonal ratio). */
+/* Stage 1: factor every part, estimate its 1-norm condition (dense:
+ * LAPACK's dpocon; sparse: the same estimator with solves, spchol.h). */
 static gs_err factor_blocks(gs_precomp *pc, gs_error *err)
 {
     const gs_model *mdl = pc->mdl;

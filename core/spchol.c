@@ -20,7 +20,6 @@
 struct gs_spchol {
     cholmod_factor *L;
     size_t n;
-    double rcond;
     int64_t *last; /* the rows ordered last (ascending), or NULL (gs_spchol_factor) */
     int nlast;
 };
@@ -190,8 +189,8 @@ gs_err gs_spchol_factor(const gs_spmat *K, const char *field, const int *last, i
                        "boundary condition?)", row);
         if (err)
             err->lapack_info = (int)(bad + 1);
-    } else if ((rc = spc_check_pivots(f, K, field, err)) == GS_OK) {
-        f->rcond = cholmod_l_rcond(f->L, &c);
+    } else {
+        rc = spc_check_pivots(f, K, field, err);
     }
     cholmod_l_finish(&c);
     if (rc != GS_OK) {
@@ -420,9 +419,37 @@ gs_err gs_spchol_inv_sub(const gs_spchol *f, const int *R, int nr, double *W, in
     return GS_OK;
 }
 
-double gs_spchol_rcond(const gs_spchol *f)
+gs_err gs_spchol_rcond1(const gs_spchol *f, double anorm, double *rcond, gs_error *err)
 {
-    return f->rcond;
+    *rcond = 0.0;
+    if (f->n == 0 || !(anorm > 0.0)) {
+        *rcond = f->n == 0 ? 1.0 : 0.0;
+        return GS_OK;
+    }
+    /* Hager-Higham (LAPACK dlacn2, as dpocon does for the dense parts): a
+     * few products with K^-1, here solves with the factor; K is symmetric,
+     * so K^-T x is the same solve. x starts zeroed: LAPACKE checks it for
+     * NaN on every call, the first included */
+    const lapack_int n = (lapack_int)f->n;
+    double *v = calloc((size_t)n, sizeof(double)), *x = calloc((size_t)n, sizeof(double));
+    lapack_int *isgn = malloc(sizeof(lapack_int) * (size_t)n);
+    gs_err rc = v && x && isgn ? GS_OK : gs_errorf(err, GS_ERR_NOMEM, "", "no memory for a "
+                                                   "condition estimate (n = %d)", (int)f->n);
+    double est = 0.0;
+    lapack_int kase = 0, isave[3] = {0, 0, 0};
+    while (rc == GS_OK) {
+        if (LAPACKE_dlacn2(n, v, x, isgn, &est, &kase, isave) != 0)
+            rc = gs_errorf(err, GS_ERR_INVALID, "", "dlacn2 refused its arguments (n = %d)", (int)n);
+        if (rc != GS_OK || kase == 0)
+            break;
+        rc = gs_spchol_solve(f, x, (int)n, 1, err);
+    }
+    if (rc == GS_OK && est > 0.0 && isfinite(est))
+        *rcond = 1.0 / (anorm * est);
+    free(v);
+    free(x);
+    free(isgn);
+    return rc;
 }
 
 size_t gs_spchol_bytes(const gs_spchol *f)
