@@ -518,7 +518,7 @@ static gs_err mj_match_labels(gs_model *mdl, const mj_labels *lb, gs_error *err)
     }
     if (!rows3)
         return GS_OK;
-    gs_err rc = gs_model_apply_normals(mdl, rows3, lb->normal, err);
+    gs_err rc = gs_model_apply_normals(mdl, rows3, lb->normal, lb->label, err);
     free(rows3);
     return rc;
 }

@@ -115,7 +115,7 @@ static gs_err nr_rotate_sparse(gs_part *pt, const int *rot, const int *at, const
 }
 
 gs_err gs_model_apply_normals(gs_model *mdl, const int *rows3, const double *normal,
-                              gs_error *err)
+                              const int64_t *label, gs_error *err)
 {
     const int nn = mdl->n_nodes, m = mdl->m;
     double *nv = calloc((size_t)(nn ? nn : 1) * 3, sizeof *nv); /* each node's normal */
@@ -146,10 +146,24 @@ gs_err gs_model_apply_normals(gs_model *mdl, const int *rows3, const double *nor
             if (v == GS_FIXED)
                 continue;
             snprintf(field, sizeof field, "nodes.label[%d]", v);
-            if (rows3[3 * v] < 0 || rows3[3 * v + 1] < 0 || rows3[3 * v + 2] < 0) {
-                rc = gs_errorf(err, GS_ERR_INVALID, field, "node %d is in pair %d, which has a "
-                               "normal: it needs the translations 1, 2, 3 as rows of its part's "
-                               "matrix", v, k);
+            char who[48]; /* the node as the FE model names it */
+            if (label)
+                snprintf(who, sizeof who, "node %lld", (long long)label[v]);
+            else
+                snprintf(who, sizeof who, "nodes[%d]", v);
+            const int *r3 = rows3 + 3 * v;
+            const int miss = r3[0] < 0 ? 1 : r3[1] < 0 ? 2 : r3[2] < 0 ? 3 : 0;
+            if (miss && r3[0] < 0 && r3[1] < 0 && r3[2] < 0) {
+                rc = gs_errorf(err, GS_ERR_INVALID, field, "%s is in pair %d, which has a "
+                               "normal, but not a row of parts[%d].K: none of its "
+                               "translations 1, 2, 3 is", who, k, mdl->nodes[v].part);
+                break;
+            }
+            if (miss) {
+                rc = gs_errorf(err, GS_ERR_INVALID, field, "%s is in pair %d, which has a "
+                               "normal: it needs the translations 1, 2, 3 as rows of "
+                               "parts[%d].K, and component %d is not one (fixed by a "
+                               "boundary condition?)", who, k, mdl->nodes[v].part, miss);
                 break;
             }
             if (owner[v] < 0) {
@@ -160,9 +174,9 @@ gs_err gs_model_apply_normals(gs_model *mdl, const int *rows3, const double *nor
             double d = nv[3 * v] * unit[3 * k] + nv[3 * v + 1] * unit[3 * k + 1] +
                        nv[3 * v + 2] * unit[3 * k + 2];
             if (fabs(fabs(d) - 1) > 1e-9)
-                rc = gs_errorf(err, GS_ERR_INVALID, field, "node %d has the normal of pair %d "
+                rc = gs_errorf(err, GS_ERR_INVALID, field, "%s has the normal of pair %d "
                                "and a different one in pair %d (n.n' = %.17g): a node carries "
-                               "one contact normal", v, owner[v], k, d);
+                               "one contact normal", who, owner[v], k, d);
             else if (d < 0) /* antiparallel: the same axis, the other sign */
                 mdl->pairs[k].coef[s] = -mdl->pairs[k].coef[s];
         }

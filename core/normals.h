@@ -20,6 +20,8 @@
 #ifndef GS_NORMALS_H
 #define GS_NORMALS_H
 
+#include <stdint.h>
+
 #include "gs_error.h"
 #include "model.h"
 
@@ -27,9 +29,11 @@
  * local row of translation c + 1 of node v in its part's block, or -1.
  * normal[3k + c]: component c of pair k's normal. On success every node in
  * a pair has nodes[v].dof = its normal row; nodes in no pair keep
- * rows3[3v] (unrotated). Errors name "pairs.nx[k]" or "nodes.label[v]".
+ * rows3[3v] (unrotated). label[v]: node v's FE label, for the errors (NULL:
+ * none). Errors name "pairs.nx[k]" or "nodes.label[v]", and the node by its
+ * label and the translation that is not a row.
  * Cost O(n_nodes * ndof + m) (6 row/column updates per node). */
 gs_err gs_model_apply_normals(gs_model *mdl, const int *rows3, const double *normal,
-                              gs_error *err);
+                              const int64_t *label, gs_error *err);
 
 #endif

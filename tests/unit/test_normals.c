@@ -34,19 +34,29 @@ static void spd6(double *K, int seed)
 }
 
 /* DMIG (free field, %.17g) of a 6 x 6 block on nodes l0, l1 with components 1..3. */
-static void write_dmig(const char *path, const double *K, int l0, int l1)
+/* K (6 x 6) as a DMIG of nodes l0, l1 (components 1-3 each), leaving out
+ * DOF `skip` (0..5, its row and column; -1: none). */
+static void write_dmig_skip(const char *path, const double *K, int l0, int l1, int skip)
 {
     FILE *fp = fopen(path, "w");
     if (!fp)
         abort();
     fputs("DMIG,KAAX,0,6,2,0\n", fp);
     for (int j = 0; j < 6; j++) {
+        if (j == skip)
+            continue;
         fprintf(fp, "DMIG,KAAX,%d,%d,,%d,%d,%.17g\n", j < 3 ? l0 : l1, j % 3 + 1,
                 j < 3 ? l0 : l1, j % 3 + 1, K[j * 6 + j]);
         for (int i = j + 1; i < 6; i++)
-            fprintf(fp, ",%d,%d,%.17g\n", i < 3 ? l0 : l1, i % 3 + 1, K[j * 6 + i]);
+            if (i != skip)
+                fprintf(fp, ",%d,%d,%.17g\n", i < 3 ? l0 : l1, i % 3 + 1, K[j * 6 + i]);
     }
     fclose(fp);
+}
+
+static void write_dmig(const char *path, const double *K, int l0, int l1)
+{
+    write_dmig_skip(path, K, l0, l1, -1);
 }
 
 static gs_err parse(const char *text, const char *dir, gs_model **out, gs_error *e)
@@ -168,6 +178,33 @@ GS_TEST(normals_q_and_u0_match_brute_force)
         GS_CHECK_MSG(parse(text, dir, &mdl, &e) != GS_OK, "case %zu accepted", b);
         GS_CHECK_MSG(!strcmp(e.field, bad[b].field) && strstr(e.msg, bad[b].needle), "case %zu: "
                      "%s: %s", b, e.field, e.msg);
+    }
+    /* a node of a pair with a normal must have its three translations as
+     * rows: named by its FE label and the missing component (p0.pch rewritten
+     * without node 2's component 3), or as not in the matrix at all */
+    snprintf(text, sizeof text, MODEL, "", "0, 0, 0", "0, 0, 0", "1, 1, 1");
+    char *f = strstr(text, ",\n \"f\":"); /* no base load: part 0 may lose a DOF */
+    f[0] = '}';
+    f[1] = '\0';
+    for (int c = 0; c < 2; c++) {
+        char *t = strdup(text);
+        snprintf(path, sizeof path, "%s/p0.pch", dir);
+        if (c == 0) { /* label 2 -> 7: not in p0.pch */
+            write_dmig(path, K0, 1, 2);
+            memcpy(strstr(t, "[1, 2, 11, 12]"), "[1, 7, 11, 12]", 14);
+        } else { /* node 2's component 3 left out of the file (a boundary condition) */
+            write_dmig_skip(path, K0, 1, 2, 5);
+            memcpy(strstr(t, "\"ndof\": 6"), "\"ndof\": 5", 9);
+        }
+        GS_CHECK(parse(t, dir, &mdl, &e) != GS_OK);
+        GS_CHECK_STR(e.field, "nodes.label[1]");
+        GS_CHECK_MSG(strstr(e.msg, c == 0 ? "node 7 is in pair 1, which has a normal, but not a "
+                                            "row of parts[0].K"
+                                          : "node 2 is in pair 1, which has a normal: it needs "
+                                            "the translations 1, 2, 3 as rows of parts[0].K, "
+                                            "and component 3 is not one"),
+                     "case %d: %s", c, e.msg);
+        free(t);
     }
     /* normals without labels */
     const char *nolab = "{\"format\": \"gapsim-model\", \"version\": 1, \"parts\": [{\"ndof\": 1, "
