@@ -194,8 +194,9 @@ done:
     return rc;
 }
 
-/* Value at (i, j) of a CSC matrix (0 if absent). O(log nnz_j). */
-static double sp_at(const gs_spmat *a, int64_t i, int64_t j)
+/* Position of entry (i, j) of a CSC matrix, or -1 if it is not stored.
+ * O(log nnz_j). */
+static int64_t sp_find(const gs_spmat *a, int64_t i, int64_t j)
 {
     int64_t lo = a->colptr[j], hi = a->colptr[j + 1];
     while (lo < hi) {
@@ -205,7 +206,14 @@ static double sp_at(const gs_spmat *a, int64_t i, int64_t j)
         else
             hi = mid;
     }
-    return lo < a->colptr[j + 1] && a->rowind[lo] == i ? a->val[lo] : 0.0;
+    return lo < a->colptr[j + 1] && a->rowind[lo] == i ? lo : -1;
+}
+
+/* Value at (i, j) (0 if absent). */
+static double sp_at(const gs_spmat *a, int64_t i, int64_t j)
+{
+    const int64_t p = sp_find(a, i, j);
+    return p >= 0 ? a->val[p] : 0.0;
 }
 
 /* Both triangles given: every entry must equal its mirror; keep the lower one. */
@@ -240,6 +248,45 @@ static gs_err sp_fold_square(gs_spmat *g, gs_error *err)
     return GS_OK;
 }
 
+/* 1 if some off-diagonal entry of g has its mirror stored too: the file
+ * gave both triangles (each term twice). O(nnz log). */
+static int sp_any_mirrored(const gs_spmat *g)
+{
+    for (int64_t j = 0; j < g->n; j++)
+        for (int64_t p = g->colptr[j]; p < g->colptr[j + 1]; p++)
+            if (g->rowind[p] != j && sp_find(g, j, g->rowind[p]) >= 0)
+                return 1;
+    return 0;
+}
+
+/* Every term given once, some below the diagonal and some above (an FE
+ * tool writes one triangle in its own equation order, which the sort by
+ * node label and DOF turns into a mix): each entry moved to the lower
+ * triangle. O(nnz + n), a second copy of the entries while it runs. */
+static gs_err sp_fold_singles(gs_spmat *g, gs_error *err)
+{
+    gs_coo c;
+    gs_coo_init(&c, (size_t)g->nnz);
+    gs_err rc = gs_coo_reserve(&c, (size_t)g->nnz, err);
+    for (int64_t j = 0; rc == GS_OK && j < g->n; j++)
+        for (int64_t p = g->colptr[j]; rc == GS_OK && p < g->colptr[j + 1]; p++) {
+            const int64_t i = g->rowind[p];
+            rc = gs_coo_add(&c, i > j ? i : j, i > j ? j : i, g->val[p], err);
+        }
+    gs_spmat lower;
+    if (rc == GS_OK && (rc = sp_build(&c, g->n, &lower, err)) == GS_OK) {
+        free(g->colptr);
+        free(g->rowind);
+        free(g->val);
+        g->colptr = lower.colptr;
+        g->rowind = lower.rowind;
+        g->val = lower.val;
+        g->nnz = lower.nnz;
+    }
+    gs_coo_free(&c);
+    return rc;
+}
+
 gs_err gs_coo_to_spmat(gs_coo *c, int64_t n, gs_coo_sym sym, int64_t *label, int *dof,
                        gs_spmat *out, gs_error *err)
 {
@@ -266,7 +313,11 @@ gs_err gs_coo_to_spmat(gs_coo *c, int64_t n, gs_coo_sym sym, int64_t *label, int
     out->dof = dof;
     if (sym == GS_COO_SYMMETRIC) {
         out->stype = -1;
-        if (upper && lower && (rc = sp_fold_square(out, err)) != GS_OK)
+        /* both triangles: each term twice, equal; a mix of single terms
+         * (one triangle in another order than the labels'): mirrored */
+        if (upper && lower &&
+            (rc = sp_any_mirrored(out) ? sp_fold_square(out, err) : sp_fold_singles(out, err)) !=
+                GS_OK)
             gs_spmat_free(out);
     }
     return rc;

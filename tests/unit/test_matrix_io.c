@@ -258,6 +258,34 @@ GS_TEST(mio_errors_name_the_line)
     GS_CHECK(text_err("1,1,1,1,4\n1,1,2,1,1\n2,1,1,1,2\n", "abaqus-matrix-input",
                       GS_ERR_NOT_SYMMETRIC, "differs from its mirror"));
     GS_CHECK(text_err("** empty\n", "abaqus-matrix-input", GS_ERR_FORMAT, "no matrix entries"));
+    {
+        /* one triangle in the FE tool's own equation order (node 20 first):
+         * sorted by label, some terms fall above the diagonal, some below;
+         * each given once, so each is mirrored (it was refused as both
+         * triangles with missing mirrors): the matrix of the label-ordered
+         * lower triangle, entry for entry */
+        const char *own = "20, 3, 20, 3, 4.0\n10, 3, 20, 3, -1.0\n10, 3, 10, 3, 4.0\n"
+                          "30, 3, 20, 3, -1.5\n30, 3, 10, 3, -0.5\n30, 3, 30, 3, 5.0\n";
+        const char *sorted = "10, 3, 10, 3, 4.0\n20, 3, 10, 3, -1.0\n20, 3, 20, 3, 4.0\n"
+                             "30, 3, 10, 3, -0.5\n30, 3, 20, 3, -1.5\n30, 3, 30, 3, 5.0\n";
+        gs_spmat a[2];
+        gs_error e;
+        for (int k = 0; k < 2; k++) {
+            const char *t = k ? sorted : own;
+            char *copy = strdup(t);
+            gs_matread_opts o = opts();
+            GS_CHECK_MSG(gs_matrix_read_mem(copy, strlen(t), "abaqus-matrix-input", &o, &a[k],
+                                            &e) == GS_OK, "%s", e.msg);
+            free(copy);
+        }
+        double da[9], db[9];
+        gs_spmat_to_dense(&a[0], da);
+        gs_spmat_to_dense(&a[1], db);
+        GS_CHECK(memcmp(da, db, sizeof da) == 0);
+        GS_CHECK(da[1] == -1.0 && da[3] == -1.0 && da[2] == -0.5 && da[7] == -1.5);
+        gs_spmat_free(&a[0]);
+        gs_spmat_free(&a[1]);
+    }
     GS_CHECK(text_err("1,1,4\n3,51,1\n", "abaqus-coordinate", GS_ERR_RANGE,
                       "line 2: column 51 out of range [1, 50]"));
     GS_CHECK(text_err("1,1,4\n2,2,4,5\n", "abaqus-coordinate", GS_ERR_FORMAT,
