@@ -43,8 +43,9 @@ class BatchTest(unittest.TestCase):
     def tearDown(self):
         shutil.rmtree(self.dir, ignore_errors=True)
 
-    def batch(self, *args):
-        p = subprocess.run([h.binary("gapsim-batch"), self.mj, "--no-progress",
+    def batch(self, *args, model=None):
+        """gapsim-batch on model (default: the small lap), its stderr checked."""
+        p = subprocess.run([h.binary("gapsim-batch"), model or self.mj, "--no-progress",
                             "--threads", "2"] + list(args), capture_output=True, text=True,
                            timeout=120)
         for key in h.SANITIZER_KEYS:
@@ -132,9 +133,7 @@ class BatchTest(unittest.TestCase):
                        "f": [0, 0, 0, 0, 1.5]}, f)
         g = h.write_npy(self.path("g.npy"), [[0.1, 0.2], [0.0, 0.0], [1.0, 0.5]])
         summary = self.path("s.json")
-        p = subprocess.run([h.binary("gapsim-batch"), mj, "--gaps", g, "--fraction", "1",
-                            "--summary", summary, "--no-progress"],
-                           capture_output=True, text=True, timeout=60)
+        p = self.batch("--gaps", g, "--fraction", "1", "--summary", summary, model=mj)
         self.assertEqual(p.returncode, 3, p.stdout + p.stderr)
         self.assertIn("fail it at tol 1e-10", p.stdout)
         with open(summary) as f:
@@ -142,9 +141,8 @@ class BatchTest(unittest.TestCase):
         self.assertGreaterEqual(s["kkt_failed"], 1)
         self.assertEqual(s["failures"], 0)  # every status optimal: only the certificate says it
         # the residual gaps known to ~1e-3 mm: a tolerance of 0.1 certifies them
-        p = subprocess.run([h.binary("gapsim-batch"), mj, "--gaps", g, "--fraction", "1",
-                            "--summary", summary, "--no-progress", "--tol", "0.1"],
-                           capture_output=True, text=True, timeout=60)
+        p = self.batch("--gaps", g, "--fraction", "1", "--summary", summary, "--tol", "0.1",
+                       model=mj)
         self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
         with open(summary) as f:
             self.assertEqual(json.load(f)["kkt_failed"], 0)
@@ -179,9 +177,7 @@ class BatchTest(unittest.TestCase):
         rows = [[0.1, 0.1, -0.3, 0.5], [0.1, 0.1, 0.3, 0.5], [0.2, -0.25, 0.0, 0.5]]
         g = h.write_npy(self.path("g.npy"), rows)
         summary, out = self.path("s.json"), self.path("w.npy")
-        p = subprocess.run([h.binary("gapsim-batch"), mj, "--gaps", g, "--summary", summary,
-                            "--out", out, "--no-progress"],
-                           capture_output=True, text=True, timeout=60)
+        p = self.batch("--gaps", g, "--summary", summary, "--out", out, model=mj)
         self.assertEqual(p.returncode, 3, p.stdout + p.stderr)
         self.assertIn("statuses             infeasible 2, optimal 1", p.stdout)
         with open(summary) as f:
