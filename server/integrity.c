@@ -21,9 +21,9 @@
 #include "store.h"
 
 /* The previous run closed the store cleanly (gsd_store_take_clean_mark,
- * before the store opens): quick_check is skipped. One data directory per
- * process. */
-static int closed_cleanly;
+ * before the store opens): quick_check is skipped; or there was no store
+ * yet. One data directory per process. */
+static int closed_cleanly, new_store;
 
 /* fn(ctx, full path, name) for every entry of data/<sub> but "." and "..";
  * the number of entries, or -1 if the directory cannot be read (0 if it
@@ -85,6 +85,7 @@ gs_err gsd_integrity_before_open(gsd_app *app, int reset, gs_error *err)
                          "database, or start with --reset to discard the data)",
                          db, stat(db, &sb) != 0 ? "missing" : "empty", app->o.data_dir, na, nj);
     closed_cleanly = !empty && gsd_store_take_clean_mark(db);
+    new_store = empty;
     return GS_OK;
 }
 
@@ -256,8 +257,9 @@ static gs_err check_store(gsd_app *app, gs_error *err)
                          "%s): restore the database from a backup, or start with --reset to "
                          "discard the data", msg);
     }
-    gsd_log(app, 1, "store: quick_check ok in %.2f s (the last run did not close the store "
-                    "cleanly, or the file changed since)", now_s() - t0);
+    gsd_log(app, 1, "store: quick_check ok in %.2f s (%s)", now_s() - t0,
+            new_store ? "a new store"
+                      : "the last run did not close the store cleanly, or the file changed since");
     return GS_OK;
 }
 
