@@ -141,6 +141,17 @@ static gsd_result_row make_result(const char *id, const char *asm_id, const char
     return r;
 }
 
+/* n results "r_<i>" of job j_1 (assembly a_1) at indices 0..n-1, seed i,
+ * their vectors in w and lam (n x m each, row i for result i). */
+static void make_job_results(gsd_result_row *rows, int n, int m, double *w, double *lam)
+{
+    for (int i = 0; i < n; i++) {
+        char id[16];
+        snprintf(id, sizeof id, "r_%d", i);
+        rows[i] = make_result(id, "a_1", "j_1", i, m, w + (size_t)i * m, lam + (size_t)i * m, i);
+    }
+}
+
 static void check_result_eq(const gsd_result_row *a, const gsd_result_row *b, int vectors)
 {
     GS_CHECK_STR(a->id, b->id);
@@ -639,11 +650,7 @@ GS_TEST(store_results_put_job_counters_atomic)
     enum { M = 50 };
     static double w[4][M], lam[4][M];
     gsd_result_row rows[4];
-    for (int i = 0; i < 4; i++) {
-        char id[16];
-        snprintf(id, sizeof id, "r_%d", i);
-        rows[i] = make_result(id, "a_1", "j_1", i, M, w[i], lam[i], i);
-    }
+    make_job_results(rows, 4, M, w[0], lam[0]);
     GS_CHECK_INT(gsd_store_results_put(st, rows, 3, "j_1", 2, 1, 0.75, 123, &e), GS_OK);
     gsd_job_row j;
     int found = 0;
@@ -1211,11 +1218,7 @@ GS_TEST(store_job_recount_from_results)
     enum { M = 8 };
     static double w[4][M], lam[4][M];
     gsd_result_row rows[4];
-    for (int i = 0; i < 4; i++) {
-        char id[16];
-        snprintf(id, sizeof id, "r_%d", i);
-        rows[i] = make_result(id, "a_1", "j_1", i, M, w[i], lam[i], i);
-    }
+    make_job_results(rows, 4, M, w[0], lam[0]);
     rows[1].status = GS_STATUS_MAX_ITER;
     GS_CHECK_INT(gsd_store_results_put(st, rows, 4, "j_1", 4, 1, 0.01, 78, &e), GS_OK);
     int changed = -1;
