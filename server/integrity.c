@@ -14,10 +14,10 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "ids.h"
+#include "linalg.h"
 #include "store.h"
 
 /* The previous run closed the store cleanly (gsd_store_take_clean_mark,
@@ -229,13 +229,6 @@ static void scan_tmp_dir(void *ctx, const char *path, const char *name)
 
 /* ---- the store's check ------------------------------------------------------------ */
 
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
 /* PRAGMA quick_check, O(database): 1-4 s per GB with the file in the page
  * cache, 10-15 s per GB from a cold disk. Skipped when the previous run
  * closed the store cleanly and the file has not changed since: a crash, a
@@ -250,14 +243,14 @@ static gs_err check_store(gsd_app *app, gs_error *err)
         return GS_OK;
     }
     char msg[512];
-    double t0 = now_s();
+    double t0 = gs_now();
     if (!gsd_store_quick_check(app->st, msg, sizeof msg)) {
         gsd_store_mark_unsound(app->st);
         return gs_errorf(err, GS_ERR_IO, "data-dir", "the store is damaged (SQLite quick_check: "
                          "%s): restore the database from a backup, or start with --reset to "
                          "discard the data", msg);
     }
-    gsd_log(app, 1, "store: quick_check ok in %.2f s (%s)", now_s() - t0,
+    gsd_log(app, 1, "store: quick_check ok in %.2f s (%s)", gs_now() - t0,
             new_store ? "a new store"
                       : "the last run did not close the store cleanly, or the file changed since");
     return GS_OK;
