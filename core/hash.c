@@ -10,6 +10,8 @@
 #define XXH_STATIC_LINKING_ONLY /* XXH3_state_t on the stack: no allocation, no failure */
 #include <xxhash.h>
 
+#include "byteorder.h"
+
 #define HX_CHUNK 512 /* doubles (or bytes) per canonicalization chunk */
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
@@ -18,16 +20,10 @@
 #define HX_LITTLE_ENDIAN 0
 #endif
 
-static void hx_put_u64(unsigned char *p, uint64_t u)
-{
-    for (int k = 0; k < 8; k++, u >>= 8)
-        p[k] = (unsigned char)(u & 0xffu);
-}
-
 static void hx_i64(XXH3_state_t *st, long long v)
 {
     unsigned char b[8];
-    hx_put_u64(b, (uint64_t)v);
+    gs_le64_put(b, (uint64_t)v);
     XXH3_128bits_update(st, b, sizeof b);
 }
 
@@ -43,7 +39,7 @@ static void hx_f64s(XXH3_state_t *st, const double *a, size_t n)
         for (size_t j = 0; j < c; j++) {
             uint64_t u;
             memcpy(&u, &a[i + j], sizeof u);
-            hx_put_u64(buf + 8 * j, u);
+            gs_le64_put(buf + 8 * j, u);
         }
         XXH3_128bits_update(st, buf, c * 8);
         i += c;

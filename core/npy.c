@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "byteorder.h"
 #include "fileio.h"
 #include "linalg.h" /* gs_alloc_matrix */
 
@@ -30,26 +31,6 @@ static const unsigned char npy_magic[6] = {0x93, 'N', 'U', 'M', 'P', 'Y'};
 #define NPY_DIMS_KEPT 32     /* dims remembered for messages; more are rejected */
 #define NPY_CHUNK 8192       /* doubles per I/O chunk (64 KiB) */
 #define NPY_DIRECT_CHUNK (1u << 20) /* doubles per read straight into the destination */
-
-/* ---- little-endian codec ------------------------------------------------- */
-
-static double npy_get_f8(const unsigned char *p)
-{
-    uint64_t u = 0;
-    for (int k = 7; k >= 0; k--)
-        u = (u << 8) | p[k];
-    double d;
-    memcpy(&d, &u, sizeof d);
-    return d;
-}
-
-static void npy_put_f8(unsigned char *p, double d)
-{
-    uint64_t u;
-    memcpy(&u, &d, sizeof u);
-    for (int k = 0; k < 8; k++, u >>= 8)
-        p[k] = (unsigned char)(u & 0xffu);
-}
 
 /* "(4000000000, 3, 2)" for messages; at most 8 dims printed. */
 static void npy_shape_str(char *out, size_t cap, const size_t *dims, int nd)
@@ -369,11 +350,11 @@ static void npy_store(const unsigned char *src, size_t count, size_t t0, const g
     const int dst_col = info->ndim == 2 && order == GS_NPY_COL_MAJOR;
     if (file_col == dst_col || rows <= 1 || cols <= 1) {
         for (size_t k = 0; k < count; k++)
-            dst[t0 + k] = npy_get_f8(src + 8 * k);
+            dst[t0 + k] = gs_le_f8_get(src + 8 * k);
     } else if (file_col) { /* file t = j*rows + i  ->  dst[i*cols + j] */
         size_t i = t0 % rows, j = t0 / rows;
         for (size_t k = 0; k < count; k++) {
-            dst[i * cols + j] = npy_get_f8(src + 8 * k);
+            dst[i * cols + j] = gs_le_f8_get(src + 8 * k);
             if (++i == rows) {
                 i = 0;
                 j++;
@@ -382,7 +363,7 @@ static void npy_store(const unsigned char *src, size_t count, size_t t0, const g
     } else { /* file t = i*cols + j  ->  dst[j*rows + i] */
         size_t j = t0 % cols, i = t0 / cols;
         for (size_t k = 0; k < count; k++) {
-            dst[j * rows + i] = npy_get_f8(src + 8 * k);
+            dst[j * rows + i] = gs_le_f8_get(src + 8 * k);
             if (++j == cols) {
                 j = 0;
                 i++;
@@ -666,7 +647,7 @@ gs_err gs_npy_write_wfile(gs_wfile *wf, const double *data, int ndim, const size
     for (size_t t = 0; t < elems && rc == GS_OK;) {
         size_t cnt = elems - t < NPY_CHUNK ? elems - t : NPY_CHUNK;
         for (size_t k = 0; k < cnt; k++)
-            npy_put_f8(chunk + 8 * k, data[t + k]);
+            gs_le_f8_put(chunk + 8 * k, data[t + k]);
         rc = gs_wfile_write(wf, chunk, cnt * 8, err);
         t += cnt;
     }

@@ -20,6 +20,7 @@
 
 #include <zip.h>
 
+#include "byteorder.h"
 #include "npy.h"
 
 enum { NPZ_FORMAT, NPZ_SHAPE, NPZ_DATA, NPZ_INDICES, NPZ_INDPTR, NPZ_ROW, NPZ_COL, NPZ_N };
@@ -112,13 +113,7 @@ static int64_t npz_int_at(const unsigned char *p, size_t isz, size_t i)
 
 static double npz_f8_at(const unsigned char *p, size_t i)
 {
-    uint64_t u = 0;
-    p += 8 * i;
-    for (int k = 8; k-- > 0;)
-        u = (u << 8) | p[k];
-    double d;
-    memcpy(&d, &u, sizeof d);
-    return d;
+    return gs_le_f8_get(p + 8 * i);
 }
 
 /* An index array of exactly `count` entries (1-D); *isz its element size. */

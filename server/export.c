@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "byteorder.h"
 #include "json_parse.h"
 
 /* The m values of summary.pairs.<name>, or NULL when absent / short. */
@@ -163,12 +164,6 @@ static void base64(gs_buf *b, const unsigned char *p, size_t n)
     b->len = (size_t)(o - b->p);
 }
 
-static void put_le64(unsigned char *o, uint64_t u)
-{
-    for (int i = 0; i < 8; i++)
-        o[i] = (unsigned char)(u >> (8 * i));
-}
-
 /* The m values as VTK inline binary data: one base64 run of the byte count
  * (UInt64: the file's header_type) then the float64 values, little endian
  * (its byte_order) whatever the host's order. NaN and Inf keep their bits. */
@@ -180,12 +175,10 @@ static void vtk_binary(gs_buf *b, const double *v, const cJSON *jv, int m)
         b->oom = 1; /* the caller answers the sticky failure */
         return;
     }
-    put_le64(raw, 8 * (uint64_t)m);
+    gs_le64_put(raw, 8 * (uint64_t)m);
     for (int k = 0; k < m; k++) {
         double x = vtk_value(v, &jv, k);
-        uint64_t u;
-        memcpy(&u, &x, 8);
-        put_le64(raw + 8 + 8 * (size_t)k, u);
+        gs_le_f8_put(raw + 8 + 8 * (size_t)k, x);
     }
     base64(b, raw, n);
     free(raw);
