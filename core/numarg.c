@@ -6,10 +6,19 @@
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
+
+/* The text is a decimal number's characters only: strtol and strtod would
+ * also skip leading blanks, and strtod read hexadecimal ("0x9" as 9, "0x1p-3"
+ * as 0.125) and "infinity". */
+static int decimal_chars(const char *s, const char *allowed)
+{
+    return s[strspn(s, allowed)] == '\0';
+}
 
 int gs_parse_long(const char *s, long lo, long hi, long *out)
 {
-    if (!s || !*s)
+    if (!s || !*s || !decimal_chars(s, "+-0123456789"))
         return -1;
     char *end = NULL;
     errno = 0;
@@ -22,7 +31,7 @@ int gs_parse_long(const char *s, long lo, long hi, long *out)
 
 int gs_parse_double(const char *s, double lo, double hi, double *out)
 {
-    if (!s || !*s)
+    if (!s || !*s || !decimal_chars(s, "+-.0123456789eE"))
         return -1;
     char *end = NULL;
     errno = 0;

@@ -4,9 +4,9 @@
  * Properties:
  *   - no crash; a refusal leaves the output untouched;
  *   - an accepted integer is in its range and the text is wholly one
- *     (leading blanks, a sign, digits and nothing else);
+ *     (a sign, digits and nothing else);
  *   - an accepted number is finite, in its range, and strtod reads the text
- *     to its end; "%.17g" of it reads back to the same bits;
+ *     to its end, and the text is a decimal number's characters; "%.17g" of it reads back to the same bits;
  *   - an integer accepted in a range is accepted as a number in the same
  *     range with the same value (below 2^53).
  */
@@ -29,8 +29,6 @@ static const struct {
 
 static int wholly_integer(const char *s)
 {
-    while (isspace((unsigned char)*s))
-        s++;
     if (*s == '+' || *s == '-')
         s++;
     if (!isdigit((unsigned char)*s))
@@ -62,7 +60,8 @@ int gs_fuzz_one(const uint8_t *data, size_t size)
         GS_FUZZ_ASSERT(rd == -1 && d == -7.25);
     } else {
         char *end = NULL;
-        GS_FUZZ_ASSERT(isfinite(d) && d >= lo && d <= hi && strtod(s, &end) == d && !*end);
+        GS_FUZZ_ASSERT(isfinite(d) && d >= lo && d <= hi && strtod(s, &end) == d && !*end &&
+                       s[strspn(s, "+-.0123456789eE")] == '\0');
         char txt[40];
         snprintf(txt, sizeof txt, "%.17g", d);
         double back = 0;

@@ -1,6 +1,6 @@
 /* test_numarg.c -- the numbers of command-line options (core/numarg.h): the
  * whole string or nothing; in range or nothing; overflow, non-finite
- * values, empty strings and trailing characters refused, the output then
+ * values, empty strings, blanks, hexadecimal and trailing characters refused, the output then
  * untouched. */
 #include "gs_test.h"
 
@@ -20,7 +20,8 @@ GS_TEST(integers)
     GS_CHECK_INT(gs_parse_long("0", 0, 100, &v), 0);
     v = 77;
     static const char *bad[] = {"", "abc", "4x", "0.5", "1e3", "101", "-1", "99999999999999999999",
-                                "-99999999999999999999", "5 "};
+                                "-99999999999999999999", "5 ",  " 5",
+                                "\t5", "0x10", "+ 5"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         GS_CHECK_INT(gs_parse_long(bad[i], 0, 100, &v), -1);
         GS_CHECK_INT(v, 77);
@@ -42,11 +43,16 @@ GS_TEST(numbers)
     GS_CHECK(v == -2.5);
     v = 7;
     static const char *bad[] = {"", "x", "0.5x", "1.5", "-0.1", "nan", "inf", "-inf", "1e999",
-                                "1e-999", "0.5 ", "0,5"};
+                                "1e-999", "0.5 ", "0,5", " 0.5", "0x1p-1", "0X.8",
+                                "infinity", "nan(1)"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         GS_CHECK_INT(gs_parse_double(bad[i], 0, 1, &v), -1);
         GS_CHECK(v == 7);
     }
+    GS_CHECK_INT(gs_parse_double(".5", 0, 1, &v), 0); /* strtod's decimal forms */
+    GS_CHECK(v == 0.5);
+    GS_CHECK_INT(gs_parse_double("+5.E-1", 0, 1, &v), 0);
+    GS_CHECK(v == 0.5);
     GS_CHECK_INT(gs_parse_double("inf", -HUGE_VAL, HUGE_VAL, &v), -1); /* finite only */
     GS_CHECK_INT(gs_parse_double(NULL, 0, 1, &v), -1);
 }
