@@ -226,6 +226,17 @@ static gs_err result_lookup(gsd_store *st, int which, const char *k1, const char
     return e;
 }
 
+/* A result of an assembly whose delete is under way reads as absent, as the
+ * assembly and its jobs do (its rows go batch by batch). */
+static gs_err gone_if_deleting(gs_err e, gsd_result_row *out, int *found)
+{
+    if (!e && *found && gsd_store_asm_deleting(out->assembly_id)) {
+        gsd_result_row_free(out);
+        *found = 0;
+    }
+    return e;
+}
+
 gs_err gsd_store_result_get(gsd_store *st, const char *id, gsd_result_row *out, int *found,
                             gs_error *err)
 {
@@ -235,7 +246,7 @@ gs_err gsd_store_result_get(gsd_store *st, const char *id, gsd_result_row *out, 
     lock(st);
     gs_err e = result_lookup(st, S_RES_GET, id, NULL, out, found, err);
     unlock(st);
-    return e;
+    return gone_if_deleting(e, out, found);
 }
 
 gs_err gsd_store_result_find_key(gsd_store *st, const char *assembly_id, const char *cache_key,
@@ -247,7 +258,7 @@ gs_err gsd_store_result_find_key(gsd_store *st, const char *assembly_id, const c
     lock(st);
     gs_err e = result_lookup(st, S_RES_FIND_KEY, assembly_id, cache_key, out, found, err);
     unlock(st);
-    return e;
+    return gone_if_deleting(e, out, found);
 }
 
 /* ---- a job's results, chunk by chunk ------------------------------------------------ */

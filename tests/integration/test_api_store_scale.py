@@ -3,8 +3,8 @@ fast by copying a small cloud's rows with sqlite3 while the daemon is
 stopped (a million solves would take minutes), then:
   - DELETE /v1/assemblies/{id} of an assembly with many results lets other
     requests through between its batches: /healthz and a job read answer in
-    well under a second while the delete runs for seconds; the assembly reads
-    as deleted from its start; every row goes;
+    well under a second while the delete runs for seconds; the assembly, its
+    jobs and results read as deleted from its start; every row goes;
   - a job's summary reads its results in short transactions, so a delete
     running beside it (a write every few ms) keeps the WAL small instead of
     growing by everything it deletes; the WAL file is cut back to
@@ -75,7 +75,9 @@ class StoreScaleTest(ApiCase):
                         % (", ".join(jcols), sel), (jid, aid, rows, rows, self.src))
             rcols = [r[1] for r in con.execute("PRAGMA table_info(results)")]
             k = len(self.G)
-            sub = {"id": "'r_' || ? || '_' || s.i", "assembly_id": "?", "job_id": "?",
+            # result ids r_ + the job id's last four hex digits + the index
+            sub = {"id": "'r_' || substr(?, -4) || printf('%012x', s.i)", "assembly_id": "?",
+                   "job_id": "?",
                    "job_index": "s.i"}
             sel = ", ".join(sub.get(c, "t." + c) for c in rcols)
             con.execute("WITH RECURSIVE s(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM s "
@@ -89,6 +91,7 @@ class StoreScaleTest(ApiCase):
                         os.path.join(self.d.data_dir, "assemblies", aid))
         self.d.start()
         self.assertEqual(self.count("SELECT count(*) FROM results WHERE job_id=?", jid), rows)
+        self.assertEqual(self.d.get("/v1/results/r_%s%012x" % (jid[-4:], rows - 1)).status, 200)
 
     def delete_in_thread(self, aid):
         out = {}
@@ -116,11 +119,13 @@ class StoreScaleTest(ApiCase):
                 worst[path] = max(worst[path], time.time() - t0)
                 self.assertEqual(r.status, 200, r.body[:300])
             polls += 1
-            if t.is_alive():  # the assembly and its job read as gone from the start
+            if t.is_alive():  # the assembly, its job and results read as gone from the start
                 a = self.d.get("/v1/assemblies/" + aid).status
                 j = self.d.get("/v1/jobs/" + jid).status
+                r = [self.d.get("/v1/results/r_%s%012x" % (jid[-4:], i)).status
+                     for i in (0, ROWS // 2, ROWS - 1)]
                 if t.is_alive():
-                    self.assertEqual((a, j), (404, 404))
+                    self.assertEqual((a, j, r), (404, 404, [404] * 3))
                     seen_deleted = True
             time.sleep(0.02)
         t.join()
