@@ -27,11 +27,16 @@ static void probe(double *v, int n, unsigned long long seed)
     }
 }
 
+/* The largest |v_i|; NaN if any v_i is NaN (fmax would skip it, and the
+ * check would pass a residual of NaN). */
 static double max_abs(const double *v, int n)
 {
     double a = 0.0;
-    for (int i = 0; i < n; i++)
+    for (int i = 0; i < n; i++) {
+        if (isnan(v[i]))
+            return NAN;
         a = fmax(a, fabs(v[i]));
+    }
     return a;
 }
 

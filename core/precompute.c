@@ -254,6 +254,15 @@ static gs_err factor_blocks(gs_precomp *pc, gs_error *err)
         if (anorm[b] > pc->normK1)
             pc->normK1 = anorm[b];
         double inv = rc[b] > 0 ? 1.0 / (rc[b] * anorm[b]) : INFINITY;
+        if (!(inv < INFINITY)) { /* dpotrf passes 1e-320 I: its inverse is Inf */
+            char field[48];
+            snprintf(field, sizeof field, "parts[%d].K", b);
+            e = gs_errorf(err, GS_ERR_SINGULAR, field,
+                          "part %d's stiffness cannot be inverted in double precision: "
+                          "|K|_1 = %.3g, reciprocal condition %.3g, so |K^-1|_1 overflows (a "
+                          "block this small or this close to singular is no stiffness in N/mm)",
+                          b, anorm[b], rc[b]);
+        }
         if (inv > inv_max)
             inv_max = inv;
     }
@@ -598,6 +607,8 @@ static gs_err factor_Q(gs_precomp *pc, gs_error *err)
     memcpy(pc->LQ, pc->Q, (size_t)m * m * sizeof(double));
     double anorm = gs_sym_norm1(pc->Q, m, m), rc = 0.0;
     gs_err e = gs_chol(pc->LQ, m, m, "pairs", err);
+    if (e != GS_OK && e != GS_ERR_NOT_SPD)
+        return e; /* not finite, or dpotrf's argument: no pair to name */
     if (e != GS_OK) {
         int info = err ? err->lapack_info : 0;
         char field[48];

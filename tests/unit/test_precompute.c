@@ -375,9 +375,37 @@ GS_TEST(build_check_catches_a_wrong_entry)
                      j, m);
         pc->LQ[at] = x0;
     }
+    /* a NaN (a kernel that makes one): the largest residual is NaN, not
+     * the largest of the others */
+    pc->Q[ij] = pc->Q[ji] = NAN;
+    GS_CHECK_INT(gs_precomp_check_q(pc, 1, NULL, &e), GS_ERR_CHECK);
+    GS_CHECK_INT(gs_precomp_check_lq(pc, NULL, &e), GS_ERR_CHECK);
+    pc->Q[ij] = pc->Q[ji] = q0;
+    *lq = NAN;
+    GS_CHECK_INT(gs_precomp_check_lq(pc, NULL, &e), GS_ERR_CHECK);
+    *lq = lq0;
     GS_CHECK_INT(gs_precomp_check_q(pc, 2, NULL, &e), GS_OK); /* all restored */
     GS_CHECK_INT(gs_precomp_check_lq(pc, NULL, &e), GS_OK);
     gs_precomp_free(pc); /* frees kd with pc->kdiag */
+    gs_model_free(mdl);
+}
+
+/* A block dpotrf factors but whose inverse overflows (1e-320 I: pivots
+ * 1e-160, |K^-1| 1e320) is refused by name; it made Q Inf and NaN, and
+ * every solve a NaN. */
+GS_TEST(uninvertibly_small_stiffness_refused)
+{
+    gs_model *mdl = tm_twin_chains();
+    const int nb = mdl->parts[1].ndof;
+    for (int i = 0; i < nb * nb; i++)
+        mdl->parts[1].K[i] *= 1e-320;
+    gs_error e;
+    GS_CHECK_INT(gs_model_validate(mdl, &e), GS_OK);
+    gs_precomp *pc = NULL;
+    GS_CHECK_INT(gs_precomp_build(mdl, &pc, &e), GS_ERR_SINGULAR);
+    GS_CHECK_STR(e.field, "parts[1].K");
+    GS_CHECK(strstr(e.msg, "cannot be inverted in double precision") != NULL);
+    GS_CHECK(pc == NULL);
     gs_model_free(mdl);
 }
 
