@@ -8,6 +8,7 @@ import os
 import platform
 import re
 import subprocess
+import threading
 import time
 import unittest
 
@@ -319,6 +320,36 @@ class AssemblyTest(ApiCase):
             r = upload_json(d, self.model_json)
             self.assertEqual(r.status, 201)
             self.assertNotEqual(r.json()["id"], aid)
+        finally:
+            d.cleanup()
+
+    def test_delete_while_precomputing_answers_the_waiting_upload_404(self):
+        """An upload with ?wait=1 whose assembly is deleted while it
+        precomputes is answered 404 when the build ends, not 201 "ready" for
+        an assembly that is gone (the full lap joint: a build of a second or
+        more, so the delete lands in factor_K or build_Q)."""
+        path, _ = model("lap", small=False, inline=False, gaps=1)
+        d = h.Daemon(workers=1).start()
+        try:
+            out = {}
+            t = threading.Thread(target=lambda: out.update(r=upload_multipart(d, path)))
+            t.start()
+            aid, stage = None, None
+            t0 = time.time()
+            while t.is_alive() and time.time() - t0 < 60:
+                listed = d.get("/v1/assemblies").json()["assemblies"]
+                if listed and listed[0]["status"] == "precomputing":
+                    aid, stage = listed[0]["id"], listed[0]["progress"]["stage"]
+                    if stage in ("factor_K", "build_Q"):
+                        break
+                time.sleep(0.005)
+            self.assertIn(stage, ("factor_K", "build_Q"), "never seen building")
+            self.assertEqual(d.delete("/v1/assemblies/" + aid).status, 204)
+            t.join(120)
+            self.assert_error(out["r"], 404, "", "not_found")
+            self.assertIn("deleted", out["r"].json()["error"]["message"])
+            self.assertEqual(d.get("/v1/assemblies/" + aid).status, 404)
+            self.assertFalse(os.path.exists(os.path.join(d.data_dir, "assemblies", aid)))
         finally:
             d.cleanup()
 
