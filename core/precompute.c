@@ -579,6 +579,26 @@ static gs_err build_Q(gs_precomp *pc, gs_error *err)
     return rc;
 }
 
+/* Each pair's compliance Q_ii = a_i'K^-1 a_i finite: the parts' inverses
+ * are (factor_blocks), but coefficients of 1e300 overflow it; Q_ii <= 0
+ * (none, from an SPD K and a pair that touches a DOF) would be a BLAS
+ * fault, left to the check. O(m). */
+static gs_err Q_diag_finite(const gs_precomp *pc, gs_error *err)
+{
+    for (int i = 0; i < pc->m; i++) {
+        const double q = pc->Q[(size_t)i * pc->m + i];
+        if (!isfinite(q)) {
+            char field[48];
+            snprintf(field, sizeof field, "pairs[%d]", i);
+            return gs_errorf(err, GS_ERR_NONFINITE, field,
+                             "pair %d's compliance a'K^-1 a is %g: its coefficients (%g, %g) "
+                             "are too large for double precision",
+                             i, q, pc->mdl->pairs[i].coef[0], pc->mdl->pairs[i].coef[1]);
+        }
+    }
+    return GS_OK;
+}
+
 /* Stage 3: u0 = A'K^-1 f_base, s0 = 1/2 f'K^-1 f. O(sum n_b^2). */
 static gs_err base_loads(gs_precomp *pc, gs_error *err)
 {
@@ -771,7 +791,7 @@ static gs_err build(const gs_model *mdl, double **taken, unsigned flags, atomic_
     t1 = gs_now();
     pc->t.factor_K = t1 - t0 - pc->t.cond;
     set_stage(stage, GS_STAGE_BUILD_Q);
-    if ((rc = build_Q(pc, err)) != GS_OK)
+    if ((rc = build_Q(pc, err)) != GS_OK || (rc = Q_diag_finite(pc, err)) != GS_OK)
         goto fail;
     set_stage(stage, GS_STAGE_CHECK);
     if ((rc = gs_precomp_check_q(pc, 0, NULL, err)) != GS_OK)

@@ -409,6 +409,23 @@ GS_TEST(uninvertibly_small_stiffness_refused)
     gs_model_free(mdl);
 }
 
+/* A pair coefficient of 1e300 makes its Q_ii overflow: refused by name in
+ * the build (with L_Q deferred, as gapsimd builds, it was "ready" and then
+ * failed as "contact pair -1 is linearly dependent"). */
+GS_TEST(overflowing_pair_compliance_refused)
+{
+    gs_model *mdl = tm_chain3();
+    mdl->pairs[1].coef[0] = 1e300;
+    gs_error e;
+    GS_CHECK_INT(gs_model_validate(mdl, &e), GS_OK);
+    gs_precomp *pc = NULL;
+    GS_CHECK_INT(gs_precomp_build_ex(mdl, GS_PRECOMP_DEFER_LQ, &pc, &e), GS_ERR_NONFINITE);
+    GS_CHECK_STR(e.field, "pairs[1]");
+    GS_CHECK(strstr(e.msg, "too large for double precision") != NULL);
+    GS_CHECK(pc == NULL);
+    gs_model_free(mdl);
+}
+
 GS_TEST(unvalidated_model_rejected)
 {
     gs_model *mdl = tm_chain3();
