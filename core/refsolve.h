@@ -24,6 +24,15 @@
  *     smallest index enters, ratio-test ties leave by smallest index) and
  *     keeps the blocks. max_iter remains a last bound, never reached on the
  *     degenerate families of tests/unit/test_refsolve.c under any kernel.
+ * Final check: the candidate optimum stands only if w = Q lam - p computed
+ * as the certificate computes it (core/kkt.c) is >= -tol on every
+ * inequality pair, those in C too (|w| <= tol on equality pairs), and lam
+ * >= 0; otherwise the status is
+ * GS_STATUS_INFEASIBLE when the multipliers' direction d = lam / max|lam_i|
+ * is a Farkas certificate (d >= 0 off equality pairs, sqrt(d'Qd) <= 2
+ * sqrt(1e-12) sum |d_i| sqrt(Q_ii), g'd < -tol sum |d_i|: gaps that
+ * contradict over nearly dependent pairs, whose multipliers grow to ~1e12
+ * N), and lam holds d; else GS_STATUS_NUMERICAL.
  * Reference: C. Lawson, R. Hanson, Solving Least Squares Problems (1974), ch. 23.
  * Invariants: L holds the Cholesky factor of Q_CC (appended in O(|C|^2) per
  * added pair; rebuilt from scratch, O(|C|^3), after drops); lam is zero
@@ -53,8 +62,8 @@ typedef struct {
 
 void gs_ref_default_opts(gs_ref_opts *o);
 
-/* Solve; lam (m) gets the multipliers, w (m, optional) the residual gaps
- * Q lam - p. Returns an API error (bad data, no memory); the algorithmic
+/* Solve; lam (m) gets the multipliers (status infeasible: the Farkas
+ * certificate d), w (m, optional) the residual gaps Q lam - p. Returns an API error (bad data, no memory); the algorithmic
  * outcome is info->status. */
 gs_err gs_ref_solve(const gs_problem *pb, const gs_ref_opts *opt, double *lam, double *w,
                     gs_ref_info *info, gs_error *err);

@@ -87,7 +87,8 @@ static inline void gs_gi_farkas_ray(int m, int k, const int *idx, const double *
 gs_err gs_gi_relative_solve(gs_solver *s, const gs_problem *pb, const gs_solve_opts *o,
                             double *lam, gs_solve_info *info, gs_error *err);
 /* The way out for a method whose own loop stops converging (NPM at its
- * stall cap, GI dual at its polish cap): GI relative, warm from the set
+ * stall cap, GI dual at its polish cap) or whose algebra breaks down (GI
+ * dual on nearly dependent pairs): GI relative, warm from the set
  * act[0..k) with the multipliers lam_warm (m; members with a negative one
  * leave first), finishes the solve on Q itself. Fills lam (m; may be
  * lam_warm: GI reads the warm multipliers before it writes any of its

@@ -50,7 +50,11 @@
  * polished point is verified with w = Q lam - p; bounds with w_a < -tol_w
  * leave A and violated lam_j re-enter the iteration (at most GI_POLISH_MAX
  * rounds; then GI relative finishes from the polished free set,
- * gs_gi_relative_finish: M's rounding can make the rounds cycle).
+ * gs_gi_relative_finish: M's rounding can make the rounds cycle). GI
+ * relative likewise finishes, from the current free set, when M's algebra
+ * fails: a bound found dependent even on a refactored M_AA, or a free set
+ * whose Q_FF is numerically singular (nearly dependent pairs; the solve then
+ * ends optimal or with a verified infeasible, info->crossover set).
  * Adaptations: with o->fasteners_first, bounds of pairs carrying a fastener
  * load (expected in contact) are taken last; equality pairs are never bounded
  * (a dependent equality set, Q_EE singular, ends in GS_STATUS_INFEASIBLE_EQ);
@@ -520,9 +524,11 @@ static int warm_start(gi_dual_ws *ws, gs_solver *s, const gs_problem *pb, const 
 /* Polish on the final free set F with Q itself: lam_F = Q_FF^-1 p_F plus one
  * refinement step (cset.h), w = Q lam - p. Counts the violations: inequality
  * pairs of F with lam_i <= -tol_lam, below the zero rule's band (*bad_lam),
- * and active bounds with w_a < -tol_w (*bad_w). Returns -1 if Q_FF is
- * numerically singular. O(f^3/3 + m f). */
-static int polish(gi_dual_ws *ws, gs_solver *s, const gs_problem *pb, int *bad_lam, int *bad_w)
+ * and active bounds with w_a < -tol_w (*bad_w). Returns GS_OK, GS_ERR_NOT_SPD
+ * if Q_FF is numerically singular (ws->lam then still the iterate of the last
+ * refresh) or GS_ERR_NOMEM. O(f^3/3 + m f). */
+static gs_err polish(gi_dual_ws *ws, gs_solver *s, const gs_problem *pb, int *bad_lam,
+                     int *bad_w)
 {
     const int m = ws->m;
     gs_cset *fs = &ws->fs;
@@ -530,8 +536,9 @@ static int polish(gi_dual_ws *ws, gs_solver *s, const gs_problem *pb, int *bad_l
     for (int i = 0; i < m; i++)
         if (ws->pos[i] < 0)
             ws->list[f++] = i;
-    if (gs_cset_build(fs, ws->list, f, NULL) != GS_OK)
-        return -1;
+    gs_err rc = gs_cset_build(fs, ws->list, f, NULL);
+    if (rc != GS_OK)
+        return rc;
     gs_cset_solve_refined(fs, s->p, ws->lf, ws->l, ws->wq);
     memset(ws->lam, 0, (size_t)m * sizeof *ws->lam);
     for (int c = 0; c < f; c++)
@@ -543,7 +550,27 @@ static int polish(gi_dual_ws *ws, gs_solver *s, const gs_problem *pb, int *bad_l
     for (int c = 0; c < ws->R.k; c++)
         if (ws->wq[ws->idx[c]] < -s->tol_w)
             (*bad_w)++;
-    return 0;
+    return GS_OK;
+}
+
+/* The way out when M's algebra fails (a bound dependent on the active set
+ * even after a refactorization, or a free set whose Q_FF is singular: pairs
+ * nearly dependent on each other, M then carrying an error ~ eps cond(Q)):
+ * GI relative finishes on Q itself, warm from the current free set F (the
+ * pairs off A) and its multipliers ws->lam (which only order the warm set;
+ * a singular F makes GI relative start cold), and reports optimal or a
+ * verified infeasible. info->crossover set. O(m) plus GI relative. */
+static gs_err hand_over(gi_dual_ws *ws, gs_solver *s, const gs_problem *pb,
+                        const gs_solve_opts *o, double *lam, gs_solve_info *info, int *iters,
+                        gs_error *err)
+{
+    int f = 0;
+    for (int i = 0; i < ws->m; i++)
+        if (ws->pos[i] < 0)
+            ws->list[f++] = i;
+    gs_err rc = gs_gi_relative_finish(s, pb, o, ws->list, f, ws->lam, lam, info, iters, err);
+    info->iterations = *iters;
+    return rc;
 }
 
 /* After a verified polish: the zero rule on F (degenerate free pairs, w = 0
@@ -645,10 +672,11 @@ gs_err gs_gi_dual_solve(gs_solver *s, const gs_problem *pb, const gs_solve_opts 
         /* no violated bound confirmed (this also guards against a list whose
          * members all fail the exact re-check): candidate optimum, polish */
         int bad_lam = 0, bad_w = 0;
-        if (polish(ws, s, pb, &bad_lam, &bad_w) != 0) {
-            info->status = GS_STATUS_NUMERICAL;
-            goto out;
-        }
+        gs_err prc = polish(ws, s, pb, &bad_lam, &bad_w);
+        if (prc == GS_ERR_NOMEM)
+            return gs_errorf(err, GS_ERR_NOMEM, "", "no memory for the polish");
+        if (prc != GS_OK) /* Q_FF singular: GI relative finishes on Q */
+            return hand_over(ws, s, pb, o, lam, info, &iters, err);
         if (bad_lam == 0 && bad_w == 0 && zero_rule_verified(ws, s, pb))
             break;
         if (++rounds > GI_POLISH_MAX) {
@@ -688,10 +716,10 @@ step_failed:
     run_end(ws);
     if (sr == STEP_NOMEM)
         return gs_errorf(err, GS_ERR_NOMEM, "", "no memory for the active set");
-    info->status = GS_STATUS_NUMERICAL; /* M_AA singular even when refactored */
+    /* M_AA singular even when refactored: GI relative finishes on Q */
     exact_mu(ws);
     refresh(ws);
-    goto out;
+    return hand_over(ws, s, pb, o, lam, info, &iters, err);
 max_iter: /* or cancelled, or out of time: stop */
     run_end(ws);
     info->status = stop;

@@ -40,6 +40,9 @@
  * else a pair outside C with w_i < -tol_w enters (most violated
  * first), re-solving each time. Pairs whose multiplier is at round-off level
  * (degenerate: w = 0 and lam = 0) are dropped if the set passes without them.
+ * Dependent pairs (Q_CC singular) are built into C one at a time, most
+ * force first, one dependent on the others left out; a violated pair
+ * dependent on C replaces the member GI's ratio test picks (polish).
  * The answer is accepted iff lam_C >= 0 on inequality pairs and w = Q lam - p
  * >= -tol_w outside C (tol_w = the solver's residual-gap tolerance,
  * 1e-10 max(1, ||g||_inf) mm): the optimality conditions of the exact
@@ -50,7 +53,9 @@
  * Warm start: the primal form ignores it (IPMs warm-start poorly):
  * warm_used = 0. The dual form's working set starts with the warm contact
  * set (warm_kept of its pairs; 64 more chosen as usual when it has fewer),
- * and the first run from the warm multipliers where given (start_hint).
+ * and the first run from the warm multipliers where given and usable
+ * (start_hint; ipm_wset.c warm_residual: finite and in proportion to the
+ * data, else the run starts cold on the warm set).
  * Status: GS_STATUS_MAX_ITER after min(gs_solver_max_iter, 200) IPM
  * iterations (lam = the current, unpolished, clipped multipliers);
  * GS_STATUS_NUMERICAL when H is not numerically SPD (p'Hp <= 0 in PCG,
@@ -87,6 +92,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gi.h"
 #include "ipm_impl.h"
 #include "linalg.h"
 
@@ -189,6 +195,71 @@ static double norm_inf(const double *v, int n)
  * (the IPM goes on). On a working set (inS not NULL) only its pairs may
  * enter and only they are checked; ws->wr holds w on every pair. */
 #define IPM_XOVER 32
+
+/* Most force first, ties by pair index. */
+static int force_cmp(const void *a, const void *b)
+{
+    const ipm_key *x = a, *y = b;
+    if (x->w != y->w)
+        return x->w > y->w ? -1 : 1;
+    return (x->i > y->i) - (x->i < y->i);
+}
+
+/* The identified set (k pairs in ws->list, their positions of y in
+ * ws->list2) holds dependent pairs, so Q_CC is singular (the pairs' columns
+ * of A in a loop of parts sum to zero, and with the gaps consistent the
+ * iterates drift along that null space, every multiplier of the loop
+ * growing): build C pair by pair instead, the fastened pairs first, then
+ * the most force first, a pair dependent on those before it (its Schur
+ * complement below GS_CSET_DEP_TOL Q_jj, GI's test) left out, as GI never
+ * takes one in. 0, or -1 when a fastened pair is dependent on the others or
+ * no memory. O(k^3/3 + k log k). */
+static int build_independent(ipm_ws *ws, gs_solver *s, int k)
+{
+    gs_cset *cs = &ws->cs;
+    int ne = 0;
+    for (int c = 0; c < k; c++) /* fastened pairs first (key +inf), then by force */
+        ws->keys[c] = (ipm_key){ws->isE[ws->list2[c]] ? INFINITY : ws->lam[ws->list2[c]],
+                                ws->list[c]};
+    qsort(ws->keys, (size_t)k, sizeof *ws->keys, force_cmp);
+    gs_cset_clear(cs);
+    if (gs_cset_reserve(cs, k, NULL) != GS_OK)
+        return -1;
+    for (int c = 0; c < k; c++) {
+        const int j = ws->keys[c].i, eq = ws->keys[c].w == INFINITY;
+        ne += eq;
+        double sch = gs_cset_schur(cs, j, ws->cz);
+        if (sch > GS_CSET_DEP_TOL * s->pc->qdiag[j])
+            gs_cset_append(cs, j, ws->cz, sch);
+        else if (eq)
+            return -1;
+    }
+    return 0;
+}
+
+/* A violated pair j dependent on C (Q (e_j - r) = 0 to GI's test, r =
+ * Q_CC^-1 Q_Cj from l = L^-1 Q_Cj in ws->cz): as GI's partial step, the
+ * member whose multiplier reaches zero first along lam_C - t r (gi.h's
+ * ratio test) leaves, and j takes its place. 1, or 0 when no member blocks
+ * (the gaps contradict: the IPM does not certify that, it goes on and ends
+ * numerical_breakdown) or j stays dependent. O(k^2). */
+static int exchange(ipm_ws *ws, gs_solver *s, const gs_problem *pb, int j)
+{
+    gs_cset *cs = &ws->cs;
+    double *r = ws->cr, t;
+    memcpy(r, ws->cz, (size_t)cs->k * sizeof *r);
+    gs_cset_solve_Lt(cs, r);
+    const int block = gs_gi_ratio_test(cs->k, ws->lc, r, 1.0, cs->idx, pb, &t);
+    if (block < 0)
+        return 0;
+    gs_cset_remove(cs, block);
+    double sch = gs_cset_schur(cs, j, ws->cz);
+    if (!(sch > GS_CSET_DEP_TOL * s->pc->qdiag[j]))
+        return 0;
+    gs_cset_append(cs, j, ws->cz, sch);
+    return 1;
+}
+
 static int polish(ipm_ws *ws, gs_solver *s, const gs_problem *pb, const ipm_sys *y,
                   const unsigned char *inS, double *lam_out)
 {
@@ -196,10 +267,13 @@ static int polish(ipm_ws *ws, gs_solver *s, const gs_problem *pb, const ipm_sys 
     gs_cset *cs = &ws->cs;
     int k = 0;
     for (int i = 0; i < y->m; i++)
-        if (ws->isE[i] || ws->lam[i] > ws->y[i])
+        if (ws->isE[i] || ws->lam[i] > ws->y[i]) {
+            ws->list2[k] = i;
             ws->list[k++] = ipm_sys_pair(y, i);
-    if (gs_cset_build(cs, ws->list, k, NULL) != GS_OK ||
-        gs_cset_prune(cs, pb, s->p, ws->lc, ws->list2) != 0)
+        }
+    if (gs_cset_build(cs, ws->list, k, NULL) != GS_OK && build_independent(ws, s, k) != 0)
+        return 0;
+    if (gs_cset_prune(cs, pb, s->p, ws->lc, ws->list2) != 0)
         return 0;
     for (int changes = 0;; changes++) {
         changes += gs_cset_settle(cs, pb, s->p, s->tol_lam, ws->lc, ws->cr, ws->wr, ws->list2);
@@ -215,9 +289,10 @@ static int polish(ipm_ws *ws, gs_solver *s, const gs_problem *pb, const ipm_sys 
         if (!isfinite(ws->wr[viol]) || gs_cset_reserve(cs, cs->k + 1, NULL) != GS_OK)
             return 0;
         double sch = gs_cset_schur(cs, viol, ws->cz);
-        if (!(sch > GS_CSET_DEP_TOL * s->pc->qdiag[viol]))
+        if (sch > GS_CSET_DEP_TOL * s->pc->qdiag[viol])
+            gs_cset_append(cs, viol, ws->cz, sch);
+        else if (!exchange(ws, s, pb, viol))
             return 0;
-        gs_cset_append(cs, viol, ws->cz, sch);
     }
     memset(lam_out, 0, (size_t)m * sizeof *lam_out);
     for (int c = 0; c < cs->k; c++)
@@ -319,7 +394,7 @@ int ipm_mehrotra(ipm_ws *ws, gs_solver *s, const gs_problem *pb, const gs_solve_
     }
     if (ws->hint_lam) {
         ipm_start_hint(ws, y, 1e-2 * pr->lsc, 1e-2 * pr->ysc);
-    } else if (pr->st == GS_IPM_START_FEASIBLE) {
+    } else if (pr->st == GS_IPM_START_FEASIBLE || y->singular) {
         if (ipm_start_feasible(ws, s, y, pr->dual, nE, 1e-2 * pr->lsc,
                            fmax(1e-2 * pr->pmax, 1e-3 * fmax(1.0, pr->gmax))) != 0) {
             info->status = GS_STATUS_INFEASIBLE_EQ;

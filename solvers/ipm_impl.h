@@ -61,6 +61,9 @@ typedef struct {
     const double *qd;  /* diag(Q_SS) */
     const double *p;   /* p_S */
     const int *idx;    /* the pair at each position; NULL: position = pair */
+    int singular;      /* Q singular (dependent pairs): LQ factors Q + delta diag(Q)
+                          (ipm_wset.c), a preconditioner but no start (|Q^-1 p| would be
+                          ~1/delta along the null space): the run starts feasible */
 } ipm_sys;
 
 /* The pair at position c of system y. */

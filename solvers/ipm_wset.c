@@ -32,6 +32,9 @@
 
 #define IPM_WS_SHIELD 0.95
 #define IPM_WS_MIN_ADD 64
+/* A singular Q_SS (dependent pairs) is factored as Q_SS + delta diag(Q_SS),
+ * delta from this up by factors of 100 (ws_system). */
+#define IPM_WS_REG 1e-8
 /* After this many rounds every pair joins (a safeguard: the run on all pairs
  * is the plain dual IPM). */
 #define IPM_WS_MAX_ROUNDS 64
@@ -86,9 +89,11 @@ static void ws_pick(ipm_ws *ws, const gs_precomp *pc, int n, int cap, int shield
  * diagonal, p_S and, for the split preconditioner and the infeasible start,
  * its Cholesky factor; every pair: the precomputation's own (gathered and
  * factored like a working set's while its L_Q is deferred and one is
- * needed: the dual form never waits for L_Q, gs_method_needs_lq). GS_OK, or
- * GS_ERR_NOMEM / GS_ERR_NOT_SPD (Q_SS not numerically SPD). O(|S|^2)
- * gather, O(|S|^3/3) factor. */
+ * needed: the dual form never waits for L_Q, gs_method_needs_lq); a
+ * singular Q_SS (dependent pairs) factored regularized (y->singular). GS_OK,
+ * or GS_ERR_NOMEM / GS_ERR_NOT_SPD (not even Q_SS + diag(Q_SS) factors: Q
+ * not positive semidefinite). O(|S|^2) gather, O(|S|^3/3) factor (a few
+ * times when singular). */
 static gs_err ws_system(ipm_ws *ws, gs_solver *s, const ipm_par *pr, ipm_sys *y, gs_error *err)
 {
     const gs_precomp *pc = s->pc;
@@ -135,8 +140,25 @@ static gs_err ws_system(ipm_ws *ws, gs_solver *s, const ipm_par *pr, ipm_sys *y,
             ws->LQs = LQs;
             ws->lcap = ws->cap;
         }
-        if (gs_chol_plus_diag(ws->LQs, k, ws->Qs, k, NULL, "Q_SS", err) != GS_OK)
-            return GS_ERR_NOT_SPD;
+        /* Q_SS is singular when S holds dependent pairs (a loop of parts:
+         * the pairs' columns of A sum to zero; gapsim-batch solves such
+         * models with L_Q deferred). Its factor only makes a starting guess
+         * (the infeasible start's |Q^-1 p|) and a preconditioner, so then
+         * Q_SS + delta diag(Q_SS) is factored instead, delta from
+         * IPM_WS_REG up by factors of 100: H and every residual stay
+         * exact; the run then starts feasible (ipm_sys.singular). */
+        gs_error e2;
+        for (double delta = 0.0;; delta = delta > 0.0 ? 100.0 * delta : IPM_WS_REG) {
+            for (int c = 0; delta > 0.0 && c < k; c++)
+                ws->cp[c] = delta * ws->qds[c];
+            if (gs_chol_plus_diag(ws->LQs, k, ws->Qs, k, delta > 0.0 ? ws->cp : NULL, "Q_SS",
+                                  &e2) == GS_OK)
+                break;
+            y->singular = 1;
+            if (delta >= 1.0)
+                return gs_errorf(err, GS_ERR_NOT_SPD, "Q_SS",
+                                 "the working set's Q_SS is not positive semidefinite");
+        }
         y->LQ = ws->LQs;
     }
     return GS_OK;
@@ -144,16 +166,26 @@ static gs_err ws_system(ipm_ws *ws, gs_solver *s, const ipm_par *pr, ipm_sys *y,
 
 /* ws->wr on S's pairs = Q_SS lam_S - p_S for a warm start's multipliers
  * (pair-indexed, m), their residual gaps on the working set alone (the
- * start needs no more). 1, or 0 when a value is not finite (the warm
- * multipliers are then not used). O(|S|^2). */
-static int warm_residual(ipm_ws *ws, const ipm_sys *y, const double *lam)
+ * start needs no more). 1, or 0 when the multipliers are unusable (then the
+ * first run starts as a cold one, on the warm set): a value not finite, or
+ * a multiplier or residual gap out of all proportion to the data, |lam_i|
+ * Q_ii or |w_i| above IPM_WARM_MAX times the gap scale pr->ysc. Such a
+ * start (a warm lam scaled by 1e50 gave mu ~ 1e100, overflow at the first
+ * iteration; by 1e20, 28 IPM iterations instead of 3) is no warm start.
+ * O(|S|^2). */
+#define IPM_WARM_MAX 1e3
+static int warm_residual(ipm_ws *ws, const ipm_sys *y, const ipm_par *pr, const double *lam)
 {
-    for (int c = 0; c < y->m; c++)
+    const double lim = IPM_WARM_MAX * pr->ysc;
+    for (int c = 0; c < y->m; c++) {
         ws->cz[c] = lam[ipm_sys_pair(y, c)];
+        if (!(fabs(ws->cz[c]) * y->qd[c] <= lim))
+            return 0; /* NaN too */
+    }
     cblas_dsymv(CblasColMajor, CblasLower, y->m, 1.0, y->Q, y->m, ws->cz, 1, 0.0, ws->cq, 1);
     for (int c = 0; c < y->m; c++) {
         ws->wr[ipm_sys_pair(y, c)] = ws->cq[c] - y->p[c];
-        if (!isfinite(ws->cq[c]))
+        if (!(fabs(ws->cq[c] - y->p[c]) <= lim))
             return 0;
     }
     return 1;
@@ -199,7 +231,7 @@ gs_err ipm_working_set(ipm_ws *ws, gs_solver *s, const gs_problem *pb, const gs_
          * the first from a warm start's multipliers, where given */
         ws->hint_lam = round > 1 ? lam_out : NULL;
         ws->hint_w = round > 1 ? ws->wr : NULL;
-        if (round == 1 && info->warm_used && wm->lam && warm_residual(ws, &y, wm->lam)) {
+        if (round == 1 && info->warm_used && wm->lam && warm_residual(ws, &y, pr, wm->lam)) {
             ws->hint_lam = wm->lam;
             ws->hint_w = ws->wr;
         }

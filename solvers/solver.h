@@ -138,8 +138,10 @@ typedef struct {
     int warm_kept;         /* pairs of the warm contact set kept at the start */
     int crossover;         /* 1 if GI relative finished the solve from the method's own
                               contact set (NPM at its stall cap, GI dual at its polish
-                              cap: their loops cycled; Lemke polished outside the
-                              tolerance or on a secondary ray); iterations count both */
+                              cap: their loops cycled; GI dual when its algebra on M
+                              broke down on nearly dependent pairs; Lemke polished
+                              outside the tolerance or on a secondary ray); iterations
+                              count both */
     gs_kkt kkt;            /* certificate */
 } gs_solve_info;
 

@@ -452,4 +452,103 @@ GS_TEST(dual_warm_start)
     ts_fx_free(&f);
 }
 
+/* A warm start whose multipliers are finite but out of all proportion (the
+ * exact answer's times 1e20, 1e50, 1e300, and -1e50) must not make the dual
+ * form fail or slow down: times 1e50 broke down at iteration 0 (mu ~ 1e100,
+ * lam = inf, w = NaN), times 1e20 took many more iterations than a cold
+ * start. Such multipliers are not used (ipm_wset.c warm_residual): the
+ * first run starts cold on the warm set (warm_used, warm_kept as usual), at
+ * most as many iterations as the cold solve, the exact answer (chain3, pairs
+ * 0 and 2 in contact, lam = (0.5, 0, 0.5)) with every normal-system solver
+ * and start. */
+GS_TEST(dual_warm_start_huge_multipliers)
+{
+    gs_model *mdl = tm_chain3();
+    gs_precomp *pc = ts_build(mdl);
+    gs_error e;
+    gs_solver *sv = gs_solver_new(pc, &e);
+    const ts_chain3_data *d = ts_chain3(TS_C3_TWO_CONTACTS);
+    gs_problem pb = ts_chain3_problem(pc, TS_C3_TWO_CONTACTS);
+    double lam[3], w[3], x[3];
+    const int act[2] = {0, 2};
+    const double scale[4] = {1e20, 1e50, 1e300, -1e50};
+    for (int l = 0; l < N_LIN; l++)
+        for (int st = 0; st < 3; st++) {
+            gs_solve_opts o = ipm_form_opts(GS_FORM_DUAL, l, st);
+            gs_solve_info cold, info;
+            ts_what = "cold";
+            ts_solve_ok(sv, &pb, &o, lam, w, x, &cold, TS_EXACT_KKT);
+            for (int c = 0; c < 4; c++) {
+                double wl[3];
+                for (int i = 0; i < 3; i++)
+                    wl[i] = d->lam[i] * scale[c];
+                const gs_warm warm = {.n_act = 2, .act = act, .lam = wl};
+                o.warm = &warm;
+                ts_what = "huge warm multipliers";
+                ts_solve_ok(sv, &pb, &o, lam, w, x, &info, TS_EXACT_KKT);
+                GS_CHECK_INT(info.warm_used, 1);
+                GS_CHECK_INT(info.warm_kept, 2);
+                GS_CHECK_MSG(info.iterations <= cold.iterations,
+                             "%s/%d x %g: %d iterations warm, %d cold",
+                             gs_ipm_linear_name(LIN[l]), st, scale[c], info.iterations,
+                             cold.iterations);
+                for (int i = 0; i < 3; i++) {
+                    GS_CHECK_NEAR(lam[i], d->lam[i], 1e-9);
+                    GS_CHECK_NEAR(w[i], d->w[i], 1e-9);
+                }
+            }
+            o.warm = NULL;
+        }
+    ts_what = "";
+    gs_solver_free(sv);
+    gs_precomp_free(pc);
+    gs_model_free(mdl);
+}
+
+/* Dependent pairs with consistent gaps (tm_loop3: pairs 0, 1, 2 in a loop
+ * of three parts, columns of A summing to zero; L_Q deferred, as
+ * gapsim-batch loads such a model): the dual form ended numerical_breakdown
+ * at iteration 0 (the infeasible start and the split preconditioner factor
+ * the working set's Q_SS, singular here) or after many iterations (the
+ * iterates drift along the null space of the loop, every pair's force
+ * growing, and the polish could not factor the identified set). Now the
+ * factor is regularized (it only makes a start and a preconditioner) and the
+ * polish builds the identified set leaving out a pair dependent on the
+ * others (exchanging one as GI's partial step does when it is violated):
+ * optimal with every normal-system solver and start, x and w those of the
+ * oracle (the forces are not unique: any multiple of (1, 1, 1, 0) may be
+ * added), within 1e-9 mm. */
+GS_TEST(dual_form_dependent_pairs_consistent_gaps)
+{
+    ts_fixture f;
+    ts_fx_open_ex(&f, tm_loop3(0), 4, GS_PRECOMP_DEFER_LQ);
+    const double g[4][4] = {{0.1, 0.1, 0.3, 0.5},
+                            {0.1, 0.1, -0.2, 0.5},
+                            {0.0, 0.0, 0.0, 0.0},
+                            {-0.1, 0.05, 0.05, 2.0}};
+    memcpy(f.G, g, sizeof g);
+    for (int r = 0; r < 4; r++) {
+        gs_problem pb = ts_fx_problem(&f, r);
+        ts_what = "oracle";
+        ts_fx_reference(&f, &pb);
+        for (int l = 0; l < N_LIN; l++)
+            for (int st = 0; st < 3; st++) {
+                gs_solve_opts o = ipm_form_opts(GS_FORM_DUAL, l, st);
+                gs_solve_info info;
+                static char what[96];
+                snprintf(what, sizeof what, "loop gap %d %s start %d", r,
+                         gs_ipm_linear_name(LIN[l]), st);
+                ts_what = what;
+                ts_solve_ok(f.sv, &pb, &o, f.lam, f.w, f.x, &info, 1e-10);
+                for (int i = 0; i < f.m; i++)
+                    TS_NEAR(what, f.w[i], f.wr[i], 1e-9);
+                for (int i = 0; i < f.n; i++)
+                    TS_NEAR(what, f.x[i], f.xr[i], 1e-9);
+            }
+    }
+    ts_what = "";
+    GS_CHECK(!gs_precomp_has_lq(f.pc));
+    ts_fx_free(&f);
+}
+
 GS_TEST_MAIN()

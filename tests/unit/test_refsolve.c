@@ -307,4 +307,97 @@ GS_TEST(problem_check_names_the_first_bad_entry)
     gs_model_free(mdl);
 }
 
+/* Three one-DOF parts (K = diag(2, 3, 5) N/mm, f = (1, -2, 0.5) N), pairs in
+ * a loop (pair k: x_{k+1} - x_k <= g_k), the last coefficient on x_0 1 +
+ * eps: nearly dependent pairs, cond(Q) ~ 4e13 at eps = 1e-6. */
+static gs_model *near_loop(double eps)
+{
+    gs_model *mdl = gs_model_new(3, 3, 3, 0, NULL);
+    const double k[3] = {2.0, 3.0, 5.0}, fb[3] = {1.0, -2.0, 0.5};
+    for (int b = 0; b < 3; b++) {
+        gs_model_alloc_block(mdl, b, 1, NULL);
+        mdl->parts[b].K[0] = k[b];
+        mdl->nodes[b] = (gs_node){.part = b, .dof = 0, .xyz = {10.0 * b, 0, 0}};
+    }
+    gs_model_alloc_f(mdl, NULL);
+    for (int b = 0; b < 3; b++)
+        mdl->f[b] = fb[b];
+    for (int i = 0; i < 3; i++)
+        mdl->pairs[i] = (gs_pair){.node = {i, (i + 1) % 3}, .coef = {-1.0, i == 2 ? 1.0 + eps : 1.0}};
+    return mdl;
+}
+
+/* Gaps that contradict over nearly dependent pairs (g0 + g1 + g2 = -0.1
+ * mm, a 100 N load on pair 0): the exact answer has forces ~1e12 N, whose
+ * residual gaps no double computation knows better than ~1e-4 mm. The
+ * oracle's own daxpys showed them >= -tol and it said optimal, while the
+ * certificate failed by 8.7e-5 mm. Now its final check computes w as the
+ * certificate does and asks the rounding of the largest term to be within
+ * tol: the multipliers' direction is the Farkas certificate (d ~ (1, 1, 1),
+ * A d = 0 to GI's test, g'd = -0.1 mm): infeasible, d in lam, also through
+ * gs_solve (whose check of d must accept it). With consistent gaps (g2 =
+ * -0.45) the answer stands: pair 0 alone, lam = (98.24, 0, 0), w = (0,
+ * 0.02, 0.03 + 3.8e-7). */
+GS_TEST(contradicting_near_dependent_gaps_are_not_optimal)
+{
+    gs_model *mdl = near_loop(1e-6);
+    gs_precomp *pc = ts_build(mdl);
+    double g[3] = {0.3, 0.2, -0.6}, load[3] = {100.0, 0.0, 0.0}, lam[3], w[3];
+    gs_problem pb = {.pc = pc, .g = g, .load = load};
+    gs_ref_info info;
+    gs_error e;
+    GS_CHECK_INT(gs_ref_solve(&pb, NULL, lam, w, &info, &e), GS_OK);
+    GS_CHECK_STR(gs_status_name(info.status), "infeasible");
+    double gd = 0.0;
+    for (int i = 0; i < 3; i++) {
+        GS_CHECK_NEAR(lam[i], 1.0, 1e-5);
+        gd += g[i] * lam[i];
+    }
+    GS_CHECK_NEAR(gd, -0.1, 1e-5);
+    gs_solver *sv = gs_solver_new(pc, &e);
+    gs_solve_opts o = ts_opts(GS_METHOD_REF, GS_FORM_DUAL);
+    gs_solve_info si;
+    double x[3];
+    GS_CHECK_INT(ts_solve(sv, &pb, &o, lam, w, x, &si), GS_STATUS_INFEASIBLE);
+    GS_CHECK(!gs_kkt_pass(&si.kkt, o.tol));
+    GS_CHECK_NEAR(lam[0], 1.0, 1e-5);
+    /* consistent gaps: optimal, certificate passing */
+    g[2] = -0.45;
+    ts_solve_ok(sv, &pb, &o, lam, w, x, &si, 1e-10);
+    const double lx[3] = {98.24, 0.0, 0.0}, wx[3] = {0.0, 0.02, 0.03 + 3.8e-7};
+    for (int i = 0; i < 3; i++) {
+        GS_CHECK_NEAR(lam[i], lx[i], 1e-9);
+        GS_CHECK_NEAR(w[i], wx[i], 1e-9);
+    }
+    gs_solver_free(sv);
+    gs_precomp_free(pc);
+    gs_model_free(mdl);
+}
+
+/* The same check where the multipliers' direction proves nothing: pairs
+ * dependent to eps = 1e-4 (GI does not call them dependent) and the gaps of
+ * above: the exact answer has forces ~1e8 N, whose residual gaps carry a
+ * rounding of ~2e-8 mm; every method's certificate fails by 1e-8 mm. The
+ * oracle's daxpys showed them >= -tol (optimal); now: numerical_breakdown.
+ * With eps = 1e-3 (forces ~1e6 N) the certificate passes: optimal. */
+GS_TEST(untrustworthy_residuals_are_not_optimal)
+{
+    for (int c = 0; c < 2; c++) {
+        gs_model *mdl = near_loop(c ? 1e-3 : 1e-4);
+        gs_precomp *pc = ts_build(mdl);
+        double g[3] = {0.3, 0.2, -0.6}, load[3] = {100.0, 0.0, 0.0}, lam[3], w[3];
+        gs_problem pb = {.pc = pc, .g = g, .load = load};
+        gs_ref_info info;
+        gs_error e;
+        GS_CHECK_INT(gs_ref_solve(&pb, NULL, lam, w, &info, &e), GS_OK);
+        GS_CHECK_STR(gs_status_name(info.status), c ? "optimal" : "numerical_breakdown");
+        gs_kkt k;
+        GS_CHECK_INT(gs_kkt_dual(&pb, lam, NULL, &k, &e), GS_OK);
+        GS_CHECK_INT(gs_kkt_pass(&k, 1e-10), c);
+        GS_CHECK(lam[0] > (c ? 9e5 : 9e7));
+        gs_precomp_free(pc);
+        gs_model_free(mdl);
+    }
+}
+
 GS_TEST_MAIN()
