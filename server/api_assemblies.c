@@ -157,6 +157,10 @@ static gs_model *parse_upload(gsd_req *r, char *dir, size_t cap)
             write_model_file(r, dir, &e) != 0) {
             gs_model_free(mdl);
             mdl = NULL;
+        } else if (!mdl && e.code == GS_ERR_FORMAT && !e.field[0]) {
+            /* not JSON, or not an object: the body is at fault (file
+             * references are refused here, so no other file is) */
+            snprintf(e.field, sizeof e.field, "body");
         }
     } else if (r->body_kind == GSD_BODY_MULTIPART) {
         if (!r->body.len) {

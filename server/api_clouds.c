@@ -198,13 +198,27 @@ static void add_query_list(cJSON *obj, const char *key, const char *value)
     }
 }
 
-/* Query parameters -> the JSON object gsd_spec_parse reads. */
+/* Query parameters -> the JSON object gsd_spec_parse reads. A key without
+ * '=' ("?tol", "?foo") is read as the empty value, so an unknown one is an
+ * unknown option and a known one is refused as "tol=" is; bare_key notes the
+ * first, refused even when its empty value would pass ("?label"). */
+typedef struct {
+    cJSON *obj;
+    const char *bare_key;
+} query_opts;
+
 static enum MHD_Result add_query(void *cls, enum MHD_ValueKind kind, const char *key,
                                  const char *value)
 {
-    cJSON *obj = cls;
-    if (!key || !value)
+    query_opts *q = cls;
+    cJSON *obj = q->obj;
+    if (!key)
         return MHD_YES;
+    if (!value) {
+        if (!q->bare_key)
+            q->bare_key = key;
+        value = "";
+    }
     static const char *const lists[] = {"fasteners", "fixed_pairs"};
     static const char *const nums[] = {"tol", "max_iter", "fastener_fraction", "timeout_s"};
     for (int i = 0; i < 2; i++)
@@ -375,6 +389,7 @@ void gsd_h_cloud_create(gsd_req *r)
     double *G = NULL;
     int k = 0;
     int generated = 0, from_job = 0;
+    const char *bare_key = NULL; /* an .npy upload's query option without '=' */
     if (r->body_kind == GSD_BODY_JSON) {
         obj = gsd_api_body(r);
         generated = obj && cJSON_GetObjectItemCaseSensitive(obj, "generate") != NULL;
@@ -395,7 +410,9 @@ void gsd_h_cloud_create(gsd_req *r)
             gsd_reply_error(r, 503, "out_of_memory", "", "out of memory");
             return;
         }
-        MHD_get_connection_values(r->conn, MHD_GET_ARGUMENT_KIND, add_query, obj);
+        query_opts q = {obj, NULL};
+        MHD_get_connection_values(r->conn, MHD_GET_ARGUMENT_KIND, add_query, &q);
+        bare_key = q.bare_key;
         if (!check_npy(r, arow.m, &k)) {
             cJSON_Delete(obj);
             return;
@@ -422,6 +439,14 @@ void gsd_h_cloud_create(gsd_req *r)
         cJSON_Delete(obj);
         free(G);
         gsd_reply_gs_error(r, &e);
+        return;
+    }
+    if (bare_key) { /* a known option, and "" passed: still no value given */
+        gsd_reply_error(r, 422, "invalid", bare_key, "query option %s has no value (%s=...)",
+                        bare_key, bare_key);
+        gsd_spec_free(&spec);
+        cJSON_Delete(obj);
+        free(G);
         return;
     }
     if (gsd_spec_check_new(&spec, &e) ||

@@ -115,12 +115,13 @@ static int is_write(const char *method)
 /* ---- framing ------------------------------------------------------------------- */
 
 typedef struct {
-    int n_cl, cl_conflict, te;
-    char cl[32];
+    int n_cl, cl_conflict, n_te, te_bad;
+    char cl[32], te[64];
+    const char *nul_at;    /* the decoded string with a real %00 (gsd_nul_seen.first) */
     const char *dup;       /* a query parameter given twice */
     const char *nul;       /* a query parameter with %00 */
-    const char *names[64]; /* query parameters seen (the first 64) */
-    int n_names;
+    const char *names[GSD_GUARD_MAX_ARGS]; /* query parameters seen */
+    int n_names, n_args;
 } frame_scan;
 
 static enum MHD_Result scan_header(void *cls, enum MHD_ValueKind kind, const char *key,
@@ -135,7 +136,12 @@ static enum MHD_Result scan_header(void *cls, enum MHD_ValueKind kind, const cha
             f->cl_conflict = 1;
         snprintf(f->cl, sizeof f->cl, "%s", value ? value : "");
     } else if (!strcasecmp(key, "Transfer-Encoding")) {
-        f->te = 1;
+        /* only "chunked" is decoded: anything else, or a list ("gzip,
+         * chunked"), or the header twice, is refused (RFC 9112 6.3) */
+        if (f->n_te++ || !value || strcasecmp(value, "chunked"))
+            f->te_bad = 1;
+        if (!f->te[0] || (value && strcasecmp(value, "chunked")))
+            snprintf(f->te, sizeof f->te, "%s", value ? value : "");
     }
     return MHD_YES;
 }
@@ -147,13 +153,14 @@ static enum MHD_Result scan_arg(void *cls, enum MHD_ValueKind kind, const char *
     (void)kind;
     if (!key)
         return MHD_YES;
-    if ((strstr(key, "%00") || (value && strstr(value, "%00"))) && !f->nul)
+    if (f->nul_at && (key == f->nul_at || value == f->nul_at) && !f->nul)
         f->nul = key;
+    if (++f->n_args > GSD_GUARD_MAX_ARGS)
+        return MHD_YES; /* refused: too many */
     for (int i = 0; i < f->n_names && !f->dup; i++)
         if (!strcmp(f->names[i], key))
             f->dup = key;
-    if (f->n_names < 64)
-        f->names[f->n_names++] = key;
+    f->names[f->n_names++] = key;
     return MHD_YES;
 }
 
@@ -206,7 +213,7 @@ static int is_public(const gsd_req *r)
     return !strcmp(r->url, "/healthz") || !strcmp(r->url, "/") || !strncmp(r->url, "/web/", 5);
 }
 
-int gsd_guard(gsd_req *r, int live_connections)
+int gsd_guard(gsd_req *r, int live_connections, const gsd_nul_seen *nul)
 {
     gsd_app *app = r->app;
     if (live_connections > app->o.max_connections) {
@@ -219,17 +226,33 @@ int gsd_guard(gsd_req *r, int live_connections)
         return 0;
     }
     frame_scan f = {0};
+    /* a real %00 in the path (the last string decoded), else in the query */
+    const int nul_path = nul && nul->last && nul->last == nul->path;
+    f.nul_at = nul && nul->first != nul->path ? nul->first : NULL;
     MHD_get_connection_values(r->conn, MHD_HEADER_KIND, scan_header, &f);
     MHD_get_connection_values(r->conn, MHD_GET_ARGUMENT_KIND, scan_arg, &f);
-    if (f.cl_conflict || (f.n_cl && f.te)) {
+    if (f.cl_conflict || (f.n_cl && f.n_te)) {
         gsd_reply_error(r, 400, "bad_request", "Content-Length", "%s",
                         f.cl_conflict ? "conflicting Content-Length headers"
                                       : "Content-Length together with Transfer-Encoding");
         return 0;
     }
-    if (strstr(r->url, "%00") || f.nul) {
-        gsd_reply_error(r, 400, "bad_request", f.nul ? f.nul : "path",
-                        "a NUL byte (%%00) in the %s", f.nul ? "query" : "path");
+    if (f.te_bad) {
+        gsd_reply_error(r, 400, "bad_request", "Transfer-Encoding",
+                        "Transfer-Encoding \"%s\"%s is not accepted: send the body with "
+                        "Content-Length or Transfer-Encoding: chunked alone (RFC 9112 6.3)",
+                        f.te, f.n_te > 1 ? " (the header given twice)" : "");
+        return 0;
+    }
+    if (nul && nul->first) {
+        const char *where = nul_path ? "path" : "query";
+        gsd_reply_error(r, 400, "bad_request", nul_path ? "path" : f.nul ? f.nul : "query",
+                        "a NUL byte (%%00) in the %s", where);
+        return 0;
+    }
+    if (f.n_args > GSD_GUARD_MAX_ARGS) {
+        gsd_reply_error(r, 400, "bad_request", "query", "%d query parameters, more than the "
+                        "limit of %d", f.n_args, GSD_GUARD_MAX_ARGS);
         return 0;
     }
     if (f.dup) {

@@ -11,11 +11,14 @@
 #include <netinet/in.h>
 #include <fcntl.h>
 #include <malloc.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "fileio.h"
@@ -27,6 +30,12 @@
 static atomic_int live_requests;
 /* Open connections (MHD_OPTION_NOTIFY_CONNECTION), for the guard's limit. */
 static atomic_int live_connections;
+
+/* A connection's header deadline and %00 notes (below, "the header deadline"). */
+struct gsd_conn;
+static struct gsd_conn *conn_of(struct MHD_Connection *conn);
+static void conn_deadline(struct gsd_conn *c, double s);
+static gsd_nul_seen conn_take_nul(struct gsd_conn *c);
 
 /* ---- responses ------------------------------------------------------------ */
 
@@ -329,7 +338,10 @@ static enum MHD_Result access_cb(void *cls, struct MHD_Connection *conn, const c
         /* the headers are in: from now on the idle timeout, not the header one */
         MHD_set_connection_option(conn, MHD_CONNECTION_OPTION_TIMEOUT,
                                   (unsigned)app->o.conn_timeout);
-        if (!gsd_guard(r, atomic_load(&live_connections)))
+        struct gsd_conn *c = conn_of(conn);
+        conn_deadline(c, 0);
+        const gsd_nul_seen nul = conn_take_nul(c);
+        if (!gsd_guard(r, atomic_load(&live_connections), &nul))
             return queue(r);
         char allow[64];
         unsigned code = route(r, allow, sizeof allow);
@@ -377,6 +389,8 @@ static void completed_cb(void *cls, struct MHD_Connection *conn, void **con_cls,
                          enum MHD_RequestTerminationCode toe)
 {
     gsd_req *r = *con_cls;
+    /* a kept-alive connection's next request: its headers within --timeout */
+    conn_deadline(conn_of(conn), ((const gsd_app *)cls)->o.conn_timeout);
     if (!r)
         return;
     if (r->pp)
@@ -410,27 +424,169 @@ static int hexval(char c)
 }
 
 
+/* ---- the header deadline ------------------------------------------------- */
+
+/* libmicrohttpd's timeouts are inactivity timeouts: a client that sends one
+ * header byte now and then would keep its socket (and a place under
+ * --max-connections) for ever. So every connection is registered here from
+ * accept (MHD_CONNECTION_NOTIFY_STARTED) to close (NOTIFY_CLOSED, which
+ * libmicrohttpd calls before it closes the socket) with a deadline for the
+ * headers of its next request: --header-timeout after accept, --timeout after
+ * each answer (a kept-alive connection). The access handler clears the
+ * deadline when a request's headers are in (the body has --timeout, an
+ * inactivity timeout); a sweeper thread shuts down (shutdown(2), under the
+ * registry's lock, so the socket is still the connection's) the sockets past
+ * their deadline, and libmicrohttpd then closes them as hung up. */
+struct gsd_conn {
+    struct gsd_conn *prev, *next; /* the registry (conns.mu) */
+    int fd;
+    double deadline;              /* gs_now() by which headers are due; 0: none (conns.mu) */
+    /* real %00s met by unescape_cb for the request being parsed (the
+     * connection's MHD thread only; see gsd_nul_seen) */
+    gsd_nul_seen nul;
+};
+
+static struct {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    struct gsd_conn *head;
+    int stop, running;
+    pthread_t th;
+} conns = {.mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
+
+static struct gsd_conn *conn_of(struct MHD_Connection *conn)
+{
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    return ci ? ci->socket_context : NULL;
+}
+
+/* The next request's headers are due by now + s (s <= 0: no deadline). */
+static void conn_deadline(struct gsd_conn *c, double s)
+{
+    if (!c)
+        return;
+    pthread_mutex_lock(&conns.mu);
+    c->deadline = s > 0 ? gs_now() + s : 0;
+    pthread_mutex_unlock(&conns.mu);
+}
+
 static void conn_cb(void *cls, struct MHD_Connection *conn, void **socket_context,
                     enum MHD_ConnectionNotificationCode toe)
 {
-    (void)cls;
-    (void)conn;
-    (void)socket_context;
-    atomic_fetch_add(&live_connections, toe == MHD_CONNECTION_NOTIFY_STARTED ? 1 : -1);
+    const gsd_app *app = cls;
+    if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+        atomic_fetch_add(&live_connections, 1);
+        const union MHD_ConnectionInfo *ci =
+            MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+        struct gsd_conn *c = ci ? calloc(1, sizeof *c) : NULL;
+        *socket_context = c; /* NULL (out of memory): only MHD's own timeout */
+        if (!c)
+            return;
+        c->fd = ci->connect_fd;
+        pthread_mutex_lock(&conns.mu);
+        c->deadline = gs_now() + app->o.header_timeout;
+        c->next = conns.head;
+        if (conns.head)
+            conns.head->prev = c;
+        conns.head = c;
+        pthread_mutex_unlock(&conns.mu);
+        return;
+    }
+    atomic_fetch_sub(&live_connections, 1);
+    struct gsd_conn *c = *socket_context;
+    if (!c)
+        return;
+    pthread_mutex_lock(&conns.mu); /* the socket is still open: closed after this */
+    if (c->prev)
+        c->prev->next = c->next;
+    else
+        conns.head = c->next;
+    if (c->next)
+        c->next->prev = c->prev;
+    pthread_mutex_unlock(&conns.mu);
+    free(c);
+    *socket_context = NULL;
+}
+
+/* The %00 notes of the request just parsed, cleared for the next one. */
+static gsd_nul_seen conn_take_nul(struct gsd_conn *c)
+{
+    gsd_nul_seen n = {0};
+    if (c) {
+        n = c->nul;
+        c->nul = (gsd_nul_seen){0};
+    }
+    return n;
+}
+
+/* Every 100 ms: shut down the sockets whose headers are overdue. O(open
+ * connections) under the lock, no other work there. */
+static void *sweep_thread(void *arg)
+{
+    const gsd_app *app = arg;
+    pthread_mutex_lock(&conns.mu);
+    while (!conns.stop) {
+        const double now = gs_now();
+        for (struct gsd_conn *c = conns.head; c; c = c->next)
+            if (c->deadline > 0 && now >= c->deadline) {
+                c->deadline = 0; /* once */
+                shutdown(c->fd, SHUT_RDWR);
+                gsd_log(app, 2, "closed a connection whose request headers were not "
+                        "complete in time");
+            }
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_nsec += 100000000L;
+        if (ts.tv_nsec >= 1000000000L) {
+            ts.tv_sec++;
+            ts.tv_nsec -= 1000000000L;
+        }
+        pthread_cond_timedwait(&conns.cv, &conns.mu, &ts);
+    }
+    pthread_mutex_unlock(&conns.mu);
+    return NULL;
+}
+
+static void sweep_start(gsd_app *app)
+{
+    pthread_mutex_lock(&conns.mu);
+    conns.stop = 0;
+    pthread_mutex_unlock(&conns.mu);
+    conns.running = pthread_create(&conns.th, NULL, sweep_thread, app) == 0;
+}
+
+static void sweep_stop(void)
+{
+    if (!conns.running)
+        return;
+    pthread_mutex_lock(&conns.mu);
+    conns.stop = 1;
+    pthread_cond_signal(&conns.cv);
+    pthread_mutex_unlock(&conns.mu);
+    pthread_join(conns.th, NULL);
+    conns.running = 0;
 }
 
 /* Percent-decoding of the path and query, except that %00 stays as the three
- * characters "%00" (the guard answers 400): a NUL must not cut the path
- * short ("/web/app.js%00.html" is not app.js). Never lengthens s. O(len). */
+ * characters "%00": a NUL must not cut the path short ("/web/app.js%00.html"
+ * is not app.js). Each string holding a real %00 is noted in the
+ * connection's gsd_nul_seen (the guard answers 400); a "%00" decoded from
+ * "%2500" is not one. Never lengthens s. O(len). */
 static size_t unescape_cb(void *cls, struct MHD_Connection *conn, char *s)
 {
     (void)cls;
-    (void)conn;
+    struct gsd_conn *c = conn_of(conn);
+    int nul = 0;
     char *w = s;
     for (const char *p = s; *p;) {
         int hi, lo;
-        if (p[0] == '%' && (hi = hexval(p[1])) >= 0 && (lo = hexval(p[2])) >= 0 &&
-            (hi | lo) != 0) {
+        if (p[0] == '%' && (hi = hexval(p[1])) >= 0 && (lo = hexval(p[2])) >= 0) {
+            if ((hi | lo) == 0) {
+                nul = 1;
+                *w++ = *p++; /* stays "%00" */
+                continue;
+            }
             *w++ = (char)(16 * hi + lo);
             p += 3;
         } else {
@@ -438,6 +594,13 @@ static size_t unescape_cb(void *cls, struct MHD_Connection *conn, char *s)
         }
     }
     *w = '\0';
+    if (c) { /* the query's keys and values come first, the path last */
+        if (nul && !c->nul.first)
+            c->nul.first = s;
+        if (nul)
+            c->nul.last = s;
+        c->nul.path = s;
+    }
     return (size_t)(w - s);
 }
 
@@ -534,6 +697,7 @@ gs_err gsd_http_start(gsd_app *app, gs_error *err)
                                                            "certificate" : "");
     }
     gsd_hangup_start();
+    sweep_start(app);
     return GS_OK;
 }
 
@@ -546,6 +710,7 @@ int gsd_http_port(const gsd_app *app)
 void gsd_http_stop(gsd_app *app)
 {
     gsd_hangup_stop();
+    sweep_stop();
     if (!app->mhd)
         return;
     /* let answered requests drain (bounded), then close everything */

@@ -75,6 +75,11 @@ static enum MHD_Result mp_iter(void *cls, enum MHD_ValueKind kind, const char *k
     if (r->failed)
         return MHD_YES;
     if (key && !strcmp(key, "model")) {
+        if (off == 0 && r->body.len) { /* a second "model" part */
+            fail_body(r, 400, "duplicate", "upload part \"model\" appears twice: send the "
+                      "model once");
+            return MHD_YES;
+        }
         if (r->body.len + size > r->app->o.max_body) {
             fail_body(r, 413, "too_large", "the model part exceeds max_body (%zu bytes)",
                       r->app->o.max_body);
