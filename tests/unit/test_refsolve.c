@@ -379,11 +379,13 @@ GS_TEST(contradicting_near_dependent_gaps_are_not_optimal)
  * above: the exact answer has forces ~1e8 N, whose residual gaps carry a
  * rounding of ~2e-8 mm; every method's certificate fails by 1e-8 mm. The
  * oracle's daxpys showed them >= -tol (optimal); now: numerical_breakdown.
- * With eps = 1e-3 (forces ~1e6 N) the certificate passes: optimal. */
+ * With eps = 1e-2 (forces ~1e4 N) the certificate passes, far from the
+ * tolerance under every BLAS kernel: optimal (with 1e-3, forces ~1e6 N, it
+ * passed or failed by rounding, by the kernel). */
 GS_TEST(untrustworthy_residuals_are_not_optimal)
 {
     for (int c = 0; c < 2; c++) {
-        gs_model *mdl = near_loop(c ? 1e-3 : 1e-4);
+        gs_model *mdl = near_loop(c ? 1e-2 : 1e-4);
         gs_precomp *pc = ts_build(mdl);
         double g[3] = {0.3, 0.2, -0.6}, load[3] = {100.0, 0.0, 0.0}, lam[3], w[3];
         gs_problem pb = {.pc = pc, .g = g, .load = load};
@@ -394,7 +396,7 @@ GS_TEST(untrustworthy_residuals_are_not_optimal)
         gs_kkt k;
         GS_CHECK_INT(gs_kkt_dual(&pb, lam, NULL, &k, &e), GS_OK);
         GS_CHECK_INT(gs_kkt_pass(&k, 1e-10), c);
-        GS_CHECK(lam[0] > (c ? 9e5 : 9e7));
+        GS_CHECK_MSG(lam[0] > (c ? 9e3 : 9e7), "lam[0] %.3g", lam[0]);
         gs_precomp_free(pc);
         gs_model_free(mdl);
     }
