@@ -95,14 +95,20 @@ static void wait_until(gsd_pool *p, double due)
     pthread_cond_timedwait(&p->cv, &p->mu, &ts);
 }
 
+/* Called with p->mu held and exclusive set (the other workers start
+ * nothing): waits for their running tasks to end, except slow ones (seconds
+ * to minutes: a precomputation waiting for them held every worker idle that
+ * long, and every gi solve queued behind it). Beside a slow task it runs
+ * with OpenBLAS single-threaded: the thread count is the process's, and a
+ * solve is in its BLAS calls; alone, with every worker's thread. */
 static void run_exclusive(gsd_pool *p, gsd_task *t, gsd_worker *w)
 {
-    /* called with p->mu held and exclusive set: wait for the others to go idle */
-    while (p->busy > 0)
+    while (p->busy > p->slow)
         pthread_cond_wait(&p->cv, &p->mu);
+    const int threads = p->slow ? 1 : p->n;
     p->busy++;
     pthread_mutex_unlock(&p->mu);
-    gs_blas_set_threads(p->n);
+    gs_blas_set_threads(threads);
     t->run(t, w);
     gs_blas_set_threads(1);
     pthread_mutex_lock(&p->mu);

@@ -28,6 +28,8 @@
  * pool finish their current task and wait, and OpenBLAS gets all the
  * workers' threads for it; every other task runs with OpenBLAS
  * single-threaded (one solve per core, as the paper recommends for clouds).
+ * It does not wait for running slow tasks: beside them it runs on the
+ * workers they leave, with OpenBLAS single-threaded.
  */
 #ifndef GSD_POOL_H
 #define GSD_POOL_H

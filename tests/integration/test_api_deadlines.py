@@ -10,7 +10,9 @@ where an interior-point solve with every fastener takes a minute or more:
   gets 503 or a closed connection), and so does a request held waiting for
   a job's end (GET /v1/jobs/{id}?wait=60);
 - three slow solves on two workers leave one worker for a gi solve (the
-  slow lane: at most workers - 1 slow solves run at once).
+  slow lane: at most workers - 1 slow solves run at once); an upload's
+  precomputation does not wait for a running slow solve, nor make the gi
+  solves wait for it.
 The measured times are printed (they are figures, not assertions: the
 assertions only bound them far above the expected values, so that a solve
 that is not stopped fails the test)."""
@@ -140,6 +142,44 @@ class DeadlineTest(DaemonCase):
         while cancelled(self.d) < before + 3 and time.time() - t0 < 60:
             time.sleep(0.05)
         self.assertEqual(cancelled(self.d), before + 3)
+
+    def test_upload_beside_a_slow_solve_keeps_gi_solves_going(self):
+        # the precomputation of an upload is an exclusive task; it waited for
+        # every running task to end, the slow solve too, and held the other
+        # worker idle meanwhile: gi solves waited for the ipm solve. Now the
+        # gi solve and the upload end before the ipm solve (about 2 s here;
+        # its own tol: a cache key of its own, so no other test meets it)
+        out = {}
+
+        def slow():
+            out["r"] = self.d.post("/v1/assemblies/%s/solve" % self.aid,
+                                   dict(SLOW, g=self.G[0], timeout_s=90, tol=1e-9), timeout=120)
+            out["t"] = time.time()
+        th = threading.Thread(target=slow)
+        th.start()
+        try:
+            time.sleep(0.3)
+            path, _ = model("lap", small=True, inline=False, gaps=2)
+            r = upload_multipart(self.d, path, wait=False)
+            self.assertIn(r.status, (200, 202), r.body[:300])
+            new = r.json()["id"]
+            t0 = time.time()
+            r = self.d.post("/v1/assemblies/%s/solve" % self.aid,
+                            {"g": self.G[1], "fasteners": "all", "solver": "gi"}, timeout=120)
+            t_gi = time.time()
+            a = self.d.wait_assembly(new, lambda a: a["status"] != "precomputing", timeout=120)
+            t_up = time.time()
+        finally:
+            th.join(120)
+        print("\n  beside an ipm solve (%.2f s): a gi solve %.3f s, an upload ready after %.2f s"
+              % (out["t"] - t0 + 0.3, t_gi - t0, t_up - t0))
+        self.assertEqual(r.status, 200, r.body[:300])
+        self.assertEqual(r.json()["status"], "optimal")
+        self.assertEqual(a["status"], "ready")
+        self.assertEqual(out["r"].status, 200, out["r"].body[:300])
+        self.assertLess(t_gi, out["t"])  # answered while the ipm solve ran
+        self.assertLess(t_up, out["t"])
+        self.d.delete("/v1/assemblies/" + new)
 
     def test_delete_stops_a_running_cloud(self):
         r = self.d.post("/v1/assemblies/%s/clouds" % self.aid, dict(SLOW, gaps=self.G[:2]))
