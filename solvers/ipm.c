@@ -217,7 +217,6 @@ static int force_cmp(const void *a, const void *b)
 static int build_independent(ipm_ws *ws, gs_solver *s, int k)
 {
     gs_cset *cs = &ws->cs;
-    int ne = 0;
     for (int c = 0; c < k; c++) /* fastened pairs first (key +inf), then by force */
         ws->keys[c] = (ipm_key){ws->isE[ws->list2[c]] ? INFINITY : ws->lam[ws->list2[c]],
                                 ws->list[c]};
@@ -227,7 +226,6 @@ static int build_independent(ipm_ws *ws, gs_solver *s, int k)
         return -1;
     for (int c = 0; c < k; c++) {
         const int j = ws->keys[c].i, eq = ws->keys[c].w == INFINITY;
-        ne += eq;
         double sch = gs_cset_schur(cs, j, ws->cz);
         if (sch > GS_CSET_DEP_TOL * s->pc->qdiag[j])
             gs_cset_append(cs, j, ws->cz, sch);
