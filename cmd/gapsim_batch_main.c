@@ -10,9 +10,11 @@
  * The daemon (server/) does the same as a service, gapsim-mpi (mpi/) on a
  * cluster; all three run on the same runner.
  */
+#include <errno.h>
 #include <limits.h>
 #include <math.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +26,7 @@
 #include "json_parse.h"
 #include "kkt.h"
 #include "linalg.h"
+#include "memlimit.h"
 #include "model_json.h"
 #include "npy.h"
 #include "numarg.h"
@@ -61,8 +64,77 @@ static void usage(FILE *f)
             "                    terminal: a bar redrawn in place; otherwise a line a second)\n"
             "  --no-progress     do not\n"
             "  -h, --help        this text\n"
-            "Exit codes: 0 all gaps optimal and certified, 1 error, 2 usage, 3 some gaps not\n"
-            "optimal or failing the KKT certificate (the summary's kkt_failed).\n");
+            "Exit codes: 0 all gaps optimal and certified, 1 error (stdout not written\n"
+            "included), 2 usage, 3 some gaps not optimal or failing the KKT certificate (the\n"
+            "summary's kkt_failed). A signal (^C, SIGTERM) removes the temporary output files.\n");
+}
+
+/* ---- the temporary files of the outputs, removed when a signal ends the run ---- */
+
+/* "<path>.tmp.XXXXXX" of --out and --summary (fileio.h gs_wfile) while they
+ * exist; the handler of SIGINT, SIGTERM, SIGHUP and SIGPIPE unlinks them
+ * (async-signal-safe: unlink of paths copied here beforehand) and re-raises
+ * the signal with its default action, so the run still ends by it (a
+ * shell's 130 for ^C). A kill -9 cannot be caught: it leaves them
+ * (docs/scale-out.md). */
+#define TMP_SLOTS 2
+static char tmp_path[TMP_SLOTS][PATH_MAX + 32];
+static volatile sig_atomic_t tmp_armed[TMP_SLOTS];
+
+static void on_signal(int sig)
+{
+    for (int i = 0; i < TMP_SLOTS; i++)
+        if (tmp_armed[i])
+            (void)unlink(tmp_path[i]);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void arm_tmp(int slot, const gs_wfile *wf)
+{
+    if (!wf->tmp || strlen(wf->tmp) >= sizeof tmp_path[slot])
+        return;
+    memcpy(tmp_path[slot], wf->tmp, strlen(wf->tmp) + 1);
+    tmp_armed[slot] = 1;
+}
+
+/* After the commit or abort of slot's file (the temporary name is gone:
+ * a late signal unlinks a name nobody has, harmless). */
+static void disarm_tmp(int slot)
+{
+    tmp_armed[slot] = 0;
+}
+
+static void catch_signals(void)
+{
+    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+        struct sigaction old;
+        /* a signal ignored by the caller (nohup) stays ignored */
+        if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN)
+            continue;
+        sigaction(sigs[i], &sa, NULL);
+    }
+}
+
+/* stdout (the report) must have been written: a full disk or /dev/full is
+ * an error (exit 1), not a silent 0. 0 if it was, else 1 with the reason on
+ * stderr (once). */
+static int stdout_failed(void)
+{
+    static int reported;
+    errno = 0;
+    const int bad = fflush(stdout) != 0 || ferror(stdout);
+    if (bad && !reported) {
+        reported = 1;
+        fprintf(stderr, "gapsim-batch: cannot write the report to stdout: %s\n",
+                strerror(errno ? errno : EIO));
+    }
+    return bad;
 }
 
 static int fail(const char *what, const gs_error *e)
@@ -184,6 +256,59 @@ static void on_progress(void *ctx, int slot, int rows)
     pthread_mutex_unlock(&bp->mu);
 }
 
+/* The run's memory against the process's limits, before the
+ * precomputation: what it will hold (the model's blocks, their factors,
+ * Q and L_Q as gapsimd estimates an upload, and the k x m residual gaps)
+ * must fit in 3/4 of the smallest limit (physical memory, cgroup,
+ * RLIMIT_AS, RLIMIT_DATA; the rest for the buffers, the threads and the
+ * gaps being read), and what it will map beyond what it maps now (the
+ * factors but for blocks factored in place, Q, L_Q, the residual gaps,
+ * OpenBLAS's buffer, stack and arena per BLAS thread) must be mappable
+ * now. 0, or 1 with the error on stderr. O(n_parts) + one mmap. */
+static int check_memory(const gs_model *mdl, const char *model_path, const gs_solve_opts *sopts,
+                        int k)
+{
+    gs_memlimit ml;
+    gs_memlimit_get(&ml);
+    const double mib = 1048576.0, results = (double)k * (double)mdl->m * sizeof(double),
+                 ahead = (double)gs_precomp_bytes_ahead(mdl);
+    const double need = (double)gs_model_bytes(mdl) + ahead + results;
+    double dense = 0; /* the dense blocks, factored in place unless the method reads K */
+    int sparse = 0;
+    for (int b = 0; b < mdl->n_parts; b++) {
+        sparse |= mdl->parts[b].Ksp != NULL;
+        if (mdl->parts[b].K)
+            dense += (double)mdl->parts[b].ndof * (double)mdl->parts[b].ndof * sizeof(double);
+    }
+    const char *what = sparse ? " and sparse matrices, the sparse factors not counted" : "";
+    if (ml.bytes && need > 0.75 * (double)ml.bytes) {
+        fprintf(stderr, "gapsim-batch: %s: too_large: the run needs about %.0f MiB (the model's "
+                "blocks%s, their factors, Q and L_Q: m = %d pairs; %d x %d residual gaps), more "
+                "than 3/4 of the %.0f MiB this process may use (%s): raise that limit, or run "
+                "on a larger machine (or fewer gaps: --limit)\n", model_path, need / mib, what,
+                mdl->m, k, mdl->m, (double)ml.bytes / mib, ml.source);
+        return 1;
+    }
+    const int blas = gs_blas_get_threads() > 0 ? gs_blas_get_threads() : 1;
+    double more = ahead - (gs_solve_reads_k(sopts) ? 0.0 : dense) + results +
+                  (double)blas * (double)GS_MEMLIMIT_BLAS_THREAD_BYTES;
+    if (more < 0)
+        more = 0;
+    if ((ml.as || ml.data) && !gs_memlimit_can_map((unsigned long long)more)) {
+        fprintf(stderr, "gapsim-batch: %s: too_large: the run needs about %.0f MiB more of "
+                "address space than it maps now (the factors, Q and L_Q: m = %d pairs; %d x "
+                "%d residual gaps; %.0f MiB for each of %d BLAS thread%s), beyond the limit of "
+                "%.0f MiB (%s): raise that limit (or run with fewer BLAS threads: "
+                "OPENBLAS_NUM_THREADS)\n", model_path, more / mib, mdl->m, k, mdl->m,
+                (double)GS_MEMLIMIT_BLAS_THREAD_BYTES / mib, blas, blas == 1 ? "" : "s",
+                (double)(ml.as && (!ml.data || ml.as <= ml.data) ? ml.as : ml.data) / mib,
+                ml.as && (!ml.data || ml.as <= ml.data) ? "RLIMIT_AS (ulimit -v)"
+                                                       : "RLIMIT_DATA (ulimit -d)");
+        return 1;
+    }
+    return 0;
+}
+
 /* A numeric option's value refused: the message, exit status 2. */
 static int bad_number(const char *opt, const char *v, const char *what)
 {
@@ -280,12 +405,15 @@ int main(int argc, char **argv)
     }
     /* the outputs are opened before the work: an unwritable path costs no solve */
     gs_wfile out_wf = {0}, sum_wf = {0};
+    catch_signals(); /* before the temporary files exist */
     if ((out_path && gs_wfile_open(&out_wf, out_path, &e) != GS_OK) ||
         (summary_path && gs_wfile_open(&sum_wf, summary_path, &e) != GS_OK)) {
         const char *bad = out_path && !out_wf.fp ? out_path : summary_path;
         gs_wfile_abort(&out_wf);
         return fail(bad, &e);
     }
+    arm_tmp(0, &out_wf);
+    arm_tmp(1, &sum_wf);
 
     gs_model_limits lim;
     gs_model_limits_default(&lim);
@@ -294,6 +422,8 @@ int main(int argc, char **argv)
     if (gs_model_read_json(model_path, &lim, &mdl, &e) != GS_OK) {
         gs_wfile_abort(&out_wf);
         gs_wfile_abort(&sum_wf);
+        disarm_tmp(0);
+        disarm_tmp(1);
         return fail(model_path, &e);
     }
     double t_read = gs_now() - t0;
@@ -326,6 +456,14 @@ int main(int argc, char **argv)
         k = run.src.k = (int)limit;
     if (k < 1) {
         fprintf(stderr, "gapsim-batch: %s holds no gap vector\n", gaps_path);
+        rc = 1;
+        goto out;
+    }
+    /* what the run will hold, against what this process may use, before
+     * any BLAS call (core/memlimit.h): under `ulimit -v` OpenBLAS spins
+     * forever in blas_memory_alloc when no address space is left for its
+     * buffers, in a cgroup the OOM killer ends the run */
+    if (check_memory(mdl, model_path, &sopts, k) != 0) {
         rc = 1;
         goto out;
     }
@@ -412,6 +550,11 @@ int main(int argc, char **argv)
     const int optimal = (int)gs_json_num(sj, "statuses", "optimal", 0.0);
     const int uncertified = (int)gs_json_num(sj, "kkt_failed", NULL, 0.0);
     cJSON_Delete(sj);
+    if (stdout_failed()) { /* the report lost: a failed run, no output left behind */
+        gs_buf_free(&sb);
+        rc = 1;
+        goto out;
+    }
     if (summary_path) {
         gs_err wrc = gs_wfile_write(&sum_wf, sb.p, sb.len, &e);
         if (!wrc)
@@ -435,6 +578,10 @@ int main(int argc, char **argv)
 out:
     gs_wfile_abort(&out_wf); /* no-op after a commit */
     gs_wfile_abort(&sum_wf);
+    disarm_tmp(0);
+    disarm_tmp(1);
+    if (stdout_failed())
+        rc = 1;
     free(inst);
     free(load);
     gs_mem_sink_free(&ms);

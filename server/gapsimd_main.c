@@ -28,6 +28,7 @@
 #include "jobs.h"
 #include "jobwait.h"
 #include "linalg.h"
+#include "memlimit.h"
 #include "numarg.h"
 #include "pool.h"
 #include "registry.h"
@@ -95,7 +96,8 @@ static void usage(FILE *f)
             "                    unloaded, least recently used first, and loaded again from\n"
             "                    their saved factors when next used; an upload that would\n"
             "                    take more alone is refused (413) (default half the\n"
-            "                    machine's memory; 0: no limit)\n"
+            "                    memory gapsimd may use: physical, cgroup limit, ulimit -v\n"
+            "                    or -d, the smallest; 0: no limit)\n"
             "  --reset           discard the data directory's store, assemblies and jobs at\n"
             "                    start (needed to start over a lost or damaged database)\n"
             "  --allow-host H    a Host name to accept besides IP literals and localhost\n"
@@ -154,8 +156,11 @@ static int parse_opts(int argc, char **argv, gsd_opts *o)
     o->min_free_mb = 256;
     o->summary_cache_mb = 64;
     o->factor_cache_mb = 256;
-    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-    o->max_loaded_mb = pages > 0 && page > 0 ? (long long)pages / 2 * page >> 20 : 0;
+    /* half of what this process may use: the physical memory, or less under
+     * a cgroup memory limit, ulimit -v or ulimit -d (core/memlimit.h) */
+    gs_memlimit ml;
+    gs_memlimit_get(&ml);
+    o->max_loaded_mb = ml.bytes ? (long long)(ml.bytes / 2 >> 20) : 0;
     int c;
     while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
         long v = 0, range[2] = {0, -1}; /* the value's range, once known */

@@ -24,6 +24,11 @@
  * before the store opens): quick_check is skipped; or there was no store
  * yet. One data directory per process. */
 static int closed_cleanly, new_store;
+/* gapsim.db as the store opened it (gsd_integrity_after_open): device and
+ * inode, for gsd_data_dir_lost (db_known 0: not recorded, not checked). */
+static dev_t db_dev;
+static ino_t db_ino;
+static int db_known;
 
 /* fn(ctx, full path, name) for every entry of data/<sub> but "." and "..";
  * the number of entries, or -1 if the directory cannot be read (0 if it
@@ -261,6 +266,14 @@ gs_err gsd_integrity_after_open(gsd_app *app, gs_error *err)
     gs_err rc = check_store(app, err);
     if (rc)
         return rc;
+    char db[PATH_MAX + 16];
+    gsd_path_db(app, db, sizeof db);
+    struct stat dsb;
+    if (stat(db, &dsb) == 0) {
+        db_dev = dsb.st_dev;
+        db_ino = dsb.st_ino;
+        db_known = 1;
+    }
     orphan_ctx oa = {app, 'a'}, oj = {app, 'j'};
     each_entry(app, "assemblies", remove_orphan, &oa);
     each_entry(app, "jobs", remove_orphan, &oj);
@@ -289,4 +302,25 @@ long long gsd_disk_free_mb(const gsd_app *app)
     if (statvfs(app->o.data_dir, &v) != 0)
         return -1;
     return (long long)((unsigned long long)v.f_bavail * v.f_frsize >> 20);
+}
+
+int gsd_data_dir_lost(const gsd_app *app, char *msg, size_t cap)
+{
+    struct statvfs v;
+    if (statvfs(app->o.data_dir, &v) != 0) {
+        snprintf(msg, cap, "the data directory cannot be reached (%s): new data is refused "
+                 "(507); restore it (removed or unmounted while this server ran?) and restart "
+                 "gapsimd", strerror(errno));
+        return 1;
+    }
+    char db[PATH_MAX + 16];
+    gsd_path_db(app, db, sizeof db);
+    struct stat sb;
+    if (db_known && (stat(db, &sb) != 0 || sb.st_dev != db_dev || sb.st_ino != db_ino)) {
+        snprintf(msg, cap, "the store's database file in the data directory was removed or "
+                 "replaced while this server ran: new data is refused (507); restore the data "
+                 "directory and restart gapsimd");
+        return 1;
+    }
+    return 0;
 }

@@ -12,7 +12,10 @@
  *     orphans - directories of assemblies or jobs the store does not know -
  *     reported and removed;
  *   - the free space of the data directory's file system (statvfs), which
- *     /healthz reports and which uploads and clouds need (--min-free).
+ *     /healthz reports and which uploads and clouds need (--min-free), and
+ *     whether the data directory and the store's file are still there (a
+ *     data directory removed under the running daemon: /healthz degraded,
+ *     new data refused, upkeep.h);
  *   - first of all: the data directory's lock (GSD_LOCK_FILE, an fcntl
  *     write lock held by the process until it ends, released by the kernel
  *     however it ends, so never stale): a second daemon on the same data
@@ -27,6 +30,8 @@
 #ifndef GSD_INTEGRITY_H
 #define GSD_INTEGRITY_H
 
+#include <stddef.h>
+
 #include "app.h"
 #include "gs_error.h"
 
@@ -39,5 +44,11 @@ gs_err gsd_integrity_before_open(gsd_app *app, int reset, gs_error *err);
 gs_err gsd_integrity_after_open(gsd_app *app, gs_error *err);
 /* MiB free for the daemon in the data directory's file system (-1 unknown). */
 long long gsd_disk_free_mb(const gsd_app *app);
+/* 1, with why in msg (no path, no quotes: for /healthz and a 507 body), if
+ * the data directory cannot be reached (statvfs fails: removed, unmounted,
+ * no longer searchable) or gapsim.db is no longer the file the store
+ * opened (removed or replaced under the running daemon: what is stored
+ * would go into an unlinked file); else 0. O(1): a statvfs and a stat. */
+int gsd_data_dir_lost(const gsd_app *app, char *msg, size_t cap);
 
 #endif

@@ -184,6 +184,22 @@ gs_err gsd_jobs_add(gsd_app *app, const gsd_job_row *row, int m, gsd_spec *spec,
 
 static void summary_ahead(gsd_app *app, const char *id);
 
+/* Why a job failed, for its `error` (docs/api.md): the error's code, a new
+ * error id and the message without paths ("io_error (error 1a2b3c4d):
+ * ..."); the whole message, with its field, goes to the log under that id
+ * ("job J <what> (error ID): field: message"). */
+static void fail_reason(gsd_app *app, const char *id, const char *what, const gs_error *e,
+                        char *reason, size_t cap)
+{
+    char eid[16];
+    gsd_error_id(eid);
+    gsd_log(app, 0, "job %s %s (error %s): %s%s%s", id, what, eid, e->field,
+            e->field[0] ? ": " : "", e->msg);
+    gs_error pub = *e;
+    gsd_api_scrub(&pub, app->o.data_dir);
+    snprintf(reason, cap, "%s (error %s): %.180s", gs_err_name(e->code), eid, pub.msg);
+}
+
 static gs_err resume_one(gsd_app *app, const gsd_job_row *row, gs_error *err)
 {
     gsd_assembly_row ar;
@@ -270,16 +286,31 @@ gs_err gsd_jobs_resume(gsd_app *app, gs_error *err)
         gs_err rc = gsd_store_job_list(app->st, NULL, live[s], &rows, &count, err);
         if (rc)
             return rc;
-        for (int i = 0; i < count; i++) {
-            gs_error e;
+        for (int i = 0; i < count && !rc; i++) {
+            gs_error e = {0};
             if (resume_one(app, &rows[i], &e) != GS_OK) {
-                gsd_log(app, 0, "job %s cannot resume (%s: %s); marked failed", rows[i].id,
-                        e.field, e.msg);
-                gsd_store_job_set_status(app->st, rows[i].id, "failed", gsd_unix_now(), NULL);
+                /* it ends failed, saying why, as a job that fails while it
+                 * runs; a job the store cannot end would stay "running"
+                 * with nobody to run it: the start fails instead */
+                char reason[256];
+                if (!e.code)
+                    gs_errorf(&e, GS_ERR_IO, "", "unknown error");
+                fail_reason(app, rows[i].id, "cannot resume; marked failed", &e, reason,
+                            sizeof reason);
+                gs_error se;
+                if (gsd_store_job_fail(app->st, rows[i].id, "failed", gsd_unix_now(), reason,
+                                       &se) != GS_OK)
+                    rc = gs_errorf(err, se.code, se.field, "job %s cannot resume, and cannot "
+                                   "be marked failed: %.200s", rows[i].id, se.msg);
+                else
+                    gsd_jobwait_ended(app, rows[i].id);
             }
-            gsd_job_row_free(&rows[i]);
         }
+        for (int i = 0; i < count; i++)
+            gsd_job_row_free(&rows[i]);
         free(rows);
+        if (rc)
+            return rc;
     }
     return GS_OK;
 }
@@ -418,14 +449,8 @@ static int settle(gsd_app *app, gsd_job *job, const int *idx, int cnt, int n_sto
  * the whole message under the same error id). */
 static void fail_job(gsd_app *app, gsd_worker *w, gsd_job *job, const gs_error *e)
 {
-    char eid[16], reason[256];
-    gsd_error_id(eid);
-    gsd_log(app, 0, "job %s failed (error %s): %s%s%s", job->id, eid, e->field,
-            e->field[0] ? ": " : "", e->msg);
-    gs_error pub = *e;
-    gsd_api_scrub(&pub, app->o.data_dir);
-    snprintf(reason, sizeof reason, "%s (error %s): %.180s", gs_err_name(e->code), eid,
-             pub.msg);
+    char reason[256];
+    fail_reason(app, job->id, "failed", e, reason, sizeof reason);
     pthread_mutex_lock(&app->jobs->mu);
     /* every gap already stored (another worker's settle ended it "done"):
      * the job is done, with no error (the store keeps the first end anyway) */
@@ -755,7 +780,7 @@ int gsd_jobs_progress(gsd_jobs *jobs, const char *id, gsd_job_progress *out)
         out->total = job->total;
         out->inflight = job->inflight;
         double dt = job->started ? gs_now() - job->t_start : 0;
-        out->rate = dt > 0 ? (double)(job->done - job->done_start) / dt : 0;
+        out->rate = !job->started ? -1 : dt > 0 ? (double)(job->done - job->done_start) / dt : 0;
         out->eta = out->rate > 0 ? (double)(job->total - job->done) / out->rate : -1;
         break;
     }

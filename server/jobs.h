@@ -24,7 +24,7 @@
 
 typedef struct {
     int done, failed, total, inflight;
-    double rate;   /* gaps per second since the job (re)started */
+    double rate;   /* gaps per second since the job (re)started; -1: not started */
     double eta;    /* s, -1 unknown */
 } gsd_job_progress;
 

@@ -103,8 +103,10 @@ void gsd_render_job(const gsd_job_row *row, const gsd_job_progress *p, gs_buf *b
                    failed);
     gs_buf_json_num(b, row->total > 0 ? (double)done / row->total : 1.0);
     gs_buf_puts(b, ",\"solves_per_s\":");
-    if (p)
+    if (p && p->rate >= 0)
         gs_buf_json_num(b, p->rate);
+    else if (p) /* queued: not started */
+        gs_buf_puts(b, "null");
     else if (row->finished_at > row->started_at && row->started_at > 0) /* since the last start */
         gs_buf_json_num(b, (double)(row->done - row->done_at_start) /
                                 (row->finished_at - row->started_at));

@@ -128,6 +128,47 @@ static int step_retry_busy(sqlite3_stmt *s)
     return rc;
 }
 
+static gs_err readonly_err(gsd_store *st, const char *why, gs_error *err)
+{
+    return gs_errorf(err, GS_ERR_IO, "data-dir",
+                     "%s: the store is read-only to this process (uid %ld)%s%s%s: make the "
+                     "database file, its -wal and -shm files and their directory writable by "
+                     "the daemon's user, or run gapsimd as their owner", st->path,
+                     (long)geteuid(), *why ? " (SQLite: " : "", why, *why ? ")" : "");
+}
+
+/* A database SQLite could open only for reading (the file not writable by
+ * this process: SQLite silently falls back to read-only) or on which a
+ * write transaction cannot start (a -wal or -shm file this process cannot
+ * write, a directory where they cannot be created): refused at open, with
+ * what to fix, rather than found at the first write (every solve a 500).
+ * The probe, BEGIN IMMEDIATE and ROLLBACK, writes nothing. */
+static gs_err check_writable(gsd_store *st, gs_error *err)
+{
+    int ro = sqlite3_db_readonly(st->db, "main");
+    int rc = SQLITE_OK;
+    const char *why = "";
+    if (ro == 0) {
+        /* no wait for another writer: a held write lock says nothing of
+         * permissions (and an open must not queue behind a long write) */
+        (void)sqlite3_busy_timeout(st->db, 0);
+        rc = sqlite3_exec(st->db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
+        if (rc == SQLITE_OK)
+            (void)sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+        else
+            why = sqlite3_errmsg(st->db);
+        (void)sqlite3_busy_timeout(st->db, GSD_BUSY_TIMEOUT_MS);
+        if (rc == SQLITE_OK || (rc & 0xff) == SQLITE_BUSY || (rc & 0xff) == SQLITE_LOCKED)
+            return GS_OK;
+        /* not a matter of permissions (busy past the timeout, I/O error,
+         * not a database): the error as it is */
+        if ((rc & 0xff) != SQLITE_READONLY && (rc & 0xff) != SQLITE_CANTOPEN &&
+            (rc & 0xff) != SQLITE_PERM)
+            return sql_err(st, rc, "BEGIN IMMEDIATE (write check)", err);
+    }
+    return readonly_err(st, why, err);
+}
+
 static gs_err set_wal(gsd_store *st, gs_error *err)
 {
     sqlite3_stmt *s = NULL;
@@ -280,8 +321,16 @@ gs_err gsd_store_open(const char *path, gsd_store **out, gs_error *err)
                              SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
                              NULL);
     e = rc == SQLITE_OK ? GS_OK : sql_err(st, rc, "open", err);
-    if (!e)
+    if (!e && sqlite3_db_readonly(st->db, "main") == 1)
+        e = check_writable(st, err); /* before configure: its WAL switch would fail vaguely */
+    if (!e) {
         e = configure(st, err);
+        /* e.g. a directory where no WAL can be created */
+        if (e && (sqlite3_extended_errcode(st->db) & 0xff) == SQLITE_READONLY)
+            e = readonly_err(st, sqlite3_errmsg(st->db), err);
+    }
+    if (!e)
+        e = check_writable(st, err);
     if (!e)
         e = migrate(st, err);
     if (!e)

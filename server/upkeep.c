@@ -323,6 +323,9 @@ static void over_quota(gsd_app *app, long long used, char *msg, size_t cap)
 
 int gsd_upkeep_room(gsd_app *app, gsd_store *st, int min_free, char *msg, size_t cap)
 {
+    /* what would be stored would go into an unlinked file, or nowhere */
+    if (gsd_data_dir_lost(app, msg, cap))
+        return GSD_ROOM_LOST;
     if (min_free && low_disk(app, msg, cap))
         return GSD_ROOM_LOW_DISK;
     if (app->o.store_quota_mb <= 0)
@@ -345,7 +348,9 @@ int gsd_upkeep_health(gsd_app *app, char msgs[][320], size_t cap, double *used_m
     int n = 0;
     const long long free_mb = gsd_disk_free_mb(app);
     *used_mb = -1;
-    if (free_mb >= 0 && free_mb < app->o.min_free_mb)
+    if (gsd_data_dir_lost(app, msgs[n], cap))
+        n++;
+    else if (free_mb >= 0 && free_mb < app->o.min_free_mb)
         snprintf(msgs[n++], cap, "%lld MiB free in the data directory, less than --min-free "
                  "%lld: uploads and clouds are refused (507)", free_mb, app->o.min_free_mb);
     long long used = usage_bytes(app, app->st);

@@ -16,8 +16,8 @@
  *     assemblies/, jobs/ and staging/ (a directory walk, cached until a kick or
  *     GSD_UPKEEP_PERIOD_S old);
  *   - the room check of requests that store new data: below --min-free or
- *     above --store-quota-mb (after retention made what room it could) the
- *     reason is given for a 507;
+ *     above --store-quota-mb (after retention made what room it could), or
+ *     the data directory lost (integrity.h), the reason is given for a 507;
  *   - the disk reserve: data/reserve, GSD_RESERVE_MB of allocated blocks
  *     created at start (a leftover one is released before the store opens),
  *     released when a delete or a job state write hits a full disk so that
@@ -56,16 +56,20 @@ long long gsd_upkeep_files_bytes(const char *root);
 /* Something was stored or deleted: re-measure the files, sweep soon. */
 void gsd_upkeep_kick(gsd_app *app);
 
-enum { GSD_ROOM_OK = 0, GSD_ROOM_LOW_DISK = 1, GSD_ROOM_QUOTA = 2 };
-/* May new data be stored? min_free: the --min-free rule applies too (uploads
- * and clouds; single solves only meet the quota). Over the quota, single
+enum { GSD_ROOM_OK = 0, GSD_ROOM_LOW_DISK = 1, GSD_ROOM_QUOTA = 2, GSD_ROOM_LOST = 3 };
+/* May new data be stored? Never while the data directory or the store's
+ * file is lost (GSD_ROOM_LOST, integrity.h: gsd_data_dir_lost; every
+ * request that stores, single solves included). min_free: the --min-free
+ * rule applies too (uploads and clouds; single solves only meet the quota). Over the quota, single
  * solves are deleted first (oldest first, on st, at most
  * GSD_ROOM_MAX_BATCHES batches). GSD_ROOM_OK, or why not with the reason in
  * msg (for a 507 body and /healthz). */
 #define GSD_ROOM_MAX_BATCHES 16
 int gsd_upkeep_room(gsd_app *app, gsd_store *st, int min_free, char *msg, size_t cap);
 /* The reasons /healthz lists (no retention run): the number of reasons
- * written to msgs (up to 2, each cap bytes). *used_mb: the usage (-1 if
+ * written to msgs (up to 2, each cap bytes): the data directory lost,
+ * else below --min-free (an unknown free space is a reason only when the
+ * data directory is lost); above the quota. *used_mb: the usage (-1 if
  * unknown). */
 int gsd_upkeep_health(gsd_app *app, char msgs[][320], size_t cap, double *used_mb);
 /* Release the reserve (a write met a full disk); 1 if it existed. */

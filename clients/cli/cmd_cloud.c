@@ -653,7 +653,7 @@ static int results_merged(gc_ctx *cx, const char *prog, const char *job, const c
         }
         cJSON_Delete(res);
         res = NULL;
-        if (offset < 0 || oom)
+        if (offset < 0 || oom || gc_stdout_failed()) /* stdout full: no more pages */
             break;
         cJSON *next = results_page(cx, prog, job, offset, field ? field : "w", &rc);
         if (!next)
@@ -663,11 +663,11 @@ static int results_merged(gc_ctx *cx, const char *prog, const char *job, const c
         cJSON_Delete(next);
     }
     cJSON_Delete(page);
-    if (rc != GC_OK || oom) {
+    if (rc != GC_OK || oom || gc_stdout_failed()) {
         putchar('\n');
         if (oom)
             fprintf(stderr, "%s: out of memory printing the results\n", prog);
-        return rc != GC_OK ? rc : GC_EFILE;
+        return rc != GC_OK ? rc : GC_EFILE; /* a failed stdout: main says why */
     }
     fputs("]}\n", stdout);
     return GC_OK;

@@ -283,12 +283,30 @@ int gc_call_print(const gc_ctx *cx, const char *prog, const gc_req *rq, gc_print
     return rc;
 }
 
+static int stdout_errno;
+
+int gc_stdout_failed(void)
+{
+    if (!ferror(stdout))
+        return 0;
+    if (!stdout_errno)
+        stdout_errno = errno ? errno : EIO;
+    return 1;
+}
+
+int gc_stdout_errno(void)
+{
+    return stdout_errno;
+}
+
 void gc_print_body(const gc_buf *b)
 {
+    errno = 0;
     fwrite(b->p, 1, b->len, stdout);
     if (b->len && b->p[b->len - 1] != '\n')
         putchar('\n');
     fflush(stdout);
+    (void)gc_stdout_failed(); /* the reason, while errno has it; main reports it */
 }
 
 char *gc_escape(const char *s)

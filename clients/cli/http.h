@@ -91,6 +91,13 @@ int gc_download(const gc_ctx *cx, const char *prog, const char *path, const char
 
 /* Print a response body as is on stdout (with a final newline). */
 void gc_print_body(const gc_buf *b);
+/* 1 if a write to stdout has failed (ferror), the reason (errno just
+ * after the failed write, else EIO) kept for gc_stdout_errno; else 0.
+ * main turns a failed stdout into exit 5 (GC_EFILE). */
+int gc_stdout_failed(void);
+/* The reason kept by the first gc_stdout_failed that saw the failure (0:
+ * none seen). */
+int gc_stdout_errno(void);
 
 /* URL-escape s into a malloc'ed string (NULL on failure). */
 char *gc_escape(const char *s);

@@ -3,6 +3,7 @@
  * (--server URL / GAPSIM_SERVER, --json, --help, --version), dispatch to the
  * command groups (cmd_*.c) and the exit code. docs/cli.md.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,7 +39,7 @@ static const char top_help[] =
     "exit codes: 0 ok, 1 the server answered an error, 2 usage error, 3 cannot connect,\n"
     "            4 a waited-for job failed or was cancelled, 5 local file error\n";
 
-int main(int argc, char **argv)
+static int run(int argc, char **argv)
 {
     gc_ctx cx = {.server = getenv("GAPSIM_SERVER"), .token = getenv("GAPSIM_TOKEN"),
                  .cacert = getenv("GAPSIM_CACERT"), .tty = isatty(STDERR_FILENO)};
@@ -98,4 +99,31 @@ int main(int argc, char **argv)
     }
     gc_http_cleanup();
     return rc;
+}
+
+/* What went to stdout (tables, --json answers, an answer streamed without
+ * -o) must have reached it: a full disk or /dev/full is exit 5 with the
+ * reason, as for -o FILE, not a silent 0 over a truncated or empty file.
+ * Another failure already reported keeps its code. A stdout that was
+ * closed (>&-) and never written to is not an error. */
+static int finish_stdout(int rc)
+{
+    errno = 0;
+    int bad = fflush(stdout) != 0;
+    int saved = gc_stdout_errno() ? gc_stdout_errno() : errno;
+    bad |= ferror(stdout) != 0;
+    if (fclose(stdout) != 0 && !(errno == EBADF && !bad)) {
+        if (!bad)
+            saved = errno;
+        bad = 1;
+    }
+    if (!bad)
+        return rc;
+    fprintf(stderr, "gapsim: cannot write the answer: %s\n", strerror(saved ? saved : EIO));
+    return rc == GC_OK ? GC_EFILE : rc;
+}
+
+int main(int argc, char **argv)
+{
+    return finish_stdout(run(argc, argv));
 }

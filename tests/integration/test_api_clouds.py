@@ -685,6 +685,9 @@ class CloudTest(ApiCase):
         # summary and exports say "no result" (the sanitized daemon aborted
         # on the empty statistics)
         q = self.cloud(rows)
+        g = self.d.get("/v1/jobs/" + q["id"]).json()  # queued: no rate yet (it read 0)
+        if g["status"] == "queued":
+            self.assertEqual((g["solves_per_s"], g["eta_s"], g["started_at"]), (None, None, None))
         r = self.d.delete("/v1/jobs/" + q["id"])
         self.assertEqual((r.status, r.json()["status"], r.json()["done"]), (200, "cancelled", 0))
         s = self.d.get("/v1/jobs/%s/summary" % q["id"])

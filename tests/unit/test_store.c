@@ -5,13 +5,15 @@
  * atomicity with the job counters, job paging and done bitmap, find_key,
  * delete cascade, two connections writing from two threads, an ended job's
  * status kept against late writes (a done job carries no error), the job
- * counters recounted from the stored results, and the timing
+ * counters recounted from the stored results, a store this process
+ * cannot write refused at open, and the timing
  * of the hot paths (results_put of 32 rows with m = 2603, find_key).
  */
 #include <pthread.h>
 #include <sqlite3.h>
 #include <stdint.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -320,6 +322,76 @@ GS_TEST(store_not_a_database_is_an_error)
     GS_CHECK_INT(gsd_store_open(p, &st, &e), GS_ERR_IO);
     GS_CHECK(st == NULL);
     GS_CHECK_INT(gsd_store_open("", &st, &e), GS_ERR_INVALID);
+}
+
+/* gsd_store_open of path in a child process that cannot write it (root
+ * drops to uid/gid 65534 first, since root writes any file): 0 if the open
+ * was refused naming a read-only store, 1 if it opened, 2 another error,
+ * 77 if the child cannot even read the file (the scratch directory is not
+ * reachable by uid 65534: nothing to test). */
+static int open_as_other_user(const char *path)
+{
+    pid_t pid = fork();
+    if (pid < 0)
+        return 3;
+    if (pid == 0) {
+        if (geteuid() == 0 && (setgid(65534) != 0 || setuid(65534) != 0))
+            _exit(3);
+        if (access(path, R_OK) != 0)
+            _exit(77);
+        gsd_store *st = NULL;
+        gs_error e;
+        gs_err rc = gsd_store_open(path, &st, &e);
+        if (rc == GS_OK) {
+            gsd_store_close(st);
+            _exit(1);
+        }
+        if (rc == GS_ERR_IO && strstr(e.msg, "read-only") && strstr(e.msg, path) &&
+            !strcmp(e.field, "data-dir"))
+            _exit(0);
+        fprintf(stderr, "  open %s: %s\n", path, e.msg);
+        _exit(2);
+    }
+    int status = 0;
+    if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+        return 4;
+    return WEXITSTATUS(status);
+}
+
+/* A store this process cannot write is refused at open (SQLite would open
+ * the file read-only without a word, and every write fail later): the
+ * database file read-only, or its directory, where the WAL cannot be
+ * created. */
+GS_TEST(store_readonly_refused)
+{
+    char dir[512], p[512];
+    gs_test_tmp_path(dir, sizeof dir, "store_ro");
+    mkdir(dir, 0755);
+    GS_CHECK(chmod(dir, 0755) == 0);
+    fresh_db(p, sizeof p, "store_ro/gapsim.db");
+    gsd_store *st = open_ok(p);
+    GS_CHECK(st != NULL);
+    gsd_store_close(st); /* leaves no WAL */
+    GS_CHECK(chmod(p, 0444) == 0);
+    int rc = open_as_other_user(p);
+    if (rc == 77) {
+        fprintf(stderr, "  (skipped: uid 65534 cannot read %s)\n", p);
+        chmod(p, 0644);
+        return;
+    }
+    GS_CHECK_INT(rc, 0);
+    /* the file writable, its directory not: no WAL can be created */
+    GS_CHECK(chmod(p, 0666) == 0);
+    GS_CHECK(chmod(dir, 0555) == 0);
+    rc = open_as_other_user(p);
+    chmod(dir, 0755);
+    chmod(p, 0644);
+    GS_CHECK_INT(rc, 0);
+    /* writable again: it opens */
+    GS_CHECK(chmod(dir, 0777) == 0 && chmod(p, 0666) == 0);
+    rc = open_as_other_user(p);
+    chmod(dir, 0755);
+    GS_CHECK_INT(rc, 1);
 }
 
 /* ---- assemblies ------------------------------------------------------------- */
