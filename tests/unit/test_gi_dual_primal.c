@@ -290,28 +290,6 @@ GS_TEST(ratio_test_ties_denormals_equalities)
     gs_model_free(mdl);
 }
 
-/* Three one-DOF parts (K = diag(2, 3, 5) N/mm, f = (1, -2, 0.5) N) with
- * pairs in a loop, pair k closing x_{k+1} - x_k <= g_k, the last one's
- * coefficient on x_0 1 + eps: nearly dependent pairs (cond(Q) ~ 4e13 at eps
- * = 1e-6, L_Q still builds); a fastener of 100 N on pair 0. */
-static gs_model *near_loop(double eps)
-{
-    gs_model *mdl = gs_model_new(3, 3, 3, 1, NULL);
-    const double k[3] = {2.0, 3.0, 5.0}, fb[3] = {1.0, -2.0, 0.5};
-    for (int b = 0; b < 3; b++) {
-        gs_model_alloc_block(mdl, b, 1, NULL);
-        mdl->parts[b].K[0] = k[b];
-        mdl->nodes[b] = (gs_node){.part = b, .dof = 0, .xyz = {10.0 * b, 0, 0}};
-    }
-    gs_model_alloc_f(mdl, NULL);
-    for (int b = 0; b < 3; b++)
-        mdl->f[b] = fb[b];
-    for (int i = 0; i < 3; i++)
-        mdl->pairs[i] = (gs_pair){.node = {i, (i + 1) % 3}, .coef = {-1.0, i == 2 ? 1.0 + eps : 1.0}};
-    mdl->fast[0] = (gs_fastener){.pair = 0, .load = 100.0};
-    return mdl;
-}
-
 /* GI dual on nearly dependent pairs: M = Q^-1 carries an error ~ eps
  * cond(Q) ~ 1e-2 relative, and its algebra broke down (the polish's Q_FF
  * numerically singular), which ended numerical_breakdown with lam[1] =
@@ -322,7 +300,7 @@ static gs_model *near_loop(double eps)
 GS_TEST(dual_near_dependent_pairs_hand_over_to_relative)
 {
     ts_fixture f;
-    ts_fx_open(&f, near_loop(1e-6), 2);
+    ts_fx_open(&f, tm_near_loop(1e-6), 2);
     const double g[2][3] = {{0.3, 0.2, -0.45}, {0.3, 0.2, -0.6}};
     memcpy(f.G, g, sizeof g);
     f.load[0] = 100.0;

@@ -99,6 +99,28 @@ static inline gs_model *tm_near_dependent(double eps, double f0, double f1)
     return mdl;
 }
 
+/* Three one-DOF parts (K = diag(2, 3, 5) N/mm, f = (1, -2, 0.5) N) with
+ * pairs in a loop, pair k closing x_{k+1} - x_k <= g_k, the last one's
+ * coefficient on x_0 1 + eps: nearly dependent pairs (cond(Q) ~ 4e13 at eps
+ * = 1e-6, L_Q still builds); a fastener candidate of 100 N on pair 0. */
+static inline gs_model *tm_near_loop(double eps)
+{
+    gs_model *mdl = gs_model_new(3, 3, 3, 1, NULL);
+    const double k[3] = {2.0, 3.0, 5.0}, fb[3] = {1.0, -2.0, 0.5};
+    for (int b = 0; b < 3; b++) {
+        gs_model_alloc_block(mdl, b, 1, NULL);
+        mdl->parts[b].K[0] = k[b];
+        mdl->nodes[b] = (gs_node){.part = b, .dof = 0, .xyz = {10.0 * b, 0, 0}};
+    }
+    gs_model_alloc_f(mdl, NULL);
+    for (int b = 0; b < 3; b++)
+        mdl->f[b] = fb[b];
+    for (int i = 0; i < 3; i++)
+        mdl->pairs[i] = (gs_pair){.node = {i, (i + 1) % 3}, .coef = {-1.0, i == 2 ? 1.0 + eps : 1.0}};
+    mdl->fast[0] = (gs_fastener){.pair = 0, .load = 100.0};
+    return mdl;
+}
+
 /* A loop of pairs: three one-DOF parts (k = 1, 2, 4 N/mm, forces f =
  * (1, 0, -1) N), pair 0 closes x0 - x1 <= g0, pair 1 x1 - x2 <= g1, pair 2
  * x2 - x0 <= g2 (reversed: x0 - x2 <= g2), pair 3 holds x0 against the jig.
