@@ -261,6 +261,11 @@ static gs_err check_store(gsd_app *app, gs_error *err)
     return GS_OK;
 }
 
+static void delete_finished(void *ctx, const char *id)
+{
+    gsd_log(ctx, 1, "assembly %s: finished its delete, which a stop had interrupted", id);
+}
+
 gs_err gsd_integrity_after_open(gsd_app *app, gs_error *err)
 {
     gs_err rc = check_store(app, err);
@@ -274,6 +279,10 @@ gs_err gsd_integrity_after_open(gsd_app *app, gs_error *err)
         db_ino = dsb.st_ino;
         db_known = 1;
     }
+    /* deletes a stop interrupted: finished first, their directories then
+     * go as orphans */
+    if ((rc = gsd_store_assembly_deletes_finish(app->st, delete_finished, app, err)) != GS_OK)
+        return rc;
     orphan_ctx oa = {app, 'a'}, oj = {app, 'j'};
     each_entry(app, "assemblies", remove_orphan, &oa);
     each_entry(app, "jobs", remove_orphan, &oj);

@@ -8,9 +8,10 @@
  *     --reset, which discards the data directory's contents first;
  *   - after it opens: PRAGMA quick_check (a damaged database is refused with
  *     SQLite's complaint) unless the last run closed the store cleanly and
- *     the file has not changed since (gapsim.db-clean, store.h), and the
- *     orphans - directories of assemblies or jobs the store does not know -
- *     reported and removed;
+ *     the file has not changed since (gapsim.db-clean, store.h), the
+ *     assembly deletes a stop interrupted finished, and the orphans -
+ *     directories of assemblies or jobs the store does not know - reported
+ *     and removed;
  *   - the free space of the data directory's file system (statvfs), which
  *     /healthz reports and which uploads and clouds need (--min-free), and
  *     whether the data directory and the store's file are still there (a

@@ -39,6 +39,8 @@ const char *const gsd_store_sql[S__COUNT] = {
                           "WHERE assembly_id=?1 LIMIT " GSD_DEL_BATCH_S ")",
     [S_ASM_DEL_JOBS] = "DELETE FROM jobs WHERE assembly_id=?1",
     [S_ASM_DEL] = "DELETE FROM assemblies WHERE id=?1",
+    [S_ASM_DEL_MARK] = "UPDATE assemblies SET deleting=1 WHERE id=?1",
+    [S_ASM_DEL_UNFINISHED] = "SELECT id FROM assemblies WHERE deleting=1 ORDER BY rowid",
     [S_JOB_INSERT] = "INSERT INTO jobs (" JOB_COLS ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
     [S_JOB_GET] = "SELECT " JOB_COLS " FROM jobs WHERE id=?1",
     [S_JOB_SET_STATUS] =

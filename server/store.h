@@ -128,10 +128,17 @@ gs_err gsd_store_assembly_list(gsd_store *st, gsd_assembly_row **rows, int *coun
  * read as absent to every store of this process (assembly_get, find_hash,
  * assembly_list, job_get, job_list) and job_insert on it gives
  * GS_ERR_INVALID naming "assembly_id"; a result stored meanwhile goes with
- * the last transaction (the foreign keys' cascade). Interrupted (crash,
- * error), the assembly stays with part of its results and reads as present
- * again: deleting it again finishes the job. */
+ * the last transaction (the foreign keys' cascade). The delete is marked in
+ * the assembly's row (its own transaction) before the first batch:
+ * interrupted by a stop or a crash, it is finished at the next start
+ * (gsd_store_assembly_deletes_finish); by an error, the assembly stays
+ * with part of its results, and deleting it again finishes the job. */
 gs_err gsd_store_assembly_delete(gsd_store *st, const char *id, gs_error *err);
+/* Finish the deletes a stop interrupted (the assemblies marked, above), one
+ * after the other; done(ctx, id) after each (may be NULL). For the start,
+ * before anything is served: their directories are then orphans. */
+gs_err gsd_store_assembly_deletes_finish(gsd_store *st, void (*done)(void *ctx, const char *id),
+                                         void *ctx, gs_error *err);
 
 /* ---- jobs ------------------------------------------------------------------ */
 

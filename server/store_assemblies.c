@@ -255,6 +255,19 @@ static gs_err delete_results_batch(gsd_store *st, void *arg, gs_error *err)
     return tx_end(st, e, err);
 }
 
+/* The mark of a delete under way (schema/006_assembly_deleting.sql): set in
+ * a transaction of its own before the first batch, so that a stop in the
+ * middle is finished at the next start (gsd_store_assembly_deletes_finish). */
+static gs_err mark_deleting(gsd_store *st, void *arg, gs_error *err)
+{
+    del_ctx *d = arg;
+    gs_err e = tx_begin(st, err);
+    if (e)
+        return e;
+    e = exec_by_id(st, S_ASM_DEL_MARK, d->id, "mark the delete", err);
+    return tx_end(st, e, err);
+}
+
 static gs_err delete_rows(gsd_store *st, void *arg, gs_error *err)
 {
     del_ctx *d = arg;
@@ -318,10 +331,14 @@ gs_err gsd_store_assembly_delete(gsd_store *st, const char *id, gs_error *err)
     deleting mark = {NULL, id};
     deleting_add(&mark);
     del_ctx d = {id, 0};
-    gs_err e;
-    do
+    lock(st);
+    gs_err e = retry_full(st, mark_deleting, &d, err);
+    unlock(st);
+    while (!e) {
         e = delete_one_batch(st, &d, err);
-    while (!e && d.n == GSD_DEL_BATCH);
+        if (d.n != GSD_DEL_BATCH)
+            break;
+    }
     if (!e) {
         lock(st);
         e = retry_full(st, delete_rows, &d, err);
@@ -329,4 +346,30 @@ gs_err gsd_store_assembly_delete(gsd_store *st, const char *id, gs_error *err)
     }
     deleting_remove(&mark);
     return e;
+}
+
+gs_err gsd_store_assembly_deletes_finish(gsd_store *st, void (*done)(void *ctx, const char *id),
+                                         void *ctx, gs_error *err)
+{
+    REQUIRE(st, "st");
+    for (;;) { /* one at a time: each delete takes the store's lock itself */
+        char id[40] = "";
+        lock(st);
+        sqlite3_stmt *s = stmt(st, S_ASM_DEL_UNFINISHED);
+        int rc = sqlite3_step(s);
+        if (rc == SQLITE_ROW) {
+            reader rd = {s, 0};
+            r_text(&rd, id, sizeof id);
+        }
+        gs_err e = rc == SQLITE_ROW || rc == SQLITE_DONE ? GS_OK
+                                                          : sql_err(st, rc, "list deletes", err);
+        stmt_release(s);
+        unlock(st);
+        if (e || !id[0])
+            return e;
+        if ((e = gsd_store_assembly_delete(st, id, err)) != GS_OK)
+            return e;
+        if (done)
+            done(ctx, id);
+    }
 }

@@ -692,10 +692,11 @@ GS_TEST(store_migration_5_keeps_old_results)
     GS_CHECK(r[0].crossover == 1 && r[1].crossover == 1); /* seeds 4, 5: bit 2 set */
     GS_CHECK_INT(gsd_store_results_put(st, &r[0], 1, NULL, 0, 0, 0, 0, &e), GS_OK);
     gsd_store_close(st);
-    /* back to version 4: the column did not exist then */
+    /* back to version 4: the columns of migrations 5 and 6 did not exist then */
     sqlite3 *db = NULL;
     GS_CHECK_INT(sqlite3_open(p, &db), SQLITE_OK);
     GS_CHECK_INT(sqlite3_exec(db, "ALTER TABLE results DROP COLUMN crossover; "
+                                  "ALTER TABLE assemblies DROP COLUMN deleting; "
                                   "PRAGMA user_version=4;", NULL, NULL, NULL), SQLITE_OK);
     sqlite3_close(db);
     GS_CHECK_INT(raw_int(p, "SELECT count(*) FROM pragma_table_info('results') "
