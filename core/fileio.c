@@ -29,8 +29,11 @@ gs_err gs_wfile_open(gs_wfile *wf, const char *path, gs_error *err)
     memcpy(wf->tmp + plen, suffix, sizeof suffix);
     fd = mkstemp(wf->tmp);
     if (fd < 0) {
+        const int errnum = errno;
         rc = gs_errorf(err, GS_ERR_IO, "", "cannot create a temporary file for '%s': %s", path,
-                  strerror(errno));
+                       strerror(errnum));
+        if (err)
+            err->sys_errno = errnum; /* ENOSPC: no inode left */
         free(wf->tmp); /* mkstemp failed: nothing to unlink */
         wf->tmp = NULL;
         goto fail;
@@ -54,11 +57,19 @@ fail:
     return rc;
 }
 
+/* A failed write's error, its errno kept (gs_error.sys_errno). */
+static gs_err write_err(gs_error *err, int errnum, const char *what, const char *path)
+{
+    gs_errorf(err, GS_ERR_IO, "", "cannot %s '%s': %s", what, path, strerror(errnum));
+    if (err)
+        err->sys_errno = errnum;
+    return GS_ERR_IO;
+}
+
 gs_err gs_wfile_write(gs_wfile *wf, const void *buf, size_t len, gs_error *err)
 {
     if (len && fwrite(buf, 1, len, wf->fp) != len)
-        return gs_errorf(err, GS_ERR_IO, "", "cannot write '%s': %s", wf->tmp,
-                         strerror(errno));
+        return write_err(err, errno, "write", wf->tmp);
     return GS_OK;
 }
 
@@ -66,13 +77,13 @@ static gs_err commit(gs_wfile *wf, int sync, gs_error *err)
 {
     gs_err rc = GS_OK;
     if (fflush(wf->fp) != 0 || ferror(wf->fp))
-        rc = gs_errorf(err, GS_ERR_IO, "", "cannot write '%s': %s", wf->tmp, strerror(errno));
+        rc = write_err(err, errno, "write", wf->tmp);
     else if (sync && fsync(fileno(wf->fp)) != 0)
-        rc = gs_errorf(err, GS_ERR_IO, "", "cannot sync '%s': %s", wf->tmp, strerror(errno));
+        rc = write_err(err, errno, "sync", wf->tmp);
     int cr = fclose(wf->fp);
     wf->fp = NULL;
     if (rc == GS_OK && cr != 0)
-        rc = gs_errorf(err, GS_ERR_IO, "", "cannot close '%s': %s", wf->tmp, strerror(errno));
+        rc = write_err(err, errno, "close", wf->tmp);
     if (rc == GS_OK && rename(wf->tmp, wf->path) != 0)
         rc = gs_errorf(err, GS_ERR_IO, "", "cannot rename '%s' to '%s': %s", wf->tmp, wf->path,
                        strerror(errno));

@@ -39,6 +39,7 @@ gs_err gs_errorf(gs_error *e, gs_err code, const char *field, const char *fmt, .
         return code;
     e->code = code;
     e->lapack_info = 0;
+    e->sys_errno = 0;
     snprintf(e->field, sizeof e->field, "%s", field ? field : "");
     va_list ap;
     va_start(ap, fmt);

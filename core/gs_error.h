@@ -33,6 +33,8 @@ typedef enum {
 typedef struct {
     gs_err code;
     int lapack_info;   /* LAPACK info when a LAPACK routine failed, else 0 */
+    int sys_errno;     /* errno of a failed write (ENOSPC: no room left, the
+                          daemon answers 507), else 0 */
     char field[96];    /* path of the offending input field, "" if none */
     char msg[320];     /* human-readable explanation */
 } gs_error;

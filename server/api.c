@@ -97,7 +97,10 @@ void gsd_api_scrub(gs_error *e, const char *dir)
 
 void gsd_api_store_error(gsd_req *r, const gs_error *e)
 {
-    gsd_reply_error(r, 500, "io_error", "", "store: %s", e->msg);
+    if (gsd_no_room(e->sys_errno))
+        gsd_reply_no_room(r, "", e->msg);
+    else
+        gsd_reply_error(r, 500, "io_error", "", "store: %s", e->msg);
 }
 
 int gsd_api_asm_gone(gsd_req *r, gsd_store *st, const char *id)

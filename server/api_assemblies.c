@@ -97,7 +97,7 @@ static int stage_archive(gsd_req *r, char *dir, size_t cap)
     char tree[PATH_MAX], root[PATH_MAX], name[128], from[PATH_MAX + 160], to[PATH_MAX + 16];
     gsd_path_staging(r->app, tree, sizeof tree);
     if (mkdir(tree, 0755) != 0) {
-        gsd_reply_error(r, 500, "io_error", "", "cannot stage the model: %s", strerror(errno));
+        gsd_reply_io_error(r, errno, "cannot stage the model");
         return -1;
     }
     snprintf(r->stage_dir, sizeof r->stage_dir, "%s", tree); /* removed with the request */
@@ -121,14 +121,14 @@ static int stage_archive(gsd_req *r, char *dir, size_t cap)
             return -1;
         }
         if (rename(from, to) != 0) {
-            gsd_reply_error(r, 500, "io_error", "", "cannot stage the model: %s", strerror(errno));
+            gsd_reply_io_error(r, errno, "cannot stage the model");
             return -1;
         }
     }
     if (strcmp(root, tree) != 0) { /* adopt the folder, drop its wrapper */
         gsd_path_staging(r->app, dir, cap);
         if (rename(root, dir) != 0) {
-            gsd_reply_error(r, 500, "io_error", "", "cannot stage the model: %s", strerror(errno));
+            gsd_reply_io_error(r, errno, "cannot stage the model");
             return -1;
         }
         gsd_rmtree(tree);
@@ -149,7 +149,7 @@ static gs_model *parse_upload(gsd_req *r, char *dir, size_t cap)
     if (r->body_kind == GSD_BODY_JSON && r->body.len) {
         gsd_path_staging(r->app, dir, cap);
         if (mkdir(dir, 0755) != 0) {
-            gsd_reply_error(r, 500, "io_error", "", "cannot stage the model: %s", strerror(errno));
+            gsd_reply_io_error(r, errno, "cannot stage the model");
             return NULL;
         }
         snprintf(r->stage_dir, sizeof r->stage_dir, "%s", dir); /* removed with the request */
@@ -350,7 +350,7 @@ void gsd_h_asm_create(gsd_req *r)
     gsd_path_assembly(r->app, row.id, dir, sizeof dir);
     if (rename(stage, dir) != 0) {
         gs_model_free(mdl);
-        gsd_reply_error(r, 500, "io_error", "", "cannot store the model: %s", strerror(errno));
+        gsd_reply_io_error(r, errno, "cannot store the model");
         return;
     }
     r->stage_dir[0] = '\0'; /* adopted */

@@ -253,14 +253,14 @@ static int place_gaps(gsd_req *r, const char *job_id, const double *G, int k, in
     gsd_path_job(r->app, job_id, dir, sizeof dir);
     gsd_jobs_gaps_path(r->app, job_id, path, sizeof path);
     if (gsd_mkdirs(dir) != 0) {
-        gsd_reply_error(r, 500, "io_error", "", "cannot create %s: %s", dir, strerror(errno));
+        gsd_reply_io_error(r, errno, "cannot create %s", dir);
         return 0;
     }
     gs_error e;
     if (G) {
         size_t shape[2] = {(size_t)k, (size_t)m};
         if (gs_npy_write_file(path, G, 2, shape, &e)) {
-            gsd_reply_error(r, 500, "io_error", "", "cannot store the gaps: %s", e.msg);
+            gsd_reply_gs_error(r, &e);
             gsd_rmtree(dir);
             return 0;
         }
@@ -271,13 +271,13 @@ static int place_gaps(gsd_req *r, const char *job_id, const double *G, int k, in
                 gsd_reply_error(r, 409, "conflict", "gaps_from",
                                 "the gaps of that job are gone (deleted meanwhile)");
             else
-                gsd_reply_error(r, 500, "io_error", "", "cannot store the gaps: %s", e.msg);
+                gsd_reply_gs_error(r, &e);
             gsd_rmtree(dir);
             return 0;
         }
     } else {
         if (rename(r->file_path, path) != 0) {
-            gsd_reply_error(r, 500, "io_error", "", "cannot store the gaps: %s", strerror(errno));
+            gsd_reply_io_error(r, errno, "cannot store the gaps");
             gsd_rmtree(dir);
             return 0;
         }

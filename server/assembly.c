@@ -534,8 +534,7 @@ static void answer_unrecorded(gsd_req *r, int gone, const gs_error *ue)
     if (gone)
         gsd_reply_error(r, 404, "not_found", "", "the assembly was deleted");
     else
-        gsd_reply_error(r, 500, "io_error", "", "store: cannot record the precomputation: %s",
-                        ue->msg);
+        gsd_reply_gs_error(r, ue); /* 500, or 507 for a full disk */
     gsd_req_finish(r);
 }
 

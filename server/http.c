@@ -89,17 +89,21 @@ void gsd_reply_json(gsd_req *r, unsigned code, gs_buf *b)
     gsd_reply(r, code, "application/json", b);
 }
 
+/* public: the message shown instead of msg, whose details (paths of the
+ * data directory) go to the log only under an error id; NULL: msg is shown,
+ * but for a 500 (a store or file-system failure), whose public message is
+ * "the server could not complete the request". */
 static void reply_error_v(gsd_req *r, unsigned code, const char *ecode, const char *field,
-                          const char *msg)
+                          const char *msg, const char *public)
 {
     gs_buf b = {0};
-    char eid[16] = "", pub[160];
-    if (code == 500) { /* a store or file-system failure: the details go to the log only */
+    char eid[16] = "", pub[320];
+    if (code == 500 || public) {
         gsd_error_id(eid);
-        gsd_log(r->app, 0, "error %s: %s %s -> 500 %s%s%s: %s", eid, r->method, r->url, ecode,
-                field && *field ? " at " : "", field ? field : "", msg ? msg : "");
-        snprintf(pub, sizeof pub, "the server could not complete the request (error %s; the "
-                 "server log has the details)", eid);
+        gsd_log(r->app, 0, "error %s: %s %s -> %u %s%s%s: %s", eid, r->method, r->url, code,
+                ecode, field && *field ? " at " : "", field ? field : "", msg ? msg : "");
+        snprintf(pub, sizeof pub, "%s (error %s; the server log has the details)",
+                 public ? public : "the server could not complete the request", eid);
         msg = pub;
     }
     gs_buf_puts(&b, "{\"error\":{\"code\":");
@@ -124,7 +128,7 @@ void gsd_reply_error(gsd_req *r, unsigned code, const char *ecode, const char *f
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    reply_error_v(r, code, ecode, field, msg);
+    reply_error_v(r, code, ecode, field, msg, NULL);
 }
 
 unsigned gsd_http_status(gs_err code)
@@ -141,12 +145,52 @@ unsigned gsd_http_status(gs_err code)
 
 void gsd_reply_gs_error_code(gsd_req *r, unsigned code, const gs_error *e)
 {
-    reply_error_v(r, code, gs_err_name(e->code), e->field, e->msg[0] ? e->msg : gs_err_str(e->code));
+    reply_error_v(r, code, gs_err_name(e->code), e->field, e->msg[0] ? e->msg : gs_err_str(e->code),
+                  NULL);
+}
+
+void gsd_reply_no_room(gsd_req *r, const char *field, const char *detail)
+{
+    reply_error_v(r, 507, "insufficient_storage", field, detail,
+                  "the data directory's disk is full: the request's data could not be written; "
+                  "free space there, or delete assemblies");
+}
+
+void gsd_reply_io_error(gsd_req *r, int errnum, const char *fmt, ...)
+{
+    char msg[400], full[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    snprintf(full, sizeof full, "%s: %s", msg, strerror(errnum));
+    if (gsd_no_room(errnum))
+        gsd_reply_no_room(r, "", full);
+    else
+        gsd_reply_error(r, 500, "io_error", "", "%s", full);
+}
+
+int gsd_no_room(int errnum)
+{
+    return errnum == ENOSPC || errnum == EDQUOT;
+}
+
+unsigned gsd_io_status(int errnum)
+{
+    return gsd_no_room(errnum) ? 507 : 500;
+}
+
+const char *gsd_io_code(int errnum)
+{
+    return gsd_no_room(errnum) ? "insufficient_storage" : "io_error";
 }
 
 void gsd_reply_gs_error(gsd_req *r, const gs_error *e)
 {
-    gsd_reply_gs_error_code(r, gsd_http_status(e->code), e);
+    if (e->code == GS_ERR_IO && gsd_no_room(e->sys_errno)) /* a full disk */
+        gsd_reply_no_room(r, e->field, e->msg);
+    else
+        gsd_reply_gs_error_code(r, gsd_http_status(e->code), e);
 }
 
 void gsd_reply_stream(gsd_req *r, unsigned code, const char *content_type, uint64_t size,

@@ -86,8 +86,24 @@ void gsd_reply(gsd_req *r, unsigned code, const char *content_type, gs_buf *b);
 void gsd_reply_json(gsd_req *r, unsigned code, gs_buf *b);
 void gsd_reply_error(gsd_req *r, unsigned code, const char *ecode, const char *field,
                      const char *fmt, ...) __attribute__((format(printf, 5, 6)));
-/* An API error with the status that fits its code (see gsd_http_status). */
+/* An API error with the status that fits its code (see gsd_http_status);
+ * an I/O error of a full disk (e->sys_errno ENOSPC or EDQUOT) is 507
+ * insufficient_storage. */
 void gsd_reply_gs_error(gsd_req *r, const gs_error *e);
+/* 1 if errnum says the disk (or the user's quota) is full. */
+int gsd_no_room(int errnum);
+/* The status and code of a failed write with errno errnum: 507
+ * insufficient_storage when there is no room, else 500 io_error. */
+unsigned gsd_io_status(int errnum);
+const char *gsd_io_code(int errnum);
+/* A write that found no room: 507 insufficient_storage saying so; detail
+ * (which may name paths of the data directory) goes to the log only, under
+ * the error id the answer gives (as for a 500). */
+void gsd_reply_no_room(gsd_req *r, const char *field, const char *detail);
+/* A failed write's answer: "<fmt>: <strerror>" with a 500 io_error, or
+ * gsd_reply_no_room when errnum says there is no room. */
+void gsd_reply_io_error(gsd_req *r, int errnum, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 void gsd_reply_gs_error_code(gsd_req *r, unsigned code, const gs_error *e);
 unsigned gsd_http_status(gs_err code);
 /* Streamed response (large .npy downloads). */

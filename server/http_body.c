@@ -40,6 +40,27 @@ static void fail_body(gsd_req *r, unsigned code, const char *ecode, const char *
     r->failed = 1;
 }
 
+/* A failed write of the body (errno errnum): 507 when there is no room
+ * (gsd_reply_no_room), else 500 io_error; "<what>: <strerror>". */
+static void fail_body_io(gsd_req *r, int errnum, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void fail_body_io(gsd_req *r, int errnum, const char *fmt, ...)
+{
+    char what[300], msg[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    snprintf(msg, sizeof msg, "%s: %s", what, strerror(errnum));
+    if (r->failed)
+        return;
+    if (gsd_no_room(errnum))
+        gsd_reply_no_room(r, "body", msg);
+    else
+        gsd_reply_error(r, 500, "io_error", "body", "%s", msg);
+    r->failed = 1;
+}
+
 static int write_all(int fd, const char *p, size_t len)
 {
     while (len) {
@@ -107,15 +128,14 @@ static enum MHD_Result mp_iter(void *cls, enum MHD_ValueKind kind, const char *k
             if (errno == EEXIST)
                 fail_body(r, 400, "duplicate", "upload part \"%s\" appears twice", name);
             else
-                fail_body(r, 500, "io_error", "cannot stage upload part \"%s\": %s", name,
-                          strerror(errno));
+                fail_body_io(r, errno, "cannot stage upload part \"%s\"", name);
             return MHD_YES;
         }
         snprintf(r->part_name, sizeof r->part_name, "%s", name);
         r->n_parts++;
     }
     if (size && write_all(r->fd, data, size) != 0)
-        fail_body(r, 500, "io_error", "cannot write upload part \"%s\": %s", name, strerror(errno));
+        fail_body_io(r, errno, "cannot write upload part \"%s\"", name);
     return MHD_YES;
 }
 
@@ -166,13 +186,13 @@ void gsd_body_begin(gsd_req *r)
         r->fd = open(r->file_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
         if (r->fd < 0) {
             r->file_path[0] = '\0';
-            fail_body(r, 500, "io_error", "cannot stage the upload: %s", strerror(errno));
+            fail_body_io(r, errno, "cannot stage the upload");
         }
     } else if (kind == GSD_BODY_MULTIPART) {
         gsd_path_staging(r->app, r->stage_dir, sizeof r->stage_dir);
         if (mkdir(r->stage_dir, 0755) != 0) {
             r->stage_dir[0] = '\0';
-            fail_body(r, 500, "io_error", "cannot stage the upload: %s", strerror(errno));
+            fail_body_io(r, errno, "cannot stage the upload");
             return;
         }
         r->pp = MHD_create_post_processor(r->conn, 256 * 1024, mp_iter, r);
@@ -196,7 +216,7 @@ void gsd_body_chunk(gsd_req *r, const char *data, size_t size)
     case GSD_BODY_NPY:
     case GSD_BODY_ARCHIVE:
         if (write_all(r->fd, data, size) != 0)
-            fail_body(r, 500, "io_error", "cannot write the upload: %s", strerror(errno));
+            fail_body_io(r, errno, "cannot write the upload");
         break;
     case GSD_BODY_MULTIPART:
         if (MHD_post_process(r->pp, data, size) != MHD_YES)
@@ -216,7 +236,7 @@ void gsd_body_end(gsd_req *r)
     }
     if (r->fd >= 0) {
         if (fsync(r->fd) != 0 && !r->failed)
-            fail_body(r, 500, "io_error", "cannot store the upload: %s", strerror(errno));
+            fail_body_io(r, errno, "cannot store the upload");
         close(r->fd);
         r->fd = -1;
     }

@@ -14,6 +14,7 @@
 
 #include "store.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <math.h>
 #include <pthread.h>
@@ -108,7 +109,10 @@ static inline gs_err sql_err(gsd_store *st, int rc, const char *what, gs_error *
     if ((rc & 0xff) == SQLITE_FULL)
         st->full = 1;
     const char *msg = st->db ? sqlite3_errmsg(st->db) : sqlite3_errstr(rc);
-    return gs_errorf(err, GS_ERR_IO, "", "%s: %s: %s (sqlite code %d)", st->path, what, msg, rc);
+    gs_errorf(err, GS_ERR_IO, "", "%s: %s: %s (sqlite code %d)", st->path, what, msg, rc);
+    if (err && (rc & 0xff) == SQLITE_FULL)
+        err->sys_errno = ENOSPC; /* the daemon answers 507 */
+    return GS_ERR_IO;
 }
 
 static inline gs_err nomem(gs_error *err, const char *what)

@@ -18,6 +18,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "http.h" /* gsd_io_status: a full disk is 507 */
+
 static int ar_fail(gsd_archive_error *e, unsigned http, const char *code, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 static int ar_fail(gsd_archive_error *e, unsigned http, const char *code, const char *fmt, ...)
@@ -119,8 +121,8 @@ static int ar_write_file(struct archive *a, const char *dir, const char *rel, co
     if (fd < 0)
         return errno == EEXIST
                    ? ar_fail(e, 422, "duplicate", "entry '%s' appears twice", show)
-                   : ar_fail(e, 500, "io_error", "entry '%s': cannot create: %s", show,
-                             strerror(errno));
+                   : ar_fail(e, gsd_io_status(errno), gsd_io_code(errno),
+                             "entry '%s': cannot create: %s", show, strerror(errno));
     char buf[65536];
     for (;;) {
         la_ssize_t n = archive_read_data(a, buf, sizeof buf);
@@ -142,15 +144,16 @@ static int ar_write_file(struct archive *a, const char *dir, const char *rel, co
                 continue;
             if (k <= 0) {
                 close(fd);
-                return ar_fail(e, 500, "io_error", "entry '%s': cannot write: %s", show,
-                               strerror(errno));
+                return ar_fail(e, gsd_io_status(errno), gsd_io_code(errno),
+                               "entry '%s': cannot write: %s", show, strerror(errno));
             }
             p += k;
             n -= k;
         }
     }
     if (close(fd) != 0)
-        return ar_fail(e, 500, "io_error", "entry '%s': cannot write: %s", show, strerror(errno));
+        return ar_fail(e, gsd_io_status(errno), gsd_io_code(errno),
+                       "entry '%s': cannot write: %s", show, strerror(errno));
     return 0;
 }
 

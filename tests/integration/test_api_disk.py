@@ -6,7 +6,8 @@
   uploads, clouds and new solves get 507 insufficient_storage naming the
   option, /healthz is degraded with the reason; a DELETE gives the room back;
 - a full disk (a 16 MiB tmpfs holding the data directory; root only): a cloud
-  that runs out of space fails with the reason in its "error", the daemon
+  that runs out of space fails with the reason in its "error", an upload
+  that meets the full disk is 507 insufficient_storage, the daemon
   restarts on the full disk, DELETE of the assembly succeeds (the disk
   reserve is released for it), and after that solves work again.
 """
@@ -170,9 +171,10 @@ class FullDisk(unittest.TestCase):
         # 20,000 gaps: 8.3 MB of input, then results until the disk is full
         body = h.write_npy(os.path.join(h.TMP, "gsd-full.npy"), [gaps(i, m) for i in range(20000)])
         with open(body, "rb") as f:
-            c = self.d.post("/v1/assemblies/%s/clouds" % aid, f.read(),
-                            headers={"Content-Type": "application/x-npy"})
+            npy = f.read()
         os.unlink(body)
+        c = self.d.post("/v1/assemblies/%s/clouds" % aid, npy,
+                        headers={"Content-Type": "application/x-npy"})
         self.assertEqual(c.status, 202, c.body[:300])
         job = self.d.wait_job(c.json()["id"], timeout=600)
         self.assertEqual(job["status"], "failed", job)
@@ -182,6 +184,17 @@ class FullDisk(unittest.TestCase):
         # the failure (whether it was depends on which write met the full disk)
         self.assertLess(self.df_free(), (4 << 20) + (1 << 20))
         self.assertEqual(self.d.get("/healthz").status, 200)
+        # the same 8.3 MB cloud again: its upload meets the full disk, 507
+        # insufficient_storage with the reason (it was 500 io_error)
+        c = self.d.post("/v1/assemblies/%s/clouds" % aid, npy,
+                        headers={"Content-Type": "application/x-npy"})
+        self.assertEqual(c.status, 507, c.body[:300])
+        err = c.json()["error"]
+        self.assertEqual((err["code"], err["field"]), ("insufficient_storage", "body"))
+        self.assertIn("disk is full", err["message"])
+        with open(self.d.log_path, encoding="utf-8", errors="replace") as f:  # the details
+            self.assertRegex(f.read(), r"error %s: .* -> 507 insufficient_storage at body: "
+                             r"cannot write the upload: No space left on device" % err["error_id"])
         # the daemon restarts on the full disk and the job keeps its reason
         self.assertEqual(self.d.stop(), 0)
         self.d.start()
