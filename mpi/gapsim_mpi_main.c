@@ -65,10 +65,12 @@ static void usage(FILE *f)
             "  --fresh            ignore a previous run's output and start over\n"
             "  --sync             flush each chunk's rows to disk before marking it done (a\n"
             "                     restart then survives a node crash, at one fsync per chunk)\n"
-            "  --progress         rank 0 shows the rows done on stderr (default: when stderr\n"
-            "                     is a terminal: a bar; otherwise a line a second); --no-progress\n"
+            "  --progress         rank 0 shows the rows done on stderr also when it is not a\n"
+            "                     terminal (a line a second); by default only a terminal shows\n"
+            "                     it (a bar); --no-progress\n"
             "  -h, --help         this text\n"
-            "Exit codes: 0 all gaps optimal, 1 error (any rank), 2 usage, 3 some gaps not optimal.\n");
+            "Exit codes: 0 all gaps optimal and certified, 1 error (any rank), 2 usage, 3 some\n"
+            "gaps not optimal or failing the KKT certificate.\n");
 }
 
 typedef struct {

@@ -50,6 +50,9 @@ static void print_job(const cJSON *j)
     gc_kv("job", "%s", gc_jstr(j, "id", "-"));
     gc_kv("assembly", "%s", gc_jstr(j, "assembly_id", "-"));
     gc_kv("status", "%s", gc_jstr(j, "status", "-"));
+    const cJSON *err = cJSON_GetObjectItemCaseSensitive(j, "error");
+    if (cJSON_IsString(err)) /* a failed job: why */
+        gc_kv("error", "%s", err->valuestring);
     gc_kv("progress", "%d/%d done, %d failed", gc_jint(j, "done", 0), gc_jint(j, "total", 0),
           gc_jint(j, "failed", 0));
     if (gc_jis_num(j, "solves_per_s"))

@@ -11,6 +11,7 @@
 #include "args.h"
 #include "cli.h"
 #include "fmt_g17.h"
+#include "numarg.h"
 #include "solver.h"
 
 /* The named values, parsed by the solver library (one adapter per type). */
@@ -64,12 +65,9 @@ int gc_solve_opts_check(const char *prog, const gc_solve_opts *o)
                                   named[i].allowed, named[i].value);
     double d;
     long l;
-    if (o->tol) {
-        if (gc_arg_double(prog, "--tol", o->tol, 0, 1, &d))
-            return GC_EUSAGE;
-        if (!(d > 0 && d < 1))
-            return gc_usage_error(prog, "--tol must be in (0, 1), not '%s'", o->tol);
-    }
+    /* (0, 1): the open interval, the same message for 2 and for 0 */
+    if (o->tol && (gs_parse_double(o->tol, 0, 1, &d) || !(d > 0 && d < 1)))
+        return gc_usage_error(prog, "--tol must be a number in (0, 1), not '%s'", o->tol);
     if (o->max_iter && gc_arg_long(prog, "--max-iter", o->max_iter, 0, 1000000L, &l))
         return GC_EUSAGE;
     if (o->timeout && gc_arg_double(prog, "--timeout", o->timeout, 1e-3, 86400, &d))

@@ -115,6 +115,11 @@ class ResumeFailure(ApiCase):
         t0 = time.time()
         self.assertEqual(self.d.get("/v1/jobs/%s?wait=5" % job["id"]).json()["status"], "failed")
         self.assertLess(time.time() - t0, 3)
+        # the CLI's status says why too (it did only with --json)
+        cli = subprocess.run([h.binary("gapsim"), "--server", self.d.url, "cloud", "status",
+                              job["id"]], capture_output=True, text=True, timeout=60)
+        self.assertEqual(cli.returncode, 0, cli.stderr)
+        self.assertRegex(cli.stdout, r"\nerror: +%s\n" % re.escape(j["error"]))
 
 
 class LostDataDir(ApiCase):
