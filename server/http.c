@@ -156,18 +156,24 @@ void gsd_reply_no_room(gsd_req *r, const char *field, const char *detail)
                   "free space there, or delete assemblies");
 }
 
-void gsd_reply_io_error(gsd_req *r, int errnum, const char *fmt, ...)
+void gsd_reply_io_errorv(gsd_req *r, int errnum, const char *field, const char *fmt,
+                         va_list ap)
 {
     char msg[400], full[512];
-    va_list ap;
-    va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
     snprintf(full, sizeof full, "%s: %s", msg, strerror(errnum));
     if (gsd_no_room(errnum))
-        gsd_reply_no_room(r, "", full);
+        gsd_reply_no_room(r, field, full);
     else
-        gsd_reply_error(r, 500, "io_error", "", "%s", full);
+        gsd_reply_error(r, 500, "io_error", field, "%s", full);
+}
+
+void gsd_reply_io_error(gsd_req *r, int errnum, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    gsd_reply_io_errorv(r, errnum, "", fmt, ap);
+    va_end(ap);
 }
 
 int gsd_no_room(int errnum)

@@ -15,6 +15,7 @@
 #define GSD_HTTP_H
 
 #include <limits.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stddef.h>
 
@@ -104,6 +105,9 @@ void gsd_reply_no_room(gsd_req *r, const char *field, const char *detail);
  * gsd_reply_no_room when errnum says there is no room. */
 void gsd_reply_io_error(gsd_req *r, int errnum, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* The same naming field, from a va_list. */
+void gsd_reply_io_errorv(gsd_req *r, int errnum, const char *field, const char *fmt,
+                         va_list ap);
 void gsd_reply_gs_error_code(gsd_req *r, unsigned code, const gs_error *e);
 unsigned gsd_http_status(gs_err code);
 /* Streamed response (large .npy downloads). */

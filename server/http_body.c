@@ -46,18 +46,12 @@ static void fail_body_io(gsd_req *r, int errnum, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 static void fail_body_io(gsd_req *r, int errnum, const char *fmt, ...)
 {
-    char what[300], msg[400];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(what, sizeof what, fmt, ap);
-    va_end(ap);
-    snprintf(msg, sizeof msg, "%s: %s", what, strerror(errnum));
     if (r->failed)
         return;
-    if (gsd_no_room(errnum))
-        gsd_reply_no_room(r, "body", msg);
-    else
-        gsd_reply_error(r, 500, "io_error", "body", "%s", msg);
+    va_list ap;
+    va_start(ap, fmt);
+    gsd_reply_io_errorv(r, errnum, "body", fmt, ap);
+    va_end(ap);
     r->failed = 1;
 }
 
