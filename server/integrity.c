@@ -280,9 +280,13 @@ gs_err gsd_integrity_after_open(gsd_app *app, gs_error *err)
         db_known = 1;
     }
     /* deletes a stop interrupted: finished first, their directories then
-     * go as orphans */
-    if ((rc = gsd_store_assembly_deletes_finish(app->st, delete_finished, app, err)) != GS_OK)
-        return rc;
+     * go as orphans; one that fails here (a full disk) does not keep the
+     * daemon from starting: the assembly stays, and deleting it again
+     * finishes it */
+    gs_error de;
+    if (gsd_store_assembly_deletes_finish(app->st, delete_finished, app, &de) != GS_OK)
+        gsd_log(app, 0, "cannot finish an interrupted assembly delete (%s): delete the "
+                "assembly again", de.msg);
     orphan_ctx oa = {app, 'a'}, oj = {app, 'j'};
     each_entry(app, "assemblies", remove_orphan, &oa);
     each_entry(app, "jobs", remove_orphan, &oj);
