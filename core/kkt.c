@@ -49,12 +49,46 @@ static void measure_w(const gs_problem *pb, const double *lam, const double *w, 
 
 /* w = Q lam - p over the support of lambda and the dual objective
  * -(1/2 lam'Q lam - p'lam + s). O(m |S|). */
+/* w = Q lam over the support of lam, in pair order. O(m |S|). */
+static void q_lam(const gs_precomp *pc, const double *lam, double *w)
+{
+    memset(w, 0, (size_t)pc->m * sizeof *w);
+    gs_sparse_mul(pc->m, pc->Q, (size_t)pc->m, lam, pc->m, w);
+}
+
+void gs_kkt_residual(const gs_precomp *pc, const double *p, const double *lam, double *w)
+{
+    q_lam(pc, lam, w);
+    for (int i = 0; i < pc->m; i++)
+        w[i] -= p[i];
+}
+
+int gs_kkt_farkas(const gs_problem *pb, const double *d, double dep_tol, double tol_w,
+                  double *work)
+{
+    const gs_precomp *pc = pb->pc;
+    const int m = pc->m;
+    double gd = 0.0, l1 = 0.0, scale = 0.0;
+    memset(work, 0, (size_t)m * sizeof *work);
+    for (int i = 0; i < m; i++) {
+        if (d[i] == 0.0)
+            continue;
+        if (!isfinite(d[i]) || (d[i] < 0.0 && !gs_problem_is_eq(pb, i)))
+            return 0;
+        gd += pb->g[i] * d[i];
+        l1 += fabs(d[i]);
+        scale += fabs(d[i]) * sqrt(pc->qdiag[i]);
+        cblas_daxpy(m, d[i], pc->Q + (size_t)i * (size_t)m, 1, work, 1); /* Q[:, i] d_i */
+    }
+    const double dqd = cblas_ddot(m, d, 1, work, 1);
+    return l1 > 0.0 && sqrt(fmax(dqd, 0.0)) <= 2.0 * sqrt(dep_tol) * scale && gd < -tol_w * l1;
+}
+
 static double dual_objective(const gs_precomp *pc, const double *p, double s, const double *lam,
                              double *w)
 {
     const int m = pc->m;
-    memset(w, 0, (size_t)m * sizeof *w);
-    gs_sparse_mul(m, pc->Q, (size_t)m, lam, m, w);
+    q_lam(pc, lam, w);
     double quad = cblas_ddot(m, lam, 1, w, 1), lin = cblas_ddot(m, p, 1, lam, 1);
     for (int i = 0; i < m; i++)
         w[i] -= p[i];

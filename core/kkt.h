@@ -42,6 +42,19 @@ typedef struct {
 gs_err gs_kkt_primal(const gs_problem *pb, const double *x, const double *lam, double *w_out,
                      gs_kkt *out, gs_error *err);
 
+/* w = Q lam - p as every dual certificate computes it: Q lam over the
+ * support of lam in pair order (gs_sparse_mul), then minus p. O(m |S|). */
+void gs_kkt_residual(const gs_precomp *pc, const double *p, const double *lam, double *w);
+
+/* Does d (m) prove that no x has A'x <= g (a'_k x = g_k on equality pairs)?
+ * Farkas: d finite, d >= 0 on inequality pairs, A d = 0 to the dependence
+ * test of a pair on a set (its Schur complement below dep_tol Q_jj):
+ * ||A d||_{K^-1} = sqrt(d'Qd) at most 2 sqrt(dep_tol) sum_i |d_i| sqrt(Q_ii),
+ * and g'd below -tol_w sum_i |d_i| (the gaps contradict by more than the
+ * violation each pair may keep). 1 if so. work: m. O(m |support of d|). */
+int gs_kkt_farkas(const gs_problem *pb, const double *d, double dep_tol, double tol_w,
+                  double *work);
+
 /* Dual certificate from lambda (m). w_out (m, optional) gets Q lambda - p. */
 gs_err gs_kkt_dual(const gs_problem *pb, const double *lam, double *w_out, gs_kkt *out,
                    gs_error *err);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kkt.h"
 #include "linalg.h"
 
 typedef struct {
@@ -116,19 +117,8 @@ static void residual(const ref_set *s, const double *lam, const double *p, doubl
         cblas_daxpy(m, lam[s->C[c]], s->pc->Q + (size_t)s->C[c] * m, 1, w, 1);
 }
 
-/* w = Q lam - p as the certificate computes it (core/kkt.c): over the
- * support of lam in pair order (gs_sparse_mul), then minus p. O(m |S|). */
-static void certificate_w(const gs_precomp *pc, const double *lam, const double *p, double *w)
-{
-    const int m = pc->m;
-    memset(w, 0, (size_t)m * sizeof *w);
-    gs_sparse_mul(m, pc->Q, (size_t)m, lam, m, w);
-    for (int i = 0; i < m; i++)
-        w[i] -= p[i];
-}
-
 /* The final check of a candidate optimum, on the residual gaps the
- * certificate will see (certificate_w, not the iteration's daxpys): every
+ * certificate will see (gs_kkt_residual, not the iteration's daxpys): every
  * inequality pair, those in C too, w_i >= -tol and lam_i >= 0, every
  * equality pair |w_i| <= tol. Nearly dependent pairs with contradicting
  * gaps give multipliers ~1e12 N whose w is rounding noise ~1e-4 mm, which
@@ -138,7 +128,7 @@ static int optimum_holds(const gs_problem *pb, const double *lam, const double *
                          double *w)
 {
     const int m = pb->pc->m;
-    certificate_w(pb->pc, lam, p, w);
+    gs_kkt_residual(pb->pc, p, lam, w);
     for (int i = 0; i < m; i++) {
         if (gs_problem_is_eq(pb, i) ? !(fabs(w[i]) <= tol) : !(w[i] >= -tol))
             return 0;
@@ -150,43 +140,22 @@ static int optimum_holds(const gs_problem *pb, const double *lam, const double *
 
 /* Where the check fails on huge multipliers, their direction may prove the
  * gaps contradictory (Farkas; docs/solvers.md "Gaps that contradict"): d =
- * lam / max |lam_i|, d >= 0 off the equality pairs, A d = 0 to GI's
- * dependence test (sqrt(d'Qd) <= 2 sqrt(REF_DEP_TOL) sum |d_i| sqrt(Q_ii),
- * the bound the solve layer checks, solvers/solver.c farkas_holds) and g'd
- * < -tol sum |d_i|. Then d goes to lam and 1 is returned; else lam is
- * untouched. work: m. O(m |S|). */
+ * lam / max |lam_i| into d (m), tested as the solve layer tests a method's
+ * proof (gs_kkt_farkas, with GI's dependence tolerance REF_DEP_TOL). 1 if
+ * it holds. work: m. O(m |S|). */
 #define REF_DEP_TOL 1e-12
-static int farkas_from_direction(const gs_problem *pb, double *lam, double tol, double *work)
+static int farkas_from_direction(const gs_problem *pb, const double *lam, double tol, double *d,
+                                 double *work)
 {
-    const gs_precomp *pc = pb->pc;
-    const int m = pc->m;
+    const int m = pb->pc->m;
     double big = 0.0;
-    for (int i = 0; i < m; i++) {
-        if (!isfinite(lam[i]) || (lam[i] < 0.0 && !gs_problem_is_eq(pb, i)))
-            return 0;
+    for (int i = 0; i < m; i++)
         big = fmax(big, fabs(lam[i]));
-    }
-    if (!(big > 0.0))
-        return 0;
-    double gd = 0.0, l1 = 0.0, scale = 0.0;
-    memset(work, 0, (size_t)m * sizeof *work);
-    for (int i = 0; i < m; i++) {
-        const double d = lam[i] / big;
-        if (d == 0.0)
-            continue;
-        gd += pb->g[i] * d;
-        l1 += fabs(d);
-        scale += fabs(d) * sqrt(qv(pc, i, i));
-        cblas_daxpy(m, d, pc->Q + (size_t)i * m, 1, work, 1);
-    }
-    double dqd = 0.0;
-    for (int i = 0; i < m; i++)
-        dqd += lam[i] / big * work[i];
-    if (!(sqrt(fmax(dqd, 0.0)) <= 2.0 * sqrt(REF_DEP_TOL) * scale && gd < -tol * l1))
+    if (!(big > 0.0) || !isfinite(big))
         return 0;
     for (int i = 0; i < m; i++)
-        lam[i] /= big;
-    return 1;
+        d[i] = lam[i] / big;
+    return gs_kkt_farkas(pb, d, REF_DEP_TOL, tol, work);
 }
 
 void gs_ref_default_opts(gs_ref_opts *o)
@@ -499,11 +468,15 @@ gs_err gs_ref_solve(const gs_problem *pb, const gs_ref_opts *opt, double *lam, d
     }
     /* the iteration's own w says optimal (blocked pairs included); the
      * status stands only if the certificate's w says so too, to tol */
-    if (info->status == GS_STATUS_OPTIMAL && !optimum_holds(pb, lam, p, tol, w))
-        info->status = farkas_from_direction(pb, lam, tol, w) ? GS_STATUS_INFEASIBLE
-                                                              : GS_STATUS_NUMERICAL;
+    if (info->status == GS_STATUS_OPTIMAL && !optimum_holds(pb, lam, p, tol, w)) {
+        info->status = GS_STATUS_NUMERICAL;
+        if (farkas_from_direction(pb, lam, tol, z, w)) { /* z: free once the loop ends */
+            memcpy(lam, z, (size_t)m * sizeof *lam);
+            info->status = GS_STATUS_INFEASIBLE;
+        }
+    }
     if (w_out)
-        certificate_w(pc, lam, p, w_out);
+        gs_kkt_residual(pc, p, lam, w_out);
 done:
     info->n_act = s.k;
     info->time = gs_now() - t0;

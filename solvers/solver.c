@@ -267,35 +267,6 @@ void *gs_solver_ws(gs_solver *s, gs_method m, gs_form f, void *(*ctor)(gs_solver
     return s->ws[slot];
 }
 
-/* Does d (m; a method's status GS_STATUS_INFEASIBLE put it in lam) prove
- * that no x has A'x <= g (a'_k x = g_k on equality pairs)? Farkas: d finite,
- * d >= 0 on inequality pairs, A d = 0: ||A d||_{K^-1} = sqrt(d'Qd) at most
- * 2 sqrt(GS_CSET_DEP_TOL) sum_i |d_i| sqrt(Q_ii) (GI calls pair j dependent
- * on its contact set when its Schur complement, d'Qd for d = e_j - r, is
- * below GS_CSET_DEP_TOL Q_jj), and g'd below -tol_w sum_i |d_i| (the gaps
- * contradict by more than the violation each pair may keep). work: m.
- * O(m |support of d|). */
-static int farkas_holds(const gs_solver *s, const gs_problem *pb, const double *d, double *work)
-{
-    const int m = s->m;
-    const double *Q = s->pc->Q;
-    double gd = 0.0, l1 = 0.0, scale = 0.0;
-    memset(work, 0, (size_t)m * sizeof *work);
-    for (int i = 0; i < m; i++) {
-        if (d[i] == 0.0)
-            continue;
-        if (!isfinite(d[i]) || (d[i] < 0.0 && !gs_problem_is_eq(pb, i)))
-            return 0;
-        gd += pb->g[i] * d[i];
-        l1 += fabs(d[i]);
-        scale += fabs(d[i]) * sqrt(s->pc->qdiag[i]);
-        cblas_daxpy(m, d[i], Q + (size_t)i * (size_t)m, 1, work, 1); /* Q[:, i] d_i */
-    }
-    const double dqd = cblas_ddot(m, d, 1, work, 1);
-    return l1 > 0.0 && sqrt(fmax(dqd, 0.0)) <= 2.0 * sqrt(GS_CSET_DEP_TOL) * scale &&
-           gd < -s->tol_w * l1;
-}
-
 /* s->p and s->s of pb. The gaps of a cloud share their pattern's load:
  * u0 + Q load is made once per load (O(m nnz(load)), a product over the
  * loaded pairs' columns of Q), then p = ul - g, O(m) per gap, bitwise
@@ -397,7 +368,10 @@ gs_err gs_solve(gs_solver *s, const gs_problem *pb, const gs_solve_opts *opts, d
     } else if ((rc = ops->solve(s, pb, &o, form, lam, info, err)) != GS_OK) {
         return rc;
     }
-    if (info->status == GS_STATUS_INFEASIBLE && !farkas_holds(s, pb, lam, s->work)) {
+    /* a method's infeasible puts its proof d in lam: checked with GI's
+     * dependence tolerance (gs_kkt_farkas) */
+    if (info->status == GS_STATUS_INFEASIBLE &&
+        !gs_kkt_farkas(pb, lam, GS_CSET_DEP_TOL, s->tol_w, s->work)) {
         memset(lam, 0, (size_t)m * sizeof *lam); /* not proved: no answer */
         info->status = GS_STATUS_NUMERICAL;
     }
