@@ -105,10 +105,7 @@ void gsd_api_store_error(gsd_req *r, const gs_error *e)
 
 int gsd_api_asm_gone(gsd_req *r, gsd_store *st, const char *id)
 {
-    gsd_assembly_row row;
-    int found = 1;
-    gs_error e;
-    if (gsd_store_assembly_get(st, id, &row, &found, &e) != GS_OK || found)
+    if (!gsd_store_assembly_gone(st, id))
         return 0;
     gsd_reply_error(r, 404, "not_found", "id", "assembly %s was deleted while this request ran",
                     id);

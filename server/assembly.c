@@ -515,16 +515,6 @@ static void fail_for_good(gsd_app *app, gsd_store *st, gsd_assembly_row *row, co
     gsd_log(app, 0, "assembly %s failed: %s: %s", row->id, e->field, e->msg);
 }
 
-/* 0 if the assembly's row is gone or being deleted; 1 if it is there or the
- * store cannot tell. */
-static int asm_present(gsd_store *st, const char *id)
-{
-    gsd_assembly_row row;
-    int found = 1;
-    gs_error e;
-    return gsd_store_assembly_get(st, id, &row, &found, &e) != GS_OK || found;
-}
-
 /* The upload's answer when its precomputation could not be recorded: the
  * assembly was deleted meanwhile (404), or the store failed (500). */
 static void answer_unrecorded(gsd_req *r, int gone, const gs_error *ue)
@@ -588,7 +578,7 @@ static void pre_run(gsd_task *t, gsd_worker *w)
         if (unrecorded)
             gsd_log(app, 0, "assembly %s: cannot record the precomputation: %s", pt->id, ue.msg);
         /* deleted while it precomputed (the row is gone, or going) */
-        const int gone = !asm_present(w->st, pt->id);
+        const int gone = gsd_store_assembly_gone(w->st, pt->id);
         /* dropped before the answer: a client reading the metrics right after
          * its 422 sees the entry gone */
         if (rc) /* nothing will use its model: freed with this task's hold */

@@ -324,7 +324,7 @@ gs_err gsd_store_open(const char *path, gsd_store **out, gs_error *err)
                              NULL);
     e = rc == SQLITE_OK ? GS_OK : sql_err(st, rc, "open", err);
     if (!e && sqlite3_db_readonly(st->db, "main") == 1)
-        e = check_writable(st, err); /* before configure: its WAL switch would fail vaguely */
+        e = readonly_err(st, "", err); /* before configure: its WAL switch would fail vaguely */
     if (!e) {
         e = configure(st, err);
         /* e.g. a directory where no WAL can be created */

@@ -134,6 +134,9 @@ gs_err gsd_store_assembly_list(gsd_store *st, gsd_assembly_row **rows, int *coun
  * (gsd_store_assembly_deletes_finish); by an error, the assembly stays
  * with part of its results, and deleting it again finishes the job. */
 gs_err gsd_store_assembly_delete(gsd_store *st, const char *id, gs_error *err);
+/* 1 if the assembly is known to be absent: its row gone, or its delete
+ * under way; 0 if it is there or the store cannot tell (an error). */
+int gsd_store_assembly_gone(gsd_store *st, const char *id);
 /* Finish the deletes a stop interrupted (the assemblies marked, above), one
  * after the other; done(ctx, id) after each (may be NULL). For the start,
  * before anything is served: their directories are then orphans. */

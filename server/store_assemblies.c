@@ -348,6 +348,14 @@ gs_err gsd_store_assembly_delete(gsd_store *st, const char *id, gs_error *err)
     return e;
 }
 
+int gsd_store_assembly_gone(gsd_store *st, const char *id)
+{
+    gsd_assembly_row row;
+    int found = 1;
+    gs_error e;
+    return gsd_store_assembly_get(st, id, &row, &found, &e) == GS_OK && !found;
+}
+
 gs_err gsd_store_assembly_deletes_finish(gsd_store *st, void (*done)(void *ctx, const char *id),
                                          void *ctx, gs_error *err)
 {
