@@ -1,6 +1,15 @@
 /*
  * cloudstats.c -- statistics of a cloud's results and their JSON (cloudstats.h).
  * Moved from server/summary.c, which now feeds it from the store.
+ * Three rules hold everywhere in it (docs/api.md, the summary):
+ *   - only answers (status optimal) enter the statistics of w, lambda and
+ *     n_act: another status leaves no answer in them (an infeasible result's
+ *     lambda holds Farkas weights, an iterate cut short penetrates); every
+ *     result counts in statuses, failures, kkt_failed, solvers and times;
+ *   - a residual is above the threshold when w > max(threshold, 1e-9 mm):
+ *     at or below that floor it is round-off of a closed pair;
+ *   - a pair is in contact when lambda != 0, as n_act counts it (a pair held
+ *     by fixed_pairs pulls: lambda < 0).
  */
 #include "cloudstats.h"
 
@@ -14,7 +23,10 @@
 #define EXACT_LIMIT ((size_t)16 << 20) /* k m values kept for exact quantiles */
 #define PAIR_BINS 256
 #define P95_BLOCK 256 /* pairs gathered together for their p95 (exact mode) */
-#define OPEN_TOL_MIN 1e-9 /* mm: w above g by more than round-off */
+/* mm: the round-off floor. Residuals of pairs in contact carry ~1e-13 mm of
+ * either sign (docs/api.md); w at or below it is closed, w - g at or below
+ * it is no opening, at threshold 0 too. */
+#define ROUNDOFF_MM 1e-9
 
 /* Room for a status name ("numerical_breakdown", "infeasible_equality":
  * 19 characters; a 16-byte field cut them, so no two results' names matched). */
@@ -24,27 +36,30 @@
 #define MAX_STATUSES 16
 _Static_assert(GS_STATUS__COUNT + 1 <= MAX_STATUSES, "room for every status and \"unknown\"");
 
+/* Per answer (answers entries): gmax, nact, W, C; per result (count):
+ * time and the counts by status, solver, warm start. */
 struct gs_cstats {
     int m, cap, count;
+    int answers;                /* results with status optimal: those of the w statistics */
     double thr;
     double *sum, *pmax;         /* per pair: sum and largest of w (w < 0 read as 0) */
     double *wmean, *m2;         /* per pair: running mean and sum of squared deviations
                                    (Welford): the std without the cancellation of
                                    sum(w^2) - n mean^2 (identical gaps: 3e-8 mm, not 0) */
     double *lsum;               /* per pair: sum of contact forces */
-    int *above;                 /* per pair: results with w > thr */
-    int *opened;                /* per pair: results with w > g + open_tol */
-    double open_tol;            /* mm: max(threshold, OPEN_TOL_MIN) */
-    int gaps_opened;            /* results with some such pair */
-    int with_g;                 /* results whose initial gaps were given */
-    long long in_contact;       /* values with lambda > 0 */
-    unsigned char *C;           /* count x m contact flags if kept */
-    double *W;                  /* count x m if kept (exact mode) */
+    int *above;                 /* per pair: answers with w > open_tol */
+    int *opened;                /* per pair: answers with w > g + open_tol */
+    double open_tol;            /* mm: max(threshold, ROUNDOFF_MM), the one rule of "above" */
+    int gaps_opened;            /* answers with some such pair */
+    int with_g;                 /* answers whose initial gaps were given */
+    long long in_contact;       /* values with lambda != 0 */
+    unsigned char *C;           /* answers x m contact flags if kept */
+    double *W;                  /* answers x m if kept (exact mode) */
     size_t w_cap;
     int keep;
-    double *gmax;               /* per result: largest residual */
+    double *gmax;               /* per answer: largest residual */
     double *time;               /* per result, ms */
-    int *nact;
+    int *nact;                  /* per answer */
     long long iters;
     int warm, crossovers, kkt_failed, statuses[MAX_STATUSES], n_status;
     char status_name[MAX_STATUSES][STATUS_NAME]; /* gs_status_name */
@@ -56,7 +71,7 @@ struct gs_cstats {
     /* pass 2 and the histograms */
     int bins;
     double width;        /* bin width of the residual histogram (all_max / bins) */
-    long long *hist;     /* all values */
+    long long *hist;     /* the answers' values of pairs not in contact */
     unsigned *pair_hist; /* m x PAIR_BINS in binned mode */
     /* finished (finish(): what needs every value is done, W, C and pair_hist freed) */
     double *p95;         /* per pair */
@@ -64,6 +79,23 @@ struct gs_cstats {
     int recounted;       /* a copy for another threshold: results counted again */
 };
 typedef struct gs_cstats acc;
+
+/* Only an optimal result is an answer: the others' w and lambda are an
+ * iterate (max_iter, no_progress, numerical_breakdown, ray, cancelled,
+ * time_limit), a proof of infeasibility (Farkas weights in lambda), or
+ * nothing (not_run, infeasible_equality). An optimal result whose KKT
+ * certificate fails at tol is an answer (kkt_failed says how many). */
+static int is_answer(const gs_cstats_row *r)
+{
+    return r->status && !strcmp(r->status, gs_status_name(GS_STATUS_OPTIMAL));
+}
+
+/* In contact: lambda != 0, the rule of n_act (kkt.c), so that in_contact is
+ * the answers' n_act summed (a fixed pair pulls, lambda < 0). */
+static int in_contact(const gs_cstats_row *r, int k)
+{
+    return r->lam && r->lam[k] != 0;
+}
 
 static int grow(acc *a)
 {
@@ -108,17 +140,18 @@ static void count_name(char names[MAX_STATUSES][STATUS_NAME], int *counts, int *
     }
 }
 
-/* What depends on the threshold: values above it, pairs opened by more.
+/* What depends on the threshold (an answer's): values above it, pairs
+ * opened by more. Both compare with open_tol, so round-off is never above.
  * O(m), without branches (GCC -O2 keeps the loops scalar). */
 static void count_threshold(acc *a, const gs_cstats_row *r)
 {
     const int m = a->m;
-    const double thr = a->thr, tol = a->open_tol;
+    const double tol = a->open_tol;
     const double *w = r->w, *g = r->g;
     int *above = a->above, *opened = a->opened;
     int va = 0;
-    for (int k = 0; k < m; k++) { /* max(w, 0) > thr is w > thr: thr >= 0 */
-        const int up = w[k] > thr;
+    for (int k = 0; k < m; k++) { /* max(w, 0) > tol is w > tol: tol > 0 */
+        const int up = w[k] > tol;
         above[k] += up;
         va += up;
     }
@@ -135,19 +168,11 @@ static void count_threshold(acc *a, const gs_cstats_row *r)
     a->with_g += g != NULL;
 }
 
-gs_err gs_cstats_add(gs_cstats *a, const gs_cstats_row *r, gs_error *err)
+/* An answer into the statistics of w, lambda and n_act. O(m). */
+static void add_answer(acc *a, const gs_cstats_row *r)
 {
-    if (!r->w || r->m != a->m)
-        return GS_OK; /* a result without vectors (not stored): skipped */
-    if (a->finished)
-        return gs_errorf(err, GS_ERR_INVALID, "", "the statistics are finished");
-    if (a->oom || grow(a) != 0) {
-        a->oom = 1;
-        return gs_errorf(err, GS_ERR_NOMEM, "", "out of memory for the summary of %d gaps",
-                         a->count + 1);
-    }
     double gm = 0;
-    const double inv_n = 1.0 / (a->count + 1);
+    const double inv_n = 1.0 / (a->answers + 1);
     for (int k = 0; k < a->m; k++) {
         double w = r->w[k] > 0 ? r->w[k] : 0;
         a->sum[k] += w;
@@ -160,20 +185,27 @@ gs_err gs_cstats_add(gs_cstats *a, const gs_cstats_row *r, gs_error *err)
             gm = w;
         if (r->lam) {
             a->lsum[k] += r->lam[k];
-            a->in_contact += r->lam[k] > 0;
+            a->in_contact += in_contact(r, k);
         }
     }
     count_threshold(a, r);
+    const size_t row = (size_t)a->answers * (size_t)a->m;
     if (a->keep)
         for (int k = 0; k < a->m; k++) {
-            a->W[(size_t)a->count * (size_t)a->m + (size_t)k] = r->w[k] > 0 ? r->w[k] : 0;
-            a->C[(size_t)a->count * (size_t)a->m + (size_t)k] = r->lam && r->lam[k] > 0;
+            a->W[row + (size_t)k] = r->w[k] > 0 ? r->w[k] : 0;
+            a->C[row + (size_t)k] = (unsigned char)in_contact(r, k);
         }
     if (gm > a->all_max)
         a->all_max = gm;
-    a->gmax[a->count] = gm;
+    a->gmax[a->answers] = gm;
+    a->nact[a->answers] = r->n_act;
+    a->answers++;
+}
+
+/* What every result counts in: its time, status, solver. O(1). */
+static void add_result(acc *a, const gs_cstats_row *r)
+{
     a->time[a->count] = 1e3 * r->time;
-    a->nact[a->count] = r->n_act;
     a->iters += r->iterations;
     a->warm += r->warm_used;
     a->crossovers += r->crossover;
@@ -191,6 +223,22 @@ gs_err gs_cstats_add(gs_cstats *a, const gs_cstats_row *r, gs_error *err)
         a->solvers[a->n_solver++] = 1;
     }
     a->count++;
+}
+
+gs_err gs_cstats_add(gs_cstats *a, const gs_cstats_row *r, gs_error *err)
+{
+    if (!r->w || r->m != a->m)
+        return GS_OK; /* a result without vectors (not stored): skipped */
+    if (a->finished)
+        return gs_errorf(err, GS_ERR_INVALID, "", "the statistics are finished");
+    if (a->oom || grow(a) != 0) {
+        a->oom = 1;
+        return gs_errorf(err, GS_ERR_NOMEM, "", "out of memory for the summary of %d gaps",
+                         a->count + 1);
+    }
+    if (is_answer(r))
+        add_answer(a, r);
+    add_result(a, r);
     return GS_OK;
 }
 
@@ -224,11 +272,12 @@ static gs_err start_hist(gs_cstats *a, gs_error *err)
 void gs_cstats_add2(gs_cstats *a, const gs_cstats_row *r)
 {
     int m = a->m;
-    if (!r->w || r->m != m || a->keep || a->finished || start_hist(a, NULL) != GS_OK)
+    if (!r->w || r->m != m || !is_answer(r) || a->keep || a->finished ||
+        start_hist(a, NULL) != GS_OK)
         return;
     for (int k = 0; k < m; k++) {
         double w = r->w[k] > 0 ? r->w[k] : 0;
-        if (!(r->lam && r->lam[k] > 0)) /* open pairs only */
+        if (!in_contact(r, k)) /* open pairs only */
             a->hist[bin_of(w, 0, a->width, a->bins)]++;
         double pw = a->pmax[k] / PAIR_BINS;
         a->pair_hist[(size_t)k * PAIR_BINS + (size_t)bin_of(w, 0, pw, PAIR_BINS)]++;
@@ -341,7 +390,7 @@ static void dist_json(gs_buf *b, const char *name, double *v, int n, int bins, i
  * upper edge. blk: P95_BLOCK x n doubles (exact mode). */
 static void pair_p95(const acc *a, double *blk, double *q)
 {
-    const int m = a->m, n = a->count;
+    const int m = a->m, n = a->answers;
     if (!n) {
         memset(q, 0, sizeof(double) * (size_t)m);
         return;
@@ -382,7 +431,7 @@ gs_cstats *gs_cstats_new(int m, long long total, double threshold, int bins, gs_
     if (a) {
         a->m = m;
         a->thr = threshold;
-        a->open_tol = threshold > OPEN_TOL_MIN ? threshold : OPEN_TOL_MIN;
+        a->open_tol = threshold > ROUNDOFF_MM ? threshold : ROUNDOFF_MM;
         a->bins = bins > 0 ? bins : 1;
         a->keep = total * (long long)m <= (long long)EXACT_LIMIT;
         a->recounted = -1; /* not a copy for another threshold */
@@ -437,7 +486,8 @@ static gs_err finish(acc *a, gs_error *err)
         return rc;
     const int m = a->m;
     a->p95 = malloc(sizeof(double) * (size_t)(m > 0 ? m : 1));
-    double *blk = a->keep ? malloc(sizeof(double) * P95_BLOCK * (size_t)(a->count > 0 ? a->count : 1))
+    double *blk = a->keep ? malloc(sizeof(double) * P95_BLOCK *
+                                   (size_t)(a->answers > 0 ? a->answers : 1))
                           : NULL;
     if (!a->p95 || (a->keep && !blk)) {
         free(blk);
@@ -446,7 +496,7 @@ static gs_err finish(acc *a, gs_error *err)
         return gs_errorf(err, GS_ERR_NOMEM, "", "out of memory");
     }
     if (a->keep)
-        for (size_t i = 0; i < (size_t)a->count * (size_t)m; i++)
+        for (size_t i = 0; i < (size_t)a->answers * (size_t)m; i++)
             if (!a->C[i]) /* open pairs only */
                 a->hist[bin_of(a->W[i], 0, a->width, a->bins)]++;
     pair_p95(a, blk, a->p95);
@@ -483,9 +533,9 @@ gs_cstats *gs_cstats_threshold(const gs_cstats *s, double threshold, gs_error *e
         return NULL;
     }
     *a = *s;
-    const size_t m = (size_t)s->m, n = (size_t)s->count;
+    const size_t m = (size_t)s->m, n = (size_t)s->answers;
     a->thr = threshold;
-    a->open_tol = threshold > OPEN_TOL_MIN ? threshold : OPEN_TOL_MIN;
+    a->open_tol = threshold > ROUNDOFF_MM ? threshold : ROUNDOFF_MM;
     a->values_above = 0;
     a->gaps_opened = 0;
     a->with_g = 0;
@@ -500,7 +550,7 @@ gs_cstats *gs_cstats_threshold(const gs_cstats *s, double threshold, gs_error *e
     a->above = calloc(m ? m : 1, sizeof(int));
     a->opened = calloc(m ? m : 1, sizeof(int));
     a->gmax = dup_array(s->gmax, n, sizeof(double));
-    a->time = dup_array(s->time, n, sizeof(double));
+    a->time = dup_array(s->time, (size_t)s->count, sizeof(double));
     a->nact = dup_array(s->nact, n, sizeof(int));
     a->hist = dup_array(s->hist, (size_t)s->bins, sizeof(long long));
     if (!a->sum || !a->wmean || !a->m2 || !a->pmax || !a->lsum || !a->p95 || !a->above ||
@@ -517,8 +567,9 @@ void gs_cstats_add_threshold(gs_cstats *a, const gs_cstats_row *r)
 {
     if (!r->w || r->m != a->m || a->recounted < 0)
         return;
-    count_threshold(a, r);
-    a->recounted++;
+    if (is_answer(r))
+        count_threshold(a, r);
+    a->recounted++; /* every result, as pass 1 took them */
 }
 
 size_t gs_cstats_bytes(const gs_cstats *a)
@@ -544,18 +595,18 @@ gs_err gs_cstats_json(gs_cstats *s, const char *job_id, const char *assembly_id,
                          "%d summarized", a->recounted, a->count);
     const int bins = a->bins;
     const double thr = a->thr;
-    int n = a->count;
+    const int n = a->answers; /* the statistics of w, lambda, n_act: answers only */
     long long gaps_above = 0;
     for (int i = 0; i < n; i++)
-        gaps_above += a->gmax[i] > thr;
+        gaps_above += a->gmax[i] > a->open_tol;
     gs_buf_puts(b, "{\"job_id\":");
     gs_buf_json_str(b, job_id);
     gs_buf_puts(b, ",\"assembly_id\":");
     gs_buf_json_str(b, assembly_id);
     gs_buf_puts(b, ",\"status\":");
     gs_buf_json_str(b, status);
-    gs_buf_printf(b, ",\"count\":%d,\"total\":%lld,\"m\":%d,\"units\":\"mm\",\"threshold\":", n,
-                  total, m);
+    gs_buf_printf(b, ",\"count\":%d,\"answers\":%d,\"total\":%lld,\"m\":%d,\"units\":\"mm\","
+                  "\"threshold\":", a->count, n, total, m);
     gs_buf_json_num(b, thr);
     gs_buf_puts(b, ",\"share_gaps_above\":");
     gs_buf_json_num(b, n ? (double)gaps_above / n : 0);
@@ -642,7 +693,7 @@ gs_err gs_cstats_json(gs_cstats *s, const char *job_id, const char *assembly_id,
         gs_buf_puts(b, "\"n_act\":null");
     free(na);
     gs_buf_puts(b, ",");
-    dist_json(b, "time_ms", a->time, n, bins, 1);
+    dist_json(b, "time_ms", a->time, a->count, bins, 1); /* every solve's time */
     gs_buf_puts(b, ",\"statuses\":{");
     int not_optimal = 0;
     for (int i = 0; i < a->n_status; i++) {
@@ -657,7 +708,7 @@ gs_err gs_cstats_json(gs_cstats *s, const char *job_id, const char *assembly_id,
     gs_buf_printf(b, "},\"warm_started\":%d,\"crossovers\":%d,\"iterations\":{\"total\":%lld,"
                    "\"mean\":",
                    a->warm, a->crossovers, a->iters);
-    gs_buf_json_num(b, n ? (double)a->iters / n : 0);
+    gs_buf_json_num(b, a->count ? (double)a->iters / a->count : 0);
     gs_buf_puts(b, "}}");
     return GS_OK;
 }

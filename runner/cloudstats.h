@@ -2,16 +2,21 @@
  * cloudstats.h -- statistics of a cloud's results, and their JSON: the body
  * of gapsimd's GET /v1/jobs/{id}/summary and of gapsim-mpi's summary file.
  *
- * Over the results of a cloud: per pair mean / std / max / p95 residual gap
+ * Over the answers of a cloud (results of status optimal, "answers" in the
+ * JSON; another status's w and lambda are an iterate or a proof of
+ * infeasibility, no answer): per pair mean / std / max / p95 residual gap
  * and share above a threshold; per gap the largest residual (mean, median,
  * p95, max) and the share of gaps whose largest residual exceeds the
  * threshold; the mean contact force per pair; a histogram of the residual
- * gaps of open pairs (pairs in contact, lambda > 0, counted apart);
- * distributions of n_act and of solve times (log-spaced bins); counts by
- * status, by solver and of warm starts. Given the initial gaps of each
- * result, pairs that open under fastening by more than the threshold
- * (w > g + threshold, at least 1e-9 mm: prying) are counted per pair and per
- * gap ("opened"; null when no result had its gaps).
+ * gaps of open pairs (pairs in contact, lambda != 0 as n_act counts them,
+ * counted apart); the distribution of n_act. Over every result ("count"):
+ * solve times (log-spaced bins), iterations, counts by status, failures,
+ * kkt_failed, by solver and of warm starts. A residual is above the
+ * threshold when w > max(threshold, 1e-9 mm): at or below that floor it is
+ * round-off of a closed pair. Given the initial gaps of each answer, pairs
+ * that open under fastening by more than the threshold (w > g + threshold,
+ * at least 1e-9 mm: prying) are counted per pair and per gap ("opened";
+ * null when no answer had its gaps).
  * Use: gs_cstats_new, gs_cstats_add for every result (pass 1); if
  * gs_cstats_second_pass, gs_cstats_add2 for every result again in the same
  * order (pass 2); gs_cstats_json; gs_cstats_free.
@@ -42,7 +47,7 @@ typedef struct {
     int kkt_failed;         /* the KKT certificate does not pass at the solve's tol
                                (gs_kkt_pass), e.g. an answer the model's scale
                                leaves accurate to more than tol (docs/solvers.md) */
-    const char *status;     /* gs_status_name */
+    const char *status;     /* gs_status_name: "optimal" is an answer, any other not */
     const char *method, *form;
 } gs_cstats_row;
 
@@ -66,7 +71,8 @@ void gs_cstats_add_threshold(gs_cstats *s, const gs_cstats_row *r);
 /* Bytes held (for a cache's budget). */
 size_t gs_cstats_bytes(const gs_cstats *s);
 /* The summary object: {"job_id":..,"assembly_id":..,"status":..,"count":..,
- * "total":.., "m":.., ... } (docs/api.md, schema/json/summary.schema.json). */
+ * "answers":..,"total":.., "m":.., ... } (docs/api.md,
+ * schema/json/summary.schema.json). */
 gs_err gs_cstats_json(gs_cstats *s, const char *job_id, const char *assembly_id,
                       const char *status, long long total, gs_buf *b, gs_error *err);
 

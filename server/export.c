@@ -95,8 +95,9 @@ static const char *const STAT_HEAD[6] = {"w_mean_mm", "w_std_mm", "w_p95_mm", "w
 void gsd_export_csv(const gs_model *mdl, const cJSON *sum, gs_buf *b)
 {
     int m = mdl->m;
-    /* no result summarized: no statistic (empty fields, not zeros) */
-    const int none = gs_json_num(sum, "count", NULL, -1) == 0;
+    /* no answer summarized (no result yet, or none optimal): no statistic
+     * (empty fields, not zeros) */
+    const int none = gs_json_num(sum, "answers", NULL, -1) == 0;
     const cJSON *cur[6];
     for (int s = 0; s < 6; s++) {
         const cJSON *a = none ? NULL : pair_array(sum, STATS[s], m);
@@ -537,6 +538,8 @@ void gsd_export_html(const gs_model *mdl, const cJSON *sum, const gsd_job_row *j
     gs_buf_puts(b, ".</p>\n<table id=\"summary\">\n");
     double thr = gs_json_num(sum, "threshold", NULL, NAN);
     row_num(b, "gaps summarized", gs_json_num(sum, "count", NULL, NAN), "");
+    row_num(b, "answers (optimal) in the residual and force statistics",
+            gs_json_num(sum, "answers", NULL, NAN), "");
     row_num(b, "threshold", thr, "mm");
     row_num(b, "share of gaps with a residual above the threshold",
             100 * gs_json_num(sum, "share_gaps_above", NULL, NAN), "%");

@@ -443,6 +443,10 @@ static void print_summary(const gc_ctx *cx, const cJSON *s)
     gc_kv("status", "%s", gc_jstr(s, "status", "-"));
     gc_kv("solved", "%d of %d gaps (m = %d pairs)", gc_jint(s, "count", 0), gc_jint(s, "total", 0),
           gc_jint(s, "m", 0));
+    const int answers = gc_jint(s, "answers", gc_jint(s, "count", 0)); /* an older server: all */
+    if (answers != gc_jint(s, "count", 0)) /* another status's w and lambda are no answer */
+        gc_kv("answers", "%d of %d (status optimal; the residual, contact and n_act figures "
+              "cover these only)", answers, gc_jint(s, "count", 0));
     gc_kv("threshold", "%g mm", thr);
     gc_kv("gaps_above", "%.1f %% (largest residual > %g mm)",
           100 * gc_jnum(s, "share_gaps_above", 0), thr);
@@ -457,6 +461,9 @@ static void print_summary(const gc_ctx *cx, const cJSON *s)
     print_counts("statuses", cJSON_GetObjectItemCaseSensitive(s, "statuses"));
     print_counts("solvers", cJSON_GetObjectItemCaseSensitive(s, "solvers"));
     gc_kv("failures", "%d", gc_jint(s, "failures", 0));
+    if (gc_jint(s, "kkt_failed", 0)) /* docs/solvers.md, "Accuracy and the model's scale" */
+        gc_kv("kkt_failed", "%d (KKT certificate fails at tol: cut short, or the model's scale "
+              "limits the accuracy)", gc_jint(s, "kkt_failed", 0));
     gc_kv("warm_started", "%d", gc_jint(s, "warm_started", 0));
     if (gc_jint(s, "crossovers", 0))
         gc_kv("crossovers", "%d (finished by GI relative: the method's own loop did not finish)",

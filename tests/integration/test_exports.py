@@ -15,7 +15,12 @@ CLI and the Python client:
     unnamed parts' interfaces read alike), labels "part <index>"; a
     non-finite statistic (a gap of 1.7e308: the mean of its pair overflows)
     written as a binary DataArray, parsed with base64 + struct; a re-upload
-    with other part names says so; the series of a cancelled job.
+    with other part names says so; the series of a cancelled job;
+  - the summary's statistics cover the answers only (GI stopped at
+    max_iter = 15: its iterates' penetrations and forces are left out, the
+    exports follow); at threshold 0 the round-off residuals of pairs in
+    contact are closed (all-zero gaps: share 0); pairs held by fixed_pairs
+    (lambda < 0) are in contact, as n_act counts them.
 """
 import base64
 import csv
@@ -217,7 +222,7 @@ class ExportTest(ApiCase):
         n_in = want["residual_histogram"]["in_contact"]
         self.assertGreater(n_in, 0)
         self.assertEqual(texts["l note"], "%d residuals of pairs in contact (w = 0) counted apart" % n_in)
-        self.assertEqual(sum(want["residual_histogram"]["counts"]) + n_in, want["count"] * self.msw)
+        self.assertEqual(sum(want["residual_histogram"]["counts"]) + n_in, want["answers"] * self.msw)
         self.assertNotIn("all pairs", text)
         self.assertIn("share of gaps with a residual above the threshold", text)
         rows = {th.text: tr.find("td").text for tr in root.iter("tr") for th in tr.findall("th")}
@@ -226,9 +231,9 @@ class ExportTest(ApiCase):
             self.assertEqual(float(rows[label]), want[key], label)
 
     def test_errors(self):
-        self.assert_error(self.d.get("/v1/jobs/%s/summary?format=xls" % self.jid), 400, "format")
-        self.assert_error(self.d.get("/v1/jobs/%s/results?format=vtp" % self.jid), 400, "index")
-        self.assert_error(self.d.get("/v1/jobs/%s/results?format=vtp&index=5" % self.jid), 400, "index")
+        self.assert_error(self.d.get("/v1/jobs/%s/summary?format=xls" % self.jid), 422, "format")
+        self.assert_error(self.d.get("/v1/jobs/%s/results?format=vtp" % self.jid), 422, "index")
+        self.assert_error(self.d.get("/v1/jobs/%s/results?format=vtp&index=5" % self.jid), 422, "index")
 
     def test_cli_and_python(self):
         gapsim = binary("gapsim")
@@ -278,14 +283,16 @@ class ExportTest(ApiCase):
                 "pairs": {"i": list(range(2 * P)), "j": [-1] * (2 * P)},
                 "fasteners": {"pair": [0, 34, 35], "load": [1.0, 1.0, 1.0]}}
 
-    def jig_cloud(self, rows):
-        """A cloud of rows on the jig model (uploaded once), every fastener installed."""
+    def jig_cloud(self, rows, **opts):
+        """A cloud of rows on the jig model (uploaded once), every fastener
+        installed; opts: more cloud options."""
         if not hasattr(type(self), "jig"):
             r = self.d.post("/v1/assemblies?wait=1", json.dumps(self.jig_model()).encode(),
                             headers={"Content-Type": "application/json"})
             self.assertEqual(r.status, 201, r.body[:300])
             type(self).jig = r.json()["id"]
-        r = self.d.post("/v1/assemblies/%s/clouds" % self.jig, {"gaps": rows, "fasteners": "all"})
+        r = self.d.post("/v1/assemblies/%s/clouds" % self.jig,
+                        dict({"gaps": rows, "fasteners": "all"}, **opts))
         self.assertEqual(r.status, 202, r.body[:300])
         job = self.d.wait_job(r.json()["id"])
         self.assertEqual((job["status"], job["done"]), ("done", len(rows)))
@@ -423,6 +430,73 @@ class ExportTest(ApiCase):
         self.assertEqual(p.stderr, "gapsim cloud export: job %s was cancelled with no gap solved "
                          "(0 of 2): there is nothing to export\n" % q)
         self.assertFalse(os.path.exists(os.path.join(self.tmp, "none")))
+
+
+    # ---- which results the statistics cover, and what counts as open ----
+
+    def cloud_results(self, body):
+        """Run a cloud on the lap model; (job id, its results with w and lambda)."""
+        r = self.d.post("/v1/assemblies/%s/clouds" % self.aid, body)
+        self.assertEqual(r.status, 202, r.body[:300])
+        jid = self.d.wait_job(r.json()["id"])["id"]
+        res = self.d.get("/v1/jobs/%s/results?offset=0&limit=1000&fields=w,lambda" % jid).json()
+        return jid, res["results"]
+
+    def test_statistics_cover_answers_only(self):
+        # GI stopped after 15 active-set changes: most gaps end max_iter, whose
+        # iterates penetrate (w < 0 by up to 0.5 mm, which w < 0 -> 0 would
+        # read as closed) and whose forces are no answer's
+        jid, res = self.cloud_results({"gaps": self.G[:12], "solver": "gi", "max_iter": 15,
+                                       "fastener_fraction": 0.5})
+        ans = [r for r in res if r["status"] == "optimal"]
+        self.assertTrue(0 < len(ans) < len(res), [r["status"] for r in res])
+        self.assertLess(min(min(r["w"]) for r in res if r["status"] == "max_iter"), -1e-3)
+        m, n = self.m, len(ans)
+        s = self.d.get("/v1/jobs/%s/summary?threshold=0.02" % jid).json()
+        for k in range(m):
+            col = [max(0.0, r["w"][k]) for r in ans]
+            self.assertAlmostEqual(s["pairs"]["mean"][k], sum(col) / n, delta=1e-12)
+            self.assertEqual(s["pairs"]["max"][k], max(col))
+            lam = sum(r["lambda"][k] for r in ans) / n
+            self.assertAlmostEqual(s["pairs"]["lambda_mean"][k], lam, delta=1e-9 * (1 + abs(lam)))
+        in_contact = sum(l != 0 for r in ans for l in r["lambda"])
+        self.assertEqual((s["count"], s["answers"], s["failures"]), (len(res), n, len(res) - n))
+        self.assertEqual(sum(s["statuses"].values()), len(res))
+        self.assertEqual(s["statuses"]["optimal"], n)
+        self.assertEqual(s["residual_histogram"]["in_contact"], in_contact)
+        self.assertEqual(sum(s["residual_histogram"]["counts"]) + in_contact, n * m)
+        self.assertEqual(sum(s["max_residual"]["histogram"]["counts"]), n)
+        self.assertEqual(s["max_residual"]["max"], max(max(0.0, v) for r in ans for v in r["w"]))
+        self.assertAlmostEqual(s["n_act"]["mean"], sum(r["n_act"] for r in ans) / n, delta=1e-12)
+        self.assertEqual(sum(s["time_ms"]["histogram"]["counts"]), len(res))  # every solve's time
+        # the exports are of the same statistics
+        rows = list(csv.DictReader(io.StringIO(
+            self.d.get("/v1/jobs/%s/summary?format=csv&threshold=0.02" % jid).body.decode())))
+        self.assertEqual([float(x["w_mean_mm"]) for x in rows], s["pairs"]["mean"])
+        self.assertEqual([float(x["lambda_mean_N"]) for x in rows], s["pairs"]["lambda_mean"])
+
+    def test_threshold_zero_roundoff_is_closed(self):
+        # all-zero gaps under half the fasteners: every residual is 0 up to
+        # round-off (some positive, below 1e-13 mm), so nothing is above 0
+        jid, res = self.cloud_results({"gaps": [[0.0] * self.m] * 2, "fastener_fraction": 0.5})
+        self.assertEqual({r["status"] for r in res}, {"optimal"})
+        self.assertLess(max(v for r in res for v in r["w"]), 1e-9)
+        self.assertTrue(any(v > 0 for r in res for v in r["w"]))  # the round-off is there
+        for thr in (0, 1e-12):
+            s = self.d.get("/v1/jobs/%s/summary?threshold=%g" % (jid, thr)).json()
+            self.assertEqual((s["share_gaps_above"], s["share_values_above"]), (0, 0), thr)
+            self.assertEqual(max(s["pairs"]["share_above"]), 0, thr)
+
+    def test_fixed_pairs_pulling_are_in_contact(self):
+        # pairs 1, 2, 5 held shut on gaps of 0.2 mm: w = 0 and lambda < 0
+        jid = self.jig_cloud([[0.2] * (2 * self.PARTS), [0.1 + 0.01 * k for k in range(2 * self.PARTS)]],
+                             fixed_pairs=[1, 2, 5])
+        res = self.d.get("/v1/jobs/%s/results?offset=0&limit=10&fields=w,lambda" % jid).json()["results"]
+        self.assertTrue(all(r["lambda"][k] < 0 for r in res for k in (1, 2, 5)))
+        s = self.d.get("/v1/jobs/%s/summary?threshold=0.1" % jid).json()
+        h = s["residual_histogram"]
+        self.assertEqual(h["in_contact"], sum(r["n_act"] for r in res))
+        self.assertEqual(sum(h["counts"]), sum(l == 0 for r in res for l in r["lambda"]))
 
 
 if __name__ == "__main__":

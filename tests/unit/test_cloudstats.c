@@ -9,6 +9,16 @@
  *     clouds (two passes);
  *   - "opened" at threshold 0 keeps its 1e-9 mm floor;
  *   - no result yet: every figure 0, at that threshold and another;
+ *   - only answers (status optimal) in the residual, force, n_act and
+ *     histogram statistics: an infeasible result's Farkas weights and a
+ *     max_iter iterate's penetrations are left out ("answers" says how many
+ *     are in), statuses, failures, kkt_failed and times count every result;
+ *     with the kept values and with two passes (binned p95), and in the copy
+ *     for another threshold;
+ *   - one rule for "above the threshold": a residual at or below the 1e-9 mm
+ *     round-off floor is closed, at threshold 0 too (all-zero gaps: share 0);
+ *   - in contact is lambda != 0, n_act's rule: a fixed pair pulling (lambda
+ *     < 0, w = 0) is in in_contact, not in the open pairs' histogram;
  *   - refusals: a negative threshold, a copy of unfinished statistics, a
  *     copy fed another number of results.
  */
@@ -408,6 +418,225 @@ GS_TEST(std_without_cancellation)
     cJSON_Delete(o);
     gs_buf_free(&b);
     gs_cstats_free(s);
+}
+
+/* The summary of rows (k results of m pairs; statuses st, n_act na) at
+ * threshold t; total: results expected (a large one: two passes, binned
+ * p95). NULL on any error. */
+static cJSON *summarize(const double *w, const double *lam, const double *g, const char *const *st,
+                        const int *na, int k, int m, long long total, double t)
+{
+    gs_error e;
+    gs_cstats *s = gs_cstats_new(m, total, t, 4, &e);
+    if (!s)
+        return NULL;
+    int ok = 1;
+    for (int pass = 1; ok && pass <= (gs_cstats_second_pass(s) ? 2 : 1); pass++)
+        for (int i = 0; ok && i < k; i++) {
+            const size_t o = (size_t)i * (size_t)m;
+            gs_cstats_row r = row_of(w + o, lam ? lam + o : NULL, g ? g + o : NULL, m, i);
+            r.status = st ? st[i] : "optimal";
+            r.n_act = na ? na[i] : r.n_act;
+            if (pass == 1)
+                ok = gs_cstats_add(s, &r, &e) == GS_OK;
+            else
+                gs_cstats_add2(s, &r);
+        }
+    gs_buf b = {0};
+    ok = ok && gs_cstats_json(s, "j", "a", "done", total, &b, &e) == GS_OK;
+    cJSON *o = ok ? gs_json_parse(b.p, b.len, NULL, NULL) : NULL;
+    gs_buf_free(&b);
+    gs_cstats_free(s);
+    return o;
+}
+
+/* The sum of the counts of o[name] (residual_histogram) or of
+ * o[name].histogram (a distribution). */
+static long long hist_sum(const cJSON *o, const char *name)
+{
+    const cJSON *h = cJSON_GetObjectItemCaseSensitive(o, name);
+    const cJSON *d = cJSON_GetObjectItemCaseSensitive(h, "histogram");
+    const cJSON *c = cJSON_GetObjectItemCaseSensitive(d ? d : h, "counts"), *x;
+    long long n = 0;
+    cJSON_ArrayForEach(x, c) n += (long long)x->valuedouble;
+    return n;
+}
+
+/* Four results of three pairs: two answers, an infeasible one (lambda holds
+ * Farkas weights, dimensionless; w is no residual of an answer) and a
+ * max_iter iterate (penetrations of -0.8 mm, which w < 0 -> 0 would count
+ * as closed). Only the answers are in the residual, force and n_act
+ * statistics; statuses, failures, kkt_failed (row_of: row 3's) and times
+ * take all four. Kept values and two passes alike. */
+GS_TEST(only_answers_in_the_statistics)
+{
+    static const double W[4][3] = {{0, 0.2, 0.05}, {0, 0, 0.3}, {7, 9, 0}, {-0.8, 5, -0.8}};
+    static const double L[4][3] = {{5, 0, 0}, {2, 1, 0}, {0.5, 0, 0.25}, {40, 0, 40}};
+    static const double G[4][3] = {{0.1, 0.1, 0.1}, {0.1, 0.2, 0.1}, {0.1, 0.1, 0.1},
+                                   {0.1, 0.1, 0.1}};
+    static const char *const ST[4] = {"optimal", "optimal", "infeasible", "max_iter"};
+    static const int NA[4] = {1, 2, 2, 2};
+    for (int big = 0; big < 2; big++) {
+        cJSON *o = summarize(&W[0][0], &L[0][0], &G[0][0], ST, NA, 4, 3, big ? 1 << 24 : 4, 0.1);
+        GS_CHECK(o != NULL);
+        GS_CHECK_INT((int)num(o, "count"), 4);
+        GS_CHECK(at(o, "pairs", "lambda_mean", 0) == 3.5);    /* (5 + 2) / 2: no weights */
+        GS_CHECK(at(o, "pairs", "mean", 1) == 0.1);           /* (0.2 + 0) / 2 */
+        GS_CHECK(at(o, "pairs", "max", 1) == 0.2);            /* not 9 */
+        GS_CHECK_INT((int)num(o, "answers"), 2);
+        GS_CHECK(at(o, "pairs", "lambda_mean", 2) == 0.0);
+        GS_CHECK(at(o, "pairs", "share_above", 1) == 0.5);
+        GS_CHECK(at(o, "pairs", "opened", 2) == 0.5);         /* answer 1: 0.3 > 0.1 + 0.1 */
+        GS_CHECK_INT((int)num(o, "opened.gaps"), 1);
+        GS_CHECK(num(o, "share_values_above") == 2.0 / 6);    /* 0.2, 0.3 of 2 x 3 */
+        GS_CHECK(num(o, "share_gaps_above") == 1.0);
+        GS_CHECK(num(o, "max_residual.max") == 0.3);
+        GS_CHECK_INT(hist_sum(o, "max_residual"), 2);
+        GS_CHECK(num(o, "n_act.max") == 2 && num(o, "n_act.mean") == 1.5);
+        GS_CHECK_INT(hist_sum(o, "n_act"), 2);
+        /* the answers' 6 residuals: 3 in contact, 3 open */
+        GS_CHECK_INT((int)num(o, "residual_histogram.in_contact"), 3);
+        GS_CHECK_INT(hist_sum(o, "residual_histogram"), 3);
+        GS_CHECK_INT((int)num(o, "statuses.infeasible"), 1);
+        GS_CHECK_INT((int)num(o, "statuses.max_iter"), 1);
+        GS_CHECK_INT((int)num(o, "failures"), 2);
+        GS_CHECK_INT((int)num(o, "kkt_failed"), 1);
+        GS_CHECK_INT(hist_sum(o, "time_ms"), 4);
+        GS_CHECK_NEAR(num(o, "time_ms.max"), 4, 1e-12);
+        GS_CHECK_INT((int)num(o, "iterations.total"), 12);
+        cJSON_Delete(o);
+    }
+}
+
+/* No answer among the results: every statistic of the answers 0 (as with
+ * no result), "opened" 0, not null; the statuses still counted. */
+GS_TEST(no_answer_only_failures)
+{
+    static const double W[2][2] = {{-0.5, 3}, {2, 1}};
+    static const double L[2][2] = {{1, 0}, {0.5, 0.5}};
+    static const char *const ST[2] = {"numerical_breakdown", "infeasible"};
+    cJSON *o = summarize(&W[0][0], &L[0][0], &W[0][0], ST, NULL, 2, 2, 2, 0.1);
+    GS_CHECK(o != NULL);
+    GS_CHECK(num(o, "share_gaps_above") == 0 && num(o, "max_residual.max") == 0);
+    GS_CHECK(num(o, "count") == 2 && num(o, "answers") == 0 && num(o, "failures") == 2);
+    GS_CHECK(at(o, "pairs", "mean", 1) == 0 && at(o, "pairs", "lambda_mean", 0) == 0);
+    GS_CHECK(num(o, "residual_histogram.in_contact") == 0);
+    GS_CHECK_INT(hist_sum(o, "residual_histogram"), 0);
+    GS_CHECK(num(o, "opened.gaps") == 0);
+    cJSON_Delete(o);
+}
+
+/* The copy for another threshold counts again only the answers: the same
+ * text as a full computation, results of every status fed to both. */
+GS_TEST(another_threshold_with_failures_same_text)
+{
+    enum { K = 60, M = 23 };
+    static double w[K * M], lam[K * M], g[K * M];
+    const char *st[K];
+    fill(w, lam, g, K, M, 7);
+    for (int i = 0; i < K; i++)
+        st[i] = i % 4 == 1 ? "max_iter" : i % 4 == 2 ? "infeasible" : "optimal";
+    static const double ts[] = {0, 0.02, 0.1, 0.3};
+    gs_error e;
+    gs_cstats *s = gs_cstats_new(M, K, 0.1, 6, &e);
+    GS_CHECK(s != NULL);
+    for (int i = 0; i < K; i++) {
+        gs_cstats_row r = row_of(w + i * M, lam + i * M, g + i * M, M, i);
+        r.status = st[i];
+        GS_CHECK_INT(gs_cstats_add(s, &r, &e), GS_OK);
+    }
+    gs_buf b = {0};
+    GS_CHECK_INT(gs_cstats_json(s, "j", "a", "done", K, &b, &e), GS_OK);
+    gs_buf_free(&b);
+    for (int j = 0; j < 4; j++) {
+        gs_cstats *c = gs_cstats_threshold(s, ts[j], &e), *f = gs_cstats_new(M, K, ts[j], 6, &e);
+        GS_CHECK(c && f);
+        for (int i = 0; i < K; i++) {
+            gs_cstats_row r = row_of(w + i * M, lam + i * M, g + i * M, M, i);
+            r.status = st[i];
+            gs_cstats_add_threshold(c, &r);
+            GS_CHECK_INT(gs_cstats_add(f, &r, &e), GS_OK);
+        }
+        gs_buf bc = {0}, bf = {0};
+        GS_CHECK_INT(gs_cstats_json(c, "j", "a", "done", K, &bc, &e), GS_OK);
+        GS_CHECK_INT(gs_cstats_json(f, "j", "a", "done", K, &bf, &e), GS_OK);
+        GS_CHECK_MSG(bc.len == bf.len && !memcmp(bc.p, bf.p, bc.len), "threshold %g", ts[j]);
+        gs_buf_free(&bc);
+        gs_buf_free(&bf);
+        gs_cstats_free(c);
+        gs_cstats_free(f);
+    }
+    gs_cstats_free(s);
+}
+
+/* Threshold 0 and round-off: the residuals of pairs in contact carry
+ * |w| ~ 1e-13 mm of either sign; one rule, a residual at or below 1e-9 mm
+ * is closed, for the values above, the gaps above and the per-pair shares,
+ * in a full computation and in the copy. All-zero gaps: share 0. */
+GS_TEST(threshold_zero_roundoff_is_closed)
+{
+    static const double W[3][4] = {{1e-15, -2e-15, 0, 1e-9},
+                                   {3e-13, 0, 5e-10, 0},
+                                   {0, 2e-9, 0, 1e-16}};
+    static const double L[3][4] = {{1, 2, 0, 0}, {3, 0, 0, 4}, {5, 0, 6, 7}};
+    cJSON *o = summarize(&W[0][0], &L[0][0], NULL, NULL, NULL, 3, 4, 3, 0);
+    GS_CHECK(o != NULL);
+    GS_CHECK(num(o, "share_values_above") == 1.0 / 12); /* only 2e-9 */
+    GS_CHECK(num(o, "share_gaps_above") == 1.0 / 3);
+    GS_CHECK(at(o, "pairs", "share_above", 0) == 0 && at(o, "pairs", "share_above", 1) == 1.0 / 3);
+    GS_CHECK(at(o, "pairs", "share_above", 3) == 0);
+    cJSON_Delete(o);
+    /* rows 0 and 1 only: nothing above the floor anywhere */
+    o = summarize(&W[0][0], &L[0][0], NULL, NULL, NULL, 2, 4, 2, 0);
+    GS_CHECK(o != NULL);
+    GS_CHECK(num(o, "share_values_above") == 0 && num(o, "share_gaps_above") == 0);
+    cJSON_Delete(o);
+    /* the copy at threshold 0 from statistics at 0.1 */
+    gs_error e;
+    gs_cstats *s = gs_cstats_new(4, 2, 0.1, 4, &e);
+    GS_CHECK(s != NULL);
+    for (int i = 0; i < 2; i++) {
+        gs_cstats_row r = row_of(W[i], L[i], NULL, 4, i);
+        GS_CHECK_INT(gs_cstats_add(s, &r, &e), GS_OK);
+    }
+    gs_buf b = {0};
+    GS_CHECK_INT(gs_cstats_json(s, "j", "a", "done", 2, &b, &e), GS_OK);
+    gs_buf_free(&b);
+    gs_cstats *c = gs_cstats_threshold(s, 0, &e);
+    GS_CHECK(c != NULL);
+    for (int i = 0; i < 2; i++) {
+        gs_cstats_row r = row_of(W[i], NULL, NULL, 4, i);
+        gs_cstats_add_threshold(c, &r);
+    }
+    GS_CHECK_INT(gs_cstats_json(c, "j", "a", "done", 2, &b, &e), GS_OK);
+    o = gs_json_parse(b.p, b.len, NULL, NULL);
+    GS_CHECK(o != NULL);
+    GS_CHECK(num(o, "share_values_above") == 0 && num(o, "share_gaps_above") == 0);
+    cJSON_Delete(o);
+    gs_buf_free(&b);
+    gs_cstats_free(c);
+    gs_cstats_free(s);
+}
+
+/* Pairs held shut by fixed_pairs: w = 0 and lambda < 0 (the fastening
+ * pulls). In contact is lambda != 0, as n_act counts it: in_contact is the
+ * sum of n_act and the open pairs' histogram holds the other residuals
+ * only, with the kept values and with two passes. */
+GS_TEST(fixed_pairs_pulling_are_in_contact)
+{
+    static const double W[3][4] = {{0, 0, 0.3, 0.1}, {0, 0, 0, 0.2}, {0, 0, 0.4, 0}};
+    static const double L[3][4] = {{-2, 1, 0, 0}, {-0.5, -1, 3, 0}, {-1, 2, 0, 0}};
+    static const int NA[3] = {2, 3, 2}; /* lambda != 0 */
+    for (int big = 0; big < 2; big++) {
+        cJSON *o = summarize(&W[0][0], &L[0][0], NULL, NULL, NA, 3, 4, big ? 1 << 23 : 3, 0.1);
+        GS_CHECK(o != NULL);
+        GS_CHECK_INT((int)num(o, "residual_histogram.in_contact"), 7);
+        GS_CHECK_INT(hist_sum(o, "residual_histogram"), 5);
+        /* 5 open residuals 0.3 0.1 0.2 0.4 0 over [0, 0.4] in 4 bins: 0 -> bin 0 */
+        GS_CHECK(at(o, "residual_histogram", "counts", 0) == 1);
+        GS_CHECK(at(o, "pairs", "lambda_mean", 0) == -3.5 / 3);
+        cJSON_Delete(o);
+    }
 }
 
 GS_TEST_MAIN()

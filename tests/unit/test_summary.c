@@ -15,7 +15,11 @@
  *   - a cancel flag already set stops the computation: GS_ERR_LIMIT,
  *     nothing appended;
  *   - a summary reserved for a reader (a job that just ended) is computed
- *     once, by the reader or by the first request, never by both.
+ *     once, by the reader or by the first request, never by both;
+ *   - results that are no answers (infeasible: lambda holds Farkas weights;
+ *     max_iter: an iterate) are left out of the residual, force and n_act
+ *     statistics ("answers" of "count"), counted in statuses and failures,
+ *     full computation and the cached statistics' copy alike.
  */
 #define _GNU_SOURCE /* usleep, pthread_tryjoin_np */
 #include <math.h>
@@ -35,6 +39,19 @@
 enum { K = 40, M = 37, LATE = 120, BIG = 1 << 20 };
 
 static double W[K][M], L[K][M], G[K][M];
+
+/* The status of stored result i: all optimal, or (mixed) every fourth
+ * max_iter and every fourth infeasible. */
+static int mixed;
+static gs_status mixed_status(int i)
+{
+    return i % 4 == 1 ? GS_STATUS_MAX_ITER : i % 4 == 2 ? GS_STATUS_INFEASIBLE : GS_STATUS_OPTIMAL;
+}
+
+static gs_status status_of(int i)
+{
+    return mixed ? mixed_status(i) : GS_STATUS_OPTIMAL;
+}
 
 static void fill(void)
 {
@@ -74,7 +91,7 @@ static gsd_store *seed_n(const char *name, const char *status, int total, char *
         snprintf(r->job_id, sizeof r->job_id, "j_1");
         r->job_index = i;
         snprintf(r->cache_key, sizeof r->cache_key, "k_%d", i);
-        r->status = GS_STATUS_OPTIMAL;
+        r->status = status_of(i);
         r->method = GS_METHOD_GI;
         r->m = M;
         r->w = W[i];
@@ -432,6 +449,76 @@ GS_TEST(forget_drops_a_jobs_entries)
     }
     free(first);
     gsd_summary_cache_free(c);
+    gsd_store_close(st);
+}
+
+static double jnum(const cJSON *o, const char *a, const char *b, int i)
+{
+    const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, a);
+    x = b ? cJSON_GetObjectItemCaseSensitive(x, b) : x;
+    x = i >= 0 ? cJSON_GetArrayItem(x, i) : x;
+    return cJSON_IsNumber(x) ? x->valuedouble : NAN;
+}
+
+/* A job whose results are a quarter max_iter and a quarter infeasible:
+ * the per-pair means, forces, the histogram and n_act are those of the 20
+ * answers; count, statuses and failures take all 40; another threshold
+ * from the cached statistics writes the full computation's bytes. */
+GS_TEST(failures_left_out_of_the_statistics)
+{
+    char db[512], gaps[512];
+    mixed = 1;
+    gsd_store *st = seed("summary_mixed", "done", db, gaps);
+    mixed = 0;
+    GS_CHECK(st != NULL);
+    char *text = summary(st, "done", gaps, NULL, 0.1, NULL);
+    cJSON *o = text ? cJSON_Parse(text) : NULL;
+    GS_CHECK(o != NULL);
+    int n = 0, in_contact = 0;
+    double nact = 0;
+    for (int i = 0; i < K; i++)
+        if (mixed_status(i) == GS_STATUS_OPTIMAL) {
+            n++;
+            nact += i % 11;
+        }
+    for (int j = 0; j < M; j++) {
+        double sw = 0, sl = 0;
+        for (int i = 0; i < K; i++)
+            if (mixed_status(i) == GS_STATUS_OPTIMAL) {
+                sw += W[i][j];
+                sl += L[i][j];
+                in_contact += L[i][j] != 0;
+            }
+        GS_CHECK_NEAR(jnum(o, "pairs", "mean", j), sw / n, 1e-15);
+        GS_CHECK_NEAR(jnum(o, "pairs", "lambda_mean", j), sl / n, 1e-13);
+    }
+    GS_CHECK(jnum(o, "n_act", "mean", -1) == nact / n);
+    GS_CHECK_INT((long long)jnum(o, "residual_histogram", "in_contact", -1), in_contact);
+    long long open = 0;
+    const cJSON *c;
+    cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(
+                              cJSON_GetObjectItemCaseSensitive(o, "residual_histogram"), "counts"))
+        open += (long long)c->valuedouble;
+    GS_CHECK_INT(open + in_contact, (long long)n * M);
+    GS_CHECK_INT((int)jnum(o, "count", NULL, -1), K);
+    GS_CHECK_INT((int)jnum(o, "answers", NULL, -1), n);
+    GS_CHECK_INT((int)jnum(o, "statuses", "infeasible", -1), K / 4);
+    GS_CHECK_INT((int)jnum(o, "failures", NULL, -1), K / 2);
+    cJSON_Delete(o);
+    free(text);
+    gsd_summary_cache *cache = gsd_summary_cache_new(8 << 20);
+    int cached = -1;
+    free(summary(st, "done", gaps, cache, 0.1, &cached));
+    static const double ts[] = {0, 0.04, 0.2};
+    for (int i = 0; i < 3; i++) {
+        char *via = summary(st, "done", gaps, cache, ts[i], &cached);
+        char *full = summary(st, "done", gaps, NULL, ts[i], NULL);
+        GS_CHECK(via && full);
+        GS_CHECK_MSG(!strcmp(via, full), "threshold %g", ts[i]);
+        free(via);
+        free(full);
+    }
+    gsd_summary_cache_free(cache);
     gsd_store_close(st);
 }
 
