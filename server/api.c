@@ -18,26 +18,29 @@
 #define M (1u << GSD_BODY_MULTIPART)
 #define T (1u << GSD_BODY_ARCHIVE)
 
+/* The query lists are the parameters each handler reads (docs/api.md,
+ * schema/openapi.json; tests/integration/test_openapi.py compares them). */
 const gsd_route gsd_routes[] = {
-    {"GET", "/healthz", gsd_h_healthz, 0},
-    {"GET", "/metrics", gsd_h_metrics, 0},
-    {"GET", "/", gsd_h_index, 0},
-    {"GET", "/web/*", gsd_h_static, 0},
-    {"GET", "/v1/assemblies", gsd_h_asm_list, 0},
-    {"POST", "/v1/assemblies", gsd_h_asm_create, J | M | T},
-    {"GET", "/v1/assemblies/{id}", gsd_h_asm_get, 0},
-    {"DELETE", "/v1/assemblies/{id}", gsd_h_asm_delete, 0},
-    {"GET", "/v1/assemblies/{id}/geometry", gsd_h_asm_geometry, 0},
-    {"GET", "/v1/assemblies/{id}/jobs", gsd_h_asm_jobs, 0},
-    {"POST", "/v1/assemblies/{id}/solve", gsd_h_solve, J},
-    {"POST", "/v1/assemblies/{id}/clouds", gsd_h_cloud_create, J | N},
-    {"GET", "/v1/jobs", gsd_h_job_list, 0},
-    {"GET", "/v1/jobs/{id}", gsd_h_job_get, 0},
-    {"DELETE", "/v1/jobs/{id}", gsd_h_job_cancel, 0},
-    {"GET", "/v1/jobs/{id}/results", gsd_h_job_results, 0},
-    {"GET", "/v1/jobs/{id}/summary", gsd_h_job_summary, 0},
-    {"GET", "/v1/jobs/{id}/gaps", gsd_h_job_gaps, 0},
-    {"GET", "/v1/results/{id}", gsd_h_result_get, 0},
+    {"GET", "/healthz", gsd_h_healthz, 0, ""},
+    {"GET", "/metrics", gsd_h_metrics, 0, ""},
+    {"GET", "/", gsd_h_index, 0, NULL},
+    {"GET", "/web/*", gsd_h_static, 0, NULL},
+    {"GET", "/v1/assemblies", gsd_h_asm_list, 0, ""},
+    {"POST", "/v1/assemblies", gsd_h_asm_create, J | M | T, "wait, model"},
+    {"GET", "/v1/assemblies/{id}", gsd_h_asm_get, 0, ""},
+    {"DELETE", "/v1/assemblies/{id}", gsd_h_asm_delete, 0, ""},
+    {"GET", "/v1/assemblies/{id}/geometry", gsd_h_asm_geometry, 0, ""},
+    {"GET", "/v1/assemblies/{id}/jobs", gsd_h_asm_jobs, 0, "status"},
+    {"POST", "/v1/assemblies/{id}/solve", gsd_h_solve, J, ""},
+    {"POST", "/v1/assemblies/{id}/clouds", gsd_h_cloud_create, J | N, NULL},
+    {"GET", "/v1/jobs", gsd_h_job_list, 0, "assembly, status"},
+    {"GET", "/v1/jobs/{id}", gsd_h_job_get, 0, "wait"},
+    {"DELETE", "/v1/jobs/{id}", gsd_h_job_cancel, 0, ""},
+    {"GET", "/v1/jobs/{id}/results", gsd_h_job_results, 0,
+     "format, offset, limit, fields, field, index, threshold"},
+    {"GET", "/v1/jobs/{id}/summary", gsd_h_job_summary, 0, "threshold, bins, format, pairs"},
+    {"GET", "/v1/jobs/{id}/gaps", gsd_h_job_gaps, 0, "index"},
+    {"GET", "/v1/results/{id}", gsd_h_result_get, 0, ""},
 };
 const int gsd_n_routes = (int)(sizeof gsd_routes / sizeof gsd_routes[0]);
 
@@ -180,7 +183,7 @@ int gsd_api_query_int(gsd_req *r, const char *key, long def, long lo, long hi, l
     errno = 0;
     long v = strtol(s, &end, 10);
     if (errno || end == s || *end || v < lo || v > hi) {
-        gsd_reply_error(r, 400, "invalid", key, "%s must be an integer in [%ld, %ld]", key, lo, hi);
+        gsd_reply_bad_query(r, key, "%s must be an integer in [%ld, %ld]", key, lo, hi);
         return 0;
     }
     *out = v;
@@ -197,11 +200,31 @@ int gsd_api_query_num(gsd_req *r, const char *key, double def, double *out)
     char *end = NULL;
     double v = strtod(s, &end);
     if (end == s || *end || !isfinite(v)) {
-        gsd_reply_error(r, 400, "invalid", key, "%s must be a finite number", key);
+        gsd_reply_bad_query(r, key, "%s must be a finite number", key);
         return 0;
     }
     *out = v;
     return 1;
+}
+
+int gsd_api_query_enum(gsd_req *r, const char *key, const char *const *names, int n, int def,
+                       int *out)
+{
+    const char *s = gsd_query(r, key);
+    *out = def;
+    if (!s)
+        return 1;
+    for (int i = 0; i < n; i++)
+        if (!strcmp(s, names[i])) {
+            *out = i;
+            return 1;
+        }
+    char list[256] = "";
+    for (int i = 0; i < n; i++) /* "a, b or c" */
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s",
+                 i == 0 ? "" : i == n - 1 ? " or " : ", ", names[i]);
+    gsd_reply_bad_query(r, key, "%s is %s", key, list);
+    return 0;
 }
 
 static int room(gsd_req *r, gsd_store *st, int min_free)

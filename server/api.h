@@ -26,8 +26,10 @@ int gsd_api_job(gsd_req *r, gsd_job_row *row);
 /* Answer r with the document of job r->id (GET /v1/jobs/{id} without waiting;
  * 404 when it is gone). */
 void gsd_api_job_reply(gsd_req *r);
-/* Answer {"jobs": [...]} of an assembly and / or a status (NULL: any). */
-void gsd_api_reply_jobs(gsd_req *r, const char *assembly_id, const char *status);
+/* Answer {"jobs": [...]} of an assembly (NULL: any), filtered by the
+ * request's ?status= (GET /v1/jobs and /v1/assemblies/{id}/jobs alike);
+ * 422 naming status for another value than a job status. */
+void gsd_api_reply_jobs(gsd_req *r, const char *assembly_id);
 /* The assembly must be ready; 0 after answering 409. */
 int gsd_api_ready(gsd_req *r, const gsd_assembly_row *row);
 /* 1 if new data may be stored: the data directory has --min-free MiB free
@@ -36,15 +38,22 @@ int gsd_api_ready(gsd_req *r, const gsd_assembly_row *row);
 int gsd_api_room(gsd_req *r);
 /* The same with the quota only (a single solve's result), on store st. */
 int gsd_api_quota(gsd_req *r, gsd_store *st);
-/* Integer query parameter in [lo, hi] (default def); 0 after answering 400. */
+/* The query helpers answer a bad value with gsd_reply_bad_query (422
+ * naming key), as the router answers a parameter the route does not take. */
+/* Integer query parameter in [lo, hi] (default def); 0 after answering. */
 int gsd_api_query_int(gsd_req *r, const char *key, long def, long lo, long hi, long *out);
-/* Numeric query parameter (default def); 0 after answering 400. */
+/* Numeric query parameter (default def); 0 after answering. */
 int gsd_api_query_num(gsd_req *r, const char *key, double def, double *out);
+/* Query parameter key as one of names[0..n): its index into *out (def when
+ * absent); 0 after answering with the names ("format is json, npy or vtp"). */
+int gsd_api_query_enum(gsd_req *r, const char *key, const char *const *names, int n, int def,
+                       int *out);
 /* Remove the server-side directory dir (and its '/') from an error message:
  * clients see the names they sent, not the daemon's staging paths. */
 void gsd_api_scrub(gs_error *e, const char *dir);
 /* Gap vector `index` (m values) of a job's stored cloud into g; 0 after
- * answering 500 (api_gaps.c). */
+ * answering 409 conflict when the job's gaps file is lost, else 500
+ * (api_gaps.c). */
 int gsd_api_gap_row(gsd_req *r, const gsd_job_row *row, long index, double *g, int m);
 /* The assembly row of a job; 0 after answering 404 (row released then). */
 int gsd_api_job_assembly(gsd_req *r, gsd_job_row *row, gsd_assembly_row *arow);

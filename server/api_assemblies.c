@@ -55,8 +55,8 @@ static int archive_model_name(gsd_req *r, const char *root, char *name, size_t c
     struct stat st;
     if (q) {
         if (!*q || strchr(q, '/') || q[0] == '.' || strlen(q) >= cap) {
-            gsd_reply_error(r, 400, "invalid", "model", "the model query names a .json file at "
-                            "the top of the archived folder (no '/', not hidden)");
+            gsd_reply_bad_query(r, "model", "the model query names a .json file at the top of "
+                                "the archived folder (no '/', not hidden)");
             return -1;
         }
         snprintf(name, cap, "%s", q);
@@ -304,10 +304,30 @@ static void upload_notice(gsd_app *app, const gsd_assembly_row *row, const gs_mo
                  n, mdl->n_parts, p, old, mdl->parts[p].name);
 }
 
+/* ?wait= (1 or true: answer when the precomputation has ended; 0 or false,
+ * or none: at once) into *sync, and ?model= only with an archive body (the
+ * other bodies name no model file). 0 after answering 422. */
+static int upload_query(gsd_req *r, int *sync)
+{
+    static const char *const waits[] = {"0", "false", "1", "true"};
+    int w;
+    if (!gsd_api_query_enum(r, "wait", waits, 4, 0, &w))
+        return 0;
+    *sync = w >= 2;
+    if (r->body_kind != GSD_BODY_ARCHIVE && gsd_query(r, "model")) {
+        gsd_reply_bad_query(r, "model", "model names the model file of an archive body; this "
+                            "upload's model is its %s", r->body_kind == GSD_BODY_MULTIPART
+                                                            ? "\"model\" part" : "body");
+        return 0;
+    }
+    return 1;
+}
+
 void gsd_h_asm_create(gsd_req *r)
 {
     char stage[PATH_MAX];
-    if (!gsd_api_room(r))
+    int sync;
+    if (!upload_query(r, &sync) || !gsd_api_room(r))
         return;
     gs_model *mdl = parse_upload(r, stage, sizeof stage);
     if (!mdl)
@@ -354,8 +374,6 @@ void gsd_h_asm_create(gsd_req *r)
         return;
     }
     r->stage_dir[0] = '\0'; /* adopted */
-    const char *wait = gsd_query(r, "wait");
-    int sync = wait && (!strcmp(wait, "1") || !strcmp(wait, "true"));
     if (gsd_asm_create(r->app, mdl, &row, sync ? r : NULL, &e)) {
         gsd_rmtree(dir);
         gsd_reply_error(r, 503, "unavailable", "", "cannot create the assembly: %s", e.msg);
@@ -485,5 +503,5 @@ void gsd_h_asm_jobs(gsd_req *r)
 {
     gsd_assembly_row row;
     if (gsd_api_assembly(r, &row))
-        gsd_api_reply_jobs(r, row.id, NULL);
+        gsd_api_reply_jobs(r, row.id); /* the filters of GET /v1/jobs?assembly= */
 }

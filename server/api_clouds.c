@@ -6,7 +6,7 @@
  * vectors with gapsim-gen's generator, so a client needs no generator of its
  * own); or a raw .npy (k x m float64, C order; a 1-D array of m is one gap)
  * with the options in the query string (?solver=gi&fasteners=all&
- * warm_start=j_...). The gaps are
+ * warm_start=j_...; a JSON body takes no query parameter). The gaps are
  * checked (shape, finite) and stored as data/jobs/<id>/gaps.npy (fsync'ed,
  * renamed into place) before the job row is written, so a job in the store
  * always has its input. The fastener pattern is resolved on the model and
@@ -391,6 +391,15 @@ void gsd_h_cloud_create(gsd_req *r)
     int generated = 0, from_job = 0;
     const char *bare_key = NULL; /* an .npy upload's query option without '=' */
     if (r->body_kind == GSD_BODY_JSON) {
+        /* the options of a JSON body are in the body: one in the query
+         * would be ignored (none is listed: the first parameter) */
+        const char *q = gsd_query_other(r, "");
+        if (q) {
+            gsd_reply_bad_query(r, q, "query parameter '%s' with a JSON body: a JSON cloud's "
+                                "options go in the body (the query string carries those of an "
+                                ".npy body)", q);
+            return;
+        }
         obj = gsd_api_body(r);
         generated = obj && cJSON_GetObjectItemCaseSensitive(obj, "generate") != NULL;
         from_job = obj && cJSON_GetObjectItemCaseSensitive(obj, "gaps_from") != NULL;

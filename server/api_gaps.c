@@ -3,7 +3,9 @@
  *
  * Without parameters: the stored k x m .npy as submitted (streamed from the
  * file). With ?index=i: gap vector i as JSON {"job_id", "index", "g": [...]}.
- * The web page colours the junction by initial gap with it.
+ * The web page colours the junction by initial gap with it. A job whose
+ * gaps file is gone (it failed to resume after the data directory lost
+ * it) answers both the same 409, naming the job's lost gaps.
  */
 #define _GNU_SOURCE
 #include "api.h"
@@ -19,6 +21,16 @@
 #include "jobs.h"
 #include "npy.h"
 
+/* The job exists but its gaps file does not: not a 404 (the job is
+ * there) nor a 500 that hides why; the conflict of asking a job for
+ * what it lost, as a cloud's gaps_from of such a job is. */
+static void reply_lost_gaps(gsd_req *r, const char *id)
+{
+    gsd_reply_error(r, 409, "conflict", "id",
+                    "the gaps of job %s are lost: its gaps file (jobs/%s/gaps.npy in the data "
+                    "directory) is missing", id, id);
+}
+
 int gsd_api_gap_row(gsd_req *r, const gsd_job_row *row, long index, double *g, int m)
 {
     char path[PATH_MAX];
@@ -26,7 +38,12 @@ int gsd_api_gap_row(gsd_req *r, const gsd_job_row *row, long index, double *g, i
     gs_npy_file f = {.fd = -1};
     gs_error e;
     if (gs_npy_open(path, (size_t)-1 / 8, &f, &e)) {
-        gsd_reply_error(r, 500, "io_error", "", "cannot read the gaps of %s: %s", row->id, e.msg);
+        struct stat sb;
+        if (stat(path, &sb) != 0 && errno == ENOENT)
+            reply_lost_gaps(r, row->id);
+        else
+            gsd_reply_error(r, 500, "io_error", "", "cannot read the gaps of %s: %s", row->id,
+                            e.msg);
         return 0;
     }
     size_t cols = f.info.ndim == 1 ? f.info.shape[0] : f.info.shape[1];
@@ -83,6 +100,10 @@ void gsd_h_job_gaps(gsd_req *r)
         gsd_job_row_free(&row);
         return;
     }
+    const int errnum = gsd_reply_file(r, path, "application/x-npy");
+    if (errnum == ENOENT)
+        reply_lost_gaps(r, row.id);
+    else if (errnum)
+        gsd_reply_io_error(r, errnum, "cannot read the gaps of %s", row.id);
     gsd_job_row_free(&row);
-    gsd_reply_file(r, path, "application/x-npy");
 }

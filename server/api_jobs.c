@@ -38,12 +38,18 @@ static void reply_job(gsd_req *r, gsd_job_row *row, unsigned code)
     gsd_reply_json(r, code, &b);
 }
 
-void gsd_api_reply_jobs(gsd_req *r, const char *assembly_id, const char *status)
+void gsd_api_reply_jobs(gsd_req *r, const char *assembly_id)
 {
+    /* a typo must not look like "no such jobs" */
+    static const char *const statuses[] = {"queued", "running", "done", "cancelled", "failed"};
+    int s;
+    if (!gsd_api_query_enum(r, "status", statuses, 5, -1, &s))
+        return;
     gsd_job_row *rows = NULL;
     int count = 0;
     gs_error e;
-    if (gsd_store_job_list(r->app->st, assembly_id, status, &rows, &count, &e)) {
+    if (gsd_store_job_list(r->app->st, assembly_id, s < 0 ? NULL : statuses[s], &rows, &count,
+                           &e)) {
         gsd_api_store_error(r, &e);
         return;
     }
@@ -64,17 +70,7 @@ void gsd_api_reply_jobs(gsd_req *r, const char *assembly_id, const char *status)
 
 void gsd_h_job_list(gsd_req *r)
 {
-    const char *status = gsd_query(r, "status");
-    static const char *const statuses[] = {"queued", "running", "done", "cancelled", "failed"};
-    int ok = !status;
-    for (int i = 0; !ok && i < 5; i++)
-        ok = !strcmp(status, statuses[i]);
-    if (!ok) { /* a typo must not look like "no such jobs" */
-        gsd_reply_error(r, 400, "invalid", "status",
-                        "status is one of queued, running, done, cancelled, failed");
-        return;
-    }
-    gsd_api_reply_jobs(r, gsd_query(r, "assembly"), status);
+    gsd_api_reply_jobs(r, gsd_query(r, "assembly"));
 }
 
 void gsd_api_job_reply(gsd_req *r)
@@ -94,8 +90,7 @@ void gsd_h_job_get(gsd_req *r)
     if (!gsd_api_query_num(r, "wait", 0.0, &wait))
         return;
     if (!(wait >= 0.0 && wait <= GSD_JOBWAIT_MAX_S)) {
-        gsd_reply_error(r, 400, "invalid", "wait", "wait is in seconds, 0 to %g",
-                        GSD_JOBWAIT_MAX_S);
+        gsd_reply_bad_query(r, "wait", "wait is in seconds, 0 to %g", GSD_JOBWAIT_MAX_S);
         return;
     }
     gsd_job_row row;
@@ -160,8 +155,7 @@ static int parse_fields(gsd_req *r, unsigned *ret)
         else if (!strcmp(t, "lambda"))
             *ret |= GSD_RET_LAMBDA;
         else if (strcmp(t, "none")) {
-            gsd_reply_error(r, 400, "invalid", "fields",
-                            "fields is a comma list of w, lambda (or none)");
+            gsd_reply_bad_query(r, "fields", "fields is a comma list of w, lambda (or none)");
             return 0;
         }
     }
@@ -324,27 +318,39 @@ static double accept_q(const char *accept, const char *type, int exact)
 }
 
 enum { RES_JSON, RES_NPY, RES_VTP };
+static const char *const res_formats[] = {"json", "npy", "vtp"};
+/* The query parameters of each format: one another's would be ignored. */
+static const char *const res_params[] = {"format, offset, limit, fields", "format, field",
+                                         "format, index, threshold"};
 
-/* The format of GET .../results: ?format= (json, npy, vtp), else the .npy
- * when Accept names application/x-npy with a q above 0 and at least that of
- * application/json, else JSON. -1 after answering 400. */
-static int results_format(gsd_req *r)
+/* 1 if the Accept header (NULL: none) names application/x-npy with a q
+ * above 0 and at least that of application/json. */
+static int accepts_npy(const char *accept)
 {
-    const char *format = gsd_query(r, "format");
-    if (format) {
-        static const char *const names[] = {"json", "npy", "vtp"};
-        for (int i = 0; i < 3; i++)
-            if (!strcmp(format, names[i]))
-                return i;
-        gsd_reply_error(r, 400, "invalid", "format", "format is json, npy or vtp");
-        return -1;
-    }
-    const char *accept = gsd_header(r, "Accept");
     if (!accept)
-        return RES_JSON;
+        return 0;
     const double npy = accept_q(accept, "application/x-npy", 1);
     const double json = accept_q(accept, "application/json", 0);
-    return npy > 0 && npy >= json ? RES_NPY : RES_JSON;
+    return npy > 0 && npy >= json;
+}
+
+/* The format of GET .../results: ?format= (json, npy, vtp), else the .npy
+ * when Accept asks for it, else JSON; a parameter of another format is
+ * refused. -1 after answering 422. */
+static int results_format(gsd_req *r)
+{
+    int f;
+    if (!gsd_api_query_enum(r, "format", res_formats, 3, -1, &f))
+        return -1;
+    if (f < 0)
+        f = accepts_npy(gsd_header(r, "Accept")) ? RES_NPY : RES_JSON;
+    const char *other = gsd_query_other(r, res_params[f]);
+    if (other) {
+        gsd_reply_bad_query(r, other, "query parameter '%s' does not go with format=%s (it takes "
+                            "%s)", other, res_formats[f], res_params[f]);
+        return -1;
+    }
+    return f;
 }
 
 void gsd_h_job_results(gsd_req *r)
@@ -366,12 +372,10 @@ void gsd_h_job_results(gsd_req *r)
         return;
     }
     if (format == RES_NPY) {
-        const char *field = gsd_query(r, "field");
-        if (field && strcmp(field, "w") && strcmp(field, "lambda")) {
-            gsd_reply_error(r, 400, "invalid", "field", "field is w (residual gaps) or lambda");
-        } else {
-            reply_npy(r, &row, arow.m, field && !strcmp(field, "lambda"));
-        }
+        static const char *const fields[] = {"w", "lambda"};
+        int lambda;
+        if (gsd_api_query_enum(r, "field", fields, 2, 0, &lambda))
+            reply_npy(r, &row, arow.m, lambda);
         gsd_job_row_free(&row);
         return;
     }

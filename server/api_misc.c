@@ -103,7 +103,8 @@ static void serve_file(gsd_req *r, const char *rel)
         }
     char path[PATH_MAX + 300];
     snprintf(path, sizeof path, "%s/%s", r->app->o.web_dir, rel);
-    gsd_reply_file(r, path, mime_of(path));
+    if (gsd_reply_file(r, path, mime_of(path)))
+        gsd_reply_error(r, 404, "not_found", "", "no such file");
 }
 
 void gsd_h_index(gsd_req *r)

@@ -246,15 +246,15 @@ void gsd_api_gap_vtp(gsd_req *r, gsd_job_row *row, int m)
         return;
     }
     if (index < 0) {
-        gsd_reply_error(r, 400, "invalid", "index",
-                        "format=vtp needs index=i, the gap in [0, %d] (the cloud statistics "
-                        "alone: GET /v1/jobs/%s/summary?format=vtp)",
-                        q->row.total - 1, q->row.id);
+        gsd_reply_bad_query(r, "index",
+                            "format=vtp needs index=i, the gap in [0, %d] (the cloud statistics "
+                            "alone: GET /v1/jobs/%s/summary?format=vtp)",
+                            q->row.total - 1, q->row.id);
         sum_req_free(q);
         return;
     }
     if (!(q->o.threshold >= 0)) {
-        gsd_reply_error(r, 400, "invalid", "threshold", "threshold must be >= 0 (mm)");
+        gsd_reply_bad_query(r, "threshold", "threshold must be >= 0 (mm)");
         sum_req_free(q);
         return;
     }
@@ -286,7 +286,7 @@ void gsd_api_gap_vtp(gsd_req *r, gsd_job_row *row, int m)
 }
 
 /* ?pairs=NAME,NAME...: which per-pair arrays the JSON summary carries (all
- * when absent; none for "" or "none"). 1, or 0 after answering 400. */
+ * when absent; none for "" or "none"). 1, or 0 after answering 422. */
 static int query_pairs(gsd_req *r, int f, unsigned *mask)
 {
     const char *v = gsd_query(r, "pairs");
@@ -294,7 +294,7 @@ static int query_pairs(gsd_req *r, int f, unsigned *mask)
     if (!v)
         return 1;
     if (f != F_JSON) {
-        gsd_reply_error(r, 400, "invalid", "pairs", "pairs goes with format=json");
+        gsd_reply_bad_query(r, "pairs", "pairs goes with format=json");
         return 0;
     }
     *mask = 0;
@@ -307,9 +307,10 @@ static int query_pairs(gsd_req *r, int f, unsigned *mask)
         while (i < N_PAIR_ARRAYS && (strlen(pair_arrays[i]) != n || memcmp(pair_arrays[i], p, n)))
             i++;
         if (i == N_PAIR_ARRAYS) {
-            gsd_reply_error(r, 400, "invalid", "pairs",
-                            "pairs lists mean, std, max, p95, share_above, lambda_mean, opened "
-                            "(comma-separated) or none; got '%.*s'", (int)(n < 40 ? n : 40), p);
+            gsd_reply_bad_query(r, "pairs",
+                                "pairs lists mean, std, max, p95, share_above, lambda_mean, "
+                                "opened (comma-separated) or none; got '%.*s'",
+                                (int)(n < 40 ? n : 40), p);
             return 0;
         }
         *mask |= 1u << i;
@@ -332,18 +333,13 @@ void gsd_h_job_summary(gsd_req *r)
     }
     if (threshold < 0) {
         gsd_job_row_free(&row);
-        gsd_reply_error(r, 400, "invalid", "threshold", "threshold must be >= 0 (mm)");
+        gsd_reply_bad_query(r, "threshold", "threshold must be >= 0 (mm)");
         return;
     }
-    const char *format = gsd_query(r, "format");
     static const char *const formats[] = {"json", "csv", "vtp", "html"};
-    int f = format ? -1 : F_JSON;
-    for (int i = 0; format && i < 4; i++)
-        if (!strcmp(format, formats[i]))
-            f = i;
-    if (f < 0) {
+    int f;
+    if (!gsd_api_query_enum(r, "format", formats, 4, F_JSON, &f)) {
         gsd_job_row_free(&row);
-        gsd_reply_error(r, 400, "invalid", "format", "format is json, csv, vtp or html");
         return;
     }
     unsigned pairs;

@@ -120,15 +120,21 @@ static void reply_error_v(gsd_req *r, unsigned code, const char *ecode, const ch
     gsd_reply_json(r, code, &b);
 }
 
+static void reply_errorfv(gsd_req *r, unsigned code, const char *ecode, const char *field,
+                          const char *fmt, va_list ap)
+{
+    char msg[512];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    reply_error_v(r, code, ecode, field, msg, NULL);
+}
+
 void gsd_reply_error(gsd_req *r, unsigned code, const char *ecode, const char *field,
                      const char *fmt, ...)
 {
-    char msg[512];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    reply_errorfv(r, code, ecode, field, fmt, ap);
     va_end(ap);
-    reply_error_v(r, code, ecode, field, msg, NULL);
 }
 
 unsigned gsd_http_status(gs_err code)
@@ -213,25 +219,34 @@ void gsd_reply_stream(gsd_req *r, unsigned code, const char *content_type, uint6
     set_response(r, code, resp);
 }
 
-void gsd_reply_file(gsd_req *r, const char *path, const char *content_type)
+int gsd_reply_file(gsd_req *r, const char *path, const char *content_type)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     struct stat sb;
-    if (fd < 0 || fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+    const int errnum = fd < 0 || fstat(fd, &sb) != 0 ? errno : S_ISREG(sb.st_mode) ? 0 : EISDIR;
+    if (errnum) {
         if (fd >= 0)
             close(fd);
-        gsd_reply_error(r, 404, "not_found", "", "no such file");
-        return;
+        return errnum;
     }
     struct MHD_Response *resp = MHD_create_response_from_fd((uint64_t)sb.st_size, fd);
     if (!resp) {
         close(fd);
         gsd_reply_error(r, 503, "out_of_memory", "", "out of memory");
-        return;
+        return 0;
     }
     MHD_add_response_header(resp, "Content-Type", content_type);
     MHD_add_response_header(resp, "Cache-Control", "no-cache");
     set_response(r, 200, resp);
+    return 0;
+}
+
+void gsd_reply_bad_query(gsd_req *r, const char *key, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    reply_errorfv(r, 422, "invalid", key, fmt, ap);
+    va_end(ap);
 }
 
 /* ---- suspend / resume ----------------------------------------------------- */
@@ -265,6 +280,45 @@ const char *gsd_query(gsd_req *r, const char *key)
 const char *gsd_header(gsd_req *r, const char *key)
 {
     return MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, key);
+}
+
+/* 1 if the ", "-separated list names holds key. */
+static int listed(const char *names, const char *key)
+{
+    const size_t n = strlen(key);
+    for (const char *p = names; *p;) {
+        p += strspn(p, ", ");
+        const size_t len = strcspn(p, ", ");
+        if (len == n && n && !strncmp(p, key, n))
+            return 1;
+        p += len;
+    }
+    return 0;
+}
+
+typedef struct {
+    const char *names;
+    const char *other;
+} other_scan;
+
+static enum MHD_Result scan_other(void *cls, enum MHD_ValueKind kind, const char *key,
+                                  const char *value)
+{
+    other_scan *s = cls;
+    (void)kind;
+    (void)value;
+    if (key && !listed(s->names, key)) {
+        s->other = key;
+        return MHD_NO; /* the first one is named */
+    }
+    return MHD_YES;
+}
+
+const char *gsd_query_other(gsd_req *r, const char *names)
+{
+    other_scan s = {names, NULL};
+    MHD_get_connection_values(r->conn, MHD_GET_ARGUMENT_KIND, scan_other, &s);
+    return s.other;
 }
 
 /* ---- routing -------------------------------------------------------------- */
@@ -348,6 +402,20 @@ static unsigned route(gsd_req *r, char *allow, size_t cap)
     return path_known ? 405 : 404;
 }
 
+/* 1 if every query parameter of r is one its route takes; else 0 after
+ * answering 422 naming the first other one: a parameter that would be
+ * ignored (a typo, a filter of another endpoint) must not look accepted. */
+static int query_taken(gsd_req *r)
+{
+    const char *names = r->route->query;
+    const char *other = names ? gsd_query_other(r, names) : NULL;
+    if (!other)
+        return 1;
+    gsd_reply_bad_query(r, other, "unknown query parameter '%s': %s %s takes %s", other,
+                        r->route->method, r->route->pattern, *names ? names : "none");
+    return 0;
+}
+
 /* ---- the access handler ------------------------------------------------- */
 
 static enum MHD_Result queue(gsd_req *r)
@@ -406,6 +474,8 @@ static enum MHD_Result access_cb(void *cls, struct MHD_Connection *conn, const c
                 MHD_add_response_header(r->resp, MHD_HTTP_HEADER_ALLOW, allow);
             return queue(r);
         }
+        if (!query_taken(r))
+            return queue(r); /* 422 before a byte of the body is stored */
         if (atomic_load(&app->stopping)) {
             gsd_reply_error(r, 503, "unavailable", "", "the server is shutting down");
             return queue(r);

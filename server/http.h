@@ -40,6 +40,11 @@ typedef struct {
     const char *pattern;   /* "/v1/assemblies/{id}/solve" */
     gsd_handler handler;
     unsigned bodies;       /* bit (1 << GSD_BODY_*) of accepted bodies, 0: none */
+    /* The query parameters the route takes, ", "-separated ("": none); any
+     * other is refused before the body is read (gsd_reply_bad_query). NULL:
+     * not checked here: the page's own state (/, /web/), or options only
+     * the handler knows (a cloud's .npy upload). */
+    const char *query;
 } gsd_route;
 
 struct gsd_req {
@@ -114,8 +119,17 @@ unsigned gsd_http_status(gs_err code);
 void gsd_reply_stream(gsd_req *r, unsigned code, const char *content_type, uint64_t size,
                       MHD_ContentReaderCallback cb, void *cls, MHD_ContentReaderFreeCallback fr);
 
-/* A regular file as the body (sent with sendfile); 404 if it is not one. */
-void gsd_reply_file(gsd_req *r, const char *path, const char *content_type);
+/* A regular file as the body (sent with sendfile): 0 once answered; else
+ * the errno of a file that cannot be served (ENOENT missing, EISDIR not a
+ * regular file) with nothing answered, so that the caller says what is
+ * missing. */
+int gsd_reply_file(gsd_req *r, const char *path, const char *content_type);
+/* A query parameter the request may not have, or a value it may not take:
+ * 422 invalid naming key. One status for every endpoint: a cloud's .npy
+ * upload refuses an unknown option with it (a query option is a body
+ * option there), and so do the others their unknown parameters. */
+void gsd_reply_bad_query(gsd_req *r, const char *key, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 /* Long work: suspend before handing r to a worker; the worker calls
  * gsd_req_finish after replying. */
@@ -139,6 +153,9 @@ void gsd_req_abandon(gsd_req *r);
 /* Query parameter or header (NULL if absent). */
 const char *gsd_query(gsd_req *r, const char *key);
 const char *gsd_header(gsd_req *r, const char *key);
+/* The first query parameter of r that names does not list (", "-separated
+ * names, as gsd_route.query), or NULL if there is none. O(query x names). */
+const char *gsd_query_other(gsd_req *r, const char *names);
 
 /* Route table (api.c) and the 404 / 405 logic (a 405 lists the path's
  * methods in its Allow header). */

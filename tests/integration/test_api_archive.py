@@ -230,7 +230,7 @@ class ArchiveUpload(ApiCase):
         r = self.post(tar_bytes(files), "application/x-tar", "&model=nope.json")
         self.assert_error(r, 422, "invalid", "no file 'nope.json'")
         r = self.post(tar_bytes(files), "application/x-tar", "&model=../lap.json")
-        self.assert_error(r, 400, "invalid", "the model query names")
+        self.assert_error(r, 422, "invalid", "the model query names")
         missing = dict(files)
         del missing["blocks/k1.inp"]
         r = self.post(tar_bytes(missing), "application/x-tar")

@@ -93,12 +93,12 @@ class CloudTest(ApiCase):
             self.assertEqual(x["status"], "optimal")
             self.assertTrue(x["kkt"]["pass"], x)
             self.assert_complementary(x)
-        # bad paging parameters
-        self.assert_error(self.d.get("/v1/jobs/%s/results?limit=0" % jid), 400, "limit")
-        self.assert_error(self.d.get("/v1/jobs/%s/results?offset=41" % jid), 400, "offset")
-        self.assert_error(self.d.get("/v1/jobs/%s/results?offset=x" % jid), 400, "offset")
-        self.assert_error(self.d.get("/v1/jobs/%s/results?fields=x" % jid), 400, "fields")
-        self.assert_error(self.d.get("/v1/jobs/%s/results?format=npy&field=x" % jid), 400,
+        # bad paging parameters: 422 naming them, as any query value refused
+        self.assert_error(self.d.get("/v1/jobs/%s/results?limit=0" % jid), 422, "limit")
+        self.assert_error(self.d.get("/v1/jobs/%s/results?offset=41" % jid), 422, "offset")
+        self.assert_error(self.d.get("/v1/jobs/%s/results?offset=x" % jid), 422, "offset")
+        self.assert_error(self.d.get("/v1/jobs/%s/results?fields=x" % jid), 422, "fields")
+        self.assert_error(self.d.get("/v1/jobs/%s/results?format=npy&field=x" % jid), 422,
                           "field")
 
     def test_results_equal_individual_solves(self):
@@ -220,9 +220,9 @@ class CloudTest(ApiCase):
                for _ in range(2)]
         self.assertEqual(csv[0], csv[1])
         self.assertEqual(metric(self.d, "gapsim_summary_cache_hits_total"), hits + 2)
-        self.assert_error(self.d.get("/v1/jobs/%s/summary?threshold=-1" % jid), 400, "threshold")
-        self.assert_error(self.d.get("/v1/jobs/%s/summary?threshold=abc" % jid), 400, "threshold")
-        self.assert_error(self.d.get("/v1/jobs/%s/summary?bins=0" % jid), 400, "bins")
+        self.assert_error(self.d.get("/v1/jobs/%s/summary?threshold=-1" % jid), 422, "threshold")
+        self.assert_error(self.d.get("/v1/jobs/%s/summary?threshold=abc" % jid), 422, "threshold")
+        self.assert_error(self.d.get("/v1/jobs/%s/summary?bins=0" % jid), 422, "bins")
 
     def test_summary_pairs_filter(self):
         # ?pairs= keeps only the per-pair arrays asked for (p95_exact goes with
@@ -253,9 +253,9 @@ class CloudTest(ApiCase):
                 self.assertEqual(self.d.get("/v1/jobs/%s/summary?pairs=%s" % (jid, bad)).status,
                                  200)
                 continue
-            self.assert_error(self.d.get("/v1/jobs/%s/summary?pairs=%s" % (jid, bad)), 400,
+            self.assert_error(self.d.get("/v1/jobs/%s/summary?pairs=%s" % (jid, bad)), 422,
                               "pairs")
-        self.assert_error(self.d.get("/v1/jobs/%s/summary?format=csv&pairs=p95" % jid), 400,
+        self.assert_error(self.d.get("/v1/jobs/%s/summary?format=csv&pairs=p95" % jid), 422,
                           "pairs")
 
     def test_npy_body_with_query_options(self):
@@ -719,7 +719,7 @@ class CloudTest(ApiCase):
 
     def test_wait_for_the_end(self):
         """GET /v1/jobs/{id}?wait=S: held until the job ends (done or
-        cancelled) or S seconds pass; bad values 400 naming "wait"."""
+        cancelled) or S seconds pass; bad values 422 naming "wait"."""
         # an ended job: answered at once, as without wait
         r = self.d.get("/v1/jobs/%s?wait=30" % self.job["id"])
         self.assertEqual(r.status, 200, r.body[:300])
@@ -748,7 +748,7 @@ class CloudTest(ApiCase):
         self.assertEqual(out["r"].status, 200, out["r"].body[:300])
         self.assertEqual(out["r"].json()["status"], "cancelled")
         for bad in ("-1", "61", "abc", "nan", "inf"):
-            self.assert_error(self.d.get("/v1/jobs/%s?wait=%s" % (j["id"], bad)), 400, "wait",
+            self.assert_error(self.d.get("/v1/jobs/%s?wait=%s" % (j["id"], bad)), 422, "wait",
                               "invalid")
         self.assert_error(self.d.get("/v1/jobs/j_0123456789abcdef?wait=1"), 404, "id",
                           "not_found")

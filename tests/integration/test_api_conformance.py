@@ -235,11 +235,11 @@ class ConformanceTest(ApiCase):
     def test_status_filter(self):
         for bad in ("bogus", "DONE", ""):
             with self.subTest(status=bad):
-                err = self.assert_error(self.d.get("/v1/jobs?status=" + bad), 400, "status",
+                err = self.assert_error(self.d.get("/v1/jobs?status=" + bad), 422, "status",
                                         "invalid")
                 for s in ("queued", "running", "done", "cancelled", "failed"):
                     self.assertIn(s, err["message"])
-        self.assertTrue(documented("GET", "/v1/jobs", 400))
+        self.assertTrue(documented("GET", "/v1/jobs", 422))
         r = self.d.get("/v1/jobs?status=done&assembly=a_0000000000000000")
         self.assertEqual((r.status, r.json()), (200, {"jobs": []}))
 
@@ -301,10 +301,10 @@ class ConformanceTest(ApiCase):
         base = "/v1/jobs/%s/results" % j["id"]
         for bad in ("csv", "xml", "NPY", "Json", "", "vtk"):
             with self.subTest(format=bad):
-                err = self.assert_error(self.d.get(base + "?format=" + bad), 400, "format",
+                err = self.assert_error(self.d.get(base + "?format=" + bad), 422, "format",
                                         "invalid")
                 self.assertEqual(err["message"], "format is json, npy or vtp")
-        self.assertTrue(documented("GET", "/v1/jobs/{id}/results", 400))
+        self.assertTrue(documented("GET", "/v1/jobs/{id}/results", 422))
         r = self.d.get(base + "?format=json")
         self.assertEqual(r.status, 200)
         self.assertEqual(r.json()["total"], 2)

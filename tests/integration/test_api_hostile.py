@@ -175,7 +175,7 @@ class Hostile(ApiCase):
 
     def test_encoded_percent_00_is_no_nul(self):
         r = self.d.get("/v1/jobs?status=done%2500")
-        self.assert_error(r, 400, field="status", code="invalid")
+        self.assert_error(r, 422, field="status", code="invalid")
         r = self.d.get("/web/a%2500b")
         self.assert_error(r, 404, code="not_found")
         r = self.d.get("/v1/jobs?status=done%00")  # a real one
@@ -194,7 +194,10 @@ class Hostile(ApiCase):
         r = self.d.get("/v1/jobs?" + "&".join("a%d=1" % i for i in range(62)) +
                        "&status=done&status=bogus")
         self.assert_error(r, 400, field="status", code="bad_request")
-        self.assertEqual(self.d.get("/v1/jobs?" + many).status, 200)
+        # 64 parameters are fine where the route takes any (the page's URL
+        # state); an API route names the first one it does not take
+        self.assertEqual(self.d.get("/?" + many).status, 200)
+        self.assert_error(self.d.get("/v1/jobs?" + many), 422, field="a0", code="invalid")
 
     def test_npy_options_without_value(self):
         body = npy_bytes(self.G[:2])

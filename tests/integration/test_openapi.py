@@ -5,9 +5,18 @@ and a real daemon.
    openapi.json, and every path + method of openapi.json is a route.
 2. The components of openapi.json are the JSON Schema files converted to the
    OpenAPI 3.0 dialect (so the two descriptions cannot drift apart).
-3. A real gapsimd (gsd_harness) is driven through every endpoint; each answer's
-   status must be listed in openapi.json for that operation, and its JSON body
-   must validate against the schema file the operation names for that status.
+3. Every operation lists the answers the daemon's guard and router give any
+   request (400 bad framing or a repeated query parameter, 401 / 403 of the
+   token, Host and Origin checks, 405, 422 for a query parameter the
+   operation does not take, 500, 503), 415 where it takes no body, 507 where
+   it stores new data; every GET has its HEAD; each operation's query
+   parameters are those its route in server/api.c takes (a cloud's: the
+   options of cloud_request.schema.json).
+4. Real gapsimd daemons (gsd_harness) are driven through every endpoint, with
+   tokens, another Host and a lost data directory; each answer's status must
+   be listed in openapi.json for that operation (for a method the path does
+   not take, by every operation of the path), and its JSON body must
+   validate against the schema file the operation names for that status.
    Request bodies the test sends validate against the request schemas.
 
 The validator below implements only the keywords the schemas use and fails on
@@ -19,6 +28,7 @@ import os
 import re
 import struct
 import sys
+import tempfile
 import time
 import unittest
 
@@ -163,15 +173,44 @@ def to_openapi30(s, names):
     return out
 
 
-def c_routes():
-    """(METHOD, openapi path) of every entry of gsd_routes in server/api.c."""
+def c_route_table():
+    """{(METHOD, openapi path): the query parameters its gsd_routes entry in
+    server/api.c takes (a set), or None (the handler reads the query)}."""
     with open(os.path.join(SRC, "server", "api.c"), encoding="utf-8") as f:
         text = f.read()
     table = re.search(r"gsd_routes\[\]\s*=\s*\{(.*?)\n\};", text, re.S)
     assert table, "gsd_routes table not found in server/api.c"
-    routes = re.findall(r'\{\s*"([A-Z]+)"\s*,\s*"([^"]+)"\s*,', table.group(1))
+    routes = re.findall(r'\{\s*"([A-Z]+)"\s*,\s*"([^"]+)"\s*,[^"{}]*?(NULL|"[^"]*")\s*\}',
+                        table.group(1))
     assert routes, "no routes parsed"
-    return {(m, p.replace("/*", "/{path}")) for m, p in routes}
+    return {(m, p.replace("/*", "/{path}")):
+            None if q == "NULL" else {x for x in re.split(r"[,\s]+", q.strip('"')) if x}
+            for m, p, q in routes}
+
+
+def c_routes():
+    """(METHOD, openapi path) of every entry of gsd_routes in server/api.c."""
+    return set(c_route_table())
+
+
+OPERATIONS = ("get", "head", "post", "put", "patch", "delete")
+PUBLIC = {"/healthz", "/", "/web/{path}"}       # no token asked (docs/api.md)
+PAGE = {"/", "/web/{path}"}                     # the query is the page's own state
+WRITES = {("post", "/v1/assemblies"), ("post", "/v1/assemblies/{id}/solve"),
+          ("post", "/v1/assemblies/{id}/clouds")}  # store new data: 507 when no room
+
+
+def operations(api):
+    """(method, path, operation) of openapi.json."""
+    return [(m, p, op) for p, item in api["paths"].items() for m, op in item.items()
+            if m in OPERATIONS]
+
+
+def query_params(api, method, path):
+    """The names of an operation's query parameters (path-level ones too)."""
+    item = api["paths"][path]
+    params = item.get("parameters", []) + item[method].get("parameters", [])
+    return {x["name"] for x in params if x["in"] == "query"}
 
 
 class StaticTest(unittest.TestCase):
@@ -183,6 +222,48 @@ class StaticTest(unittest.TestCase):
         code = c_routes()
         self.assertEqual(sorted(code - documented), [], "routes missing in openapi.json")
         self.assertEqual(sorted(documented - code), [], "openapi.json paths that are no route")
+        # HEAD is answered wherever GET is (as GET without the body)
+        heads = {p for p, item in api["paths"].items() if "head" in item}
+        gets = {p for p, item in api["paths"].items() if "get" in item}
+        self.assertEqual(sorted(heads ^ gets), [], "a GET without its HEAD, or the reverse")
+        for p in heads:
+            get, head = api["paths"][p]["get"], api["paths"][p]["head"]
+            self.assertEqual(sorted(head["responses"]), sorted(get["responses"]), p)
+            self.assertEqual(head.get("parameters"), get.get("parameters"), p)
+            for st, resp in head["responses"].items():
+                self.assertNotIn("content", resp, "HEAD %s %s has no body" % (p, st))
+
+    def test_common_answers_listed(self):
+        """What the guard and the router answer any request is listed by every
+        operation it can reach (docs/api.md, Errors)."""
+        api = load_json(os.path.join(SCHEMA_DIR, "openapi.json"))
+        for m, p, op in operations(api):
+            with self.subTest(op="%s %s" % (m, p)):
+                want = {"400", "403", "405", "500", "503"}
+                want |= set() if p in PUBLIC else {"401"}
+                want |= set() if p in PAGE else {"422"}  # a query parameter not taken
+                want |= set() if "requestBody" in op else {"415"}  # a body where none is taken
+                want |= {"507"} if (m, p) in WRITES else set()
+                self.assertEqual(sorted(want - set(op["responses"])), [])
+                if (m, p) not in WRITES:
+                    self.assertNotIn("507", op["responses"])
+
+    def test_query_parameters_are_the_routes(self):
+        """The query parameters of each operation are those its route takes:
+        the route table's list, a cloud's .npy options (the JSON body's
+        options), none on the page."""
+        api = load_json(os.path.join(SCHEMA_DIR, "openapi.json"))
+        table = c_route_table()
+        cloud = load_json(os.path.join(JSON_DIR, "cloud_request.schema.json"))
+        npy_options = set(cloud["properties"]) - {"gaps", "generate", "gaps_from"}
+        for (method, path), taken in sorted(table.items()):
+            with self.subTest(op="%s %s" % (method, path)):
+                documented = query_params(api, method.lower(), path)
+                if taken is None:
+                    want = npy_options if path.endswith("/clouds") else set()
+                    self.assertEqual(sorted(documented ^ want), [])
+                else:
+                    self.assertEqual(sorted(documented ^ taken), [])
 
     def test_components_are_the_schema_files(self):
         api = load_json(os.path.join(SCHEMA_DIR, "openapi.json"))
@@ -226,21 +307,14 @@ def npy_bytes(rows):
     return b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode("latin1") + body
 
 
-class LiveTest(DaemonCase):
-    """Every endpoint of a real daemon against openapi.json and the schemas."""
-
-    daemon_extra = ["--max-body", "400000", "--max-gaps", "2000"]
+class DescribedCase(DaemonCase):
+    """A daemon whose answers are checked against openapi.json (call)."""
 
     @classmethod
     def prepare(cls):
         cls.api = load_json(os.path.join(SCHEMA_DIR, "openapi.json"))
         cls.files, cls.by_title = load_schemas()
         cls.v = Validator(cls.files)
-        tmp = os.path.join(cls.d.data_dir + "-models")
-        cls.inline_json, cls.gaps_npy = H.gen_model(os.path.join(tmp, "inline"), small=True,
-                                                    inline=True, gaps=3)
-        cls.file_json, _ = H.gen_model(os.path.join(tmp, "files"), small=True, gaps=0,
-                                       extra=["--fast-load", "400"])  # other content
         cls.seen = set()
 
     # -- one call, checked against the description
@@ -261,7 +335,10 @@ class LiveTest(DaemonCase):
         self.assertEqual(r.status, status, "%s %s: %s" % (method, path, r.body[:300]))
         self.assertIn(str(status), op["responses"], "%s %s: %d not documented" % (method, template, status))
         self.seen.add((method, template, status))
-        content = op["responses"][str(status)].get("content", {})
+        if method == "HEAD":  # the headers of the GET answer, no body
+            self.assertEqual(r.body, b"")
+            op = self.api["paths"][template]["get"]
+        content = self.response(op, status).get("content", {})
         rtype = (r.headers.get("Content-Type") or "").split(";")[0]
         if status == 204:
             self.assertEqual(r.body, b"")
@@ -269,16 +346,50 @@ class LiveTest(DaemonCase):
         if "*/*" not in content:
             self.assertIn(rtype, content,
                           "%s %s %d: %s not documented" % (method, template, status, rtype))
-        if rtype == "application/json":
+        if rtype == "application/json" and method != "HEAD":
             doc = r.json()
             ref = content["application/json"]["schema"]["$ref"].rsplit("/", 1)[1]
             self.check(self.by_title[ref], doc)
             return doc
         return r
 
+    def response(self, op, status):
+        """The operation's response object for status ($ref to a shared one followed)."""
+        resp = op["responses"][str(status)]
+        if "$ref" in resp:
+            resp = self.api["components"]["responses"][resp["$ref"].rsplit("/", 1)[1]]
+        return resp
+
+    def call_other_method(self, method, template, path, status):
+        """A method the path does not take: its answer is listed by every
+        operation of the path (an error document)."""
+        r = self.d.request(method, path)
+        self.assertEqual(r.status, status, r.body[:300])
+        for m, op in self.api["paths"][template].items():
+            if m in OPERATIONS:
+                self.assertIn(str(status), op["responses"], "%s %s: %d not documented"
+                              % (m.upper(), template, status))
+        self.check("error.schema.json", r.json())
+        return r
+
     def check(self, schema_file, doc):
         errs = self.v.errors(self.files[schema_file], doc)
         self.assertEqual(errs, [], "%s: %s" % (schema_file, errs[:5]))
+
+
+class LiveTest(DescribedCase):
+    """Every endpoint of a real daemon against openapi.json and the schemas."""
+
+    daemon_extra = ["--max-body", "400000", "--max-gaps", "2000"]
+
+    @classmethod
+    def prepare(cls):
+        super().prepare()
+        tmp = os.path.join(cls.d.data_dir + "-models")
+        cls.inline_json, cls.gaps_npy = H.gen_model(os.path.join(tmp, "inline"), small=True,
+                                                    inline=True, gaps=3)
+        cls.file_json, _ = H.gen_model(os.path.join(tmp, "files"), small=True, gaps=0,
+                                       extra=["--fast-load", "400"])  # other content
 
     def wait_ready(self, aid, timeout=300):
         deadline = time.time() + timeout
@@ -400,9 +511,11 @@ class LiveTest(DaemonCase):
         j1 = c("POST", "/v1/assemblies/{id}/clouds", cp, 202,
                {"gaps": gaps, "fasteners": "none", "solver": "gi", "fixed_pairs": [1, 2]})
         self.assertEqual(j1["status"], "queued")
-        j2 = c("POST", "/v1/assemblies/{id}/clouds", cp + "?solver=auto&fastener_fraction=0.5", 202,
+        j2 = c("POST", "/v1/assemblies/{id}/clouds",
+               cp + "?solver=auto&fastener_fraction=0.5&label=line%203&chain=auto", 202,
                npy_bytes(gaps), {"Content-Type": "application/x-npy"})
         self.assertEqual(j2["options"]["fastener_fraction"], 0.5)
+        self.assertEqual((j2["options"]["label"], j2["options"]["chain"]), ("line 3", "auto"))
         j1 = self.wait_job(j1["id"])
         j2 = self.wait_job(j2["id"])
         self.assertEqual((j1["status"], j1["done"]), ("done", 3))
@@ -440,20 +553,20 @@ class LiveTest(DaemonCase):
         self.assertEqual(H.read_npy(r.body)[0], (3, m))
         r = c("GET", "/v1/jobs/{id}/results", "/v1/jobs/%s/results?format=npy&field=lambda" % j2["id"], 200)
         self.assertEqual(r.headers["Content-Type"], "application/x-npy")
-        c("GET", "/v1/jobs/{id}/results", "/v1/jobs/%s/results?limit=0" % j1["id"], 400)
-        c("GET", "/v1/jobs/{id}/results", "/v1/jobs/%s/results?format=npy&field=x" % j1["id"], 400)
+        c("GET", "/v1/jobs/{id}/results", "/v1/jobs/%s/results?limit=0" % j1["id"], 422)
+        c("GET", "/v1/jobs/{id}/results", "/v1/jobs/%s/results?format=npy&field=x" % j1["id"], 422)
         r = c("GET", "/v1/jobs/{id}/gaps", "/v1/jobs/%s/gaps" % j2["id"], 200)
         self.assertEqual(H.read_npy(r.body), ((3, m), [x for row in gaps for x in row]))
         gj = c("GET", "/v1/jobs/{id}/gaps", "/v1/jobs/%s/gaps?index=1" % j1["id"], 200)
         self.assertEqual(gj["g"], gaps[1])
-        c("GET", "/v1/jobs/{id}/gaps", "/v1/jobs/%s/gaps?index=3" % j1["id"], 400)
+        c("GET", "/v1/jobs/{id}/gaps", "/v1/jobs/%s/gaps?index=3" % j1["id"], 422)
         c("GET", "/v1/jobs/{id}/gaps", "/v1/jobs/j_0000000000000000/gaps", 404)
         s = c("GET", "/v1/jobs/{id}/summary", "/v1/jobs/%s/summary?threshold=0.05&bins=7" % j2["id"], 200)
         self.assertEqual((s["count"], len(s["residual_histogram"]["counts"]), len(s["pairs"]["p95"])), (3, 7, m))
         sp = c("GET", "/v1/jobs/{id}/summary", "/v1/jobs/%s/summary?pairs=p95" % j2["id"], 200)
         self.assertEqual(sorted(sp["pairs"]), ["p95", "p95_exact"])
-        c("GET", "/v1/jobs/{id}/summary", "/v1/jobs/%s/summary?pairs=p99" % j2["id"], 400)
-        c("GET", "/v1/jobs/{id}/summary", "/v1/jobs/%s/summary?threshold=-1" % j2["id"], 400)
+        c("GET", "/v1/jobs/{id}/summary", "/v1/jobs/%s/summary?pairs=p99" % j2["id"], 422)
+        c("GET", "/v1/jobs/{id}/summary", "/v1/jobs/%s/summary?threshold=-1" % j2["id"], 422)
         c("GET", "/v1/jobs/{id}/summary", "/v1/jobs/nope/summary", 404)
 
         # cancel: a large cloud, cancelled at once (queued or running -> 200; if it
@@ -474,12 +587,40 @@ class LiveTest(DaemonCase):
         e = self.d.request("GET", "/v2/nothing")
         self.assertEqual(e.status, 404)
         self.check("error.schema.json", e.json())
-        e = self.d.request("PUT", "/v1/assemblies")
-        self.assertEqual(e.status, 405)
-        self.check("error.schema.json", e.json())
-        e = self.d.request("GET", "/v1/assemblies", b"{}", {"Content-Type": "application/json"})
-        self.assertEqual(e.status, 415)
-        self.check("error.schema.json", e.json())
+        self.call_other_method("PUT", "/v1/assemblies", "/v1/assemblies", 405)
+        self.call_other_method("POST", "/v1/jobs/{id}", "/v1/jobs/" + j1["id"], 405)
+        c("GET", "/v1/assemblies", "/v1/assemblies", 415, b"{}", json_hdr)
+        c("DELETE", "/v1/jobs/{id}", "/v1/jobs/" + j1["id"], 415, b"{}", json_hdr)
+
+        # -- the query string: a parameter given twice (400), one not taken (422)
+        c("GET", "/v1/assemblies", "/v1/assemblies?x=1&x=2", 400)
+        c("GET", "/v1/jobs", "/v1/jobs?status=done&status=done", 400)
+        solve_path = "/v1/assemblies/%s/solve" % aid
+        c("POST", "/v1/assemblies/{id}/solve", solve_path + "?a=1&a=2", 400, {"g": gaps[0]})
+        c("GET", "/v1/assemblies", "/v1/assemblies?bogus=1", 422)
+        c("GET", "/healthz", "/healthz?bogus=1", 422)
+        c("GET", "/v1/assemblies/{id}/jobs", "/v1/assemblies/%s/jobs?status=failed" % aid, 200)
+        c("GET", "/v1/assemblies/{id}/jobs", "/v1/assemblies/%s/jobs?bogus=1" % aid, 422)
+        c("POST", "/v1/assemblies", "/v1/assemblies?wait=yes", 422, model, json_hdr)
+        c("POST", "/v1/assemblies/{id}/solve", solve_path + "?solver=gi", 422, {"g": gaps[0]})
+        c("POST", "/v1/assemblies/{id}/clouds", cp + "?solver=gi", 422, {"gaps": gaps})
+        c("DELETE", "/v1/jobs/{id}", "/v1/jobs/%s?force=1" % j1["id"], 422)
+
+        # -- HEAD: every GET's answer without the body
+        heads = [("/healthz", "/healthz"), ("/metrics", "/metrics"), ("/", "/"),
+                 ("/web/{path}", "/web/index.html"), ("/v1/assemblies", "/v1/assemblies"),
+                 ("/v1/assemblies/{id}", "/v1/assemblies/" + aid),
+                 ("/v1/assemblies/{id}/geometry", "/v1/assemblies/%s/geometry" % aid),
+                 ("/v1/assemblies/{id}/jobs", "/v1/assemblies/%s/jobs" % aid),
+                 ("/v1/jobs", "/v1/jobs"), ("/v1/jobs/{id}", "/v1/jobs/" + j1["id"]),
+                 ("/v1/jobs/{id}/results", "/v1/jobs/%s/results" % j1["id"]),
+                 ("/v1/jobs/{id}/gaps", "/v1/jobs/%s/gaps" % j1["id"]),
+                 ("/v1/jobs/{id}/summary", "/v1/jobs/%s/summary" % j1["id"]),
+                 ("/v1/results/{id}", "/v1/results/" + r3["id"])]
+        for template, path in heads:
+            c("HEAD", template, path, 200)
+        c("HEAD", "/v1/jobs/{id}", "/v1/jobs/j_0000000000000000", 404)
+        c("HEAD", "/v1/jobs/{id}/results", "/v1/jobs/%s/results?limit=0" % j1["id"], 422)
 
         # -- delete
         c("DELETE", "/v1/assemblies/{id}", "/v1/assemblies/" + bid, 204)
@@ -491,6 +632,73 @@ class LiveTest(DaemonCase):
         ops = {(m.upper(), p) for p, item in self.api["paths"].items() for m in item if m != "parameters"}
         ok = {(m, p) for m, p, st in self.seen if st < 300}
         self.assertEqual(sorted(ops - ok), [], "operations without a checked success")
+
+
+class GuardLiveTest(DescribedCase):
+    """The guard's answers (401, 403) on every operation they can reach: a
+    daemon with --token-file."""
+
+    READ, WRITE = "r" * 20 + "-read-token", "w" * 20 + "-write-token"
+    workers = 1
+
+    @classmethod
+    def setUpClass(cls):
+        os.makedirs(H.TMP, exist_ok=True)
+        fd, cls.path = tempfile.mkstemp(dir=H.TMP, suffix=".tokens")
+        os.write(fd, ("read %s\nwrite %s\n" % (cls.READ, cls.WRITE)).encode())
+        os.close(fd)
+        cls.daemon_extra = ["--token-file", cls.path]
+        super().setUpClass()
+
+    @classmethod
+    def tearDownClass(cls):
+        try:
+            super().tearDownClass()
+        finally:
+            os.unlink(cls.path)
+
+    def test_guard_answers_documented(self):
+        read = {"Authorization": "Bearer " + self.READ}
+        write = {"Authorization": "Bearer " + self.WRITE}
+        a, j = "a_0123456789abcdef", "j_0123456789abcdef"
+        for m, p, op in operations(self.api):
+            path = p.replace("{id}", j if "/jobs/" in p else a).replace("{path}", "app.js")
+            body = {"g": [0.1]} if "requestBody" in op else None
+            with self.subTest(op="%s %s" % (m, p)):
+                # another site's name for the daemon (DNS rebinding): 403 everywhere
+                self.call(m.upper(), p, path, 403, body, dict(write, Host="evil.example"))
+                if p not in PUBLIC:
+                    self.call(m.upper(), p, path, 401, body)
+                if m in ("post", "delete"):
+                    self.call(m.upper(), p, path, 403, body, read)
+                    self.call(m.upper(), p, path, 403, body,
+                              dict(write, Origin="http://evil.example"))
+
+
+class StorageLiveTest(DescribedCase):
+    """507 on the operations that store new data: the data directory lost
+    under the running daemon (docs/operations.md)."""
+
+    workers = 1
+
+    def test_writes_answer_507(self):
+        model_json, gaps_npy = H.gen_model(os.path.join(self.d.data_dir + "-models", "m"),
+                                           small=True, inline=True, gaps=2)
+        model = read(model_json)
+        hdr = {"Content-Type": "application/json"}
+        a = self.call("POST", "/v1/assemblies", "/v1/assemblies?wait=1", 201, model, hdr)
+        shape, vals = H.read_npy(gaps_npy)
+        g = vals[:shape[1]]
+        moved = self.d.data_dir + ".gone"
+        os.rename(self.d.data_dir, moved)
+        try:
+            self.call("POST", "/v1/assemblies", "/v1/assemblies", 507, model, hdr)
+            self.call("POST", "/v1/assemblies/{id}/solve", "/v1/assemblies/%s/solve" % a["id"],
+                      507, {"g": g})
+            self.call("POST", "/v1/assemblies/{id}/clouds", "/v1/assemblies/%s/clouds" % a["id"],
+                      507, {"gaps": [g]})
+        finally:
+            os.rename(moved, self.d.data_dir)
 
 
 if __name__ == "__main__":

@@ -366,6 +366,7 @@ class ClientTest(DaemonCase):
         self.assertEqual(plain(s3["pairs"]["p95"]), plain(s["pairs"]["p95"]))
         self.assertEqual(plain(s3["max_residual"]), plain(s["max_residual"]))
         self.assertEqual(job.summary(pairs=[])["pairs"], {})
+        self.assertEqual(job.summary(pairs="none")["pairs"], {})  # the API's word for []
         self.assertEqual(sorted(job.summary(pairs="opened")["pairs"]), ["opened"])
         with self.assertRaises(GapsimError) as cm:
             self.c.summary(job, pairs=["p99"])
@@ -495,7 +496,7 @@ class ClientTest(DaemonCase):
         job.wait()
         with self.assertRaises(GapsimError) as cm:
             self.c.results(job, field="x")
-        self.assertEqual((cm.exception.status, cm.exception.field), (400, "field"))
+        self.assertEqual((cm.exception.status, cm.exception.field), (422, "field"))
         with self.assertRaises(ValueError):
             self.c.submit_cloud(self.asm, self.gaps, encoding="csv")
 
@@ -760,6 +761,16 @@ class ClientTest(DaemonCase):
             Job(Stub(), {"id": "j_0", "status": "queued"}).wait(timeout=0.7, poll=0.05)
         self.assertEqual(cm.exception.code, "timeout")
         self.assertIn("not done after 0.7 s", cm.exception.message)
+
+    def test_wait_assembly_timeout_message(self):
+        """wait_assembly's timeout says it as Job.wait does: the timeout as passed."""
+        stub = Client.__new__(Client)
+        stub.assembly = lambda _id: {"id": "a_0", "status": "precomputing"}
+        with self.assertRaises(GapsimError) as cm:
+            stub.wait_assembly("a_0", timeout=0.05, poll=0.01)
+        self.assertEqual((cm.exception.status, cm.exception.code), (None, "timeout"))
+        self.assertIn("not done after 0.05 s", cm.exception.message)
+        self.assertIn("a_0", cm.exception.message)
 
     # ---- npy codec -------------------------------------------------------------
     def test_npy_codec(self):

@@ -261,8 +261,9 @@ class Client:
                 err = a.get("error") or {}
                 raise GapsimError(422, err.get("code", "failed"), err.get("message", ""),
                                   err.get("field", ""), a)
-            if time.time() > deadline:
-                raise GapsimError(None, "timeout", "assembly %s still %s" % (aid, a["status"]))
+            if time.time() > deadline:  # worded as Job.wait's: the timeout as passed
+                raise GapsimError(None, "timeout", "assembly %s not done after %g s (still %s)"
+                                  % (aid, timeout, a["status"]))
             time.sleep(delay)
             delay = min(poll, delay * 1.5)
 
@@ -432,11 +433,12 @@ class Client:
         (``threshold``, default 0.1 mm), "pairs" (per-pair mean/std/max/p95/
         share_above/lambda_mean/opened), "n_act", "time_ms", "statuses",
         "iterations", "warm_started". ``pairs``: the per-pair arrays to
-        return (names as above; ``[]`` for none; default all): m numbers each,
-        most of the document for a large assembly.
+        return (names as above; ``[]`` or ``"none"``, the API's word, for
+        none; default all): m numbers each, most of the document for a large
+        assembly.
         """
         if isinstance(pairs, str):
-            pairs = [pairs]
+            pairs = [] if pairs == "none" else [pairs]
         if pairs is not None:
             bad = [p for p in pairs if p not in PAIR_ARRAYS]
             if bad:
@@ -520,7 +522,9 @@ class Client:
         """Iterate over a job's per-gap result dicts (paged JSON).
 
         ``fields`` is "none" (metadata only: status, n_act, iterations,
-        time_ms, max_residual, kkt), "w", "lambda" or "w,lambda".
+        time_ms, max_residual, kkt), "w", "lambda" or "w,lambda". ``page``:
+        gaps per request, 1 to 1000 (the daemon's largest ``limit``; another
+        value raises GapsimError 422 naming ``limit``).
         """
         jid = _id(job, "job")
         offset: Optional[int] = 0
