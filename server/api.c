@@ -172,6 +172,18 @@ int gsd_api_ready(gsd_req *r, const gsd_assembly_row *row)
     return 0;
 }
 
+int gsd_api_lq_usable(gsd_req *r, const gsd_assembly_row *row, const gs_solve_opts *o)
+{
+    if (!row->err_code[0] || !gs_method_needs_lq(o->method, o->form))
+        return 1;
+    gsd_reply_error(r, 409, row->err_code, row->err_field[0] ? row->err_field : "method",
+                    "%s on the %s form needs the Cholesky factor of Q, which assembly %s does "
+                    "not have (%s); GI (relative or primal form), Lemke, IPM on the dual form "
+                    "and auto solve it",
+                    gs_method_name(o->method), gs_form_name(o->form), row->id, row->err_msg);
+    return 0;
+}
+
 int gsd_api_query_int(gsd_req *r, const char *key, long def, long lo, long hi, long *out)
 {
     const char *s = gsd_query(r, key);

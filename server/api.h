@@ -14,6 +14,7 @@
 #include <cjson/cJSON.h>
 
 #include "http.h"
+#include "solver.h"
 #include "store.h"
 
 /* The JSON body (object), or NULL after answering 400. */
@@ -32,6 +33,11 @@ void gsd_api_job_reply(gsd_req *r);
 void gsd_api_reply_jobs(gsd_req *r, const char *assembly_id);
 /* The assembly must be ready; 0 after answering 409. */
 int gsd_api_ready(gsd_req *r, const gsd_assembly_row *row);
+/* 1 if a ready assembly can run these options; else 409 with the reason
+ * it has no L_Q (precompute.lq_error: linearly dependent pairs, code
+ * singular naming the pair) for a method that needs L_Q
+ * (gs_method_needs_lq), and 0. */
+int gsd_api_lq_usable(gsd_req *r, const gsd_assembly_row *row, const gs_solve_opts *o);
 /* 1 if new data may be stored: the data directory has --min-free MiB free
  * and the store is within --store-quota-mb (after retention made room);
  * else 507 answered, 0 (upkeep.h). */

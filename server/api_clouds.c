@@ -466,6 +466,12 @@ void gsd_h_cloud_create(gsd_req *r)
         gsd_reply_gs_error(r, &e);
         return;
     }
+    if (!gsd_api_lq_usable(r, &arow, &spec.opts)) {
+        gsd_spec_free(&spec);
+        cJSON_Delete(obj);
+        free(G);
+        return;
+    }
     cJSON_Delete(obj);
     if (!resolve_pattern(r, &arow, &spec, &G, &k)) {
         free(G);

@@ -255,6 +255,8 @@ void gsd_h_solve(gsd_req *r)
         gsd_reply_gs_error(r, &e);
         ok = 0;
     }
+    if (ok && !gsd_api_lq_usable(r, &row, &st->spec.opts))
+        ok = 0;
     cJSON_Delete(obj);
     if (!ok || !load_warm(r, st)) {
         task_free(st);

@@ -42,6 +42,34 @@ static void factor_path(const gsd_app *app, const char *id, char *out, size_t ca
     snprintf(out, cap, "%.*s/factors.bin", (int)(cap > 13 ? cap - 13 : 0), dir);
 }
 
+/* The row's error: why a failed assembly failed, or why a ready one has
+ * no L_Q (lq_unavailable); e NULL clears it. */
+static void row_set_error(gsd_assembly_row *row, const gs_error *e)
+{
+    snprintf(row->err_code, sizeof row->err_code, "%s", e ? gs_err_name(e->code) : "");
+    snprintf(row->err_field, sizeof row->err_field, "%s", e ? e->field : "");
+    snprintf(row->err_msg, sizeof row->err_msg, "%s", e ? e->msg : "");
+}
+
+/* The row of an assembly that failed with e (stored by the caller). */
+static void row_failed(gsd_assembly_row *row, const gs_error *e)
+{
+    snprintf(row->status, sizeof row->status, "failed");
+    row_set_error(row, e);
+}
+
+/* The row's error as a JSON error object {code, message, field}. */
+static void row_error_json(const gsd_assembly_row *row, gs_buf *b)
+{
+    gs_buf_puts(b, "{\"code\":");
+    gs_buf_json_str(b, row->err_code);
+    gs_buf_puts(b, ",\"message\":");
+    gs_buf_json_str(b, row->err_msg);
+    gs_buf_puts(b, ",\"field\":");
+    gs_buf_json_str(b, row->err_field);
+    gs_buf_puts(b, "}");
+}
+
 /* The row, with the live progress (stage, elapsed) of a precomputing one
  * when stage is not NULL. */
 static void row_json(const gsd_assembly_row *row, const char *stage, double elapsed, gs_buf *b)
@@ -74,6 +102,11 @@ static void row_json(const gsd_assembly_row *row, const char *stage, double elap
         gs_buf_json_num(b, row->cond_K);
         gs_buf_puts(b, ",\"cond_Q\":");
         gs_buf_json_num(b, row->cond_Q);
+        gs_buf_puts(b, ",\"lq_error\":");
+        if (row->err_code[0])
+            row_error_json(row, b);
+        else
+            gs_buf_puts(b, "null");
         gs_buf_puts(b, "}");
     }
     if (stage && !strcmp(row->status, "precomputing")) {
@@ -82,13 +115,8 @@ static void row_json(const gsd_assembly_row *row, const char *stage, double elap
         gs_buf_printf(b, ",\"elapsed_s\":%.3f}", elapsed);
     }
     if (!strcmp(row->status, "failed")) {
-        gs_buf_puts(b, ",\"error\":{\"code\":");
-        gs_buf_json_str(b, row->err_code);
-        gs_buf_puts(b, ",\"message\":");
-        gs_buf_json_str(b, row->err_msg);
-        gs_buf_puts(b, ",\"field\":");
-        gs_buf_json_str(b, row->err_field);
-        gs_buf_puts(b, "}");
+        gs_buf_puts(b, ",\"error\":");
+        row_error_json(row, b);
     }
     gs_buf_puts(b, ",\"links\":{\"self\":\"/v1/assemblies/");
     gs_buf_puts(b, row->id);
@@ -134,13 +162,9 @@ static void answer_waiter(gsd_req *r, const gsd_assembly_row *row)
         return;
     gs_buf b = {0};
     if (!strcmp(row->status, "failed")) {
-        gs_buf_puts(&b, "{\"error\":{\"code\":");
-        gs_buf_json_str(&b, row->err_code);
-        gs_buf_puts(&b, ",\"message\":");
-        gs_buf_json_str(&b, row->err_msg);
-        gs_buf_puts(&b, ",\"field\":");
-        gs_buf_json_str(&b, row->err_field);
-        gs_buf_puts(&b, "},\"assembly\":");
+        gs_buf_puts(&b, "{\"error\":");
+        row_error_json(row, &b);
+        gs_buf_puts(&b, ",\"assembly\":");
         gsd_asm_row_json(row, &b);
         gs_buf_puts(&b, "}");
         /* the model's fault (422), or the machine's: a build that failed its check */
@@ -349,17 +373,35 @@ gs_err gsd_asm_need(const gsd_app *app, gsd_asm *a, const gs_solve_opts *opts, g
     return rc;
 }
 
-/* L_Q failed (linearly dependent pairs: Q singular): the assembly is
- * "failed" with that error, as the upload would have been had L_Q come
- * before "ready"; its entry leaves the registry so that new work finds it
- * failed (running chunks finish on the entry they hold). */
+/* L_Q cannot be made: linearly dependent pairs (a loop of parts, a surface
+ * paired both ways), Q singular. The assembly stays "ready": GI on the
+ * relative and primal forms, Lemke, the dual IPM and auto never read L_Q
+ * and answer such problems (status infeasible where the gaps contradict,
+ * docs/solvers.md), as gapsim-batch does. The row keeps the reason
+ * (err_* of a ready row: precompute.lq_error) for the API to refuse the
+ * methods that need L_Q at once (gsd_api_lq_usable); the registry's entry
+ * keeps it in its failed L_Q step for solves already queued. The factors
+ * are not saved (factors.bin holds L_Q): a restart computes them again. */
+static void lq_unavailable(gsd_app *app, gsd_store *st, gsd_asm *a, gsd_assembly_row *row,
+                           const gs_error *e)
+{
+    row_set_error(row, e);
+    gsd_log(app, 0, "assembly %s: no L_Q (%s: %s); methods that need it are refused, the "
+            "others solve", a->id, e->field, e->msg);
+    gs_error ue;
+    if (gsd_store_assembly_update(st, row, &ue))
+        gsd_log(app, 0, "assembly %s: cannot record the missing L_Q: %s", a->id, ue.msg);
+}
+
+/* L_Q made but failing its check against the model (precomp_check.h):
+ * the numbers cannot be trusted, the assembly is "failed" with that error,
+ * as the upload would have been had L_Q come before "ready"; its entry
+ * leaves the registry so that new work finds it failed (running chunks
+ * finish on the entry they hold). */
 static void lq_failed(gsd_app *app, gsd_store *st, gsd_asm *a, gsd_assembly_row *row,
                       const gs_error *e)
 {
-    snprintf(row->status, sizeof row->status, "failed");
-    snprintf(row->err_code, sizeof row->err_code, "%s", gs_err_name(e->code));
-    snprintf(row->err_field, sizeof row->err_field, "%s", e->field);
-    snprintf(row->err_msg, sizeof row->err_msg, "%s", e->msg);
+    row_failed(row, e);
     gsd_log(app, 0, "assembly %s: precomputation failed after ready: %s: %s", a->id, e->field,
             e->msg);
     gs_error ue;
@@ -410,7 +452,9 @@ static void save_run(gsd_task *t, gsd_worker *w)
     gs_err rc = gsd_store_assembly_get(w->st, id, &row, &found, &e);
     if (rc == GS_OK && found && !strcmp(row.status, "ready")) { /* else deleted meanwhile */
         if ((rc = gsd_asm_need_lq(st->a, &e)) != GS_OK) {
-            if (rc == GS_ERR_SINGULAR || rc == GS_ERR_NOT_SPD || rc == GS_ERR_CHECK)
+            if (rc == GS_ERR_SINGULAR || rc == GS_ERR_NOT_SPD)
+                lq_unavailable(app, w->st, st->a, &row, &e);
+            else if (rc == GS_ERR_CHECK)
                 lq_failed(app, w->st, st->a, &row, &e);
             else
                 gsd_log(app, 0, "assembly %s: L_Q not computed (%s); methods that need it "
@@ -422,6 +466,7 @@ static void save_run(gsd_task *t, gsd_worker *w)
         const gs_precomp *pc = gsd_asm_pc(st->a);
         row.t = pc->t;
         row.cond_Q = pc->cond_Q;
+        row_set_error(&row, NULL); /* L_Q made: a reason recorded before is gone */
         rc = save_factors(app, id, pc, &row, &e);
         if (rc == GS_OK)
             gsd_asm_set_saved(st->a);
@@ -490,15 +535,6 @@ static gs_err load_model(const gsd_app *app, gsd_asm *a, const char *expect, gs_
                          "changed since the upload (content hash %s, %s at the upload): delete "
                          "it and upload the model again", a->id, a->hash, expect);
     return GS_OK;
-}
-
-/* The row of an assembly that failed with e (stored by the caller). */
-static void row_failed(gsd_assembly_row *row, const gs_error *e)
-{
-    snprintf(row->status, sizeof row->status, "failed");
-    snprintf(row->err_code, sizeof row->err_code, "%s", gs_err_name(e->code));
-    snprintf(row->err_field, sizeof row->err_field, "%s", e->field);
-    snprintf(row->err_msg, sizeof row->err_msg, "%s", e->msg);
 }
 
 /* A model that cannot serve (its files unreadable as a model, or changed

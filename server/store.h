@@ -100,7 +100,7 @@ typedef struct {
     char joint[16];         /* "simple" | "sandwich" */
     int n, m, n_parts, n_nodes, n_fast;
     char status[16];        /* "precomputing" | "ready" | "failed" */
-    char err_code[32], err_field[96], err_msg[320];  /* when failed */
+    char err_code[32], err_field[96], err_msg[320];  /* why failed; if ready: why no L_Q ("": has it) */
     gs_precomp_times t;     /* stage times, s */
     double cond_K, cond_Q;
     double created_at, ready_at;   /* unix time, s (0 = unset) */

@@ -59,9 +59,16 @@ static void print_assembly(const gc_ctx *cx, const cJSON *a)
         if (gc_jis_num(pc, "cond_Q"))
             gc_kv("cond_Q", "%.3e", gc_jnum(pc, "cond_Q", 0));
     }
+    const cJSON *lq = pc ? cJSON_GetObjectItemCaseSensitive(pc, "lq_error") : NULL;
+    if (cJSON_IsObject(lq))
+        gc_kv("L_Q", "none, %s at %s: %s (GI, Lemke, IPM dual and auto solve; GI dual, NPM "
+              "and the primal IPM are refused)", gc_jstr(lq, "code", "-"),
+              gc_jstr(lq, "field", "-"), gc_jstr(lq, "message", "-"));
     if (cJSON_GetObjectItemCaseSensitive(a, "factors_saved"))
         gc_kv("factors", "%s", gc_jbool(a, "factors_saved", 0)
                                    ? "saved in the data directory"
+                               : cJSON_IsObject(lq)
+                                   ? "in memory, not saved (without L_Q; a restart recomputes them)"
                                    : "in memory, being saved (a restart now recomputes them)");
     const cJSON *err = cJSON_GetObjectItemCaseSensitive(a, "error");
     if (err)

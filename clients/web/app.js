@@ -246,7 +246,8 @@ function setChecked(e, on) {
 }
 
 function renderScatter() {
-  const ok = S.g0 && S.result && S.result.w;
+  // an answer's residual gaps only (not a proof's, nor a stopped iterate's)
+  const ok = S.g0 && S.result && S.result.w && S.result.status === 'optimal';
   $('scatter-panel').hidden = !ok;
   if (!ok) return;
   const c = drawScatter($('scatter'), S.g0, S.result.w, S.result.lambda, S.threshold);
@@ -284,6 +285,10 @@ function renderSummary() {
   const c1 = htmlEl('div', { class: 'stat-col' }, box);
   htmlEl('h3', {}, c1, 'Cloud');
   stat(c1, 'gaps solved', 'stat-count', s.count, `${s.count} of ${s.total}`);
+  // the statistics of w, lambda and n_act cover the answers (status optimal) only
+  const answers = s.answers !== undefined ? s.answers : s.count;
+  if (answers !== s.count)
+    stat(c1, 'answers in the statistics (optimal)', 'stat-answers', answers, `${answers} of ${s.count}`);
   stat(c1, 'statuses', 'stat-statuses', JSON.stringify(s.statuses),
     Object.entries(s.statuses || {}).map(([k, v]) => `${k} ${v}`).join(', ') || '–');
   stat(c1, 'solvers', 'stat-solvers', JSON.stringify(s.solvers),
@@ -299,7 +304,7 @@ function renderSummary() {
   stat(c2, 'pair residuals above', 'stat-share-values', s.share_values_above, pct(s.share_values_above));
   if (s.residual_histogram && s.residual_histogram.in_contact !== undefined)
     stat(c2, 'pair residuals in contact (w = 0)', 'stat-in-contact', s.residual_histogram.in_contact,
-      pct(s.residual_histogram.in_contact / Math.max(1, s.count * s.m)));
+      pct(s.residual_histogram.in_contact / Math.max(1, answers * s.m)));
   if (s.opened) {
     const e = stat(c2, 'opened by fastening (w > g + threshold)', 'stat-opened', s.opened.pairs,
       `${s.opened.pairs} pairs, in ${pct(s.opened.share_gaps)} of gaps`);

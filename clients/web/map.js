@@ -264,12 +264,21 @@ export function currentValues() {
   if (S.mode === 'exceed') return S.summary && S.summary.pairs ? S.summary.pairs.share_above : null;
   return r && r.w ? r.w : null;
 }
-/* Unit of the map's values: a share for the exceedance view, N for forces, else mm. */
+/* An infeasible result: its lambda holds the proof that the gaps contradict
+ * (weights d >= 0 with A d = 0, largest 1), not forces (docs/solvers.md). */
+function isProof(r) {
+  return !!r && r.status === 'infeasible';
+}
+/* Unit of the map's values: a share for the exceedance view, N for forces
+ * (none for an infeasible result's proof weights), else mm. */
 function modeUnit() {
-  return S.mode === 'exceed' ? '' : S.mode === 'force' ? ' N' : ' mm';
+  if (S.mode === 'force') return isProof(S.result) ? '' : ' N';
+  return S.mode === 'exceed' ? '' : ' mm';
 }
 function modeTitle() {
   if (S.mode === 'initial') return 'initial gap g (mm)';
+  if (S.mode === 'force' && isProof(S.result))
+    return 'proof weights d (no unit): the pairs whose gaps contradict; this gap has no answer';
   if (S.mode === 'force') return 'contact force λ (N); 0 where the pair is open';
   if (S.mode === 'p95') return '95th percentile of the residual gap over the cloud (mm)';
   if (S.mode === 'exceed') return `share of the cloud's gaps with w above ${fmt(S.threshold)} mm, per pair`;
@@ -343,14 +352,19 @@ export function renderGapInfo() {
     const r = S.result;
     if (r)
       parts.push(`gap ${S.gap} of cloud ${S.job.id}: ${r.status}, solver ${r.solver}/${r.formulation}, ` +
-        `${r.n_act} pairs in contact, max residual ${fmt(r.max_residual)} mm, solved in ${fmt(r.time_ms)} ms`);
+        (isProof(r) ? '' : `${r.n_act} pairs in contact, max residual ${fmt(r.max_residual)} mm, `) +
+        `solved in ${fmt(r.time_ms)} ms`);
     else parts.push(`gap ${S.gap} of cloud ${S.job.id}: not solved yet`);
     if (S.g0) {
       let sum = 0;
       for (const v of S.g0) sum += v;
       parts.push(`initial gap: mean ${fmt(sum / S.g0.length)} mm, max ${fmt(maxOf(S.g0))} mm`);
     }
-    if (r && r.lambda) {
+    if (isProof(r) && r.lambda) {
+      const n = r.lambda.filter((v) => v !== 0).length;
+      parts.push(`the gaps contradict: no displacement closes them; the proof weights (not forces) ` +
+        `name ${n} pairs, largest ${fmt(maxOf(r.lambda))}`);
+    } else if (r && r.lambda) {
       let sum = 0;
       for (const v of r.lambda) sum += v;
       parts.push(`contact forces: total ${fmt(sum)} N, largest ${fmt(maxOf(r.lambda))} N`);

@@ -461,22 +461,57 @@ class AssemblyTest(ApiCase):
         finally:
             d.cleanup()
 
-    def test_dependent_pairs_found_after_ready(self):
+    def test_dependent_pairs_stay_ready_without_l_q(self):
         """Linearly dependent pairs (Q singular) show when L_Q is computed,
-        just after "ready": the assembly turns "failed" with the error naming
-        the pair, and is refused from then on."""
-        sing = {"format": "gapsim-model", "version": 1, "name": "dependent pairs",
-                "parts": [{"ndof": 3, "K": [[2, -1, 0], [-1, 2, -1], [0, -1, 2]]}],
-                "nodes": {"part": [0, 0, 0], "dof": [0, 1, 2]},
-                "pairs": {"i": [0, 1, 0], "j": [1, 2, 2]}}  # pair 2 = pair 0 + pair 1
-        r = self.d.post("/v1/assemblies?wait=1", sing)
+        just after "ready": the assembly stays ready (GI, Lemke, the dual
+        IPM and auto do not read L_Q, and prove contradicting gaps
+        infeasible), precompute.lq_error names the pair, and the methods
+        that need L_Q are refused at once with that error."""
+        # three one-DOF parts whose pairs close a loop (their columns of A sum
+        # to zero: weights d = (1, 1, 1, 0)) and a jig pair
+        loop = {"format": "gapsim-model", "version": 1, "name": "loop",
+                "parts": [{"ndof": 1, "K": [[1]]}, {"ndof": 1, "K": [[2]]},
+                          {"ndof": 1, "K": [[4]]}],
+                "nodes": {"part": [0, 1, 2], "dof": [0, 0, 0]},
+                "pairs": {"i": [0, 1, 2, 0], "j": [1, 2, 0, -1],
+                          "ci": [1, 1, 1, 1], "cj": [-1, -1, -1, 0]},
+                "f": [1, 0, -1]}
+        r = self.d.post("/v1/assemblies?wait=1", loop)
         self.assertEqual(r.status, 201, r.body[:300])
         aid = r.json()["id"]
-        a = self.d.wait_assembly(aid, lambda a: a["status"] != "ready")
-        self.assertEqual(a["status"], "failed")
-        self.assertEqual((a["error"]["code"], a["error"]["field"]), ("singular", "pairs[2]"))
-        self.assert_error(self.d.post("/v1/assemblies/%s/solve" % aid, {"g": [0.1, -0.2, 0.3]}),
-                          409, "id", "not_ready")
+        self.assertEqual(r.json()["precompute"]["lq_error"], None)  # not known yet
+        a = self.d.wait_assembly(aid, lambda a: a.get("precompute", {}).get("lq_error"))
+        self.assertEqual(a["status"], "ready", a)
+        lq = a["precompute"]["lq_error"]
+        self.assertEqual((lq["code"], lq["field"]), ("singular", "pairs[2]"), lq)
+        self.assertFalse(a["factors_saved"])
+        self.assertIsNone(a["precompute"]["cond_Q"])
+        time.sleep(0.3)  # still ready a moment later
+        self.assertEqual(self.d.get("/v1/assemblies/" + aid).json()["status"], "ready")
+        # contradicting gaps (sum -0.1 mm around the loop): the proof
+        r = self.d.post("/v1/assemblies/%s/solve" % aid, {"g": [0.1, 0.1, -0.3, 0.5]})
+        self.assertEqual(r.status, 200, r.body[:300])
+        res = r.json()
+        self.assertEqual(res["status"], "infeasible", res)
+        self.assertEqual(res["contact"], [0, 1, 2])
+        for k, d in enumerate([1.0, 1.0, 1.0, 0.0]):
+            self.assertAlmostEqual(res["lambda"][k], d, delta=1e-12)
+        # consistent gaps: an answer, by every method that does not read L_Q
+        for solver in ("auto", "gi", "lemke"):
+            r = self.d.post("/v1/assemblies/%s/solve" % aid,
+                            {"g": [0.1, 0.1, 0.3, 0.5], "solver": solver})
+            self.assertEqual(r.status, 200, r.body[:300])
+            self.assertEqual(r.json()["status"], "optimal", (solver, r.json()))
+        # the methods that need L_Q: refused at once, naming the pair
+        for opts in ({"solver": "npm"}, {"solver": "ipm"},
+                     {"solver": "gi", "formulation": "dual"}):
+            self.assert_error(self.d.post("/v1/assemblies/%s/solve" % aid,
+                                          dict(opts, g=[0.1, 0.1, 0.3, 0.5])),
+                              409, "pairs[2]", "singular")
+            self.assert_error(self.d.post("/v1/assemblies/%s/clouds" % aid,
+                                          dict(opts, gaps=[[0.1, 0.1, 0.3, 0.5]])),
+                              409, "pairs[2]", "singular")
+        self.assertEqual(self.d.get("/v1/jobs?assembly=" + aid).json()["jobs"], [])
 
 
 if __name__ == "__main__":

@@ -66,6 +66,29 @@ class CliTest(DaemonCase):
     def cli_json(self, args, **kw):
         return json.loads(self.cli(["--json"] + list(args), **kw).stdout)
 
+    def test_assembly_show_without_l_q(self):
+        """A model whose pairs close a loop (Q singular) stays ready; show
+        names the dependent pair on an L_Q line."""
+        path = self.tmp("loop.json")
+        with open(path, "w") as f:
+            json.dump({"format": "gapsim-model", "version": 1, "name": "loop",
+                       "parts": [{"ndof": 1, "K": [[1]]}, {"ndof": 1, "K": [[2]]},
+                                 {"ndof": 1, "K": [[4]]}],
+                       "nodes": {"part": [0, 1, 2], "dof": [0, 0, 0]},
+                       "pairs": {"i": [0, 1, 2, 0], "j": [1, 2, 0, -1],
+                                 "ci": [1, 1, 1, 1], "cj": [-1, -1, -1, 0]},
+                       "f": [1, 0, -1]}, f)
+        aid = self.cli(["assembly", "upload", path, "--wait", "-q"]).stdout.strip()
+        try:
+            a = self.d.wait_assembly(aid, lambda a: a["precompute"]["lq_error"])
+            self.assertEqual(a["status"], "ready")
+            out = self.cli(["assembly", "show", aid]).stdout
+            self.assertRegex(out, r"(?m)^L_Q: +none, singular at pairs\[2\]: ")
+            self.assertIn("not saved (without L_Q", out)
+            self.assertIn("status:           ready", out)
+        finally:
+            self.cli(["assembly", "delete", aid])
+
     def row(self, k):
         return self.G[k * self.m:(k + 1) * self.m]
 

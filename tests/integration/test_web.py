@@ -535,6 +535,48 @@ class WebPage(DaemonCase):
         finally:
             self.d.delete("/v1/jobs/%s" % cid)
 
+    def test_7b_infeasible_gap_shows_its_proof(self):
+        """A gap whose gaps contradict (pairs closing a loop, Q singular: the
+        assembly stays ready without L_Q) is shown as what it is: lambda
+        holds proof weights (no unit), not forces, and there is no
+        residual-gap scatter for it."""
+        loop = {"format": "gapsim-model", "version": 1, "name": "loop",
+                "parts": [{"ndof": 1, "K": [[1]]}, {"ndof": 1, "K": [[2]]},
+                          {"ndof": 1, "K": [[4]]}],
+                "nodes": {"part": [0, 1, 2], "dof": [0, 0, 0],
+                          "x": [0, 10, 20], "y": [0, 0, 0], "z": [0, 0, 0]},
+                "pairs": {"i": [0, 1, 2, 0], "j": [1, 2, 0, -1],
+                          "ci": [1, 1, 1, 1], "cj": [-1, -1, -1, 0]},
+                "f": [1, 0, -1]}
+        r = self.d.post("/v1/assemblies?wait=1", loop)
+        self.assertEqual(r.status, 201, r.body[:300])
+        aid = r.json()["id"]
+        try:
+            r = self.d.post("/v1/assemblies/%s/clouds" % aid,
+                            {"gaps": [[0.1, 0.1, -0.3, 0.5], [0.1, 0.1, 0.3, 0.5]]})
+            self.assertEqual(r.status, 202, r.body[:300])
+            job = self.d.wait_job(r.json()["id"])
+            res = self.d.get("/v1/jobs/%s/results?fields=w,lambda" % job["id"]).json()["results"]
+            self.assertEqual([x["status"] for x in res], ["infeasible", "optimal"])
+            dom = self.load("assembly=%s&job=%s&gap=0&mode=force" % (aid, job["id"]))
+            info = dom.by_id("gap-info").all_text()
+            self.assertIn("the gaps contradict", info)
+            self.assertIn("name 3 pairs, largest 1", info)
+            self.assertNotIn("contact forces", info)
+            self.assertNotIn("pairs in contact", info)
+            ticks = [t.all_text() for t in dom.by_id("colorbar").find_all("text", "cb-tick")]
+            self.assertTrue(ticks and not any(t.endswith(" N") for t in ticks), ticks)
+            self.assertIn("hidden", dom.by_id("scatter-panel").attrs)
+            # the cloud's statistics cover the one answer
+            self.assertEqual(float(dom.by_id("stat-answers").attrs["data-value"]), 1)
+            self.assertEqual(float(dom.by_id("stat-count").attrs["data-value"]), 2)
+            # the feasible gap of the same cloud: forces in N and its scatter
+            dom = self.load("assembly=%s&job=%s&gap=1&mode=force" % (aid, job["id"]))
+            self.assertIn("contact forces", dom.by_id("gap-info").all_text())
+            self.assertNotIn("hidden", dom.by_id("scatter-panel").attrs)
+        finally:
+            self.d.delete("/v1/assemblies/" + aid)
+
     def test_8_screenshots(self):
         job = self.submit_from_page()
         out_dir = BIN_DIR if os.path.isdir(BIN_DIR) else TMP
