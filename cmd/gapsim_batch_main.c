@@ -362,8 +362,8 @@ int main(int argc, char **argv)
                 return bad_number(a, v, "a number in (0, 1)");
             i++;
         } else if (!strcmp(a, "--limit") && v) {
-            if (gs_parse_long(v, 1, INT_MAX, &limit))
-                return bad_number(a, v, "a number of gaps >= 1");
+            if (gs_gap_limit_parse(v, &limit))
+                return bad_number(a, v, GS_GAP_LIMIT_WHAT);
             i++;
         } else if (!strcmp(a, "--method") && v) {
             if (gs_method_parse(v, &sopts.method) != 0) {
@@ -410,6 +410,11 @@ int main(int argc, char **argv)
         fprintf(stderr, "gapsim-batch: --%s: %s\n", e.field, e.msg);
         return 2;
     }
+    /* no output over an input or another output (runner.h), before anything is made */
+    const gs_run_files files = {.model = model_path, .gaps = gaps_path, .factors = factors_path,
+                                .out = out_path, .summary = summary_path};
+    if (gs_run_check_files(&files, &e) != GS_OK)
+        return fail("outputs", &e);
     /* the outputs are opened before the work: an unwritable path costs no solve */
     gs_wfile out_wf = {0}, sum_wf = {0};
     catch_signals(); /* before the temporary files exist */
@@ -458,14 +463,11 @@ int main(int argc, char **argv)
         rc = 1;
         goto out;
     }
-    int k = run.src.k;
-    if (limit >= 0 && limit < k)
-        k = run.src.k = (int)limit;
-    if (k < 1) {
-        fprintf(stderr, "gapsim-batch: %s holds no gap vector\n", gaps_path);
-        rc = 1;
+    if (gs_gap_source_limit(&run.src, limit, gaps_path, &e) != GS_OK) {
+        rc = fail(gaps_path, &e);
         goto out;
     }
+    const int k = run.src.k;
     /* what the run will hold, against what this process may use, before
      * any BLAS call (core/memlimit.h): under `ulimit -v` OpenBLAS spins
      * forever in blas_memory_alloc when no address space is left for its

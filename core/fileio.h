@@ -7,6 +7,12 @@
  * removed), atomic copies, and whole-file reads with a size cap checked (via fstat) before
  * anything is allocated. Errors are GS_ERR_IO with the path and strerror, or
  * GS_ERR_LIMIT for the cap. Used by npy.c, mmio.c and model_json*.c.
+ * Targets that are not regular files are written into, never replaced: a
+ * rename over a device node, a FIFO or /dev/stdout would put a regular file
+ * in its place (as root: /dev/null or /dev/full themselves). A symlink to a
+ * regular file stays: its file is replaced. Also: whether two paths name
+ * the same file (gs_file_same), for the programs' refusal to write over
+ * their inputs.
  */
 #ifndef GS_FILEIO_H
 #define GS_FILEIO_H
@@ -18,14 +24,28 @@
 
 /* An open atomic write: print to fp, then commit or abort (exactly one). */
 typedef struct {
-    FILE *fp;   /* stream on the temporary file; write errors surface at commit */
-    char *tmp;  /* "<path>.tmp.XXXXXX" */
-    char *path; /* final name */
+    FILE *fp;   /* stream on the temporary file (or the target: tmp NULL); write
+                   errors surface at commit */
+    char *tmp;  /* "<path>.tmp.XXXXXX"; NULL when the target is written into */
+    char *path; /* final name (a symlink's file) */
 } gs_wfile;
 
 /* Create "<path>.tmp.XXXXXX" (mode 0644) and open it for writing; a path
- * that names a directory is refused here, not at the rename. */
+ * that names a directory is refused here, not at the rename. A path that
+ * names an existing file that is not regular (a device such as /dev/null,
+ * a FIFO, a terminal, /dev/stdout on a pipe) is opened and written into
+ * instead: no temporary file, no rename, no fsync; the open of a FIFO waits
+ * for its reader, and a failed write (/dev/full: ENOSPC) is reported as any
+ * other. A symlink to a regular file is followed (realpath): the temporary
+ * file is made beside its file and renamed over it, the link stays. */
 gs_err gs_wfile_open(gs_wfile *wf, const char *path, gs_error *err);
+/* Whether gs_wfile_open(path) would succeed now, with its errors (a
+ * directory, a missing or read-only directory: a temporary file is made
+ * and removed), leaving nothing behind: for a program that writes path only
+ * at its end and should fail before its work. A target written into is
+ * checked with access(W_OK), not opened (a FIFO's open would wait for its
+ * reader). */
+gs_err gs_wfile_probe(const char *path, gs_error *err);
 /* fwrite with an immediate error check. */
 gs_err gs_wfile_write(gs_wfile *wf, const void *buf, size_t len, gs_error *err);
 /* Flush, fsync, close and rename onto the final path; aborts on failure. */
@@ -48,6 +68,13 @@ gs_err gs_file_copy(const char *src, const char *path, gs_error *err);
  * GS_ERR_LIMIT before any allocation. */
 gs_err gs_file_read_all(const char *path, size_t max_bytes, char **buf, size_t *len,
                         gs_error *err);
+
+/* 1 if a and b name the same file: the same inode (st_dev, st_ino: also
+ * through symlinks and hard links), or, for names not there yet, the same
+ * name in the same directory (a write of either would make the other);
+ * else 0 (an existing file and a new name, or a path that cannot be
+ * checked). O(1) stat calls. */
+int gs_file_same(const char *a, const char *b);
 
 /* Put "<path>: " in front of err->msg unless the message already names the
  * path (I/O errors do); for parse errors of a file read by path. */

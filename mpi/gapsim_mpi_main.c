@@ -41,12 +41,13 @@ static void usage(FILE *f)
             "usage: mpirun -np R gapsim-mpi MODEL.json --gaps GAPS.npy --out W.npy [options]\n"
             "Solve a gap cloud (k x m .npy), or a pattern sweep, on R MPI ranks.\n"
             "  --gaps FILE        k x m float64 .npy, one gap vector (mm) per row (all ranks read it)\n"
-            "  --out FILE         residual gaps, rows x m .npy written in place; FILE.run is its\n"
-            "                     completion map (a rerun with the same inputs skips done chunks)\n"
+            "  --out FILE         residual gaps, rows x m .npy written in place (a regular file,\n"
+            "                     no input); FILE.run is its completion map (a rerun with the\n"
+            "                     same inputs skips the chunks done and still on disk)\n"
             "  --patterns FILE    pattern sweep: JSON array of {\"fasteners\": [..] | \"all\" | \"none\"}\n"
             "                     or {\"fastener_fraction\": F}; row p k + i = gap i under pattern p\n"
             "  --fraction F       one pattern: round(F * candidates) fasteners, spread (0)\n"
-            "  --limit K          only the first K gaps\n"
+            "  --limit K          only the first K gaps (1 to 2^31-1)\n"
             "  --threads T        solver threads per rank (1: one rank per core)\n"
             "  --chunk C          rows per chunk handed out (16)\n"
             "  --chain C          off (default: bit-reproducible), on or auto: each worker solves\n"
@@ -94,7 +95,8 @@ static int integer(const char *v, long *out)
     return gs_parse_long(v, LONG_MIN, LONG_MAX, out) ? -2 : 1;
 }
 
-/* 0 ok, 2 usage (message printed by rank 0). */
+/* 0 ok, 2 usage (message printed by rank 0: a refused value is "not
+ * <what>", by default "a valid value"). */
 static int parse_args(int argc, char **argv, args *a)
 {
     memset(a, 0, sizeof *a);
@@ -107,7 +109,7 @@ static int parse_args(int argc, char **argv, args *a)
     a->progress = isatty(STDERR_FILENO);
     const int quiet = gm_rank() != 0;
     for (int i = 1; i < argc; i++) {
-        const char *s = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        const char *s = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL, *what = "a valid value";
         int used = 1;
         if (!strcmp(s, "-h") || !strcmp(s, "--help"))
             a->help = 1, used = 0;
@@ -137,8 +139,8 @@ static int parse_args(int argc, char **argv, args *a)
             used = number(v, &a->threshold);
         else if (!strcmp(s, "--tol"))
             used = number(v, &a->sopts.tol);
-        else if (!strcmp(s, "--limit"))
-            used = integer(v, &a->limit);
+        else if (!strcmp(s, "--limit")) /* as gapsim-batch's (runner.h) */
+            used = gs_gap_limit_parse(v, &a->limit) ? (what = GS_GAP_LIMIT_WHAT, -2) : 1;
         else if (!strcmp(s, "--threads"))
             used = integer(v, &a->threads);
         else if (!strcmp(s, "--chunk"))
@@ -159,7 +161,7 @@ static int parse_args(int argc, char **argv, args *a)
         }
         if (used < 0) {
             if (!quiet && used == -2)
-                fprintf(stderr, "gapsim-mpi: %s: '%s' is not a valid value\n", s, v);
+                fprintf(stderr, "gapsim-mpi: %s: '%s' is not %s\n", s, v, what);
             else if (!quiet)
                 fprintf(stderr, "gapsim-mpi: unknown or incomplete option '%s'\n", s);
             return 2;
@@ -174,7 +176,6 @@ static int parse_args(int argc, char **argv, args *a)
                       : !a->out ? "--out is missing"
                       : a->threads < 1 || a->threads > 1024 ? "--threads must be in [1, 1024]"
                       : a->chunk < 1 || a->chunk > 1 << 20 ? "--chunk must be in [1, 2^20]"
-                      : a->limit != -1 && a->limit < 1 ? "--limit must be >= 1"
                       : a->bins < 1 || a->bins > 1000 ? "--bins must be in [1, 1000]"
                       : !(a->fraction >= 0 && a->fraction <= 1) ? "--fraction must be in [0, 1]"
                       : a->patterns && a->fraction > 0 ? "give --patterns or --fraction"
@@ -191,6 +192,46 @@ static int parse_args(int argc, char **argv, args *a)
         usage(stderr);
     }
     return bad ? 2 : 0;
+}
+
+/* The summary's path: --summary, else OUT.summary.json; NULL for none. */
+static const char *summary_path(const args *a, char *buf, size_t cap)
+{
+    if (a->summary && !strcmp(a->summary, "none"))
+        return NULL;
+    if (a->summary)
+        return a->summary;
+    snprintf(buf, cap, "%s.summary.json", a->out);
+    return buf;
+}
+
+/* Rank 0, before any work: no output is an input or another output
+ * (runner.h gs_run_check_files); --out is a regular file, or a new name:
+ * the results are written in place with MPI-IO and a rerun resumes from
+ * them, which a device or a FIFO cannot do; --out (and its completion map
+ * beside it) and the summary can be written (fileio.h gs_wfile_probe:
+ * nothing is left behind). A handful of file system calls. */
+static gs_err check_outputs(const args *a, const char *summary, gs_error *e)
+{
+    char side[4200];
+    snprintf(side, sizeof side, "%s.run", a->out);
+    const gs_run_files f = {.model = a->model, .gaps = a->gaps, .patterns = a->patterns,
+                            .factors = a->factors, .out = a->out, .side = side,
+                            .summary = summary};
+    gs_err rc = gs_run_check_files(&f, e);
+    struct stat st;
+    const int exists = stat(a->out, &st) == 0;
+    if (!rc && exists && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+        rc = gs_errorf(e, GS_ERR_INVALID, "out", "--out '%s' is not a regular file: gapsim-mpi "
+                       "writes the results in place (MPI-IO) and resumes from them; name a "
+                       "file (gapsim-batch writes into devices and pipes)", a->out);
+    if (!rc)
+        rc = gs_wfile_probe(a->out, e); /* its directory: a directory, missing, read-only */
+    if (!rc && exists && access(a->out, W_OK) != 0) /* written in place, not replaced */
+        rc = gs_errorf(e, GS_ERR_IO, "out", "cannot write '%s': %s", a->out, strerror(errno));
+    if (!rc && summary)
+        rc = gs_wfile_probe(summary, e);
+    return rc;
 }
 
 /* The precomputation on every rank (see the options): L_Q only where the
@@ -433,7 +474,12 @@ static int run_main(int argc, char **argv)
     gs_run run = {.opts = a.sopts, .n_patterns = 1, .chain = a.chain};
     double *loads = NULL, t_bcast = 0, bytes = 0, t0 = gs_now();
     gm_out o = {0};
-    gs_err rc = gs_model_read_json(a.model, &lim, &mdl, &e);
+    char sum_buf[4300];
+    const char *summary = summary_path(&a, sum_buf, sizeof sum_buf);
+    gs_err rc = rank == 0 ? check_outputs(&a, summary, &e) : GS_OK;
+    if ((rc = gm_agree(rc, "the outputs", &e)) != GS_OK)
+        goto out;
+    rc = gs_model_read_json(a.model, &lim, &mdl, &e);
     if ((rc = gm_agree(rc, a.model, &e)) != GS_OK)
         goto out;
     if (a.patterns) {
@@ -451,10 +497,10 @@ static int run_main(int argc, char **argv)
     if (!rc && run.src.m != mdl->m)
         rc = gs_errorf(&e, GS_ERR_DIM, "gaps", "%s: %d columns, the model has %d pairs",
                        a.gaps, run.src.m, mdl->m);
-    if (!rc && a.limit >= 0 && a.limit < run.src.k)
-        run.src.k = (int)a.limit;
-    if (!rc && (run.src.k < 1 || (long long)run.src.k * n_pat > 0x7fffffffLL))
-        rc = gs_errorf(&e, GS_ERR_LIMIT, "gaps", "%s: %d gaps x %d patterns: need 1 to 2^31-1 "
+    if (!rc)
+        rc = gs_gap_source_limit(&run.src, a.limit, a.gaps, &e);
+    if (!rc && (long long)run.src.k * n_pat > 0x7fffffffLL)
+        rc = gs_errorf(&e, GS_ERR_LIMIT, "gaps", "%s: %d gaps x %d patterns: more than 2^31-1 "
                        "rows", a.gaps, run.src.k, n_pat);
     if ((rc = gm_agree(rc, a.gaps, &e)) != GS_OK)
         goto out;
@@ -503,6 +549,11 @@ static int run_main(int argc, char **argv)
                "already complete\n", run.src.k, n_pat, n_pat > 1 ? "s" : "", o.rows,
                o.n_chunks, o.chunk, o.gap_major ? " (gap-major: a gap's patterns together)" : "",
                o.done_chunks);
+        if (o.stale_chunks) /* gm_out_open: the file was written since by something else */
+            printf("           %lld chunk%s marked complete in %s do%s not match %s (written "
+                   "since by another program?): solved again\n", o.stale_chunks,
+                   o.stale_chunks == 1 ? "" : "s", o.side, o.stale_chunks == 1 ? "es" : "",
+                   o.path);
         fflush(stdout);
     }
     gs_blas_set_threads(1); /* one solve per core */
@@ -545,18 +596,13 @@ static int run_main(int argc, char **argv)
         free(all);
         printf("run        %.0f rows solved in %.2f s: %.1f solves/s\n", rows_run, wall,
                wall > 0 ? rows_run / wall : 0);
-        char path[4300];
-        snprintf(path, sizeof path, "%s", a.summary ? a.summary : "");
-        if (!a.summary)
-            snprintf(path, sizeof path, "%s.summary.json", a.out);
-        int skip = a.summary && !strcmp(a.summary, "none");
         rc = gm_out_verify(&o, &e);
         if (!rc)
-            rc = skip ? count_not_optimal(&o, &not_optimal, &e)
-                      : write_summary(&o, mdl, &a, path, &not_optimal, &e);
-        if (!rc && !skip)
+            rc = !summary ? count_not_optimal(&o, &not_optimal, &e)
+                          : write_summary(&o, mdl, &a, summary, &not_optimal, &e);
+        if (!rc && summary)
             printf("summary    %s: %lld rows, %lld not optimal or not certified\nresults    %s (%lld x %d), "
-                   "completion map %s; %.2f s in all\n", path, o.rows, not_optimal, o.path,
+                   "completion map %s; %.2f s in all\n", summary, o.rows, not_optimal, o.path,
                    o.rows, o.m, o.side, gs_now() - t0);
         fflush(stdout);
     }

@@ -60,9 +60,11 @@ typedef struct {
     uint64_t fingerprint;  /* of the inputs: a restart must match it */
     char path[4096], side[4200];
     long long data_off;    /* .npy header bytes */
-    long long map_off, rec_off;
+    long long map_off, sum_off, rec_off;
     unsigned char *map;    /* rank 0: 1 per complete chunk */
     long long done_chunks; /* complete at the start (restart) */
+    long long stale_chunks; /* marked complete, but their rows in the data file no
+                               longer have the checksum the sidecar recorded: run again */
     MPI_File fd, fs;       /* data and sidecar, opened by every rank (MPI_COMM_SELF) */
     int open;
     int sync;              /* flush data and records before a chunk's map byte */
@@ -83,14 +85,19 @@ static inline long long gm_out_pos(const gm_out *o, long long r)
 }
 
 /* Rank 0: create the .npy (header, full size) and the sidecar, or resume
- * from them when the sidecar matches (same fingerprint and shapes); fresh
- * forces a new start. Then every rank opens both with MPI-IO on
+ * from them when the sidecar matches (same fingerprint and shapes) and the
+ * data file has this run's .npy header and size: then the rows of every
+ * chunk marked complete are read back (O(rows m) bytes, once) and a chunk
+ * whose checksum differs from the sidecar's is run again (stale_chunks);
+ * fresh forces a new start. Then every rank opens both with MPI-IO on
  * MPI_COMM_SELF. Collective (the outcome is agreed). */
 gs_err gm_out_open(gm_out *o, int fresh, gs_error *err);
 /* Write the rows of positions [first, first + n) (rows [first, first + n)
  * unless gap_major: then one write per row) and their records; then, when
- * the chunk is whole, its byte of the completion map. W and recs in position
- * order. Any rank, main thread. */
+ * the chunk is whole, its checksum and its byte of the completion map. W and
+ * recs in position order. A write MPI-IO leaves short is done again with
+ * pwrite, whose errno names the cause (a full disk: "No space left on
+ * device"). Any rank, main thread. */
 gs_err gm_out_chunk(gm_out *o, long long chunk, long long first, int n, const double *W,
                     const gm_rec *recs, gs_error *err);
 /* Close this rank's handles (flushes). */

@@ -89,9 +89,36 @@ typedef struct {
  * fit). GS_ERR_FORMAT names the file when it is not a k x m array; a read
  * gap holding a NaN or Inf is GS_ERR_NONFINITE with field "gaps[i][j]". */
 gs_err gs_gap_source_npy(const char *path, gs_gap_source *src, gs_error *err);
+/* Keep the first `limit` gaps of src (limit < 1: every gap). A source left
+ * without a gap is GS_ERR_INVALID "<path> holds no gap vector" (field
+ * "gaps"): gapsim-batch and gapsim-mpi say the same. */
+gs_err gs_gap_source_limit(gs_gap_source *src, long limit, const char *path, gs_error *err);
+/* A --limit value of gapsim-batch and gapsim-mpi: a whole number of gaps in
+ * [1, 2^31-1]: 0 and *k set, or -1 (the message says it is not
+ * GS_GAP_LIMIT_WHAT). */
+int gs_gap_limit_parse(const char *s, long *k);
+#define GS_GAP_LIMIT_WHAT "a number of gaps in [1, 2147483647]"
 /* k x m row-major doubles in memory (borrowed). */
 gs_err gs_gap_source_mem(const double *G, int k, int m, gs_gap_source *src, gs_error *err);
 void gs_gap_source_close(gs_gap_source *src);
+
+/* ---- the files of a run --------------------------------------------------- */
+
+/* The files a command line names (NULL: not given). side: gapsim-mpi's
+ * completion map beside out. */
+typedef struct {
+    const char *model, *gaps, *patterns, *factors, *out, *side, *summary;
+} gs_run_files;
+
+/* Before anything is written: refuse an output (out, side, summary; factors
+ * when the file is not there: the run saves it) that is the same file
+ * (fileio.h gs_file_same: the inode, through links; a new name) as an input
+ * (model, gaps, patterns; factors when the file is there: the run loads it)
+ * or as another output. An output that exists and is not a regular file (a
+ * device, a FIFO: written into, never replaced) is not compared, nor is an
+ * input that does not exist (its read reports it). GS_ERR_INVALID naming
+ * both options and paths. O(files^2) stat calls. */
+gs_err gs_run_check_files(const gs_run_files *f, gs_error *err);
 
 /* ---- results, sink, policy, control ----------------------------------------- */
 

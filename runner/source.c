@@ -1,10 +1,12 @@
 /*
  * source.c -- gap sources of the runner: .npy file read row by row (a
- * Fortran-order file read whole), memory (runner.h). Cost per gap: one pread
- * of m doubles and the O(m) finiteness check, or one copy.
+ * Fortran-order file read whole), memory (runner.h); the first K gaps of a
+ * source (--limit K). Cost per gap: one pread of m doubles and the O(m)
+ * finiteness check, or one copy.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +14,7 @@
 #include <unistd.h>
 
 #include "npy.h"
+#include "numarg.h"
 #include "runner.h"
 
 typedef struct {
@@ -114,6 +117,20 @@ gs_err gs_gap_source_npy(const char *path, gs_gap_source *src, gs_error *err)
     *src = (gs_gap_source){.k = (int)rows, .m = (int)cols, .read = npy_read, .close = npy_close,
                            .ctx = s};
     return GS_OK;
+}
+
+gs_err gs_gap_source_limit(gs_gap_source *src, long limit, const char *path, gs_error *err)
+{
+    if (limit >= 1 && limit < src->k)
+        src->k = (int)limit;
+    if (src->k < 1)
+        return gs_errorf(err, GS_ERR_INVALID, "gaps", "%s holds no gap vector", path);
+    return GS_OK;
+}
+
+int gs_gap_limit_parse(const char *s, long *k)
+{
+    return gs_parse_long(s, 1, INT_MAX, k);
 }
 
 typedef struct {

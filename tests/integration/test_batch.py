@@ -2,13 +2,18 @@
 cloud in Fortran order (numpy's G.T of an m x k array) gives the same
 residual gaps as the C-order file; a NaN names its row and pair; outputs
 that cannot be written are refused before the model is read or a gap is
-solved, and leave no file behind; an answer whose KKT certificate fails at
-tol (the model's scale) is reported, exit 3; gaps that contradict are
-infeasible, counted by status, exit 3. Every run's stderr is checked for
-sanitizer reports."""
+solved, and leave no file behind; outputs naming a device node or a FIFO
+are written into, never replaced (a full device is an error naming its
+reason); an output that is an input (the same file, through a link or
+not) or another output is refused before the model is read; an answer whose
+KKT certificate fails at tol (the model's scale) is reported, exit 3; gaps
+that contradict are infeasible, counted by status, exit 3. Every run's
+stderr is checked for sanitizer reports. Device nodes are made in the
+test's directory (mknod, root), never the system's."""
 import json
 import os
 import shutil
+import stat
 import struct
 import subprocess
 import tempfile
@@ -102,6 +107,80 @@ class BatchTest(unittest.TestCase):
         self.assertEqual(p.returncode, 1, p.stderr)
         self.assertEqual(sorted(os.listdir(self.dir)), ["sub"])
         self.assertEqual(os.listdir(sub), [])
+
+    def node(self, name, minor):
+        """A character device of our own (major 1: minor 3 discards like
+        /dev/null, 7 is full like /dev/full); skips the test where mknod is
+        not allowed."""
+        path = self.path(name)
+        try:
+            os.mknod(path, 0o666 | stat.S_IFCHR, os.makedev(1, minor))
+        except OSError as e:
+            self.skipTest("mknod needs root: %s" % e)
+        return path
+
+    def test_devices_and_fifos_are_written_into(self):
+        # An output naming an existing device or FIFO was replaced by a
+        # regular file (the write went to a temporary file renamed over it:
+        # as root, /dev/full itself). Now it is written into: the null
+        # device discards, a FIFO's reader gets the summary, a full device
+        # is an error with its reason, exit 1; each stays what it was.
+        null, full = self.node("mynull", 3), self.node("myfull", 7)
+        fifo = self.path("myfifo")
+        os.mkfifo(fifo)
+        reader = subprocess.Popen(["cat", fifo], stdout=subprocess.PIPE)
+        try:
+            p = self.batch("--gaps", self.gaps, "--out", null, "--summary", fifo)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertTrue(stat.S_ISCHR(os.lstat(null).st_mode), "the device was replaced")
+            self.assertTrue(stat.S_ISFIFO(os.lstat(fifo).st_mode), "the FIFO was replaced")
+            self.assertEqual(json.loads(reader.communicate(timeout=30)[0])["count"], self.k)
+        finally:
+            if reader.poll() is None:
+                reader.kill()
+                reader.wait()
+        for opt in ("--out", "--summary"):
+            p = self.batch("--gaps", self.gaps, opt, full)
+            self.assertEqual(p.returncode, 1, p.stderr)
+            self.assertIn("cannot write '%s': No space left on device" % full, p.stderr)
+            self.assertTrue(stat.S_ISCHR(os.lstat(full).st_mode))
+        self.assertEqual(sorted(os.listdir(self.dir)), ["myfifo", "myfull", "mynull"])
+
+    def test_an_output_that_is_an_input_is_refused(self):
+        # --out naming the gaps file (directly, by a hard link or a symlink)
+        # wrote the results over the gaps; --summary over the model; two
+        # outputs under one name kept only the last. Refused before the model
+        # is read, naming both options; nothing is written.
+        g, mj = self.path("g.npy"), self.path("m.json")
+        shutil.copy(self.gaps, g)
+        shutil.copy(self.mj, mj)  # inline: the JSON is the whole model
+        os.link(g, self.path("hard.npy"))
+        os.symlink("g.npy", self.path("sym.npy"))
+        w = self.path("w.npy")
+        with open(g, "rb") as f:
+            before = f.read()
+        cases = ((["--out", g], "--out '%s' is the same file as --gaps" % g),
+                 (["--out", self.path("hard.npy")], "is the same file as --gaps"),
+                 (["--out", self.path("sym.npy")], "is the same file as --gaps"),
+                 (["--summary", g], "--summary '%s' is the same file as --gaps" % g),
+                 (["--summary", mj], "is the same file as MODEL.json '%s'" % mj),
+                 (["--out", w, "--summary", w], "--summary '%s' is the same file as --out" % w),
+                 (["--out", w, "--factors", w], "--factors '%s' is the same file as --out" % w))
+        for args, why in cases:
+            p = self.batch("--gaps", g, *args, model=mj)
+            self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
+            self.assertIn(why, p.stderr)
+            self.assertNotIn("model ", p.stdout)  # refused before the model was read
+        with open(g, "rb") as f:
+            self.assertEqual(f.read(), before)
+        self.assertEqual(sorted(os.listdir(self.dir)), ["g.npy", "hard.npy", "m.json", "sym.npy"])
+        # a saved factor file is an input: --out over it is refused too
+        fac = self.path("f.bin")
+        p = self.batch("--gaps", g, "--method", "gi", "--factors", fac, model=mj)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        p = self.batch("--gaps", g, "--method", "gi", "--factors", fac, "--out", fac, model=mj)
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertIn("--out '%s' is the same file as --factors" % fac, p.stderr)
 
     def test_the_gaps_are_checked_before_the_precomputation(self):
         # a missing file or one of another model: refused before any factorization

@@ -2,12 +2,19 @@
 bit-identical to gapsim-batch and to a gapsimd cloud, summary equal to the
 daemon's, pattern sweeps, saved and shared factors, a rank killed mid-run and
 the rerun that completes the output, bad input on one rank (clean error exit,
-no hang), usage errors. docs/scale-out.md."""
+no hang), usage errors; outputs that are devices or FIFOs, or that are an
+input, and output directories that cannot be written, refused or handled
+before the work; a results file written by another program, and a full disk,
+met by a rerun. docs/scale-out.md. Device nodes are made in the test's
+directory (mknod, root), never the system's; full and read-only disks are
+tmpfs mounted by the test (root; skipped otherwise)."""
+import contextlib
 import json
 import os
 import re
 import shutil
 import signal
+import stat
 import subprocess
 import tempfile
 import time
@@ -69,6 +76,33 @@ def npy_data(path):
         data = f.read()
     hl = int.from_bytes(data[8:10], "little")
     return data[10 + hl:]
+
+
+def write_empty_npy(path, m):
+    """A 0 x m float64 .npy: a cloud without a gap."""
+    header = "{'descr': '<f8', 'fortran_order': False, 'shape': (0, %d), }" % m
+    header += " " * (64 - (10 + len(header) + 1) % 64) + "\n"
+    with open(path, "wb") as f:
+        f.write(b"\x93NUMPY\x01\x00" + len(header).to_bytes(2, "little") + header.encode())
+    return path
+
+
+@contextlib.contextmanager
+def tmpfs(test, parent, size, ro=False):
+    """A tmpfs of size bytes mounted on a new directory in parent (root;
+    the test is skipped where it cannot be mounted), unmounted at the end."""
+    d = tempfile.mkdtemp(prefix="tmpfs-", dir=parent)
+    opts = "size=%d%s" % (size, ",ro" if ro else "")
+    p = subprocess.run(["mount", "-t", "tmpfs", "-o", opts, "tmpfs", d], capture_output=True,
+                       text=True)
+    if p.returncode != 0:
+        os.rmdir(d)
+        test.skipTest("cannot mount a tmpfs here: %s" % p.stderr.strip())
+    try:
+        yield d
+    finally:
+        subprocess.run(["umount", d], check=False)
+        os.rmdir(d)
 
 
 def without_run_fields(s):
@@ -429,7 +463,184 @@ class MpiTest(unittest.TestCase):
         self.assertIn("--fraction: '0.5x' is not a valid value", r.stderr)
         r = mpirun([(1, good + ["--limit", "0"])])
         self.assertEqual(r.returncode, 2)
-        self.assertIn("--limit must be >= 1", r.stderr)
+        self.assertIn("--limit: '0' is not a number of gaps in [1, 2147483647]", r.stderr)
+
+    def test_limit_and_an_empty_cloud_as_gapsim_batch(self):
+        # --limit -1 and --limit 99999999999 ran the whole cloud here while
+        # gapsim-batch refused them; an empty cloud had its own message here
+        empty = write_empty_npy(self.out("empty.npy"), self.m)
+        w = self.out("lim.npy")
+        for extra, code, why in ((["--limit", "-1"], 2,
+                                  "--limit: '-1' is not a number of gaps in [1, 2147483647]"),
+                                 (["--limit", "99999999999"], 2, "--limit: '99999999999' is not"),
+                                 (["--gaps", empty], 1,
+                                  "invalid at gaps: %s holds no gap vector" % empty)):
+            r = mpirun([(2, [self.model_json, "--gaps", self.gaps, "--out", w] + extra)])
+            b = subprocess.run([h.binary("gapsim-batch"), self.model_json, "--gaps", self.gaps] +
+                               extra, capture_output=True, text=True, timeout=TIMEOUT)
+            self.assertEqual(r.returncode, code, r.stdout + r.stderr)
+            self.assertEqual(b.returncode, code, b.stdout + b.stderr)
+            self.assertIn("gapsim-mpi: " if code == 2 else "gapsim-mpi: rank 0: ", r.stderr)
+            self.assertIn(why, r.stderr)
+            self.assertIn(why, b.stderr)
+            self.assertNotIn("rows solved", r.stdout)
+        self.assertFalse(os.path.exists(w))
+
+    def node(self, d, name, minor):
+        """A character device of our own in d (major 1: minor 3 discards like
+        /dev/null, 7 is full like /dev/full); skips where mknod is not allowed."""
+        path = os.path.join(d, name)
+        try:
+            os.mknod(path, 0o666 | stat.S_IFCHR, os.makedev(1, minor))
+        except OSError as e:
+            self.skipTest("mknod needs root: %s" % e)
+        return path
+
+    def test_outputs_that_are_not_regular_files(self):
+        # --summary naming a device or a FIFO was replaced by a regular file
+        # (as root, /dev/full itself): now written into, the full device an
+        # error with its reason. --out must be a regular file (written in
+        # place with MPI-IO, resumed from): another kind is refused at once.
+        d = tempfile.mkdtemp(prefix="nodes-", dir=self.tmp)
+        null, full = self.node(d, "mynull", 3), self.node(d, "myfull", 7)
+        fifo = os.path.join(d, "myfifo")
+        os.mkfifo(fifo)
+        base = [self.model_json, "--gaps", self.gaps, "--method", "gi", "--fraction", "0.5",
+                "--out", os.path.join(d, "w.npy")]
+        self.run_ok([(2, base + ["--summary", null])])
+        self.assertTrue(stat.S_ISCHR(os.lstat(null).st_mode), "the device was replaced")
+        reader = subprocess.Popen(["cat", fifo], stdout=subprocess.PIPE)
+        try:
+            self.run_ok([(2, base + ["--summary", fifo])])
+            self.assertTrue(stat.S_ISFIFO(os.lstat(fifo).st_mode), "the FIFO was replaced")
+            self.assertEqual(json.loads(reader.communicate(timeout=30)[0])["count"], 45)
+        finally:
+            if reader.poll() is None:
+                reader.kill()
+                reader.wait()
+        r = mpirun([(2, base + ["--summary", full])])
+        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+        self.assertIn("cannot write '%s': No space left on device" % full, r.stderr)
+        self.assertTrue(stat.S_ISCHR(os.lstat(full).st_mode))
+        for out in (null, fifo):
+            r = mpirun([(2, [self.model_json, "--gaps", self.gaps, "--out", out])])
+            self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+            self.assertIn("--out '%s' is not a regular file" % out, r.stderr)
+            self.assertNotIn("model ", r.stdout)  # before the model is read
+        self.assertTrue(stat.S_ISCHR(os.lstat(null).st_mode))
+        self.assertTrue(stat.S_ISFIFO(os.lstat(fifo).st_mode))
+        self.assertEqual(sorted(os.listdir(d)), ["myfifo", "myfull", "mynull", "w.npy",
+                                                 "w.npy.run"])
+
+    def test_an_output_that_is_an_input_is_refused(self):
+        # --out naming the gaps file: rank 0 truncated it after the ranks had
+        # opened it, the workers read zeros and the run ended "successfully".
+        # Any output (--out, its completion map, --summary, a --factors file
+        # to be saved) that is an input (MODEL.json, --gaps, --patterns, a
+        # --factors file to be loaded) or another output, by name, hard link
+        # or symlink, is refused before the model is read.
+        d = tempfile.mkdtemp(prefix="same-", dir=self.tmp)
+        g, mj, w = (os.path.join(d, x) for x in ("g.npy", "m.json", "w.npy"))
+        shutil.copy(self.gaps, g)
+        shutil.copy(self.model_json, mj)  # inline: the JSON is the whole model
+        os.link(g, os.path.join(d, "hard.npy"))
+        os.symlink("g.npy", os.path.join(d, "sym.npy"))
+        pats = os.path.join(d, "p.json")
+        with open(pats, "w") as f:
+            json.dump([{}], f)
+        with open(g, "rb") as f:
+            before = f.read()
+        cases = ((["--out", g], "--out '%s' is the same file as --gaps '%s'" % (g, g)),
+                 (["--out", os.path.join(d, "hard.npy")], "is the same file as --gaps"),
+                 (["--out", os.path.join(d, "sym.npy")], "is the same file as --gaps"),
+                 (["--out", pats, "--patterns", pats], "is the same file as --patterns"),
+                 (["--out", w, "--summary", g], "--summary '%s' is the same file as --gaps" % g),
+                 (["--out", w, "--summary", mj], "is the same file as MODEL.json '%s'" % mj),
+                 (["--out", w, "--summary", w], "--summary '%s' is the same file as --out" % w),
+                 (["--out", w, "--summary", w + ".run"],
+                  "is the same file as --out's completion map"),
+                 (["--out", w, "--factors", w], "--factors '%s' is the same file as --out" % w))
+        for args, why in cases:
+            r = mpirun([(2, [mj, "--gaps", g] + args)])
+            self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+            self.assertIn(why, r.stderr)
+            self.assertNotIn("model ", r.stdout)
+        with open(g, "rb") as f:
+            self.assertEqual(f.read(), before)
+        self.assertEqual(sorted(os.listdir(d)), ["g.npy", "hard.npy", "m.json", "p.json",
+                                                 "sym.npy"])
+
+    def test_bad_output_paths_are_reported_before_the_work(self):
+        # A missing or read-only --out directory was reported after the model
+        # read, the precomputation and the hash of the gaps; a bad --summary
+        # directory after the whole solve. Both now before the model is read.
+        good = self.out("bo.npy")
+        cases = ((["--out", self.out("missing/w.npy")], "cannot create"),
+                 (["--out", self.tmp], "is a directory"),
+                 (["--out", good, "--summary", self.out("nodir/s.json")], "cannot create"))
+        for args, why in cases:
+            r = mpirun([(2, [self.model_json, "--gaps", self.gaps] + args)])
+            self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+            self.assertIn(why, r.stderr)
+            self.assertNotIn("model ", r.stdout)
+        self.assertFalse(os.path.exists(good))
+        with tmpfs(self, self.tmp, 1 << 20, ro=True) as ro:
+            r = mpirun([(2, [self.model_json, "--gaps", self.gaps, "--out",
+                             os.path.join(ro, "w.npy")])])
+            self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+            self.assertIn("Read-only file system", r.stderr)
+            self.assertNotIn("model ", r.stdout)
+
+    def test_a_results_file_written_by_another_program_is_solved_again(self):
+        # The sidecar once trusted any W.npy of the right size: gapsim-batch
+        # with another fraction writing the same --out, then the first
+        # command again: "12 chunks already complete" and every row wrong.
+        # Each chunk's checksum in the sidecar is checked against the file.
+        w = self.out("other.npy")
+        args = [self.model_json, "--gaps", self.gaps, "--method", "gi", "--fraction", "0.5",
+                "--chunk", "4", "--out", w]
+        self.run_ok([(2, args)])
+        self.assertEqual(npy_data(w), npy_data(self.batch))
+        b = subprocess.run([h.binary("gapsim-batch"), self.model_json, "--gaps", self.gaps,
+                            "--method", "gi", "--fraction", "0.2", "--threads", "2", "--out", w],
+                           capture_output=True, text=True, timeout=TIMEOUT)
+        self.assertEqual(b.returncode, 0, b.stderr)
+        self.assertNotEqual(npy_data(w), npy_data(self.batch))
+        r = self.run_ok([(2, args)])
+        self.assertIn(" 0 chunks already complete", r.stdout)
+        self.assertIn("12 chunks marked complete in %s.run do not match %s" % (w, w), r.stdout)
+        self.assertIn("45 rows solved", r.stdout)
+        self.assertEqual(npy_data(w), npy_data(self.batch))
+        # one row changed in place: only its chunk runs again
+        with open(w, "r+b") as f:
+            f.seek(-8 * self.m * 40, os.SEEK_END)  # row 5: chunk 1
+            f.write(b"\0" * 8)
+        r = self.run_ok([(2, args)])
+        self.assertIn(" 11 chunks already complete", r.stdout)
+        self.assertIn("1 chunk marked complete in %s.run does not match %s" % (w, w), r.stdout)
+        self.assertIn(" 4 rows solved", r.stdout)
+        self.assertEqual(npy_data(w), npy_data(self.batch))
+
+    def test_a_full_disk_is_named_and_the_rerun_resumes(self):
+        # A write that met a full disk said "short write (28752 of 41648)";
+        # it now says why, and after space is freed the rerun completes the
+        # file bit for bit.
+        with tmpfs(self, self.tmp, 1 << 20) as mnt:
+            w = os.path.join(mnt, "w.npy")
+            filler = os.path.join(mnt, "filler")
+            with open(filler, "wb") as f:  # leaves 3 pages: the headers and one of rows
+                st = os.statvfs(mnt)
+                f.write(b"\1" * (st.f_bavail * st.f_frsize - 3 * 4096))
+            args = [self.model_json, "--gaps", self.gaps, "--method", "gi", "--fraction", "0.5",
+                    "--chunk", "4", "--out", w]
+            r = mpirun([(2, args)])
+            self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+            self.assertIn("%s: No space left on device" % w, r.stderr)
+            self.assertNotIn("short write", r.stderr)
+            os.unlink(filler)
+            r = self.run_ok([(2, args)])
+            self.assertRegex(r.stdout, r" \d+ chunks already complete")
+            self.assertEqual(npy_data(w), npy_data(self.batch))
 
     def test_a_nan_gap_stops_every_rank(self):
         # A NaN in the cloud fails the row that reads it. With one thread a

@@ -1,10 +1,19 @@
 /* test_fileio.c -- core/fileio.h: atomic copies (gs_file_copy: the bytes
  * of the source, an existing target replaced, no file and no temporary left
  * when the source or the target's directory is missing), whole-file reads
- * with their size cap, an aborted write leaving nothing, and a directory
- * refused as a target when the write is opened. */
+ * with their size cap, an aborted write leaving nothing, a directory
+ * refused as a target when the write is opened; a device node or a FIFO
+ * written into, never replaced (a full device's ENOSPC reported), a symlink
+ * to a file kept and its file replaced; the probe of a write that leaves
+ * nothing (and does not wait for a FIFO's reader); gs_file_same through
+ * hard links, symlinks and names not there yet. Device nodes are made here with
+ * mknod (root; skipped otherwise), never the system's. */
+#define _GNU_SOURCE /* mknod, makedev */
 #include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "fileio.h"
@@ -120,6 +129,134 @@ GS_TEST(a_directory_is_refused_at_open)
     GS_CHECK_INT(entries(dir), 1);
     GS_CHECK_INT(entries(sub), 0);
     gs_wfile_abort(&wf); /* no-op */
+}
+
+/* A character device node of our own in dir (major 1: 3 is null, 7 is
+ * full); 0 where mknod is not allowed (not root). */
+static int make_dev(char *path, size_t cap, const char *dir, const char *name, unsigned minor)
+{
+    snprintf(path, cap, "%s/%s", dir, name);
+    if (mknod(path, S_IFCHR | 0666, makedev(1, minor)) == 0)
+        return 1;
+    fprintf(stderr, "  (mknod %s: %s: skipped)\n", path, strerror(errno));
+    return 0;
+}
+
+static int is_chr(const char *path)
+{
+    struct stat st;
+    return lstat(path, &st) == 0 && S_ISCHR(st.st_mode);
+}
+
+/* An existing device node is written into, not replaced by a regular file
+ * (as root a rename over /dev/null or /dev/full replaced the system's);
+ * a full device's write error is reported with its errno; no temporary
+ * file is made beside it. */
+GS_TEST(a_device_is_written_into_not_replaced)
+{
+    char dir[512], null_dev[600], full_dev[600];
+    GS_CHECK(scratch(dir));
+    if (!make_dev(null_dev, sizeof null_dev, dir, "null", 3) ||
+        !make_dev(full_dev, sizeof full_dev, dir, "full", 7))
+        return;
+    write_bytes(null_dev, 100000, 5);
+    GS_CHECK(is_chr(null_dev));
+    GS_CHECK_INT(entries(dir), 2);
+    gs_wfile wf = {0};
+    gs_error e = {0};
+    GS_CHECK_INT(gs_wfile_open(&wf, full_dev, &e), GS_OK);
+    GS_CHECK_INT(gs_wfile_write(&wf, "abc", 3, &e), GS_OK); /* buffered */
+    GS_CHECK_INT(gs_wfile_commit(&wf, &e), GS_ERR_IO);
+    GS_CHECK_INT(e.sys_errno, ENOSPC);
+    GS_CHECK(strstr(e.msg, full_dev) != NULL);
+    GS_CHECK(strstr(e.msg, "No space left on device") != NULL);
+    GS_CHECK(is_chr(full_dev));
+    GS_CHECK_INT(entries(dir), 2);
+}
+
+/* A FIFO receives the bytes (a reader holds it open here) and stays a FIFO. */
+GS_TEST(a_fifo_receives_the_bytes)
+{
+    char dir[512], fifo[600];
+    GS_CHECK(scratch(dir));
+    snprintf(fifo, sizeof fifo, "%s/fifo", dir);
+    GS_CHECK_INT(mkfifo(fifo, 0644), 0);
+    int rd = open(fifo, O_RDONLY | O_NONBLOCK); /* a reader: the writer's open does not wait */
+    GS_CHECK(rd >= 0);
+    gs_wfile wf = {0};
+    gs_error e;
+    GS_CHECK_INT(gs_wfile_open(&wf, fifo, &e), GS_OK);
+    GS_CHECK_INT(gs_wfile_write(&wf, "results", 7, &e), GS_OK);
+    GS_CHECK_INT(gs_wfile_commit(&wf, &e), GS_OK);
+    char got[16] = {0};
+    GS_CHECK_INT(read(rd, got, sizeof got), 7);
+    close(rd);
+    GS_CHECK(memcmp(got, "results", 7) == 0);
+    struct stat st;
+    GS_CHECK(lstat(fifo, &st) == 0 && S_ISFIFO(st.st_mode));
+    GS_CHECK_INT(entries(dir), 1);
+}
+
+/* A symlink to a regular file stays a symlink: its file gets the new bytes
+ * (atomically: the temporary file is made beside the file, not the link). */
+GS_TEST(a_symlink_keeps_pointing_at_its_file)
+{
+    char dir[512], file[600], link[600];
+    GS_CHECK(scratch(dir));
+    snprintf(file, sizeof file, "%s/w.npy", dir);
+    snprintf(link, sizeof link, "%s/latest.npy", dir);
+    write_bytes(file, 10, 1);
+    GS_CHECK_INT(symlink("w.npy", link), 0);
+    write_bytes(link, 20, 2);
+    struct stat st;
+    GS_CHECK(lstat(link, &st) == 0 && S_ISLNK(st.st_mode));
+    GS_CHECK(stat(file, &st) == 0 && st.st_size == 20);
+    GS_CHECK_INT(entries(dir), 2);
+}
+
+/* The probe reports what the open would (a missing directory, a directory)
+ * and leaves nothing; a FIFO without a reader is not opened (it would wait). */
+GS_TEST(probe_leaves_nothing)
+{
+    char dir[512], path[600], fifo[600];
+    GS_CHECK(scratch(dir));
+    gs_error e;
+    snprintf(path, sizeof path, "%s/no/w.npy", dir);
+    GS_CHECK_INT(gs_wfile_probe(path, &e), GS_ERR_IO);
+    GS_CHECK(strstr(e.msg, "cannot create a temporary file") != NULL);
+    GS_CHECK_INT(gs_wfile_probe(dir, &e), GS_ERR_IO);
+    GS_CHECK(strstr(e.msg, "is a directory") != NULL);
+    snprintf(path, sizeof path, "%s/w.npy", dir);
+    GS_CHECK_INT(gs_wfile_probe(path, &e), GS_OK);
+    GS_CHECK_INT(entries(dir), 0);
+    snprintf(fifo, sizeof fifo, "%s/fifo", dir);
+    GS_CHECK_INT(mkfifo(fifo, 0644), 0);
+    GS_CHECK_INT(gs_wfile_probe(fifo, &e), GS_OK);
+    GS_CHECK_INT(entries(dir), 1);
+}
+
+GS_TEST(same_file_through_links_and_new_names)
+{
+    char dir[512], a[600], hard[600], sym[600], b[600], fresh[600], fresh2[600];
+    GS_CHECK(scratch(dir));
+    snprintf(a, sizeof a, "%s/g.npy", dir);
+    snprintf(hard, sizeof hard, "%s/hard.npy", dir);
+    snprintf(sym, sizeof sym, "%s/sym.npy", dir);
+    snprintf(b, sizeof b, "%s/other.npy", dir);
+    snprintf(fresh, sizeof fresh, "%s/new.npy", dir);
+    snprintf(fresh2, sizeof fresh2, "%s/./new.npy", dir);
+    write_bytes(a, 10, 1);
+    write_bytes(b, 10, 1);
+    GS_CHECK_INT(link(a, hard), 0);
+    GS_CHECK_INT(symlink("g.npy", sym), 0);
+    GS_CHECK_INT(gs_file_same(a, a), 1);
+    GS_CHECK_INT(gs_file_same(a, hard), 1);
+    GS_CHECK_INT(gs_file_same(sym, a), 1);
+    GS_CHECK_INT(gs_file_same(a, b), 0);           /* same bytes, another file */
+    GS_CHECK_INT(gs_file_same(fresh, fresh2), 1);  /* one new name, spelled twice */
+    GS_CHECK_INT(gs_file_same(fresh, a), 0);
+    GS_CHECK_INT(gs_file_same(fresh, dir), 0);     /* a new name and its directory */
+    GS_CHECK_INT(entries(dir), 4);
 }
 
 GS_TEST_MAIN()
