@@ -96,7 +96,9 @@ void gsd_h_job_get(gsd_req *r)
     gsd_job_row row;
     if (!gsd_api_job(r, &row))
         return;
-    if (wait > 0.0 && !gsd_job_status_ended(row.status)) {
+    /* a job cancelled or failed with chunks still running is held until they
+     * have committed their gaps: its answer then has the final counts */
+    if (wait > 0.0 && (!gsd_job_status_ended(row.status) || !gsd_jobs_quiet(r->app->jobs, r->id))) {
         gsd_job_row_free(&row);
         gsd_jobwait_add(r->app, r, wait);
         return;

@@ -53,6 +53,9 @@ typedef struct gsd_job {
     atomic_int cut;        /* running solves stop (cancel, failure, shutdown): the
                               solver's cancel flag; a cut-short gap is not stored */
     int finished, started, refs;
+    int notify_quiet;      /* cancelled or failed with chunks running: held waits
+                              (jobwait.h) are answered when the last one settles,
+                              so that they see the final done / failed counts */
     double t_start;
     int done_start;
     double *load;          /* built on the first chunk, with the model */
@@ -440,9 +443,32 @@ static int settle(gsd_app *app, gsd_job *job, const int *idx, int cnt, int n_sto
     int now_finished = !job->finished && !job->cancelled && job->done == job->total;
     if (now_finished)
         job->finished = 1;
+    const int now_quiet = job->notify_quiet && job->inflight == 0;
+    if (now_quiet)
+        job->notify_quiet = 0;
     pthread_cond_broadcast(&jobs->cv);
     pthread_mutex_unlock(&jobs->mu);
+    if (now_quiet) /* its rows are committed: the document has the final counts */
+        gsd_jobwait_ended(app, job->id);
     return now_finished;
+}
+
+/* Job id ended (cancelled or failed, its status stored): answer the
+ * requests held for it (jobwait.h) now if no chunk of it runs, else when the
+ * last one settles (settle). Looked up again by id: once cancelled and
+ * quiet, another thread may have reaped it since the caller's lock. */
+static void notify_ended(gsd_app *app, const char *id)
+{
+    int now = 1;
+    pthread_mutex_lock(&app->jobs->mu);
+    for (gsd_job *job = app->jobs->head; job; job = job->next_job)
+        if (!strcmp(job->id, id) && job->inflight > 0) {
+            job->notify_quiet = 1;
+            now = 0;
+        }
+    pthread_mutex_unlock(&app->jobs->mu);
+    if (now)
+        gsd_jobwait_ended(app, id);
 }
 
 /* The job ends failed; its reason, in the API without paths (the log has
@@ -461,7 +487,7 @@ static void fail_job(gsd_app *app, gsd_worker *w, gsd_job *job, const gs_error *
     if (ended)
         return;
     gsd_store_job_fail(w->st, job->id, "failed", gsd_unix_now(), reason, NULL);
-    gsd_jobwait_ended(app, job->id);
+    notify_ended(app, job->id); /* this chunk's settle, at the latest */
 }
 
 /* ---- the summary of a job that ended, computed ahead ------------------------------ */
@@ -812,7 +838,7 @@ int gsd_jobs_cancel(gsd_app *app, const char *id)
     pthread_mutex_unlock(&app->jobs->mu);
     if (hit) {
         gsd_store_job_set_status(app->st, id, "cancelled", gsd_unix_now(), NULL);
-        gsd_jobwait_ended(app, id);
+        notify_ended(app, id);
     }
     return hit;
 }

@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "api.h"
+#include "jobs.h"
 #include "linalg.h" /* gs_now */
 
 #define HANGUP_CHECK_S 0.1 /* how often the hang-up flags are looked at */
@@ -208,7 +209,8 @@ void gsd_jobwait_add(gsd_app *app, gsd_req *r, double secs)
     int found = 0;
     gs_error ge;
     if (gsd_store_job_get(app->st, id, &row, &found, &ge) == GS_OK) {
-        if (!found || gsd_job_status_ended(row.status))
+        /* ended with chunks still running: their settle answers it */
+        if (!found || (gsd_job_status_ended(row.status) && gsd_jobs_quiet(app->jobs, id)))
             gsd_jobwait_ended(app, id); /* answered now: its document, or 404 */
         if (found)
             gsd_job_row_free(&row);
