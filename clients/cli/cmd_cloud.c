@@ -579,13 +579,6 @@ static cJSON *results_page(gc_ctx *cx, const char *prog, const char *job, long o
     return *rc == GC_OK ? page : NULL;
 }
 
-/* The next page's offset, or -1 after the last page. */
-static long next_offset(const cJSON *page)
-{
-    const cJSON *next = cJSON_GetObjectItemCaseSensitive(page, "next_offset");
-    return cJSON_IsNumber(next) ? (long)next->valuedouble : -1;
-}
-
 /* The per-gap results as a table, page by page. */
 static int results_table(gc_ctx *cx, const char *prog, const char *job)
 {
@@ -607,7 +600,7 @@ static int results_table(gc_ctx *cx, const char *prog, const char *job)
                    gc_jstr(r, "solver", "-"), gc_jint(r, "n_act", 0), gc_jint(r, "iterations", 0),
                    gc_jnum(r, "time_ms", 0), mr, gc_jbool(r, "warm_start_used", 0) ? "yes" : "no");
         }
-        offset = next_offset(page);
+        offset = gc_next_offset(page, offset);
         cJSON_Delete(page);
     }
     return rc;
@@ -634,7 +627,7 @@ static int results_merged(gc_ctx *cx, const char *prog, const char *job, const c
     cJSON *page = results_page(cx, prog, job, 0, field ? field : "w", &rc);
     if (!page)
         return rc;
-    long offset = next_offset(page);
+    long offset = gc_next_offset(page, 0);
     cJSON_ReplaceItemInObjectCaseSensitive(page, "limit",
                                            cJSON_CreateNumber(gc_jnum(page, "total", 0)));
     cJSON_ReplaceItemInObjectCaseSensitive(page, "next_offset", cJSON_CreateNull());
@@ -668,7 +661,7 @@ static int results_merged(gc_ctx *cx, const char *prog, const char *job, const c
         cJSON *next = results_page(cx, prog, job, offset, field ? field : "w", &rc);
         if (!next)
             break;
-        offset = next_offset(next);
+        offset = gc_next_offset(next, offset);
         res = cJSON_DetachItemFromObjectCaseSensitive(next, "results");
         cJSON_Delete(next);
     }

@@ -49,8 +49,7 @@ static int solved_gaps(gc_ctx *cx, const char *prog, const char *job, int total,
             if (i >= 0 && i < total && *n < total)
                 (*idx)[(*n)++] = i;
         }
-        const cJSON *next = cJSON_GetObjectItemCaseSensitive(page, "next_offset");
-        offset = cJSON_IsNumber(next) ? (long)next->valuedouble : -1;
+        offset = gc_next_offset(page, offset);
         cJSON_Delete(page);
     }
     return rc;

@@ -3,6 +3,7 @@
  */
 #include "out.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -28,6 +29,15 @@ int gc_jint(const cJSON *o, const char *k, int def)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
     return cJSON_IsNumber(v) ? v->valueint : def;
+}
+
+long gc_next_offset(const cJSON *page, long offset)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(page, "next_offset");
+    if (!cJSON_IsNumber(v) || !(v->valuedouble > (double)offset && v->valuedouble <= INT_MAX) ||
+        v->valuedouble != floor(v->valuedouble))
+        return -1;
+    return (long)v->valuedouble;
 }
 
 int gc_jbool(const cJSON *o, const char *k, int def)

@@ -14,6 +14,10 @@
 const char *gc_jstr(const cJSON *o, const char *k, const char *def);
 double gc_jnum(const cJSON *o, const char *k, double def);
 int gc_jint(const cJSON *o, const char *k, int def);
+/* A results page's "next_offset" if it is a whole number after offset (a
+ * page's start), else -1: the last page, or an answer that would not move
+ * on (no cast of an out-of-range double, no endless loop). */
+long gc_next_offset(const cJSON *page, long offset);
 int gc_jbool(const cJSON *o, const char *k, int def);
 /* 1 if o[k] is a number. */
 int gc_jis_num(const cJSON *o, const char *k);

@@ -27,15 +27,16 @@ import tempfile
 import unittest
 
 from gsd_harness import TMP, binary, read_npy
+from test_python_transport import FakeServer, response
 
 UP = "1,0,0,1\n2,10,0,1\n3,0,10,1\n"
 LO = "11,0,0,0.7\n12,10,0,0.7\n13,0,10,0.7\n"
 
 
-def run(args, **kw):
+def run(args, timeout=300, **kw):
     e = dict(os.environ)
     e.pop("GAPSIM_SERVER", None)
-    return subprocess.run(args, env=e, capture_output=True, text=True, timeout=300, **kw)
+    return subprocess.run(args, env=e, capture_output=True, text=True, timeout=timeout, **kw)
 
 
 class OfflineCase(unittest.TestCase):
@@ -239,6 +240,36 @@ class GenTest(OfflineCase):
                         "--out", self.path("c")], 0)
         self.assertEqual(len(re.findall(r"cond_1 [0-9.]+e\+0[1-9]", r.stdout)), 2, r.stdout)
         self.assertRegex(r.stdout, r"cond\(K\)    [0-9.]+e\+0[1-9]")
+
+
+class PagingTest(unittest.TestCase):
+    """`gapsim cloud results` reads a job's results page after page, going
+    where each page's next_offset says: an answer whose next_offset does not
+    move on (the same offset again, a number beyond any index) ends the
+    listing instead of asking for the same page forever or casting 1e300 to
+    an integer (undefined behaviour)."""
+
+    def test_next_offset_that_does_not_move_on(self):
+        srv = FakeServer()
+        try:
+            for nxt in ("0", "1e300", "-5", "0.5", "\"2\""):
+                page = ('{"job_id":"j_0123456789abcdef","total":2,"offset":0,"limit":1000,'
+                        '"results":[{"job_index":0,"id":"r_0123456789abcdef","status":"optimal",'
+                        '"solver":"gi","n_act":1,"iterations":1,"time_ms":0.1,"max_residual":0}],'
+                        '"next_offset":%s}' % nxt).encode()
+                srv.answer = response(b"HTTP/1.1 200 OK", [(b"Content-Type", b"application/json"),
+                                                           (b"Content-Length", b"%d" % len(page))],
+                                      page)
+                for json_out in ([], ["--json"]):
+                    with self.subTest(next_offset=nxt, json=bool(json_out)):
+                        n = len(srv.requests)
+                        p = run([binary("gapsim"), "--server", srv.url] + json_out +
+                                ["cloud", "results", "j_0123456789abcdef"], timeout=20)
+                        self.assertEqual(p.returncode, 0, p.stderr)
+                        self.assertEqual(len(srv.requests) - n, 1, srv.requests[n:])
+                        self.assertIn("r_0123456789abcdef", p.stdout)
+        finally:
+            srv.close()
 
 
 if __name__ == "__main__":
