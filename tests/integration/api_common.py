@@ -123,6 +123,30 @@ class DaemonCase(unittest.TestCase):
         cls.d.cleanup()
 
 
+class TokenFileMixin:
+    """Before a DaemonCase in the bases: its daemon runs with --token-file,
+    a file (with a comment line) granting READ the read scope and WRITE the
+    write scope."""
+
+    READ, WRITE = "r" * 20 + "-read-token", "w" * 20 + "-write-token"
+
+    @classmethod
+    def setUpClass(cls):
+        os.makedirs(h.TMP, exist_ok=True)
+        fd, cls.token_path = tempfile.mkstemp(dir=h.TMP, suffix=".tokens")
+        os.write(fd, ("# scopes\nread %s\nwrite %s\n" % (cls.READ, cls.WRITE)).encode())
+        os.close(fd)
+        cls.daemon_extra = ["--token-file", cls.token_path]
+        super().setUpClass()
+
+    @classmethod
+    def tearDownClass(cls):
+        try:
+            super().tearDownClass()
+        finally:
+            os.unlink(cls.token_path)
+
+
 class ApiCase(DaemonCase):
     """One daemon per class with the small inline lap model uploaded (ready)."""
 

@@ -208,6 +208,24 @@ def release_binary(name):
     return path if os.path.exists(path) and not sanitized(path) else None
 
 
+def loop_model():
+    """Three one-DOF parts a, b, c (K 1, 2, 4 N/mm, loads f = (1, 0, -1))
+    whose pairs close a loop (x0 - x1, x1 - x2, x2 - x0: their columns of A
+    sum to zero, so Q is singular and weights d = (1, 1, 1, 0) prove gaps
+    summing to less than 0 around the loop infeasible) and a jig pair on
+    part a; nodes at x = 0, 10, 20 mm. The model of the tests of
+    linearly dependent pairs."""
+    return {"format": "gapsim-model", "version": 1, "name": "loop",
+            "parts": [{"name": "a", "ndof": 1, "K": [[1]]},
+                      {"name": "b", "ndof": 1, "K": [[2]]},
+                      {"name": "c", "ndof": 1, "K": [[4]]}],
+            "nodes": {"part": [0, 1, 2], "dof": [0, 0, 0],
+                      "x": [0, 10, 20], "y": [0, 0, 0], "z": [0, 0, 0]},
+            "pairs": {"i": [0, 1, 2, 0], "j": [1, 2, 0, -1],
+                      "ci": [1, 1, 1, 1], "cj": [-1, -1, -1, 0]},
+            "f": [1, 0, -1]}
+
+
 def gen_model(out_dir, kind="lap", small=True, inline=False, gaps=10, name=None, extra=None):
     """Run gapsim-gen; returns (model json path, gaps .npy path)."""
     name = name or kind

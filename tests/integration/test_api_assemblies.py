@@ -467,15 +467,7 @@ class AssemblyTest(ApiCase):
         IPM and auto do not read L_Q, and prove contradicting gaps
         infeasible), precompute.lq_error names the pair, and the methods
         that need L_Q are refused at once with that error."""
-        # three one-DOF parts whose pairs close a loop (their columns of A sum
-        # to zero: weights d = (1, 1, 1, 0)) and a jig pair
-        loop = {"format": "gapsim-model", "version": 1, "name": "loop",
-                "parts": [{"ndof": 1, "K": [[1]]}, {"ndof": 1, "K": [[2]]},
-                          {"ndof": 1, "K": [[4]]}],
-                "nodes": {"part": [0, 1, 2], "dof": [0, 0, 0]},
-                "pairs": {"i": [0, 1, 2, 0], "j": [1, 2, 0, -1],
-                          "ci": [1, 1, 1, 1], "cj": [-1, -1, -1, 0]},
-                "f": [1, 0, -1]}
+        loop = h.loop_model()  # Q singular: weights d = (1, 1, 1, 0)
         r = self.d.post("/v1/assemblies?wait=1", loop)
         self.assertEqual(r.status, 201, r.body[:300])
         aid = r.json()["id"]

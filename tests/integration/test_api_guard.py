@@ -28,7 +28,7 @@ import time
 import unittest
 
 import gsd_harness as h
-from api_common import ApiCase, DaemonCase, model, upload_json
+from api_common import ApiCase, DaemonCase, TokenFileMixin, model, upload_json
 
 
 def raw(d, data, timeout=10):
@@ -97,25 +97,8 @@ class Guard(ApiCase):
         self.assertEqual(r.status, 200, r.body[:200])
 
 
-class Tokens(DaemonCase):
-    READ, WRITE = "r" * 20 + "-read-token", "w" * 20 + "-write-token"
+class Tokens(TokenFileMixin, DaemonCase):
     workers = 1
-
-    @classmethod
-    def setUpClass(cls):
-        os.makedirs(h.TMP, exist_ok=True)
-        fd, cls.path = tempfile.mkstemp(dir=h.TMP, suffix=".tokens")
-        os.write(fd, ("# scopes\nread %s\nwrite %s\n" % (cls.READ, cls.WRITE)).encode())
-        os.close(fd)
-        cls.daemon_extra = ["--token-file", cls.path]
-        super().setUpClass()
-
-    @classmethod
-    def tearDownClass(cls):
-        try:
-            super().tearDownClass()
-        finally:
-            os.unlink(cls.path)
 
     def test_scopes(self):
         self.assertEqual(self.d.get("/healthz").status, 200)

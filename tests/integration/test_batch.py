@@ -245,14 +245,7 @@ class BatchTest(unittest.TestCase):
         # parts under their loads without contact, g - A'K^-1 f (docs/solvers.md).
         mj = self.path("loop.json")
         with open(mj, "w") as f:
-            json.dump({"format": "gapsim-model", "version": 1, "name": "loop",
-                       "parts": [{"name": "a", "ndof": 1, "K": [[1]]},
-                                 {"name": "b", "ndof": 1, "K": [[2]]},
-                                 {"name": "c", "ndof": 1, "K": [[4]]}],
-                       "nodes": {"part": [0, 1, 2], "dof": [0, 0, 0]},
-                       "pairs": {"i": [0, 1, 2, 0], "j": [1, 2, 0, -1],
-                                 "ci": [1, 1, 1, 1], "cj": [-1, -1, -1, 0]},
-                       "f": [1, 0, -1]}, f)
+            json.dump(h.loop_model(), f)
         rows = [[0.1, 0.1, -0.3, 0.5], [0.1, 0.1, 0.3, 0.5], [0.2, -0.25, 0.0, 0.5]]
         g = h.write_npy(self.path("g.npy"), rows)
         summary, out = self.path("s.json"), self.path("w.npy")

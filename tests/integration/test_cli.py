@@ -17,7 +17,7 @@ import time
 import unittest
 
 from api_common import DaemonCase
-from gsd_harness import BIN_DIR, TMP, Daemon, binary, gen_model, read_npy, write_npy
+from gsd_harness import BIN_DIR, TMP, Daemon, binary, gen_model, loop_model, read_npy, write_npy
 
 GAPSIM = os.path.join(BIN_DIR, "gapsim")
 
@@ -71,13 +71,7 @@ class CliTest(DaemonCase):
         names the dependent pair on an L_Q line."""
         path = self.tmp("loop.json")
         with open(path, "w") as f:
-            json.dump({"format": "gapsim-model", "version": 1, "name": "loop",
-                       "parts": [{"ndof": 1, "K": [[1]]}, {"ndof": 1, "K": [[2]]},
-                                 {"ndof": 1, "K": [[4]]}],
-                       "nodes": {"part": [0, 1, 2], "dof": [0, 0, 0]},
-                       "pairs": {"i": [0, 1, 2, 0], "j": [1, 2, 0, -1],
-                                 "ci": [1, 1, 1, 1], "cj": [-1, -1, -1, 0]},
-                       "f": [1, 0, -1]}, f)
+            json.dump(loop_model(), f)
         aid = self.cli(["assembly", "upload", path, "--wait", "-q"]).stdout.strip()
         try:
             a = self.d.wait_assembly(aid, lambda a: a["precompute"]["lq_error"])

@@ -34,7 +34,7 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gsd_harness as H  # noqa: E402
-from api_common import DaemonCase  # noqa: E402
+from api_common import DaemonCase, TokenFileMixin  # noqa: E402
 
 SRC = os.path.abspath(H.SOURCE_DIR)
 SCHEMA_DIR = os.path.join(SRC, "schema")
@@ -634,28 +634,11 @@ class LiveTest(DescribedCase):
         self.assertEqual(sorted(ops - ok), [], "operations without a checked success")
 
 
-class GuardLiveTest(DescribedCase):
+class GuardLiveTest(TokenFileMixin, DescribedCase):
     """The guard's answers (401, 403) on every operation they can reach: a
     daemon with --token-file."""
 
-    READ, WRITE = "r" * 20 + "-read-token", "w" * 20 + "-write-token"
     workers = 1
-
-    @classmethod
-    def setUpClass(cls):
-        os.makedirs(H.TMP, exist_ok=True)
-        fd, cls.path = tempfile.mkstemp(dir=H.TMP, suffix=".tokens")
-        os.write(fd, ("read %s\nwrite %s\n" % (cls.READ, cls.WRITE)).encode())
-        os.close(fd)
-        cls.daemon_extra = ["--token-file", cls.path]
-        super().setUpClass()
-
-    @classmethod
-    def tearDownClass(cls):
-        try:
-            super().tearDownClass()
-        finally:
-            os.unlink(cls.path)
 
     def test_guard_answers_documented(self):
         read = {"Authorization": "Bearer " + self.READ}

@@ -36,7 +36,7 @@ import unittest
 from html.parser import HTMLParser
 
 from api_common import DaemonCase
-from gsd_harness import BIN_DIR, SOURCE_DIR, TMP, gen_model, read_npy
+from gsd_harness import BIN_DIR, SOURCE_DIR, TMP, gen_model, loop_model, read_npy
 
 K = 12          # demo gaps the page submits
 SEED = 3        # demo seed
@@ -540,14 +540,7 @@ class WebPage(DaemonCase):
         assembly stays ready without L_Q) is shown as what it is: lambda
         holds proof weights (no unit), not forces, and there is no
         residual-gap scatter for it."""
-        loop = {"format": "gapsim-model", "version": 1, "name": "loop",
-                "parts": [{"ndof": 1, "K": [[1]]}, {"ndof": 1, "K": [[2]]},
-                          {"ndof": 1, "K": [[4]]}],
-                "nodes": {"part": [0, 1, 2], "dof": [0, 0, 0],
-                          "x": [0, 10, 20], "y": [0, 0, 0], "z": [0, 0, 0]},
-                "pairs": {"i": [0, 1, 2, 0], "j": [1, 2, 0, -1],
-                          "ci": [1, 1, 1, 1], "cj": [-1, -1, -1, 0]},
-                "f": [1, 0, -1]}
+        loop = loop_model()
         r = self.d.post("/v1/assemblies?wait=1", loop)
         self.assertEqual(r.status, 201, r.body[:300])
         aid = r.json()["id"]
