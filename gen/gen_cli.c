@@ -127,12 +127,19 @@ static int parse_int(const char *s, int *v)
     return 0;
 }
 
-static unsigned long long parse_ull_or(const char *s, int *bad)
+/* A seed: decimal digits only, 0 to 2^64 - 1, as every option number is
+ * decimal (numarg.h). strtoull alone took " -5" (blanks, then a sign it
+ * negates: seed 2^64 - 5), "0x10" and "010" (octal 8). */
+static unsigned long long parse_seed(const char *s, int *bad)
 {
+    if (!s || !*s || strspn(s, "0123456789") != strlen(s)) {
+        *bad = 1;
+        return 0;
+    }
     char *end;
     errno = 0;
-    unsigned long long v = strtoull(s ? s : "", &end, 0);
-    if (!s || !*s || *end || errno || s[0] == '-')
+    unsigned long long v = strtoull(s, &end, 10);
+    if (*end || errno)
         *bad = 1;
     return v;
 }
@@ -317,7 +324,7 @@ static int gen_output_opts(const char *prog, const gs_gen_args *a, gen_job *j)
     }
     int bad = 0;
     if (a->value[O_SEED])
-        j->seed = parse_ull_or(a->value[O_SEED], &bad);
+        j->seed = parse_seed(a->value[O_SEED], &bad);
     if (bad)
         return gen_bad(prog, O_SEED, a->value[O_SEED]);
     if (opt_int(prog, a, O_GAPS, 0, 10000000, &j->n_gaps) ||
@@ -488,6 +495,20 @@ static int gen_write(const char *prog, const gen_job *j, const gs_model *mdl,
     return 0;
 }
 
+int gs_gen_check_args(const char *prog, const gs_gen_args *a, gs_gen_params *p,
+                      gs_gen_cloud_params *cp, unsigned long long *seed, int *n_gaps)
+{
+    gen_job j;
+    memset(&j, 0, sizeof j);
+    if (gen_model_opts(prog, a, &j.p) || gen_output_opts(prog, a, &j))
+        return 2;
+    *p = j.p;
+    *cp = j.cp;
+    *seed = j.seed;
+    *n_gaps = j.n_gaps;
+    return 0;
+}
+
 int gs_gen_run(const char *prog, const gs_gen_args *a)
 {
     gen_job j;
@@ -528,10 +549,11 @@ static int gen_find(const char *s, size_t len)
     return -1;
 }
 
-int gs_gen_cli(const char *prog, int argc, char **argv)
+int gs_gen_parse_argv(const char *prog, int argc, char **argv, gs_gen_args *out)
 {
     gs_gen_args a;
     memset(&a, 0, sizeof a);
+    memset(out, 0, sizeof *out);
     for (int i = 1; i < argc; i++) {
         const char *s = argv[i];
         if (!strcmp(s, "-h") || !strcmp(s, "--help")) {
@@ -568,5 +590,13 @@ int gs_gen_cli(const char *prog, int argc, char **argv)
             return 2;
         }
     }
-    return gs_gen_run(prog, &a);
+    *out = a;
+    return -1;
+}
+
+int gs_gen_cli(const char *prog, int argc, char **argv)
+{
+    gs_gen_args a;
+    const int rc = gs_gen_parse_argv(prog, argc, argv, &a);
+    return rc >= 0 ? rc : gs_gen_run(prog, &a);
 }

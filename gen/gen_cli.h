@@ -8,6 +8,8 @@
 #ifndef GS_GEN_CLI_H
 #define GS_GEN_CLI_H
 
+#include "generator.h"
+
 /* One option of the generator: "--kind", and whether it takes a value. */
 typedef struct {
     const char *name;
@@ -36,6 +38,18 @@ extern const char gs_gen_help[];
  * code: 0 ok, 1 failure (model not built or not written), 2 usage (nothing
  * written, nothing on stdout). */
 int gs_gen_run(const char *prog, const gs_gen_args *a);
+
+/* The checks of gs_gen_run alone (values, combinations), nothing built or
+ * written: the model's parameters into *p, the gap cloud's into *cp, its
+ * seed and vector count into *seed, *n_gaps. 0, or 2 after the usage
+ * message. For the fuzz target of the options (tests/fuzz/fuzz_gencli.c). */
+int gs_gen_check_args(const char *prog, const gs_gen_args *a, gs_gen_params *p,
+                      gs_gen_cloud_params *cp, unsigned long long *seed, int *n_gaps);
+
+/* gapsim-gen's reading of argv[1..argc) (as gs_gen_cli) into *a, zeroed
+ * first: -1 to go on (gs_gen_run), 0 after printing --help, 2 after a usage
+ * message (*a then holds nothing). */
+int gs_gen_parse_argv(const char *prog, int argc, char **argv, gs_gen_args *a);
 
 /* gapsim-gen: read argv[1..argc) ("--opt VALUE", "--opt=VALUE", "--" ends the
  * options, -h / --help) against gs_gen_opts, then gs_gen_run. */

@@ -5,6 +5,7 @@
  */
 #define _GNU_SOURCE
 #include "api.h"
+#include "api_query_impl.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -142,9 +143,8 @@ static int page_row(const gsd_result_row *row, void *ctx)
     return 0;
 }
 
-static int parse_fields(gsd_req *r, unsigned *ret)
+int gsd_parse_fields(const char *f, unsigned *ret)
 {
-    const char *f = gsd_query(r, "fields");
     *ret = GSD_RET_W | GSD_RET_KKT;
     if (!f)
         return 1;
@@ -156,12 +156,18 @@ static int parse_fields(gsd_req *r, unsigned *ret)
             *ret |= GSD_RET_W;
         else if (!strcmp(t, "lambda"))
             *ret |= GSD_RET_LAMBDA;
-        else if (strcmp(t, "none")) {
-            gsd_reply_bad_query(r, "fields", "fields is a comma list of w, lambda (or none)");
+        else if (strcmp(t, "none"))
             return 0;
-        }
     }
     return 1;
+}
+
+static int parse_fields(gsd_req *r, unsigned *ret)
+{
+    if (gsd_parse_fields(gsd_query(r, "fields"), ret))
+        return 1;
+    gsd_reply_bad_query(r, "fields", "fields is a comma list of w, lambda (or none)");
+    return 0;
 }
 
 /* ---- results: streamed .npy ------------------------------------------------------ */
@@ -284,7 +290,7 @@ static int range_match(const char *p, size_t n, const char *type)
  * most specific range that matches it (with exact, only the type itself
  * counts), or -1 if none does. Parameters other than q are ignored; a q
  * that is not a number counts as 1. O(length of the header). */
-static double accept_q(const char *accept, const char *type, int exact)
+double gsd_accept_q(const char *accept, const char *type, int exact)
 {
     double best_q = -1;
     int best = 0;
@@ -327,12 +333,12 @@ static const char *const res_params[] = {"format, offset, limit, fields", "forma
 
 /* 1 if the Accept header (NULL: none) names application/x-npy with a q
  * above 0 and at least that of application/json. */
-static int accepts_npy(const char *accept)
+int gsd_accepts_npy(const char *accept)
 {
     if (!accept)
         return 0;
-    const double npy = accept_q(accept, "application/x-npy", 1);
-    const double json = accept_q(accept, "application/json", 0);
+    const double npy = gsd_accept_q(accept, "application/x-npy", 1);
+    const double json = gsd_accept_q(accept, "application/json", 0);
     return npy > 0 && npy >= json;
 }
 
@@ -345,7 +351,7 @@ static int results_format(gsd_req *r)
     if (!gsd_api_query_enum(r, "format", res_formats, 3, -1, &f))
         return -1;
     if (f < 0)
-        f = accepts_npy(gsd_header(r, "Accept")) ? RES_NPY : RES_JSON;
+        f = gsd_accepts_npy(gsd_header(r, "Accept")) ? RES_NPY : RES_JSON;
     const char *other = gsd_query_other(r, res_params[f]);
     if (other) {
         gsd_reply_bad_query(r, other, "query parameter '%s' does not go with format=%s (it takes "

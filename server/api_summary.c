@@ -14,6 +14,7 @@
  */
 #define _GNU_SOURCE
 #include "api.h"
+#include "api_query_impl.h"
 
 #include <limits.h>
 #include <stdatomic.h>
@@ -297,6 +298,19 @@ static int query_pairs(gsd_req *r, int f, unsigned *mask)
         gsd_reply_bad_query(r, "pairs", "pairs goes with format=json");
         return 0;
     }
+    const char *bad;
+    size_t n;
+    if (gsd_parse_pairs(v, mask, &bad, &n))
+        return 1;
+    gsd_reply_bad_query(r, "pairs",
+                        "pairs lists mean, std, max, p95, share_above, lambda_mean, "
+                        "opened (comma-separated) or none; got '%.*s'",
+                        (int)(n < 40 ? n : 40), bad);
+    return 0;
+}
+
+int gsd_parse_pairs(const char *v, unsigned *mask, const char **bad, size_t *bad_len)
+{
     *mask = 0;
     if (!strcmp(v, "none"))
         return 1;
@@ -307,10 +321,8 @@ static int query_pairs(gsd_req *r, int f, unsigned *mask)
         while (i < N_PAIR_ARRAYS && (strlen(pair_arrays[i]) != n || memcmp(pair_arrays[i], p, n)))
             i++;
         if (i == N_PAIR_ARRAYS) {
-            gsd_reply_bad_query(r, "pairs",
-                                "pairs lists mean, std, max, p95, share_above, lambda_mean, "
-                                "opened (comma-separated) or none; got '%.*s'",
-                                (int)(n < 40 ? n : 40), p);
+            *bad = p;
+            *bad_len = n;
             return 0;
         }
         *mask |= 1u << i;

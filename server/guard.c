@@ -3,6 +3,7 @@
  * request (see guard.h for the rules and their order).
  */
 #include "guard.h"
+#include "guard_impl.h"
 
 #include <arpa/inet.h>
 #include <ctype.h>
@@ -23,6 +24,15 @@ gs_err gsd_guard_load_tokens(gsd_app *app, const char *path, gs_error *err)
     gs_err rc = gs_file_read_all(path, (size_t)1 << 20, &buf, &len, err);
     if (rc != GS_OK)
         return rc;
+    rc = gsd_guard_parse_tokens(app, path, buf, len, err);
+    free(buf);
+    return rc;
+}
+
+gs_err gsd_guard_parse_tokens(gsd_app *app, const char *path, const char *buf, size_t len,
+                              gs_error *err)
+{
+    gs_err rc = GS_OK;
     gs_text_cur c;
     gs_text_span line, f[3];
     gs_text_init(&c, buf, len);
@@ -64,7 +74,6 @@ gs_err gsd_guard_load_tokens(gsd_app *app, const char *path, gs_error *err)
         t[app->n_tokens].value[f[1].n] = '\0';
         app->n_tokens++;
     }
-    free(buf);
     if (rc == GS_OK && app->n_tokens == 0)
         rc = gs_errorf(err, GS_ERR_FORMAT, "token-file", "%s holds no token", path);
     if (rc != GS_OK)
@@ -114,23 +123,16 @@ static int is_write(const char *method)
 
 /* ---- framing ------------------------------------------------------------------- */
 
-typedef struct {
-    int n_cl, cl_conflict, n_te, te_bad;
-    char cl[32], te[64];
-    const char *nul_at;    /* the decoded string with a real %00 (gsd_nul_seen.first) */
-    const char *dup;       /* a query parameter given twice */
-    const char *nul;       /* a query parameter with %00 */
-    const char *names[GSD_GUARD_MAX_ARGS]; /* query parameters seen */
-    int n_names, n_args;
-} frame_scan;
-
-static enum MHD_Result scan_header(void *cls, enum MHD_ValueKind kind, const char *key,
-                                   const char *value)
+void gsd_guard_frame_init(gsd_guard_frame *f, const gsd_nul_seen *nul)
 {
-    frame_scan *f = cls;
-    (void)kind;
+    memset(f, 0, sizeof *f);
+    f->nul_at = nul && nul->first != nul->path ? nul->first : NULL;
+}
+
+void gsd_guard_frame_header(gsd_guard_frame *f, const char *key, const char *value)
+{
     if (!key)
-        return MHD_YES;
+        return;
     if (!strcasecmp(key, "Content-Length")) {
         if (f->n_cl++ && strcmp(f->cl, value ? value : ""))
             f->cl_conflict = 1;
@@ -143,24 +145,35 @@ static enum MHD_Result scan_header(void *cls, enum MHD_ValueKind kind, const cha
         if (!f->te[0] || (value && strcasecmp(value, "chunked")))
             snprintf(f->te, sizeof f->te, "%s", value ? value : "");
     }
+}
+
+void gsd_guard_frame_arg(gsd_guard_frame *f, const char *key, const char *value)
+{
+    if (!key)
+        return;
+    if (f->nul_at && (key == f->nul_at || value == f->nul_at) && !f->nul)
+        f->nul = key;
+    if (++f->n_args > GSD_GUARD_MAX_ARGS)
+        return; /* refused: too many */
+    for (int i = 0; i < f->n_names && !f->dup; i++)
+        if (!strcmp(f->names[i], key))
+            f->dup = key;
+    f->names[f->n_names++] = key;
+}
+
+static enum MHD_Result scan_header(void *cls, enum MHD_ValueKind kind, const char *key,
+                                   const char *value)
+{
+    (void)kind;
+    gsd_guard_frame_header(cls, key, value);
     return MHD_YES;
 }
 
 static enum MHD_Result scan_arg(void *cls, enum MHD_ValueKind kind, const char *key,
                                 const char *value)
 {
-    frame_scan *f = cls;
     (void)kind;
-    if (!key)
-        return MHD_YES;
-    if (f->nul_at && (key == f->nul_at || value == f->nul_at) && !f->nul)
-        f->nul = key;
-    if (++f->n_args > GSD_GUARD_MAX_ARGS)
-        return MHD_YES; /* refused: too many */
-    for (int i = 0; i < f->n_names && !f->dup; i++)
-        if (!strcmp(f->names[i], key))
-            f->dup = key;
-    f->names[f->n_names++] = key;
+    gsd_guard_frame_arg(cls, key, value);
     return MHD_YES;
 }
 
@@ -208,15 +221,62 @@ static int same_origin(const char *origin, const char *host)
 
 /* ---- the guard -------------------------------------------------------------------- */
 
-static int is_public(const gsd_req *r)
+static int is_public(const char *url)
 {
-    return !strcmp(r->url, "/healthz") || !strcmp(r->url, "/") || !strncmp(r->url, "/web/", 5);
+    return !strcmp(url, "/healthz") || !strcmp(url, "/") || !strncmp(url, "/web/", 5);
+}
+
+gsd_guard_verdict gsd_guard_decide(const gsd_app *app, const gsd_guard_in *in,
+                                   const gsd_guard_frame *f)
+{
+    if (in->live_connections > app->o.max_connections)
+        return GSD_GUARD_OVERLOADED;
+    const gsd_nul_seen *nul = in->nul;
+    if (f->cl_conflict)
+        return GSD_GUARD_CL_CONFLICT;
+    if (f->n_cl && f->n_te)
+        return GSD_GUARD_CL_AND_TE;
+    if (f->te_bad)
+        return GSD_GUARD_TE_BAD;
+    if (nul && nul->first) /* a real %00 in the path (the last string decoded), else the query */
+        return nul->last && nul->last == nul->path ? GSD_GUARD_NUL_PATH : GSD_GUARD_NUL_QUERY;
+    if (f->n_args > GSD_GUARD_MAX_ARGS)
+        return GSD_GUARD_TOO_MANY_ARGS;
+    if (f->dup)
+        return GSD_GUARD_DUP_ARG;
+    const char *host = in->host, *origin = in->origin;
+    if (host && !host_allowed(app, host))
+        return GSD_GUARD_HOST;
+    if (origin && is_write(in->method) && strcmp(origin, "null") && !same_origin(origin, host))
+        return GSD_GUARD_CROSS_SITE;
+    if (origin && is_write(in->method) && !strcmp(origin, "null"))
+        return GSD_GUARD_OPAQUE_ORIGIN;
+    if (app->n_tokens && !is_public(in->url)) {
+        int scope = token_scope(app, in->authorization);
+        if (!scope)
+            return GSD_GUARD_NO_TOKEN;
+        if (scope == 'r' && is_write(in->method))
+            return GSD_GUARD_READ_ONLY;
+    }
+    return GSD_GUARD_PASS;
 }
 
 int gsd_guard(gsd_req *r, int live_connections, const gsd_nul_seen *nul)
 {
     gsd_app *app = r->app;
-    if (live_connections > app->o.max_connections) {
+    gsd_guard_frame f;
+    gsd_guard_frame_init(&f, nul);
+    gsd_guard_in in = {r->method, r->url, NULL, NULL, NULL, live_connections, nul};
+    if (live_connections <= app->o.max_connections) { /* else answered without them */
+        MHD_get_connection_values(r->conn, MHD_HEADER_KIND, scan_header, &f);
+        MHD_get_connection_values(r->conn, MHD_GET_ARGUMENT_KIND, scan_arg, &f);
+        in.host = gsd_header(r, "Host");
+        in.origin = gsd_header(r, "Origin");
+        in.authorization = gsd_header(r, "Authorization");
+    }
+    switch (gsd_guard_decide(app, &in, &f)) {
+    case GSD_GUARD_PASS: return 1;
+    case GSD_GUARD_OVERLOADED:
         gsd_reply_error(r, 503, "overloaded", "", "%d connections are open (the limit is %d): "
                         "retry shortly", live_connections, app->o.max_connections);
         if (r->resp) {
@@ -224,71 +284,53 @@ int gsd_guard(gsd_req *r, int live_connections, const gsd_nul_seen *nul)
             MHD_add_response_header(r->resp, "Connection", "close");
         }
         return 0;
-    }
-    frame_scan f = {0};
-    /* a real %00 in the path (the last string decoded), else in the query */
-    const int nul_path = nul && nul->last && nul->last == nul->path;
-    f.nul_at = nul && nul->first != nul->path ? nul->first : NULL;
-    MHD_get_connection_values(r->conn, MHD_HEADER_KIND, scan_header, &f);
-    MHD_get_connection_values(r->conn, MHD_GET_ARGUMENT_KIND, scan_arg, &f);
-    if (f.cl_conflict || (f.n_cl && f.n_te)) {
+    case GSD_GUARD_CL_CONFLICT:
+    case GSD_GUARD_CL_AND_TE:
         gsd_reply_error(r, 400, "bad_request", "Content-Length", "%s",
                         f.cl_conflict ? "conflicting Content-Length headers"
                                       : "Content-Length together with Transfer-Encoding");
         return 0;
-    }
-    if (f.te_bad) {
+    case GSD_GUARD_TE_BAD:
         gsd_reply_error(r, 400, "bad_request", "Transfer-Encoding",
                         "Transfer-Encoding \"%s\"%s is not accepted: send the body with "
                         "Content-Length or Transfer-Encoding: chunked alone (RFC 9112 6.3)",
                         f.te, f.n_te > 1 ? " (the header given twice)" : "");
         return 0;
-    }
-    if (nul && nul->first) {
-        const char *where = nul_path ? "path" : "query";
-        gsd_reply_error(r, 400, "bad_request", nul_path ? "path" : f.nul ? f.nul : "query",
-                        "a NUL byte (%%00) in the %s", where);
+    case GSD_GUARD_NUL_PATH:
+        gsd_reply_error(r, 400, "bad_request", "path", "a NUL byte (%%00) in the %s", "path");
         return 0;
-    }
-    if (f.n_args > GSD_GUARD_MAX_ARGS) {
+    case GSD_GUARD_NUL_QUERY:
+        gsd_reply_error(r, 400, "bad_request", f.nul ? f.nul : "query",
+                        "a NUL byte (%%00) in the %s", "query");
+        return 0;
+    case GSD_GUARD_TOO_MANY_ARGS:
         gsd_reply_error(r, 400, "bad_request", "query", "%d query parameters, more than the "
                         "limit of %d", f.n_args, GSD_GUARD_MAX_ARGS);
         return 0;
-    }
-    if (f.dup) {
+    case GSD_GUARD_DUP_ARG:
         gsd_reply_error(r, 400, "bad_request", f.dup, "query parameter '%s' is given twice",
                         f.dup);
         return 0;
-    }
-    const char *host = gsd_header(r, "Host");
-    if (host && !host_allowed(app, host)) {
+    case GSD_GUARD_HOST:
         gsd_reply_error(r, 403, "forbidden", "Host", "this server does not answer to that host "
                         "name (gapsimd --allow-host)");
         return 0;
-    }
-    const char *origin = gsd_header(r, "Origin");
-    if (origin && is_write(r->method) && strcmp(origin, "null") && !same_origin(origin, host)) {
+    case GSD_GUARD_CROSS_SITE:
         gsd_reply_error(r, 403, "forbidden", "Origin", "a write from another site's page is "
                         "refused (cross-site request)");
         return 0;
-    }
-    if (origin && is_write(r->method) && !strcmp(origin, "null")) {
+    case GSD_GUARD_OPAQUE_ORIGIN:
         gsd_reply_error(r, 403, "forbidden", "Origin", "a write from an opaque origin is refused");
         return 0;
+    case GSD_GUARD_NO_TOKEN:
+        gsd_reply_error(r, 401, "unauthorized", "Authorization", "a bearer token is "
+                        "required (Authorization: Bearer <token>)");
+        if (r->resp)
+            MHD_add_response_header(r->resp, "WWW-Authenticate", "Bearer realm=\"gapsimd\"");
+        return 0;
+    case GSD_GUARD_READ_ONLY:
+        gsd_reply_error(r, 403, "forbidden", "Authorization", "this token may only read");
+        return 0;
     }
-    if (app->n_tokens && !is_public(r)) {
-        int scope = token_scope(app, gsd_header(r, "Authorization"));
-        if (!scope) {
-            gsd_reply_error(r, 401, "unauthorized", "Authorization", "a bearer token is "
-                            "required (Authorization: Bearer <token>)");
-            if (r->resp)
-                MHD_add_response_header(r->resp, "WWW-Authenticate", "Bearer realm=\"gapsimd\"");
-            return 0;
-        }
-        if (scope == 'r' && is_write(r->method)) {
-            gsd_reply_error(r, 403, "forbidden", "Authorization", "this token may only read");
-            return 0;
-        }
-    }
-    return 1;
+    return 0;
 }

@@ -369,37 +369,52 @@ static void allow_add(char *allow, size_t cap, const char *method)
     snprintf(allow + n, cap - n, "%s%s", n ? ", " : "", method);
 }
 
-/* The route of the request; 0 found, 404 unknown path, 405 wrong method
- * (allow: the methods the path takes, for the Allow header). */
-static unsigned route(gsd_req *r, char *allow, size_t cap)
+/* The route of method + url (see http_impl.h). O(routes x length of url). */
+unsigned gsd_route_find(const char *method, const char *url, gsd_route_hit *hit, char *allow,
+                        size_t cap)
 {
     int path_known = 0;
     allow[0] = '\0';
+    memset(hit, 0, sizeof *hit);
     for (int i = 0; i < gsd_n_routes; i++) {
         char id[GSD_ID_LEN] = "", rest[256] = "";
         const char *seg = NULL;
         size_t seg_len = 0;
-        if (!match(gsd_routes[i].pattern, r->url, id, rest, &seg, &seg_len))
+        if (!match(gsd_routes[i].pattern, url, id, rest, &seg, &seg_len))
             continue;
         path_known = 1;
         allow_add(allow, cap, gsd_routes[i].method);
         if (!strcmp(gsd_routes[i].method, "GET"))
             allow_add(allow, cap, "HEAD");
         /* HEAD is answered as GET (MHD sends the headers only) */
-        if (strcmp(gsd_routes[i].method, r->method) &&
-            (strcmp(r->method, "HEAD") || strcmp(gsd_routes[i].method, "GET")))
+        if (strcmp(gsd_routes[i].method, method) &&
+            (strcmp(method, "HEAD") || strcmp(gsd_routes[i].method, "GET")))
             continue;
-        r->route = &gsd_routes[i];
-        memcpy(r->id, id, sizeof r->id);
-        memcpy(r->rest, rest, sizeof r->rest);
+        hit->route = &gsd_routes[i];
+        memcpy(hit->id, id, sizeof hit->id);
+        memcpy(hit->rest, rest, sizeof hit->rest);
         if (seg) { /* the segment as the client sent it, clipped for messages */
             char head[40];
             snprintf(head, sizeof head, "%.*s", (int)(seg_len < 39 ? seg_len : 39), seg);
-            gsd_text_clip(r->id_text, sizeof r->id_text, head, 32);
+            gsd_text_clip(hit->id_text, sizeof hit->id_text, head, 32);
         }
         return 0;
     }
     return path_known ? 405 : 404;
+}
+
+/* The route of the request (gsd_route_find), into r when found. */
+static unsigned route(gsd_req *r, char *allow, size_t cap)
+{
+    gsd_route_hit hit;
+    const unsigned code = gsd_route_find(r->method, r->url, &hit, allow, cap);
+    if (code == 0) {
+        r->route = hit.route;
+        memcpy(r->id, hit.id, sizeof r->id);
+        memcpy(r->rest, hit.rest, sizeof r->rest);
+        memcpy(r->id_text, hit.id_text, sizeof r->id_text);
+    }
+    return code;
 }
 
 /* 1 if every query parameter of r is one its route takes; else 0 after
@@ -689,14 +704,17 @@ static void sweep_stop(void)
 }
 
 /* Percent-decoding of the path and query, except that %00 stays as the three
- * characters "%00": a NUL must not cut the path short ("/web/app.js%00.html"
- * is not app.js). Each string holding a real %00 is noted in the
- * connection's gsd_nul_seen (the guard answers 400); a "%00" decoded from
- * "%2500" is not one. Never lengthens s. O(len). */
+ * characters "%00" (gsd_unescape, http_impl.h); each string holding a real
+ * %00 is noted in the connection's gsd_nul_seen (the guard answers 400). */
 static size_t unescape_cb(void *cls, struct MHD_Connection *conn, char *s)
 {
     (void)cls;
     struct gsd_conn *c = conn_of(conn);
+    return gsd_unescape(s, c ? &c->nul : NULL);
+}
+
+size_t gsd_unescape(char *s, gsd_nul_seen *seen)
+{
     int nul = 0;
     char *w = s;
     for (const char *p = s; *p;) {
@@ -714,12 +732,12 @@ static size_t unescape_cb(void *cls, struct MHD_Connection *conn, char *s)
         }
     }
     *w = '\0';
-    if (c) { /* the query's keys and values come first, the path last */
-        if (nul && !c->nul.first)
-            c->nul.first = s;
+    if (seen) { /* the query's keys and values come first, the path last */
+        if (nul && !seen->first)
+            seen->first = s;
         if (nul)
-            c->nul.last = s;
-        c->nul.path = s;
+            seen->last = s;
+        seen->path = s;
     }
     return (size_t)(w - s);
 }

@@ -20,7 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static int content_type_is(const char *ct, const char *what)
+int gsd_content_type_is(const char *ct, const char *what)
 {
     size_t n = strlen(what);
     return ct && !strncasecmp(ct, what, n) && (ct[n] == '\0' || ct[n] == ';' || ct[n] == ' ');
@@ -70,7 +70,7 @@ static int write_all(int fd, const char *p, size_t len)
 }
 
 /* A multipart part name usable as a file name: no path, no leading dot. */
-static int safe_name(const char *s)
+int gsd_part_name_safe(const char *s)
 {
     if (!s || !*s || s[0] == '.' || strlen(s) >= 128)
         return 0;
@@ -79,6 +79,12 @@ static int safe_name(const char *s)
               *c == '.' || *c == '_' || *c == '-'))
             return 0;
     return 1;
+}
+
+const char *gsd_part_name(const char *key, const char *filename)
+{
+    const char *name = filename ? strrchr(filename, '/') : NULL;
+    return name ? name + 1 : (filename ? filename : key);
 }
 
 static enum MHD_Result mp_iter(void *cls, enum MHD_ValueKind kind, const char *key,
@@ -103,9 +109,8 @@ static enum MHD_Result mp_iter(void *cls, enum MHD_ValueKind kind, const char *k
         gs_buf_add(&r->body, data, size);
         return MHD_YES;
     }
-    const char *name = filename ? strrchr(filename, '/') : NULL;
-    name = name ? name + 1 : (filename ? filename : key);
-    if (!safe_name(name)) {
+    const char *name = gsd_part_name(key, filename);
+    if (!gsd_part_name_safe(name)) {
         fail_body(r, 400, "invalid",
                   "upload part \"%s\": file names may use letters, digits, '.', '_', '-' only",
                   name ? name : "");
@@ -133,32 +138,56 @@ static enum MHD_Result mp_iter(void *cls, enum MHD_ValueKind kind, const char *k
     return MHD_YES;
 }
 
+gsd_body_plan gsd_body_plan_of(const char *ct, const char *cl, const char *te, unsigned bodies,
+                               size_t max_body, size_t max_upload)
+{
+    gsd_body_plan p = {GSD_BODY_TAKEN, GSD_BODY_NONE, cl ? strtoull(cl, NULL, 10) : 0, 0};
+    int has_body = (cl && p.len > 0) || te;
+    unsigned ok = bodies;
+    if (!has_body)
+        return p;
+    if (!ok) {
+        p.verdict = GSD_BODY_NOT_TAKEN;
+        return p;
+    }
+    int kind = gsd_content_type_is(ct, "application/json")           ? GSD_BODY_JSON
+               : gsd_content_type_is(ct, "application/x-npy")        ? GSD_BODY_NPY
+               : gsd_content_type_is(ct, "application/octet-stream") ? GSD_BODY_NPY
+               : gsd_content_type_is(ct, "multipart/form-data")      ? GSD_BODY_MULTIPART
+               : gsd_content_type_is(ct, "application/x-tar")        ? GSD_BODY_ARCHIVE
+               : gsd_content_type_is(ct, "application/gzip")         ? GSD_BODY_ARCHIVE
+               : gsd_content_type_is(ct, "application/zip")          ? GSD_BODY_ARCHIVE
+                                                                     : -1;
+    p.kind = kind;
+    if (kind < 0 || !(ok & (1u << kind))) {
+        p.verdict = GSD_BODY_BAD_TYPE;
+        return p;
+    }
+    p.cap = kind == GSD_BODY_JSON ? max_body : max_upload;
+    if (cl && p.len > p.cap)
+        p.verdict = GSD_BODY_TOO_LARGE;
+    return p;
+}
+
 /* First call: decide how the body is received, or answer 413 / 415 now. */
 void gsd_body_begin(gsd_req *r)
 {
     const char *ct = gsd_header(r, MHD_HTTP_HEADER_CONTENT_TYPE);
     const char *cl = gsd_header(r, MHD_HTTP_HEADER_CONTENT_LENGTH);
     const char *te = gsd_header(r, MHD_HTTP_HEADER_TRANSFER_ENCODING);
-    unsigned long long len = cl ? strtoull(cl, NULL, 10) : 0;
-    int has_body = (cl && len > 0) || te;
-    unsigned ok = r->route->bodies;
-    if (!has_body) {
+    const unsigned ok = r->route->bodies;
+    const gsd_body_plan p =
+        gsd_body_plan_of(ct, cl, te, ok, r->app->o.max_body, r->app->o.max_upload);
+    const int kind = p.kind;
+    if (p.verdict == GSD_BODY_TAKEN && kind == GSD_BODY_NONE) {
         r->body_kind = GSD_BODY_NONE;
         return;
     }
-    if (!ok) {
+    if (p.verdict == GSD_BODY_NOT_TAKEN) {
         fail_body(r, 415, "unsupported_media_type", "%s %s takes no request body", r->method, r->url);
         return;
     }
-    int kind = content_type_is(ct, "application/json")       ? GSD_BODY_JSON
-               : content_type_is(ct, "application/x-npy")    ? GSD_BODY_NPY
-               : content_type_is(ct, "application/octet-stream") ? GSD_BODY_NPY
-               : content_type_is(ct, "multipart/form-data")  ? GSD_BODY_MULTIPART
-               : content_type_is(ct, "application/x-tar")    ? GSD_BODY_ARCHIVE
-               : content_type_is(ct, "application/gzip")     ? GSD_BODY_ARCHIVE
-               : content_type_is(ct, "application/zip")      ? GSD_BODY_ARCHIVE
-                                                             : -1;
-    if (kind < 0 || !(ok & (1u << kind))) {
+    if (p.verdict == GSD_BODY_BAD_TYPE) {
         fail_body(r, 415, "unsupported_media_type", "Content-Type \"%s\" is not accepted here; use %s%s%s%s",
                   ct ? ct : "(none)", (ok & (1u << GSD_BODY_JSON)) ? "application/json" : "",
                   (ok & (1u << GSD_BODY_NPY)) ? ", application/x-npy" : "",
@@ -168,10 +197,9 @@ void gsd_body_begin(gsd_req *r)
                       : "");
         return;
     }
-    size_t cap = kind == GSD_BODY_JSON ? r->app->o.max_body : r->app->o.max_upload;
-    if (cl && len > cap) {
-        fail_body(r, 413, "too_large", "the body has %llu bytes, more than the limit of %zu", len,
-                  cap);
+    if (p.verdict == GSD_BODY_TOO_LARGE) {
+        fail_body(r, 413, "too_large", "the body has %llu bytes, more than the limit of %zu",
+                  p.len, p.cap);
         return;
     }
     r->body_kind = kind;

@@ -134,6 +134,10 @@ def main():
     vecenc_corpus()
     factors_corpus()
     numarg_corpus()
+    http_corpus()
+    cli_corpus()
+    gencli_corpus()
+    memlimit_corpus()
 
 
 def npz(members, compress=True):
@@ -342,6 +346,233 @@ def numarg_corpus():
              "trailing": (1, "4x"), "empty": (3, "")}
     for name, (rng, text) in seeds.items():
         write("numarg", name, bytes([rng]) + text.encode())
+
+
+
+def argv(*words):
+    """argv words of fuzz_cli / fuzz_gencli: one a line (fuzz_argv.h)."""
+    return "\n".join(words).encode()
+
+
+def cli_corpus():
+    """Seeds of the `gapsim` command's parsers (fuzz_cli.c): a mode byte
+    (b % 3: 0 argv of `cloud submit`, least positionals b / 3 % 3; 1 an index
+    list; 2 a .npy file), then the input."""
+    a = {"submit": argv("--assembly", "a1", "--gaps", "g.npy", "--wait", "--solver", "lemke",
+                        "--tol=1e-9", "--max-iter", "500", "--fasteners", "0,3,7"),
+         "all_opts": argv("--solver=ipm", "--formulation", "dual", "--tol", ".5", "--max-iter=0",
+                          "--timeout", "2.5", "--fraction", "0.25", "--fixed-pairs", "03,1",
+                          "--warm-start", "job-1 #2", "--npm-linear", "cg", "--linesearch",
+                          "armijo", "--ipm-linear", "split", "--ipm-start", "feasible",
+                          "--no-cache", "--json", "--server", "http://h:1", "--token", "t"),
+         "fast_all": argv("--fasteners", "all", "-o", "out.npy", "x", "--", "-y"),
+         "help": argv("--assembly", "a", "--help"),
+         "both": argv("--fasteners", "1", "--fraction", "0.5"),
+         "bad_tol": argv("--tol", "1"),
+         "bad_list": argv("--fixed-pairs", "1,,2"),
+         "no_value": argv("--gaps"),
+         "flag_value": argv("--wait=1"),
+         "unknown": argv("--frobnicate"),
+         "too_many": argv("a", "b", "c"),
+         "empty_server": argv("--server="),
+         "status": argv("optimal", "max_iter", "ray_termination", "unknown")}
+    for name, data in a.items():
+        write("cli", "argv_" + name, bytes([0]) + data)
+    write("cli", "argv_min2", bytes([6]) + argv("one"))
+    lists = {"one": "0", "three": "0,3,7", "zeros": "007,0", "max": "2147483647",
+             "over": "2147483648", "neg": "-1", "empty_field": "1,,2", "trailing": "1,",
+             "space": " 1", "plus": "+1", "empty": "", "status": "numerical_breakdown"}
+    for name, text in lists.items():
+        write("cli", "list_" + name, bytes([1]) + text.encode())
+    v6 = [1.5, -2.0, 0.1, 0.0, 1e-300, 7.0]
+    npys = {"c_2x3": npy(dct("(2, 3)"), v6), "f_2x3": npy(dct("(2, 3)", True), v6),
+            "f_3x2": npy(dct("(3, 2)", True), v6), "1d": npy(dct("(3,)"), [1, 2, 3]),
+            "0x3": npy(dct("(0, 3)")), "3x0": npy(dct("(3, 0)")), "0": npy(dct("(0,)")),
+            "f4": npy(dct("(2,)", descr="<f4"), [1, 2], fmt="<f"),
+            "truncated": npy(dct("(4,)"), [1, 2, 3]), "v2": npy(dct("(1, 2)"), [4, 5], major=2)}
+    for name, data in npys.items():
+        write("cli", "npy_" + name, bytes([2]) + data)
+
+
+def gencli_corpus():
+    """Seeds of the generator's options (fuzz_gencli.c): argv words of
+    gapsim-gen, one a line."""
+    seeds = {
+        "lap": argv("--kind", "lap", "--small"),
+        "sandwich": argv("--kind=sandwich", "--small", "--thickness", "1,2,3,4", "--far=5",
+                         "--nyc", "2", "--supports", "3"),
+        "full": argv("--kind", "lap-fine", "--scale", "1.5", "--nx", "9", "--ny", "3",
+                     "--length", "120", "--hy", "2.5", "--thickness", "2,3", "--far", "10,20",
+                     "--clamp", "0", "--fast-every", "2", "--fast-lines", "2", "--fast-load",
+                     "250", "--no-cond", "--uncondensed", "--matrix-format", "nastran-dmig",
+                     "--out", "o/d", "--name", "n", "--gaps", "0", "--seed", "0x10", "--mean",
+                     "0.4", "--peak", "2", "--corr", "100", "--scatter", "0.2", "--fraction",
+                     "0.5", "--"),
+        "inline": argv("--kind", "lap", "--inline", "--seed", "18446744073709551615"),
+        "help": argv("--kind", "lap", "-h"),
+        "no_kind": argv("--small"),
+        "bad_kind": argv("--kind", "t"),
+        "bad_list": argv("--kind", "lap", "--thickness", "1,2,3"),
+        "bad_seed": argv("--kind", "lap", "--seed", "-1"),
+        "peak_mean": argv("--kind", "lap", "--mean", "3"),
+        "inline_fmt": argv("--kind", "lap", "--inline", "--matrix-format", "npy"),
+        "flag_value": argv("--small=1"),
+        "no_value": argv("--kind"),
+        "extra": argv("--kind", "lap", "--", "x"),
+        "positional": argv("lap"),
+    }
+    for name, data in seeds.items():
+        write("gencli", name, data)
+
+
+def memlimit_corpus():
+    """Seeds of the cgroup limit reader (fuzz_memlimit.c): /proc/self/cgroup
+    text, then "\n@PATH\nCONTENT" records of the fake v2/ and v1/ trees."""
+    seeds = {
+        "v2_walk": "0::/user.slice/job\n@v2/user.slice/job/memory.max\nmax\n"
+                   "@v2/user.slice/memory.max\n1073741824\n",
+        "v2_top": "0::/\n@v2/memory.max\n268435456\n",
+        "v2_both": "0::/a/b\n@v2/a/b/memory.max\n536870912\n@v2/a/memory.max\n1073741824\n"
+                   "@v2/memory.max\n2147483648\n",
+        "v1": "12:pids:/docker/abc\n4:cpu,memory:/docker/abc\n0::/docker/abc\n"
+              "@v1/memory.limit_in_bytes\n9223372036854771712\n"
+              "@v1/docker/abc/memory.limit_in_bytes\n2147483648\n"
+              "@v2/docker/abc/memory.max\n4294967296\n",
+        "v1_memoryx": "4:cpu,memoryx:/docker/abc\n@v1/docker/abc/memory.limit_in_bytes\n4096\n",
+        "garbage": "0::/x\n@v2/x/memory.max\n12abc\n",
+        "dots": "0::/../x/..\n@v2/memory.max\n4096\n",
+        "elsewhere": "0::/elsewhere/y\n@v2/memory.max\n8192\n",
+        "no_slash": "0::x\n1:memory:y\n",
+        "empty": "",
+    }
+    for name, text in seeds.items():
+        write("memlimit", name, text)
+
+
+def http_corpus():
+    """Seeds of the daemon's request-side parsers (server/http_impl.h,
+    guard_impl.h, api_query_impl.h): URLs of the route table with percent
+    escapes (http_url: a method byte, methods[b % 8] of fuzz_http_url.c,
+    then the target), requests with framing, Host, Origin and token headers
+    and a token file (http_guard), Content-Type / Content-Length /
+    Transfer-Encoding and multipart part names (http_body: a byte of
+    accepted kinds and present headers, a byte of present part names, then
+    the values one a line), Accept headers, ?fields= and ?pairs= values
+    (http_query)."""
+    a, j, r = "a_0123456789abcdef", "j_0123456789abcdef", "r_0123456789abcdef"
+    urls = {
+        "healthz": (0, "/healthz"), "metrics": (0, "/metrics"), "root": (1, "/"),
+        "web": (0, "/web/app.js"), "web_nul": (0, "/web/app.js%00.html"),
+        "web_dotdot": (0, "/web/../../etc/passwd"), "web_long": (0, "/web/" + "x" * 300),
+        "asm_list": (0, "/v1/assemblies?status=ready&limit=10"),
+        "asm_post": (2, "/v1/assemblies?wait=1"), "asm_get": (0, "/v1/assemblies/" + a),
+        "asm_delete": (4, "/v1/assemblies/" + a), "asm_put": (3, "/v1/assemblies/" + a),
+        "geometry": (0, "/v1/assemblies/%s/geometry" % a), "asm_jobs": (0, "/v1/assemblies/%s/jobs" % a),
+        "solve": (2, "/v1/assemblies/%s/solve?wait=true" % a),
+        "clouds": (2, "/v1/assemblies/%s/clouds?label=x%%20y" % a),
+        "jobs": (0, "/v1/jobs?status=done"), "job": (1, "/v1/jobs/" + j),
+        "job_delete": (4, "/v1/jobs/" + j), "results": (0, "/v1/jobs/%s/results?format=npy" % j),
+        "results_fields": (0, "/v1/jobs/%s/results?offset=0&limit=5&fields=w,lambda" % j),
+        "summary": (0, "/v1/jobs/%s/summary?pairs=mean,p95&format=json" % j),
+        "gaps": (0, "/v1/jobs/%s/gaps" % j), "result": (0, "/v1/results/" + r),
+        "id_long": (0, "/v1/jobs/" + "j" * 40 + "/results"), "id_empty": (0, "/v1/jobs//results"),
+        "id_escaped": (0, "/v1/jobs/j_%30123456789abcdef"), "slash_escaped": (0, "/v1/jobs%2Fj_1"),
+        "pct25": (0, "/v1/jobs?x=%2500&y=%25"), "nul_query": (0, "/v1/jobs?a%00=1&b=%00"),
+        "bad_escapes": (0, "/v1/%zz/%4/%"), "high_bytes": (0, "/v1/jobs/%ff%fe%C3%A9"),
+        "unknown": (0, "/v2/nothing"), "method_lower": (7, "/v1/jobs"),
+        "options": (6, "/v1/assemblies"), "patch": (5, "/v1/jobs/" + j),
+        "trailing_slash": (0, "/v1/jobs/"), "query_only": (0, "?a=b"),
+    }
+    for name, (m, url) in urls.items():
+        write("http_url", name, bytes([m]) + url.encode())
+
+    tw, tr = "w" * 4 + "0123456789abcdef", "r" * 4 + "fedcba9876543210"
+    toks = "# tokens\nwrite %s\nread\t%s\n" % (tw, tr)
+    guard = {
+        "get_plain": "GET /v1/jobs\nHost: localhost:8080\n",
+        "post_json": "POST /v1/assemblies?wait=1\nHost: 127.0.0.1:8080\nContent-Length: 42\n"
+                     "Content-Type: application/json\n",
+        "chunked": "POST /v1/assemblies\nHost: [::1]:8080\nTransfer-Encoding: chunked\n",
+        "te_gzip": "POST /v1/assemblies\nTransfer-Encoding: gzip, chunked\n",
+        "te_twice": "POST /v1/assemblies\nTransfer-Encoding: chunked\nTransfer-Encoding: chunked\n",
+        "cl_te": "POST /v1/assemblies\nContent-Length: 5\nTransfer-Encoding: chunked\n",
+        "cl_conflict": "POST /v1/assemblies\nContent-Length: 5\ncontent-length: 6\n",
+        "cl_same": "POST /v1/assemblies\nContent-Length: 5\nContent-Length: 5\n",
+        "nul_path": "GET /web/app.js%00.html\n", "nul_query": "GET /v1/jobs?a=%00&b=1\n",
+        "pct2500": "GET /v1/jobs?a=%2500\n", "dup_arg": "GET /v1/jobs?a=1&a=2\n",
+        "many_args": "GET /v1/jobs?" + "&".join("k%d=1" % i for i in range(70)) + "\n",
+        "host_other": "GET /v1/jobs\nHost: evil.example\n",
+        "host_allowed": "GET /v1/jobs\nHost: gapsim.example:443\n",
+        "origin_same": "POST /v1/assemblies\nHost: localhost:8080\nOrigin: http://localhost:8080\n",
+        "origin_cross": "DELETE /v1/jobs/j_1\nHost: localhost:8080\nOrigin: https://evil.example\n",
+        "origin_null": "POST /v1/assemblies\nHost: localhost\nOrigin: null\n",
+        "origin_get": "GET /v1/jobs\nHost: localhost\nOrigin: https://evil.example\n",
+        "token_write": "DELETE /v1/jobs/j_1\nHost: localhost\nAuthorization: Bearer %s\n\n%s" % (tw, toks),
+        "token_read_write": "POST /v1/assemblies\nAuthorization: Bearer %s\n\n%s" % (tr, toks),
+        "token_read": "GET /v1/jobs\nAuthorization: bearer   %s\n\n%s" % (tr, toks),
+        "token_missing": "GET /v1/jobs\n\n%s" % toks,
+        "token_public": "GET /healthz\n\n%s" % toks,
+        "token_wrong": "GET /v1/jobs\nAuthorization: Bearer %s\n\n%s" % ("x" * 20, toks),
+        "tokens_bad_short": "GET /v1/jobs\n\nread short\n",
+        "tokens_bad_scope": "GET /v1/jobs\n\nadmin %s\n" % tw,
+        "tokens_three": "GET /v1/jobs\n\nread %s extra\n" % tw,
+        "tokens_empty": "GET /v1/jobs\n\n# nothing\n\n",
+        "tokens_crlf": "GET /v1/jobs\nAuthorization: Bearer %s\n\nwrite %s\r\nread %s\r\n" % (tw, tw, tw),
+    }
+    for name, text in guard.items():
+        write("http_guard", name, text)
+
+    JSON, NPY, MP, ARC = 2, 4, 8, 16
+    CT, CL, TE = 32, 64, 128
+    body = {
+        "json": (JSON | CT | CL, 0, ["application/json", "42", "", "", ""]),
+        "json_charset": (JSON | CT | CL, 0, ["Application/JSON; charset=utf-8", "10", "", "", ""]),
+        "json_big": (JSON | CT | CL, 0, ["application/json", "1001", "", "", ""]),
+        "json_huge": (JSON | CT | CL, 0, ["application/json", "18446744073709551616", "", "", ""]),
+        "json_neg": (JSON | CT | CL, 0, ["application/json", "-1", "", "", ""]),
+        "npy": (NPY | MP | CT | CL, 4, ["application/x-npy", "128", "", "", ""]),
+        "octet_chunked": (NPY | CT | TE, 0, ["application/octet-stream", "", "chunked", "", ""]),
+        "npy_too_large": (NPY | CT | CL, 0, ["application/x-npy", "11", "", "", ""]),
+        "multipart": (MP | JSON | CT | CL, 7, ["multipart/form-data; boundary=xyz", "300", "",
+                                               "gaps", "gaps.npy"]),
+        "mp_path": (MP | CT | CL, 7, ["multipart/form-data;boundary=b", "9", "", "file",
+                                      "../../etc/passwd"]),
+        "mp_dotfile": (MP | CT | TE, 3, ["multipart/form-data", "", "chunked", "f", "dir/.hidden"]),
+        "mp_key_only": (MP | CT | CL, 1, ["multipart/form-data", "5", "", "model.json", ""]),
+        "mp_trailing_slash": (MP | CT | CL, 3, ["multipart/form-data", "5", "", "k", "a/b/"]),
+        "mp_space": (MP | CT | CL, 3, ["multipart/form-data", "5", "", "k", "my file.npy"]),
+        "mp_long": (MP | CT | CL, 3, ["multipart/form-data", "5", "", "k", "n" * 130]),
+        "tar": (ARC | CT | CL, 4, ["application/x-tar", "512", "", "", ""]),
+        "gzip": (ARC | CT | CL, 4, ["application/gzip", "512", "", "", ""]),
+        "zip_wrong_route": (JSON | CT | CL, 0, ["application/zip", "512", "", "", ""]),
+        "no_body_route": (CT | CL, 0, ["application/json", "3", "", "", ""]),
+        "cl_zero": (CT | CL, 0, ["application/json", "0", "", "", ""]),
+        "no_headers": (JSON, 0, ["", "", "", "", ""]),
+        "no_ct": (JSON | CL, 0, ["", "3", "", "", ""]),
+        "ct_prefix": (JSON | CT | CL, 0, ["application/jsonx", "3", "", "", ""]),
+        "ct_space": (JSON | CT | CL, 0, ["application/json ; q=1", "3", "", "", ""]),
+        "cl_hex": (JSON | CT | CL, 0, ["application/json", "0x10", "", "", ""]),
+        "cl_blank": (JSON | CT | CL, 0, ["application/json", " 7", "", "", ""]),
+    }
+    for name, (b0, b1, vals) in body.items():
+        write("http_body", name, bytes([b0, b1]) + "\n".join(vals).encode())
+
+    query = {
+        "npy": "application/x-npy", "json": "application/json",
+        "npy_q": "application/json;q=0.9, application/x-npy", "npy_q0": "application/x-npy;q=0",
+        "both_equal": "application/x-npy;q=0.5,application/json;q=0.5",
+        "wild": "*/*", "app_wild": "application/*;q=0.2, application/x-npy; q=0.1",
+        "browser": "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8",
+        "q_bad": "application/x-npy;q=abc", "q_big": "application/x-npy;Q=7, application/json;q=nan",
+        "q_neg": "application/x-npy;q=-1", "case": "APPLICATION/X-NPY\t;\tq=1",
+        "fields_w": "w", "fields_both": "w,lambda", "fields_none": "none", "fields_bad": "w,x",
+        "fields_commas": ",,w,,", "fields_long": "w," * 40 + "bogus",
+        "pairs_all": "mean,std,max,p95,share_above,lambda_mean,opened", "pairs_one": "p95",
+        "pairs_trailing": "mean,", "pairs_empty_name": "mean,,std", "pairs_bad": "mean,median",
+        "empty": "",
+    }
+    for name, text in query.items():
+        write("http_query", name, text)
 
 
 if __name__ == "__main__":

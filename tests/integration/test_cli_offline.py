@@ -176,7 +176,13 @@ class GenTest(OfflineCase):
             for args, words in ((["--kind=lap", "--no-cond=1"], "--no-cond takes no value"),
                                 (["--kind"], "--kind needs a value"),
                                 (["--kind", "lap", "stray"], "unexpected argument 'stray'"),
-                                (["--kind=lap", "--bogus=1"], "unknown option --bogus")):
+                                (["--kind=lap", "--bogus=1"], "unknown option --bogus"),
+                                # a seed is decimal digits: " -5" was 2^64 - 5, "010" octal 8
+                                (["--kind=lap", "--seed", " -5"], "--seed"),
+                                (["--kind=lap", "--seed=010x"], "--seed"),
+                                (["--kind=lap", "--seed=0x10"], "--seed"),
+                                (["--kind=lap", "--seed=+5"], "--seed"),
+                                (["--kind=lap", "--seed=18446744073709551616"], "--seed")):
                 r = self.check(exe + ["--out", self.path("never")] + args, 2)
                 self.assertIn(words, r.stderr, (prog, args))
         self.assertFalse(os.path.exists(self.path("never")))
