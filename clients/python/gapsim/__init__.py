@@ -8,4 +8,4 @@ from .errors import GapsimError
 from .npy import HAVE_NUMPY
 
 __all__ = ["Client", "Job", "GapsimError", "HAVE_NUMPY"]
-__version__ = "0.1.0"
+__version__ = "0.2.0"
