@@ -16,6 +16,7 @@ import os
 import re
 import shutil
 import signal
+import stat
 import ssl
 import struct
 import subprocess
@@ -206,6 +207,18 @@ def release_binary(name):
     builds next to the sanitized one), or None."""
     path = os.path.join(SOURCE_DIR, "build", name)
     return path if os.path.exists(path) and not sanitized(path) else None
+
+
+def char_device(case, path, minor):
+    """A character device of a test's own at path (major 1: minor 3 discards
+    like /dev/null, 7 is full like /dev/full), for outputs that must be
+    written into, never replaced; skips the test case where mknod is not
+    allowed (it needs root)."""
+    try:
+        os.mknod(path, 0o666 | stat.S_IFCHR, os.makedev(1, minor))
+    except OSError as e:
+        case.skipTest("mknod needs root: %s" % e)
+    return path
 
 
 def loop_model():

@@ -108,24 +108,14 @@ class BatchTest(unittest.TestCase):
         self.assertEqual(sorted(os.listdir(self.dir)), ["sub"])
         self.assertEqual(os.listdir(sub), [])
 
-    def node(self, name, minor):
-        """A character device of our own (major 1: minor 3 discards like
-        /dev/null, 7 is full like /dev/full); skips the test where mknod is
-        not allowed."""
-        path = self.path(name)
-        try:
-            os.mknod(path, 0o666 | stat.S_IFCHR, os.makedev(1, minor))
-        except OSError as e:
-            self.skipTest("mknod needs root: %s" % e)
-        return path
-
     def test_devices_and_fifos_are_written_into(self):
         # An output naming an existing device or FIFO was replaced by a
         # regular file (the write went to a temporary file renamed over it:
         # as root, /dev/full itself). Now it is written into: the null
         # device discards, a FIFO's reader gets the summary, a full device
         # is an error with its reason, exit 1; each stays what it was.
-        null, full = self.node("mynull", 3), self.node("myfull", 7)
+        null = h.char_device(self, self.path("mynull"), 3)
+        full = h.char_device(self, self.path("myfull"), 7)
         fifo = self.path("myfifo")
         os.mkfifo(fifo)
         reader = subprocess.Popen(["cat", fifo], stdout=subprocess.PIPE)

@@ -486,23 +486,14 @@ class MpiTest(unittest.TestCase):
             self.assertNotIn("rows solved", r.stdout)
         self.assertFalse(os.path.exists(w))
 
-    def node(self, d, name, minor):
-        """A character device of our own in d (major 1: minor 3 discards like
-        /dev/null, 7 is full like /dev/full); skips where mknod is not allowed."""
-        path = os.path.join(d, name)
-        try:
-            os.mknod(path, 0o666 | stat.S_IFCHR, os.makedev(1, minor))
-        except OSError as e:
-            self.skipTest("mknod needs root: %s" % e)
-        return path
-
     def test_outputs_that_are_not_regular_files(self):
         # --summary naming a device or a FIFO was replaced by a regular file
         # (as root, /dev/full itself): now written into, the full device an
         # error with its reason. --out must be a regular file (written in
         # place with MPI-IO, resumed from): another kind is refused at once.
         d = tempfile.mkdtemp(prefix="nodes-", dir=self.tmp)
-        null, full = self.node(d, "mynull", 3), self.node(d, "myfull", 7)
+        null = h.char_device(self, os.path.join(d, "mynull"), 3)
+        full = h.char_device(self, os.path.join(d, "myfull"), 7)
         fifo = os.path.join(d, "myfifo")
         os.mkfifo(fifo)
         base = [self.model_json, "--gaps", self.gaps, "--method", "gi", "--fraction", "0.5",
