@@ -9,8 +9,66 @@
 #ifndef GM_H
 #define GM_H
 
-#include <mpi.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <string.h>
+
+/* ---- the sidecar's layout and reading (gm_out.c) ------------------------------ */
+/* MPI-free, as static inline functions: the fuzz target of the sidecar
+ * reader (tests/fuzz/fuzz_mpi_side.c) includes this part alone, defining
+ * GM_SIDE_ONLY. */
+
+#define GM_SIDE_MAGIC "GSMPIRUN"
+#define GM_SIDE_HEADER 128 /* magic, GM_SIDE_WORDS u64 words, zeros */
+#define GM_SIDE_WORDS 10
+#define GM_SIDE_VERSION 2  /* 2: per-chunk checksums */
+
+/* Where the map and the checksums of a sidecar of n_chunks chunks start,
+ * and how many bytes of it a resume reads (header, map padded to 8 bytes,
+ * checksums; the records follow). n_chunks >= 0. */
+static inline void gm_side_layout(long long n_chunks, long long *map_off, long long *sum_off,
+                                  long long *need)
+{
+    *map_off = GM_SIDE_HEADER;
+    *sum_off = GM_SIDE_HEADER + (n_chunks + 7) / 8 * 8;
+    *need = *sum_off + n_chunks * (long long)sizeof(uint64_t);
+}
+
+/* The header of a new sidecar: magic, the run's words (host order), zeros. */
+static inline void gm_side_header(const uint64_t want[GM_SIDE_WORDS],
+                                  unsigned char h[GM_SIDE_HEADER])
+{
+    memset(h, 0, GM_SIDE_HEADER);
+    memcpy(h, GM_SIDE_MAGIC, 8);
+    memcpy(h + 8, want, sizeof(uint64_t) * GM_SIDE_WORDS);
+}
+
+/* Read a sidecar's first len bytes buf against this run: 1 when it starts
+ * with the magic and exactly the words want and holds the map and the
+ * checksums of n_chunks chunks (gm_side_layout); then map[c] is 1 for a
+ * chunk marked complete (its byte 1), 0 for any other byte, and sums[c]
+ * its checksum. 0 otherwise (map and sums then unspecified). Reads only
+ * buf[0..len). O(n_chunks). */
+static inline int gm_side_parse(const unsigned char *buf, size_t len,
+                                const uint64_t want[GM_SIDE_WORDS], long long n_chunks,
+                                unsigned char *map, uint64_t *sums)
+{
+    if (n_chunks < 0 || n_chunks > (long long)(len / 9) || len < GM_SIDE_HEADER ||
+        memcmp(buf, GM_SIDE_MAGIC, 8) || memcmp(buf + 8, want, sizeof(uint64_t) * GM_SIDE_WORDS))
+        return 0;
+    long long map_off, sum_off, need;
+    gm_side_layout(n_chunks, &map_off, &sum_off, &need);
+    if ((size_t)need > len)
+        return 0;
+    for (long long c = 0; c < n_chunks; c++)
+        map[c] = buf[map_off + c] == 1;
+    if (n_chunks > 0)
+        memcpy(sums, buf + sum_off, sizeof(uint64_t) * (size_t)n_chunks);
+    return 1;
+}
+
+#ifndef GM_SIDE_ONLY
+#include <mpi.h>
 
 #include "precompute.h"
 #include "progress.h"
@@ -124,4 +182,5 @@ typedef struct {
 gs_err gm_dispatch(gs_run *run, gm_out *o, int threads, gs_rows_progress *pg, gm_stats *st,
                    gs_error *err);
 
+#endif /* GM_SIDE_ONLY */
 #endif

@@ -39,19 +39,15 @@
 #include "gm.h"
 #include "npy.h"
 
-#define SIDE_MAGIC "GSMPIRUN"
-#define SIDE_HEADER 128
-#define SIDE_WORDS 10
-#define SIDE_VERSION 2            /* 2: per-chunk checksums */
 #define READ_BLOCK ((size_t)1 << 20) /* bytes per read of the data file at a restart */
 
-static void side_words(const gm_out *o, uint64_t w[SIDE_WORDS])
+static void side_words(const gm_out *o, uint64_t w[GM_SIDE_WORDS])
 {
-    const uint64_t v[SIDE_WORDS] = {0x0102030405060708ull, SIDE_VERSION, (uint64_t)o->rows,
-                                    (uint64_t)o->m,
-                                    (uint64_t)o->k, (uint64_t)o->n_patterns,
-                                    (uint64_t)o->chunk, (uint64_t)o->n_chunks, o->fingerprint,
-                                    (uint64_t)o->data_off};
+    const uint64_t v[GM_SIDE_WORDS] = {0x0102030405060708ull, GM_SIDE_VERSION,
+                                       (uint64_t)o->rows, (uint64_t)o->m,
+                                       (uint64_t)o->k, (uint64_t)o->n_patterns,
+                                       (uint64_t)o->chunk, (uint64_t)o->n_chunks, o->fingerprint,
+                                       (uint64_t)o->data_off};
     memcpy(w, v, sizeof v);
 }
 
@@ -92,16 +88,28 @@ static uint64_t row_sum(const double *w, int m, long long r)
     return XXH3_64bits_withSeed(w, sizeof(double) * (size_t)m, (XXH64_hash_t)r);
 }
 
-/* The sidecar fs is this run's (header words); *map and sums read. */
+/* The sidecar fs is this run's (header words, gm_side_parse); *map and
+ * sums read. Reads the first bytes of fs up to the checksums' end (fewer
+ * when the file is shorter: then it is not this run's). */
 static int side_matches(gm_out *o, int fs, uint64_t *sums)
 {
-    unsigned char h[SIDE_HEADER];
-    uint64_t want[SIDE_WORDS];
+    uint64_t want[GM_SIDE_WORDS];
     side_words(o, want);
-    return pread_all(fs, h, sizeof h, 0) == GS_OK && !memcmp(h, SIDE_MAGIC, 8) &&
-           !memcmp(h + 8, want, sizeof want) &&
-           pread_all(fs, o->map, (size_t)o->n_chunks, o->map_off) == GS_OK &&
-           pread_all(fs, sums, sizeof *sums * (size_t)o->n_chunks, o->sum_off) == GS_OK;
+    long long map_off, sum_off, need;
+    gm_side_layout(o->n_chunks, &map_off, &sum_off, &need);
+    unsigned char *buf = malloc((size_t)need);
+    size_t got = 0;
+    while (buf && got < (size_t)need) {
+        ssize_t n = pread(fs, buf + got, (size_t)need - got, (off_t)got);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        got += (size_t)n;
+    }
+    int ok = buf && gm_side_parse(buf, got, want, o->n_chunks, o->map, sums);
+    free(buf);
+    return ok;
 }
 
 /* The data file fd has this run's .npy header (hdr, len bytes) and size. */
@@ -179,11 +187,10 @@ static gs_err create_files(gm_out *o, const unsigned char *hdr, size_t len, gs_e
     close(fd);
     if (rc)
         return rc;
-    unsigned char h[SIDE_HEADER] = {0};
-    uint64_t w[SIDE_WORDS];
+    unsigned char h[GM_SIDE_HEADER];
+    uint64_t w[GM_SIDE_WORDS];
     side_words(o, w);
-    memcpy(h, SIDE_MAGIC, 8);
-    memcpy(h + 8, w, sizeof w);
+    gm_side_header(w, h);
     fd = open(o->side, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0)
         return gs_errorf(err, GS_ERR_IO, "out", "%s: %s", o->side, strerror(errno));
@@ -204,9 +211,7 @@ gs_err gm_out_open(gm_out *o, int fresh, gs_error *err)
     size_t len = 0, shape[2] = {(size_t)o->rows, (size_t)o->m};
     gs_err rc = gs_npy_write_header(hdr, sizeof hdr, 2, shape, &len, err);
     o->data_off = (long long)len;
-    o->map_off = SIDE_HEADER;
-    o->sum_off = SIDE_HEADER + (o->n_chunks + 7) / 8 * 8;
-    o->rec_off = o->sum_off + o->n_chunks * (long long)sizeof(uint64_t);
+    gm_side_layout(o->n_chunks, &o->map_off, &o->sum_off, &o->rec_off); /* records after the sums */
     snprintf(o->side, sizeof o->side, "%s.run", o->path);
     if (!rc && gm_rank() == 0) {
         o->map = calloc((size_t)o->n_chunks, 1);

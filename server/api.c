@@ -5,10 +5,12 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "api_body_impl.h"
 #include "integrity.h"
 #include "json_parse.h"
 #include "upkeep.h"
@@ -170,6 +172,28 @@ int gsd_api_ready(gsd_req *r, const gsd_assembly_row *row)
                         "assembly %s is %s; poll GET /v1/assemblies/%s until it is ready",
                         row->id, row->status, row->id);
     return 0;
+}
+
+int gsd_body_refuse(gsd_body_err *err, unsigned status, const char *code, const char *field,
+                    const char *fmt, ...)
+{
+    memset(err, 0, sizeof *err);
+    err->status = status;
+    snprintf(err->code, sizeof err->code, "%s", code);
+    snprintf(err->field, sizeof err->field, "%s", field);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+    va_end(ap);
+    return 0;
+}
+
+void gsd_body_reply(gsd_req *r, const gsd_body_err *err)
+{
+    if (err->status == 0)
+        gsd_reply_gs_error(r, &err->gs);
+    else
+        gsd_reply_error(r, err->status, err->code, err->field, "%s", err->msg);
 }
 
 int gsd_api_lq_usable(gsd_req *r, const gsd_assembly_row *row, const gs_solve_opts *o)

@@ -24,6 +24,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "api_body_impl.h"
 #include "assembly.h"
 #include "fileio.h"
 #include "generator.h"
@@ -33,63 +34,48 @@
 #include "render.h"
 #include "upkeep.h"
 
-/* The "gaps" array of a JSON body as a k x m row-major matrix. 0 after answering. */
-static int json_gaps(gsd_req *r, const cJSON *obj, int m, double **out, int *k_out)
+int gsd_body_gaps(gsd_numarr *nums, const cJSON *obj, int m, int max_gaps, double **out, int *k_out,
+                  gsd_body_err *err)
 {
-    if (!strcmp(r->nums_key, "gaps")) { /* taken without a tree (gsd_api_body) */
-        const gsd_numarr *a = &r->nums;
-        if (a->rows == -1 && a->n > 0) {
-            gsd_reply_error(r, 422, "dimension_mismatch", "gaps", "gaps must be an array of "
-                            "gap vectors (arrays of m = %d numbers), not of numbers", m);
-            return 0;
-        }
-        if (a->rows < 1) {
-            gsd_reply_error(r, 422, "invalid", "gaps", "gaps must be a non-empty array of gap "
-                            "vectors (each m = %d numbers, mm)", m);
-            return 0;
-        }
-        if (a->rows > r->app->o.max_gaps) {
-            gsd_reply_error(r, 413, "too_large", "gaps", "%ld gaps, more than the limit of %d",
-                            a->rows, r->app->o.max_gaps);
-            return 0;
-        }
-        if (a->cols != m) {
-            gsd_reply_error(r, 422, "dimension_mismatch", "gaps",
-                            "gaps[0] must be an array of m = %d numbers", m);
-            return 0;
-        }
-        *out = r->nums.v; /* taken over */
+    if (nums) { /* taken without a tree (gsd_api_body) */
+        const gsd_numarr *a = nums;
+        if (a->rows == -1 && a->n > 0)
+            return gsd_body_refuse(err, 422, "dimension_mismatch", "gaps",
+                                   "gaps must be an array of gap vectors (arrays of m = %d "
+                                   "numbers), not of numbers", m);
+        if (a->rows < 1)
+            return gsd_body_refuse(err, 422, "invalid", "gaps", "gaps must be a non-empty array "
+                                   "of gap vectors (each m = %d numbers, mm)", m);
+        if (a->rows > max_gaps)
+            return gsd_body_refuse(err, 413, "too_large", "gaps",
+                                   "%ld gaps, more than the limit of %d", a->rows, max_gaps);
+        if (a->cols != m)
+            return gsd_body_refuse(err, 422, "dimension_mismatch", "gaps",
+                                   "gaps[0] must be an array of m = %d numbers", m);
+        *out = nums->v; /* taken over */
         *k_out = (int)a->rows;
-        r->nums.v = NULL;
+        nums->v = NULL;
         return 1;
     }
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, "gaps");
-    if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) == 0) {
-        gsd_reply_error(r, 422, "invalid", "gaps",
-                        "gaps must be a non-empty array of gap vectors (each m = %d numbers, mm)",
-                        m);
-        return 0;
-    }
+    if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) == 0)
+        return gsd_body_refuse(err, 422, "invalid", "gaps", "gaps must be a non-empty array of "
+                               "gap vectors (each m = %d numbers, mm)", m);
     int k = cJSON_GetArraySize(v);
-    if (k > r->app->o.max_gaps) {
-        gsd_reply_error(r, 413, "too_large", "gaps", "%d gaps, more than the limit of %d", k,
-                        r->app->o.max_gaps);
-        return 0;
-    }
+    if (k > max_gaps)
+        return gsd_body_refuse(err, 413, "too_large", "gaps",
+                               "%d gaps, more than the limit of %d", k, max_gaps);
     double *G = malloc(sizeof(double) * (size_t)k * (size_t)m);
-    if (!G) {
-        gsd_reply_error(r, 503, "out_of_memory", "", "out of memory");
-        return 0;
-    }
+    if (!G)
+        return gsd_body_refuse(err, 503, "out_of_memory", "", "out of memory");
     int i = 0;
     const cJSON *row;
     cJSON_ArrayForEach(row, v)
     {
         if (!cJSON_IsArray(row) || cJSON_GetArraySize(row) != m) {
-            gsd_reply_error(r, 422, "dimension_mismatch", "gaps", "gaps[%d] must be an array of m = %d numbers",
-                            i, m);
             free(G);
-            return 0;
+            return gsd_body_refuse(err, 422, "dimension_mismatch", "gaps",
+                                   "gaps[%d] must be an array of m = %d numbers", i, m);
         }
         int j = 0;
         const cJSON *e;
@@ -98,9 +84,9 @@ static int json_gaps(gsd_req *r, const cJSON *obj, int m, double **out, int *k_o
             if (!cJSON_IsNumber(e) || !isfinite(e->valuedouble)) {
                 char f[48];
                 snprintf(f, sizeof f, "gaps[%d][%d]", i, j);
-                gsd_reply_error(r, 422, "not_finite", f, "%s must be a finite number (mm)", f);
                 free(G);
-                return 0;
+                return gsd_body_refuse(err, 422, "not_finite", f,
+                                       "%s must be a finite number (mm)", f);
             }
             G[(size_t)i * (size_t)m + (size_t)j++] = e->valuedouble;
         }
@@ -111,53 +97,55 @@ static int json_gaps(gsd_req *r, const cJSON *obj, int m, double **out, int *k_o
     return 1;
 }
 
-/* Check a staged .npy body: shape k x m (or m), C order, finite. 0 after answering. */
-static int check_npy(gsd_req *r, int m, int *k_out)
+/* The "gaps" array of a JSON body as a k x m row-major matrix. 0 after answering. */
+static int json_gaps(gsd_req *r, const cJSON *obj, int m, double **out, int *k_out)
+{
+    gsd_body_err err;
+    if (gsd_body_gaps(!strcmp(r->nums_key, "gaps") ? &r->nums : NULL, obj, m, r->app->o.max_gaps,
+                      out, k_out, &err))
+        return 1;
+    gsd_body_reply(r, &err);
+    return 0;
+}
+
+int gsd_body_npy_gaps(const char *path, int m, int max_gaps, int *k_out, gsd_body_err *err)
 {
     gs_npy_file f = {.fd = -1};
-    gs_error e;
-    if (gs_npy_open(r->file_path, (size_t)r->app->o.max_gaps * (size_t)m, &f, &e)) {
-        gsd_api_scrub(&e, r->file_path);
-        snprintf(e.field, sizeof e.field, "body");
-        gsd_reply_gs_error(r, &e); /* malformed 400, too large 413, not float64 422 */
+    memset(err, 0, sizeof *err);
+    if (gs_npy_open(path, (size_t)max_gaps * (size_t)m, &f, &err->gs)) {
+        gsd_api_scrub(&err->gs, path);
+        snprintf(err->gs.field, sizeof err->gs.field, "body");
         gs_npy_close(&f);
-        return 0;
+        return 0; /* malformed 400, too large 413, not float64 422 */
     }
     int ok = 1;
     size_t k = f.info.ndim == 1 ? 1 : f.info.shape[0];
     size_t cols = f.info.ndim == 1 ? f.info.shape[0] : f.info.shape[1];
-    if (cols != (size_t)m || k == 0) {
-        gsd_reply_error(r, 422, "dimension_mismatch", "body", "the array is %zu x %zu; a cloud is k x m with m = %d",
-                        k, cols, m);
-        ok = 0;
-    } else if (f.info.fortran_order && k > 1) {
-        gsd_reply_error(r, 422, "unsupported", "body",
-                        "fortran_order arrays are not accepted; send np.ascontiguousarray(gaps)");
-        ok = 0;
-    } else if (k > (size_t)r->app->o.max_gaps) {
-        gsd_reply_error(r, 413, "too_large", "body", "%zu gaps, more than the limit of %d", k,
-                        r->app->o.max_gaps);
-        ok = 0;
-    }
+    if (cols != (size_t)m || k == 0)
+        ok = gsd_body_refuse(err, 422, "dimension_mismatch", "body",
+                             "the array is %zu x %zu; a cloud is k x m with m = %d", k, cols, m);
+    else if (f.info.fortran_order && k > 1)
+        ok = gsd_body_refuse(err, 422, "unsupported", "body", "fortran_order arrays are not "
+                             "accepted; send np.ascontiguousarray(gaps)");
+    else if (k > (size_t)max_gaps)
+        ok = gsd_body_refuse(err, 413, "too_large", "body",
+                             "%zu gaps, more than the limit of %d", k, max_gaps);
     /* scan for NaN / Inf, one row at a time: O(k m), O(m) memory */
     double *row = ok ? malloc(sizeof(double) * (size_t)m) : NULL;
-    if (ok && !row) {
-        gsd_reply_error(r, 503, "out_of_memory", "", "out of memory");
-        ok = 0;
-    }
+    if (ok && !row)
+        ok = gsd_body_refuse(err, 503, "out_of_memory", "", "out of memory");
     for (size_t i = 0; ok && i < k; i++) {
         size_t bytes = sizeof(double) * (size_t)m;
         if (pread(f.fd, row, bytes, (off_t)(f.data_offset + i * bytes)) != (ssize_t)bytes) {
-            gsd_reply_error(r, 500, "io_error", "body", "cannot read the staged upload");
-            ok = 0;
+            ok = gsd_body_refuse(err, 500, "io_error", "body", "cannot read the staged upload");
             break;
         }
         for (int j = 0; j < m; j++)
             if (!isfinite(row[j])) {
                 char fld[48];
                 snprintf(fld, sizeof fld, "gaps[%zu][%d]", i, j);
-                gsd_reply_error(r, 422, "not_finite", fld, "%s is not a finite number", fld);
-                ok = 0;
+                ok = gsd_body_refuse(err, 422, "not_finite", fld, "%s is not a finite number",
+                                     fld);
                 break;
             }
     }
@@ -167,12 +155,22 @@ static int check_npy(gsd_req *r, int m, int *k_out)
     return ok;
 }
 
+/* Check a staged .npy body: shape k x m (or m), C order, finite. 0 after answering. */
+static int check_npy(gsd_req *r, int m, int *k_out)
+{
+    gsd_body_err err;
+    if (gsd_body_npy_gaps(r->file_path, m, r->app->o.max_gaps, k_out, &err))
+        return 1;
+    gsd_body_reply(r, &err);
+    return 0;
+}
+
 /* A query value as the JSON value it stands for: a number when the whole
  * text is one JSON number token (RFC 8259: strtod's hex, "+", leading
  * spaces, leading zeros, inf and nan are not), else the text as a string,
  * which gsd_spec_parse refuses as it refuses that string in a JSON body: the
  * same status, code and field in both encodings (docs/python.md). */
-static cJSON *query_value(const char *s, size_t n)
+cJSON *gsd_query_value(const char *s, size_t n)
 {
     char *t = strndup(s, n); /* strtod and cJSON need the token alone */
     cJSON *v = !t ? NULL
@@ -182,16 +180,16 @@ static cJSON *query_value(const char *s, size_t n)
     return v;
 }
 
-/* "0,3,7" -> [0, 3, 7], each entry read by query_value: an entry that is no
- * number ("0x9", " 4", "", the empty one of "3,") is named by its index, as
- * fasteners[1] of a JSON body; an empty value is the empty list. O(len). */
+/* "0,3,7" -> [0, 3, 7], each entry read by gsd_query_value: an entry that is
+ * no number ("0x9", " 4", "", the empty one of "3,") is named by its index,
+ * as fasteners[1] of a JSON body; an empty value is the empty list. O(len). */
 static void add_query_list(cJSON *obj, const char *key, const char *value)
 {
     cJSON *arr = cJSON_AddArrayToObject(obj, key);
     for (const char *p = value; arr && *value;) {
         const char *c = strchr(p, ',');
         size_t n = c ? (size_t)(c - p) : strlen(p);
-        cJSON_AddItemToArray(arr, query_value(p, n));
+        cJSON_AddItemToArray(arr, gsd_query_value(p, n));
         if (!c)
             break;
         p = c + 1;
@@ -207,16 +205,13 @@ typedef struct {
     const char *bare_key;
 } query_opts;
 
-static enum MHD_Result add_query(void *cls, enum MHD_ValueKind kind, const char *key,
-                                 const char *value)
+void gsd_query_opt_add(cJSON *obj, const char **bare_key, const char *key, const char *value)
 {
-    query_opts *q = cls;
-    cJSON *obj = q->obj;
     if (!key)
-        return MHD_YES;
+        return;
     if (!value) {
-        if (!q->bare_key)
-            q->bare_key = key;
+        if (!*bare_key)
+            *bare_key = key;
         value = "";
     }
     static const char *const lists[] = {"fasteners", "fixed_pairs"};
@@ -224,21 +219,29 @@ static enum MHD_Result add_query(void *cls, enum MHD_ValueKind kind, const char 
     for (int i = 0; i < 2; i++)
         if (!strcmp(key, lists[i]) && strcmp(value, "all") && strcmp(value, "none")) {
             add_query_list(obj, key, value);
-            return MHD_YES;
+            return;
         }
     for (size_t i = 0; i < sizeof nums / sizeof *nums; i++)
         if (!strcmp(key, nums[i])) {
-            cJSON_AddItemToObject(obj, key, query_value(value, strlen(value)));
-            return MHD_YES;
+            cJSON_AddItemToObject(obj, key, gsd_query_value(value, strlen(value)));
+            return;
         }
     if (!strcmp(key, "cache")) { /* true / false, or 1 / 0 (the Python client's booleans) */
         const int t = !strcmp(value, "true") || !strcmp(value, "1");
         if (t || !strcmp(value, "false") || !strcmp(value, "0")) {
             cJSON_AddBoolToObject(obj, key, t);
-            return MHD_YES;
+            return;
         }
     }
     cJSON_AddStringToObject(obj, key, value);
+}
+
+static enum MHD_Result add_query(void *cls, enum MHD_ValueKind kind, const char *key,
+                                 const char *value)
+{
+    (void)kind;
+    query_opts *q = cls;
+    gsd_query_opt_add(q->obj, &q->bare_key, key, value);
     return MHD_YES;
 }
 

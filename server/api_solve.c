@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api_body_impl.h"
 #include "assembly.h"
 #include "exec.h"
 #include "linalg.h"
@@ -48,30 +49,25 @@ static void task_free(solve_task *st)
     free(st);
 }
 
-/* The gap vector "g": m finite numbers. 0 after answering. */
-static int parse_g(gsd_req *r, const cJSON *obj, int m, double *g)
+int gsd_body_g(const gsd_numarr *nums, const cJSON *obj, int m, double *g, gsd_body_err *err)
 {
-    if (!strcmp(r->nums_key, "g")) { /* taken without a tree (gsd_api_body) */
-        if (r->nums.rows != -1 || r->nums.cols != m) {
-            gsd_reply_error(r, 422, "dimension_mismatch", "g",
-                            "g must be an array of m = %d numbers (got %s%ld)", m,
-                            r->nums.rows != -1 ? "an array of arrays, " : "", r->nums.cols);
-            return 0;
-        }
-        memcpy(g, r->nums.v, sizeof(double) * (size_t)m);
+    if (nums) { /* taken without a tree (gsd_api_body) */
+        if (nums->rows != -1 || nums->cols != m)
+            return gsd_body_refuse(err, 422, "dimension_mismatch", "g",
+                                   "g must be an array of m = %d numbers (got %s%ld)", m,
+                                   nums->rows != -1 ? "an array of arrays, " : "", nums->cols);
+        memcpy(g, nums->v, sizeof(double) * (size_t)m);
         return 1;
     }
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, "g");
-    if (!v) {
-        gsd_reply_error(r, 422, "invalid", "g", "the body needs \"g\": the %d initial gaps (mm)", m);
-        return 0;
-    }
-    if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) != m) {
-        gsd_reply_error(r, 422, "dimension_mismatch", "g", "g must be an array of m = %d numbers (got %s%d)", m,
-                        cJSON_IsArray(v) ? "" : "a non-array, size ",
-                        cJSON_IsArray(v) ? cJSON_GetArraySize(v) : 0);
-        return 0;
-    }
+    if (!v)
+        return gsd_body_refuse(err, 422, "invalid", "g",
+                               "the body needs \"g\": the %d initial gaps (mm)", m);
+    if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) != m)
+        return gsd_body_refuse(err, 422, "dimension_mismatch", "g",
+                               "g must be an array of m = %d numbers (got %s%d)", m,
+                               cJSON_IsArray(v) ? "" : "a non-array, size ",
+                               cJSON_IsArray(v) ? cJSON_GetArraySize(v) : 0);
     int k = 0;
     const cJSON *e;
     cJSON_ArrayForEach(e, v)
@@ -79,12 +75,21 @@ static int parse_g(gsd_req *r, const cJSON *obj, int m, double *g)
         if (!cJSON_IsNumber(e) || !isfinite(e->valuedouble)) {
             char f[32];
             snprintf(f, sizeof f, "g[%d]", k);
-            gsd_reply_error(r, 422, "not_finite", f, "%s must be a finite number (mm)", f);
-            return 0;
+            return gsd_body_refuse(err, 422, "not_finite", f, "%s must be a finite number (mm)", f);
         }
         g[k++] = e->valuedouble;
     }
     return 1;
+}
+
+/* The gap vector "g": m finite numbers. 0 after answering. */
+static int parse_g(gsd_req *r, const cJSON *obj, int m, double *g)
+{
+    gsd_body_err err;
+    if (gsd_body_g(!strcmp(r->nums_key, "g") ? &r->nums : NULL, obj, m, g, &err))
+        return 1;
+    gsd_body_reply(r, &err);
+    return 0;
 }
 
 static void reply_result(gsd_req *r, const gsd_result_row *row, unsigned ret, const double *x,

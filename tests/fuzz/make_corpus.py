@@ -138,6 +138,8 @@ def main():
     cli_corpus()
     gencli_corpus()
     memlimit_corpus()
+    http_gaps_corpus()
+    mpi_side_corpus()
 
 
 def npz(members, compress=True):
@@ -573,6 +575,86 @@ def http_corpus():
     }
     for name, text in query.items():
         write("http_query", name, text)
+
+
+def http_gaps_corpus():
+    """Seeds of fuzz_http_gaps.c: a first byte (bits 0-1 m - 1, 2-4 max_gaps - 1,
+    5-6 0 solve body, 1 cloud body, 2 .npy body, 3 query string), the rest."""
+    def hb(m, max_gaps, mode):
+        return bytes([(m - 1) | (max_gaps - 1) << 2 | mode << 5])
+    solve = {
+        "g": '{"g": [1.5, -2, 0]}', "g_opts": '{"solver": "gi", "g": [0, 1e-3, 2E2], "tol": 1e-9}',
+        "g_short": '{"g": [1, 2]}', "g_nested": '{"g": [[1, 2, 3]]}', "g_missing": '{"x": 1}',
+        "g_string": '{"g": [1, "2", 3]}', "g_null": '{"g": [1, null, 3]}',
+        "g_big": '{"g": [1, 1e309, 3]}', "g_obj": '{"g": {"a": 1}}', "g_num": '{"g": 3}',
+        "g_dup": '{"g": [1, 2, 3], "g": [4, 5, 6]}', "g_gaps": '{"gaps": [[1, 2, 3]], "g": 1}',
+        "g_escape": '{"\\u0067": [1, 2, 3]}', "not_obj": '[1, 2, 3]', "trailing": '{"g": [1,2,3]} x',
+    }
+    for name, text in solve.items():
+        write("http_gaps", "solve_" + name, hb(3, 4, 0) + text.encode())
+    write("http_gaps", "solve_nested_m1", hb(1, 4, 0) + b'{"g": [[1, 2, 3]]}')
+    write("http_gaps", "solve_malformed_null", hb(3, 3, 0) + b'{"g": [1, null, 3], ')
+    write("http_gaps", "cloud_malformed_string", hb(3, 3, 1) + b'{"gaps": [[1, 2], [3, "4"]] ]')
+    cloud = {
+        "gaps": '{"gaps": [[1, 2], [3, 4], [5, 6]]}', "one": '{"gaps": [[1, 2]], "solver": "ipm"}',
+        "too_many": '{"gaps": [[1, 2], [3, 4], [5, 6], [7, 8], [9, 0]]}',
+        "flat": '{"gaps": [1, 2]}', "empty": '{"gaps": []}', "empty_rows": '{"gaps": [[], []]}',
+        "ragged": '{"gaps": [[1, 2], [3]]}', "wide": '{"gaps": [[1, 2, 3]]}',
+        "mixed": '{"gaps": [[1, 2], 3]}', "nonfinite": '{"gaps": [[1, 2], [3, -1e400000]]}',
+        "string": '{"gaps": [[1, 2], [3, "4"]]}', "not_array": '{"gaps": "a"}',
+        "with_g": '{"g": [1, "x"], "gaps": [[1, 2]]}', "generate": '{"generate": {"count": 2}}',
+    }
+    for name, text in cloud.items():
+        write("http_gaps", "cloud_" + name, hb(2, 4, 1) + text.encode())
+    v6 = [1.5, -2.0, 0.1, 0.0, 1e-300, 7.0]
+    npys = {
+        "c_3x2": npy(dct("(3, 2)"), v6), "f_3x2": npy(dct("(3, 2)", True), v6),
+        "f_1x2": npy(dct("(1, 2)", True), [1, 2]), "1d": npy(dct("(2,)"), [1, 2]),
+        "1d_wrong": npy(dct("(3,)"), [1, 2, 3]), "wide": npy(dct("(2, 3)"), v6),
+        "zero_rows": npy(dct("(0, 2)")), "too_many": npy(dct("(5, 2)"), v6 + [1, 2, 3, 4]),
+        "nan": npy(dct("(3, 2)"), v6[:3] + [float("nan")] + v6[4:]),
+        "inf_1d": npy(dct("(2,)"), [1, float("inf")]),
+        "f4": npy(dct("(2,)", descr="<f4"), [1, 2], fmt="<f"), "truncated": npy(dct("(3, 2)"), v6[:5]),
+        "be": npy(dct("(1, 2)", descr=">f8"), [1, 2], fmt=">d"),
+    }
+    for name, data in npys.items():
+        write("http_gaps", "npy_" + name, hb(2, 4, 2) + data)
+    queries = {
+        "opts": "solver=gi&tol=1e-9&max_iter=50&fasteners=0,3,7&cache=false",
+        "lists": "fasteners=all&fixed_pairs=1,,2,&fastener_fraction=0.5",
+        "bad_nums": "tol=0x9&max_iter= 4&timeout_s=+1&fastener_fraction=01",
+        "bare": "tol&label&cache=1", "unknown": "frob=1&warm_start=j_0123456789abcdef",
+        "empty_list": "fasteners=&fixed_pairs=none&cache=yes", "eq_in_value": "label=a=b&=x&",
+        "big": "tol=1e999&timeout_s=-0&max_iter=9007199254740993",
+    }
+    for name, text in queries.items():
+        write("http_gaps", "query_" + name, hb(1, 1, 3) + text.encode())
+
+
+def mpi_side_corpus():
+    """Seeds of fuzz_mpi_side.c: the chunk count n, a byte whose bit 0 stamps
+    the run's header, then the sidecar's bytes (host order: little-endian)."""
+    def words(n, version=2):
+        return [0x0102030405060708, version, n * 3 + 1, 7, n + 1, 3, 4, n,
+                0x9e3779b97f4a7c15, 128]
+
+    def side(n, marks=(), version=2, extra=b""):
+        head = b"GSMPIRUN" + b"".join(struct.pack("<Q", w) for w in words(n, version))
+        head += bytes(128 - len(head))
+        m = bytes(marks) + bytes(n - len(marks))
+        m += bytes((n + 7) // 8 * 8 - n)
+        sums = b"".join(struct.pack("<Q", 0x1111 * (c + 1)) for c in range(n))
+        return head + m + sums + extra
+    seeds = {
+        "empty_run": bytes([0, 0]) + side(0), "three": bytes([3, 0]) + side(3, [1, 0, 2]),
+        "stamped": bytes([5, 1]) + bytes(128) + bytes([1, 1, 1, 1, 1, 0, 0, 0]) + bytes(40),
+        "records": bytes([2, 0]) + side(2, [1, 1], extra=bytes(64)),
+        "short": bytes([9, 0]) + side(9, [1] * 9)[:-1], "version1": bytes([1, 0]) + side(1, [1], 1),
+        "other_n": bytes([4, 0]) + side(5, [1] * 5), "many": bytes([200, 0]) + side(200, [1, 0] * 100),
+        "header_only": bytes([1, 1]) + bytes(64), "garbage": bytes([7, 0]) + b"GSMPIRUN" + bytes(30),
+    }
+    for name, data in seeds.items():
+        write("mpi_side", name, data)
 
 
 if __name__ == "__main__":
