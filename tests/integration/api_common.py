@@ -9,6 +9,7 @@ import json
 import math
 import os
 import re
+import socket
 import tempfile
 import unittest
 
@@ -121,6 +122,48 @@ class DaemonCase(unittest.TestCase):
     @classmethod
     def tearDownClass(cls):
         cls.d.cleanup()
+
+
+def raw_connect(d, timeout=5.0):
+    """A plain socket to daemon d, for requests no HTTP client would send."""
+    host, port = d.url[len("http://"):].split(":")
+    return socket.create_connection((host, int(port)), timeout=timeout)
+
+
+def read_answer(s, timeout=5.0, mark_timeout=False):
+    """Read from s until the server closes it, or `timeout` seconds pass with
+    nothing more (then b"<<timeout>>" is appended if mark_timeout); a reset
+    ends the answer too."""
+    s.settimeout(timeout)
+    out = b""
+    try:
+        while True:
+            b = s.recv(65536)
+            if not b:
+                break
+            out += b
+    except socket.timeout:
+        if mark_timeout:
+            out += b"<<timeout>>"
+    except OSError:
+        pass
+    return out
+
+
+def raw_request(d, data, timeout=5.0, idle=None, mark_timeout=False):
+    """Send raw bytes to d; the answer read_answer gets (waiting `idle`
+    seconds for more, default `timeout`)."""
+    s = raw_connect(d, timeout)
+    try:
+        s.sendall(data)
+        return read_answer(s, idle if idle is not None else timeout, mark_timeout)
+    finally:
+        s.close()
+
+
+def status_of(answer):
+    """The status code of a raw answer, None if it is not HTTP."""
+    return int(answer.split(b" ", 2)[1]) if answer.startswith(b"HTTP/1.") else None
 
 
 class TokenFileMixin:

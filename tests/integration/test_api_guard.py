@@ -28,30 +28,13 @@ import time
 import unittest
 
 import gsd_harness as h
-from api_common import ApiCase, DaemonCase, TokenFileMixin, model, upload_json
+from api_common import (ApiCase, DaemonCase, TokenFileMixin, model, raw_request, status_of,
+                        upload_json)
 
 
 def raw(d, data, timeout=10):
     """Send raw bytes; the whole answer (until the server closes or 1 s idle)."""
-    host, port = d.url[len("http://"):].split(":")
-    s = socket.create_connection((host, int(port)), timeout=timeout)
-    s.sendall(data)
-    s.settimeout(1.0)
-    out = b""
-    try:
-        while True:
-            b = s.recv(65536)
-            if not b:
-                break
-            out += b
-    except socket.timeout:
-        pass
-    s.close()
-    return out
-
-
-def status_of(answer):
-    return int(answer.split(b" ", 2)[1]) if answer.startswith(b"HTTP/1.") else None
+    return raw_request(d, data, timeout, idle=1.0)
 
 
 class Guard(ApiCase):

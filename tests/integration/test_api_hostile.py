@@ -18,20 +18,17 @@
   "body"; a multipart upload with two "model" parts is 400 duplicate.
 """
 import json
-import socket
-import threading
 import time
 import unittest
 
 import gsd_harness as h
-from api_common import ApiCase, DaemonCase, npy_bytes
+from api_common import (ApiCase, DaemonCase, npy_bytes, raw_connect, raw_request, read_answer,
+                        status_of)
 
 SLOW = b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Pad: " + b"a" * 200 + b"\r\n\r\n"
 
 
-def connect(d, timeout=5.0):
-    host, port = d.url[len("http://"):].split(":")
-    return socket.create_connection((host, int(port)), timeout=timeout)
+connect = raw_connect
 
 
 def closed_by_peer(s):
@@ -49,23 +46,7 @@ def closed_by_peer(s):
 
 def answer(s, timeout=5.0):
     """Read one whole answer from s (until the server closes, or `timeout`)."""
-    s.settimeout(timeout)
-    out = b""
-    try:
-        while True:
-            b = s.recv(65536)
-            if not b:
-                break
-            out += b
-    except socket.timeout:
-        out += b"<<timeout>>"
-    except OSError:
-        pass
-    return out
-
-
-def status_of(a):
-    return int(a.split(b" ", 2)[1]) if a.startswith(b"HTTP/1.") else None
+    return read_answer(s, timeout, mark_timeout=True)
 
 
 def error_of(a):
@@ -149,12 +130,7 @@ class SlowHeaders(DaemonCase):
 class Hostile(ApiCase):
 
     def raw(self, data, timeout=5.0):
-        s = connect(self.d, timeout)
-        try:
-            s.sendall(data)
-            return answer(s, timeout)
-        finally:
-            s.close()
+        return raw_request(self.d, data, timeout, mark_timeout=True)
 
     def test_transfer_encoding_other_than_chunked(self):
         for te in (b"gzip, chunked", b"identity", b"gzip", b"chunked, chunked"):
