@@ -99,14 +99,12 @@ static inline gs_model *tm_near_dependent(double eps, double f0, double f1)
     return mdl;
 }
 
-/* Three one-DOF parts (K = diag(2, 3, 5) N/mm, f = (1, -2, 0.5) N) with
- * pairs in a loop, pair k closing x_{k+1} - x_k <= g_k, the last one's
- * coefficient on x_0 1 + eps: nearly dependent pairs (cond(Q) ~ 4e13 at eps
- * = 1e-6, L_Q still builds); a fastener candidate of 100 N on pair 0. */
-static inline gs_model *tm_near_loop(double eps)
+/* Three one-DOF parts of stiffness k[b] (N/mm) under forces f[b] (N), node b
+ * at x = 10 b mm, with room for m pairs and n_fast fastener candidates,
+ * which the caller fills. */
+static inline gs_model *tm_three_springs(int m, int n_fast, const double k[3], const double f[3])
 {
-    gs_model *mdl = gs_model_new(3, 3, 3, 1, NULL);
-    const double k[3] = {2.0, 3.0, 5.0}, fb[3] = {1.0, -2.0, 0.5};
+    gs_model *mdl = gs_model_new(3, 3, m, n_fast, NULL);
     for (int b = 0; b < 3; b++) {
         gs_model_alloc_block(mdl, b, 1, NULL);
         mdl->parts[b].K[0] = k[b];
@@ -114,7 +112,18 @@ static inline gs_model *tm_near_loop(double eps)
     }
     gs_model_alloc_f(mdl, NULL);
     for (int b = 0; b < 3; b++)
-        mdl->f[b] = fb[b];
+        mdl->f[b] = f[b];
+    return mdl;
+}
+
+/* Three one-DOF parts (K = diag(2, 3, 5) N/mm, f = (1, -2, 0.5) N) with
+ * pairs in a loop, pair k closing x_{k+1} - x_k <= g_k, the last one's
+ * coefficient on x_0 1 + eps: nearly dependent pairs (cond(Q) ~ 4e13 at eps
+ * = 1e-6, L_Q still builds); a fastener candidate of 100 N on pair 0. */
+static inline gs_model *tm_near_loop(double eps)
+{
+    const double k[3] = {2.0, 3.0, 5.0}, fb[3] = {1.0, -2.0, 0.5};
+    gs_model *mdl = tm_three_springs(3, 1, k, fb);
     for (int i = 0; i < 3; i++)
         mdl->pairs[i] = (gs_pair){.node = {i, (i + 1) % 3}, .coef = {-1.0, i == 2 ? 1.0 + eps : 1.0}};
     mdl->fast[0] = (gs_fastener){.pair = 0, .load = 100.0};
@@ -129,16 +138,8 @@ static inline gs_model *tm_near_loop(double eps)
  * g2 < 0 (reversed, pair 2 fastened: g0 + g1 < g2). */
 static inline gs_model *tm_loop3(int reversed)
 {
-    gs_model *mdl = gs_model_new(3, 3, 4, 0, NULL);
     const double k[3] = {1.0, 2.0, 4.0}, f[3] = {1.0, 0.0, -1.0};
-    for (int b = 0; b < 3; b++) {
-        gs_model_alloc_block(mdl, b, 1, NULL);
-        mdl->parts[b].K[0] = k[b];
-        mdl->nodes[b] = (gs_node){.part = b, .dof = 0, .xyz = {10.0 * b, 0, 0}};
-    }
-    gs_model_alloc_f(mdl, NULL);
-    for (int b = 0; b < 3; b++)
-        mdl->f[b] = f[b];
+    gs_model *mdl = tm_three_springs(4, 0, k, f);
     mdl->pairs[0] = (gs_pair){.node = {0, 1}, .coef = {1.0, -1.0}};
     mdl->pairs[1] = (gs_pair){.node = {1, 2}, .coef = {1.0, -1.0}};
     mdl->pairs[2] = (gs_pair){.node = {2, 0}, .coef = {reversed ? -1.0 : 1.0, reversed ? 1.0 : -1.0}};
