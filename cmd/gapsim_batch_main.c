@@ -29,9 +29,9 @@
 #include "memlimit.h"
 #include "model_json.h"
 #include "npy.h"
-#include "numarg.h"
 #include "precompute.h"
 #include "progress.h"
+#include "runargs.h"
 #include "runner.h"
 
 static void usage(FILE *f)
@@ -317,99 +317,34 @@ static int check_memory(const gs_model *mdl, const char *model_path, const gs_so
 }
 
 /* A numeric option's value refused: the message, exit status 2. */
-static int bad_number(const char *opt, const char *v, const char *what)
-{
-    fprintf(stderr, "gapsim-batch: %s: '%s' is not %s\n", opt, v, what);
-    return 2;
-}
-
 int main(int argc, char **argv)
 {
-    const char *model_path = NULL, *gaps_path = NULL, *out_path = NULL, *factors_path = NULL,
-               *summary_path = NULL;
-    gs_solve_opts sopts;
-    gs_solve_default_opts(&sopts); /* method auto */
-    double fraction = 0.0, threshold = 0.1;
-    long limit = -1, threads = sysconf(_SC_NPROCESSORS_ONLN), window = 64;
-    gs_chain_mode chain = GS_CHAIN_OFF;
-    int progress = isatty(STDERR_FILENO);
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            usage(stdout);
-            return 0;
-        } else if (!strcmp(a, "--progress") || !strcmp(a, "--no-progress")) {
-            progress = !strcmp(a, "--progress");
-        } else if (!strcmp(a, "--gaps") && v) {
-            gaps_path = v, i++;
-        } else if (!strcmp(a, "--out") && v) {
-            out_path = v, i++;
-        } else if (!strcmp(a, "--summary") && v) {
-            summary_path = v, i++;
-        } else if (!strcmp(a, "--factors") && v) {
-            factors_path = v, i++;
-        } else if (!strcmp(a, "--fraction") && v) {
-            if (gs_parse_double(v, 0, 1, &fraction))
-                return bad_number(a, v, "a number in [0, 1]");
-            i++;
-        } else if (!strcmp(a, "--threshold") && v) {
-            if (gs_parse_double(v, 0, HUGE_VAL, &threshold))
-                return bad_number(a, v, "a number >= 0 (mm)");
-            i++;
-        } else if (!strcmp(a, "--tol") && v) {
-            if (gs_parse_double(v, 0, 1, &sopts.tol) || !(sopts.tol > 0 && sopts.tol < 1))
-                return bad_number(a, v, "a number in (0, 1)");
-            i++;
-        } else if (!strcmp(a, "--limit") && v) {
-            if (gs_gap_limit_parse(v, &limit))
-                return bad_number(a, v, GS_GAP_LIMIT_WHAT);
-            i++;
-        } else if (!strcmp(a, "--method") && v) {
-            if (gs_method_parse(v, &sopts.method) != 0) {
-                fprintf(stderr, "gapsim-batch: unknown method '%s'\n", v);
-                return 2;
-            }
-            i++;
-        } else if (!strcmp(a, "--form") && v) {
-            if (gs_form_parse(v, &sopts.form) != 0) {
-                fprintf(stderr, "gapsim-batch: unknown formulation '%s'\n", v);
-                return 2;
-            }
-            i++;
-        } else if (!strcmp(a, "--chain") && v) {
-            if (gs_chain_mode_parse(v, &chain) != 0) {
-                fprintf(stderr, "gapsim-batch: --chain: '%s' is not off, auto or on\n", v);
-                return 2;
-            }
-            i++;
-        } else if (!strcmp(a, "--window") && v) {
-            if (gs_parse_long(v, 1, 65536, &window))
-                return bad_number(a, v, "an integer in [1, 65536]");
-            i++;
-        } else if (!strcmp(a, "--threads") && v) {
-            if (gs_parse_long(v, 1, 1024, &threads))
-                return bad_number(a, v, "a number of threads in [1, 1024]");
-            i++;
-        } else if (a[0] != '-' && !model_path) {
-            model_path = a;
-        } else {
-            fprintf(stderr, "gapsim-batch: unknown or incomplete option '%s'\n", a);
+    gs_run_args a;
+    gs_run_args_defaults(GS_RUNNER_BATCH, &a);
+    const long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    a.threads = cores < 1 ? 1 : cores > 1024 ? 1024 : cores;
+    a.progress = isatty(STDERR_FILENO);
+    char msg[512];
+    const int urc = gs_run_args_parse(GS_RUNNER_BATCH, argc, argv, &a, msg, sizeof msg);
+    if (urc == 1) {
+        usage(stdout);
+        return 0;
+    }
+    if (urc != 0) {
+        if (argc == 1)
             usage(stderr);
-            return 2;
-        }
-    }
-    if (threads < 1) /* sysconf failed */
-        threads = 1;
-    if (!model_path || !gaps_path) {
-        usage(stderr);
+        else
+            fprintf(stderr, "gapsim-batch: %s (--help lists the options)\n", msg);
         return 2;
     }
+    const char *model_path = a.model, *gaps_path = a.gaps, *out_path = a.out,
+               *factors_path = a.factors, *summary_path = a.summary;
+    const gs_solve_opts sopts = a.sopts;
+    const double fraction = a.fraction, threshold = a.threshold;
+    const long limit = a.limit, threads = a.threads, window = a.window;
+    const gs_chain_mode chain = a.chain;
+    const int progress = a.progress;
     gs_error e;
-    if (gs_solve_validate_opts(&sopts, &e) != GS_OK) {
-        fprintf(stderr, "gapsim-batch: --%s: %s\n", e.field, e.msg);
-        return 2;
-    }
     /* no output over an input or another output (runner.h), before anything is made */
     const gs_run_files files = {.model = model_path, .gaps = gaps_path, .factors = factors_path,
                                 .out = out_path, .summary = summary_path};

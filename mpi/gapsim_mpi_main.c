@@ -29,7 +29,7 @@
 #include "linalg.h"
 #include "model_json.h"
 #include "npy.h"
-#include "numarg.h"
+#include "runargs.h"
 #include "pattern.h"
 #include "precomp_io.h"
 
@@ -74,128 +74,25 @@ static void usage(FILE *f)
             "gaps not optimal or failing the KKT certificate.\n");
 }
 
-typedef struct {
-    const char *model, *gaps, *out, *patterns, *factors, *summary;
-    double fraction, threshold;
-    long limit, threads, chunk, bins;
-    int shared, fresh, sync, help, progress;
-    gs_chain_mode chain;
-    gs_solve_opts sopts;
-} args;
-
-/* The value of a numeric option as a whole (ranges are checked after the
- * loop): 1 (the value is used), or -2 (not a number). */
-static int number(const char *v, double *out)
+/* The command line (runner/runargs.h, shared with gapsim-batch): 0 go on,
+ * 1 help, 2 usage (the message printed by rank 0 only). */
+static int parse_args(int argc, char **argv, gs_run_args *a)
 {
-    return gs_parse_double(v, -HUGE_VAL, HUGE_VAL, out) ? -2 : 1;
-}
-
-static int integer(const char *v, long *out)
-{
-    return gs_parse_long(v, LONG_MIN, LONG_MAX, out) ? -2 : 1;
-}
-
-/* 0 ok, 2 usage (message printed by rank 0: a refused value is "not
- * <what>", by default "a valid value"). */
-static int parse_args(int argc, char **argv, args *a)
-{
-    memset(a, 0, sizeof *a);
-    gs_solve_default_opts(&a->sopts);
-    a->threshold = 0.1;
-    a->limit = -1;
-    a->threads = 1;
-    a->chunk = 16;
-    a->bins = 20;
+    gs_run_args_defaults(GS_RUNNER_MPI, a);
     a->progress = isatty(STDERR_FILENO);
-    const int quiet = gm_rank() != 0;
-    for (int i = 1; i < argc; i++) {
-        const char *s = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL, *what = "a valid value";
-        int used = 1;
-        if (!strcmp(s, "-h") || !strcmp(s, "--help"))
-            a->help = 1, used = 0;
-        else if (!strcmp(s, "--shared-factors"))
-            a->shared = 1, used = 0;
-        else if (!strcmp(s, "--fresh"))
-            a->fresh = 1, used = 0;
-        else if (!strcmp(s, "--sync"))
-            a->sync = 1, used = 0;
-        else if (!strcmp(s, "--progress") || !strcmp(s, "--no-progress"))
-            a->progress = !strcmp(s, "--progress"), used = 0;
-        else if (!v)
-            used = -1;
-        else if (!strcmp(s, "--gaps"))
-            a->gaps = v;
-        else if (!strcmp(s, "--out"))
-            a->out = v;
-        else if (!strcmp(s, "--patterns"))
-            a->patterns = v;
-        else if (!strcmp(s, "--factors"))
-            a->factors = v;
-        else if (!strcmp(s, "--summary"))
-            a->summary = v;
-        else if (!strcmp(s, "--fraction"))
-            used = number(v, &a->fraction);
-        else if (!strcmp(s, "--threshold"))
-            used = number(v, &a->threshold);
-        else if (!strcmp(s, "--tol"))
-            used = number(v, &a->sopts.tol);
-        else if (!strcmp(s, "--limit")) /* as gapsim-batch's (runner.h) */
-            used = gs_gap_limit_parse(v, &a->limit) ? (what = GS_GAP_LIMIT_WHAT, -2) : 1;
-        else if (!strcmp(s, "--threads"))
-            used = integer(v, &a->threads);
-        else if (!strcmp(s, "--chunk"))
-            used = integer(v, &a->chunk);
-        else if (!strcmp(s, "--bins"))
-            used = integer(v, &a->bins);
-        else if (!strcmp(s, "--method") && gs_method_parse(v, &a->sopts.method) != 0)
-            used = -2;
-        else if (!strcmp(s, "--chain") && gs_chain_mode_parse(v, &a->chain) != 0)
-            used = -2;
-        else if (!strcmp(s, "--form") && gs_form_parse(v, &a->sopts.form) != 0)
-            used = -2;
-        else if (strcmp(s, "--method") && strcmp(s, "--form") && strcmp(s, "--chain"))
-            used = -1;
-        if (used == -1 && s[0] != '-' && !a->model) {
-            a->model = s;
-            continue;
-        }
-        if (used < 0) {
-            if (!quiet && used == -2)
-                fprintf(stderr, "gapsim-mpi: %s: '%s' is not %s\n", s, v, what);
-            else if (!quiet)
-                fprintf(stderr, "gapsim-mpi: unknown or incomplete option '%s'\n", s);
-            return 2;
-        }
-        i += used;
+    char msg[512];
+    const int rc = gs_run_args_parse(GS_RUNNER_MPI, argc, argv, a, msg, sizeof msg);
+    if (rc == 2 && gm_rank() == 0) {
+        if (argc == 1)
+            usage(stderr);
+        else
+            fprintf(stderr, "gapsim-mpi: %s (--help lists the options)\n", msg);
     }
-    if (a->help)
-        return 0;
-    gs_error e;
-    const char *bad = !a->model ? "MODEL.json is missing"
-                      : !a->gaps ? "--gaps is missing"
-                      : !a->out ? "--out is missing"
-                      : a->threads < 1 || a->threads > 1024 ? "--threads must be in [1, 1024]"
-                      : a->chunk < 1 || a->chunk > 1 << 20 ? "--chunk must be in [1, 2^20]"
-                      : a->bins < 1 || a->bins > 1000 ? "--bins must be in [1, 1000]"
-                      : !(a->fraction >= 0 && a->fraction <= 1) ? "--fraction must be in [0, 1]"
-                      : a->patterns && a->fraction > 0 ? "give --patterns or --fraction"
-                      : a->shared && !a->factors ? "--shared-factors needs --factors FILE"
-                      : !(a->threshold >= 0) ? "--threshold must be >= 0"
-                      : NULL;
-    if (!bad && gs_solve_validate_opts(&a->sopts, &e) != GS_OK) {
-        if (!quiet)
-            fprintf(stderr, "gapsim-mpi: --%s: %s\n", e.field, e.msg);
-        return 2;
-    }
-    if (bad && !quiet) {
-        fprintf(stderr, "gapsim-mpi: %s\n", bad);
-        usage(stderr);
-    }
-    return bad ? 2 : 0;
+    return rc;
 }
 
 /* The summary's path: --summary, else OUT.summary.json; NULL for none. */
-static const char *summary_path(const args *a, char *buf, size_t cap)
+static const char *summary_path(const gs_run_args *a, char *buf, size_t cap)
 {
     if (a->summary && !strcmp(a->summary, "none"))
         return NULL;
@@ -211,7 +108,7 @@ static const char *summary_path(const args *a, char *buf, size_t cap)
  * them, which a device or a FIFO cannot do; --out (and its completion map
  * beside it) and the summary can be written (fileio.h gs_wfile_probe:
  * nothing is left behind). A handful of file system calls. */
-static gs_err check_outputs(const args *a, const char *summary, gs_error *e)
+static gs_err check_outputs(const gs_run_args *a, const char *summary, gs_error *e)
 {
     char side[4200];
     snprintf(side, sizeof side, "%s.run", a->out);
@@ -238,7 +135,7 @@ static gs_err check_outputs(const args *a, const char *summary, gs_error *e)
  * method reads it, the sparse parts factored on the other ranks only where
  * the method solves with K (runner.h gs_run_precomp_flags). *bytes: the
  * broadcast's. */
-static gs_err factors(const args *a, gs_model *mdl, unsigned flags, gs_precomp **pc,
+static gs_err factors(const gs_run_args *a, gs_model *mdl, unsigned flags, gs_precomp **pc,
                       double *t_bcast, double *bytes, gs_error *err)
 {
     gs_err rc = GS_OK;
@@ -342,7 +239,7 @@ static gs_err fingerprint(const gs_run *run, const gs_model *mdl, const char *ga
  * that need them (pairs.lambda_mean, residual_histogram.in_contact, open
  * pairs only in the histogram) cover every pair here (docs/scale-out.md). */
 static gs_err summary_one(const gm_out *o, const gs_gap_source *res, const gs_gap_source *gaps,
-                          FILE *fs, int p, const char *job, const char *asm_id, const args *a,
+                          FILE *fs, int p, const char *job, const char *asm_id, const gs_run_args *a,
                           gs_buf *b, long long *not_optimal, gs_error *err)
 {
     gs_cstats *s = gs_cstats_new(o->m, o->k, a->threshold, (int)a->bins, err);
@@ -384,7 +281,7 @@ static gs_err summary_one(const gm_out *o, const gs_gap_source *res, const gs_ga
     return rc;
 }
 
-static gs_err write_summary(const gm_out *o, const gs_model *mdl, const args *a,
+static gs_err write_summary(const gm_out *o, const gs_model *mdl, const gs_run_args *a,
                             const char *path, long long *not_optimal, gs_error *err)
 {
     gs_gap_source res = {0}, gaps = {0};
@@ -454,10 +351,10 @@ static gs_err count_not_optimal(const gm_out *o, long long *count, gs_error *err
 static int run_main(int argc, char **argv)
 {
     const int rank = gm_rank(), size = gm_size();
-    args a;
+    gs_run_args a;
     int urc = parse_args(argc, argv, &a), any = 0;
     MPI_Allreduce(&urc, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    if (a.help && !any) {
+    if (any == 1) { /* every rank read the same words */
         if (rank == 0)
             usage(stdout);
         return 0;

@@ -11,7 +11,6 @@
  * HTTP.
  */
 #define _GNU_SOURCE
-#include <getopt.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <stdio.h>
@@ -29,215 +28,12 @@
 #include "jobwait.h"
 #include "linalg.h"
 #include "memlimit.h"
-#include "numarg.h"
+#include "opts.h"
 #include "pool.h"
 #include "registry.h"
 #include "store.h"
 #include "summary.h"
 #include "upkeep.h"
-
-static void usage(FILE *f)
-{
-    fprintf(f,
-            "usage: gapsimd [options]\n"
-            "Serve gapsim's REST API (docs/api.md): assemblies, solves, gap clouds.\n\n"
-            "  --addr A          listen address (default 127.0.0.1)\n"
-            "  --port P          TCP port (default 8600; 0 = any free port)\n"
-            "  --data-dir D      database, models, factors, cloud inputs (default ./gapsim-data)\n"
-            "  --web-dir D       static files of the web page (default: the source tree's\n"
-            "                    clients/web; \"\" disables)\n"
-            "  --workers N       solver threads (default: online cores)\n"
-            "  --http-threads N  connection threads (default 2); as many reader threads\n"
-            "                    compute job summaries\n"
-            "  --max-body B      largest JSON body in bytes (default 268435456)\n"
-            "  --max-upload B    largest .npy / multipart / archive upload in bytes, also the\n"
-            "                    unpacked size of an archive (default 17179869184)\n"
-            "  --max-archive-entries N  most files and directories in an uploaded model\n"
-            "                    archive (default 10000)\n"
-            "  --max-m M         most contact pairs per assembly (default 20000)\n"
-            "  --max-n N         most unknowns in dense (condensed) blocks per assembly\n"
-            "                    (default 50000); one part's block: at most\n"
-            "                    min(N^2, 20000^2) elements (a sparse file's stored entries)\n"
-            "  --max-fe-dofs N   most DOFs of sparse whole-mesh parts per assembly,\n"
-            "                    condensed by gapsim (default 2000000)\n"
-            "  --default-timeout S  time limit of a solve whose request gives no timeout_s\n"
-            "                    (default 600; a cloud: of each gap's solve)\n"
-            "  --max-timeout S   the largest timeout_s a request may ask (default 3600)\n"
-            "  --max-gaps K      most gaps per cloud (default 1000000)\n"
-            "  --timeout S       idle connection timeout in seconds (default 120); also\n"
-            "                    the time a kept-alive connection has for its next headers\n"
-            "  --header-timeout S  deadline from accept for a new connection's complete\n"
-            "                    request headers (default 10; then --timeout applies)\n"
-            "  --max-connections N  connections served at once; above, new requests get\n"
-            "                    503 with Retry-After (default 4096)\n"
-            "  --max-per-ip N    connections per client address (default 0: no limit)\n"
-            "  --token-file F    require bearer tokens: lines \"read TOKEN\" or \"write TOKEN\"\n"
-            "  --tls-cert F      serve HTTPS (libmicrohttpd with GnuTLS) with this PEM\n"
-            "                    certificate (chain); needs --tls-key\n"
-            "  --tls-key F       the PEM private key of --tls-cert (unencrypted)\n"
-            "  --min-free MB     MiB kept free in the data directory: below, uploads and\n"
-            "                    clouds get 507, /healthz says degraded (default 256)\n"
-            "  --store-quota-mb MB  most MiB the database (pages in use) and the data\n"
-            "                    directory's files may take: above, the oldest single solves\n"
-            "                    are deleted, then uploads, clouds and new solves get 507 and\n"
-            "                    /healthz says degraded (default 0: no quota)\n"
-            "  --retain-solves-age DAYS  delete single-solve results (and the cache they\n"
-            "                    form) older than DAYS, oldest first; cloud job results are\n"
-            "                    kept (default 0: keep; fractions allowed)\n"
-            "  --retain-solves-max N  keep at most the N newest single-solve results\n"
-            "                    (default 0: no limit)\n"
-            "  --summary-cache-mb MB  MiB of ended jobs' summaries kept in memory, so a\n"
-            "                    summary or export is computed once (default 64; 0: off)\n"
-            "  --factor-cache-mb MB  MiB per assembly of contact-set factors kept for warm\n"
-            "                    starts from stored solutions: the moves of a pattern search\n"
-            "                    copy the factor the first one built (default 256; 0: off)\n"
-            "  --max-loaded-mb MB  MiB the assemblies in memory (model, factors, factor\n"
-            "                    cache) may take: above, idle ones whose factors are saved are\n"
-            "                    unloaded, least recently used first, and loaded again from\n"
-            "                    their saved factors when next used; an upload that would\n"
-            "                    take more alone is refused (413) (default half the\n"
-            "                    memory gapsimd may use: physical, cgroup limit, ulimit -v\n"
-            "                    or -d, the smallest; 0: no limit)\n"
-            "  --reset           discard the data directory's store, assemblies and jobs at\n"
-            "                    start (needed to start over a lost or damaged database)\n"
-            "  --allow-host H    a Host name to accept besides IP literals and localhost\n"
-            "                    (repeatable or comma-separated; \"*\": any, no DNS-rebinding\n"
-            "                    protection)\n"
-            "  --log-level L     0 errors, 1 info (default), 2 debug (every request)\n"
-            "  --help            this text\n"
-            "On start it prints \"gapsimd: listening on http://ADDR:PORT\" (https:// with\n"
-            "--tls-cert) to stdout.\n");
-}
-
-/* An integer option in [lo, hi] (range: the bounds, for the message). */
-static int in_range(const char *s, long range[2], long lo, long hi, long *v)
-{
-    range[0] = lo;
-    range[1] = hi;
-    return gs_parse_long(s, lo, hi, v);
-}
-
-static int parse_opts(int argc, char **argv, gsd_opts *o)
-{
-    static const struct option lo[] = {
-        {"addr", 1, 0, 'a'},      {"port", 1, 0, 'p'},       {"data-dir", 1, 0, 'd'},
-        {"web-dir", 1, 0, 'W'},   {"workers", 1, 0, 'w'},    {"http-threads", 1, 0, 't'},
-        {"max-body", 1, 0, 'b'},  {"max-upload", 1, 0, 'u'}, {"max-m", 1, 0, 'm'},
-        {"max-n", 1, 0, 'n'},     {"max-gaps", 1, 0, 'k'},   {"timeout", 1, 0, 'T'},
-        {"log-level", 1, 0, 'l'}, {"help", 0, 0, 'h'},       {"max-archive-entries", 1, 0, 'e'},
-        {"max-fe-dofs", 1, 0, 'F'}, {"default-timeout", 1, 0, 'D'}, {"max-timeout", 1, 0, 'X'},
-        {"header-timeout", 1, 0, 'H'}, {"max-connections", 1, 0, 'C'}, {"max-per-ip", 1, 0, 'I'},
-        {"allow-host", 1, 0, 'A'}, {"token-file", 1, 0, 'K'}, {"min-free", 1, 0, 'M'},
-        {"reset", 0, 0, 'Z'}, {"store-quota-mb", 1, 0, 'Q'}, {"retain-solves-age", 1, 0, 'R'},
-        {"retain-solves-max", 1, 0, 'S'}, {"tls-cert", 1, 0, 'E'}, {"tls-key", 1, 0, 'Y'},
-        {"summary-cache-mb", 1, 0, 'G'}, {"factor-cache-mb", 1, 0, 'L'},
-        {"max-loaded-mb", 1, 0, 'O'}, {0, 0, 0, 0}};
-    memset(o, 0, sizeof *o);
-    snprintf(o->addr, sizeof o->addr, "127.0.0.1");
-    o->port = 8600;
-    snprintf(o->data_dir, sizeof o->data_dir, "gapsim-data");
-    snprintf(o->web_dir, sizeof o->web_dir, "%s", GAPSIM_WEB_DIR);
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    o->workers = cores > 0 ? (int)cores : 1;
-    o->http_threads = 2;
-    o->max_body = (size_t)256 << 20;
-    o->max_upload = (size_t)16 << 30;
-    o->max_archive_entries = 10000;
-    o->max_m = 20000;
-    o->max_n = 50000;
-    o->max_fe_dofs = 2000000;
-    o->default_timeout = 600;
-    o->max_timeout = 3600;
-    o->max_gaps = 1000000;
-    o->log_level = 1;
-    o->conn_timeout = 120;
-    o->header_timeout = 10;
-    o->max_connections = 4096;
-    o->min_free_mb = 256;
-    o->summary_cache_mb = 64;
-    o->factor_cache_mb = 256;
-    /* half of what this process may use: the physical memory, or less under
-     * a cgroup memory limit, ulimit -v or ulimit -d (core/memlimit.h) */
-    gs_memlimit ml;
-    gs_memlimit_get(&ml);
-    o->max_loaded_mb = ml.bytes ? (long long)(ml.bytes / 2 >> 20) : 0;
-    int c;
-    while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
-        long v = 0, range[2] = {0, -1}; /* the value's range, once known */
-        int bad = 0;
-        switch (c) {
-        case 'a': bad = snprintf(o->addr, sizeof o->addr, "%s", optarg) >= (int)sizeof o->addr; break;
-        case 'd': bad = snprintf(o->data_dir, sizeof o->data_dir, "%s", optarg) >= (int)sizeof o->data_dir; break;
-        case 'W': bad = snprintf(o->web_dir, sizeof o->web_dir, "%s", optarg) >= (int)sizeof o->web_dir; break;
-        case 'p': bad = in_range(optarg, range, 0, 65535, &v); o->port = (int)v; break;
-        case 'w': bad = in_range(optarg, range, 1, 256, &v); o->workers = (int)v; break;
-        case 't': bad = in_range(optarg, range, 1, 64, &v); o->http_threads = (int)v; break;
-        case 'b': bad = in_range(optarg, range, 1024, (long)1 << 40, &v); o->max_body = (size_t)v; break;
-        case 'u': bad = in_range(optarg, range, 1024, (long)1 << 50, &v); o->max_upload = (size_t)v; break;
-        case 'e': bad = in_range(optarg, range, 1, 10000000, &v); o->max_archive_entries = (int)v; break;
-        case 'm': bad = in_range(optarg, range, 1, 1000000, &v); o->max_m = (int)v; break;
-        case 'n': bad = in_range(optarg, range, 1, 10000000, &v); o->max_n = (int)v; break;
-        case 'F': bad = in_range(optarg, range, 1, 100000000, &v); o->max_fe_dofs = v; break;
-        case 'D': bad = in_range(optarg, range, 1, 86400, &v); o->default_timeout = (double)v; break;
-        case 'X': bad = in_range(optarg, range, 1, 86400, &v); o->max_timeout = (double)v; break;
-        case 'k': bad = in_range(optarg, range, 1, 100000000, &v); o->max_gaps = (int)v; break;
-        case 'T': bad = in_range(optarg, range, 1, 86400, &v); o->conn_timeout = (int)v; break;
-        case 'H': bad = in_range(optarg, range, 1, 86400, &v); o->header_timeout = (int)v; break;
-        case 'C': bad = in_range(optarg, range, 1, 1000000, &v); o->max_connections = (int)v; break;
-        case 'I': bad = in_range(optarg, range, 0, 1000000, &v); o->max_per_ip = (int)v; break;
-        case 'M': bad = in_range(optarg, range, 0, 1L << 30, &v); o->min_free_mb = v; break;
-        case 'Z': o->reset = 1; break;
-        case 'Q': bad = in_range(optarg, range, 0, 1L << 40, &v); o->store_quota_mb = v; break;
-        case 'S': bad = in_range(optarg, range, 0, 1L << 50, &v); o->retain_max = v; break;
-        case 'G': bad = in_range(optarg, range, 0, 1L << 30, &v); o->summary_cache_mb = v; break;
-        case 'L': bad = in_range(optarg, range, 0, 1L << 30, &v); o->factor_cache_mb = v; break;
-        case 'O': bad = in_range(optarg, range, 0, 1L << 40, &v); o->max_loaded_mb = v; break;
-        case 'R': /* days, up to 100 years */
-            range[0] = 0;
-            range[1] = 36500;
-            bad = gs_parse_double(optarg, 0, 36500, &o->retain_age_days);
-            break;
-        case 'K': bad = snprintf(o->token_file, sizeof o->token_file, "%s", optarg) >= (int)sizeof o->token_file; break;
-        case 'E': bad = snprintf(o->tls_cert, sizeof o->tls_cert, "%s", optarg) >= (int)sizeof o->tls_cert; break;
-        case 'Y': bad = snprintf(o->tls_key, sizeof o->tls_key, "%s", optarg) >= (int)sizeof o->tls_key; break;
-        case 'A': {
-            size_t used = strlen(o->allow_hosts);
-            bad = (size_t)snprintf(o->allow_hosts + used, sizeof o->allow_hosts - used, "%s%s",
-                                   used ? "," : "", optarg) >= sizeof o->allow_hosts - used;
-            break;
-        }
-        case 'l': bad = in_range(optarg, range, 0, 2, &v); o->log_level = (int)v; break;
-        case 'h': usage(stdout); exit(0);
-        default: usage(stderr); return -1;
-        }
-        if (bad) {
-            const char *name = "?";
-            for (int i = 0; lo[i].name; i++)
-                if (lo[i].val == c)
-                    name = lo[i].name;
-            if (range[0] <= range[1])
-                fprintf(stderr, "gapsimd: --%s: '%s' is not a number in [%ld, %ld]\n", name,
-                        optarg, range[0], range[1]);
-            else
-                fprintf(stderr, "gapsimd: --%s: '%s' is too long\n", name, optarg);
-            return -1;
-        }
-    }
-    if (optind < argc) {
-        fprintf(stderr, "gapsimd: unexpected argument: %s\n", argv[optind]);
-        return -1;
-    }
-    if (!o->tls_cert[0] != !o->tls_key[0]) {
-        fprintf(stderr, "gapsimd: --tls-cert and --tls-key go together (HTTPS needs both)\n");
-        return -1;
-    }
-    if (o->default_timeout > o->max_timeout) {
-        fprintf(stderr, "gapsimd: --default-timeout (%g s) exceeds --max-timeout (%g s)\n",
-                o->default_timeout, o->max_timeout);
-        return -1;
-    }
-    return 0;
-}
 
 static int prepare_dirs(gsd_app *app)
 {
@@ -310,8 +106,15 @@ static void *stop_deadline(void *arg)
 int main(int argc, char **argv)
 {
     static gsd_app app;
-    if (parse_opts(argc, argv, &app.o) != 0)
+    char msg[512];
+    gsd_opts_defaults(&app.o);
+    switch (gsd_opts_parse(argc, argv, &app.o, msg, sizeof msg)) {
+    case 0: break;
+    case 1: gsd_opts_usage(stdout); return 0;
+    default:
+        fprintf(stderr, "gapsimd: %s (--help lists the options)\n", msg);
         return 2;
+    }
     raise_fd_limit(app.o.max_connections + GSD_CONN_RESERVE + 256);
     if (app.o.token_file[0]) {
         gs_error te;

@@ -154,6 +154,18 @@ for bad in "--fraction 0.5x" "--fraction 1.5" "--limit 0" "--limit abc" "--threa
   check "gapsim-batch $bad names the option and the value" \
     grep -q "^gapsim-batch: ${bad% *}: '${bad#* }' is not " "$TMP/e6.out"
 done
+# one option table for gapsim-batch and gapsim-mpi: an option of gapsim-mpi
+# only is unknown here, a second model is named, no word prints the usage
+"$BIN/gapsim-batch" "$TMP/sw.json" --gaps "$TMP/sim.gaps.npy" --chunk 4 > "$TMP/e7.out" 2>&1
+check "gapsim-mpi's --chunk exits 2 in gapsim-batch" test $? -eq 2
+check "gapsim-mpi's --chunk is unknown to gapsim-batch" \
+  grep -q "^gapsim-batch: unknown option '--chunk'" "$TMP/e7.out"
+"$BIN/gapsim-batch" "$TMP/sw.json" other.json --gaps "$TMP/sim.gaps.npy" > "$TMP/e8.out" 2>&1
+check "a second model exits 2" test $? -eq 2
+check "a second model is named" grep -q "unexpected argument 'other.json'" "$TMP/e8.out"
+"$BIN/gapsim-batch" > "$TMP/e9.out" 2>&1
+check "no word exits 2" test $? -eq 2
+check "no word prints the usage" grep -q "^usage: gapsim-batch MODEL.json" "$TMP/e9.out"
 "$BIN/gapsim-gen" --kind nope > /dev/null 2>&1
 check "unknown kind exits 2" test $? -eq 2
 

@@ -140,6 +140,8 @@ def main():
     memlimit_corpus()
     http_gaps_corpus()
     mpi_side_corpus()
+    runargs_corpus()
+    daemon_opts_corpus()
 
 
 def npz(members, compress=True):
@@ -425,6 +427,59 @@ def gencli_corpus():
     }
     for name, data in seeds.items():
         write("gencli", name, data)
+
+
+def runargs_corpus():
+    """Seeds of the runners' options (fuzz_runargs.c): a byte (even:
+    gapsim-batch, odd: gapsim-mpi), then argv words, one a line."""
+    batch, mpi = b"\x00", b"\x01"
+    seeds = {
+        "batch": batch + argv("m.json", "--gaps", "g.npy", "--fraction", "0.5", "--out", "w.npy",
+                              "--summary", "s.json", "--factors", "f.bin", "--threshold", "0.2",
+                              "--tol", "1e-9", "--limit", "10", "--threads", "2", "--method",
+                              "gi", "--form", "relative", "--chain", "auto", "--window", "32",
+                              "--progress"),
+        "mpi": mpi + argv("m.json", "--gaps", "g.npy", "--out", "w.npy", "--patterns", "p.json",
+                          "--chunk", "8", "--bins", "10", "--shared-factors", "--factors", "f",
+                          "--fresh", "--sync", "--no-progress", "--method", "npm"),
+        "help": batch + argv("m.json", "-h"),
+        "mpi_no_out": mpi + argv("m.json", "--gaps", "g.npy"),
+        "other_runner": batch + argv("m.json", "--gaps", "g.npy", "--chunk", "4"),
+        "path_value": batch + argv("m.json", "--gaps", "--chunk"),
+        "bad_tol": batch + argv("m.json", "--gaps", "g.npy", "--tol", "1"),
+        "two_models": mpi + argv("a.json", "b.json", "--gaps", "g", "--out", "w"),
+        "both_patterns": mpi + argv("m", "--gaps", "g", "--out", "w", "--patterns", "p",
+                                    "--fraction", "0.5"),
+        "bad_combo": batch + argv("m", "--gaps", "g", "--method", "ref", "--form", "relative"),
+    }
+    for name, data in seeds.items():
+        write("runargs", name, data)
+
+
+def daemon_opts_corpus():
+    """Seeds of gapsimd's options (fuzz_daemon_opts.c): argv words, one a line."""
+    seeds = {
+        "all": argv("--addr", "0.0.0.0", "--port=0", "--data-dir", "d", "--web-dir=", "--workers",
+                    "2", "--http-threads", "4", "--max-body", "1024", "--max-upload=2048",
+                    "--max-m", "5", "--max-n", "9", "--max-gaps", "3", "--timeout", "5",
+                    "--log-level", "2", "--max-archive-entries", "7", "--max-fe-dofs", "8",
+                    "--default-timeout", "10", "--max-timeout", "20", "--header-timeout", "3",
+                    "--max-connections", "9", "--max-per-ip", "0", "--allow-host", "a,b",
+                    "--allow-host=*", "--token-file", "t", "--min-free", "0", "--reset",
+                    "--store-quota-mb", "100", "--retain-solves-age", "0.5",
+                    "--retain-solves-max", "3", "--tls-cert", "c.pem", "--tls-key", "k.pem",
+                    "--summary-cache-mb", "0", "--factor-cache-mb", "1", "--max-loaded-mb", "0"),
+        "help": argv("--port", "1", "-h"),
+        "bad_port": argv("--port", "65536"),
+        "abbrev": argv("--data", "d"),
+        "flag_value": argv("--reset=1"),
+        "no_value": argv("--workers"),
+        "tls_half": argv("--tls-cert", "c.pem"),
+        "timeouts": argv("--default-timeout", "700", "--max-timeout", "600"),
+        "stray": argv("x"),
+    }
+    for name, data in seeds.items():
+        write("daemon_opts", name, data)
 
 
 def memlimit_corpus():

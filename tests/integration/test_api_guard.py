@@ -131,6 +131,26 @@ class Tokens(TokenFileMixin, DaemonCase):
             self.assertEqual(p.returncode, 2, p.stderr)
             self.assertIn("gapsimd: %s: '%s' is not a number in %s" % (opt, val, rng), p.stderr)
 
+    def test_bad_option_words_named(self):
+        """A word that is not an option, a missing or unexpected value, an
+        abbreviation: exit 2 naming the word, before anything is made."""
+        d = tempfile.mkdtemp(dir=h.TMP)
+        for words, said in ((["--port=80x"], "--port: '80x' is not a number in [0, 65535]"),
+                            (["--data", d], "unknown option '--data'"),
+                            (["--reset=1"], "--reset takes no value"),
+                            (["--port"], "--port needs a value"),
+                            (["stray"], "unexpected argument 'stray'"),
+                            (["--addr\n1"], "unknown option '--addr?1'")):
+            p = subprocess.run([h.binary("gapsimd"), "--data-dir", d] + words,
+                               capture_output=True, text=True, timeout=30)
+            self.assertEqual(p.returncode, 2, p.stderr)
+            self.assertIn("gapsimd: " + said, p.stderr)
+        self.assertEqual(os.listdir(d), [])  # refused before the data directory is touched
+        p = subprocess.run([h.binary("gapsimd"), "--port=0", "-h"], capture_output=True,
+                           text=True, timeout=30)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("--name=value", p.stdout)
+
 
 class Capacity(unittest.TestCase):
     IDLE = 2000

@@ -460,7 +460,7 @@ class MpiTest(unittest.TestCase):
         self.assertEqual(r.returncode, 2)
         r = mpirun([(1, good + ["--fraction", "0.5x"])])  # not read as 0.5
         self.assertEqual(r.returncode, 2)
-        self.assertIn("--fraction: '0.5x' is not a valid value", r.stderr)
+        self.assertIn("--fraction: '0.5x' is not a number in [0, 1]", r.stderr)
         r = mpirun([(1, good + ["--limit", "0"])])
         self.assertEqual(r.returncode, 2)
         self.assertIn("--limit: '0' is not a number of gaps in [1, 2147483647]", r.stderr)
