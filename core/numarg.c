@@ -5,6 +5,8 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,4 +42,16 @@ int gs_parse_double(const char *s, double lo, double hi, double *out)
         return -1;
     *out = v;
     return 0;
+}
+
+int gs_arg_msg(char *msg, size_t cap, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, cap, fmt, ap);
+    va_end(ap);
+    for (char *c = msg; *c; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f)
+            *c = '?';
+    return 2;
 }

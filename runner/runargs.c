@@ -5,7 +5,6 @@
 #include "runargs.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -64,19 +63,6 @@ void gs_run_args_defaults(gs_runner r, gs_run_args *a)
     a->chunk = 16;
     a->bins = 20;
     a->chain = GS_CHAIN_OFF;
-}
-
-static int say(char *msg, size_t cap, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    if (cap)
-        vsnprintf(msg, cap, fmt, ap);
-    va_end(ap);
-    for (char *c = msg; cap && *c; c++) /* the words quoted may hold anything */
-        if ((unsigned char)*c < 0x20 || *c == 0x7f)
-            *c = '?';
-    return 2;
 }
 
 /* The value v of option id into a: 0, or -1 with *what the expected value. */
@@ -147,8 +133,7 @@ static const char *missing(gs_runner r, const gs_run_args *a)
 
 int gs_run_args_parse(gs_runner r, int argc, char **argv, gs_run_args *a, char *msg, size_t cap)
 {
-    if (cap)
-        msg[0] = '\0';
+    msg[0] = '\0';
     for (int i = 1; i < argc; i++) {
         const char *s = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         int k = 0;
@@ -156,9 +141,10 @@ int gs_run_args_parse(gs_runner r, int argc, char **argv, gs_run_args *a, char *
             k++;
         if (k == N_OPTS) {
             if (s[0] == '-')
-                return say(msg, cap, "unknown option '%s'", s);
+                return gs_arg_msg(msg, cap, "unknown option '%s'", s);
             if (a->model)
-                return say(msg, cap, "unexpected argument '%s' (the model is '%s')", s, a->model);
+                return gs_arg_msg(msg, cap, "unexpected argument '%s' (the model is '%s')", s,
+                                  a->model);
             a->model = s;
             continue;
         }
@@ -172,17 +158,17 @@ int gs_run_args_parse(gs_runner r, int argc, char **argv, gs_run_args *a, char *
             continue;
         }
         if (!v)
-            return say(msg, cap, "%s needs a value", s);
+            return gs_arg_msg(msg, cap, "%s needs a value", s);
         const char *what = "";
         if (set_value(a, id, v, &what))
-            return say(msg, cap, "%s: '%s' is not %s", s, v, what);
+            return gs_arg_msg(msg, cap, "%s: '%s' is not %s", s, v, what);
         i++;
     }
     const char *bad = missing(r, a);
     if (bad)
-        return say(msg, cap, "%s", bad);
+        return gs_arg_msg(msg, cap, "%s", bad);
     gs_error e;
     if (gs_solve_validate_opts(&a->sopts, &e) != GS_OK)
-        return say(msg, cap, "--%s: %s", e.field, e.msg);
+        return gs_arg_msg(msg, cap, "--%s: %s", e.field, e.msg);
     return 0;
 }

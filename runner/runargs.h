@@ -40,7 +40,7 @@ typedef struct {
 void gs_run_args_defaults(gs_runner r, gs_run_args *a);
 
 /* Read argv[1..argc) of runner r into a (set by gs_run_args_defaults and the
- * caller's own defaults): 0 go on (every value in range, the solver options
+ * caller's own defaults; msg: cap > 0 bytes): 0 go on (every value in range, the solver options
  * valid, the files the runner needs given), 1 help (-h or --help seen; the
  * rest not checked), 2 usage error with msg (one line, no newline, starting
  * with the option at fault, e.g. "--tol: '0' is not a number in (0, 1)").

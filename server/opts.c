@@ -3,7 +3,6 @@
  */
 #include "opts.h"
 
-#include <stdarg.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -125,21 +124,6 @@ void gsd_opts_defaults(gsd_opts *o)
     o->max_loaded_mb = ml.bytes ? (long long)(ml.bytes / 2 >> 20) : 0;
 }
 
-/* msg = the formatted message, control characters shown as '?' (the words
- * quoted come from the command line); returns 2. */
-static int say(char *msg, size_t cap, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    if (cap)
-        vsnprintf(msg, cap, fmt, ap);
-    va_end(ap);
-    for (char *c = msg; cap && *c; c++)
-        if ((unsigned char)*c < 0x20 || *c == 0x7f)
-            *c = '?';
-    return 2;
-}
-
 /* The options (docs/operations.md), each with the letter its value is read
  * under in gsd_opts_parse and whether it takes a value. */
 static const struct {
@@ -181,20 +165,19 @@ static int find_opt(const char *w, const char **value)
 
 int gsd_opts_parse(int argc, char **argv, gsd_opts *o, char *msg, size_t cap)
 {
-    if (cap)
-        msg[0] = '\0';
+    msg[0] = '\0';
     for (int i = 1; i < argc; i++) {
         const char *v = NULL;
         const int k = find_opt(argv[i], &v);
         if (k < 0)
-            return say(msg, cap, argv[i][0] == '-' ? "unknown option '%s'"
+            return gs_arg_msg(msg, cap, argv[i][0] == '-' ? "unknown option '%s'"
                                                    : "unexpected argument '%s'", argv[i]);
         const char c = opts[k].id, *name = opts[k].name;
         if (!opts[k].has_value && v)
-            return say(msg, cap, "--%s takes no value", name);
+            return gs_arg_msg(msg, cap, "--%s takes no value", name);
         if (opts[k].has_value && !v) {
             if (i + 1 >= argc)
-                return say(msg, cap, "--%s needs a value", name);
+                return gs_arg_msg(msg, cap, "--%s needs a value", name);
             v = argv[++i];
         }
         long n = 0, range[2] = {0, -1}; /* the value's range, once known */
@@ -242,19 +225,19 @@ int gsd_opts_parse(int argc, char **argv, gsd_opts *o, char *msg, size_t cap)
         }
         case 'l': bad = in_range(v, range, 0, 2, &n); o->log_level = (int)n; break;
         case 'h': return 1;
-        default: return say(msg, cap, "--%s: not read", name); /* a table entry without a case */
+        default: return gs_arg_msg(msg, cap, "--%s: not read", name); /* a table entry without a case */
         }
         if (bad) {
             if (range[0] <= range[1])
-                return say(msg, cap, "--%s: '%s' is not a number in [%ld, %ld]", name, v,
+                return gs_arg_msg(msg, cap, "--%s: '%s' is not a number in [%ld, %ld]", name, v,
                            range[0], range[1]);
-            return say(msg, cap, "--%s: '%s' is too long", name, v);
+            return gs_arg_msg(msg, cap, "--%s: '%s' is too long", name, v);
         }
     }
     if (!o->tls_cert[0] != !o->tls_key[0])
-        return say(msg, cap, "--tls-cert and --tls-key go together (HTTPS needs both)");
+        return gs_arg_msg(msg, cap, "--tls-cert and --tls-key go together (HTTPS needs both)");
     if (o->default_timeout > o->max_timeout)
-        return say(msg, cap, "--default-timeout (%g s) exceeds --max-timeout (%g s)",
+        return gs_arg_msg(msg, cap, "--default-timeout (%g s) exceeds --max-timeout (%g s)",
                    o->default_timeout, o->max_timeout);
     return 0;
 }
