@@ -698,6 +698,7 @@ gs_err gsd_asm_create(gsd_app *app, gs_model *mdl, gsd_assembly_row *row, gsd_re
 
 gs_err gsd_asm_ensure(gsd_app *app, gsd_asm *a, gsd_store *st, gs_error *err)
 {
+    int save = 0; /* factors built here: L_Q and the save to follow */
     pthread_mutex_lock(&a->mu);
     if (a->pc) {
         pthread_mutex_unlock(&a->mu);
@@ -733,19 +734,18 @@ gs_err gsd_asm_ensure(gsd_app *app, gsd_asm *a, gsd_store *st, gs_error *err)
             else /* the daemon stopped before they were saved */
                 gsd_log(app, 1, "assembly %s: factors not saved; recomputing from the model",
                         a->id);
+            /* as the upload's: L_Q, its check and the save come after, in
+             * the save task (an assembly without L_Q, its pairs dependent,
+             * still serves the methods that do not read it) */
             rc = blocks_back(app, a, 1, err); /* if released above */
             if (rc == GS_OK)
-                rc = build_factors(a, NULL, 0, &row, &a->pc, err);
-            gs_error se;
-            if (rc == GS_OK && save_factors(app, a->id, a->pc, &row, &se) != GS_OK)
-                gsd_log(app, 0, "assembly %s: factors not saved (%s); a restart computes them "
-                        "again", a->id, se.msg);
-            else if (rc == GS_OK)
-                a->saved = 1; /* under a->mu */
+                rc = build_factors(a, NULL, GS_PRECOMP_DEFER_LQ, &row, &a->pc, err);
             if (rc == GS_OK)
                 rc = gsd_store_assembly_update(st, &row, err);
-            if (rc == GS_OK)
+            if (rc == GS_OK) {
                 release_blocks(a);
+                save = 1;
+            }
         } else {
             a->saved = 1; /* under a->mu */
             gsd_log(app, 1, "assembly %s: factors loaded%s", a->id,
@@ -755,6 +755,8 @@ gs_err gsd_asm_ensure(gsd_app *app, gsd_asm *a, gsd_store *st, gs_error *err)
         }
     }
     pthread_mutex_unlock(&a->mu);
+    if (save) /* outside the entry lock: the registry's hold takes it */
+        queue_save(app, a);
     return rc;
 }
 

@@ -8,6 +8,7 @@ import time
 import unittest
 
 from api_common import DaemonCase, gaps_rows, max_diff, model, upload_multipart
+from gsd_harness import loop_model
 
 N_GAPS = 240
 OPTS = {"fastener_fraction": 0.5}
@@ -171,6 +172,8 @@ class RestartTest(DaemonCase):
         self.assertLessEqual(max_diff(w0, w1), 1e-9)
         self.assertLessEqual(max_diff(lam0, lam1), 1e-9 * max(1.0, max(lam0)))
         self.assertIn("assembly %s: factors unusable" % self.aid, self.log_since(off))
+        # saved by the task that saves an upload's factors, after the solve
+        self.assertTrue(self.d.wait_factors_saved(self.aid, 60, 0.05)["factors_saved"])
         self.assertTrue(os.path.exists(path))
 
     def test_unsaved_factors(self):
@@ -196,8 +199,45 @@ class RestartTest(DaemonCase):
         log = self.log_since(off)
         self.assertIn("assembly %s: factors not saved; recomputing" % self.aid, log)
         self.assertNotIn("factors unusable", log)
+        # saved by the task that saves an upload's factors, after the solve
+        self.assertTrue(self.d.wait_factors_saved(self.aid, 60, 0.05)["factors_saved"])
         self.assertTrue(os.path.exists(path))
-        self.assertTrue(self.d.get("/v1/assemblies/" + self.aid).json()["factors_saved"])
+
+    def test_dependent_pairs_after_restart(self):
+        """An assembly whose pairs are dependent (no L_Q, so no factors.bin)
+        is built again from its model after a restart, without L_Q: it stays
+        ready with its lq_error and solves as before the restart (every
+        cloud and GI solve failed 'singular' after one)."""
+        r = self.d.post("/v1/assemblies?wait=1", loop_model())
+        self.assertEqual(r.status, 201, r.body[:300])
+        aid = r.json()["id"]
+        a = self.d.wait_assembly(aid, lambda a: a["precompute"].get("lq_error"))
+        g = [0.1, 0.1, 0.3, 0.5]
+        before = self.d.post("/v1/assemblies/%s/solve" % aid, {"g": g, "solver": "gi"}).json()
+        self.assertEqual(before["status"], "optimal", before)
+        self.d.stop()
+        self.d.start()
+        after = self.d.get("/v1/assemblies/" + aid).json()
+        self.assertEqual((after["status"], after["precompute"]["lq_error"]),
+                         ("ready", a["precompute"]["lq_error"]))
+        for solver in ("gi", "lemke", "auto"):
+            body = {"g": g, "solver": solver, "return": ["w", "lambda", "x"]}  # x: not cached
+            r = self.d.post("/v1/assemblies/%s/solve" % aid, body)
+            self.assertEqual(r.status, 200, r.body[:300])
+            self.assertEqual(r.json()["status"], "optimal", (solver, r.json()))
+            self.assertLessEqual(max_diff(r.json()["w"], before["w"]), 1e-12)
+        r = self.d.post("/v1/assemblies/%s/clouds" % aid, {"gaps": [g, [0.1, 0.1, -0.3, 0.5]]})
+        self.assertEqual(r.status, 202, r.body[:300])
+        j = self.d.wait_job(r.json()["id"])
+        self.assertEqual((j["status"], j["done"]), ("done", 2), j)
+        statuses = [x["status"] for x in self.results(j["id"])]
+        self.assertEqual(statuses, ["optimal", "infeasible"])
+        r = self.d.post("/v1/assemblies/%s/solve" % aid, {"g": g, "solver": "npm"})
+        self.assertEqual((r.status, r.json()["error"]["code"], r.json()["error"]["field"]),
+                         (409, "singular", "pairs[2]"), r.body[:300])
+        time.sleep(0.5)  # the save task has tried L_Q again: still ready, still not saved
+        after = self.d.get("/v1/assemblies/" + aid).json()
+        self.assertEqual((after["status"], after["factors_saved"]), ("ready", False))
 
     def test_sigterm_mid_cloud(self):
         jid = self.submit("gi")
