@@ -164,14 +164,29 @@ int gsd_api_ready(gsd_req *r, const gsd_assembly_row *row)
         return 1;
     if (!strcmp(row->status, "failed"))
         gsd_reply_error(r, 409, "not_ready", "id",
-                        "assembly %s failed its precomputation (%s: %s); fix the model and "
+                        "assembly %s failed its precomputation (%s%s%s); fix the model and "
                         "upload it again",
-                        row->id, row->err_field, row->err_msg);
+                        row->id, row->err_field, row->err_field[0] ? ": " : "", row->err_msg);
     else
         gsd_reply_error(r, 409, "not_ready", "id",
                         "assembly %s is %s; poll GET /v1/assemblies/%s until it is ready",
                         row->id, row->status, row->id);
     return 0;
+}
+
+void gsd_api_model_unreadable(gsd_req *r, const char *asm_id, const gs_error *e)
+{
+    if (gsd_api_asm_gone(r, r->app->st, asm_id))
+        return;
+    if (e->code == GS_ERR_NOMEM) {
+        gsd_reply_error(r, 503, "unavailable", "", "no memory to load the model of %s; try "
+                        "again", asm_id);
+    } else if (e->code == GS_ERR_IO || !e->code) { /* the server's: logged, an error id here */
+        gsd_log(r->app, 0, "assembly %s: cannot read its model: %s", asm_id, e->msg);
+        gsd_reply_error(r, 500, "io_error", "", "cannot read the model of %s", asm_id);
+    } else { /* the stored model refused (assembly.c says why and what to do) */
+        gsd_reply_error(r, 409, gs_err_name(e->code), e->field, "%s", e->msg);
+    }
 }
 
 int gsd_body_refuse(gsd_body_err *err, unsigned status, const char *code, const char *field,

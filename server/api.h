@@ -73,6 +73,11 @@ void gsd_api_store_error(gsd_req *r, const gs_error *e);
  * them): if the assembly is gone, answer 404 and return 1; else 0 (the
  * caller answers its failure). st: the caller's store connection. */
 int gsd_api_asm_gone(gsd_req *r, gsd_store *st, const char *id);
+/* Answer a request that needed the model of assembly asm_id and could not
+ * load it (gsd_asm_model's error e): 404 if the assembly is gone, 503 for
+ * want of memory, 500 (logged with the reason) for an I/O error, 409 with
+ * e's code and message for a stored model this gapsimd refuses. */
+void gsd_api_model_unreadable(gsd_req *r, const char *asm_id, const gs_error *e);
 
 void gsd_h_healthz(gsd_req *r);
 void gsd_h_metrics(gsd_req *r);

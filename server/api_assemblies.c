@@ -343,8 +343,16 @@ void gsd_h_asm_create(gsd_req *r)
         return;
     }
     gs_buf b = {0};
-    if (found && !strcmp(row.status, "failed")) {
-        /* a failed precomputation is retried: forget the old attempt */
+    if (found && !strcmp(row.status, "failed") && row.ready_at > 0) {
+        /* failed after it served (its stored model unreadable by this
+         * release, changed on disk, L_Q failing its check): its jobs and
+         * results stay, under its id; the upload is a new assembly */
+        gsd_log(r->app, 1, "assembly %s (failed: %s) keeps its jobs and results; an upload of "
+                "the same content makes a new assembly", row.id, row.err_msg);
+        found = 0;
+    } else if (found && !strcmp(row.status, "failed")) {
+        /* a failed precomputation is retried: forget the old attempt,
+         * which never served */
         if (gsd_asm_delete(r->app, row.id, &e)) {
             gs_model_free(mdl);
             gsd_api_store_error(r, &e);
@@ -438,11 +446,12 @@ void gsd_h_asm_geometry(gsd_req *r)
     if (!gsd_api_assembly(r, &row))
         return;
     gsd_asm *a = gsd_registry_acquire(r->app->reg, r->id);
-    gs_error e;
+    gs_error e = {0};
+    if (!a)
+        gs_errorf(&e, GS_ERR_NOMEM, "", "out of memory");
     if (!a || gsd_asm_model(r->app, a, &e)) {
         gsd_registry_release(r->app->reg, a);
-        if (!gsd_api_asm_gone(r, r->app->st, r->id))
-            gsd_reply_error(r, 500, "io_error", "", "cannot read the model of %s", r->id);
+        gsd_api_model_unreadable(r, r->id, &e);
         return;
     }
     const gs_model *mdl = gsd_asm_mdl(a);

@@ -58,12 +58,12 @@ static void reply_export(gsd_req *r, const gsd_job_row *row, int f, gs_buf *sum,
     cJSON *doc = gs_json_parse(sum->p, sum->len, NULL, NULL);
     gs_buf_free(sum);
     gsd_asm *a = gsd_registry_acquire(r->app->reg, row->assembly_id);
+    if (!doc || !a)
+        gs_errorf(&e, GS_ERR_NOMEM, "", "out of memory");
     if (!doc || !a || gsd_asm_model(r->app, a, &e)) {
         cJSON_Delete(doc);
         gsd_registry_release(r->app->reg, a);
-        if (!gsd_api_asm_gone(r, r->app->st, row->assembly_id))
-            gsd_reply_error(r, 500, "io_error", "", "cannot read the model of %s",
-                            row->assembly_id);
+        gsd_api_model_unreadable(r, row->assembly_id, &e);
         return;
     }
     gs_buf b = {0};

@@ -42,6 +42,29 @@ static void factor_path(const gsd_app *app, const char *id, char *out, size_t ca
     snprintf(out, cap, "%.*s/factors.bin", (int)(cap > 13 ? cap - 13 : 0), dir);
 }
 
+/* The error of reading a's stored model (path) as clients see it: the
+ * data directory's path is not theirs to see ("model.json" instead), the
+ * field names the model, and a model this gapsimd refuses (one stored by an
+ * older release whose reader was laxer: "500." numbers, names that are not
+ * UTF-8) says what becomes of the assembly. */
+static gs_err stored_model_error(const gsd_asm *a, const char *path, gs_error *err)
+{
+    const size_t n = strlen(path);
+    char msg[sizeof err->msg + 16];
+    const char *rest = strncmp(err->msg, path, n) ? NULL : err->msg + n;
+    snprintf(msg, sizeof msg, "%s%.*s", rest ? "model.json" : "", (int)sizeof err->msg - 1,
+             rest ? rest : err->msg);
+    if (err->code == GS_ERR_IO || err->code == GS_ERR_NOMEM) /* passing: as it was, less the path */
+        snprintf(err->msg, sizeof err->msg, "%.*s", (int)sizeof err->msg - 1, msg);
+    else /* the reason cut to fit */
+        snprintf(err->msg, sizeof err->msg, "the stored model of assembly %.24s cannot be read by "
+                 "this gapsimd (%.120s); its jobs and results stay readable; upload the model "
+                 "again (a new assembly) to solve", a->id, msg);
+    if (!err->field[0])
+        snprintf(err->field, sizeof err->field, "model");
+    return err->code;
+}
+
 /* The row's error: why a failed assembly failed, or why a ready one has
  * no L_Q (lq_unavailable); e NULL clears it. */
 static void row_set_error(gsd_assembly_row *row, const gs_error *e)
@@ -328,6 +351,8 @@ static gs_err blocks_back(const gsd_app *app, gsd_asm *a, int locked, gs_error *
     gsd_asm_limits(app, &lim);
     gs_model *fresh = NULL;
     gs_err rc = gs_model_read_json(path, &lim, &fresh, err);
+    if (rc != GS_OK)
+        stored_model_error(a, path, err);
     if (rc == GS_OK) {
         if (!locked)
             pthread_mutex_lock(&a->mu);
@@ -523,9 +548,8 @@ static gs_err load_model(const gsd_app *app, gsd_asm *a, const char *expect, gs_
         model_path(app, a->id, path, sizeof path);
         gs_model_limits lim;
         gsd_asm_limits(app, &lim);
-        gs_err rc = gs_model_read_json(path, &lim, &a->mdl, err);
-        if (rc != GS_OK)
-            return rc;
+        if (gs_model_read_json(path, &lim, &a->mdl, err) != GS_OK)
+            return stored_model_error(a, path, err);
         gs_model_hash(a->mdl, a->hash);
     }
     /* the model stays (a reader of the geometry may hold it); the caller
@@ -805,6 +829,8 @@ gs_err gsd_asm_delete(gsd_app *app, const char *id, gs_error *err)
      * load the files still there and stay, an orphan) */
     gsd_registry_drop(app->reg, id);
     gsd_upkeep_kick(app);
+    gsd_log(app, 1, "assembly %s deleted with its %d job%s and their results", id, n_jobs,
+            n_jobs == 1 ? "" : "s");
     return GS_OK;
 }
 
