@@ -17,6 +17,19 @@
 #error "MADV_HUGEPAGE not declared: gs_alloc_matrix would lose its huge pages silently"
 #endif
 
+int gs_chol_small_pivot(const double *L, int n, int lda, const double *diag, size_t dstride,
+                        double *ratio)
+{
+    for (int i = 0; i < n; i++) {
+        const double piv = L[i + (size_t)i * lda], aii = diag[(size_t)i * dstride];
+        if (!(piv * piv >= GS_PIVOT_RTOL * aii)) {
+            *ratio = aii > 0 ? piv * piv / aii : 0.0;
+            return i;
+        }
+    }
+    return -1;
+}
+
 gs_err gs_chol(double *A, int n, int lda, const char *field, gs_error *err)
 {
     if (n == 0)

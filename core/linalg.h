@@ -19,6 +19,19 @@
  * upper triangle is left untouched. O(n^3/3), blocked. */
 gs_err gs_chol(double *A, int n, int lda, const char *field, gs_error *err);
 
+/* Cholesky passes a numerically singular matrix (a rigid-body mode, a
+ * dependent pair) when round-off leaves a tiny positive pivot. A pivot with
+ * L_ii^2 below GS_PIVOT_RTOL times the matrix's own diagonal entry a_ii
+ * means row i depends on the rows before it (a valid FE block or Q with
+ * cond 1e8 has ratios of 1e-8 or more). The one rule of the dense blocks,
+ * Q (precompute.c) and the sparse parts (spchol.c). */
+#define GS_PIVOT_RTOL 1e-13
+/* The first row i of the factor L (n x n, lda) whose pivot is that small
+ * against diag[i * dstride] (the diagonal before the factorization), or -1;
+ * *ratio = L_ii^2 / a_ii there. O(n). */
+int gs_chol_small_pivot(const double *L, int n, int lda, const double *diag, size_t dstride,
+                        double *ratio);
+
 /* 1-norm reciprocal condition estimate of an SPD matrix from its original
  * 1-norm `anorm` and its Cholesky factor L (dpocon, O(n^2)). */
 gs_err gs_chol_rcond(const double *L, int n, int lda, double anorm, double *rcond,

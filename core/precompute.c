@@ -130,13 +130,29 @@ static gs_err factor_dense_part(gs_precomp *pc, int b, double *anorm, double *rc
         memcpy(pc->L[b], mdl->parts[b].K, (size_t)nb * nb * sizeof(double));
     }
     *anorm = gs_sym_norm1(pc->L[b], nb, nb); /* K_b's, before dpotrf */
-    if (pc->kdiag) { /* for the check: dpotrf overwrites the diagonal, not the upper triangle */
-        if (!(pc->kdiag[b] = malloc((size_t)nb * sizeof(double))))
-            return gs_errorf(err, GS_ERR_NOMEM, field, "no memory");
-        for (int i = 0; i < nb; i++)
-            pc->kdiag[b][i] = pc->L[b][(size_t)i * nb + i];
-    }
+    /* K_b's diagonal, which dpotrf overwrites (not the upper triangle): for
+     * the pivots below and for the check (pc->kdiag keeps it) */
+    double *diag = malloc((size_t)nb * sizeof(double));
+    if (!diag)
+        return gs_errorf(err, GS_ERR_NOMEM, field, "no memory");
+    for (int i = 0; i < nb; i++)
+        diag[i] = pc->L[b][(size_t)i * nb + i];
     gs_err e = gs_chol(pc->L[b], nb, nb, field, err);
+    double ratio;
+    const int i = e == GS_OK ? gs_chol_small_pivot(pc->L[b], nb, nb, diag, 1, &ratio) : -1;
+    if (i >= 0) { /* dpotrf passed it: numerically singular all the same */
+        gs_errorf(err, GS_ERR_NOT_SPD, field,
+                  "not positive definite to working precision: row %d depends on the rows "
+                  "before it (relative Cholesky pivot %.3g; a rigid-body mode or a missing "
+                  "boundary condition?)", i, ratio);
+        if (err)
+            err->lapack_info = i + 1;
+        e = GS_ERR_NOT_SPD;
+    }
+    if (e == GS_OK && pc->kdiag)
+        pc->kdiag[b] = diag;
+    else
+        free(diag);
     if (e != GS_OK)
         return e;
     double t0 = gs_now();
@@ -641,22 +657,19 @@ static gs_err factor_Q(gs_precomp *pc, gs_error *err)
             err->lapack_info = info;
         return GS_ERR_SINGULAR;
     }
-    /* dpotrf can pass on a numerically singular Q with a round-off-sized pivot:
-     * a pivot^2 below 1e-13 Q_ii means pair i is dependent on those before it
-     * (a valid Q with cond 1e8 has pivot^2 / Q_ii of 1e-8 or more). */
-    for (int i = 0; i < m; i++) {
-        double piv = pc->LQ[(size_t)i * m + i];
-        if (piv * piv < 1e-13 * pc->Q[(size_t)i * m + i]) {
-            char field[48];
-            snprintf(field, sizeof field, "pairs[%d]", i);
-            gs_errorf(err, GS_ERR_SINGULAR, field,
-                      "Q = A'K^-1 A is numerically singular: contact pair %d is linearly "
-                      "dependent on the pairs before it (relative pivot %.3g)",
-                      i, piv * piv / pc->Q[(size_t)i * m + i]);
-            if (err)
-                err->lapack_info = i + 1;
-            return GS_ERR_SINGULAR;
-        }
+    /* dpotrf can pass on a numerically singular Q with a round-off-sized
+     * pivot (linalg.h GS_PIVOT_RTOL) */
+    double ratio;
+    const int i = gs_chol_small_pivot(pc->LQ, m, m, pc->Q, (size_t)m + 1, &ratio);
+    if (i >= 0) {
+        char field[48];
+        snprintf(field, sizeof field, "pairs[%d]", i);
+        gs_errorf(err, GS_ERR_SINGULAR, field,
+                  "Q = A'K^-1 A is numerically singular: contact pair %d is linearly "
+                  "dependent on the pairs before it (relative pivot %.3g)", i, ratio);
+        if (err)
+            err->lapack_info = i + 1;
+        return GS_ERR_SINGULAR;
     }
     for (int j = 1; j < m; j++) /* zero the strict upper triangle */
         memset(pc->LQ + (size_t)j * m, 0, (size_t)j * sizeof(double));

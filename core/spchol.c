@@ -73,11 +73,10 @@ static double spc_diag(const gs_spmat *K, int64_t j)
 }
 
 /* Cholesky can pass a singular K (a rigid-body mode) with a round-off-sized
- * pivot: L_kk^2 below SPC_PIVOT_RTOL K_jj (j = P[k]) means row j depends on
- * the rows eliminated before it, as in the dense precomputation's check of
- * L_Q. Supernodal L L': diagonal entry k of supernode s at px[s] + (k - k1)
+ * pivot: L_kk^2 below GS_PIVOT_RTOL K_jj (j = P[k]) means row j depends on
+ * the rows eliminated before it, the rule of the dense blocks and of L_Q
+ * (linalg.h). Supernodal L L': diagonal entry k of supernode s at px[s] + (k - k1)
  * (nrows + 1). O(n). */
-#define SPC_PIVOT_RTOL 1e-13
 static gs_err spc_check_pivots(const gs_spchol *f, const gs_spmat *K, const char *field,
                                gs_error *err)
 {
@@ -90,7 +89,7 @@ static gs_err spc_check_pivots(const gs_spchol *f, const gs_spmat *K, const char
             const double piv = x[px[s] + (k - k1) * (nrows + 1)];
             const int64_t j = perm ? perm[k] : k;
             const double kjj = spc_diag(K, j);
-            if (!(piv * piv >= SPC_PIVOT_RTOL * kjj)) {
+            if (!(piv * piv >= GS_PIVOT_RTOL * kjj)) {
                 char row[64];
                 gs_spmat_row_name(K, j, row, sizeof row);
                 gs_errorf(err, GS_ERR_NOT_SPD, field,

@@ -436,3 +436,39 @@ GS_TEST(unvalidated_model_rejected)
 }
 
 GS_TEST_MAIN()
+
+/* A dense block that dpotrf factors but that is singular to working
+ * precision: K = [[1, 1], [1, 1 + d]], pivot^2 of row 1 = d exactly (d a
+ * power of two). d = 2^-50 (8.9e-16, cond ~ 4.5e15): refused, not_spd
+ * naming the block and row 1 (it was accepted, and every solve then failed
+ * its certificate); d = 2^-40 (9.1e-13, above the rule's 1e-13, linalg.h
+ * GS_PIVOT_RTOL): built. */
+GS_TEST(dense_block_singular_to_working_precision_refused)
+{
+    const double d[2] = {0x1p-50, 0x1p-40};
+    for (int c = 0; c < 2; c++) {
+        gs_model *mdl = gs_model_new(1, 2, 1, 0, NULL);
+        gs_model_alloc_block(mdl, 0, 2, NULL);
+        double *K = mdl->parts[0].K;
+        K[0] = K[1] = K[2] = 1.0;
+        K[3] = 1.0 + d[c];
+        mdl->nodes[0] = (gs_node){.part = 0, .dof = 0};
+        mdl->nodes[1] = (gs_node){.part = 0, .dof = 1};
+        mdl->pairs[0] = (gs_pair){.node = {0, GS_FIXED}, .coef = {1.0, 0.0}};
+        gs_error e;
+        GS_CHECK_INT(gs_model_validate(mdl, &e), GS_OK);
+        gs_precomp *pc = NULL;
+        const gs_err rc = gs_precomp_build(mdl, &pc, &e);
+        if (c == 0) {
+            GS_CHECK_INT(rc, GS_ERR_NOT_SPD);
+            GS_CHECK_STR(e.field, "parts[0].K");
+            GS_CHECK(strstr(e.msg, "row 1 depends on the rows before it") != NULL);
+            GS_CHECK_INT(e.lapack_info, 2);
+            GS_CHECK(pc == NULL);
+        } else {
+            GS_CHECK_INT(rc, GS_OK);
+            gs_precomp_free(pc);
+        }
+        gs_model_free(mdl);
+    }
+}
