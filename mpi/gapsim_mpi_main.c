@@ -60,7 +60,8 @@ static void usage(FILE *f)
             "                     computes and saves them there when FILE does not exist\n"
             "  --shared-factors   every rank loads --factors FILE itself (no broadcast)\n"
             "  --summary FILE     summary JSON (default OUT.summary.json; an array for --patterns;\n"
-            "                     none: no summary, which saves rank 0 one or two reads of OUT)\n"
+            "                     none: no summary file, which saves rank 0 one or two reads of\n"
+            "                     OUT; the count of rows not optimal is printed all the same)\n"
             "  --threshold MM     summary threshold (0.1)\n"
             "  --bins N           summary histogram bins (20)\n"
             "  --fresh            ignore a previous run's output and start over\n"
@@ -131,35 +132,81 @@ static gs_err check_outputs(const gs_run_args *a, const char *summary, gs_error 
     return rc;
 }
 
+/* Where the factors came from and what they cost, for rank 0's factors
+ * line: a line that said only "ready" could not tell a load from a build,
+ * and repeated a loaded file's stored build time as this run's. */
+typedef struct {
+    int loaded;     /* from --factors (every rank's own load with --shared-factors) */
+    double t_get;   /* s: the build and save, or the load (the slowest rank's when shared) */
+    double t_bcast; /* s */
+    double bytes;   /* the broadcast's payload */
+} fac_info;
+
 /* The precomputation on every rank (see the options): L_Q only where the
  * method reads it, the sparse parts factored on the other ranks only where
- * the method solves with K (runner.h gs_run_precomp_flags). *bytes: the
- * broadcast's. */
+ * the method solves with K (runner.h gs_run_precomp_flags). *fi: for the
+ * factors line (fac_info). */
 static gs_err factors(const gs_run_args *a, gs_model *mdl, unsigned flags, gs_precomp **pc,
-                      double *t_bcast, double *bytes, gs_error *err)
+                      fac_info *fi, gs_error *err)
 {
     gs_err rc = GS_OK;
-    *t_bcast = 0;
-    *bytes = 0;
+    *fi = (fac_info){0};
     /* a method that never reads K itself: every rank holds the factors
      * without the stiffness blocks, released before they come (a load or
      * the broadcast needs only the model's hash and sizes) */
     const int release_k = !gs_solve_reads_k(&a->sopts);
     if (release_k && (a->shared || gm_rank() != 0))
         gs_model_release_dense(mdl, NULL);
+    double t0 = gs_now();
     if (a->shared) {
         rc = gs_precomp_load_ex(mdl, a->factors, 0, flags, pc, err);
-        return gm_agree(rc, a->factors, err);
+        const double t = gs_now() - t0;
+        if ((rc = gm_agree(rc, a->factors, err)) != GS_OK)
+            return rc;
+        fi->loaded = 1;
+        rc = gm_check(MPI_Reduce(&t, &fi->t_get, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD),
+                      "the factors' load times", err);
+        return gm_agree(rc, "the factors' load times", err);
     }
-    int loaded = 0;
     if (gm_rank() == 0) /* the others sleep in the agreement meanwhile */
-        rc = gs_run_factors(mdl, a->factors, flags, release_k, pc, &loaded, err);
+        rc = gs_run_factors(mdl, a->factors, flags, release_k, pc, &fi->loaded, err);
+    fi->t_get = gs_now() - t0;
     if ((rc = gm_agree(rc, "the factors", err)) != GS_OK)
         return rc;
-    double t0 = gs_now();
-    rc = gm_bcast_precomp(mdl, pc, flags, bytes, err);
-    *t_bcast = gs_now() - t0;
+    t0 = gs_now();
+    rc = gm_bcast_precomp(mdl, pc, flags, &fi->bytes, err);
+    fi->t_bcast = gs_now() - t0;
     return gm_agree(rc, "broadcasting the factors", err);
+}
+
+/* Rank 0: the factors line (docs/scale-out.md): computed, computed and
+ * saved to --factors, loaded from it by rank 0 and broadcast, or loaded by
+ * every rank itself; and whether the sparse parts were factored (a load
+ * leaves them unfactored where the method does not solve with K). */
+static void print_factors(const gs_run_args *a, const fac_info *fi, const gs_model *mdl,
+                          const gs_precomp *pc, unsigned flags)
+{
+    const char *no_lq = flags & GS_PRECOMP_DEFER_LQ ? "L_Q not needed by this method" : "";
+    char how[4400];
+    if (a->shared)
+        snprintf(how, sizeof how, "every rank loaded %s itself (the slowest in %.2f s), no "
+                 "broadcast%s%s%s", a->factors, fi->t_get, *no_lq ? " (" : "", no_lq,
+                 *no_lq ? ")" : "");
+    else if (fi->loaded)
+        snprintf(how, sizeof how, "loaded from %s in %.2f s", a->factors, fi->t_get);
+    else if (a->factors)
+        snprintf(how, sizeof how, "computed and saved to %s (precomputation %.2f s)", a->factors,
+                 pc->t.total);
+    else
+        snprintf(how, sizeof how, "computed (precomputation %.2f s)", pc->t.total);
+    if (a->shared)
+        printf("factors    %s\n", how);
+    else
+        printf("factors    %s, broadcast %.3f s (%.1f MB to %d ranks%s%s)\n", how, fi->t_bcast,
+               1e-6 * fi->bytes, gm_size() - 1, *no_lq ? "; " : "", no_lq);
+    if (gs_model_has_sparse(mdl) && (flags & GS_PRECOMP_DEFER_SPARSE))
+        printf("           sparse parts %s: this method does not solve with K\n",
+               gs_precomp_has_part_factors(pc) ? "factored on rank 0 only" : "not factored");
 }
 
 #define HASH_BLOCK ((size_t)1 << 20) /* bytes per read of the gaps file */
@@ -347,6 +394,19 @@ static gs_err count_not_optimal(const gm_out *o, long long *count, gs_error *err
     return rc;
 }
 
+/* Rank 0, at a successful end: the count that decides the exit code (3
+ * when any row is not optimal or not certified), with or without a summary
+ * file (--summary none too: an exit 3 is always explained), and where the
+ * results are. */
+static void print_end(const gm_out *o, const char *summary, long long not_optimal, double wall)
+{
+    printf("summary    %s%s: %lld rows, %lld not optimal or not certified\n",
+           summary ? summary : "not written", summary ? "" : " (--summary none)", o->rows,
+           not_optimal);
+    printf("results    %s (%lld x %d), completion map %s; %.2f s in all\n", o->path, o->rows,
+           o->m, o->side, wall);
+}
+
 /* Everything after MPI_Init; returns the exit code (the same on every rank). */
 static int run_main(int argc, char **argv)
 {
@@ -369,7 +429,7 @@ static int run_main(int argc, char **argv)
     gs_pattern *pats = NULL;
     int n_pat = 1, code = 1;
     gs_run run = {.opts = a.sopts, .n_patterns = 1, .chain = a.chain};
-    double *loads = NULL, t_bcast = 0, bytes = 0, t0 = gs_now();
+    double *loads = NULL, t0 = gs_now();
     gm_out o = {0};
     char sum_buf[4300];
     const char *summary = summary_path(&a, sum_buf, sizeof sum_buf);
@@ -410,18 +470,11 @@ static int run_main(int argc, char **argv)
         fflush(stdout);
     }
     const unsigned flags = gs_run_precomp_flags(&a.sopts);
-    if ((rc = factors(&a, mdl, flags, &pc, &t_bcast, &bytes, &e)) != GS_OK)
+    fac_info fi;
+    if ((rc = factors(&a, mdl, flags, &pc, &fi, &e)) != GS_OK)
         goto out;
     if (rank == 0) {
-        printf("factors    %s (precomputation %.2f s), broadcast %.3f s (%.1f MB to %d "
-               "ranks%s)\n",
-               a.shared ? "loaded by every rank" : a.factors ? "ready on rank 0" : "computed",
-               pc->t.total, t_bcast, 1e-6 * bytes, a.shared ? 0 : size - 1,
-               (flags & GS_PRECOMP_DEFER_LQ) == 0
-                   ? "" : "; L_Q not needed by this method");
-        if (gs_model_has_sparse(mdl) && (flags & GS_PRECOMP_DEFER_SPARSE))
-            printf("           sparse parts %s: this method does not solve with K\n",
-                   a.shared ? "not factored" : "factored on rank 0 only");
+        print_factors(&a, &fi, mdl, pc, flags);
         fflush(stdout);
     }
     run.pc = pc;
@@ -497,10 +550,8 @@ static int run_main(int argc, char **argv)
         if (!rc)
             rc = !summary ? count_not_optimal(&o, &not_optimal, &e)
                           : write_summary(&o, mdl, &a, summary, &not_optimal, &e);
-        if (!rc && summary)
-            printf("summary    %s: %lld rows, %lld not optimal or not certified\nresults    %s (%lld x %d), "
-                   "completion map %s; %.2f s in all\n", summary, o.rows, not_optimal, o.path,
-                   o.rows, o.m, o.side, gs_now() - t0);
+        if (!rc)
+            print_end(&o, summary, not_optimal, gs_now() - t0);
         fflush(stdout);
     }
     if ((rc = gm_agree(rc, "the summary", &e)) != GS_OK)

@@ -64,12 +64,17 @@ static void print_assembly(const gc_ctx *cx, const cJSON *a)
         gc_kv("L_Q", "none, %s at %s: %s (GI, Lemke, IPM dual and auto solve; GI dual, NPM "
               "and the primal IPM are refused)", gc_jstr(lq, "code", "-"),
               gc_jstr(lq, "field", "-"), gc_jstr(lq, "message", "-"));
+    /* only what the JSON says: factors_saved false is also an assembly
+     * after a restart, held nowhere until its first solve builds it again */
     if (cJSON_GetObjectItemCaseSensitive(a, "factors_saved"))
         gc_kv("factors", "%s", gc_jbool(a, "factors_saved", 0)
                                    ? "saved in the data directory"
                                : cJSON_IsObject(lq)
-                                   ? "in memory, not saved (without L_Q; a restart recomputes them)"
-                                   : "in memory, being saved (a restart now recomputes them)");
+                                   ? "not saved (a saved file holds L_Q): the first solve after "
+                                     "each start of the daemon computes them again"
+                                   : "not saved yet: saved once the workers are idle; if the "
+                                     "daemon stops first, the first solve after the restart "
+                                     "computes them again");
     const cJSON *err = cJSON_GetObjectItemCaseSensitive(a, "error");
     if (err)
         gc_kv("error", "%s at %s: %s", gc_jstr(err, "code", "-"), gc_jstr(err, "field", "-"),

@@ -11,6 +11,7 @@ import json
 import os
 import re
 import shutil
+import sqlite3
 import subprocess
 import tempfile
 import time
@@ -78,10 +79,43 @@ class CliTest(DaemonCase):
             self.assertEqual(a["status"], "ready")
             out = self.cli(["assembly", "show", aid]).stdout
             self.assertRegex(out, r"(?m)^L_Q: +none, singular at pairs\[2\]: ")
-            self.assertIn("not saved (without L_Q", out)
+            self.assertRegex(out, r"(?m)^factors: +not saved \(a saved file holds L_Q\): the "
+                                  r"first solve after each start of the daemon computes them")
             self.assertIn("status:           ready", out)
         finally:
             self.cli(["assembly", "delete", aid])
+
+    def test_assembly_show_unsaved_factors_after_a_restart(self):
+        """A daemon stopped after "ready" but before the factors were saved:
+        after the restart the assembly is neither in memory nor being saved
+        (factors_saved false), and show says only what that JSON says (it
+        said "in memory, being saved")."""
+        d = Daemon(workers=1).start()
+        try:
+            env = {"GAPSIM_SERVER": d.url}
+            aid = self.cli(["assembly", "upload", self.model, "--wait", "-q"],
+                           env=env).stdout.strip()
+            self.assertEqual(d.stop(), 0)
+            # the save waits for 2 s of idle workers: make sure it had not
+            # happened (test_api_restart.test_unsaved_factors does the same)
+            db = sqlite3.connect(os.path.join(d.data_dir, "gapsim.db"))
+            db.execute("UPDATE assemblies SET factor_checksum='' WHERE id=?", (aid,))
+            db.commit()
+            db.close()
+            fac = os.path.join(d.data_dir, "assemblies", aid, "factors.bin")
+            if os.path.exists(fac):
+                os.unlink(fac)
+            d.start()
+            env = {"GAPSIM_SERVER": d.url}  # another port: the harness's daemons take any
+            a = self.cli_json(["assembly", "show", aid], env=env)
+            self.assertEqual((a["status"], a["factors_saved"]), ("ready", False))
+            out = self.cli(["assembly", "show", aid], env=env).stdout
+            self.assertRegex(out, r"(?m)^factors: +not saved yet: saved once the workers are "
+                                  r"idle; if the daemon stops first, the first solve after the "
+                                  r"restart computes them again$")
+            self.assertNotIn("in memory", out)
+        finally:
+            d.cleanup()
 
     def row(self, k):
         return self.G[k * self.m:(k + 1) * self.m]

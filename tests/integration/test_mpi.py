@@ -286,10 +286,16 @@ class MpiTest(unittest.TestCase):
         wb = self.out("sparse_batch.npy")
         subprocess.run([h.binary("gapsim-batch")] + base + ["--threads", "2", "--out", wb],
                        check=True, stdout=subprocess.DEVNULL, timeout=TIMEOUT, env=mpi_env())
-        w_rel = self.out("sparse_rel.npy")
-        r = self.run_ok([(2, base + ["--out", w_rel])])
+        w_rel, fac = self.out("sparse_rel.npy"), self.out("sparse.factors")
+        r = self.run_ok([(2, base + ["--factors", fac, "--out", w_rel])])
         self.assertIn("sparse parts factored on rank 0 only", r.stdout)
         self.assertEqual(npy_data(w_rel), npy_data(wb))
+        # rank 0's load of the saved factors leaves them unfactored too (the
+        # line said "factored on rank 0 only")
+        w_load = self.out("sparse_load.npy")
+        r = self.run_ok([(2, base + ["--factors", fac, "--out", w_load])])
+        self.assertIn("sparse parts not factored: this method does not solve with K", r.stdout)
+        self.assertEqual(npy_data(w_load), npy_data(wb))
         w_pri = self.out("sparse_pri.npy")
         r = self.run_ok([(2, base + ["--form", "primal", "--out", w_pri])])
         self.assertNotIn("sparse parts factored", r.stdout)
@@ -300,14 +306,23 @@ class MpiTest(unittest.TestCase):
         fac = self.out("lap.factors")
         args = [self.model_json, "--gaps", self.gaps, "--method", "gi", "--fraction", "0.5",
                 "--factors", fac]
+        # the factors line says where they came from: built and saved, then
+        # loaded (with the load's time, not the file's stored build time;
+        # both said "ready on rank 0 (precomputation 0.01 s)"), then loaded
+        # by every rank itself (it said "0.0 MB to 0 ranks")
         r = self.run_ok([(2, args + ["--out", self.out("f1.npy")])])
-        self.assertIn("factors    ready on rank 0", r.stdout)
+        self.assertRegex(r.stdout, r"(?m)^factors    computed and saved to %s \(precomputation "
+                                   r"[0-9.]+ s\), broadcast" % re.escape(fac))
         self.assertTrue(os.path.getsize(fac) > 8 * self.m * self.m)
         r = self.run_ok([(2, args + ["--out", self.out("f2.npy")])])
-        # GI relative does not read L_Q: rank 0 loads the file without it
-        self.assertIn("L_Q not needed by this method", r.stdout)
+        self.assertRegex(r.stdout, r"(?m)^factors    loaded from %s in [0-9.]+ s, broadcast "
+                                   r"[0-9.]+ s \([0-9.]+ MB to 1 ranks; L_Q not needed by this "
+                                   r"method\)$" % re.escape(fac))
+        # GI relative does not read L_Q: rank 0 loads the file without it (above)
         r = self.run_ok([(3, args + ["--shared-factors", "--out", self.out("f3.npy")])])
-        self.assertIn("loaded by every rank", r.stdout)
+        self.assertRegex(r.stdout, r"(?m)^factors    every rank loaded %s itself \(the slowest "
+                                   r"in [0-9.]+ s\), no broadcast \(L_Q not needed by this "
+                                   r"method\)$" % re.escape(fac))
         b = subprocess.run([h.binary("gapsim-batch"), self.model_json, "--gaps", self.gaps,
                             "--method", "gi", "--fraction", "0.5", "--factors", fac,
                             "--out", self.out("fb.npy")], capture_output=True, text=True,
@@ -323,6 +338,29 @@ class MpiTest(unittest.TestCase):
         self.assertEqual(r.returncode, 1)
         self.assertIn("rank 0: the factors", r.stderr)
         self.assertIn("corrupted", r.stderr)
+
+    def test_summary_none_still_explains_exit_3(self):
+        # --tol 1e-15: the KKT certificate fails on most rows, exit 3; with
+        # --summary none the count and the results line are printed all the
+        # same (stdout ended at the run line), and the count is the one a
+        # summary gives (the rerun resumes: nothing left to solve)
+        w = self.out("sn.npy")
+        args = [self.model_json, "--gaps", self.gaps, "--method", "gi", "--fraction", "0.5",
+                "--tol", "1e-15", "--limit", "20", "--out", w]
+        count = r"(\d+) rows, (\d+) not optimal or not certified$"
+        r = mpirun([(2, args + ["--summary", "none"])])
+        self.assertEqual(r.returncode, 3, r.stdout + r.stderr)
+        m = re.search(r"(?m)^summary    not written \(--summary none\): " + count, r.stdout)
+        self.assertTrue(m, r.stdout)
+        self.assertEqual(m.group(1), "20")
+        self.assertGreater(int(m.group(2)), 0)
+        self.assertRegex(r.stdout, r"(?m)^results    %s \(20 x %d\), completion map %s\.run; "
+                         % (re.escape(w), self.m, re.escape(w)))
+        r = mpirun([(2, args)])
+        self.assertEqual(r.returncode, 3, r.stdout + r.stderr)
+        m2 = re.search(r"(?m)^summary    %s\.summary\.json: " % re.escape(w) + count, r.stdout)
+        self.assertTrue(m2, r.stdout)
+        self.assertEqual(m2.groups(), m.groups())
 
     def test_kill_one_rank_then_rerun_completes(self):
         # k gaps with half the fasteners: two seconds of GI solves (the
