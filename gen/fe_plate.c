@@ -1,6 +1,7 @@
 /*
- * fe_plate.c -- Mindlin plate element, structured plate meshes, band assembly
- * and static condensation onto junction normal displacements (fe_plate.h).
+ * fe_plate.c -- Mindlin plate elements (SRI, MITC4, full), structured plate
+ * meshes, band assembly and static condensation onto junction normal
+ * displacements (fe_plate.h).
  *
  * Method and cost: see fe_plate.h. The hot loops are the three BLAS-3 calls of
  * schur_stream (dgemm nb x kd x c, dtrsm nb x nb x c, dsyrk c x c x nb per
@@ -25,29 +26,38 @@
 static const double gs_fe_xi_[4] = {-1.0, 1.0, 1.0, -1.0};
 static const double gs_fe_eta_[4] = {-1.0, -1.0, 1.0, 1.0};
 
-/* Shape functions and their x/y derivatives at (xi, eta); returns det J. */
-static double quad_shape(const double xy[4][2], double xi, double eta, double N[4],
-                         double Nx[4], double Ny[4])
+/* Shape functions, their natural derivatives and the Jacobian
+ * J = [dx/dxi dy/dxi; dx/deta dy/deta] (row-major j[4]) at (xi, eta);
+ * returns det J. */
+static double quad_nat(const double xy[4][2], double xi, double eta, double N[4], double dxi[4],
+                       double deta[4], double j[4])
 {
-    double dxi[4], deta[4];
     for (int i = 0; i < 4; i++) {
         N[i] = 0.25 * (1.0 + xi * gs_fe_xi_[i]) * (1.0 + eta * gs_fe_eta_[i]);
         dxi[i] = 0.25 * gs_fe_xi_[i] * (1.0 + eta * gs_fe_eta_[i]);
         deta[i] = 0.25 * gs_fe_eta_[i] * (1.0 + xi * gs_fe_xi_[i]);
     }
-    double j11 = 0, j12 = 0, j21 = 0, j22 = 0; /* J = [dx/dxi dy/dxi; dx/deta dy/deta] */
+    j[0] = j[1] = j[2] = j[3] = 0.0;
     for (int i = 0; i < 4; i++) {
-        j11 += dxi[i] * xy[i][0];
-        j12 += dxi[i] * xy[i][1];
-        j21 += deta[i] * xy[i][0];
-        j22 += deta[i] * xy[i][1];
+        j[0] += dxi[i] * xy[i][0];
+        j[1] += dxi[i] * xy[i][1];
+        j[2] += deta[i] * xy[i][0];
+        j[3] += deta[i] * xy[i][1];
     }
-    double det = j11 * j22 - j12 * j21;
+    return j[0] * j[3] - j[1] * j[2];
+}
+
+/* Shape functions and their x/y derivatives at (xi, eta); returns det J. */
+static double quad_shape(const double xy[4][2], double xi, double eta, double N[4],
+                         double Nx[4], double Ny[4])
+{
+    double dxi[4], deta[4], j[4];
+    double det = quad_nat(xy, xi, eta, N, dxi, deta, j);
     if (!(det > 0.0))
         return det;
     for (int i = 0; i < 4; i++) {
-        Nx[i] = (j22 * dxi[i] - j12 * deta[i]) / det;
-        Ny[i] = (-j21 * dxi[i] + j11 * deta[i]) / det;
+        Nx[i] = (j[3] * dxi[i] - j[1] * deta[i]) / det;
+        Ny[i] = (-j[2] * dxi[i] + j[0] * deta[i]) / det;
     }
     return det;
 }
@@ -72,12 +82,102 @@ static void add_btdb(double Ke[144], const double *B, const double *D, int nr, d
         }
 }
 
+/* Covariant transverse shear strain along natural direction d (0: xi,
+ * 1: eta) at (xi, eta) as a row over the 12 element DOFs:
+ * e_d = dw/dd - theta . dX/dd, X = (x, y) -- the Cartesian shear gamma
+ * projected on the covariant base vector dX/dd. Zero for every rigid mode
+ * on any quad (w = a x + b y, theta = (a, b) gives a.dX/dd - a.dX/dd). */
+static void covariant_shear_row(const double xy[4][2], double xi, double eta, int d,
+                                double row[12])
+{
+    double N[4], dxi[4], deta[4], j[4];
+    quad_nat(xy, xi, eta, N, dxi, deta, j);
+    const double *dn = d == 0 ? dxi : deta;
+    const double gx = d == 0 ? j[0] : j[2], gy = d == 0 ? j[1] : j[3];
+    for (int i = 0; i < 4; i++) {
+        row[3 * i] = dn[i];
+        row[3 * i + 1] = -N[i] * gx;
+        row[3 * i + 2] = -N[i] * gy;
+    }
+}
+
+/* MITC4 (Bathe & Dvorkin 1985) Cartesian shear strain matrix B (2 x 12,
+ * row-major) at (xi, eta); returns det J. The covariant strains are tied at
+ * the edge midpoints -- tie[0] = e_xi at C (0, -1), tie[1] = e_xi at
+ * A (0, +1), tie[2] = e_eta at B (-1, 0), tie[3] = e_eta at D (+1, 0) -- and
+ * interpolated e_xi = (1 - eta)/2 e_C + (1 + eta)/2 e_A, e_eta = (1 - xi)/2
+ * e_B + (1 + xi)/2 e_D; gamma = J^-1 (e_xi, e_eta) since e = J gamma. Why
+ * it has no hourglass: a tied strain involves only its edge's two nodes, so
+ * the checkerboard (w = +-1 at alternate nodes, theta = 0) strains every
+ * edge by (w2 - w1)/2 = +-1; SRI samples the centre, where the opposite
+ * edges' differences cancel. Why it does not lock: on a straight edge the
+ * tied strain of a Kirchhoff state (w quadratic, theta = grad w linear) is
+ * exactly zero, so pure bending costs no shear energy. */
+static double mitc4_shear_b(const double xy[4][2], const double tie[4][12], double xi,
+                            double eta, double B[24])
+{
+    double N[4], dxi[4], deta[4], j[4];
+    const double det = quad_nat(xy, xi, eta, N, dxi, deta, j);
+    if (!(det > 0.0))
+        return det;
+    for (int k = 0; k < 12; k++) {
+        const double exi = 0.5 * (1.0 - eta) * tie[0][k] + 0.5 * (1.0 + eta) * tie[1][k];
+        const double eeta = 0.5 * (1.0 - xi) * tie[2][k] + 0.5 * (1.0 + xi) * tie[3][k];
+        B[k] = (j[3] * exi - j[1] * eeta) / det;
+        B[12 + k] = (-j[2] * exi + j[0] * eeta) / det;
+    }
+    return det;
+}
+
+/* Ke += the transverse shear stiffness of integration integ (Ds = k G t I). */
+static gs_err add_shear(const double xy[4][2], gs_fe_integration integ, const double Ds[4],
+                        double Ke[144], gs_error *err)
+{
+    const double g = 1.0 / sqrt(3.0);
+    double N[4], Nx[4], Ny[4], B[2 * 12];
+    if (integ == GS_FE_MITC4) { /* tied covariant strains, 2x2 Gauss */
+        double tie[4][12];
+        covariant_shear_row(xy, 0.0, -1.0, 0, tie[0]);
+        covariant_shear_row(xy, 0.0, 1.0, 0, tie[1]);
+        covariant_shear_row(xy, -1.0, 0.0, 1, tie[2]);
+        covariant_shear_row(xy, 1.0, 0.0, 1, tie[3]);
+        for (int p = 0; p < 4; p++) {
+            double det = mitc4_shear_b(xy, tie, gs_fe_xi_[p] * g, gs_fe_eta_[p] * g, B);
+            if (!(det > 0.0))
+                return gs_errorf(err, GS_ERR_INVALID, "element",
+                                 "degenerate or clockwise element (det J = %g)", det);
+            add_btdb(Ke, B, Ds, 2, det);
+        }
+        return GS_OK;
+    }
+    /* 1x1 (SRI, weight 4) or 2x2 (full) Gauss of the pointwise strain */
+    const int np = integ == GS_FE_FULL ? 4 : 1;
+    for (int p = 0; p < np; p++) {
+        double xi = np == 1 ? 0.0 : gs_fe_xi_[p] * g, eta = np == 1 ? 0.0 : gs_fe_eta_[p] * g;
+        double det = quad_shape(xy, xi, eta, N, Nx, Ny);
+        if (!(det > 0.0))
+            return gs_errorf(err, GS_ERR_INVALID, "element",
+                             "degenerate or clockwise element (det J = %g)", det);
+        memset(B, 0, sizeof B);
+        for (int i = 0; i < 4; i++) {
+            B[0 * 12 + 3 * i] = Nx[i];
+            B[0 * 12 + 3 * i + 1] = -N[i];
+            B[1 * 12 + 3 * i] = Ny[i];
+            B[1 * 12 + 3 * i + 2] = -N[i];
+        }
+        add_btdb(Ke, B, Ds, 2, det * (np == 1 ? 4.0 : 1.0));
+    }
+    return GS_OK;
+}
+
 gs_err gs_fe_plate_element(const double xy[4][2], double E, double nu, double t,
                            gs_fe_integration integ, double Ke[144], gs_error *err)
 {
     if (!(E > 0.0) || !(t > 0.0) || !(nu > -1.0 && nu < 0.5) || !isfinite(E) || !isfinite(t))
         return gs_errorf(err, GS_ERR_INVALID, "material",
                          "invalid plate material: E = %g, nu = %g, t = %g", E, nu, t);
+    if (integ != GS_FE_SRI && integ != GS_FE_FULL && integ != GS_FE_MITC4)
+        return gs_errorf(err, GS_ERR_INVALID, "element", "unknown plate element %d", (int)integ);
     memset(Ke, 0, 144 * sizeof *Ke);
     double Dm = E * t * t * t / (12.0 * (1.0 - nu * nu));
     double Db[9] = {Dm, Dm * nu, 0.0, Dm * nu, Dm, 0.0, 0.0, 0.0, Dm * 0.5 * (1.0 - nu)};
@@ -100,27 +200,34 @@ gs_err gs_fe_plate_element(const double xy[4][2], double E, double nu, double t,
         }
         add_btdb(Ke, B, Db, 3, det);
     }
-    /* shear: 1x1 (SRI, weight 4) or 2x2 (full) */
-    int np = integ == GS_FE_FULL ? 4 : 1;
-    for (int p = 0; p < np; p++) {
-        double xi = np == 1 ? 0.0 : gs_fe_xi_[p] * g, eta = np == 1 ? 0.0 : gs_fe_eta_[p] * g;
-        double det = quad_shape(xy, xi, eta, N, Nx, Ny);
-        if (!(det > 0.0))
-            return gs_errorf(err, GS_ERR_INVALID, "element",
-                             "degenerate or clockwise element (det J = %g)", det);
-        double B[2 * 12] = {0};
-        for (int i = 0; i < 4; i++) {
-            B[0 * 12 + 3 * i] = Nx[i];
-            B[0 * 12 + 3 * i + 1] = -N[i];
-            B[1 * 12 + 3 * i] = Ny[i];
-            B[1 * 12 + 3 * i + 2] = -N[i];
-        }
-        add_btdb(Ke, B, Ds, 2, det * (np == 1 ? 4.0 : 1.0));
-    }
+    gs_err rc = add_shear(xy, integ, Ds, Ke, err);
+    if (rc != GS_OK)
+        return rc;
     for (int j = 0; j < 12; j++) /* exact symmetry */
         for (int i = j + 1; i < 12; i++)
             Ke[j + 12 * i] = Ke[i + 12 * j];
     return GS_OK;
+}
+
+const char *gs_fe_integration_name(gs_fe_integration integ)
+{
+    switch (integ) {
+    case GS_FE_SRI: return "sri";
+    case GS_FE_FULL: return "full";
+    case GS_FE_MITC4: return "mitc4";
+    }
+    return "unknown";
+}
+
+int gs_fe_element_parse(const char *s, gs_fe_integration *integ)
+{
+    if (s && !strcmp(s, "sri"))
+        *integ = GS_FE_SRI;
+    else if (s && !strcmp(s, "mitc4"))
+        *integ = GS_FE_MITC4;
+    else
+        return -1;
+    return 0;
 }
 
 void gs_fe_plate_element_load(const double xy[4][2], double q, double fe[12])

@@ -1,10 +1,10 @@
 /*
  * fe_plate.h -- thin-plate finite elements and static condensation.
  *
- * Owns: the 4-node bilinear Mindlin-Reissner plate element, structured
- * rectangular plate meshes with jig boundary conditions (clamped edges,
- * support points), global assembly in LAPACK lower band storage, and the
- * static condensation (Guyan reduction) of a plate onto the normal
+ * Owns: the 4-node bilinear Mindlin-Reissner plate elements (SRI, MITC4;
+ * full integration for tests), structured rectangular plate meshes with jig
+ * boundary conditions (clamped edges, support points), global assembly in
+ * LAPACK lower band storage, and the static condensation (Guyan reduction) of a plate onto the normal
  * displacements w of chosen "junction" nodes -- the dense SPD stiffness block
  * one part contributes to a gapsim assembly model.
  *
@@ -18,18 +18,34 @@
  *   energy      1/2 int kappa' D_b kappa + 1/2 int gamma' D_s gamma
  *   D_b = E t^3 / (12 (1 - nu^2)) [1 nu 0; nu 1 0; 0 0 (1-nu)/2],
  *   D_s = k G t I, k = 5/6, G = E / (2 (1 + nu)).
- *   Selective reduced integration (GS_FE_SRI, default): 2x2 Gauss for bending,
- *   1x1 for shear (no shear locking). The SRI element has rank 7: besides the
- *   3 rigid-body modes it has 2 spurious zero-energy modes, the w hourglass
- *   (w = +1, -1, +1, -1 at the corners, theta = 0) and the theta twist
- *   (theta = (-y, x), w = 0). In an assembled structured mesh the twist is not
- *   communicable, but the hourglass is: a free SRI plate has 4 zero-energy
- *   modes, the 3 rigid ones and the checkerboard w = +-1 by node parity
- *   (i + j even / odd), theta = 0 (equivalently: w constant on each of the two
- *   node colour classes). A jig must restrain all four: a clamped edge does;
- *   support points alone need >= 4 points that pin w = a + b x + c y +
- *   d (-1)^(i+j), i.e. non-collinear points of BOTH parities (four corner
- *   supports of a plate with even nx, ny leave the checkerboard free).
+ *   Bending is always 2x2 Gauss; the shear term is what the three elements
+ *   (gs_fe_integration) differ in:
+ *   GS_FE_SRI (the default): 1x1 Gauss for shear (no shear locking). The SRI
+ *   element has rank 7: besides the 3 rigid-body modes it has 2 spurious
+ *   zero-energy modes, the w hourglass (w = +1, -1, +1, -1 at the corners,
+ *   theta = 0) and the theta twist (theta = (-y, x), w = 0). In an assembled
+ *   structured mesh the twist is not communicable, but the hourglass is: a
+ *   free SRI plate has 4 zero-energy modes, the 3 rigid ones and the
+ *   checkerboard w = +-1 by node parity (i + j even / odd), theta = 0
+ *   (equivalently: w constant on each of the two node colour classes). A jig
+ *   must restrain all four: a clamped edge does; support points alone need
+ *   >= 4 points that pin w = a + b x + c y + d (-1)^(i+j), i.e. non-collinear
+ *   points of BOTH parities (four corner supports of a plate with even nx, ny
+ *   leave the checkerboard free). Pinning it at a few points is not enough
+ *   physically: away from the supports the checkerboard stays a
+ *   near-mechanism, so a plate held by support points only (no clamped edge)
+ *   is far too soft and its deflection alternates from node to node
+ *   (docs/generator.md, "The SRI hourglass").
+ *   GS_FE_MITC4 (Bathe & Dvorkin 1985, assumed covariant transverse shear):
+ *   the covariant shear strains e_xi = dw/dxi - theta . dX/dxi and
+ *   e_eta = dw/deta - theta . dX/deta are sampled at the edge midpoints,
+ *   e_xi at C (0, -1) and A (0, +1), e_eta at B (-1, 0) and D (+1, 0), and
+ *   interpolated linearly across: e_xi = (1 - eta)/2 e_C + (1 + eta)/2 e_A,
+ *   e_eta = (1 - xi)/2 e_B + (1 + xi)/2 e_D; gamma = J^-1 (e_xi, e_eta) at
+ *   each of the 2x2 Gauss points (J = [dx/dxi dy/dxi; dx/deta dy/deta]).
+ *   Valid for any convex quad; rank 9 (only the 3 rigid-body zero modes, no
+ *   hourglass), no shear locking in the thin limit: the physically faithful
+ *   element for point-supported plates.
  *   GS_FE_FULL (2x2 shear; locks for thin plates) has exactly the 3 rigid-body
  *   zero modes; kept for tests.
  *
@@ -59,17 +75,22 @@
 #include "gs_error.h"
 #include "spmat.h"
 
-typedef enum { GS_FE_SRI = 0, GS_FE_FULL = 1 } gs_fe_integration;
+typedef enum { GS_FE_SRI = 0, GS_FE_FULL = 1, GS_FE_MITC4 = 2 } gs_fe_integration;
 typedef enum { GS_FE_EDGE_X0 = 0, GS_FE_EDGE_X1, GS_FE_EDGE_Y0, GS_FE_EDGE_Y1 } gs_fe_edge;
 
 #define GS_FE_KAPPA (5.0 / 6.0) /* shear correction factor */
 
 /* Element stiffness (12 x 12, column-major, symmetric) of the bilinear
  * Mindlin quad with corner coordinates xy[4][2] in counterclockwise order.
- * GS_ERR_INVALID for non-positive E, t, nu outside (-1, 0.5) or a degenerate /
- * clockwise element (det J <= 0 at a Gauss point). O(1). */
+ * GS_ERR_INVALID for non-positive E, t, nu outside (-1, 0.5), an unknown integ
+ * or a degenerate / clockwise element (det J <= 0 at a Gauss point). O(1). */
 gs_err gs_fe_plate_element(const double xy[4][2], double E, double nu, double t,
                            gs_fe_integration integ, double Ke[144], gs_error *err);
+/* "sri", "full", "mitc4" ("unknown" otherwise). */
+const char *gs_fe_integration_name(gs_fe_integration integ);
+/* The generator's element choices: "sri" or "mitc4" into *integ; 0, or -1 for
+ * anything else (GS_FE_FULL locks and is for tests only). */
+int gs_fe_element_parse(const char *s, gs_fe_integration *integ);
 /* Consistent nodal loads of a uniform pressure q (N/mm^2, +z) on the element:
  * fe[3i] = int N_i q dA, rotation entries 0. */
 void gs_fe_plate_element_load(const double xy[4][2], double q, double fe[12]);
@@ -88,7 +109,7 @@ typedef struct {
 } gs_fe_plate;
 
 /* Set up the mesh (no DOF fixed). integ defaults to SRI; change pl->integ
- * before assembling if needed. */
+ * (e.g. to GS_FE_MITC4) before assembling if needed. */
 gs_err gs_fe_plate_init(gs_fe_plate *pl, int nx, int ny, double x0, double y0, double lx,
                         double ly, double E, double nu, double t, gs_error *err);
 void gs_fe_plate_free(gs_fe_plate *pl);

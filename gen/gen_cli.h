@@ -16,7 +16,7 @@ typedef struct {
     int has_value;
 } gs_gen_opt;
 
-#define GS_GEN_NOPTS 28
+#define GS_GEN_NOPTS 29
 
 /* The generator's options; gs_gen_args holds them in this order. */
 extern const gs_gen_opt gs_gen_opts[GS_GEN_NOPTS];

@@ -2,12 +2,13 @@
  * generator.c -- FE-built lap and sandwich joints and gap clouds (generator.h;
  * fastener patterns: pattern.c).
  *
- * Method: every part is a structured Mindlin plate (fe_plate.h) spanning the
- * junction stations it covers; the junction is a shared grid of stations
- * i = 0..nx-1 (x = i hx) and rows r (y = y(r)), so paired nodes coincide in
- * (x, y) by construction. Each part is condensed onto the w of its junction
- * nodes (gs_fe_plate_condense) straight into its model block; local DOF of
- * junction node (i, r) = (i - i_lo) * r_n + (r - r_lo).
+ * Method: every part is a structured Mindlin plate (fe_plate.h; element SRI
+ * or MITC4, gs_gen_params.element) spanning the junction stations it covers;
+ * the junction is a shared grid of stations i = 0..nx-1 (x = i hx) and rows
+ * r (y = y(r)), so paired nodes coincide in (x, y) by construction. Each
+ * part is condensed onto the w of its junction nodes (gs_fe_plate_condense)
+ * straight into its model block; local DOF of junction node (i, r) =
+ * (i - i_lo) * r_n + (r - r_lo).
  * Cost: the condensation dominates (fe_plate.h); the condition estimates cost
  * ndof_b^3 / 3 per block; pairs, fasteners O(m). Gap clouds: O(m (modes +
  * bumps + 48)) per vector. No global state; the PRNG is splitmix64 on a
@@ -205,7 +206,12 @@ static int supports_pin(const int *si, const int *sj, int ns)
 }
 
 /* Place n_sup support points on each support row, evenly along x, then nudge
- * points by one node until the rigid + checkerboard modes are pinned. */
+ * points by one node until the rigid + checkerboard modes are pinned. The
+ * same points for every element: MITC4 has no checkerboard and would need
+ * only the rigid modes pinned, but identical supports keep an SRI and a MITC4
+ * model of the same parameters comparable node for node. Pinning the
+ * checkerboard at the supports removes SRI's exact zero mode, not its
+ * near-mechanism (fe_plate.h). */
 static gs_err place_supports(gs_fe_plate *pl, const part_desc *pd, gs_error *err)
 {
     int ns = pd->n_sup_rows * pd->n_sup;
@@ -258,6 +264,7 @@ static gs_err build_part(const gs_gen_params *p, gs_model *mdl, int b, const par
         gs_error_prefix_field(err, pd->name);
         return rc;
     }
+    pl.integ = p->element;
     if (pd->clamp_y0)
         gs_fe_plate_clamp_edge(&pl, GS_FE_EDGE_Y0);
     if (pd->clamp_y1)
@@ -342,6 +349,9 @@ static int check_params(const gs_gen_params *p, gs_error *err)
             return gs_errorf(err, GS_ERR_INVALID, "far_width", "far width of part %d = %g", b,
                              p->far_width[b]);
     }
+    if (p->element != GS_FE_SRI && p->element != GS_FE_MITC4)
+        return gs_errorf(err, GS_ERR_INVALID, "element",
+                         "plate element %d: GS_FE_SRI or GS_FE_MITC4", (int)p->element);
     if (!(p->E > 0.0) || !(p->nu > -1.0 && p->nu < 0.5))
         return gs_errorf(err, GS_ERR_INVALID, "E", "bad material E = %g, nu = %g", p->E, p->nu);
     if (p->fast_every < 1 || (p->fast_lines != 1 && p->fast_lines != 2))
@@ -469,6 +479,11 @@ gs_err gs_gen_assembly(const gs_gen_params *p, gs_model **out, gs_gen_info *info
     if (sw)
         snprintf(mdl->name, sizeof mdl->name, "gen-%s nx=%d ny_j=%d ny_c=%d",
                  gs_gen_kind_name(p->kind), nx, nyj, nyc);
+    if (p->element != GS_FE_SRI) { /* SRI models keep their names (files, benchmarks) */
+        size_t len = strlen(mdl->name);
+        snprintf(mdl->name + len, sizeof mdl->name - len, " %s",
+                 gs_fe_integration_name(p->element));
+    }
     mdl->joint = sw ? GS_JOINT_SANDWICH : GS_JOINT_SIMPLE;
     info->n_parts = np;
 

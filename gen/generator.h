@@ -11,10 +11,11 @@
  *                    (bottom); beside the wing panel the triform and the
  *                    buttstraps lie against the rigid CWB skin (fixed pairs).
  *                    4 parts, default n = 6171, m = 4840, 1331 nodes in two pairs
- * Each part is a thin aluminium plate (Mindlin quad, E = 70000 N/mm^2,
- * nu = 0.33) held by an assembly jig (clamped edges / support points) and
- * condensed statically onto the normal displacements w of its junction nodes;
- * the condensed matrix is the part's dense SPD block K_b.
+ * Each part is a thin aluminium plate (Mindlin quad, SRI by default or MITC4:
+ * gs_gen_params.element; E = 70000 N/mm^2, nu = 0.33) held by an assembly
+ * jig (clamped edges / support points) and condensed statically onto the
+ * normal displacements w of its junction nodes; the condensed matrix is the
+ * part's dense SPD block K_b.
  *
  * Geometry (mm): x runs along the joint, y across it, z up (normal).
  * Pair orientation (model.h convention, A'x closes the gap, w = g - A'x >= 0):
@@ -36,6 +37,7 @@
 #ifndef GS_GENERATOR_H
 #define GS_GENERATOR_H
 
+#include "fe_plate.h"
 #include "gs_error.h"
 #include "model.h"
 #include "interfaces.h"
@@ -68,6 +70,12 @@ typedef struct {
                           SANDWICH: 0 wing panel toward the wing, 1 triform
                           beyond the CWB region (its web line), 2/3 buttstrap
                           margin on each long side */
+    gs_fe_integration element; /* plate element: GS_FE_SRI (default, 0) or
+                          GS_FE_MITC4. SRI's checkerboard hourglass makes the
+                          parts held by support points only (SANDWICH wing
+                          panel and buttstraps, LAP with clamp_far = 0) far
+                          too soft; MITC4 has no spurious mode (fe_plate.h,
+                          docs/generator.md) */
     double E;          /* N/mm^2 (70000) */
     double nu;         /* Poisson ratio (0.33) */
     /* jig (the LAP flange and the SANDWICH triform are always clamped along

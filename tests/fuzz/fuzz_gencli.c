@@ -10,7 +10,8 @@
  *     only to flags, and every value points into the words (whole, or after
  *     an '=' of an --opt=value word);
  *   - accepted options give parameters in their documented ranges: nx, ny,
- *     nyc, fast-every >= 1, clamp 0/1, fast-lines 1/2, length, hy > 0,
+ *     nyc, fast-every >= 1, clamp 0/1, fast-lines 1/2, element sri (the
+ *     default) or mitc4 exactly as named, length, hy > 0,
  *     finite thicknesses and extents (a one-value list sets every part),
  *     mean < peak, scatter in [0, 1], 0 <= gaps <= 10^7, the seed as
  *     strtoull (base 0) reads its text wholly;
@@ -33,7 +34,8 @@ const char *const gs_fuzz_dict[] = {
     "--ny", "--nyc", "--length", "--hy", "--thickness", "--far", "--clamp", "--supports",
     "--fast-every", "--fast-lines", "--fast-load", "--no-cond", "--uncondensed",
     "--matrix-format", "matrix-market", "nastran-dmig", "--out", "--name", "--inline", "--gaps",
-    "--seed", "0x", "--mean", "--peak", "--corr", "--scatter", "--fraction", "--help", "-h",
+    "--seed", "0x", "--mean", "--peak", "--corr", "--scatter", "--fraction", "--element", "sri",
+    "mitc4", "full", "--help", "-h",
     ",", "1,2", "1.5", "-1", "0", "1e999", "nan", "18446744073709551616", NULL};
 
 static int opt_index(const char *name)
@@ -54,6 +56,9 @@ static void check_params(const gs_gen_args *a, const gs_gen_params *p,
     GS_FUZZ_ASSERT(p->fast_lines == 1 || p->fast_lines == 2);
     GS_FUZZ_ASSERT(p->length > 0 && p->hy > 0 && p->fast_load >= 0);
     GS_FUZZ_ASSERT(p->uncondensed == a->flag[opt_index("--uncondensed")]);
+    const char *el = a->value[opt_index("--element")];
+    GS_FUZZ_ASSERT(p->element == (el && !strcmp(el, "mitc4") ? GS_FE_MITC4 : GS_FE_SRI));
+    GS_FUZZ_ASSERT(!el || !strcmp(el, "sri") || !strcmp(el, "mitc4"));
     const int parts = gs_gen_kind_parts(p->kind);
     GS_FUZZ_ASSERT(parts >= 1 && parts <= GS_GEN_MAX_PARTS);
     for (int b = 0; b < GS_GEN_MAX_PARTS; b++)

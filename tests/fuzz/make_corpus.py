@@ -411,7 +411,7 @@ def gencli_corpus():
                      "250", "--no-cond", "--uncondensed", "--matrix-format", "nastran-dmig",
                      "--out", "o/d", "--name", "n", "--gaps", "0", "--seed", "0x10", "--mean",
                      "0.4", "--peak", "2", "--corr", "100", "--scatter", "0.2", "--fraction",
-                     "0.5", "--"),
+                     "0.5", "--element", "mitc4", "--"),
         "inline": argv("--kind", "lap", "--inline", "--seed", "18446744073709551615"),
         "help": argv("--kind", "lap", "-h"),
         "no_kind": argv("--small"),
@@ -424,6 +424,8 @@ def gencli_corpus():
         "no_value": argv("--kind"),
         "extra": argv("--kind", "lap", "--", "x"),
         "positional": argv("lap"),
+        "element_sri": argv("--kind", "sandwich", "--small", "--element=sri"),
+        "bad_element": argv("--kind", "lap", "--element", "full"),
     }
     for name, data in seeds.items():
         write("gencli", name, data)
