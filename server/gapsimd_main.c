@@ -1,14 +1,17 @@
 /*
  * gapsimd_main.c -- the gapsim daemon: options, start-up, signals, shutdown.
  *
- * Start-up order: data directory (created, locked; staging cleared), store (schema
- * migrated), registry, jobs, worker pool, interrupted precomputations and
- * cloud jobs re-queued, HTTP last. Shutdown on SIGINT / SIGTERM: refuse new
- * requests, answer queued interactive work 503, cancel running solves (a
- * chunk stores the gaps it finished; unfinished jobs stay "running" in the
- * store and resume at the next start), give what is still busy (a
- * precomputation inside BLAS, a transfer in flight) GSD_STOP_GRACE_S, stop
- * HTTP.
+ * Start-up order: the store's schema version probed (a store of a newer
+ * gapsimd is refused before anything in the data directory changes), data
+ * directory (created, locked; staging cleared), store (schema migrated, one
+ * log line), registry, jobs, worker pool, interrupted precomputations and
+ * cloud jobs re-queued, HTTP last. Shutdown on SIGINT / SIGTERM / SIGHUP (a
+ * closed terminal or ssh session stops it cleanly too, unless SIGHUP was
+ * ignored when it started: nohup): refuse new requests, answer queued
+ * interactive work 503, cancel running solves (a chunk stores the gaps it
+ * finished; unfinished jobs stay "running" in the store and resume at the
+ * next start), give what is still busy (a precomputation inside BLAS, a
+ * transfer in flight) GSD_STOP_GRACE_S, stop HTTP.
  */
 #define _GNU_SOURCE
 #include <signal.h>
@@ -87,6 +90,48 @@ static void log_unload(void *ctx, const char *id, size_t bytes, size_t left, siz
             (double)left / 1048576.0);
 }
 
+/* The log of a start that migrated the store: which schema it found, which
+ * it has now, and the migrations applied (an upgrade is one-way: an older
+ * gapsimd refuses the store from now on). */
+static void log_migration(gsd_app *app, int found)
+{
+    const int now = gsd_store_schema_version(app->st);
+    if (found == now)
+        return;
+    if (found == 0) {
+        gsd_log(app, 1, "store: schema 0 -> %d (a new store)", now);
+        return;
+    }
+    char names[512] = "";
+    size_t len = 0;
+    for (int v = found + 1; v <= now && v <= gsd_migrations_count && len < sizeof names; v++)
+        len += (size_t)snprintf(names + len, sizeof names - len, "%s%s",
+                                v > found + 1 ? ", " : "", gsd_migrations[v - 1].name);
+    gsd_log(app, 1, "store: schema %d -> %d (migrations %s); gapsimd builds older than this "
+            "one refuse the store from now on", found, now, names);
+}
+
+/* The signals that stop the daemon: SIGINT, SIGTERM, and SIGHUP (the hang-up
+ * of the terminal or ssh session it was started from: a clean stop, not the
+ * default's sudden death, which cost the next start a quick_check), unless
+ * SIGHUP was ignored when the daemon started (nohup asked for it to survive
+ * the hang-up; on Linux a blocked signal is queued even when ignored, so it
+ * must stay out of the set). */
+static void stop_signals(sigset_t *sigs)
+{
+    sigemptyset(sigs);
+    sigaddset(sigs, SIGINT);
+    sigaddset(sigs, SIGTERM);
+    struct sigaction hup;
+    if (sigaction(SIGHUP, NULL, &hup) != 0 || hup.sa_handler != SIG_IGN)
+        sigaddset(sigs, SIGHUP);
+}
+
+static const char *signal_name(int sig)
+{
+    return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : sig == SIGHUP ? "SIGHUP" : "?";
+}
+
 static atomic_int stop_done;
 
 static void *stop_deadline(void *arg)
@@ -126,19 +171,27 @@ int main(int argc, char **argv)
     app.started = gsd_unix_now();
     signal(SIGPIPE, SIG_IGN);
     sigset_t sigs;
-    sigemptyset(&sigs);
-    sigaddset(&sigs, SIGINT);
-    sigaddset(&sigs, SIGTERM);
+    stop_signals(&sigs);
     pthread_sigmask(SIG_BLOCK, &sigs, NULL); /* every thread inherits: main waits for them */
-    if (prepare_dirs(&app) != 0)
-        return 1;
     char db[PATH_MAX + 16];
     gsd_path_db(&app, db, sizeof db);
     gs_error e = {0};
+    /* a refused start leaves the data directory as it found it: a store of a
+     * newer gapsimd is refused before the lock, staging/, the reserve and
+     * the clean mark are touched (--reset discards it anyway) */
+    if (!app.o.reset && gsd_store_check_version(db, &e) != GS_OK) {
+        fprintf(stderr, "gapsimd: %s\n", e.msg);
+        return 1;
+    }
+    if (prepare_dirs(&app) != 0)
+        return 1;
     gsd_upkeep_before_open(&app);
     gs_err rc = gsd_integrity_before_open(&app, app.o.reset, &e);
+    int found = 0;
     if (!rc)
-        rc = gsd_store_open(db, &app.st, &e);
+        rc = gsd_store_open_migrated(db, &app.st, &found, &e);
+    if (!rc)
+        log_migration(&app, found);
     if (!rc)
         rc = gsd_integrity_after_open(&app, &e);
     if (!rc && (rc = gsd_ckpt_start(db, &app.ckpt, &e)) == GS_OK)
@@ -191,8 +244,9 @@ int main(int argc, char **argv)
     fflush(stdout);
     int sig = 0;
     sigwait(&sigs, &sig);
-    gsd_log(&app, 1, "signal %d: stopping (running solves are cut short and redone on the next "
-                     "start; a precomputation is given %.1f s)", sig, GSD_STOP_GRACE_S);
+    gsd_log(&app, 1, "signal %d (%s): stopping (running solves are cut short and redone on the "
+                     "next start; a precomputation is given %.1f s)", sig, signal_name(sig),
+            GSD_STOP_GRACE_S);
     pthread_t deadline;
     if (pthread_create(&deadline, NULL, stop_deadline, &app) == 0)
         pthread_detach(deadline);

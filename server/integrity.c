@@ -81,6 +81,7 @@ gs_err gsd_integrity_before_open(gsd_app *app, int reset, gs_error *err)
             snprintf(p, sizeof p, "%s%s", db, suffix[i]);
             unlink(p);
         }
+        new_store = 1; /* what opens next is created empty: its check says so */
         return GS_OK;
     }
     if (empty && (na > 0 || nj > 0))

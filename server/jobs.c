@@ -56,6 +56,8 @@ typedef struct gsd_job {
     int notify_quiet;      /* cancelled or failed with chunks running: held waits
                               (jobwait.h) are answered when the last one settles,
                               so that they see the final done / failed counts */
+    int log_cancel;        /* cancelled with chunks running: its log line waits for
+                              the last one to settle, for the same reason */
     double t_start;
     int done_start;
     double *load;          /* built on the first chunk, with the model */
@@ -423,6 +425,14 @@ static int claim(gsd_jobs *jobs, gsd_registry *reg, size_t fcache_budget, gsd_jo
     return 0;
 }
 
+/* The log line of a cancelled job, with its final counts (the gaps its
+ * chunks finished before the cancel stopped them are stored and counted). */
+static void log_cancelled(gsd_app *app, const char *id, int done, int failed, int total)
+{
+    gsd_log(app, 1, "job %s cancelled: %d of %d gaps solved, %d not optimal", id, done, total,
+            failed);
+}
+
 /* Return claimed gaps to the job (not run), record the stored ones. The
  * caller still holds its reference (released at the end of run_chunk). */
 static int settle(gsd_app *app, gsd_job *job, const int *idx, int cnt, int n_stored)
@@ -446,8 +456,14 @@ static int settle(gsd_app *app, gsd_job *job, const int *idx, int cnt, int n_sto
     const int now_quiet = job->notify_quiet && job->inflight == 0;
     if (now_quiet)
         job->notify_quiet = 0;
+    const int log_cancel = job->log_cancel && job->inflight == 0;
+    if (log_cancel)
+        job->log_cancel = 0;
+    const int done = job->done, failed = job->failed;
     pthread_cond_broadcast(&jobs->cv);
     pthread_mutex_unlock(&jobs->mu);
+    if (log_cancel)
+        log_cancelled(app, job->id, done, failed, job->total);
     if (now_quiet) /* its rows are committed: the document has the final counts */
         gsd_jobwait_ended(app, job->id);
     return now_finished;
@@ -827,17 +843,26 @@ int gsd_jobs_quiet(gsd_jobs *jobs, const char *id)
 
 int gsd_jobs_cancel(gsd_app *app, const char *id)
 {
-    int hit = 0;
+    int hit = 0, quiet = 0, done = 0, failed = 0, total = 0;
     pthread_mutex_lock(&app->jobs->mu);
     for (gsd_job *job = app->jobs->head; job; job = job->next_job)
         if (!strcmp(job->id, id) && !job->cancelled && !job->finished) {
             job->cancelled = 1;
             atomic_store(&job->cut, 1); /* its running solves stop at their next iteration */
             hit = 1;
+            /* no chunk running: no claim follows a cancel, the counts are final;
+             * else the last chunk to settle logs it */
+            quiet = job->inflight == 0;
+            job->log_cancel = !quiet;
+            done = job->done;
+            failed = job->failed;
+            total = job->total;
         }
     pthread_mutex_unlock(&app->jobs->mu);
     if (hit) {
         gsd_store_job_set_status(app->st, id, "cancelled", gsd_unix_now(), NULL);
+        if (quiet)
+            log_cancelled(app, id, done, failed, total);
         notify_ended(app, id);
     }
     return hit;

@@ -39,7 +39,10 @@ gs_err gsd_jobs_add(gsd_app *app, const gsd_job_row *row, int m, gsd_spec *spec,
 int gsd_jobs_work(gsd_app *app, gsd_worker *w);
 /* Live progress; 0 if the job is not live (finished, cancelled or unknown). */
 int gsd_jobs_progress(gsd_jobs *jobs, const char *id, gsd_job_progress *out);
-/* Cancel a live job (store status "cancelled"); 0 if it was not live. */
+/* Cancel a live job (store status "cancelled"); 0 if it was not live. Its
+ * log line ("job J cancelled: D of T gaps solved, F not optimal", level 1)
+ * comes once the chunks it had running have stored what they finished, so
+ * it has the final counts. */
 int gsd_jobs_cancel(gsd_app *app, const char *id);
 /* Shutdown: every running cloud solve stops at its next iteration (not
  * stored); the jobs stay queued / running in the store and resume on the

@@ -4,7 +4,9 @@
  * Owns: opening and configuring the connection, applying the compiled-in
  * migrations (gsd_migrations, generated from the schema/ SQL files), the SQL
  * of the prepared statements (prepared once at open, reset after every use),
- * checkpoints, the integrity check and the size of the database. The rows of
+ * checkpoints, the integrity check and the size of the database, and the
+ * probe of a database's schema version that changes nothing (the start
+ * refuses a newer store before it touches the data directory). The rows of
  * each table are in store_assemblies.c, store_jobs.c and store_results.c;
  * what they share in store_impl.h. Every public function takes the store
  * mutex, so the connection (opened SQLITE_OPEN_NOMUTEX) is only ever used by
@@ -217,10 +219,24 @@ static int latest_version(void)
     return gsd_migrations_count > 0 ? gsd_migrations[gsd_migrations_count - 1].version : 0;
 }
 
-static gs_err too_new(gsd_store *st, int v, gs_error *err)
+static gs_err too_new_at(const char *path, int v, gs_error *err)
 {
     return gs_errorf(err, GS_ERR_UNSUPPORTED, "", "%s: schema version %d is newer than this "
-                     "gapsimd supports (%d)", st->path, v, latest_version());
+                     "gapsimd supports (%d)", path, v, latest_version());
+}
+
+/* A negative user_version is no gapsimd's: refused, not migrated (it would
+ * index the migration table before its start). */
+static gs_err not_ours_at(const char *path, int v, gs_error *err)
+{
+    return gs_errorf(err, GS_ERR_UNSUPPORTED, "", "%s: schema version %d is not one a gapsimd "
+                     "writes", path, v);
+}
+
+/* The version v is refused: newer than this build, or negative. */
+static gs_err bad_version_at(const char *path, int v, gs_error *err)
+{
+    return v < 0 ? not_ours_at(path, v, err) : too_new_at(path, v, err);
 }
 
 /* One migration step in its own BEGIN IMMEDIATE transaction. The version is
@@ -231,8 +247,8 @@ static gs_err migrate_step(gsd_store *st, int *v, gs_error *err)
     if (e)
         return e;
     e = query_int(st, "PRAGMA user_version", v, err);
-    if (!e && *v > latest_version())
-        e = too_new(st, *v, err);
+    if (!e && (*v > latest_version() || *v < 0))
+        e = bad_version_at(st->path, *v, err);
     if (!e && *v < latest_version()) {
         const gsd_migration *mg = &gsd_migrations[*v]; /* versions are 1..count */
         char pragma[64];
@@ -254,7 +270,8 @@ static gs_err migrate_step(gsd_store *st, int *v, gs_error *err)
     return e;
 }
 
-static gs_err migrate(gsd_store *st, gs_error *err)
+/* *found: the version the database had before this open migrated it. */
+static gs_err migrate(gsd_store *st, int *found, gs_error *err)
 {
     for (int i = 0; i < gsd_migrations_count; i++)
         if (gsd_migrations[i].version != i + 1)
@@ -264,8 +281,9 @@ static gs_err migrate(gsd_store *st, gs_error *err)
     gs_err e = query_int(st, "PRAGMA user_version", &v, err);
     if (e)
         return e;
-    if (v > latest_version())
-        return too_new(st, v, err);
+    *found = v;
+    if (v > latest_version() || v < 0)
+        return bad_version_at(st->path, v, err);
     while (!e && v < latest_version())
         e = migrate_step(st, &v, err);
     st->version = v;
@@ -312,6 +330,14 @@ static gs_err store_alloc(const char *path, gsd_store **out, gs_error *err)
 
 gs_err gsd_store_open(const char *path, gsd_store **out, gs_error *err)
 {
+    return gsd_store_open_migrated(path, out, NULL, err);
+}
+
+gs_err gsd_store_open_migrated(const char *path, gsd_store **out, int *found, gs_error *err)
+{
+    int had = 0;
+    if (found)
+        *found = 0;
     REQUIRE(out, "out");
     *out = NULL;
     REQUIRE(path && *path, "path");
@@ -334,7 +360,7 @@ gs_err gsd_store_open(const char *path, gsd_store **out, gs_error *err)
     if (!e)
         e = check_writable(st, err);
     if (!e)
-        e = migrate(st, err);
+        e = migrate(st, &had, err);
     if (!e)
         e = prepare_all(st, err);
     if (e) {
@@ -343,6 +369,8 @@ gs_err gsd_store_open(const char *path, gsd_store **out, gs_error *err)
     }
     st->opened = 1;
     *out = st;
+    if (found)
+        *found = had;
     return GS_OK;
 }
 
@@ -405,6 +433,60 @@ int gsd_store_take_clean_mark(const char *path)
     struct stat sb;
     return !(stat(wal, &sb) == 0 && sb.st_size > 0) && file_identity(path, want, sizeof want) &&
            !strcmp(have, want);
+}
+
+/* ---- the version probe before the start changes anything ---------------------------- */
+
+/* user_version as the header of the database file says it (big-endian at
+ * byte 60 of the 100-byte header, sqlite.org/fileformat.html): read with
+ * plain I/O because even a read-only SQLite connection creates the -wal and
+ * -shm files of a WAL database and leaves them. 0: not readable as a
+ * database (the open says why). */
+static int header_version(const char *path, int *v)
+{
+    unsigned char h[100];
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    ssize_t n = read(fd, h, sizeof h);
+    close(fd);
+    if (n != (ssize_t)sizeof h || memcmp(h, "SQLite format 3", 16) != 0)
+        return 0;
+    *v = (int)((uint32_t)h[60] << 24 | (uint32_t)h[61] << 16 | (uint32_t)h[62] << 8 | h[63]);
+    return 1;
+}
+
+/* user_version through a read-only connection, which reads the WAL too:
+ * only when the -wal and -shm files are there already (a crash left them),
+ * so that it creates nothing. 0 if it cannot tell. */
+static int wal_version(const char *path, int *v)
+{
+    char wal[4096], shm[4096];
+    side_path(path, "-wal", wal, sizeof wal);
+    side_path(path, "-shm", shm, sizeof shm);
+    struct stat sb;
+    if (stat(wal, &sb) != 0 || sb.st_size == 0 || stat(shm, &sb) != 0)
+        return 0;
+    sqlite3 *db = NULL;
+    sqlite3_stmt *s = NULL;
+    int ok = sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) ==
+                 SQLITE_OK &&
+             sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &s, NULL) == SQLITE_OK &&
+             sqlite3_step(s) == SQLITE_ROW;
+    if (ok)
+        *v = sqlite3_column_int(s, 0);
+    (void)sqlite3_finalize(s);
+    (void)sqlite3_close_v2(db);
+    return ok;
+}
+
+gs_err gsd_store_check_version(const char *path, gs_error *err)
+{
+    REQUIRE(path && *path, "path");
+    int v = 0;
+    if (!wal_version(path, &v) && !header_version(path, &v))
+        return GS_OK; /* missing, empty or not a database: gsd_store_open decides */
+    return v > latest_version() || v < 0 ? bad_version_at(path, v, err) : GS_OK;
 }
 
 void gsd_store_mark_unsound(gsd_store *st)

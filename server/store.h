@@ -45,9 +45,25 @@ typedef struct gsd_store gsd_store;
 
 /* Open (create if absent) the database at path and bring its schema up to
  * date. A database written by a newer gapsimd (user_version above the last
- * compiled-in migration) gives GS_ERR_UNSUPPORTED; a file that is not an
- * SQLite database gives GS_ERR_IO. */
+ * compiled-in migration), or with a negative user_version, gives
+ * GS_ERR_UNSUPPORTED; a file that is not an SQLite database gives
+ * GS_ERR_IO. */
 gs_err gsd_store_open(const char *path, gsd_store **out, gs_error *err);
+/* The same; *found (may be NULL): the schema version the database had before
+ * this open migrated it (0: a new or empty database). It equals
+ * gsd_store_schema_version afterwards unless migrations were applied: by
+ * this open, or, for the versions in between, by another process that
+ * opened the file at the same moment. */
+gs_err gsd_store_open_migrated(const char *path, gsd_store **out, int *found, gs_error *err);
+/* Before anything in the data directory changes: GS_ERR_UNSUPPORTED, with
+ * gsd_store_open's message, if the database at path was written by a newer
+ * gapsimd (user_version above the last compiled-in migration) or has a
+ * negative user_version; GS_OK
+ * otherwise, and for a missing, empty or unreadable file (gsd_store_open
+ * decides). Creates and changes nothing: the version is read from the
+ * file's header, or through a read-only connection when a crash left a
+ * -wal and a -shm file (the WAL may hold a newer header). O(1). */
+gs_err gsd_store_check_version(const char *path, gs_error *err);
 void gsd_store_close(gsd_store *st);
 /* PRAGMA quick_check: 1 and "ok" in msg when the database is sound, else 0
  * and its first complaint (or the SQLite error) in msg. O(database size). */

@@ -168,6 +168,22 @@ static int retain_oldest(gsd_app *app, gsd_store *st)
     return n;
 }
 
+/* One log line per pass that deleted single solves to bring the store under
+ * --store-quota-mb (the sweep's, or a request's making room first): how
+ * many, and what that gave back of the usage the quota measures (pages
+ * freed in the database; -1: unknown). Counted, not logged, they left no
+ * trace of why results were gone. */
+static void log_quota_pass(gsd_app *app, const char *who, long long n, long long before,
+                           long long after)
+{
+    char freed[96] = "";
+    if (before >= 0 && after >= 0)
+        snprintf(freed, sizeof freed, ", %.2f MiB freed, the store now %.2f MiB",
+                 (double)(before - after) / MIB, (double)after / MIB);
+    gsd_log(app, 1, "store quota: %s deleted the %lld oldest single-solve results%s "
+            "(--store-quota-mb %lld)", who, n, freed, app->o.store_quota_mb);
+}
+
 static void sweep(gsd_upkeep *u)
 {
     gsd_app *app = u->app;
@@ -189,15 +205,21 @@ static void sweep(gsd_upkeep *u)
                 pause_between_batches();
         } while (n == GSD_UPKEEP_BATCH && !atomic_load(&app->stopping));
     }
+    if (deleted)
+        gsd_log(app, 1, "retention: deleted %lld single-solve results (--retain-solves-age, "
+                "--retain-solves-max)", deleted);
+    long long over = 0, used0 = -1;
     while (o->store_quota_mb > 0 && !atomic_load(&app->stopping)) {
         long long used = usage_bytes(app, u->st);
+        if (used0 < 0)
+            used0 = used;
         if (used < 0 || used <= quota_bytes(app) || (n = retain_oldest(app, u->st)) <= 0)
             break;
-        deleted += n;
+        over += n;
         pause_between_batches();
     }
-    if (deleted)
-        gsd_log(app, 1, "retention: deleted %lld single-solve results", deleted);
+    if (over)
+        log_quota_pass(app, "the sweep", over, used0, usage_bytes(app, u->st));
     reserve_make(u);
 }
 
@@ -330,12 +352,18 @@ int gsd_upkeep_room(gsd_app *app, gsd_store *st, int min_free, char *msg, size_t
         return GSD_ROOM_LOW_DISK;
     if (app->o.store_quota_mb <= 0)
         return GSD_ROOM_OK;
-    long long used = usage_bytes(app, st);
+    long long used = usage_bytes(app, st), before = used, n = 0;
     for (int b = 0; used > quota_bytes(app) && b < GSD_ROOM_MAX_BATCHES; b++) {
-        if (retain_oldest(app, st) <= 0)
-            break;
+        int got = retain_oldest(app, st);
+        n += got > 0 ? got : 0;
+        /* measured again even when nothing was left to delete here: the
+         * sweep may have deleted them first, and made the room */
         used = usage_bytes(app, st);
+        if (got <= 0)
+            break;
     }
+    if (n)
+        log_quota_pass(app, "a request making room", n, before, used);
     if (used < 0 || used <= quota_bytes(app))
         return GSD_ROOM_OK;
     over_quota(app, used, msg, cap);

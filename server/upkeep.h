@@ -11,6 +11,8 @@
  *     --retain-solves-max, oldest first by created_at, GSD_UPKEEP_BATCH rows
  *     per transaction so that it never holds the write lock for long; then,
  *     while the store is above --store-quota-mb, the oldest single solves;
+ *     a pass that deleted logs one line for each rule (the quota's with the
+ *     MiB it freed), and so does a request that made room (gsd_upkeep_room);
  *   - the usage of the data directory: the database's pages in use
  *     (gsd_store_live_bytes; not its WAL, transient) + the files under
  *     assemblies/, jobs/ and staging/ (a directory walk, cached until a kick or

@@ -6,11 +6,22 @@
 - directories of assemblies and jobs the store does not know are reported
   and removed;
 - below --min-free, /healthz says degraded with the reason, and uploads and
-  clouds are refused with 507 (code insufficient_storage).
+  clouds are refused with 507 (code insufficient_storage);
+- a store of a newer gapsimd (user_version above the last migration) is
+  refused, exit 1, and the refused start leaves the data directory exactly
+  as it found it (the clean mark, the reserve, staging/, the lock file: it
+  deleted the first three before), also when the newer version is still in
+  a WAL a crash left;
+- a start that migrates the store says so in the log (from, to, which
+  migrations); after --reset the store is called new, not unclean.
 """
+import glob
+import hashlib
 import json
 import os
+import sqlite3
 import subprocess
+import sys
 import unittest
 
 import gsd_harness as h
@@ -22,6 +33,26 @@ def start_fails(data_dir, extra=()):
     p = subprocess.run([h.binary("gapsimd"), "--port", "0", "--data-dir", data_dir] + list(extra),
                        capture_output=True, text=True, timeout=60)
     return p.returncode, p.stderr
+
+
+def snapshot(root):
+    """Every entry under root: relative path -> (kind, size, sha256 of the
+    content) for files, "dir" for directories. The -shm file is SQLite's
+    shared memory index, rewritten by any reader: its size only."""
+    out = {}
+    for base, dirs, files in os.walk(root):
+        for n in dirs:
+            out[os.path.relpath(os.path.join(base, n), root)] = "dir"
+        for n in files:
+            p = os.path.join(base, n)
+            with open(p, "rb") as f:
+                digest = "" if n.endswith("-shm") else hashlib.sha256(f.read()).hexdigest()
+            out[os.path.relpath(p, root)] = ("file", os.path.getsize(p), digest)
+    return out
+
+
+def latest_migration():
+    return len(glob.glob(os.path.join(h.SOURCE_DIR, "schema", "[0-9][0-9][0-9]_*.sql")))
 
 
 class Integrity(unittest.TestCase):
@@ -47,7 +78,13 @@ class Integrity(unittest.TestCase):
         self.assertIn("is empty but", err)
         self.assertIn("--reset", err)
         self.d.extra = ["--reset"]
+        off = os.path.getsize(self.d.log_path)
         self.d.start()
+        with open(self.d.log_path, "rb") as f:
+            f.seek(off)
+            log = f.read().decode(errors="replace")
+        self.assertRegex(log, r"quick_check ok in [0-9.]+ s \(a new store\)")
+        self.assertNotIn("did not close the store cleanly", log)
         self.assertEqual(self.d.get("/v1/assemblies").json()["assemblies"], [])
         self.assertEqual(os.listdir(os.path.join(self.d.data_dir, "assemblies")), [])
         self.d.extra = []
@@ -112,6 +149,64 @@ class Integrity(unittest.TestCase):
         a = self.d.get("/v1/assemblies/" + self.aid).json()
         self.assertEqual(a["status"], "failed")
         self.assertEqual(a["error"]["code"], "bad_format")
+
+    def assert_refused_untouched(self, version):
+        """The daemon refuses the store of schema `version` and changes nothing."""
+        data = self.d.data_dir
+        with open(os.path.join(data, "staging", "u_upload_in_progress"), "wb") as f:
+            f.write(b"x")  # emptied by a start that went on
+        before = snapshot(data)
+        for name in ("gapsim.db-clean", "reserve", "gapsimd.lock"):
+            self.assertIn(name, before)
+        rc, err = start_fails(data)
+        self.assertEqual(rc, 1, err)
+        self.assertIn("schema version %d is newer than this gapsimd supports (%d)"
+                      % (version, latest_migration()), err)
+        self.assertEqual(snapshot(data), before)
+
+    def test_newer_store_refused_untouched(self):
+        con = sqlite3.connect(self.db)
+        con.execute("PRAGMA user_version=%d" % (latest_migration() + 1))
+        con.commit()
+        con.close()
+        self.assertFalse(os.path.exists(self.db + "-wal"))
+        self.assert_refused_untouched(latest_migration() + 1)
+
+    def test_newer_store_in_a_wal_refused_untouched(self):
+        # a newer gapsimd that crashed right after its migration: the new
+        # version is in the WAL, the database file's header still says the old one
+        v = latest_migration() + 2
+        code = ("import os, sqlite3; c = sqlite3.connect(%r); "
+                "c.execute('PRAGMA wal_autocheckpoint=0'); c.execute('PRAGMA user_version=%d'); "
+                "c.commit(); os._exit(0)" % (self.db, v))
+        subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
+        self.assertGreater(os.path.getsize(self.db + "-wal"), 0)
+        with open(self.db, "rb") as f:
+            self.assertLess(int.from_bytes(f.read(100)[60:64], "big"), v)
+        self.assert_refused_untouched(v)
+
+    def test_migration_logged(self):
+        # the store as migration 4 left it: the columns of 5 and 6 not there yet
+        con = sqlite3.connect(self.db)
+        con.executescript("ALTER TABLE results DROP COLUMN crossover; "
+                          "ALTER TABLE assemblies DROP COLUMN deleting; PRAGMA user_version=4;")
+        con.close()
+        off = os.path.getsize(self.d.log_path)
+        self.d.start()
+        with open(self.d.log_path, "rb") as f:
+            f.seek(off)
+            log = f.read().decode(errors="replace")
+        names = sorted(os.path.basename(p) for p in
+                       glob.glob(os.path.join(h.SOURCE_DIR, "schema", "[0-9][0-9][0-9]_*.sql")))
+        self.assertIn("gapsimd info: store: schema 4 -> %d (migrations %s)"
+                      % (latest_migration(), ", ".join(names[4:])), log)
+        self.assertEqual(self.d.get("/v1/assemblies/" + self.aid).json()["status"], "ready")
+        # the next start has nothing to migrate: no such line
+        off = os.path.getsize(self.d.log_path)
+        self.d.restart()
+        with open(self.d.log_path, "rb") as f:
+            f.seek(off)
+            self.assertNotIn("store: schema", f.read().decode(errors="replace"))
 
     def test_low_disk(self):
         self.d.extra = ["--min-free", str(1 << 30)]  # more than any test disk has

@@ -15,7 +15,10 @@ the way a kill -9 at the wrong moment leaves them, then the daemon starts:
     removed at the start;
   - one daemon per data directory: a second one exits 1 naming the
     directory and the holder's pid, touching nothing; after a kill -9 of the
-    first a new one starts.
+    first a new one starts;
+  - a cancelled job has its log line ("job J cancelled: D of T gaps solved,
+    F not optimal") with the counts its document ends with, whether chunks
+    were running when it was cancelled or not.
 """
 import json
 import os
@@ -91,6 +94,44 @@ class LifecycleTest(ApiCase):
         for jid in jids:
             j = self.job(jid)
             self.assertEqual((j["status"], j["error"]), ("cancelled", None), jid)
+
+    # ---- defect: a cancel left no log line ----
+    def test_cancel_is_logged_with_final_counts(self):
+        off = os.path.getsize(self.d.log_path)
+
+        def submit(count, solver):
+            r = self.d.post("/v1/assemblies/%s/clouds" % self.aid,
+                            {"generate": {"count": count, "seed": 7}, "solver": solver,
+                             "cache": False})
+            self.assertEqual(r.status, 202, r.body[:300])
+            return r.json()["id"]
+
+        # the second job waits behind the first (claims go to the oldest job
+        # with work left): cancelled with no chunk running; the first (seconds
+        # of work) while its chunks run
+        running = submit(20000, "ipm")
+        queued = submit(100, "gi")
+        cancelled = [queued, running]
+        self.assertEqual(self.d.delete("/v1/jobs/" + queued).status, 200)
+        deadline = time.time() + 30
+        while self.job(running)["done"] == 0 and time.time() < deadline:
+            time.sleep(0.01)
+        r = self.d.delete("/v1/jobs/" + running)
+        self.assertEqual(r.status, 200, r.body[:300])
+        for jid in cancelled:
+            j = self.job(jid, wait=10)  # answered once its chunks have stored their gaps
+            self.assertEqual(j["status"], "cancelled")
+            want = "job %s cancelled: %d of %d gaps solved, %d not optimal" % (
+                jid, j["done"], j["total"], j["failed"])
+            deadline = time.time() + 10
+            while want not in self.log_since(off) and time.time() < deadline:
+                time.sleep(0.02)
+            lines = [ln for ln in self.log_since(off).splitlines() if "job %s cancelled" % jid in ln]
+            self.assertEqual(len(lines), 1, lines)
+            self.assertIn(want, lines[0])
+            self.assertRegex(lines[0], r" gapsimd info: ")
+        self.assertEqual(self.job(queued)["done"], 0)
+        self.assertGreater(self.job(running)["done"], 0)
 
     # ---- defect: the lost final "done" write ----
     def test_all_gaps_stored_but_running_ends_at_start(self):

@@ -7,6 +7,9 @@
   failed saying why in `error`, and the log names no empty field;
 - the data directory removed under a running daemon: /healthz degraded
   naming it, new data refused (507), and the daemon still stops cleanly;
+- single solves deleted to keep the store under --store-quota-mb are
+  logged, one line per pass (the sweep's, a request's making room) with how
+  many and the MiB freed, not only counted in /metrics;
 - `gapsim` writing to a full stdout (/dev/full) exits 5 with the reason
   (health, assembly list, cloud status / summary / results), as -o does;
 - `gapsim-batch`: a full stdout is exit 1 and leaves no output file; SIGINT
@@ -27,7 +30,7 @@ import time
 import unittest
 
 import gsd_harness as h
-from api_common import ApiCase, model
+from api_common import ApiCase, metric, model
 
 FULL = "/dev/full"
 
@@ -143,6 +146,60 @@ class LostDataDir(ApiCase):
             os.rename(moved, self.d.data_dir)
         self.assertEqual(self.d.get("/healthz").json()["status"], "ok")
         self.solve(self.G[1])
+
+
+class QuotaDeletesLogged(ApiCase):
+    daemon_extra = ["--store-quota-mb", "1"]
+
+    def plant_single_solves(self, first, n=120):
+        """n old single solves of 16 KiB each (2 MiB in all: the store goes
+        over its 1 MiB quota), written beside the daemon as a store of an
+        older run would hold them."""
+        con = sqlite3.connect(os.path.join(self.d.data_dir, "gapsim.db"), timeout=30)
+        con.executemany(
+            "INSERT INTO results (id, assembly_id, job_id, job_index, cache_key, status, m, "
+            "created_at, w, w_enc) VALUES (?, ?, NULL, -1, ?, 'optimal', 2048, ?, "
+            "randomblob(16384), 0)",
+            [("r_%016x" % (first + i), self.aid, "planted%d" % (first + i), 1.0 + first + i)
+             for i in range(n)])
+        con.commit()
+        con.close()
+
+    def quota_lines(self, off, who):
+        with open(self.d.log_path, "rb") as f:
+            f.seek(off)
+            log = f.read().decode(errors="replace")
+        pat = (r"gapsimd info: store quota: %s deleted the (\d+) oldest single-solve results, "
+               r"([0-9.]+) MiB freed, the store now ([0-9.]+) MiB \(--store-quota-mb 1\)" % who)
+        return [(int(n), float(freed), float(now)) for n, freed, now in re.findall(pat, log)]
+
+    def test_quota_deletes_are_logged(self):
+        # the sweep at the start of the next run (the factors saved first: a
+        # save after the restart would wake the sweep again, and it would
+        # take the request's part below)
+        self.assertTrue(self.d.wait_factors_saved(self.aid)["factors_saved"])
+        self.assertIn(self.d.stop(), (0, None))
+        self.plant_single_solves(0)
+        off = os.path.getsize(self.d.log_path)
+        self.d.start()
+        deadline = time.time() + 10
+        while not self.quota_lines(off, "the sweep") and time.time() < deadline:
+            time.sleep(0.05)
+        lines = self.quota_lines(off, "the sweep")
+        self.assertEqual(len(lines), 1, lines)
+        n, freed, now = lines[0]
+        self.assertGreater(n, 0)
+        self.assertGreater(freed, 0.5)
+        self.assertLessEqual(now, 1.0)
+        self.assertEqual(metric(self.d, "gapsim_results_retained_total"), n)
+        # a request that makes room before it stores
+        self.plant_single_solves(1000)
+        off = os.path.getsize(self.d.log_path)
+        self.solve(self.G[3])
+        lines = self.quota_lines(off, "a request making room")
+        self.assertEqual(len(lines), 1, lines)
+        self.assertGreater(lines[0][0], 0)
+        self.assertGreater(lines[0][1], 0.5)
 
 
 @unittest.skipIf(no_dev_full(), "no /dev/full")

@@ -6,7 +6,9 @@
  * delete cascade, two connections writing from two threads, an ended job's
  * status kept against late writes (a done job carries no error), the job
  * counters recounted from the stored results, a store this process
- * cannot write refused at open, and the timing
+ * cannot write refused at open, the version probe that refuses a newer
+ * store without creating or changing a file, the version an open found
+ * before it migrated, and the timing
  * of the hot paths (results_put of 32 rows with m = 2603, find_key).
  */
 #include <pthread.h>
@@ -301,6 +303,72 @@ GS_TEST(store_future_version_rejected)
     GS_CHECK(st == NULL);
     GS_CHECK(strstr(e.msg, "999") != NULL);
     GS_CHECK_INT(raw_int(p, "PRAGMA user_version"), 999); /* untouched */
+}
+
+static int file_exists(const char *path, const char *suffix)
+{
+    char p[600];
+    snprintf(p, sizeof p, "%s%s", path, suffix);
+    struct stat sb;
+    return stat(p, &sb) == 0;
+}
+
+/* gsd_store_check_version, the daemon's first step: a newer store refused
+ * with gsd_store_open's message, anything else left to the open, and not a
+ * file created or changed (a read-only SQLite connection would create the
+ * -wal and -shm files of a WAL database and leave them). */
+GS_TEST(store_version_probe_changes_nothing)
+{
+    char p[512];
+    fresh_db(p, sizeof p, "store_probe.db");
+    gs_error e;
+    GS_CHECK_INT(gsd_store_check_version(p, &e), GS_OK); /* missing: a new store */
+    GS_CHECK(!file_exists(p, ""));
+    gsd_store *st = open_ok(p);
+    GS_CHECK(st != NULL);
+    gsd_store_close(st);
+    GS_CHECK_INT(gsd_store_check_version(p, &e), GS_OK);
+    int found = -1;
+    GS_CHECK_INT(gsd_store_open_migrated(p, &st, &found, &e), GS_OK); /* nothing to migrate */
+    GS_CHECK_INT(found, gsd_store_schema_version(st));
+    gsd_store_close(st);
+    sqlite3 *db = NULL;
+    GS_CHECK_INT(sqlite3_open(p, &db), SQLITE_OK);
+    GS_CHECK_INT(sqlite3_exec(db, "PRAGMA user_version=999", NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(db);
+    GS_CHECK(!file_exists(p, "-wal") && !file_exists(p, "-shm"));
+    struct stat before, after;
+    GS_CHECK_INT(stat(p, &before), 0);
+    GS_CHECK_INT(gsd_store_check_version(p, &e), GS_ERR_UNSUPPORTED);
+    GS_CHECK(strstr(e.msg, "schema version 999 is newer than this gapsimd supports") != NULL);
+    GS_CHECK(strstr(e.msg, p) != NULL);
+    GS_CHECK(!file_exists(p, "-wal") && !file_exists(p, "-shm"));
+    GS_CHECK_INT(stat(p, &after), 0);
+    GS_CHECK(before.st_size == after.st_size &&
+             before.st_mtim.tv_nsec == after.st_mtim.tv_nsec &&
+             before.st_mtim.tv_sec == after.st_mtim.tv_sec);
+    /* a negative version is no gapsimd's: refused, not migrated (the open
+     * indexed the migration table before its start) */
+    GS_CHECK_INT(sqlite3_open(p, &db), SQLITE_OK);
+    GS_CHECK_INT(sqlite3_exec(db, "PRAGMA user_version=-1", NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(db);
+    GS_CHECK_INT(gsd_store_check_version(p, &e), GS_ERR_UNSUPPORTED);
+    GS_CHECK(strstr(e.msg, "schema version -1 is not one a gapsimd writes") != NULL);
+    GS_CHECK_INT(gsd_store_open(p, &st, &e), GS_ERR_UNSUPPORTED);
+    GS_CHECK(st == NULL);
+    GS_CHECK_INT(raw_int(p, "PRAGMA user_version"), -1);
+    FILE *f = fopen(p, "wb"); /* not a database: the open says so */
+    GS_CHECK(f != NULL);
+    fputs("not a database", f);
+    fclose(f);
+    GS_CHECK_INT(gsd_store_check_version(p, &e), GS_OK);
+    f = fopen(p, "wb"); /* empty: a new store */
+    GS_CHECK(f != NULL);
+    fclose(f);
+    GS_CHECK_INT(gsd_store_check_version(p, &e), GS_OK);
+    GS_CHECK_INT(gsd_store_open_migrated(p, &st, &found, &e), GS_OK);
+    GS_CHECK_INT(found, 0);
+    gsd_store_close(st);
 }
 
 GS_TEST(store_not_a_database_is_an_error)
@@ -702,8 +770,10 @@ GS_TEST(store_migration_5_keeps_old_results)
     GS_CHECK_INT(raw_int(p, "SELECT count(*) FROM pragma_table_info('results') "
                             "WHERE name='crossover'"), 0);
 
-    st = open_ok(p);
+    int found = -1;
+    GS_CHECK_INT(gsd_store_open_migrated(p, &st, &found, &e), GS_OK);
     GS_CHECK(st != NULL);
+    GS_CHECK_INT(found, 4); /* what the daemon logs: "schema 4 -> N" */
     GS_CHECK_INT(gsd_store_schema_version(st), gsd_migrations[gsd_migrations_count - 1].version);
     GS_CHECK(gsd_store_schema_version(st) >= 5);
     r[0].crossover = 0; /* written before the column: the default */
