@@ -11,7 +11,7 @@
  *
  * Requests: GET /healthz, /v1/assemblies, /v1/assemblies/{id}/geometry,
  * /v1/assemblies/{id}/jobs, /v1/jobs/{id} (also on opening a ?job= link: its
- * assembly), /v1/jobs/{id}/gaps?index=i,
+ * assembly; ?wait=0.4 to follow a queued or running cloud), /v1/jobs/{id}/gaps?index=i,
  * /v1/jobs/{id}/results?offset=i&limit=1&fields=w,lambda,
  * /v1/jobs/{id}/summary?threshold=&bins=; POST /v1/assemblies/{id}/clouds
  * with {"generate": {"count", "seed"}, "label", fastener pattern} (the server
@@ -21,10 +21,10 @@
  *
  * Stable ids and classes a test can rely on are listed in docs/web.md.
  */
-import { $, htmlEl, clear, setInput, fmt, pct } from './format.js';
+import { $, htmlEl, clear, setInput, sizeSvg, fmt, pct } from './format.js';
 import { api, postJSON } from './api.js';
-import { S, MODES, GAP_MODES, params, intParam, updateURL } from './state.js';
-import { drawMap, recolor, markFasteners, renderPatternInfo, editedList } from './map.js';
+import { S, MODES, GAP_MODES, params, intParam, updateURL, clampBins, BINS_MIN, BINS_MAX } from './state.js';
+import { drawMap, recolor, markFasteners, renderPatternInfo, renderGapInfo, editedList } from './map.js';
 import { drawHist, drawScatter } from './charts.js';
 
 function showMessage(text, kind) {
@@ -44,6 +44,12 @@ function report(e) {
 function badge(status) {
   return htmlEl('span', { class: 'badge ' + status }, null, status);
 }
+/* A job still to end: queued or running. */
+function isLive(j) {
+  return !!j && (j.status === 'queued' || j.status === 'running');
+}
+/* A summary request of a running cloud at most this often (ms). */
+const SUMMARY_EVERY_MS = 2000;
 
 // ---------------------------------------------------------------- server
 async function refreshHealth() {
@@ -86,34 +92,83 @@ async function loadAssemblies() {
   }
 }
 
+/* The line under the assembly list: id, joint, parts, candidates,
+ * precomputation; cond(Q), or why Q has no Cholesky factor (dependent
+ * pairs: precompute.lq_error, and the methods that cannot run). */
+function assemblyInfo(a) {
+  const pc = a.precompute || {};
+  const t = pc.times_s || {};
+  const lq = pc.lq_error;
+  let cond = '';
+  if (pc.cond_K) {
+    // cond(Q): none when Q is singular (said below), or not computed yet
+    cond = ` · cond(K) ${fmt(pc.cond_K, 2)}`;
+    if (!lq) cond += pc.cond_Q === null || pc.cond_Q === undefined ? ', cond(Q) not computed yet' : `, cond(Q) ${fmt(pc.cond_Q, 2)}`;
+  }
+  const el = $('assembly-info');
+  clear(el);
+  htmlEl('span', {}, el,
+    `${a.id} · ${a.joint || ''} joint · ${a.n_parts || '?'} parts · ${a.n_fasteners || 0} fastener candidates` +
+    (t.total !== undefined ? ` · precomputed in ${fmt(t.total)} s` : '') + cond);
+  if (lq)
+    htmlEl('div', { id: 'assembly-lq', class: 'warn-note' }, el,
+      `Dependent contact pairs: ${lq.message}${lq.field ? ` (${lq.field})` : ''}. Q has no Cholesky factor, ` +
+      'so GI dual, NPM and the primal IPM are unavailable (409); auto, GI relative and primal, Lemke and ' +
+      'the dual IPM solve it, and gaps that contradict are reported infeasible with their proof.');
+}
+
+/* The server's reason for a failed assembly: "message (field)". */
+function errorText(e) {
+  if (!e) return '';
+  if (typeof e === 'string') return e;
+  return (e.message || e.code || '') + (e.field ? ` (${e.field})` : '');
+}
+
+/* Nothing of the previous assembly stays on screen (or clickable): its
+ * clouds, map, fastener legend, gap line, scatter and summary. */
+function clearAssemblyView() {
+  Object.assign(S, { geo: null, job: null, jobs: [], result: null, g0: null, summary: null, edit: null });
+  drawMap(); // no geometry: an empty map, no rings
+  clear($('map-legend'));
+  clear($('colorbar'));
+  sizeSvg($('map'), 0, 0); // no empty frame where the map was
+  sizeSvg($('colorbar'), 0, 0);
+  $('gap-controls').hidden = true;
+  $('scale-pick').hidden = true;
+  renderJobs();
+  renderGapInfo();
+  renderSummary();
+  renderScatter();
+  renderPatternInfo();
+}
+
 async function selectAssembly(id, opt) {
-  stopPolling();
+  // a job followed by the progress bar stays followed (it may be another
+  // assembly's): its bar and the header's counts keep moving
   const a = S.assemblies.find((x) => x.id === id);
   if (!a) {
     showMessage(`no assembly ${id} on this server`);
     return;
   }
-  Object.assign(S, { asm: a, geo: null, job: null, result: null, g0: null, summary: null });
+  Object.assign(S, { asm: a, geo: null, job: null, jobs: [], result: null, g0: null, summary: null });
+  ++S.resultSeq; // answers for the assembly before are dropped
+  ++S.summarySeq;
   for (const tr of document.querySelectorAll('#assemblies tr.asm-row'))
     tr.classList.toggle('selected', tr.dataset.id === id);
-  const pc = a.precompute || {};
-  const t = pc.times_s || {};
-  $('assembly-info').textContent =
-    `${a.id} · ${a.joint || ''} joint · ${a.n_parts || '?'} parts · ${a.n_fasteners || 0} fastener candidates` +
-    (t.total !== undefined ? ` · precomputed in ${fmt(t.total)} s` : '') +
-    (pc.cond_K ? ` · cond(K) ${fmt(pc.cond_K, 2)}, cond(Q) ${fmt(pc.cond_Q, 2)}` : '');
+  assemblyInfo(a);
   enableSubmit();
   $('map-title').textContent = `Junction nodes of ${a.name || a.id}`;
   if (a.status !== 'ready') {
-    clear($('map'));
-    clear($('colorbar'));
-    showMessage(`assembly ${a.id} is ${a.status}` + (a.status === 'failed' ? '' : '; reload when it is ready'), 'info');
-    renderSummary();
-    renderScatter();
+    clearAssemblyView();
+    showMessage(a.status === 'failed'
+      ? `assembly ${a.name || a.id} failed: ${errorText(a.error) || 'no reason given'}; nothing can be solved on it (upload a corrected model)`
+      : `assembly ${a.name || a.id} is ${a.status}; reload when it is ready`, a.status === 'failed' ? 'error' : 'info');
     return;
   }
   showMessage('');
-  S.geo = await api(`/v1/assemblies/${a.id}/geometry`);
+  const geo = await api(`/v1/assemblies/${a.id}/geometry`);
+  if (S.asm !== a) return; // another assembly was selected meanwhile
+  S.geo = geo;
   S.edit = null;
   drawMap();
   renderPatternInfo();
@@ -130,12 +185,19 @@ async function selectAssembly(id, opt) {
 // ---------------------------------------------------------------- jobs
 async function loadJobs(wantJob, wantGap) {
   if (!S.asm) return;
-  const d = await api(`/v1/assemblies/${S.asm.id}/jobs`);
+  const asm = S.asm;
+  const d = await api(`/v1/assemblies/${asm.id}/jobs`);
+  if (S.asm !== asm) return; // another assembly was selected meanwhile
   S.jobs = (d.jobs || []).slice().sort((a, b) => b.created_at - a.created_at);
+  // the selected cloud's row is its newest document
+  const fresh = S.job && S.jobs.find((x) => x.id === S.job.id);
+  if (fresh) selectedChanged(fresh);
   renderJobs();
-  const running = S.jobs.some((j) => j.status === 'queued' || j.status === 'running');
+  // running clouds: the list is refreshed every 2 s (their counts), and
+  // the progress bar follows one when it follows nothing else
+  const live = S.jobs.filter(isLive);
   clearTimeout(S.listTimer);
-  if (running && !S.polling) S.listTimer = setTimeout(() => { refreshHealth(); loadJobs().catch(report); }, 2000);
+  if (live.length) S.listTimer = setTimeout(() => { refreshHealth(); loadJobs().catch(report); }, 2000);
   if (wantJob !== undefined) {
     const j = S.jobs.find((x) => x.id === wantJob) || (wantJob === null ? S.jobs.find((x) => x.status === 'done') : null);
     if (wantJob && !j) showMessage(`no job ${wantJob} for assembly ${S.asm.id}`);
@@ -146,6 +208,7 @@ async function loadJobs(wantJob, wantGap) {
       renderScatter();
     }
   }
+  if (!S.polling && live.length) follow((isLive(S.job) ? S.job : live[0]).id, false);
 }
 
 function fastenerText(opts) {
@@ -165,26 +228,43 @@ function matchesFilter(j) {
   return [labelOf(j), j.id, j.status].some((s) => s.toLowerCase().includes(f));
 }
 
+/* Why a job ended without its gaps (failed: the server's error; cancelled). */
+function jobWhy(j) {
+  if (j.status === 'failed') return `failed: ${j.error || 'no reason given'}`;
+  if (j.status === 'cancelled') return 'cancelled';
+  return '';
+}
+
 function renderJobs() {
   const tb = $('jobs').tBodies[0];
   clear(tb);
-  let shown = 0;
+  let matched = 0, keptSelected = false;
   for (const j of S.jobs) {
-    if (!matchesFilter(j) && !(S.job && S.job.id === j.id)) continue;
-    shown++;
-    const tr = htmlEl('tr', { class: 'job-row', 'data-id': j.id, title: j.id }, tb);
-    if (S.job && S.job.id === j.id) tr.classList.add('selected');
+    const sel = !!(S.job && S.job.id === j.id);
+    const match = matchesFilter(j);
+    if (match) matched++;
+    else if (sel) keptSelected = true; // the selected cloud stays listed
+    else continue;
+    const why = jobWhy(j);
+    const tr = htmlEl('tr', { class: 'job-row', 'data-id': j.id, title: j.id + (why ? '\n' + why : '') }, tb);
+    if (sel) tr.classList.add('selected');
     const td = htmlEl('td', {}, tr);
     const lab = labelOf(j);
     if (lab) htmlEl('span', { class: 'job-label' }, td, lab);
     htmlEl('span', { class: lab ? 'muted small job-id' : 'job-id' }, td, (lab ? ' ' : '') + j.id.slice(0, 10));
+    if (j.status === 'failed' && j.error) htmlEl('div', { class: 'job-error small' }, td, j.error);
     htmlEl('td', {}, tr).appendChild(badge(j.status));
     htmlEl('td', { class: 'num' }, tr, j.status === 'done' ? String(j.total) : `${j.done}/${j.total}`);
     htmlEl('td', {}, tr, fastenerText(j.options));
     tr.addEventListener('click', () => selectJob(j.id, 0).catch(report));
   }
-  $('jobs-empty').hidden = S.jobs.length > 0;
-  $('jobs-filtered').textContent = S.filter && shown < S.jobs.length ? `${shown} of ${S.jobs.length} clouds match "${S.filter}"` : '';
+  const empty = $('jobs-empty');
+  empty.hidden = S.jobs.length > 0 || !S.asm;
+  empty.textContent = S.asm && S.asm.status !== 'ready' ? `No cloud: the assembly is ${S.asm.status}.`
+    : 'No cloud yet: submit one below.';
+  // the count is of the clouds that match; the selected one kept apart
+  $('jobs-filtered').textContent = S.filter.trim() && matched < S.jobs.length
+    ? `${matched} of ${S.jobs.length} clouds match "${S.filter}"` + (keptSelected ? ' (and the selected cloud)' : '') : '';
   keepSelectedInView();
 }
 /* The selected cloud stays visible in the (scrolling) list. */
@@ -197,8 +277,9 @@ async function selectJob(id, gap) {
   const j = S.jobs.find((x) => x.id === id);
   if (!j) return;
   S.job = j;
-  for (const tr of document.querySelectorAll('#jobs tr.job-row')) tr.classList.toggle('selected', tr.dataset.id === id);
-  keepSelectedInView();
+  S.result = null;
+  S.g0 = null;
+  renderJobs(); // the row before leaves a filtered list
   const last = Math.max(0, j.total - 1);
   S.gap = Math.min(Math.max(0, gap | 0), last);
   for (const e of [$('gap-slider'), $('gap-index')]) {
@@ -210,7 +291,28 @@ async function selectJob(id, gap) {
   setModeRadio();
   markFasteners();
   updateURL();
+  // a cloud still running is followed (progress bar, its gaps and summary as
+  // they come); one that failed or was cancelled says why in the progress
+  // line, unless the bar follows a running cloud
+  if (isLive(j) || (j.status !== 'done' && !S.polling)) follow(j.id, false);
   await Promise.all([loadGap(), loadSummary()]);
+}
+
+/* A newer document of the selected cloud (polled or listed). While it runs,
+ * its summary (every 2 s) and the shown gap (until it is solved) follow it;
+ * when it ends, both once more: the final summary. */
+function selectedChanged(j) {
+  const old = S.job;
+  if (!old || old.id !== j.id) return;
+  // an older document (a list asked before the last poll's answer): kept out
+  if ((!isLive(old) && isLive(j)) || (isLive(j) && j.done < old.done)) return;
+  S.job = j;
+  if (old.status === j.status && old.done === j.done) return;
+  const ended = isLive(old) && !isLive(j);
+  renderGapInfo();
+  if (!ended && Date.now() - S.summaryAt < SUMMARY_EVERY_MS) return;
+  loadSummary().catch(report);
+  if (ended || !S.result) loadGap().catch(report);
 }
 
 // ---------------------------------------------------------------- one gap
@@ -218,7 +320,9 @@ async function loadGap() {
   if (!S.job || !S.geo) return;
   const seq = ++S.resultSeq;
   const job = S.job, gap = S.gap;
-  const solved = gap < job.done || job.status === 'done';
+  // gaps are solved in any order: ask for gap's result whenever some are
+  // (a gap not solved yet is absent from the page of results)
+  const solved = job.done > 0 || job.status === 'done';
   const [init, res] = await Promise.all([
     api(`/v1/jobs/${job.id}/gaps?index=${gap}`).catch((e) => { report(e); return null; }),
     solved ? api(`/v1/jobs/${job.id}/results?offset=${gap}&limit=1&fields=w,lambda`) : Promise.resolve(null),
@@ -262,17 +366,31 @@ function renderScatter() {
 
 // ---------------------------------------------------------------- summary
 async function loadSummary() {
-  if (!S.job) return renderSummary();
-  const d = await api(`/v1/jobs/${S.job.id}/summary?threshold=${encodeURIComponent(S.threshold)}&bins=${S.bins}`);
+  const seq = ++S.summarySeq;
+  if (!S.job) {
+    S.summary = null;
+    return renderSummary();
+  }
+  const job = S.job;
+  S.summaryAt = Date.now();
+  const d = await api(`/v1/jobs/${job.id}/summary?threshold=${encodeURIComponent(S.threshold)}&bins=${S.bins}`);
+  if (seq !== S.summarySeq || !S.job || S.job.id !== job.id) return; // a newer request (another cloud) won
   S.summary = d;
   renderSummary();
   if (S.mode === 'p95' || S.mode === 'exceed') recolor();
+  else renderGapInfo();
 }
 
 function stat(parent, label, id, value, text) {
   const row = htmlEl('div', { class: 'stat-row' }, parent);
   htmlEl('span', { class: 'stat-label' }, row, label);
   return htmlEl('span', { class: 'stat', id, 'data-value': String(value) }, row, text);
+}
+
+/* The summary's answers (results of status optimal), which its statistics of
+ * w, lambda and n_act cover; a summary from before the field: its count. */
+function answersOf(s) {
+  return s.answers !== undefined ? s.answers : s.count;
 }
 
 function renderSummary() {
@@ -282,11 +400,12 @@ function renderSummary() {
   if (!s) return;
   const box = $('summary-stats');
   clear(box);
+  const live = isLive(S.job);
   const c1 = htmlEl('div', { class: 'stat-col' }, box);
-  htmlEl('h3', {}, c1, 'Cloud');
+  htmlEl('h3', {}, c1, !live ? 'Cloud' : S.job.status === 'running' ? 'Cloud (running: so far)' : 'Cloud (queued)');
   stat(c1, 'gaps solved', 'stat-count', s.count, `${s.count} of ${s.total}`);
   // the statistics of w, lambda and n_act cover the answers (status optimal) only
-  const answers = s.answers !== undefined ? s.answers : s.count;
+  const answers = answersOf(s);
   if (answers !== s.count)
     stat(c1, 'answers in the statistics (optimal)', 'stat-answers', answers, `${answers} of ${s.count}`);
   stat(c1, 'statuses', 'stat-statuses', JSON.stringify(s.statuses),
@@ -298,6 +417,14 @@ function renderSummary() {
     `${s.crossovers} of ${s.count}`).title =
     "gaps whose method's own loop did not finish (NPM, GI dual, Lemke): GI relative finished them from its contact set";
   stat(c1, 'pairs m', 'stat-m', s.m, String(s.m));
+  // no answer: the API's figures are zeros, not statistics; say so instead
+  $('summary-charts').hidden = answers === 0;
+  if (answers === 0) {
+    const none = htmlEl('div', { class: 'stat-col', id: 'summary-none' }, box);
+    htmlEl('h3', {}, none, live ? 'No answer yet' : s.count === 0 ? 'No answer' : 'No optimal result');
+    htmlEl('div', { class: 'small' }, none, noAnswerText(s, live));
+    return;
+  }
   const c2 = htmlEl('div', { class: 'stat-col' }, box);
   htmlEl('h3', {}, c2, `Above ${fmt(s.threshold)} mm`);
   stat(c2, 'gaps with max residual above', 'stat-share-gaps', s.share_gaps_above, pct(s.share_gaps_above));
@@ -338,6 +465,17 @@ function renderSummary() {
   $('cap-residual').textContent = `Residual gaps of open pairs, all gaps (count, log scale); ${rh.in_contact !== undefined ? rh.in_contact.toLocaleString('en') : '?'} pair residuals in contact (w = 0) not in the bars`;
 }
 
+/* Why a summary has no statistics: nothing solved yet, or no result optimal. */
+function noAnswerText(s, live) {
+  const why = S.job && S.job.status !== 'done' && !live ? ` The cloud ${jobWhy(S.job)}.` : '';
+  if (s.count === 0)
+    return (live ? `no answer yet: none of the ${s.total} gaps is solved so far; the statistics come as gaps are solved.`
+      : `no answer: none of the ${s.total} gaps was solved.`) + why;
+  const st = Object.entries(s.statuses || {}).map(([k, v]) => `${k} ${v}`).join(', ');
+  return `no optimal result: the ${s.count} gaps solved${live ? ' so far' : ''} ended ${st || 'otherwise'}; ` +
+    'they are not answers, and the statistics of residual gaps, forces and contacts cover answers only.' + why;
+}
+
 // ---------------------------------------------------------------- new cloud
 /* The pattern of a new cloud: the clicked candidates, else the fraction. */
 function patternOptions(body) {
@@ -362,7 +500,7 @@ async function submitCloud(body, total, what) {
     $('progress').dataset.job = job.id;
     await loadJobs();
     await refreshHealth();
-    pollJob(job.id);
+    follow(job.id, true);
     return job;
   } catch (e) {
     report(e);
@@ -418,10 +556,48 @@ function stopPolling() {
   S.polling = false;
 }
 
+/* The progress bar follows job id (one at a time: the last submitted or
+ * selected running cloud); select: show the cloud when it ends (a cloud
+ * just submitted). Following it already: only the flag is added. */
+function follow(id, select) {
+  if (S.follow && S.follow.id === id && S.polling) {
+    S.follow.select = S.follow.select || select;
+    return;
+  }
+  S.follow = { id, select };
+  $('progress').dataset.job = id;
+  pollJob(id);
+}
+
+/* The progress line of job j: status, counts, rate, time left, and why it
+ * failed (the server's error) or was cancelled. */
+function progressText(j) {
+  const rate = j.solves_per_s ? `${fmt(j.solves_per_s)} solves/s` : '';
+  const eta = j.eta_s !== null && j.eta_s !== undefined && isLive(j) ? `ETA ${fmt(j.eta_s, 2)} s` : '';
+  const why = j.status === 'failed' ? j.error || 'no reason given' : '';
+  return [`${labelOf(j) || j.id}: ${j.status}`, `${j.done} / ${j.total} gaps`, rate, eta, why].filter(Boolean).join(' · ');
+}
+
+/* A newer document of a listed job: its row, and the view if it is selected. */
+function jobChanged(j) {
+  const i = S.jobs.findIndex((x) => x.id === j.id);
+  if (i < 0) return;
+  const old = S.jobs[i];
+  S.jobs[i] = j;
+  selectedChanged(j);
+  if (old.status !== j.status) renderJobs();
+  else if (old.done !== j.done) {
+    // the count alone: the list is not redrawn (nor scrolled) every 0.4 s
+    const tr = document.querySelector(`#jobs tr.job-row[data-id="${CSS.escape(j.id)}"]`);
+    if (tr) tr.cells[2].textContent = `${j.done}/${j.total}`;
+  }
+}
+
 // Follows a job: each request is held by the daemon until the job ends or
 // 0.4 s pass (GET /v1/jobs/{id}?wait=0.4), so the bar moves every 0.4 s and
 // the end shows as it happens. A newer pollJob (or stopPolling) supersedes
-// a request still held: its answer is dropped.
+// a request still held: its answer is dropped. Switching assemblies does
+// not stop it.
 async function pollJob(id) {
   stopPolling();
   const gen = ++S.pollGen;
@@ -432,27 +608,43 @@ async function pollJob(id) {
   } catch (e) {
     if (gen !== S.pollGen) return;
     S.polling = false;
+    S.follow = null;
     report(e);
     enableSubmit();
     return;
   }
   if (gen !== S.pollGen) return;
-  const rate = j.solves_per_s ? `${fmt(j.solves_per_s)} solves/s` : '';
-  const eta = j.eta_s !== null && j.eta_s !== undefined && j.status !== 'done' ? `ETA ${fmt(j.eta_s, 2)} s` : '';
-  setProgress(j.done, j.total, [`${labelOf(j) || j.id}: ${j.status}`, `${j.done} / ${j.total} gaps`, rate, eta].filter(Boolean).join(' · '));
+  setProgress(j.done, j.total, progressText(j));
+  $('progress').dataset.job = j.id;
   $('progress').dataset.status = j.status;
+  $('progress').classList.toggle('failed', j.status === 'failed');
   refreshHealth();
-  if (j.status === 'queued' || j.status === 'running') {
+  jobChanged(j);
+  if (isLive(j)) {
     S.pollTimer = setTimeout(() => pollJob(id), 0); /* the daemon held the request */
     return;
   }
   S.pollTimer = null;
   S.polling = false;
+  // a cloud just submitted is shown when it ends (unless it is shown already)
+  const select = !!(S.follow && S.follow.id === id && S.follow.select) && !(S.job && S.job.id === id);
+  S.follow = null;
   enableSubmit();
-  if (S.asm && j.assembly_id === S.asm.id) await loadJobs(j.status === 'done' ? id : undefined, 0);
+  // the list again (the selected cloud's end is shown by selectedChanged);
+  // another running cloud is followed next
+  if (S.asm && j.assembly_id === S.asm.id) await loadJobs(select && j.status === 'done' ? id : undefined, 0);
+  else if (S.asm) await loadJobs();
 }
 
 // ---------------------------------------------------------------- wiring
+/* Bins asked outside the API's 1..1000 are clamped; the note says so. */
+function showBinsNote(asked) {
+  const n = $('bins-note');
+  const a = asked === null || asked === undefined ? null : parseInt(asked, 10);
+  n.hidden = a === null || !Number.isFinite(a) || a === S.bins;
+  n.textContent = n.hidden ? '' : `${asked} is outside ${BINS_MIN}–${BINS_MAX}: ${S.bins} used`;
+}
+
 function setMode(m) {
   S.mode = m;
   updateURL();
@@ -495,10 +687,13 @@ function wire() {
     renderScatter();
     loadSummary().catch(report);
   });
+  showBinsNote(S.binsAsked);
   $('bins').addEventListener('change', (e) => {
     const v = parseInt(e.target.value, 10);
-    if (!(v >= 1 && v <= 1000)) return;
-    S.bins = v;
+    if (!Number.isFinite(v)) return;
+    S.bins = clampBins(v);
+    setInput($('bins'), S.bins);
+    showBinsNote(String(v));
     updateURL();
     loadSummary().catch(report);
   });
@@ -525,6 +720,28 @@ function wire() {
     clearTimeout(resizeTimer);
     resizeTimer = setTimeout(drawMap, 150);
   });
+}
+
+/* Test hook: ?steps=S,S,... a user's steps once the page has loaded its
+ * selection, in turn: an assembly or cloud id clicks its row (#assemblies /
+ * #jobs tr[data-id]) as soon as it is listed (up to 5 s), without waiting
+ * for the click before to finish loading (quick clicks); filter:TEXT types
+ * TEXT into the cloud filter. */
+async function userSteps(steps) {
+  const row = (id) => document.querySelector(`#assemblies tr.asm-row[data-id="${CSS.escape(id)}"], #jobs tr.job-row[data-id="${CSS.escape(id)}"]`);
+  for (const step of steps) {
+    if (step.startsWith('filter:')) {
+      setInput($('job-filter'), step.slice(7));
+      $('job-filter').dispatchEvent(new Event('input', { bubbles: true }));
+      continue;
+    }
+    let tr = row(step);
+    for (let t = 0; !tr && t < 100; t++) {
+      await new Promise((r) => setTimeout(r, 50));
+      tr = row(step);
+    }
+    if (tr) tr.dispatchEvent(new MouseEvent('click', { bubbles: true }));
+  }
 }
 
 async function start() {
@@ -555,6 +772,7 @@ async function start() {
         submitAgain: params.get('submit_again') === '1',
       });
     }
+    await userSteps((params.get('steps') || '').split(',').filter((v) => v !== ''));
     document.body.dataset.ready = '1';
   } catch (e) {
     report(e);

@@ -92,6 +92,12 @@ const VIRIDIS = [
   [68, 1, 84], [72, 36, 117], [65, 68, 135], [53, 95, 141], [42, 120, 142], [33, 145, 140],
   [34, 168, 132], [68, 191, 112], [122, 209, 81], [189, 223, 38], [253, 231, 37],
 ];
+/* A neutral grey ramp (light to dark): values that are not an answer's. */
+export function greys(t) {
+  if (!Number.isFinite(t)) return '#bbbbbb';
+  const c = Math.round(225 - 160 * Math.min(1, Math.max(0, t))).toString(16).padStart(2, '0');
+  return '#' + c + c + c;
+}
 export function viridis(t) {
   if (!Number.isFinite(t)) return '#bbbbbb';
   t = Math.min(1, Math.max(0, t)) * (VIRIDIS.length - 1);

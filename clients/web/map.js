@@ -9,7 +9,7 @@
  * same (x, y)) get one panel each, titled with the parts' names, all with the
  * same x and y ranges and scale.
  */
-import { $, SVGNS, svgEl, sizeSvg, htmlEl, clear, fmt, pct, niceTicks, tickLabel, niceCeil, maxOf, viridis } from './format.js';
+import { $, SVGNS, svgEl, sizeSvg, htmlEl, clear, fmt, pct, niceTicks, tickLabel, niceCeil, maxOf, viridis, greys } from './format.js';
 import { S, GAP_MODES } from './state.js';
 
 // ---------------------------------------------------------------- pattern
@@ -256,18 +256,46 @@ export function drawMap() {
 }
 
 // ---------------------------------------------------------------- values
+/* The summary's per-pair arrays, or null when it covers no answer (its
+ * figures are zeros then, not statistics). */
+function summaryPairs() {
+  const s = S.summary;
+  if (!s || !s.pairs) return null;
+  return (s.answers !== undefined ? s.answers : s.count) > 0 ? s.pairs : null;
+}
 export function currentValues() {
   const r = S.result;
   if (S.mode === 'initial') return S.g0;
   if (S.mode === 'force') return r && r.lambda ? r.lambda : null;
-  if (S.mode === 'p95') return S.summary && S.summary.pairs ? S.summary.pairs.p95 : null;
-  if (S.mode === 'exceed') return S.summary && S.summary.pairs ? S.summary.pairs.share_above : null;
+  if (S.mode === 'p95') return summaryPairs() ? summaryPairs().p95 : null;
+  if (S.mode === 'exceed') return summaryPairs() ? summaryPairs().share_above : null;
   return r && r.w ? r.w : null;
 }
 /* An infeasible result: its lambda holds the proof that the gaps contradict
  * (weights d >= 0 with A d = 0, largest 1), not forces (docs/solvers.md). */
 function isProof(r) {
   return !!r && r.status === 'infeasible';
+}
+/* A result that is not an answer: any status but optimal (an iterate a
+ * solve stopped at, or an infeasible result's proof). */
+function notAnswer(r) {
+  return !!r && r.status !== 'optimal';
+}
+/* What a result that is not an answer is, in words. */
+function resultWhat(r) {
+  if (isProof(r))
+    return 'infeasible: the gaps contradict, no displacement closes them; this gap has no answer (λ holds the proof weights)';
+  if (['max_iter', 'time_limit'].includes(r.status)) return `stopped at ${r.status}: an iterate, not an answer`;
+  if (r.status === 'not_run') return 'not run: no answer';
+  return `${r.status}: the solve stopped there; an iterate, not an answer`;
+}
+/* The view shows a result's vectors that are not an answer's (w of any
+ * result but optimal, lambda of one that is neither optimal nor a proof):
+ * neutral grey colours, and the colour bar says so. */
+function iterateView() {
+  const r = S.result;
+  if (!notAnswer(r)) return false;
+  return S.mode === 'residual' || (S.mode === 'force' && !isProof(r));
 }
 /* Unit of the map's values: a share for the exceedance view, N for forces
  * (none for an infeasible result's proof weights), else mm. */
@@ -279,14 +307,23 @@ function modeTitle() {
   if (S.mode === 'initial') return 'initial gap g (mm)';
   if (S.mode === 'force' && isProof(S.result))
     return 'proof weights d (no unit): the pairs whose gaps contradict; this gap has no answer';
+  if (iterateView()) {
+    const what = S.mode === 'force' ? 'λ (N)' : 'w (mm)';
+    if (isProof(S.result)) return `${what} of a result with status infeasible: not an answer, the gaps contradict (grey)`;
+    return `${what} of a result with status ${S.result.status}: an iterate, not an answer (grey)`;
+  }
   if (S.mode === 'force') return 'contact force λ (N); 0 where the pair is open';
   if (S.mode === 'p95') return '95th percentile of the residual gap over the cloud (mm)';
   if (S.mode === 'exceed') return `share of the cloud's gaps with w above ${fmt(S.threshold)} mm, per pair`;
   return 'residual gap w after fastening (mm)';
 }
-/* 1 when the view's colour scale is the one initial and residual share. */
+/* 1 when the view's colour scale is the one initial and residual share
+ * (not with a result that is not an answer: its w is no residual gap). */
 function sharedScale() {
-  return !S.scaleAuto && (S.mode === 'initial' || S.mode === 'residual');
+  return !S.scaleAuto && (S.mode === 'initial' || S.mode === 'residual') && !notAnswer(S.result);
+}
+function ramp() {
+  return iterateView() ? greys : viridis;
 }
 /* Top of the colour scale: shared by the initial and residual views of one
  * gap (the larger of their maxima), unless "auto" asks for each its own. */
@@ -299,10 +336,11 @@ function scaleTop(v) {
 export function recolor() {
   const v = currentValues();
   const top = scaleTop(v);
+  const col = ramp();
   for (let k = 0; k < S.nodes.length; k++) {
     const c = S.nodes[k];
     if (v && k < v.length) {
-      c.setAttribute('fill', viridis(v[k] / top));
+      c.setAttribute('fill', col(v[k] / top));
       c.setAttribute('data-v', String(v[k]));
     } else {
       c.setAttribute('fill', '#c8c8c8');
@@ -323,13 +361,14 @@ function drawColorbar(top) {
   sizeSvg(svg, W, H);
   svg.dataset.top = top === null ? '' : String(top);
   const x0 = plot.l, bw = Math.min(560, Math.max(300, plot.w)), y0 = 20, bh = 14;
-  const title = top === null ? 'no values for this view'
+  const title = top === null ? noValuesTitle()
     : modeTitle() + (sharedScale() ? ' · scale shared by the initial and residual views' : '');
-  svgEl('text', { x: x0, y: 13, class: 'cb-title' }, svg, title);
+  svgEl('text', { x: x0, y: 13, class: 'cb-title' + (top !== null && iterateView() ? ' not-answer' : '') }, svg, title);
   const defs = svgEl('defs', {}, svg);
   const grad = svgEl('linearGradient', { id: 'cb-grad', x1: '0', x2: '1', y1: '0', y2: '0' }, defs);
+  const col = ramp();
   for (let i = 0; i <= 20; i++)
-    svgEl('stop', { offset: `${(i * 5)}%`, 'stop-color': top === null ? '#c8c8c8' : viridis(i / 20) }, grad);
+    svgEl('stop', { offset: `${(i * 5)}%`, 'stop-color': top === null ? '#c8c8c8' : col(i / 20) }, grad);
   svgEl('rect', { x: x0, y: y0, width: bw, height: bh, fill: 'url(#cb-grad)', class: 'cb-bar' }, svg);
   if (top === null) return;
   const ticks = niceTicks(0, top, 5);
@@ -340,21 +379,51 @@ function drawColorbar(top) {
   }
 }
 
+/* The colour bar's title when the view has nothing to show. */
+function noValuesTitle() {
+  const s = S.summary;
+  if ((S.mode === 'p95' || S.mode === 'exceed') && s && !summaryPairs())
+    return s.count ? 'no values: no result of this cloud is optimal' : 'no values: no gap of this cloud is solved yet';
+  return 'no values for this view';
+}
+
 // ---------------------------------------------------------------- text
+/* The selected cloud's state when it has not simply finished: running
+ * (gaps solved so far), failed (the server's error) or cancelled. */
+function jobState(j) {
+  if (j.status === 'queued' || j.status === 'running')
+    return `cloud ${j.id} is ${j.status}: ${j.done} of ${j.total} gaps solved so far (followed as it runs)`;
+  if (j.status === 'failed') return `cloud ${j.id} failed: ${j.error || 'no reason given'}`;
+  if (j.status === 'cancelled') return `cloud ${j.id} was cancelled: ${j.done} of ${j.total} gaps solved`;
+  return '';
+}
+
 export function renderGapInfo() {
   const info = $('gap-info');
   const parts = [];
+  if (!S.geo) {
+    clear(info); // no ready assembly: nothing to say about gaps
+    return;
+  }
+  const st = S.job ? jobState(S.job) : '';
   if (!S.job) parts.push(S.jobs.length ? 'Select a cloud to color the nodes.' : 'No cloud for this assembly yet.');
   else if (S.mode === 'p95' || S.mode === 'exceed') {
     const what = S.mode === 'p95' ? 'per-pair 95th percentile' : 'per-pair share above the threshold';
-    parts.push(`cloud ${S.job.id}: ${what} over ${S.summary ? S.summary.count : '?'} gaps`);
+    const s = S.summary;
+    const n = s ? (s.answers !== undefined ? s.answers : s.count) : null;
+    if (s && n === 0) parts.push(`cloud ${S.job.id}: no ${what}: ${s.count ? 'no optimal result' : 'no answer yet'}`);
+    else parts.push(`cloud ${S.job.id}: ${what} over ${n === null ? '?' : n} gaps (the answers)`);
   } else {
     const r = S.result;
-    if (r)
+    if (r && notAnswer(r))
+      parts.push(`gap ${S.gap} of cloud ${S.job.id}: ${resultWhat(r)}; solver ${r.solver}/${r.formulation}, ` +
+        `ran ${fmt(r.time_ms)} ms` + (isProof(r) ? '' : ` (the iterate: ${r.n_act} pairs with λ ≠ 0, largest w ${fmt(r.max_residual)} mm)`));
+    else if (r)
       parts.push(`gap ${S.gap} of cloud ${S.job.id}: ${r.status}, solver ${r.solver}/${r.formulation}, ` +
-        (isProof(r) ? '' : `${r.n_act} pairs in contact, max residual ${fmt(r.max_residual)} mm, `) +
-        `solved in ${fmt(r.time_ms)} ms`);
-    else parts.push(`gap ${S.gap} of cloud ${S.job.id}: not solved yet`);
+        `${r.n_act} pairs in contact, max residual ${fmt(r.max_residual)} mm, solved in ${fmt(r.time_ms)} ms`);
+    else if (S.job.status === 'queued' || S.job.status === 'running' || S.job.status === 'done')
+      parts.push(`gap ${S.gap} of cloud ${S.job.id}: not solved yet`);
+    else parts.push(`gap ${S.gap} of cloud ${S.job.id}: not solved (the cloud ${S.job.status})`);
     if (S.g0) {
       let sum = 0;
       for (const v of S.g0) sum += v;
@@ -364,15 +433,19 @@ export function renderGapInfo() {
       const n = r.lambda.filter((v) => v !== 0).length;
       parts.push(`the gaps contradict: no displacement closes them; the proof weights (not forces) ` +
         `name ${n} pairs, largest ${fmt(maxOf(r.lambda))}`);
-    } else if (r && r.lambda) {
+    } else if (r && r.lambda && !notAnswer(r)) {
       let sum = 0;
       for (const v of r.lambda) sum += v;
       parts.push(`contact forces: total ${fmt(sum)} N, largest ${fmt(maxOf(r.lambda))} N`);
     }
+    if (notAnswer(r))
+      parts.push('no initial-vs-residual scatter: it is drawn for an answer (status optimal) only; ' +
+        (isProof(r) ? 'this gap has none.' : 'the w here is an iterate, not residual gaps.'));
   }
   const hv = info.dataset.hover;
   if (hv) parts.push(hv);
   clear(info);
+  if (st) htmlEl('div', { id: 'job-state', class: S.job.status === 'failed' ? 'job-error' : '' }, info, st);
   for (const p of parts) htmlEl('div', {}, info, p);
 }
 

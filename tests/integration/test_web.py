@@ -17,14 +17,31 @@ each selected by URL parameters so no clicks are needed:
   5. ?click=i,j (a test hook dispatching click events on the candidate rings)
      with submit_demo: the cloud is submitted with the clicked pattern; with
      submit_again: the shown cloud's gaps again under it (gaps_from, warm);
-  6. the exceedance view and the summary's statistics; gap controls hidden;
+  6. the exceedance view and the summary's statistics; gap controls hidden
+     (and [hidden] wins over a class's display); bins outside 1..1000 clamped;
   7. the contact-force view and the initial-vs-residual scatter; the job
-     label and the job filter;
+     label and the job filter; results that are not answers (an infeasible
+     gap, a cloud stopped at max_iter) said to be what they are, in grey,
+     and a summary of no answer without invented figures;
   8. screenshots of every view (GS_BIN_DIR/web-<view>.png, 1400 x 1000; the
-     ones in docs/ are copies).
+     ones in docs/ are the same views on the full-size demo models, made by
+     scripts/web-screenshots);
+  9. a link to a cloud opens its assembly; clouds followed while they run
+     (?steps=ID,filter:TEXT,... a test hook clicking rows of the assembly
+     and cloud lists, typing into the filter): a selected queued cloud's
+     view, summary and row follow it to its end, the progress bar keeps
+     following when another assembly is selected, a failed cloud says why
+     (row, progress line, gap line), an assembly with dependent pairs says
+     which methods are unavailable, quick clicks show the last clicked
+     cloud's summary, the filter counts the clouds that match; a failed
+     assembly leaves nothing of the one before on screen and shows the
+     server's reason. Also: the page's icon (no /favicon.ico request), and
+     docs/web.md quotes panel titles as the page writes them.
 
 Chromium (Debian package chromium; scripts/test installs it) is required: if it
-is missing the test fails and says so, it is not skipped.
+is missing the test fails and says so, it is not skipped. GS_WEB_DIR serves
+another copy of the page (default: the source tree's clients/web), e.g. an
+older one to see which checks it fails.
 """
 import os
 import re
@@ -32,7 +49,9 @@ import shutil
 import struct
 import subprocess
 import tempfile
+import time
 import unittest
+from concurrent.futures import ThreadPoolExecutor
 from html.parser import HTMLParser
 
 from api_common import DaemonCase
@@ -44,6 +63,7 @@ GAP = 5         # gap shown
 BINS = 12       # histogram bins asked through the URL
 THRESHOLD = 0.05
 LABEL = "page run"
+WEB_DIR = os.environ.get("GS_WEB_DIR") or os.path.join(SOURCE_DIR, "clients", "web")
 
 VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source",
         "track", "wbr"}
@@ -124,7 +144,7 @@ def png_size(path):
 
 
 class WebPage(DaemonCase):
-    daemon_extra = ["--web-dir", os.path.join(SOURCE_DIR, "clients", "web")]
+    daemon_extra = ["--web-dir", WEB_DIR]
 
     @classmethod
     def setUpClass(cls):
@@ -159,13 +179,14 @@ class WebPage(DaemonCase):
             shutil.rmtree(cls.work, ignore_errors=True)
 
     # ---- helpers
-    def load(self, query, screenshot=None, message=False):
+    def load(self, query, screenshot=None, message=False, profile=None):
         """Load /?query headless; returns the DOM after the page settled (which
-        must show no message unless message is true)."""
+        must show no message unless message is true). A page that follows a
+        running cloud settles when the cloud ends."""
         url = self.d.url + "/?" + query
         args = [self.browser, "--headless", "--no-sandbox", "--disable-gpu",
                 "--disable-background-networking", "--disable-dev-shm-usage",
-                "--no-first-run", "--user-data-dir=" + self.profile, "--hide-scrollbars",
+                "--no-first-run", "--user-data-dir=" + (profile or self.profile), "--hide-scrollbars",
                 "--virtual-time-budget=10000"]
         if screenshot:
             args += ["--screenshot=" + screenshot, "--window-size=1400,1000", url]
@@ -183,6 +204,42 @@ class WebPage(DaemonCase):
         if not message:
             self.assertIn("hidden", msg.attrs, "the page shows an error: %s" % msg.all_text())
         return dom
+
+    def load_many(self, queries):
+        """Load the pages of queries at once (each its own browser profile);
+        their DOMs, in order."""
+        profiles = [os.path.join(self.work, "profile-%d" % i) for i in range(len(queries))]
+        with ThreadPoolExecutor(len(queries)) as ex:
+            futs = [ex.submit(self.load, q, profile=p) for q, p in zip(queries, profiles)]
+            return [f.result() for f in futs]
+
+    def upload(self, model):
+        """POST a model (a dict, or the path of a JSON file) with ?wait=1; the assembly."""
+        if isinstance(model, dict):
+            r = self.d.post("/v1/assemblies?wait=1", model)
+        else:
+            with open(model, "rb") as f:
+                r = self.d.post("/v1/assemblies?wait=1", f.read(), headers={"Content-Type": "application/json"})
+        self.assertIn(r.status, (200, 201), r.body[:300])
+        return r.json()
+
+    def cloud(self, aid, body):
+        r = self.d.post("/v1/assemblies/%s/clouds" % aid, body)
+        self.assertEqual(r.status, 202, r.body[:300])
+        return r.json()
+
+    def node_values(self, dom):
+        """The map's values (data-v), by pair; None for a dot without one."""
+        nodes = sorted(dom.by_id("map").find_all("circle", "node"), key=lambda c: int(c.attrs["data-k"]))
+        return [float(c.attrs["data-v"]) if "data-v" in c.attrs else None for c in nodes]
+
+    def rows(self, dom):
+        return [r.attrs["data-id"] for r in dom.by_id("jobs").find_all("tr", "job-row")]
+
+    def text(self, dom, ident):
+        n = dom.by_id(ident)
+        self.assertIsNotNone(n, "no #%s" % ident)
+        return n.all_text() if n else ""
 
     def submit_from_page(self):
         if hasattr(type(self), "job"):
@@ -287,6 +344,11 @@ class WebPage(DaemonCase):
         jobs = dom.by_id("jobs").find_all("tr", "job-row")
         self.assertEqual([r.attrs["data-id"] for r in jobs], [job["id"]])
         self.assertIn("selected", jobs[0].classes)
+        # an icon of its own: the browser asks for no /favicon.ico (a 404 in
+        # the console on every load, a 401 with tokens)
+        icons = [n for n in dom.root.find_all("link") if "icon" in (n.attrs.get("rel") or "").split()]
+        self.assertEqual(len(icons), 1, "no <link rel=icon>: the browser asks for /favicon.ico")
+        self.assertTrue(icons[0].attrs.get("href", "").startswith("data:"), icons[0].attrs)
 
     def test_2_initial_view_is_the_solved_cloud(self):
         dom = self.view("initial")
@@ -351,6 +413,15 @@ class WebPage(DaemonCase):
             names = self.d.get("/v1/assemblies/%s/geometry" % asm["id"]).json()["parts"]
             for t in titles:
                 self.assertTrue(any(n in t for n in names), t)
+            # docs/web.md quotes panel titles as the page writes them
+            title_re = r"^.+ – .+ at z = -?[\d.]+ mm \(\d+ pairs\)$"
+            for t in titles:
+                self.assertRegex(t, title_re)
+            with open(os.path.join(SOURCE_DIR, "docs", "web.md"), encoding="utf-8") as f:
+                quoted = re.findall(r'["`]([^"`]* at z = [^"`]*\(\d+ pairs\))["`]', f.read())
+            self.assertTrue(quoted, "docs/web.md quotes no panel title")
+            for q in quoted:
+                self.assertRegex(q, title_re, "docs/web.md: a panel title the page does not write")
             self.assertTrue(any("fixed jig" in t for t in titles) == any(p["fixed"]), titles)
             # every panel has the same y axis: the same tick labels, as many as panels
             yt = [t.all_text() for t in svg.find_all("text", "y-tick")]
@@ -459,6 +530,25 @@ class WebPage(DaemonCase):
         self.assertIn("hidden", dom.by_id("gap-controls").attrs)
         self.assertIn("hidden", dom.by_id("scale-pick").attrs)
         self.assertNotIn("hidden", self.view("residual").by_id("gap-controls").attrs)
+        # ... and the attribute hides them: no class's display (.gap-pick is
+        # inline-flex) wins over [hidden]
+        css = self.d.get("/web/style.css").body.decode()
+        self.assertRegex(css, r"\[hidden\]\s*\{[^}]*display:\s*none\s*!important",
+                         "style.css: a class with a display shows elements that are [hidden]")
+        self.assertIn("hidden", dom.by_id("bins-note").attrs)  # bins in range: no note
+
+    def test_6b_bins_out_of_range(self):
+        # the API takes bins 1..1000 (422 otherwise): the page clamps the
+        # URL's value and says so next to the field
+        job = self.submit_from_page()
+        for asked, used in ((0, 1), (1001, 1000)):
+            dom = self.load("assembly=%s&job=%s&bins=%d&mode=p95" % (self.asm["id"], job["id"], asked))
+            self.assertEqual(dom.by_id("bins").attrs["value"], str(used))
+            self.assertNotIn("hidden", dom.by_id("bins-note").attrs)
+            self.assertIn("%d is outside 1–1000: %d used" % (asked, used), self.text(dom, "bins-note"))
+            s = self.d.get("/v1/jobs/%s/summary?bins=%d" % (job["id"], used)).json()
+            bars = dom.by_id("hist-maxres").find_all("rect", "hist-bar")
+            self.assertEqual([int(b.attrs["data-count"]) for b in bars], s["max_residual"]["histogram"]["counts"])
 
     def test_7_force_view_scatter_labels(self):
         job = self.submit_from_page()
@@ -563,12 +653,58 @@ class WebPage(DaemonCase):
             # the cloud's statistics cover the one answer
             self.assertEqual(float(dom.by_id("stat-answers").attrs["data-value"]), 1)
             self.assertEqual(float(dom.by_id("stat-count").attrs["data-value"]), 2)
+            self.assertIn("no initial-vs-residual scatter", info)
+            # its w is no residual gap: grey, and the colour bar says so
+            dom = self.load("assembly=%s&job=%s&gap=0&mode=residual" % (aid, job["id"]))
+            title = dom.by_id("colorbar").find_all("text", "cb-title")[0].all_text()
+            self.assertIn("status infeasible: not an answer", title)
+            self.assertNotIn("residual gap w after fastening", title)
+            self.assertIn("infeasible: the gaps contradict", self.text(dom, "gap-info"))
             # the feasible gap of the same cloud: forces in N and its scatter
             dom = self.load("assembly=%s&job=%s&gap=1&mode=force" % (aid, job["id"]))
             self.assertIn("contact forces", dom.by_id("gap-info").all_text())
             self.assertNotIn("hidden", dom.by_id("scatter-panel").attrs)
         finally:
             self.d.delete("/v1/assemblies/" + aid)
+
+    def test_7c_results_that_are_not_answers(self):
+        """A cloud stopped at max_iter: every result an iterate. The page says
+        so (gap line, colour bar, grey colours, no scatter and why) and its
+        summary has no answer to give figures of (the API's are zeros)."""
+        job = self.d.wait_job(self.cloud(self.asm["id"], {
+            "generate": {"count": 2, "seed": 21}, "max_iter": 1, "fastener_fraction": 0.5,
+            "label": "stopped"})["id"])
+        try:
+            res = self.d.get("/v1/jobs/%s/results?fields=none" % job["id"]).json()["results"]
+            self.assertEqual([r["status"] for r in res], ["max_iter", "max_iter"])
+            s = self.d.get("/v1/jobs/%s/summary" % job["id"]).json()
+            self.assertEqual((s["count"], s["answers"]), (2, 0))
+            dom = self.load("assembly=%s&job=%s&gap=0&mode=residual" % (self.asm["id"], job["id"]))
+            info = self.text(dom, "gap-info")
+            self.assertIn("stopped at max_iter: an iterate, not an answer", info)
+            self.assertNotIn("pairs in contact", info)
+            self.assertNotIn("contact forces", info)
+            self.assertIn("no initial-vs-residual scatter", info)
+            self.assertIn("hidden", dom.by_id("scatter-panel").attrs)
+            title = dom.by_id("colorbar").find_all("text", "cb-title")[0].all_text()
+            self.assertIn("status max_iter: an iterate, not an answer", title)
+            fills = [c.attrs["fill"] for c in dom.by_id("map").find_all("circle", "node")]
+            self.assertTrue(fills and all(f[1:3] == f[3:5] == f[5:7] for f in fills), fills[:5])  # grey
+            # the summary: no figures, the reason instead
+            self.assertEqual(float(dom.by_id("stat-answers").attrs["data-value"]), 0)
+            self.assertIn("No optimal result", self.text(dom, "summary-none"))
+            self.assertIn("max_iter 2", self.text(dom, "summary-none"))
+            for ident in ("stat-maxres-p95", "stat-nact-median", "stat-share-gaps"):
+                self.assertIsNone(dom.by_id(ident), ident)
+            self.assertIn("hidden", dom.by_id("summary-charts").attrs)
+            # the per-cloud views have nothing to colour
+            dom = self.load("assembly=%s&job=%s&mode=p95" % (self.asm["id"], job["id"]))
+            self.assertEqual(set(self.node_values(dom)), {None})
+            info = self.text(dom, "gap-info")
+            self.assertIn("no optimal result", info)
+            self.assertNotIn("over 2 gaps", info)
+        finally:
+            self.d.delete("/v1/jobs/" + job["id"])
 
     def test_8_screenshots(self):
         job = self.submit_from_page()
@@ -624,6 +760,143 @@ class WebPage(DaemonCase):
             self.assertIn("no job j_0000000000000000", dom.by_id("message").all_text())
         finally:
             self.d.delete("/v1/assemblies/%s" % other["id"])
+
+    def test_9b_running_clouds_are_followed(self):
+        """Clouds queued behind a long one (a lap joint of m = 370 by IPM):
+        the page follows the one it shows to its end, and the one its
+        progress bar follows when another assembly is selected; a cloud that
+        needs L_Q on an assembly with dependent pairs fails, and says why.
+        Then, on the same clouds: quick clicks, and the filter's count."""
+        self.submit_from_page()  # the first assembly has a cloud to show
+        big_dir = os.path.join(self.work, "big")
+        os.makedirs(big_dir, exist_ok=True)
+        model, _ = gen_model(big_dir, kind="lap", small=True, inline=True, gaps=1, name="big",
+                             extra=["--scale", "3"])
+        big_asm = self.upload(model)["id"]
+        loop = loop_model()
+        loop["name"] = "loop followed"
+        lp = None
+        try:
+            big = self.cloud(big_asm, {"generate": {"count": 500, "seed": 5}, "solver": "ipm",
+                                       "label": "big cloud"})
+            lp = self.upload(loop)["id"]
+            # queued behind the big cloud: NPM reads L_Q, which a loop of pairs has none of
+            npm = self.cloud(lp, {"gaps": [[0.1, 0.1, 0.3, 0.5]], "solver": "npm", "label": "needs L_Q"})
+            small = self.cloud(big_asm, {"generate": {"count": K, "seed": 6}, "label": "small cloud"})
+            queued = [self.d.get("/v1/jobs/" + j["id"]).json()["status"] for j in (npm, small)]
+            # two pages at once: (a) the failing cloud, then the first assembly
+            # selected while it waits; (c) the small cloud, queued, and its last gap
+            dom_a, dom_c = self.load_many([
+                "job=%s&steps=%s" % (npm["id"], self.asm["id"]),
+                "assembly=%s&job=%s&gap=%d&mode=residual" % (big_asm, small["id"], K - 1)])
+            npm = self.d.wait_job(npm["id"])
+            self.assertEqual(npm["status"], "failed", npm)
+            self.assertIn("singular", npm["error"])
+            small = self.d.wait_job(small["id"])
+            self.assertEqual((small["status"], small["done"]), ("done", K))
+            print("\nnpm and small cloud when the pages were opened: %s" % queued)
+            # (a) the progress bar kept following the cloud after the switch
+            # of assembly, to its end, and says why it failed
+            sel = [t.attrs["data-id"] for t in dom_a.by_id("assemblies").find_all("tr", "asm-row")
+                   if "selected" in t.classes]
+            self.assertEqual(sel, [self.asm["id"]])
+            prog = dom_a.by_id("progress").attrs
+            self.assertEqual((prog.get("data-job"), prog.get("data-status")), (npm["id"], "failed"))
+            self.assertIn(npm["error"], self.text(dom_a, "progress-text"))
+            # (c) the queued cloud's end without a reload: its row, its gap, its summary
+            row = [r for r in dom_c.by_id("jobs").find_all("tr", "job-row") if r.attrs["data-id"] == small["id"]]
+            self.assertEqual(len(row), 1)
+            self.assertIn("selected", row[0].classes)
+            self.assertEqual(row[0].find_all("span", "badge")[0].all_text(), "done")
+            info = self.text(dom_c, "gap-info")
+            self.assertNotIn("not solved", info)
+            self.assertIn("gap %d of cloud %s: optimal" % (K - 1, small["id"]), info)
+            w = self.d.get("/v1/jobs/%s/results?offset=%d&limit=1&fields=w" % (small["id"], K - 1)).json()
+            self.assertEqual(self.node_values(dom_c), w["results"][0]["w"])
+            s = self.d.get("/v1/jobs/%s/summary" % small["id"]).json()
+            self.assertEqual(float(dom_c.by_id("stat-count").attrs["data-value"]), K)
+            self.assertEqual(float(dom_c.by_id("stat-maxres-p95").attrs["data-value"]), s["max_residual"]["p95"])
+            self.assertEqual(dom_c.by_id("progress").attrs.get("data-status"), "done")
+
+            # three pages at once: quick clicks (the big cloud, then the small
+            # one); the filter "big" with the small cloud selected (kept in
+            # the list); "big" typed with the small cloud selected, then the
+            # big one selected
+            s = self.d.get("/v1/jobs/%s/summary?threshold=0.07&bins=20" % small["id"]).json()
+            dom, dom_f, dom_g = self.load_many([
+                "assembly=%s&job=%s&mode=p95&threshold=0.07&steps=%s,%s"
+                % (big_asm, small["id"], big["id"], small["id"]),
+                "assembly=%s&job=%s&filter=big" % (big_asm, small["id"]),
+                "assembly=%s&job=%s&steps=filter:big,%s" % (big_asm, small["id"], big["id"])])
+            # the summary and the p95 map are the small cloud's, whichever
+            # answer came last (the big cloud's summary at this threshold is
+            # computed, the small one's is in the cache)
+            self.assertEqual([r.attrs["data-id"] for r in dom.by_id("jobs").find_all("tr", "job-row")
+                              if "selected" in r.classes], [small["id"]])
+            self.assertEqual(float(dom.by_id("stat-count").attrs["data-value"]), K)
+            self.assertEqual(self.node_values(dom), s["pairs"]["p95"])
+            # the filter counts the clouds that match; the selected one is
+            # listed too while it is selected (f), not after (g)
+            self.assertEqual(self.rows(dom_f), [small["id"], big["id"]])  # newest first
+            self.assertEqual(self.text(dom_f, "jobs-filtered"),
+                             '1 of 2 clouds match "big" (and the selected cloud)')
+            self.assertEqual(self.rows(dom_g), [big["id"]])
+            self.assertEqual(self.text(dom_g, "jobs-filtered"), '1 of 2 clouds match "big"')
+
+            # the failed cloud selected: why, in its row, the gap line and
+            # the progress line; no figures in its summary; and the assembly
+            # line says which methods its dependent pairs rule out
+            # (the factor of Q is made once the workers have been idle for 2 s)
+            a = self.d.wait_assembly(lp, lambda a: (a.get("precompute") or {}).get("lq_error"), timeout=60, poll=0.2)
+            lq = a["precompute"]["lq_error"]
+            self.assertIsNotNone(lq, "no precompute.lq_error: %s" % a)
+            dom = self.load("assembly=%s&job=%s" % (lp, npm["id"]))
+            row = dom.by_id("jobs").find_all("tr", "job-row")[0]
+            self.assertEqual(row.attrs["data-id"], npm["id"])
+            self.assertIn(npm["error"], row.attrs.get("title", ""))
+            self.assertIn(npm["error"], " ".join(n.all_text() for n in row.find_all("div", "job-error")))
+            self.assertIn("cloud %s failed: %s" % (npm["id"], npm["error"]), self.text(dom, "job-state"))
+            self.assertIn(npm["error"], self.text(dom, "progress-text"))
+            self.assertIn("No answer", self.text(dom, "summary-none"))
+            self.assertIsNone(dom.by_id("stat-maxres-p95"))
+            lq_line = self.text(dom, "assembly-lq")
+            self.assertIn(lq["message"], lq_line)
+            self.assertIn("NPM", lq_line)
+            self.assertIn("unavailable", lq_line)
+            self.assertNotIn("cond(Q) –", self.text(dom, "assembly-info"))
+        finally:
+            self.d.delete("/v1/assemblies/" + big_asm)
+            if lp:
+                self.d.delete("/v1/assemblies/" + lp)
+
+    def test_9c_failed_assembly_leaves_nothing_of_the_one_before(self):
+        bad = loop_model()
+        bad["name"] = "not spd"
+        bad["parts"][0]["K"] = [[-1]]
+        r = self.d.post("/v1/assemblies", bad)
+        self.assertEqual(r.status, 202, r.body[:300])
+        a = self.d.wait_assembly(r.json()["id"], lambda a: a["status"] != "precomputing")
+        try:
+            self.assertEqual(a["status"], "failed", a)
+            err = a["error"]
+            job = self.submit_from_page()
+            dom = self.load("assembly=%s&job=%s&steps=%s" % (self.asm["id"], job["id"], a["id"]),
+                            message=True)
+            sel = [t.attrs["data-id"] for t in dom.by_id("assemblies").find_all("tr", "asm-row")
+                   if "selected" in t.classes]
+            self.assertEqual(sel, [a["id"]])
+            self.assertIn("%s (%s)" % (err["message"], err["field"]), self.text(dom, "message"))
+            self.assertEqual(self.rows(dom), [])
+            self.assertIn("the assembly is failed", self.text(dom, "jobs-empty"))
+            self.assertEqual(dom.by_id("map").find_all("circle"), [])
+            self.assertEqual(dom.by_id("map-legend").children, [])
+            self.assertEqual(self.text(dom, "gap-info").strip(), "")
+            self.assertIn("hidden", dom.by_id("gap-controls").attrs)
+            self.assertIn("hidden", dom.by_id("summary").attrs)
+            self.assertIn("hidden", dom.by_id("scatter-panel").attrs)
+            self.assertIn("disabled", dom.by_id("demo-submit").attrs)
+        finally:
+            self.d.delete("/v1/assemblies/" + a["id"])
 
 
 if __name__ == "__main__":
