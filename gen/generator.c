@@ -67,6 +67,7 @@ void gs_gen_default_params(gs_gen_kind kind, gs_gen_params *p)
     p->fast_lines = 2;
     p->fast_load = 500.0;
     p->compute_cond = 1;
+    p->element = GS_FE_MITC4; /* SRI's hourglass mode: docs/generator.md */
     if (kind == GS_GEN_SANDWICH) {
         /* LJM-like: n = 121 * (3*11 + 2*9) = 6171, m = 121 * (2*11 + 2*9) = 4840 */
         p->nx = 121;
@@ -479,7 +480,7 @@ gs_err gs_gen_assembly(const gs_gen_params *p, gs_model **out, gs_gen_info *info
     if (sw)
         snprintf(mdl->name, sizeof mdl->name, "gen-%s nx=%d ny_j=%d ny_c=%d",
                  gs_gen_kind_name(p->kind), nx, nyj, nyc);
-    if (p->element != GS_FE_SRI) { /* SRI models keep their names (files, benchmarks) */
+    if (p->element != GS_FE_MITC4) { /* the default element's models keep their names */
         size_t len = strlen(mdl->name);
         snprintf(mdl->name + len, sizeof mdl->name - len, " %s",
                  gs_fe_integration_name(p->element));

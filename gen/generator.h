@@ -70,11 +70,13 @@ typedef struct {
                           SANDWICH: 0 wing panel toward the wing, 1 triform
                           beyond the CWB region (its web line), 2/3 buttstrap
                           margin on each long side */
-    gs_fe_integration element; /* plate element: GS_FE_SRI (default, 0) or
-                          GS_FE_MITC4. SRI's checkerboard hourglass makes the
-                          parts held by support points only (SANDWICH wing
-                          panel and buttstraps, LAP with clamp_far = 0) far
-                          too soft; MITC4 has no spurious mode (fe_plate.h,
+    gs_fe_integration element; /* plate element: GS_FE_MITC4 (the default
+                          of gs_gen_default_params since 2026-11-28) or
+                          GS_FE_SRI (before; its model names end in " sri").
+                          SRI's checkerboard hourglass makes the parts held
+                          by support points only (SANDWICH wing panel and
+                          buttstraps, LAP with clamp_far = 0) far too soft;
+                          MITC4 has no spurious mode (fe_plate.h,
                           docs/generator.md) */
     double E;          /* N/mm^2 (70000) */
     double nu;         /* Poisson ratio (0.33) */

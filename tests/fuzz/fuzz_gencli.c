@@ -10,8 +10,8 @@
  *     only to flags, and every value points into the words (whole, or after
  *     an '=' of an --opt=value word);
  *   - accepted options give parameters in their documented ranges: nx, ny,
- *     nyc, fast-every >= 1, clamp 0/1, fast-lines 1/2, element sri (the
- *     default) or mitc4 exactly as named, length, hy > 0,
+ *     nyc, fast-every >= 1, clamp 0/1, fast-lines 1/2, element mitc4 (the
+ *     default) or sri exactly as named, length, hy > 0,
  *     finite thicknesses and extents (a one-value list sets every part),
  *     mean < peak, scatter in [0, 1], 0 <= gaps <= 10^7, the seed as
  *     strtoull (base 0) reads its text wholly;
@@ -57,7 +57,7 @@ static void check_params(const gs_gen_args *a, const gs_gen_params *p,
     GS_FUZZ_ASSERT(p->length > 0 && p->hy > 0 && p->fast_load >= 0);
     GS_FUZZ_ASSERT(p->uncondensed == a->flag[opt_index("--uncondensed")]);
     const char *el = a->value[opt_index("--element")];
-    GS_FUZZ_ASSERT(p->element == (el && !strcmp(el, "mitc4") ? GS_FE_MITC4 : GS_FE_SRI));
+    GS_FUZZ_ASSERT(p->element == (el && !strcmp(el, "sri") ? GS_FE_SRI : GS_FE_MITC4));
     GS_FUZZ_ASSERT(!el || !strcmp(el, "sri") || !strcmp(el, "mitc4"));
     const int parts = gs_gen_kind_parts(p->kind);
     GS_FUZZ_ASSERT(parts >= 1 && parts <= GS_GEN_MAX_PARTS);

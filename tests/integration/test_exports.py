@@ -443,11 +443,16 @@ class ExportTest(ApiCase):
         return jid, res["results"]
 
     def test_statistics_cover_answers_only(self):
-        # GI stopped after 15 active-set changes: most gaps end max_iter, whose
-        # iterates penetrate (w < 0 by up to 0.5 mm, which w < 0 -> 0 would
-        # read as closed) and whose forces are no answer's
-        jid, res = self.cloud_results({"gaps": self.G[:12], "solver": "gi", "max_iter": 15,
-                                       "fastener_fraction": 0.5})
+        # GI stopped early: most gaps end max_iter, whose iterates penetrate
+        # (w < 0 by up to 0.5 mm, which w < 0 -> 0 would read as closed) and
+        # whose forces are no answer's. The limit: the third fewest active-set
+        # changes any of the 12 gaps needs, so that a few finish and most
+        # stop (the counts depend on the generator's model)
+        _, full = self.cloud_results({"gaps": self.G[:12], "solver": "gi",
+                                      "fastener_fraction": 0.5})
+        limit = sorted(r["iterations"] for r in full)[2]
+        jid, res = self.cloud_results({"gaps": self.G[:12], "solver": "gi", "max_iter": limit,
+                                       "fastener_fraction": 0.5, "cache": False})
         ans = [r for r in res if r["status"] == "optimal"]
         self.assertTrue(0 < len(ans) < len(res), [r["status"] for r in res])
         self.assertLess(min(min(r["w"]) for r in res if r["status"] == "max_iter"), -1e-3)
