@@ -211,19 +211,25 @@ static void print_summary(const cJSON *sj, gs_method method, double tol, int cha
         printf("           KKT certificate      %d of %d gaps fail it at tol %g (a status other "
                "than optimal, or the model's scale limits the accuracy)\n", uncertified, k, tol);
     const int answers = (int)gs_json_num(sj, "answers", NULL, 0.0);
-    if (answers != count) /* another status's w and lambda are no answer */
+    if (answers == 0) /* the summary's figures of w, lambda, n_act are placeholders then */
+        printf("           no answer            none of the %d gaps is optimal: no residual, "
+               "contact or n_act figures\n", count);
+    else if (answers != count) /* another status's w and lambda are no answer */
         printf("           statistics below     of the %d optimal gaps, the answers (the other "
                "%d left out)\n", answers, count - answers);
-    printf("           residual gap         mean %.4f mm, max %.4f mm\n", mean_w,
-           gs_json_num(sj, "max_residual", "max", 0.0));
-    printf("           max residual per gap median %.4f mm, p95 %.4f mm\n",
-           gs_json_num(sj, "max_residual", "median", 0.0),
-           gs_json_num(sj, "max_residual", "p95", 0.0));
-    printf("           gaps with max > %.3g mm %d (%.1f%%)\n",
-           gs_json_num(sj, "threshold", NULL, 0.0), (int)lround(share * answers), 100.0 * share);
-    printf("           pairs in contact     mean %.1f, min %d, max %d\n",
-           gs_json_num(sj, "n_act", "mean", 0.0), (int)gs_json_num(sj, "n_act", "min", 0.0),
-           (int)gs_json_num(sj, "n_act", "max", 0.0));
+    if (answers > 0) {
+        printf("           residual gap         mean %.4f mm, max %.4f mm\n", mean_w,
+               gs_json_num(sj, "max_residual", "max", 0.0));
+        printf("           max residual per gap median %.4f mm, p95 %.4f mm\n",
+               gs_json_num(sj, "max_residual", "median", 0.0),
+               gs_json_num(sj, "max_residual", "p95", 0.0));
+        printf("           gaps with max > %.3g mm %d (%.1f%%)\n",
+               gs_json_num(sj, "threshold", NULL, 0.0), (int)lround(share * answers),
+               100.0 * share);
+        printf("           pairs in contact     mean %.1f, min %d, max %d\n",
+               gs_json_num(sj, "n_act", "mean", 0.0), (int)gs_json_num(sj, "n_act", "min", 0.0),
+               (int)gs_json_num(sj, "n_act", "max", 0.0));
+    }
     printf("           time per solve       mean %.2f ms, median %.2f ms, max %.2f ms\n",
            gs_json_num(sj, "time_ms", "mean", 0.0), gs_json_num(sj, "time_ms", "median", 0.0),
            gs_json_num(sj, "time_ms", "max", 0.0));

@@ -435,18 +435,12 @@ static void print_counts(const char *key, const cJSON *obj)
     gc_kv(key, "%s", len ? line : "-");
 }
 
-static void print_summary(const gc_ctx *cx, const cJSON *s)
+static void print_residual_histogram(const cJSON *s);
+
+/* The figures of the answers' w, lambda and n_act (with none they are the
+ * server's placeholders, not printed). */
+static void print_answer_figures(const cJSON *s, double thr)
 {
-    (void)cx;
-    double thr = gc_jnum(s, "threshold", 0);
-    gc_kv("job", "%s", gc_jstr(s, "job_id", "-"));
-    gc_kv("status", "%s", gc_jstr(s, "status", "-"));
-    gc_kv("solved", "%d of %d gaps (m = %d pairs)", gc_jint(s, "count", 0), gc_jint(s, "total", 0),
-          gc_jint(s, "m", 0));
-    const int answers = gc_jint(s, "answers", gc_jint(s, "count", 0)); /* an older server: all */
-    if (answers != gc_jint(s, "count", 0)) /* another status's w and lambda are no answer */
-        gc_kv("answers", "%d of %d (status optimal; the residual, contact and n_act figures "
-              "cover these only)", answers, gc_jint(s, "count", 0));
     gc_kv("threshold", "%g mm", thr);
     gc_kv("gaps_above", "%.1f %% (largest residual > %g mm)",
           100 * gc_jnum(s, "share_gaps_above", 0), thr);
@@ -457,6 +451,27 @@ static void print_summary(const gc_ctx *cx, const cJSON *s)
               gc_jint(op, "pairs", 0), 100 * gc_jnum(op, "share_gaps", 0), gc_jstr(op, "why", ""));
     print_dist("max_residual", cJSON_GetObjectItemCaseSensitive(s, "max_residual"), " mm");
     print_dist("n_act", cJSON_GetObjectItemCaseSensitive(s, "n_act"), "");
+}
+
+static void print_summary(const gc_ctx *cx, const cJSON *s)
+{
+    (void)cx;
+    double thr = gc_jnum(s, "threshold", 0);
+    gc_kv("job", "%s", gc_jstr(s, "job_id", "-"));
+    gc_kv("status", "%s", gc_jstr(s, "status", "-"));
+    gc_kv("solved", "%d of %d gaps (m = %d pairs)", gc_jint(s, "count", 0), gc_jint(s, "total", 0),
+          gc_jint(s, "m", 0));
+    const int answers = gc_jint(s, "answers", gc_jint(s, "count", 0)); /* an older server: all */
+    const char *st = gc_jstr(s, "status", "");
+    const int live = !strcmp(st, "queued") || !strcmp(st, "running");
+    if (answers == 0) /* the server's figures of w, lambda, n_act are placeholders then */
+        gc_kv("answers", "none of %d gaps has an optimal result%s: no residual, contact or "
+              "n_act figures (statuses below)", gc_jint(s, "count", 0), live ? " yet" : "");
+    else if (answers != gc_jint(s, "count", 0)) /* another status's w and lambda are no answer */
+        gc_kv("answers", "%d of %d (status optimal; the residual, contact and n_act figures "
+              "cover these only)", answers, gc_jint(s, "count", 0));
+    if (answers > 0)
+        print_answer_figures(s, thr);
     print_dist("time", cJSON_GetObjectItemCaseSensitive(s, "time_ms"), " ms");
     print_counts("statuses", cJSON_GetObjectItemCaseSensitive(s, "statuses"));
     print_counts("solvers", cJSON_GetObjectItemCaseSensitive(s, "solvers"));
@@ -470,6 +485,13 @@ static void print_summary(const gc_ctx *cx, const cJSON *s)
               gc_jint(s, "crossovers", 0));
     const cJSON *it = cJSON_GetObjectItemCaseSensitive(s, "iterations");
     gc_kv("iterations", "total %.0f, mean %.1f", gc_jnum(it, "total", 0), gc_jnum(it, "mean", 0));
+    if (answers > 0)
+        print_residual_histogram(s);
+}
+
+/* The residual histogram of the answers (bars of '#'). */
+static void print_residual_histogram(const cJSON *s)
+{
     const cJSON *h = cJSON_GetObjectItemCaseSensitive(s, "residual_histogram");
     const cJSON *edges = cJSON_GetObjectItemCaseSensitive(h, "edges");
     const cJSON *counts = cJSON_GetObjectItemCaseSensitive(h, "counts");

@@ -246,6 +246,14 @@ class BatchTest(unittest.TestCase):
             s = json.load(f)
         self.assertEqual(s["statuses"], {"infeasible": 2, "optimal": 1})
         self.assertEqual(s["failures"], 2)
+        # only contradicting gaps: no answer, and the summary lines say so
+        # instead of the placeholder zeros of the residual and contact figures
+        g1 = h.write_npy(self.path("g1.npy"), [rows[0]])
+        p1 = self.batch("--gaps", g1, model=mj)
+        self.assertEqual(p1.returncode, 3, p1.stdout + p1.stderr)
+        self.assertIn("no answer            none of the 1 gaps is optimal", p1.stdout)
+        for placeholder in ("residual gap ", "max residual per gap", "pairs in contact"):
+            self.assertNotIn(placeholder, p1.stdout)
         shape, w = h.read_npy(out)
         self.assertEqual(list(shape), [3, 4])
         atx = [1.0, 0.25, -1.25, 1.0]  # A'K^-1 f, K^-1 f = (1, 0, -1/4)

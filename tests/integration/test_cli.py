@@ -67,6 +67,23 @@ class CliTest(DaemonCase):
     def cli_json(self, args, **kw):
         return json.loads(self.cli(["--json"] + list(args), **kw).stdout)
 
+    def test_summary_without_answers(self):
+        """A cloud with no optimal result (GI stopped after one iteration):
+        the summary says so instead of printing the server's placeholder
+        zeros as residual, contact and n_act figures."""
+        r = self.d.post("/v1/assemblies/%s/clouds" % self.asm,
+                        {"gaps": [self.G[i * self.m:(i + 1) * self.m] for i in range(3)],
+                         "solver": "gi", "max_iter": 1, "fastener_fraction": 1, "cache": False})
+        self.assertEqual(r.status, 202, r.body[:300])
+        job = self.d.wait_job(r.json()["id"])["id"]
+        self.assertEqual(self.d.get("/v1/jobs/%s/summary" % job).json()["answers"], 0)
+        out = self.cli(["cloud", "summary", job]).stdout
+        self.assertRegex(out, r"answers:\s+none of 3 gaps has an optimal result: no residual, "
+                              r"contact or n_act figures")
+        for placeholder in ("gaps_above", "max_residual", "n_act:", "  ["):
+            self.assertNotIn(placeholder, out)
+        self.assertRegex(out, r"statuses:\s+max_iter 3")
+
     def test_assembly_show_without_l_q(self):
         """A model whose pairs close a loop (Q singular) stays ready; show
         names the dependent pair on an L_Q line."""
