@@ -32,20 +32,25 @@ static gs_err wfile_target(const char *path, char **target, int *direct, gs_erro
     return GS_OK;
 }
 
+/* wf->fp = a stream on fd (the file name), or fd closed and the error. */
+static gs_err stream_on(gs_wfile *wf, int fd, const char *name, gs_error *err)
+{
+    wf->fp = fdopen(fd, "wb");
+    if (!wf->fp) {
+        const int errnum = errno;
+        close(fd);
+        return gs_errorf(err, GS_ERR_IO, "", "cannot open '%s': %s", name, strerror(errnum));
+    }
+    return GS_OK;
+}
+
 /* The target itself, opened for writing (wf->path set, wf->tmp NULL). */
 static gs_err open_direct(gs_wfile *wf, gs_error *err)
 {
     int fd = open(wf->path, O_WRONLY | O_TRUNC | O_NOCTTY | O_CLOEXEC);
     if (fd < 0)
         return gs_errorf(err, GS_ERR_IO, "", "cannot open '%s': %s", wf->path, strerror(errno));
-    wf->fp = fdopen(fd, "wb");
-    if (!wf->fp) {
-        const int errnum = errno;
-        close(fd);
-        return gs_errorf(err, GS_ERR_IO, "", "cannot open '%s': %s", wf->path,
-                         strerror(errnum));
-    }
-    return GS_OK;
+    return stream_on(wf, fd, wf->path, err);
 }
 
 /* "<wf->path>.tmp.XXXXXX", created (0644) and opened; the caller aborts on failure. */
@@ -75,14 +80,7 @@ static gs_err open_tmp(gs_wfile *wf, gs_error *err)
         return gs_errorf(err, GS_ERR_IO, "", "cannot set the mode of '%s': %s", wf->tmp,
                          strerror(errnum));
     }
-    wf->fp = fdopen(fd, "wb");
-    if (!wf->fp) {
-        const int errnum = errno;
-        close(fd);
-        return gs_errorf(err, GS_ERR_IO, "", "cannot open '%s': %s", wf->tmp,
-                         strerror(errnum));
-    }
-    return GS_OK;
+    return stream_on(wf, fd, wf->tmp, err);
 }
 
 gs_err gs_wfile_open(gs_wfile *wf, const char *path, gs_error *err)
