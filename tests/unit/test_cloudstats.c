@@ -58,6 +58,68 @@ static gs_cstats_row row_of(const double *w, const double *lam, const double *g,
     return r;
 }
 
+/* The summary of rows (k results of m pairs; statuses st, n_act na) at
+ * threshold t; total: results expected (a large one: two passes, binned
+ * p95). NULL on any error. */
+static cJSON *summarize(const double *w, const double *lam, const double *g, const char *const *st,
+                        const int *na, int k, int m, long long total, double t)
+{
+    gs_error e;
+    gs_cstats *s = gs_cstats_new(m, total, t, 4, &e);
+    if (!s)
+        return NULL;
+    int ok = 1;
+    for (int pass = 1; ok && pass <= (gs_cstats_second_pass(s) ? 2 : 1); pass++)
+        for (int i = 0; ok && i < k; i++) {
+            const size_t o = (size_t)i * (size_t)m;
+            gs_cstats_row r = row_of(w + o, lam ? lam + o : NULL, g ? g + o : NULL, m, i);
+            r.status = st ? st[i] : "optimal";
+            r.n_act = na ? na[i] : r.n_act;
+            if (pass == 1)
+                ok = gs_cstats_add(s, &r, &e) == GS_OK;
+            else
+                gs_cstats_add2(s, &r);
+        }
+    gs_buf b = {0};
+    ok = ok && gs_cstats_json(s, "j", "a", "done", total, &b, &e) == GS_OK;
+    cJSON *o = ok ? gs_json_parse(b.p, b.len, NULL, NULL) : NULL;
+    gs_buf_free(&b);
+    gs_cstats_free(s);
+    return o;
+}
+
+/* The summary at threshold t of k rows (m pairs; lam NULL: no forces) as a
+ * summary cache computes it: the statistics at t0, their summary written
+ * once (which finishes them), then gs_cstats_threshold's copy at t counting
+ * the rows again. NULL on any error. */
+static cJSON *summarize_again(const double *w, const double *lam, const double *g, int k, int m,
+                              double t0, double t)
+{
+    gs_error e;
+    gs_cstats *s = gs_cstats_new(m, k, t0, 4, &e), *c = NULL;
+    int ok = s != NULL;
+    for (int i = 0; ok && i < k; i++) {
+        const size_t o = (size_t)i * (size_t)m;
+        gs_cstats_row r = row_of(w + o, lam ? lam + o : NULL, g ? g + o : NULL, m, i);
+        ok = gs_cstats_add(s, &r, &e) == GS_OK;
+    }
+    gs_buf b = {0};
+    ok = ok && gs_cstats_json(s, "j", "a", "done", k, &b, &e) == GS_OK;
+    gs_buf_free(&b);
+    ok = ok && (c = gs_cstats_threshold(s, t, &e)) != NULL;
+    for (int i = 0; ok && i < k; i++) {
+        const size_t o = (size_t)i * (size_t)m;
+        gs_cstats_row r = row_of(w + o, NULL, g ? g + o : NULL, m, i);
+        gs_cstats_add_threshold(c, &r);
+    }
+    ok = ok && gs_cstats_json(c, "j", "a", "done", k, &b, &e) == GS_OK;
+    cJSON *out = ok ? gs_json_parse(b.p, b.len, NULL, NULL) : NULL;
+    gs_buf_free(&b);
+    gs_cstats_free(c);
+    gs_cstats_free(s);
+    return out;
+}
+
 /* Four gaps, three pairs. w (residual), lam (force), g (initial gap):
  *   gap 0: w = 0.0  0.2  0.05   lam = 5 0 0     g = 0.1 0.1 0.1
  *   gap 1: w = 0.0  0.0  0.3    lam = 2 1 0     g = 0.1 0.2 0.1   (pair 2 opens: 0.3 > 0.1 + 0.1)
@@ -235,37 +297,17 @@ GS_TEST(another_threshold_same_text_binned_p95)
  * above the initial gap is not prying, at threshold 0 too (full and copy). */
 GS_TEST(opened_floor_at_threshold_zero)
 {
-    static const double g[2] = {0.1, 0.2};
+    static const double g[2][2] = {{0.1, 0.2}, {0.1, 0.2}};
     static const double w[2][2] = {{0.1 + 5e-10, 0.2}, {0.1, 0.2 + 2e-9}};
-    gs_error e;
-    gs_cstats *s = gs_cstats_new(2, 2, 0, 4, &e);
-    GS_CHECK(s != NULL);
-    for (int i = 0; i < 2; i++) {
-        gs_cstats_row r = row_of(w[i], NULL, g, 2, i);
-        GS_CHECK_INT(gs_cstats_add(s, &r, &e), GS_OK);
-    }
-    gs_buf b = {0};
-    GS_CHECK_INT(gs_cstats_json(s, "j", "a", "done", 2, &b, &e), GS_OK);
-    cJSON *o = gs_json_parse(b.p, b.len, NULL, NULL);
+    cJSON *o = summarize(&w[0][0], NULL, &g[0][0], NULL, NULL, 2, 2, 2, 0);
     GS_CHECK(o != NULL);
     GS_CHECK_INT((int)num(o, "opened.gaps"), 1);
     GS_CHECK(at(o, "pairs", "opened", 0) == 0 && at(o, "pairs", "opened", 1) == 0.5);
     cJSON_Delete(o);
-    gs_buf_free(&b);
-    gs_cstats *c = gs_cstats_threshold(s, 0, &e);
-    GS_CHECK(c != NULL);
-    for (int i = 0; i < 2; i++) {
-        gs_cstats_row r = row_of(w[i], NULL, g, 2, i);
-        gs_cstats_add_threshold(c, &r);
-    }
-    GS_CHECK_INT(gs_cstats_json(c, "j", "a", "done", 2, &b, &e), GS_OK);
-    o = gs_json_parse(b.p, b.len, NULL, NULL);
+    o = summarize_again(&w[0][0], NULL, &g[0][0], 2, 2, 0, 0);
     GS_CHECK(o != NULL);
     GS_CHECK_INT((int)num(o, "opened.gaps"), 1);
     cJSON_Delete(o);
-    gs_buf_free(&b);
-    gs_cstats_free(c);
-    gs_cstats_free(s);
 }
 
 /* A job with no result yet (just queued, or cancelled before its first
@@ -420,36 +462,6 @@ GS_TEST(std_without_cancellation)
     gs_cstats_free(s);
 }
 
-/* The summary of rows (k results of m pairs; statuses st, n_act na) at
- * threshold t; total: results expected (a large one: two passes, binned
- * p95). NULL on any error. */
-static cJSON *summarize(const double *w, const double *lam, const double *g, const char *const *st,
-                        const int *na, int k, int m, long long total, double t)
-{
-    gs_error e;
-    gs_cstats *s = gs_cstats_new(m, total, t, 4, &e);
-    if (!s)
-        return NULL;
-    int ok = 1;
-    for (int pass = 1; ok && pass <= (gs_cstats_second_pass(s) ? 2 : 1); pass++)
-        for (int i = 0; ok && i < k; i++) {
-            const size_t o = (size_t)i * (size_t)m;
-            gs_cstats_row r = row_of(w + o, lam ? lam + o : NULL, g ? g + o : NULL, m, i);
-            r.status = st ? st[i] : "optimal";
-            r.n_act = na ? na[i] : r.n_act;
-            if (pass == 1)
-                ok = gs_cstats_add(s, &r, &e) == GS_OK;
-            else
-                gs_cstats_add2(s, &r);
-        }
-    gs_buf b = {0};
-    ok = ok && gs_cstats_json(s, "j", "a", "done", total, &b, &e) == GS_OK;
-    cJSON *o = ok ? gs_json_parse(b.p, b.len, NULL, NULL) : NULL;
-    gs_buf_free(&b);
-    gs_cstats_free(s);
-    return o;
-}
-
 /* The sum of the counts of o[name] (residual_histogram) or of
  * o[name].histogram (a distribution). */
 static long long hist_sum(const cJSON *o, const char *name)
@@ -592,30 +604,10 @@ GS_TEST(threshold_zero_roundoff_is_closed)
     GS_CHECK(num(o, "share_values_above") == 0 && num(o, "share_gaps_above") == 0);
     cJSON_Delete(o);
     /* the copy at threshold 0 from statistics at 0.1 */
-    gs_error e;
-    gs_cstats *s = gs_cstats_new(4, 2, 0.1, 4, &e);
-    GS_CHECK(s != NULL);
-    for (int i = 0; i < 2; i++) {
-        gs_cstats_row r = row_of(W[i], L[i], NULL, 4, i);
-        GS_CHECK_INT(gs_cstats_add(s, &r, &e), GS_OK);
-    }
-    gs_buf b = {0};
-    GS_CHECK_INT(gs_cstats_json(s, "j", "a", "done", 2, &b, &e), GS_OK);
-    gs_buf_free(&b);
-    gs_cstats *c = gs_cstats_threshold(s, 0, &e);
-    GS_CHECK(c != NULL);
-    for (int i = 0; i < 2; i++) {
-        gs_cstats_row r = row_of(W[i], NULL, NULL, 4, i);
-        gs_cstats_add_threshold(c, &r);
-    }
-    GS_CHECK_INT(gs_cstats_json(c, "j", "a", "done", 2, &b, &e), GS_OK);
-    o = gs_json_parse(b.p, b.len, NULL, NULL);
+    o = summarize_again(&W[0][0], &L[0][0], NULL, 2, 4, 0.1, 0);
     GS_CHECK(o != NULL);
     GS_CHECK(num(o, "share_values_above") == 0 && num(o, "share_gaps_above") == 0);
     cJSON_Delete(o);
-    gs_buf_free(&b);
-    gs_cstats_free(c);
-    gs_cstats_free(s);
 }
 
 /* Pairs held shut by fixed_pairs: w = 0 and lambda < 0 (the fastening
