@@ -56,10 +56,19 @@ static int prepare_dirs(gsd_app *app)
             }
         }
     }
-    /* uploads interrupted by a stop are incomplete: drop them */
+    return 0;
+}
+
+/* Uploads interrupted by a stop are incomplete: drop them. Once the store
+ * is accepted, so that a refused start leaves them for the start that
+ * goes on to decide. */
+static gs_err empty_staging(gsd_app *app, gs_error *err)
+{
+    char path[PATH_MAX + 16];
     snprintf(path, sizeof path, "%s/staging", app->o.data_dir);
     gsd_rmtree(path);
-    return gsd_mkdirs(path);
+    return gsd_mkdirs(path) == 0 ? GS_OK
+                                 : gs_errorf(err, GS_ERR_IO, "data-dir", "cannot create %s", path);
 }
 
 /* Let the process hold `want` descriptors (the soft RLIMIT_NOFILE, up to
@@ -178,15 +187,21 @@ int main(int argc, char **argv)
     gs_error e = {0};
     /* a refused start leaves the data directory as it found it: a store of a
      * newer gapsimd is refused before the lock, staging/, the reserve and
-     * the clean mark are touched (--reset discards it anyway) */
+     * the clean mark are touched (--reset discards it anyway); an empty or
+     * missing store beside stored data before the reserve and staging/; a
+     * damaged store (found once it is open) drops only the reserve, which
+     * the open may need on a full disk */
     if (!app.o.reset && gsd_store_check_version(db, &e) != GS_OK) {
         fprintf(stderr, "gapsimd: %s\n", e.msg);
         return 1;
     }
     if (prepare_dirs(&app) != 0)
         return 1;
-    gsd_upkeep_before_open(&app);
+    /* its refusal (an empty or missing store beside stored data) before
+     * the reserve and staging/ are touched */
     gs_err rc = gsd_integrity_before_open(&app, app.o.reset, &e);
+    if (!rc)
+        gsd_upkeep_before_open(&app);
     int found = 0;
     if (!rc)
         rc = gsd_store_open_migrated(db, &app.st, &found, &e);
@@ -194,6 +209,8 @@ int main(int argc, char **argv)
         log_migration(&app, found);
     if (!rc)
         rc = gsd_integrity_after_open(&app, &e);
+    if (!rc)
+        rc = empty_staging(&app, &e);
     if (!rc && (rc = gsd_ckpt_start(db, &app.ckpt, &e)) == GS_OK)
         gsd_store_hand_checkpoints(app.st, app.ckpt);
     if (!rc) {

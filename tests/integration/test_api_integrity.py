@@ -1,8 +1,9 @@
 """The data directory at startup and its free space (server/integrity.h):
-- a zero-length gapsim.db next to stored assemblies is refused with a clear
-  message (exit 1); --reset discards the data and starts empty;
+- a zero-length or missing gapsim.db next to stored assemblies is refused
+  with a clear message (exit 1), the data directory left as it was;
+  --reset discards the data and starts empty;
 - a database damaged mid-file is refused (quick_check) instead of serving
-  500s;
+  500s, staging/ left as it was;
 - directories of assemblies and jobs the store does not know are reported
   and removed;
 - below --min-free, /healthz says degraded with the reason, and uploads and
@@ -73,10 +74,24 @@ class Integrity(unittest.TestCase):
             if os.path.exists(self.db + suffix):
                 os.unlink(self.db + suffix)
         open(self.db, "w").close()
+        with open(os.path.join(self.d.data_dir, "staging", "u_upload_in_progress"), "wb") as f:
+            f.write(b"x")  # emptied by a start that went on
+        before = snapshot(self.d.data_dir)
+        self.assertIn("reserve", before)
         rc, err = start_fails(self.d.data_dir)
         self.assertEqual(rc, 1, err)
         self.assertIn("is empty but", err)
         self.assertIn("--reset", err)
+        # the refusal changed nothing but the pid in the lock it took
+        unlocked = lambda snap: {k: v for k, v in snap.items() if k != "gapsimd.lock"}
+        self.assertEqual(unlocked(snapshot(self.d.data_dir)), unlocked(before))
+        os.unlink(self.db)
+        rc, err = start_fails(self.d.data_dir)
+        self.assertEqual(rc, 1, err)
+        self.assertIn("is missing but", err)
+        del before["gapsim.db"]
+        self.assertEqual(unlocked(snapshot(self.d.data_dir)), unlocked(before))
+        open(self.db, "w").close()
         self.d.extra = ["--reset"]
         off = os.path.getsize(self.d.log_path)
         self.d.start()
@@ -98,9 +113,14 @@ class Integrity(unittest.TestCase):
             for off in range(page * max(1, size // page // 3), 2 * size // 3, page):
                 f.seek(off)
                 f.write(b"\xee" * 12)
+        marker = os.path.join(self.d.data_dir, "staging", "u_upload_in_progress")
+        with open(marker, "wb") as f:
+            f.write(b"x")
         rc, err = start_fails(self.d.data_dir)
         self.assertNotEqual(rc, 0, err)
         self.assertRegex(err, "damaged|malformed|not a database")
+        # the refusal leaves staging/ (the reserve goes: the open may need its room)
+        self.assertTrue(os.path.exists(marker), "the refused start emptied staging/")
 
     def test_orphans_removed(self):
         for sub, oid in (("assemblies", "a_0123456789abcdef"), ("jobs", "j_0123456789abcdef"),
