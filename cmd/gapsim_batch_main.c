@@ -352,7 +352,7 @@ int main(int argc, char **argv)
     const int progress = a.progress;
     gs_error e;
     /* no output over an input or another output (runner.h), before anything is made */
-    const gs_run_files files = {.model = model_path, .gaps = gaps_path, .factors = factors_path,
+    gs_run_files files = {.model = model_path, .gaps = gaps_path, .factors = factors_path,
                                 .out = out_path, .summary = summary_path};
     if (gs_run_check_files(&files, &e) != GS_OK)
         return fail("outputs", &e);
@@ -372,12 +372,21 @@ int main(int argc, char **argv)
     gs_model_limits_default(&lim);
     gs_model *mdl = NULL;
     double t0 = gs_now();
-    if (gs_model_read_json(model_path, &lim, &mdl, &e) != GS_OK) {
+    gs_err mrc = gs_model_read_json(model_path, &lim, &mdl, &e);
+    const char *what = model_path;
+    if (mrc == GS_OK) { /* again, with the files MODEL.json names: no output over them */
+        files.model_files = mdl->files;
+        files.n_model_files = mdl->n_files;
+        what = "outputs";
+        mrc = gs_run_check_files(&files, &e);
+    }
+    if (mrc != GS_OK) {
         gs_wfile_abort(&out_wf);
         gs_wfile_abort(&sum_wf);
         disarm_tmp(0);
         disarm_tmp(1);
-        return fail(model_path, &e);
+        gs_model_free(mdl);
+        return fail(what, &e);
     }
     double t_read = gs_now() - t0;
     printf("model      %s: n = %d unknowns, m = %d pairs, %d parts, %d fastener candidates, "

@@ -132,6 +132,9 @@ void gs_model_free(gs_model *mdl)
 {
     if (!mdl)
         return;
+    for (int i = 0; i < mdl->n_files; i++)
+        free(mdl->files[i]);
+    free(mdl->files);
     if (mdl->parts)
         for (int b = 0; b < mdl->n_parts; b++) {
             free(mdl->parts[b].K);

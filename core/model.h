@@ -89,6 +89,12 @@ typedef struct {
      * flag's release store; read after its acquire load) */
     _Atomic int dense_released;
     char released_hash[33]; /* GS_HASH_HEX (hash.h) */
+
+    /* the files its blocks and f were read from (gs_model_read_json, as
+     * resolved against the JSON's directory), n_files of them; NULL when
+     * none: what a program using the model must not write over */
+    char **files;
+    int n_files;
 } gs_model;
 
 /* Allocate a model with zeroed arrays of the given sizes (blocks not allocated). */

@@ -672,6 +672,28 @@ static gs_err mj_fasteners(const cJSON *fj, gs_model *mdl, gs_error *err)
 }
 
 /* Stages 2-6 on a parsed document. */
+/* mdl->files: the referenced files (refs[0..nrefs), then f's when fref->ref),
+ * resolved as stage 5 read them. O(nrefs). */
+static gs_err mj_note_files(const mj_ctx *cx, gs_model *mdl, const mj_ref *refs, int nrefs,
+                            const mj_ref *fref, gs_error *err)
+{
+    const int n = nrefs + (fref->ref != NULL);
+    if (n == 0)
+        return GS_OK;
+    if (!(mdl->files = calloc((size_t)n, sizeof *mdl->files)))
+        return gs_errorf(err, GS_ERR_NOMEM, "", "no memory");
+    for (int i = 0; i < n; i++) {
+        char full[PATH_MAX];
+        gs_err rc = gs_mj_resolve(cx, i < nrefs ? refs[i].ref : fref->ref, "", full, err);
+        if (rc != GS_OK)
+            return rc;
+        if (!(mdl->files[i] = strdup(full)))
+            return gs_errorf(err, GS_ERR_NOMEM, "", "no memory");
+        mdl->n_files = i + 1;
+    }
+    return GS_OK;
+}
+
 static gs_err mj_build(const mj_ctx *cx, const cJSON *root, gs_model **out, gs_error *err)
 {
     static const char *const node_keys[] = {"part", "dof", "label", "component", "x", "y", "z",
@@ -774,7 +796,8 @@ static gs_err mj_build(const mj_ctx *cx, const cJSON *root, gs_model **out, gs_e
         gs_mj_cite_file(refs, nrefs, err);
         goto fail;
     }
-    if (fref.ref && (rc = gs_mj_load_f(cx, mdl, (int)n, &fref, err)) != GS_OK)
+    if ((fref.ref && (rc = gs_mj_load_f(cx, mdl, (int)n, &fref, err)) != GS_OK) ||
+        (rc = mj_note_files(cx, mdl, refs, nrefs, &fref, err)) != GS_OK)
         goto fail;
     /* stage 5b: nodes given by FE label */
     if (lb.label && (rc = mj_match_labels(mdl, &lb, err)) != GS_OK)

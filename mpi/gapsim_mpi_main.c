@@ -103,6 +103,16 @@ static const char *summary_path(const gs_run_args *a, char *buf, size_t cap)
     return buf;
 }
 
+/* The files the run names (runner.h); the model's own once it is read (mdl). */
+static gs_run_files run_files(const gs_run_args *a, const char *summary, const char *side,
+                              const gs_model *mdl)
+{
+    return (gs_run_files){.model = a->model, .gaps = a->gaps, .patterns = a->patterns,
+                          .factors = a->factors, .out = a->out, .side = side,
+                          .summary = summary, .model_files = mdl ? mdl->files : NULL,
+                          .n_model_files = mdl ? mdl->n_files : 0};
+}
+
 /* Rank 0, before any work: no output is an input or another output
  * (runner.h gs_run_check_files); --out is a regular file, or a new name:
  * the results are written in place with MPI-IO and a rerun resumes from
@@ -113,9 +123,7 @@ static gs_err check_outputs(const gs_run_args *a, const char *summary, gs_error 
 {
     char side[4200];
     snprintf(side, sizeof side, "%s.run", a->out);
-    const gs_run_files f = {.model = a->model, .gaps = a->gaps, .patterns = a->patterns,
-                            .factors = a->factors, .out = a->out, .side = side,
-                            .summary = summary};
+    const gs_run_files f = run_files(a, summary, side, NULL);
     gs_err rc = gs_run_check_files(&f, e);
     struct stat st;
     const int exists = stat(a->out, &st) == 0;
@@ -130,6 +138,18 @@ static gs_err check_outputs(const gs_run_args *a, const char *summary, gs_error 
     if (!rc && summary)
         rc = gs_wfile_probe(summary, e);
     return rc;
+}
+
+/* Rank 0, once the model is read, before any work: no output is one of the
+ * files MODEL.json references (its blocks, f), which check_outputs could
+ * not know. */
+static gs_err check_model_files(const gs_run_args *a, const char *summary, const gs_model *mdl,
+                                gs_error *e)
+{
+    char side[4200];
+    snprintf(side, sizeof side, "%s.run", a->out);
+    const gs_run_files f = run_files(a, summary, side, mdl);
+    return gs_run_check_files(&f, e);
 }
 
 /* Where the factors came from and what they cost, for rank 0's factors
@@ -438,6 +458,9 @@ static int run_main(int argc, char **argv)
         goto out;
     rc = gs_model_read_json(a.model, &lim, &mdl, &e);
     if ((rc = gm_agree(rc, a.model, &e)) != GS_OK)
+        goto out;
+    rc = rank == 0 ? check_model_files(&a, summary, mdl, &e) : GS_OK;
+    if ((rc = gm_agree(rc, "the outputs", &e)) != GS_OK)
         goto out;
     if (a.patterns) {
         rc = gs_patterns_read(a.patterns, mdl->n_fast, MAX_PATTERNS, &pats, &n_pat, &e);

@@ -31,6 +31,14 @@ static int replaced(const char *path)
     return path && (stat(path, &st) != 0 || S_ISREG(st.st_mode));
 }
 
+/* The input at index j of the run's (the fixed ones, then the model's files). */
+static named input(const gs_run_files *f, const named *fixed, int j)
+{
+    if (j < N_IN)
+        return fixed[j];
+    return (named){"a file of MODEL.json", f->model_files[j - N_IN]};
+}
+
 gs_err gs_run_check_files(const gs_run_files *f, gs_error *err)
 {
     const int load = exists(f->factors); /* else the run saves them there */
@@ -39,16 +47,17 @@ gs_err gs_run_check_files(const gs_run_files *f, gs_error *err)
     const named out[N_OUT] = {{"--out", f->out}, {"--out's completion map", f->side},
                               {"--summary", f->summary},
                               {"--factors", load ? NULL : f->factors}};
+    const int n_in = N_IN + (f->model_files ? f->n_model_files : 0);
     for (int i = 0; i < N_OUT; i++) {
         if (!replaced(out[i].path))
             continue;
-        for (int j = 0; j < N_IN + i; j++) { /* the inputs, then the outputs before it */
-            const named *o = j < N_IN ? &in[j] : &out[j - N_IN];
-            if ((j < N_IN ? exists(o->path) : replaced(o->path)) &&
-                gs_file_same(out[i].path, o->path))
+        for (int j = 0; j < n_in + i; j++) { /* the inputs, then the outputs before it */
+            const named o = j < n_in ? input(f, in, j) : out[j - n_in];
+            if ((j < n_in ? exists(o.path) : replaced(o.path)) &&
+                gs_file_same(out[i].path, o.path))
                 return gs_errorf(err, GS_ERR_INVALID, "", "%s '%s' is the same file as %s '%s': "
                                  "the run would write over it; name another file", out[i].opt,
-                                 out[i].path, o->opt, o->path);
+                                 out[i].path, o.opt, o.path);
         }
     }
     return GS_OK;

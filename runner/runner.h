@@ -108,12 +108,17 @@ void gs_gap_source_close(gs_gap_source *src);
  * completion map beside out. */
 typedef struct {
     const char *model, *gaps, *patterns, *factors, *out, *side, *summary;
+    /* the files the model references (its gs_model files, n_model_files),
+     * inputs as the model: NULL before the model is read */
+    char *const *model_files;
+    int n_model_files;
 } gs_run_files;
 
 /* Before anything is written: refuse an output (out, side, summary; factors
  * when the file is not there: the run saves it) that is the same file
  * (fileio.h gs_file_same: the inode, through links; a new name) as an input
- * (model, gaps, patterns; factors when the file is there: the run loads it)
+ * (model and the files it references, gaps, patterns; factors when the file
+ * is there: the run loads it)
  * or as another output. An output that exists and is not a regular file (a
  * device, a FIFO: written into, never replaced) is not compared, nor is an
  * input that does not exist (its read reports it). GS_ERR_INVALID naming

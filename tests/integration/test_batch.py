@@ -172,6 +172,33 @@ class BatchTest(unittest.TestCase):
         self.assertEqual(p.returncode, 1, p.stderr)
         self.assertIn("--out '%s' is the same file as --factors" % fac, p.stderr)
 
+    def test_an_output_that_is_a_file_of_the_model_is_refused(self):
+        # --out naming a stiffness block MODEL.json references: the results
+        # replaced the block (the check knew MODEL.json itself only). Refused
+        # once the model is read, before any work; nothing written.
+        subprocess.run([h.binary("gapsim-gen"), "--kind", "lap", "--small", "--no-cond",
+                        "--gaps", "2", "--out", self.dir, "--name", "m"], check=True,
+                       stdout=subprocess.DEVNULL, timeout=120)
+        mj, g = self.path("m.json"), self.path("m.gaps.npy")
+        part0, part1 = self.path("m.part0.npy"), self.path("m.part1.npy")
+        os.link(part1, self.path("hard.npy"))
+        blocks = {}
+        for f in (part0, part1):
+            with open(f, "rb") as fh:
+                blocks[f] = fh.read()
+        listing = sorted(os.listdir(self.dir))
+        for args, bad in ((["--out", part0], "--out '%s'" % part0),
+                          (["--summary", self.path("hard.npy")], "--summary")):
+            p = self.batch("--gaps", g, *args, model=mj)
+            self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
+            self.assertIn(bad, p.stderr)
+            self.assertIn("is the same file as a file of MODEL.json", p.stderr)
+            self.assertNotIn("precompute", p.stdout)
+        for f, data in blocks.items():
+            with open(f, "rb") as fh:
+                self.assertEqual(fh.read(), data, f)
+        self.assertEqual(sorted(os.listdir(self.dir)), listing)
+
     def test_the_gaps_are_checked_before_the_precomputation(self):
         # a missing file or one of another model: refused before any factorization
         wrong = h.write_npy(self.path("wrong.npy"), [[0.1] * (self.m + 1)] * 2)

@@ -599,6 +599,26 @@ class MpiTest(unittest.TestCase):
         self.assertEqual(sorted(os.listdir(d)), ["g.npy", "hard.npy", "m.json", "p.json",
                                                  "sym.npy"])
 
+    def test_an_output_that_is_a_file_of_the_model_is_refused(self):
+        # --out naming a stiffness block MODEL.json references was written in
+        # place over the block; refused once the model is read, before any work
+        d = tempfile.mkdtemp(prefix="same-model-", dir=self.tmp)
+        subprocess.run([h.binary("gapsim-gen"), "--kind", "lap", "--small", "--no-cond",
+                        "--gaps", "4", "--out", d, "--name", "m"], check=True,
+                       stdout=subprocess.DEVNULL, timeout=TIMEOUT)
+        mj, g, part1 = (os.path.join(d, x) for x in ("m.json", "m.gaps.npy", "m.part1.npy"))
+        with open(part1, "rb") as f:
+            before = f.read()
+        listing = sorted(os.listdir(d))
+        for args in (["--out", part1], ["--out", os.path.join(d, "w.npy"), "--summary", part1]):
+            r = mpirun([(2, [mj, "--gaps", g] + args)])
+            self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+            self.assertIn("is the same file as a file of MODEL.json '%s'" % part1, r.stderr)
+            self.assertNotIn("factors ", r.stdout)
+        with open(part1, "rb") as f:
+            self.assertEqual(f.read(), before)
+        self.assertEqual(sorted(os.listdir(d)), listing)
+
     def test_bad_output_paths_are_reported_before_the_work(self):
         # A missing or read-only --out directory was reported after the model
         # read, the precomputation and the hash of the gaps; a bad --summary

@@ -197,6 +197,17 @@ static void roundtrip(int inline_blocks)
     GS_CHECK_INT(access(path, F_OK) == 0, !inline_blocks);
     snprintf(path, sizeof path, "%s/%s.f.npy", dir, bn);
     GS_CHECK_INT(access(path, F_OK) == 0, !inline_blocks);
+    /* the files it was read from: every part's block, then f */
+    GS_CHECK_INT(b->n_files, inline_blocks ? 0 : a->n_parts + 1);
+    GS_CHECK(inline_blocks ? b->files == NULL : b->files != NULL);
+    for (int i = 0; i < b->n_files; i++) {
+        char want[600];
+        if (i < a->n_parts)
+            snprintf(want, sizeof want, "%s/%s.part%d.npy", dir, bn, i);
+        else
+            snprintf(want, sizeof want, "%s/%s.f.npy", dir, bn);
+        GS_CHECK_MSG(!strcmp(b->files[i], want), "%s != %s", b->files[i], want);
+    }
     gs_model_free(a);
     gs_model_free(b);
 }
