@@ -211,7 +211,7 @@ static void print_summary(const cJSON *sj, gs_method method, double tol, int cha
         printf("           KKT certificate      %d of %d gaps fail it at tol %g (a status other "
                "than optimal, or the model's scale limits the accuracy)\n", uncertified, k, tol);
     const int answers = (int)gs_json_num(sj, "answers", NULL, 0.0);
-    if (answers == 0) /* the summary's figures of w, lambda, n_act are placeholders then */
+    if (answers == 0) /* the summary's figures of w, lambda, n_act are null then */
         printf("           no answer            none of the %d gaps is optimal: no residual, "
                "contact or n_act figures\n", count);
     else if (answers != count) /* another status's w and lambda are no answer */

@@ -9,7 +9,9 @@
  *   - a residual is above the threshold when w > max(threshold, 1e-9 mm):
  *     at or below that floor it is round-off of a closed pair;
  *   - a pair is in contact when lambda != 0, as n_act counts it (a pair held
- *     by fixed_pairs pulls: lambda < 0).
+ *     by fixed_pairs pulls: lambda < 0);
+ *   - a statistic of no value is null: with no answer, those of w, lambda
+ *     and n_act; with no result, those of the times and iterations.
  */
 #include "cloudstats.h"
 
@@ -294,7 +296,7 @@ static int cmp_double(const void *x, const void *y)
 static double quantile_sorted(const double *v, int n, double q)
 {
     if (n <= 0)
-        return 0;
+        return NAN; /* null: a statistic of no value */
     int i = (int)ceil(q * n) - 1;
     return v[i < 0 ? 0 : i >= n ? n - 1 : i];
 }
@@ -349,9 +351,9 @@ static void dist_json(gs_buf *b, const char *name, double *v, int n, int bins, i
     double mean = 0;
     for (int i = 0; i < n; i++)
         mean += v[i];
-    mean = n ? mean / n : 0;
+    mean = n ? mean / n : NAN; /* NAN: null, a statistic of no value */
     gs_buf_printf(b, "\"%s\":{\"min\":", name);
-    gs_buf_json_num(b, n ? v[0] : 0);
+    gs_buf_json_num(b, n ? v[0] : NAN);
     gs_buf_puts(b, ",\"mean\":");
     gs_buf_json_num(b, mean);
     gs_buf_puts(b, ",\"median\":");
@@ -359,8 +361,8 @@ static void dist_json(gs_buf *b, const char *name, double *v, int n, int bins, i
     gs_buf_puts(b, ",\"p95\":");
     gs_buf_json_num(b, quantile_sorted(v, n, 0.95));
     gs_buf_puts(b, ",\"max\":");
-    gs_buf_json_num(b, n ? v[n - 1] : 0);
-    double lo = n ? v[0] : 0, hi = n ? v[n - 1] : 0;
+    gs_buf_json_num(b, n ? v[n - 1] : NAN);
+    double lo = n ? v[0] : NAN, hi = n ? v[n - 1] : NAN;
     /* log bins whenever every value is > 0 (docs/api.md), all equal ones
      * included (width 0: every value in the first bin) */
     logx = logx && lo > 0;
@@ -379,6 +381,19 @@ static void dist_json(gs_buf *b, const char *name, double *v, int n, int bins, i
         gs_buf_printf(b, i ? ",%d" : "%d", cnt ? cnt[i] : 0);
     free(cnt);
     gs_buf_printf(b, "],\"log\":%s}}", logx ? "true" : "false");
+}
+
+/* v[0..m) as a JSON array, or m nulls when no answer (n == 0) made them. */
+static void nums_or_nulls(gs_buf *b, const double *v, int m, int n)
+{
+    if (n > 0) {
+        gs_buf_json_nums(b, v, m);
+        return;
+    }
+    gs_buf_puts(b, "[");
+    for (int k = 0; k < m; k++)
+        gs_buf_puts(b, k ? ",null" : "null");
+    gs_buf_puts(b, "]");
 }
 
 /* Each pair's 95th percentile residual into q[m]. Exact mode: W is row
@@ -609,9 +624,9 @@ gs_err gs_cstats_json(gs_cstats *s, const char *job_id, const char *assembly_id,
                   "\"threshold\":", a->count, n, total, m);
     gs_buf_json_num(b, thr);
     gs_buf_puts(b, ",\"share_gaps_above\":");
-    gs_buf_json_num(b, n ? (double)gaps_above / n : 0);
+    gs_buf_json_num(b, n ? (double)gaps_above / n : NAN); /* NAN: null, no answer */
     gs_buf_puts(b, ",\"share_values_above\":");
-    gs_buf_json_num(b, n ? (double)a->values_above / ((double)n * m) : 0);
+    gs_buf_json_num(b, n ? (double)a->values_above / ((double)n * m) : NAN);
     gs_buf_puts(b, ",");
     double *gm = malloc(sizeof(double) * (size_t)(n > 0 ? n : 1));
     if (gm && n > 0) /* a->gmax is NULL until the first result */
@@ -633,7 +648,7 @@ gs_err gs_cstats_json(gs_cstats *s, const char *job_id, const char *assembly_id,
         for (int k = 0; k < m; k++)
             npairs += a->opened[k] > 0;
         gs_buf_printf(b, "\"opened\":{\"gaps\":%d,\"share_gaps\":", a->gaps_opened);
-        gs_buf_json_num(b, n ? (double)a->gaps_opened / n : 0);
+        gs_buf_json_num(b, n ? (double)a->gaps_opened / n : NAN);
         gs_buf_printf(b, ",\"pairs\":%d,\"why\":", npairs);
         gs_buf_json_str(b, npairs == 0 ? "no pair opens under fastening by more than the threshold"
                                        : "prying: these pairs end with a residual gap w above "
@@ -652,36 +667,36 @@ gs_err gs_cstats_json(gs_cstats *s, const char *job_id, const char *assembly_id,
     for (int k = 0; k < m; k++) {
         if (k)
             gs_buf_puts(b, ",");
-        gs_buf_json_num(b, n ? a->sum[k] / n : 0);
+        gs_buf_json_num(b, n ? a->sum[k] / n : NAN);
     }
     gs_buf_puts(b, "],\"std\":[");
     for (int k = 0; k < m; k++) {
-        const double var = n > 1 ? a->m2[k] / (n - 1) : 0; /* m2 >= 0 by construction */
+        const double var = n > 1 ? a->m2[k] / (n - 1) : n ? 0 : NAN; /* m2 >= 0 */
         if (k)
             gs_buf_puts(b, ",");
         gs_buf_json_num(b, sqrt(var));
     }
     gs_buf_puts(b, "],\"max\":");
-    gs_buf_json_nums(b, a->pmax, m);
+    nums_or_nulls(b, a->pmax, m, n);
     gs_buf_puts(b, ",\"p95\":");
-    gs_buf_json_nums(b, a->p95, m);
+    nums_or_nulls(b, a->p95, m, n);
     gs_buf_printf(b, ",\"p95_exact\":%s,\"share_above\":[", a->keep ? "true" : "false");
     for (int k = 0; k < m; k++) {
         if (k)
             gs_buf_puts(b, ",");
-        gs_buf_json_num(b, n ? (double)a->above[k] / n : 0);
+        gs_buf_json_num(b, n ? (double)a->above[k] / n : NAN);
     }
     gs_buf_puts(b, "],\"lambda_mean\":[");
     for (int k = 0; k < m; k++) {
         if (k)
             gs_buf_puts(b, ",");
-        gs_buf_json_num(b, n ? a->lsum[k] / n : 0);
+        gs_buf_json_num(b, n ? a->lsum[k] / n : NAN);
     }
     gs_buf_puts(b, "],\"opened\":[");
     for (int k = 0; k < m; k++) {
         if (k)
             gs_buf_puts(b, ",");
-        gs_buf_json_num(b, n && a->with_g ? (double)a->opened[k] / n : 0);
+        gs_buf_json_num(b, !n ? NAN : a->with_g ? (double)a->opened[k] / n : 0);
     }
     gs_buf_puts(b, "]},");
     double *na = malloc(sizeof(double) * (size_t)(n > 0 ? n : 1));
@@ -708,7 +723,7 @@ gs_err gs_cstats_json(gs_cstats *s, const char *job_id, const char *assembly_id,
     gs_buf_printf(b, "},\"warm_started\":%d,\"crossovers\":%d,\"iterations\":{\"total\":%lld,"
                    "\"mean\":",
                    a->warm, a->crossovers, a->iters);
-    gs_buf_json_num(b, a->count ? (double)a->iters / a->count : 0);
+    gs_buf_json_num(b, a->count ? (double)a->iters / a->count : NAN);
     gs_buf_puts(b, "}}");
     return GS_OK;
 }

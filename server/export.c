@@ -312,8 +312,8 @@ static void svg_hist(gs_buf *b, const cJSON *h, const char *title, const char *u
     const cJSON *edges = cJSON_GetObjectItemCaseSensitive(h, "edges");
     const cJSON *counts = cJSON_GetObjectItemCaseSensitive(h, "counts");
     int n = cJSON_GetArraySize(counts);
-    if (n < 1 || cJSON_GetArraySize(edges) != n + 1)
-        return;
+    if (n < 1 || cJSON_GetArraySize(edges) != n + 1 || !isfinite(num_at(edges, 0)))
+        return; /* edges null: a histogram of no value (no answer, no result) */
     const double W = 360, H = 180, L = 48, B = 34, T = 22;
     double cmax = 0;
     const cJSON *c;
@@ -504,11 +504,16 @@ static void svg_residuals(gs_buf *b, const cJSON *h)
     svg_hist(b, h, "residual gaps of open pairs (count, log)", "mm", 1, note);
 }
 
+/* A row of the summary table; a value that is null in the summary (a
+ * statistic of no value: no answer) is a dash. */
 static void row_num(gs_buf *b, const char *label, double v, const char *unit)
 {
     gs_buf_puts(b, "<tr><th>");
     html_text(b, label);
-    gs_buf_printf(b, "</th><td>%.6g %s</td></tr>\n", v, unit);
+    if (isfinite(v))
+        gs_buf_printf(b, "</th><td>%.6g %s</td></tr>\n", v, unit);
+    else
+        gs_buf_puts(b, "</th><td>&#8211;</td></tr>\n");
 }
 
 void gsd_export_html(const gs_model *mdl, const cJSON *sum, const gsd_job_row *job,
@@ -562,16 +567,26 @@ void gsd_export_html(const gs_model *mdl, const cJSON *sum, const gsd_job_row *j
                    n_installed, mdl->n_fast);
     for (int i = 0; i < n_installed; i++)
         gs_buf_printf(b, i ? ", %d" : "%d", installed[i]);
-    gs_buf_puts(b, "</td></tr>\n</table>\n<h2>Where gaps stay open</h2>\n");
-    svg_maps(b, mdl, sum, inst);
+    gs_buf_puts(b, "</td></tr>\n</table>\n");
+    const int answers = gs_json_num(sum, "answers", NULL, -1) != 0;
+    if (!answers) { /* no map or histogram of no value */
+        gs_buf_puts(b, "<p id=\"no-answer\">No answer: no result of this cloud has status "
+                       "optimal (yet), so there is no residual, contact or n_act figure, map or "
+                       "histogram; the statuses are in the API's summary.</p>\n");
+    } else {
+        gs_buf_puts(b, "<h2>Where gaps stay open</h2>\n");
+        svg_maps(b, mdl, sum, inst);
+    }
     gs_buf_puts(b, "<h2>Distributions</h2>\n");
-    svg_residuals(b, cJSON_GetObjectItemCaseSensitive(sum, "residual_histogram"));
-    svg_hist(b, cJSON_GetObjectItemCaseSensitive(
-                    cJSON_GetObjectItemCaseSensitive(sum, "max_residual"), "histogram"),
-             "largest residual per gap", "mm", 0, NULL);
-    svg_hist(b, cJSON_GetObjectItemCaseSensitive(
-                    cJSON_GetObjectItemCaseSensitive(sum, "n_act"), "histogram"),
-             "contacts n_act per gap", "", 0, NULL);
+    if (answers) {
+        svg_residuals(b, cJSON_GetObjectItemCaseSensitive(sum, "residual_histogram"));
+        svg_hist(b, cJSON_GetObjectItemCaseSensitive(
+                        cJSON_GetObjectItemCaseSensitive(sum, "max_residual"), "histogram"),
+                 "largest residual per gap", "mm", 0, NULL);
+        svg_hist(b, cJSON_GetObjectItemCaseSensitive(
+                        cJSON_GetObjectItemCaseSensitive(sum, "n_act"), "histogram"),
+                 "contacts n_act per gap", "", 0, NULL);
+    }
     svg_hist(b, cJSON_GetObjectItemCaseSensitive(
                     cJSON_GetObjectItemCaseSensitive(sum, "time_ms"), "histogram"),
              "solve time per gap", "ms", 0, NULL);

@@ -414,6 +414,10 @@ static int cmd_cancel(gc_ctx *cx, int argc, char **argv)
 
 static void print_dist(const char *key, const cJSON *d, const char *unit)
 {
+    if (cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(d, "median"))) { /* of no value */
+        gc_kv(key, "-");
+        return;
+    }
     gc_kv(key, "min %.4g  mean %.4g  median %.4g  p95 %.4g  max %.4g%s", gc_jnum(d, "min", 0),
           gc_jnum(d, "mean", 0), gc_jnum(d, "median", 0), gc_jnum(d, "p95", 0),
           gc_jnum(d, "max", 0), unit);
@@ -437,8 +441,8 @@ static void print_counts(const char *key, const cJSON *obj)
 
 static void print_residual_histogram(const cJSON *s);
 
-/* The figures of the answers' w, lambda and n_act (with none they are the
- * server's placeholders, not printed). */
+/* The figures of the answers' w, lambda and n_act (with none they are
+ * null, not printed). */
 static void print_answer_figures(const cJSON *s, double thr)
 {
     gc_kv("threshold", "%g mm", thr);
@@ -464,7 +468,7 @@ static void print_summary(const gc_ctx *cx, const cJSON *s)
     const int answers = gc_jint(s, "answers", gc_jint(s, "count", 0)); /* an older server: all */
     const char *st = gc_jstr(s, "status", "");
     const int live = !strcmp(st, "queued") || !strcmp(st, "running");
-    if (answers == 0) /* the server's figures of w, lambda, n_act are placeholders then */
+    if (answers == 0) /* the figures of w, lambda, n_act are null then (0 from older servers) */
         gc_kv("answers", "none of %d gaps has an optimal result%s: no residual, contact or "
               "n_act figures (statuses below)", gc_jint(s, "count", 0), live ? " yet" : "");
     else if (answers != gc_jint(s, "count", 0)) /* another status's w and lambda are no answer */

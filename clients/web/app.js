@@ -417,7 +417,7 @@ function renderSummary() {
     `${s.crossovers} of ${s.count}`).title =
     "gaps whose method's own loop did not finish (NPM, GI dual, Lemke): GI relative finished them from its contact set";
   stat(c1, 'pairs m', 'stat-m', s.m, String(s.m));
-  // no answer: the API's figures are zeros, not statistics; say so instead
+  // no answer: the API's figures are null (of no value); say so instead
   $('summary-charts').hidden = answers === 0;
   if (answers === 0) {
     const none = htmlEl('div', { class: 'stat-col', id: 'summary-none' }, box);

@@ -480,6 +480,35 @@ class ExportTest(ApiCase):
         self.assertEqual([float(x["w_mean_mm"]) for x in rows], s["pairs"]["mean"])
         self.assertEqual([float(x["lambda_mean_N"]) for x in rows], s["pairs"]["lambda_mean"])
 
+    def test_no_answer_statistics_are_null(self):
+        # every gap stopped at max_iter: no answer. The statistics of w,
+        # lambda and n_act were 0 (read as "every pair closed"); now null,
+        # the counts 0, the times still of every result; the HTML report
+        # says there is no answer instead of printing nan or empty maps
+        jid, res = self.cloud_results({"gaps": self.G[:3], "solver": "gi", "max_iter": 1,
+                                       "fastener_fraction": 1, "cache": False})
+        self.assertEqual({r["status"] for r in res}, {"max_iter"})
+        s = self.d.get("/v1/jobs/%s/summary" % jid).json()
+        self.assertEqual((s["count"], s["answers"], s["failures"]), (3, 0, 3))
+        for key in ("share_gaps_above", "share_values_above"):
+            self.assertIsNone(s[key], key)
+        for dist in ("max_residual", "n_act"):
+            for key in ("min", "mean", "median", "p95", "max"):
+                self.assertIsNone(s[dist][key], (dist, key))
+            self.assertEqual(set(s[dist]["histogram"]["edges"]), {None}, dist)
+            self.assertEqual(sum(s[dist]["histogram"]["counts"]), 0, dist)
+        for key in ("mean", "std", "max", "p95", "share_above", "lambda_mean", "opened"):
+            self.assertEqual(s["pairs"][key], [None] * self.m, key)
+        self.assertEqual((s["opened"]["gaps"], s["opened"]["pairs"], s["opened"]["share_gaps"]),
+                         (0, 0, None))
+        self.assertGreater(s["time_ms"]["median"], 0)  # every result's time
+        self.assertEqual(sum(s["time_ms"]["histogram"]["counts"]), 3)
+        html = self.d.get("/v1/jobs/%s/summary?format=html" % jid).body.decode()
+        self.assertIn('id="no-answer"', html)
+        self.assertNotIn("nan", html)
+        self.assertNotIn("Where gaps stay open", html)
+        ET.fromstring(html.split("\n", 1)[1])  # well-formed
+
     def test_threshold_zero_roundoff_is_closed(self):
         # all-zero gaps under half the fasteners: every residual is 0 up to
         # round-off (some positive, below 1e-13 mm), so nothing is above 0

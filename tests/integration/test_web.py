@@ -670,7 +670,7 @@ class WebPage(DaemonCase):
     def test_7c_results_that_are_not_answers(self):
         """A cloud stopped at max_iter: every result an iterate. The page says
         so (gap line, colour bar, grey colours, no scatter and why) and its
-        summary has no answer to give figures of (the API's are zeros)."""
+        summary has no answer to give figures of (the API's are null)."""
         job = self.d.wait_job(self.cloud(self.asm["id"], {
             "generate": {"count": 2, "seed": 21}, "max_iter": 1, "fastener_fraction": 0.5,
             "label": "stopped"})["id"])

@@ -49,6 +49,29 @@ static double at(const cJSON *o, const char *group, const char *key, int i)
     return cJSON_IsNumber(x) ? x->valuedouble : NAN;
 }
 
+/* 1 if o at path ("a.b.c") is JSON null (not missing, not a number). */
+static int is_null(const cJSON *o, const char *path)
+{
+    char buf[128];
+    snprintf(buf, sizeof buf, "%s", path);
+    const cJSON *x = o;
+    for (char *save = NULL, *t = strtok_r(buf, ".", &save); t && x; t = strtok_r(NULL, ".", &save))
+        x = cJSON_GetObjectItemCaseSensitive(x, t);
+    return cJSON_IsNull(x);
+}
+
+/* 1 if every item of o[group][key] (m of them) is JSON null. */
+static int all_null(const cJSON *o, const char *group, const char *key, int m)
+{
+    const cJSON *a = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(o, group), key);
+    if (cJSON_GetArraySize(a) != m)
+        return 0;
+    for (int i = 0; i < m; i++)
+        if (!cJSON_IsNull(cJSON_GetArrayItem(a, i)))
+            return 0;
+    return 1;
+}
+
 static gs_cstats_row row_of(const double *w, const double *lam, const double *g, int m, int i)
 {
     gs_cstats_row r = {.w = w, .lam = lam, .g = g, .m = m, .time = 1e-3 * (i + 1),
@@ -311,8 +334,10 @@ GS_TEST(opened_floor_at_threshold_zero)
 }
 
 /* A job with no result yet (just queued, or cancelled before its first
- * gap): every figure 0 and the histograms empty, at the threshold asked and
- * at another one (the sanitized daemon aborted here on a NULL array). */
+ * gap): every statistic null (a statistic of no value; it was 0, which
+ * read as "every pair closed"), the counts 0 and the histograms empty, at
+ * the threshold asked and at another one (the sanitized daemon aborted here
+ * on a NULL array). */
 GS_TEST(no_results_yet)
 {
     gs_error e;
@@ -323,15 +348,29 @@ GS_TEST(no_results_yet)
     cJSON *o = gs_json_parse(b.p, b.len, NULL, NULL);
     GS_CHECK(o != NULL);
     GS_CHECK(num(o, "count") == 0 && num(o, "total") == 5);
-    GS_CHECK(num(o, "share_gaps_above") == 0 && num(o, "share_values_above") == 0);
-    /* 0 for the figures, "opened" included (null only when gaps were unreadable) */
+    GS_CHECK(is_null(o, "share_gaps_above") && is_null(o, "share_values_above"));
+    /* counts 0, "opened" an object (null only when gaps were unreadable) */
     GS_CHECK(num(o, "opened.gaps") == 0 && num(o, "opened.pairs") == 0);
-    GS_CHECK(num(o, "max_residual.max") == 0 && num(o, "time_ms.median") == 0);
+    GS_CHECK(is_null(o, "opened.share_gaps"));
+    static const char *const stat[] = {"min", "mean", "median", "p95", "max"};
+    for (int i = 0; i < 5; i++) {
+        char path[64];
+        for (int d = 0; d < 3; d++) {
+            static const char *const dist[] = {"max_residual", "n_act", "time_ms"};
+            snprintf(path, sizeof path, "%s.%s", dist[d], stat[i]);
+            GS_CHECK_MSG(is_null(o, path), "%s", path);
+        }
+    }
+    const cJSON *mh = cJSON_GetObjectItemCaseSensitive(o, "max_residual");
+    GS_CHECK(all_null(mh, "histogram", "edges", 5)); /* 4 bins of no value */
+    GS_CHECK(is_null(o, "iterations.mean") && num(o, "iterations.total") == 0);
     for (int i = 0; i < 4; i++)
         GS_CHECK(at(o, "residual_histogram", "counts", i) == 0);
     GS_CHECK(isnan(at(o, "residual_histogram", "counts", 4))); /* 4 bins, no more */
-    for (int i = 0; i < 3; i++)
-        GS_CHECK(at(o, "pairs", "share_above", i) == 0);
+    static const char *const per_pair[] = {"mean", "std", "max", "p95", "share_above",
+                                           "lambda_mean", "opened"};
+    for (int i = 0; i < 7; i++)
+        GS_CHECK_MSG(all_null(o, "pairs", per_pair[i], 3), "pairs.%s", per_pair[i]);
     cJSON_Delete(o);
     gs_buf_free(&b);
     gs_cstats *c = gs_cstats_threshold(s, 0.2, &e);
@@ -520,8 +559,9 @@ GS_TEST(only_answers_in_the_statistics)
     }
 }
 
-/* No answer among the results: every statistic of the answers 0 (as with
- * no result), "opened" 0, not null; the statuses still counted. */
+/* No answer among the results: every statistic of the answers null (as
+ * with no result), "opened" an object with counts 0; the statuses and the
+ * times still counted. */
 GS_TEST(no_answer_only_failures)
 {
     static const double W[2][2] = {{-0.5, 3}, {2, 1}};
@@ -529,9 +569,12 @@ GS_TEST(no_answer_only_failures)
     static const char *const ST[2] = {"numerical_breakdown", "infeasible"};
     cJSON *o = summarize(&W[0][0], &L[0][0], &W[0][0], ST, NULL, 2, 2, 2, 0.1);
     GS_CHECK(o != NULL);
-    GS_CHECK(num(o, "share_gaps_above") == 0 && num(o, "max_residual.max") == 0);
+    GS_CHECK(is_null(o, "share_gaps_above") && is_null(o, "max_residual.max"));
+    GS_CHECK(is_null(o, "max_residual.median") && is_null(o, "n_act.mean"));
     GS_CHECK(num(o, "count") == 2 && num(o, "answers") == 0 && num(o, "failures") == 2);
-    GS_CHECK(at(o, "pairs", "mean", 1) == 0 && at(o, "pairs", "lambda_mean", 0) == 0);
+    GS_CHECK(all_null(o, "pairs", "mean", 2) && all_null(o, "pairs", "lambda_mean", 2));
+    GS_CHECK(all_null(o, "pairs", "p95", 2) && all_null(o, "pairs", "max", 2));
+    GS_CHECK(num(o, "time_ms.max") > 0 && num(o, "iterations.mean") >= 0); /* every result */
     GS_CHECK(num(o, "residual_histogram.in_contact") == 0);
     GS_CHECK_INT(hist_sum(o, "residual_histogram"), 0);
     GS_CHECK(num(o, "opened.gaps") == 0);
