@@ -31,14 +31,20 @@
 #include "gs_test.h"
 #include "json_parse.h"
 
-static double num(const cJSON *o, const char *path)
+/* o at path "a.b.c" (o["a"]["b"]["c"]), or NULL. */
+static const cJSON *item(const cJSON *o, const char *path)
 {
-    /* "a.b.c" -> o["a"]["b"]["c"] */
     char buf[128];
     snprintf(buf, sizeof buf, "%s", path);
     const cJSON *x = o;
     for (char *save = NULL, *t = strtok_r(buf, ".", &save); t && x; t = strtok_r(NULL, ".", &save))
         x = cJSON_GetObjectItemCaseSensitive(x, t);
+    return x;
+}
+
+static double num(const cJSON *o, const char *path)
+{
+    const cJSON *x = item(o, path);
     return cJSON_IsNumber(x) ? x->valuedouble : NAN;
 }
 
@@ -52,12 +58,7 @@ static double at(const cJSON *o, const char *group, const char *key, int i)
 /* 1 if o at path ("a.b.c") is JSON null (not missing, not a number). */
 static int is_null(const cJSON *o, const char *path)
 {
-    char buf[128];
-    snprintf(buf, sizeof buf, "%s", path);
-    const cJSON *x = o;
-    for (char *save = NULL, *t = strtok_r(buf, ".", &save); t && x; t = strtok_r(NULL, ".", &save))
-        x = cJSON_GetObjectItemCaseSensitive(x, t);
-    return cJSON_IsNull(x);
+    return cJSON_IsNull(item(o, path));
 }
 
 /* 1 if every item of o[group][key] (m of them) is JSON null. */
