@@ -23,6 +23,14 @@ batch=$build/gapsim-batch
 for exe in "$gen" "$batch"; do
   [[ -x $exe ]] || { echo "fe_import.sh: $exe not built (cmake --build $build)" >&2; exit 2; }
 done
+# The comparison reads the .npy results with numpy: the python3 on PATH if it
+# has numpy, else Debian's /usr/bin/python3 (scripts/setup python3-numpy), as
+# tests/integration/test_exports.py looks for its vtk module.
+py=
+for exe in python3 /usr/bin/python3; do
+  if "$exe" -c 'import numpy' 2>/dev/null; then py=$exe; break; fi
+done
+[[ -n $py ]] || { echo "fe_import.sh: no python3 with numpy (scripts/setup python3-numpy)" >&2; exit 2; }
 tmp=$(mktemp -d /tmp/gapsim-fe-import.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -38,7 +46,7 @@ run() { # run NAME MODEL: gapsim-batch on the shared gaps, /usr/bin/time figures
 }
 run sparse "$tmp/sparse/lap.json"
 run dense "$tmp/dense/lap.json"
-python3 - "$tmp/sparse.npy" "$tmp/dense.npy" <<'EOF'
+"$py" - "$tmp/sparse.npy" "$tmp/dense.npy" <<'EOF'
 import sys
 import numpy as np
 a, b = np.load(sys.argv[1]), np.load(sys.argv[2])
