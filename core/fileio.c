@@ -1,5 +1,6 @@
 /* fileio.c -- atomic writes (tmp + fsync + rename; targets that are not
- * regular files written into), capped whole-file reads, file identity. */
+ * regular files written into; symlinks followed, dangling ones too),
+ * capped whole-file reads, file identity. */
 #define _DEFAULT_SOURCE /* realpath */
 #include "fileio.h"
 
@@ -10,23 +11,116 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* At most this many symlinks are followed from an output's name to the
+ * file written (the kernel's own limit, SYMLOOP_MAX on Linux, is 40). */
+#define WFILE_MAX_LINKS 40
+
+/* The text of the symlink path (readlink, grown until it fits): malloc'ed,
+ * or NULL with errno. */
+static char *link_text(const char *path, size_t hint)
+{
+    size_t cap = hint + 1 > 64 ? hint + 1 : 64; /* /proc's links report st_size 0 */
+    for (;;) {
+        char *txt = malloc(cap);
+        if (!txt)
+            return NULL;
+        const ssize_t n = readlink(path, txt, cap);
+        if (n >= 0 && (size_t)n < cap) {
+            txt[n] = '\0';
+            return txt;
+        }
+        const int errnum = errno;
+        free(txt);
+        if (n < 0 || cap > ((size_t)1 << 20)) {
+            errno = n < 0 ? errnum : ENAMETOOLONG;
+            return NULL;
+        }
+        cap *= 2;
+    }
+}
+
+/* The name a chain of symlinks starting at path ends at: the first name
+ * that is not a symlink (lstat), there or not; each link's text read as
+ * the kernel reads it, a relative one from the link's own directory. At
+ * most WFILE_MAX_LINKS links (ELOOP beyond). malloc'ed, or NULL with errno. */
+static char *link_chain_end(const char *path)
+{
+    char *cur = strdup(path);
+    for (int hops = 0; cur; hops++) {
+        struct stat lst;
+        if (lstat(cur, &lst) != 0 || !S_ISLNK(lst.st_mode))
+            return cur;
+        if (hops == WFILE_MAX_LINKS) {
+            free(cur);
+            errno = ELOOP;
+            return NULL;
+        }
+        char *txt = link_text(cur, lst.st_size > 0 ? (size_t)lst.st_size : 0);
+        const char *slash = strrchr(cur, '/');
+        char *next = txt;
+        if (txt && txt[0] != '/' && slash) { /* relative: beside the link */
+            const size_t dl = (size_t)(slash - cur) + 1, tl = strlen(txt);
+            if ((next = malloc(dl + tl + 1))) {
+                memcpy(next, cur, dl);
+                memcpy(next + dl, txt, tl + 1);
+            }
+            free(txt);
+        }
+        const int errnum = errno;
+        free(cur);
+        cur = next;
+        errno = errnum;
+    }
+    return NULL;
+}
+
 /* Where a write of path goes: *direct = 1 for an existing file that is not
  * regular (written into: a rename would replace the device or FIFO), else
  * *target is the name the temporary file is renamed over: path, or the
  * file its symlink names (the link stays). A symlink that names no path
  * (/proc/self/fd/N of a deleted file, reached through /dev/stdout) is
- * written into as well. *target is malloc'ed either way. */
-static gs_err wfile_target(const char *path, char **target, int *direct, gs_error *err)
+ * written into as well. A symlink that names nothing yet (dangling, also
+ * through a chain of links) is followed as the shell's > follows it: its
+ * file is created (*via_link = 1), the link stays; where that file cannot
+ * be created (a missing directory, /proc/self/fd/1 of a closed fd 1), the
+ * open fails and the link is left as it is (a rename over it replaced it
+ * by a regular file: over /dev/stdout, the system's link). *target is
+ * malloc'ed either way. */
+static gs_err wfile_target(const char *path, char **target, int *direct, int *via_link,
+                           gs_error *err)
 {
     struct stat st, lst;
+    *target = NULL;
+    *direct = *via_link = 0;
     const int exists = stat(path, &st) == 0;
     if (exists && S_ISDIR(st.st_mode))
         return gs_errorf(err, GS_ERR_IO, "", "cannot write '%s': it is a directory", path);
-    const int link = exists && S_ISREG(st.st_mode) && lstat(path, &lst) == 0 &&
-                     S_ISLNK(lst.st_mode);
-    char *real = link ? realpath(path, NULL) : NULL;
-    *direct = exists && (!S_ISREG(st.st_mode) || (link && !real));
-    *target = real ? real : strdup(path);
+    const int link = lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode);
+    if (exists) {
+        char *real = link && S_ISREG(st.st_mode) ? realpath(path, NULL) : NULL;
+        *direct = !S_ISREG(st.st_mode) || (link && !real);
+        *target = real ? real : strdup(path);
+    } else if (link) { /* dangling, or a loop */
+        if (!(*target = link_chain_end(path))) {
+            if (errno == ENOMEM)
+                return gs_errorf(err, GS_ERR_NOMEM, "", "no memory for the file name '%s'", path);
+            return gs_errorf(err, GS_ERR_IO, "", "cannot write '%s': %s", path, strerror(errno));
+        }
+        struct stat ts; /* there after all (made meanwhile, or a name stat could not reach) */
+        const int there = stat(*target, &ts) == 0;
+        if (there && S_ISDIR(ts.st_mode)) {
+            gs_errorf(err, GS_ERR_IO, "", "cannot write '%s': its symlink names '%s', a directory",
+                      path, *target);
+            free(*target);
+            *target = NULL;
+            return GS_ERR_IO;
+        }
+        *direct = there && !S_ISREG(ts.st_mode);
+        *via_link = 1;
+        return GS_OK;
+    } else {
+        *target = strdup(path);
+    }
     if (!*target)
         return gs_errorf(err, GS_ERR_NOMEM, "", "no memory for the file name '%s'", path);
     return GS_OK;
@@ -53,8 +147,10 @@ static gs_err open_direct(gs_wfile *wf, gs_error *err)
     return stream_on(wf, fd, wf->path, err);
 }
 
-/* "<wf->path>.tmp.XXXXXX", created (0644) and opened; the caller aborts on failure. */
-static gs_err open_tmp(gs_wfile *wf, gs_error *err)
+/* "<wf->path>.tmp.XXXXXX", created (0644) and opened; the caller aborts on
+ * failure. via: the dangling symlink wf->path was reached through, named
+ * in the error (NULL: none). */
+static gs_err open_tmp(gs_wfile *wf, const char *via, gs_error *err)
 {
     static const char suffix[] = ".tmp.XXXXXX";
     const size_t plen = strlen(wf->path);
@@ -65,8 +161,13 @@ static gs_err open_tmp(gs_wfile *wf, gs_error *err)
     int fd = mkstemp(wf->tmp);
     if (fd < 0) {
         const int errnum = errno;
-        gs_errorf(err, GS_ERR_IO, "", "cannot create a temporary file for '%s': %s", wf->path,
-                  strerror(errnum));
+        if (via)
+            gs_errorf(err, GS_ERR_IO, "",
+                      "cannot create '%s', the file the symlink '%s' names: %s (the link is "
+                      "left as it is)", wf->path, via, strerror(errnum));
+        else
+            gs_errorf(err, GS_ERR_IO, "", "cannot create a temporary file for '%s': %s",
+                      wf->path, strerror(errnum));
         if (err)
             err->sys_errno = errnum; /* ENOSPC: no inode left */
         free(wf->tmp); /* mkstemp failed: nothing to unlink */
@@ -86,10 +187,10 @@ static gs_err open_tmp(gs_wfile *wf, gs_error *err)
 gs_err gs_wfile_open(gs_wfile *wf, const char *path, gs_error *err)
 {
     memset(wf, 0, sizeof *wf);
-    int direct = 0;
-    gs_err rc = wfile_target(path, &wf->path, &direct, err);
+    int direct = 0, via_link = 0;
+    gs_err rc = wfile_target(path, &wf->path, &direct, &via_link, err);
     if (!rc)
-        rc = direct ? open_direct(wf, err) : open_tmp(wf, err);
+        rc = direct ? open_direct(wf, err) : open_tmp(wf, via_link ? path : NULL, err);
     if (rc)
         gs_wfile_abort(wf);
     return rc;
@@ -98,12 +199,12 @@ gs_err gs_wfile_open(gs_wfile *wf, const char *path, gs_error *err)
 gs_err gs_wfile_probe(const char *path, gs_error *err)
 {
     gs_wfile wf = {0};
-    int direct = 0;
-    gs_err rc = wfile_target(path, &wf.path, &direct, err);
+    int direct = 0, via_link = 0;
+    gs_err rc = wfile_target(path, &wf.path, &direct, &via_link, err);
     if (!rc && direct && access(wf.path, W_OK) != 0)
         rc = gs_errorf(err, GS_ERR_IO, "", "cannot write '%s': %s", wf.path, strerror(errno));
     else if (!rc && !direct)
-        rc = open_tmp(&wf, err);
+        rc = open_tmp(&wf, via_link ? path : NULL, err);
     gs_wfile_abort(&wf);
     return rc;
 }
@@ -127,6 +228,15 @@ gs_err gs_wfile_write(gs_wfile *wf, const void *buf, size_t len, gs_error *err)
 {
     if (len && fwrite(buf, 1, len, wf->fp) != len)
         return write_err(err, errno, "write", wname(wf));
+    return GS_OK;
+}
+
+gs_err gs_wfile_flush(gs_wfile *wf, gs_error *err)
+{
+    if (fflush(wf->fp) != 0 || ferror(wf->fp))
+        return write_err(err, errno, "write", wname(wf));
+    if (wf->tmp && fsync(fileno(wf->fp)) != 0)
+        return write_err(err, errno, "sync", wf->tmp);
     return GS_OK;
 }
 
@@ -256,15 +366,22 @@ typedef struct {
     const char *name;
 } file_id;
 
-static int file_id_of(const char *path, file_id *id)
+static int file_id_of(const char *path, file_id *id, char **owned)
 {
     struct stat st;
+    *owned = NULL;
     if (stat(path, &st) == 0) {
         *id = (file_id){st.st_dev, st.st_ino, NULL};
         return 1;
     }
     if (errno != ENOENT)
         return 0;
+    struct stat lst; /* a dangling symlink: the name a write would create (wfile_target) */
+    if (lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode)) {
+        if (!(*owned = link_chain_end(path)))
+            return 0;
+        path = *owned;
+    }
     const char *slash = strrchr(path, '/');
     char *dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : NULL;
     const int ok = (!slash || dir) && stat(dir ? dir : ".", &st) == 0;
@@ -278,8 +395,12 @@ static int file_id_of(const char *path, file_id *id)
 int gs_file_same(const char *a, const char *b)
 {
     file_id x, y;
-    return file_id_of(a, &x) && file_id_of(b, &y) && x.dev == y.dev && x.ino == y.ino &&
-           !x.name == !y.name && (!x.name || !strcmp(x.name, y.name));
+    char *oa = NULL, *ob = NULL;
+    const int same = file_id_of(a, &x, &oa) && file_id_of(b, &y, &ob) && x.dev == y.dev &&
+                     x.ino == y.ino && !x.name == !y.name && (!x.name || !strcmp(x.name, y.name));
+    free(oa);
+    free(ob);
+    return same;
 }
 
 void gs_file_error_context(gs_error *err, const char *path)

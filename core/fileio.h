@@ -10,7 +10,11 @@
  * Targets that are not regular files are written into, never replaced: a
  * rename over a device node, a FIFO or /dev/stdout would put a regular file
  * in its place (as root: /dev/null or /dev/full themselves). A symlink to a
- * regular file stays: its file is replaced. Also: whether two paths name
+ * regular file stays: its file is replaced. A symlink that names no file
+ * yet (dangling) is followed as the shell's > follows it: its file is
+ * created, the link stays; if that file cannot be created the write fails
+ * and the link is untouched (a rename over it replaced /dev/stdout once).
+ * Also: whether two paths name
  * the same file (gs_file_same), for the programs' refusal to write over
  * their inputs.
  */
@@ -37,7 +41,14 @@ typedef struct {
  * instead: no temporary file, no rename, no fsync; the open of a FIFO waits
  * for its reader, and a failed write (/dev/full: ENOSPC) is reported as any
  * other. A symlink to a regular file is followed (realpath): the temporary
- * file is made beside its file and renamed over it, the link stays. */
+ * file is made beside its file and renamed over it, the link stays. A
+ * dangling symlink is followed too, through a chain of links (each one's
+ * text relative to its own directory, at most 40 links: ELOOP beyond): the
+ * temporary file is made beside the name the chain ends at and renamed to
+ * it, creating it; where it cannot be made (a missing directory,
+ * /proc/self/fd/1 of a closed fd 1) the open fails, "cannot create 'T', the
+ * file the symlink 'L' names: reason (the link is left as it is)", and the
+ * link is not touched. */
 gs_err gs_wfile_open(gs_wfile *wf, const char *path, gs_error *err);
 /* Whether gs_wfile_open(path) would succeed now, with its errors (a
  * directory, a missing or read-only directory: a temporary file is made
@@ -48,6 +59,12 @@ gs_err gs_wfile_open(gs_wfile *wf, const char *path, gs_error *err);
 gs_err gs_wfile_probe(const char *path, gs_error *err);
 /* fwrite with an immediate error check. */
 gs_err gs_wfile_write(gs_wfile *wf, const void *buf, size_t len, gs_error *err);
+/* Flush the bytes written so far to the file and fsync a temporary file,
+ * write errors reported (a full disk; /dev/full written into), without
+ * committing: for a program that commits several files together, each
+ * flushed first, so that one that cannot be written leaves none (commit
+ * or abort follows; on an error the caller aborts). */
+gs_err gs_wfile_flush(gs_wfile *wf, gs_error *err);
 /* Flush, fsync, close and rename onto the final path; aborts on failure. */
 gs_err gs_wfile_commit(gs_wfile *wf, gs_error *err);
 /* The same without the fsync: for files that only cache what can be computed
@@ -71,7 +88,8 @@ gs_err gs_file_read_all(const char *path, size_t max_bytes, char **buf, size_t *
 
 /* 1 if a and b name the same file: the same inode (st_dev, st_ino: also
  * through symlinks and hard links), or, for names not there yet, the same
- * name in the same directory (a write of either would make the other);
+ * name in the same directory (a write of either would make the other; a
+ * dangling symlink stands for the name its chain ends at);
  * else 0 (an existing file and a new name, or a path that cannot be
  * checked). O(1) stat calls. */
 int gs_file_same(const char *a, const char *b);

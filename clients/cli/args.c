@@ -30,6 +30,74 @@ int gc_group_help(const char *text, int to_stderr)
     return to_stderr ? GC_EUSAGE : GC_OK;
 }
 
+int gc_global_opt(gc_ctx *cx, const char *prog, int argc, char **argv, int *a)
+{
+    static const char *const names[3] = {"--server", "--token", "--cacert"};
+    const char *s = argv[*a];
+    if (!strcmp(s, "--json")) {
+        cx->json = 1;
+        (*a)++;
+        return 1;
+    }
+    if (!strncmp(s, "--json=", 7)) {
+        gc_usage_error(prog, "--json takes no value");
+        return -1;
+    }
+    for (int i = 0; i < 3; i++) {
+        const size_t len = strlen(names[i]);
+        if (strncmp(s, names[i], len) || (s[len] && s[len] != '='))
+            continue;
+        const char *v;
+        if (s[len] == '=') {
+            v = s + len + 1;
+            *a += 1;
+        } else if (*a + 1 < argc) {
+            v = argv[*a + 1];
+            *a += 2;
+        } else {
+            gc_usage_error(prog, "%s needs a value", names[i]);
+            return -1;
+        }
+        if (i == 0 && !*v) {
+            gc_usage_error(prog, "--server needs a URL");
+            return -1;
+        }
+        *(i == 0 ? &cx->server : i == 1 ? &cx->token : &cx->cacert) = v;
+        return 1;
+    }
+    return 0;
+}
+
+int gc_arg_id(const char *prog, const char *what, const char *id)
+{
+    const size_t len = strlen(id);
+    if (len == 0 || len > GC_ID_MAX)
+        return gc_usage_error(prog, "%s '%.24s%s' is no id (%zu characters; at most %d)", what,
+                              id, len > 24 ? "..." : "", len, GC_ID_MAX);
+    return 0;
+}
+
+int gc_group_command(gc_ctx *cx, const char *prog, const char *help, int argc, char **argv,
+                     int *sub)
+{
+    int a = 1;
+    while (a < argc && argv[a][0] == '-' && strcmp(argv[a], "-h") && strcmp(argv[a], "--help")) {
+        const int g = gc_global_opt(cx, prog, argc, argv, &a);
+        if (g < 0)
+            return GC_EUSAGE;
+        if (g == 0) {
+            fprintf(stderr, "%s: unknown option %s (see %s --help)\n", prog, argv[a], prog);
+            return GC_EUSAGE;
+        }
+    }
+    if (a >= argc)
+        return gc_group_help(help, 1);
+    if (!strcmp(argv[a], "-h") || !strcmp(argv[a], "--help") || !strcmp(argv[a], "help"))
+        return gc_group_help(help, 0);
+    *sub = a;
+    return -1;
+}
+
 static const gc_opt *find_opt(const gc_opt *opts, const char *name, size_t len)
 {
     for (const gc_opt *o = opts; o && o->name; o++) {

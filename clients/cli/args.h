@@ -31,6 +31,20 @@ typedef struct {
 int gc_args(gc_ctx *cx, const gc_cmd *cmd, const gc_opt *opts, int argc, char **argv,
             const char **pos, int *npos);
 
+/* A global option at argv[*a] (--server URL, --token T, --cacert F, --json;
+ * a value also as --opt=VALUE) where gc_args does not read the line: before
+ * the command (main) and between a group and its command (gapsim cloud
+ * --json list). Applied to cx, *a moved past it and its value. 1 taken, 0
+ * not a global option (*a unchanged), -1 after a usage error naming prog
+ * (a missing value, an empty URL). */
+int gc_global_opt(gc_ctx *cx, const char *prog, int argc, char **argv, int *a);
+
+/* The longest id (assembly, job) the command sends: a longer one is no id
+ * of the server's (a_ or j_ and 16 hex digits) and would not fit the
+ * request's path; gc_arg_id refuses it (usage error, exit 2). */
+#define GC_ID_MAX 100
+int gc_arg_id(const char *prog, const char *what, const char *id);
+
 /* Print "PROG: message (see PROG --help)" on stderr; returns GC_EUSAGE. */
 int gc_usage_error(const char *prog, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -45,5 +59,12 @@ int gc_arg_index_list(const char *prog, const char *opt, const char *s, int **ou
 /* The usage text of a command group: "usage: ..." lines and a list of
  * subcommands; printed on --help (stdout) or a usage error (stderr). */
 int gc_group_help(const char *text, int to_stderr);
+
+/* The command word of a group (argv[0] is the group's word, prog "gapsim
+ * cloud"): the global options before it applied (gc_global_opt), *sub its
+ * index in argv. -1 to go on; else the exit code after the group's help
+ * (-h, --help, help: stdout, 0; no command: stderr, 2) or a usage error. */
+int gc_group_command(gc_ctx *cx, const char *prog, const char *help, int argc, char **argv,
+                     int *sub);
 
 #endif

@@ -195,6 +195,11 @@ static int wait_precompute(gc_ctx *cx, const char *prog, int quiet, cJSON **ans,
         gc_buf b = {0};
         gc_req rq = {.method = "GET", .path = path};
         const int rc = gc_call_json(cx, prog, &rq, &next, &b);
+        if (rc == GC_ESERVER && gc_last_status() == 404) {
+            fprintf(stderr, "%s: stopped waiting: assembly %s was deleted on the server\n", prog,
+                    id);
+            return rc;
+        }
         if (rc != GC_OK) {
             fprintf(stderr, "%s: stopped waiting; the precomputation goes on on the server: "
                             "gapsim assembly show %s\n", prog, id);
@@ -359,6 +364,8 @@ static int cmd_show(gc_ctx *cx, int argc, char **argv)
     int rc = gc_args(cx, &cmd, opts, argc, argv, pos, &npos);
     if (rc >= 0)
         return rc;
+    if (gc_arg_id(cmd.prog, "ID", pos[0]))
+        return GC_EUSAGE;
     char path[512];
     assembly_path(path, sizeof path, pos[0]);
     gc_req rq = {.method = "GET", .path = path};
@@ -376,6 +383,8 @@ static int cmd_delete(gc_ctx *cx, int argc, char **argv)
     int rc = gc_args(cx, &cmd, opts, argc, argv, pos, &npos);
     if (rc >= 0)
         return rc;
+    if (gc_arg_id(cmd.prog, "ID", pos[0]))
+        return GC_EUSAGE;
     char path[512];
     assembly_path(path, sizeof path, pos[0]);
     cJSON *ans = NULL;
@@ -383,10 +392,18 @@ static int cmd_delete(gc_ctx *cx, int argc, char **argv)
     rc = gc_call_json(cx, cmd.prog, &rq, &ans, NULL);
     if (rc == GC_OK) {
         /* 204, no body: --json prints a small object of its own */
-        if (cx->json)
-            printf("{\"id\":\"%s\",\"deleted\":true}\n", pos[0]);
-        else
+        if (cx->json) {
+            cJSON *o = cJSON_CreateObject();
+            if (!o || !cJSON_AddStringToObject(o, "id", pos[0]) ||
+                !cJSON_AddTrueToObject(o, "deleted")) {
+                cJSON_Delete(o);
+                o = NULL;
+            }
+            if (gc_print_obj(stdout, o))
+                rc = GC_EFILE;
+        } else {
             printf("deleted %s\n", pos[0]);
+        }
     }
     cJSON_Delete(ans);
     return rc;
@@ -394,19 +411,18 @@ static int cmd_delete(gc_ctx *cx, int argc, char **argv)
 
 int gc_cmd_assembly(gc_ctx *cx, int argc, char **argv)
 {
-    if (argc < 2)
-        return gc_group_help(group_help, 1);
-    const char *sub = argv[1];
-    if (!strcmp(sub, "-h") || !strcmp(sub, "--help") || !strcmp(sub, "help"))
-        return gc_group_help(group_help, 0);
+    int at = 0, rc = gc_group_command(cx, "gapsim assembly", group_help, argc, argv, &at);
+    if (rc >= 0)
+        return rc;
+    const char *sub = argv[at];
     if (!strcmp(sub, "upload"))
-        return cmd_upload(cx, argc - 1, argv + 1);
+        return cmd_upload(cx, argc - at, argv + at);
     if (!strcmp(sub, "list") || !strcmp(sub, "ls"))
-        return cmd_list(cx, argc - 1, argv + 1);
+        return cmd_list(cx, argc - at, argv + at);
     if (!strcmp(sub, "show"))
-        return cmd_show(cx, argc - 1, argv + 1);
+        return cmd_show(cx, argc - at, argv + at);
     if (!strcmp(sub, "delete") || !strcmp(sub, "rm"))
-        return cmd_delete(cx, argc - 1, argv + 1);
+        return cmd_delete(cx, argc - at, argv + at);
     fprintf(stderr, "gapsim assembly: unknown command '%s' (see gapsim assembly --help)\n", sub);
     return GC_EUSAGE;
 }

@@ -16,6 +16,7 @@
 #include "fileio.h"
 #include "http.h"
 #include "linalg.h"
+#include "npy.h"
 #include "npyio.h"
 #include "out.h"
 #include "progress.h"
@@ -79,7 +80,8 @@ static void print_job(const cJSON *j)
  * the daemon to hold it until the job ends or WAIT_SPAN_S pass, so the end
  * is seen as it happens; a daemon that answers sooner without the job having
  * ended (one that cannot wait) is polled instead, at the job's ETA. */
-static int wait_job(gc_ctx *cx, const char *prog, const char *job, cJSON **final, gc_buf *raw)
+static int wait_job(gc_ctx *cx, const char *prog, const char *job, int quiet, cJSON **final,
+                    gc_buf *raw)
 {
     char base[512], held[560];
     job_path(base, sizeof base, job, "");
@@ -94,19 +96,26 @@ static int wait_job(gc_ctx *cx, const char *prog, const char *job, cJSON **final
         const double asked = gs_now();
         int rc = gc_call_json(cx, prog, &rq, &j, &b);
         if (rc != GC_OK) { /* the error is printed on a line of its own (gs_progress_break) */
-            gs_progress_end(&pg);
-            fprintf(stderr, "%s: stopped waiting; the job goes on on the server. Reattach with: "
-                            "gapsim cloud status --wait %s\n",
-                    prog, job);
+            if (!quiet)
+                gs_progress_end(&pg);
+            if (rc == GC_ESERVER && gc_last_status() == 404) /* its assembly deleted, say */
+                fprintf(stderr, "%s: stopped waiting: job %s was deleted on the server\n", prog,
+                        job);
+            else
+                fprintf(stderr, "%s: stopped waiting; the job goes on on the server. Reattach "
+                                "with: gapsim cloud status --wait %s\n",
+                        prog, job);
             return rc;
         }
         const char *st = gc_jstr(j, "status", "?");
-        gs_progress_update(&pg, gc_jstr(j, "id", job), st, gc_jint(j, "done", 0),
-                           gc_jint(j, "total", 0), gc_jint(j, "failed", 0),
-                           gc_jnum(j, "solves_per_s", -1),
-                           job_ended(st) ? -1 : gc_jnum(j, "eta_s", -1));
+        if (!quiet) /* -q: no progress lines either */
+            gs_progress_update(&pg, gc_jstr(j, "id", job), st, gc_jint(j, "done", 0),
+                               gc_jint(j, "total", 0), gc_jint(j, "failed", 0),
+                               gc_jnum(j, "solves_per_s", -1),
+                               job_ended(st) ? -1 : gc_jnum(j, "eta_s", -1));
         if (job_ended(st)) {
-            gs_progress_end(&pg);
+            if (!quiet)
+                gs_progress_end(&pg);
             *final = j;
             *raw = b;
             return GC_OK;
@@ -133,7 +142,7 @@ static int show_job(gc_ctx *cx, const char *prog, cJSON *j, gc_buf *raw, int wai
         cJSON_Delete(j);
         gc_buf_free(raw);
         j = NULL;
-        rc = wait_job(cx, prog, id, &j, raw);
+        rc = wait_job(cx, prog, id, quiet, &j, raw);
     }
     if (rc == GC_OK) {
         if (cx->json)
@@ -215,7 +224,7 @@ static int cmd_submit(gc_ctx *cx, int argc, char **argv)
         "  --wait             wait for the job: a progress bar on a terminal (plain\n"
         "                     lines otherwise, on stderr); exit 4 if it ends failed\n"
         "                     or cancelled\n"
-        "  -q, --quiet        print only the job id\n",
+        "  -q, --quiet        print only the job id (with --wait: no progress on stderr)\n",
         "gapsim cloud submit --assembly ID (--gaps GAPS.npy | --generate K [--seed S] [--scatter S]\n"
         "                    | --gaps-from JOB)\n"
         "                    [--label L] [--chain C] [options] [--wait] [-q]", 0, 0};
@@ -332,7 +341,7 @@ static void print_jobs(const gc_ctx *cx, const cJSON *ans)
 static int cmd_list(gc_ctx *cx, int argc, char **argv)
 {
     const gc_cmd cmd = {"gapsim cloud list",
-                        "List jobs, newest first.\n"
+                        "List jobs, oldest first (the newest last).\n"
                         "options:\n"
                         "  --assembly ID   only the jobs of this assembly\n"
                         "  --status S      only jobs in status S (queued, running, done, failed,\n"
@@ -377,6 +386,8 @@ static int job_command(gc_ctx *cx, const gc_cmd *cmd, const gc_opt *opts, int ar
     int rc = gc_args(cx, cmd, opts, argc, argv, pos, &npos);
     if (rc >= 0)
         return rc;
+    if (gc_arg_id(cmd->prog, "JOB", pos[0]))
+        return GC_EUSAGE;
     char path[512];
     job_path(path, sizeof path, pos[0], "");
     gc_req rq = {.method = method, .path = path};
@@ -526,7 +537,9 @@ static int cmd_summary(gc_ctx *cx, int argc, char **argv)
     const gc_cmd cmd = {"gapsim cloud summary",
                         "Statistics of a job's results: share of gaps whose largest residual\n"
                         "exceeds the threshold, distributions of the largest residual, contacts\n"
-                        "and solve times, statuses, solvers, and a histogram of all residuals.\n"
+                        "and solve times, statuses, solvers, the pairs that open under\n"
+                        "fastening, and a histogram of the residual gaps of the open pairs (those\n"
+                        "in contact counted apart).\n"
                         "options:\n"
                         "  --threshold MM   residual gap threshold (default: the server's, 0.1)\n"
                         "  --bins N         histogram bins (default 20)\n",
@@ -544,19 +557,56 @@ static int cmd_summary(gc_ctx *cx, int argc, char **argv)
         return GC_EUSAGE;
     if (bins_s && gc_arg_long(cmd.prog, "--bins", bins_s, 1, 1000, &bins))
         return GC_EUSAGE;
-    char tail[128] = "/summary";
-    size_t len = strlen(tail);
-    if (thr_s)
-        len += (size_t)snprintf(tail + len, sizeof tail - len, "?threshold=%.17g", thr);
-    if (bins_s)
-        snprintf(tail + len, sizeof tail - len, "%cbins=%ld", thr_s ? '&' : '?', bins);
+    if (gc_arg_id(cmd.prog, "JOB", pos[0]))
+        return GC_EUSAGE;
     char path[512];
-    job_path(path, sizeof path, pos[0], tail);
-    gc_req rq = {.method = "GET", .path = path};
-    return gc_call_print(cx, cmd.prog, &rq, print_summary);
+    job_path(path, sizeof path, pos[0], "/summary");
+    gc_buf q = {0}; /* the query's values URL-escaped: 1e+20's '+' is no space */
+    if (gc_buf_add(&q, path, strlen(path)) ||
+        (thr_s && gc_query_num(&q, '?', "threshold", thr)) ||
+        (bins_s && gc_query_num(&q, thr_s ? '&' : '?', "bins", (double)bins))) {
+        gc_buf_free(&q);
+        fprintf(stderr, "%s: out of memory\n", cmd.prog);
+        return GC_EFILE;
+    }
+    gc_req rq = {.method = "GET", .path = q.p};
+    rc = gc_call_print(cx, cmd.prog, &rq, print_summary);
+    gc_buf_free(&q);
+    return rc;
 }
 
 /* ---- results ------------------------------------------------------------------ */
+
+/* The shape of the .npy a download carries, from its header as it passed
+ * (gc_peek): the output is never read back (a FIFO, /dev/stdout). */
+typedef struct {
+    size_t k, m;
+} npy_shape;
+
+/* gc_peek check: a .npy header of '<f8', and exactly the bytes it
+ * announces; else the server sent no .npy (exit 1, the file not created). */
+static int check_npy(const char *prog, const gc_peek *p, void *ud)
+{
+    npy_shape *sh = ud;
+    gs_npy_info info;
+    size_t off;
+    gs_error e;
+    if (gs_npy_parse_header(p->head, p->len, &info, &off, &e) != GS_OK) {
+        fprintf(stderr, "%s: the server's answer is not a .npy: %s\n", prog, e.msg);
+        return GC_ESERVER;
+    }
+    /* rows x cols x 8 fits in size_t (gs_npy_parse_header) */
+    const unsigned long long want = (unsigned long long)off +
+                                    (unsigned long long)(info.shape[0] * info.shape[1] * 8);
+    if (p->size != want) {
+        fprintf(stderr, "%s: the server's .npy has %llu bytes, its header announces %llu\n", prog,
+                p->size, want);
+        return GC_ESERVER;
+    }
+    sh->k = info.ndim == 1 ? 1 : info.shape[0];
+    sh->m = info.ndim == 1 ? info.shape[0] : info.shape[1];
+    return GC_OK;
+}
 
 /* Stream the job's .npy into out (atomically). */
 static int results_npy(gc_ctx *cx, const char *prog, const char *job, const char *field,
@@ -579,16 +629,34 @@ static int results_npy(gc_ctx *cx, const char *prog, const char *job, const char
     char tail[64];
     snprintf(tail, sizeof tail, "/results?field=%s", field);
     job_path(path, sizeof path, job, tail);
-    if ((rc = gc_download(cx, prog, path, "application/x-npy", out)) != GC_OK)
+    npy_shape sh = {0, 0};
+    gc_peek peek = {.cap = GS_NPY_MAX_HEADER + 16, .check = check_npy, .ud = &sh};
+    if (!(peek.head = malloc(peek.cap))) {
+        fprintf(stderr, "%s: out of memory\n", prog);
+        return GC_EFILE;
+    }
+    rc = gc_download(cx, prog, path, "application/x-npy", out, &peek);
+    free(peek.head);
+    if (rc != GC_OK)
         return rc;
-    size_t k, m;
-    if (gc_npy_shape(prog, out, &k, &m) != GC_OK)
-        return GC_ESERVER; /* the server sent something that is not a .npy */
-    if (cx->json)
-        printf("{\"job_id\":\"%s\",\"field\":\"%s\",\"path\":\"%s\",\"shape\":[%zu,%zu]}\n", job,
-               field, out, k, m);
-    else
-        printf("wrote %s: %zu x %zu (%s)\n", out, k, m, field);
+    FILE *rep = gc_report_stream(out); /* -o /dev/stdout: not after the data */
+    if (cx->json) {
+        cJSON *o = cJSON_CreateObject(), *shape = NULL;
+        const int ok = o && cJSON_AddStringToObject(o, "job_id", job) &&
+                       cJSON_AddStringToObject(o, "field", field) &&
+                       cJSON_AddStringToObject(o, "path", out) &&
+                       (shape = cJSON_AddArrayToObject(o, "shape")) &&
+                       cJSON_AddItemToArray(shape, cJSON_CreateNumber((double)sh.k)) &&
+                       cJSON_AddItemToArray(shape, cJSON_CreateNumber((double)sh.m));
+        if (!ok) {
+            cJSON_Delete(o);
+            o = NULL;
+        }
+        if (gc_print_obj(rep, o))
+            return GC_EFILE;
+    } else {
+        fprintf(rep, "wrote %s: %zu x %zu (%s)\n", out, sh.k, sh.m, field);
+    }
     return GC_OK;
 }
 
@@ -609,12 +677,13 @@ static cJSON *results_page(gc_ctx *cx, const char *prog, const char *job, long o
 static int results_table(gc_ctx *cx, const char *prog, const char *job)
 {
     int rc = GC_OK;
-    printf("%6s  %-18s  %-12s %-6s %6s %6s %10s %12s %4s\n", "INDEX", "RESULT", "STATUS",
-           "SOLVER", "N_ACT", "ITER", "TIME_MS", "MAX_RES_MM", "WARM");
     for (long offset = 0; offset >= 0;) {
         cJSON *page = results_page(cx, prog, job, offset, "w", &rc); /* max_residual needs w */
         if (!page)
             break;
+        if (offset == 0) /* once the first page is here: nothing on stdout for an error */
+            printf("%6s  %-18s  %-12s %-6s %6s %6s %10s %12s %4s\n", "INDEX", "RESULT", "STATUS",
+                   "SOLVER", "N_ACT", "ITER", "TIME_MS", "MAX_RES_MM", "WARM");
         const cJSON *r;
         cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(page, "results"))
         {
@@ -723,6 +792,8 @@ static int cmd_results(gc_ctx *cx, int argc, char **argv)
         return rc;
     if (field && strcmp(field, "w") && strcmp(field, "lambda"))
         return gc_usage_error(cmd.prog, "--field must be w or lambda, not '%s'", field);
+    if (gc_arg_id(cmd.prog, "JOB", pos[0]))
+        return GC_EUSAGE;
     if (out)
         return results_npy(cx, cmd.prog, pos[0], field ? field : "w", out);
     return cx->json ? results_merged(cx, cmd.prog, pos[0], field)
@@ -731,11 +802,10 @@ static int cmd_results(gc_ctx *cx, int argc, char **argv)
 
 int gc_cmd_cloud(gc_ctx *cx, int argc, char **argv)
 {
-    if (argc < 2)
-        return gc_group_help(group_help, 1);
-    const char *sub = argv[1];
-    if (!strcmp(sub, "-h") || !strcmp(sub, "--help") || !strcmp(sub, "help"))
-        return gc_group_help(group_help, 0);
+    int at = 0, rc = gc_group_command(cx, "gapsim cloud", group_help, argc, argv, &at);
+    if (rc >= 0)
+        return rc;
+    const char *sub = argv[at];
     static const struct {
         const char *name;
         int (*fn)(gc_ctx *, int, char **);
@@ -744,7 +814,7 @@ int gc_cmd_cloud(gc_ctx *cx, int argc, char **argv)
                 {"results", cmd_results}, {"export", gc_cloud_export}};
     for (size_t i = 0; i < sizeof subs / sizeof subs[0]; i++)
         if (!strcmp(sub, subs[i].name))
-            return subs[i].fn(cx, argc - 1, argv + 1);
+            return subs[i].fn(cx, argc - at, argv + at);
     fprintf(stderr, "gapsim cloud: unknown command '%s' (see gapsim cloud --help)\n", sub);
     return GC_EUSAGE;
 }

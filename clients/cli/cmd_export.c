@@ -10,7 +10,8 @@
  *                   per solved gap plus a ParaView collection DIR/JOB.pvd;
  *                   every gap of a done job, the solved ones of a job that
  *                   ended cancelled or failed)
- * Every file is written atomically (fileio.h gs_wfile).
+ * Every file is written atomically (outfile.h: fileio.h gs_wfile, its
+ * temporary file removed by a signal).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -23,6 +24,7 @@
 #include "fileio.h"
 #include "http.h"
 #include "out.h"
+#include "outfile.h"
 
 
 /* The gap indices with a result of an ended job (pages of its results,
@@ -94,9 +96,14 @@ static int series_gaps(gc_ctx *cx, const char *prog, const char *job, int **idx,
 }
 
 /* One .vtp per gap of the series (idx: n gap indices, NULL: 0..n-1) and
- * DIR/JOB.pvd listing them (timestep = gap index). */
-static int series(gc_ctx *cx, const char *prog, const char *job, const char *q, const char *dir)
+ * DIR/JOB.pvd listing them (timestep = gap index). job: URL-escaped (in
+ * paths and file names), id: as given (in the --json line). */
+static int series(gc_ctx *cx, const char *prog, const char *job, const char *id, const char *q,
+                  const char *dir)
 {
+    char pvd[1024];
+    if (strlen(dir) + strlen(job) + 16 >= sizeof pvd) /* DIR/JOB_NNNNN.vtp must fit */
+        return gc_usage_error(prog, "--series DIR is too long (%zu characters)", strlen(dir));
     int *idx = NULL, n = 0;
     int rc = series_gaps(cx, prog, job, &idx, &n);
     if (rc != GC_OK) {
@@ -108,25 +115,22 @@ static int series(gc_ctx *cx, const char *prog, const char *job, const char *q, 
         free(idx);
         return GC_EFILE;
     }
-    char pvd[1024];
     snprintf(pvd, sizeof pvd, "%s/%s.pvd", dir, job);
     gs_wfile wf = {0};
-    gs_error e;
-    if (gs_wfile_open(&wf, pvd, &e)) {
-        fprintf(stderr, "%s: %s\n", prog, e.msg);
+    if ((rc = gc_out_open(prog, pvd, &wf)) != GC_OK) {
         free(idx);
-        return GC_EFILE;
+        return rc;
     }
     fprintf(wf.fp, "<?xml version=\"1.0\"?>\n<VTKFile type=\"Collection\" version=\"0.1\">\n"
                    "  <Collection>\n");
     int written = 0;
     for (int x = 0; x < n && rc == GC_OK; x++) { /* one request per gap: O(k m) bytes */
         int i = idx ? idx[x] : x;
-        char out[1024], name[64], path[600];
+        char out[1024], name[400], path[600];
         snprintf(name, sizeof name, "%s_%05d.vtp", job, i);
         snprintf(out, sizeof out, "%s/%s", dir, name);
         snprintf(path, sizeof path, "/v1/jobs/%s/results?format=vtp&index=%d%s", job, i, q);
-        rc = gc_download(cx, prog, path, NULL, out);
+        rc = gc_download(cx, prog, path, NULL, out, NULL);
         if (rc == GC_OK) {
             fprintf(wf.fp, "    <DataSet timestep=\"%d\" part=\"0\" file=\"%s\"/>\n", i, name);
             written++;
@@ -135,18 +139,24 @@ static int series(gc_ctx *cx, const char *prog, const char *job, const char *q, 
     free(idx);
     fprintf(wf.fp, "  </Collection>\n</VTKFile>\n");
     if (rc != GC_OK) {
-        gs_wfile_abort(&wf);
+        gc_out_abort(&wf);
         return rc;
     }
-    if (gs_wfile_commit(&wf, &e)) {
-        fprintf(stderr, "%s: %s\n", prog, e.msg);
-        return GC_EFILE;
+    if ((rc = gc_out_commit(prog, &wf)) != GC_OK)
+        return rc;
+    if (cx->json) {
+        cJSON *o = cJSON_CreateObject();
+        if (!o || !cJSON_AddStringToObject(o, "job_id", id) ||
+            !cJSON_AddStringToObject(o, "format", "vtk") ||
+            !cJSON_AddStringToObject(o, "path", pvd) ||
+            !cJSON_AddNumberToObject(o, "files", written)) {
+            cJSON_Delete(o);
+            o = NULL;
+        }
+        return gc_print_obj(gc_report_stream(pvd), o) ? GC_EFILE : GC_OK;
     }
-    if (cx->json)
-        printf("{\"job_id\":\"%s\",\"format\":\"vtk\",\"path\":\"%s\",\"files\":%d}\n", job, pvd,
-               written);
-    else
-        printf("wrote %s: %d gaps (.vtp each, open the .pvd in ParaView)\n", pvd, written);
+    fprintf(gc_report_stream(pvd), "wrote %s: %d gaps (.vtp each, open the .pvd in ParaView)\n",
+            pvd, written);
     return GC_OK;
 }
 
@@ -194,29 +204,43 @@ int gc_cloud_export(gc_ctx *cx, int argc, char **argv)
         return GC_EUSAGE;
     if (gap_s && gc_arg_long(cmd.prog, "--gap", gap_s, 0, 1000000000L, &gap))
         return GC_EUSAGE;
+    if (gc_arg_id(cmd.prog, "JOB", pos[0]))
+        return GC_EUSAGE;
     char *job = gc_escape(pos[0]);
-    if (!job)
-        return GC_EFILE;
-    char q[64] = "";
-    if (thr_s)
-        snprintf(q, sizeof q, "&threshold=%.17g", thr);
-    if (dir) {
-        rc = series(cx, cmd.prog, job, q, dir);
+    gc_buf q = {0}; /* "&threshold=V", V URL-escaped (1e+300's '+' is no space) */
+    if (!job || gc_buf_add(&q, "", 0) || (thr_s && gc_query_num(&q, '&', "threshold", thr))) {
         free(job);
+        gc_buf_free(&q);
+        fprintf(stderr, "%s: out of memory\n", cmd.prog);
+        return GC_EFILE;
+    }
+    if (dir) {
+        rc = series(cx, cmd.prog, job, pos[0], q.p, dir);
+        free(job);
+        gc_buf_free(&q);
         return rc;
     }
     char path[600];
     if (gap >= 0)
-        snprintf(path, sizeof path, "/v1/jobs/%s/results?format=vtp&index=%ld%s", job, gap, q);
+        snprintf(path, sizeof path, "/v1/jobs/%s/results?format=vtp&index=%ld%s", job, gap, q.p);
     else
-        snprintf(path, sizeof path, "/v1/jobs/%s/summary?format=%s%s", job, vtk ? "vtp" : fmt, q);
-    rc = gc_download(cx, cmd.prog, path, NULL, out);
-    if (rc == GC_OK) {
-        if (cx->json)
-            printf("{\"job_id\":\"%s\",\"format\":\"%s\",\"path\":\"%s\"}\n", job, fmt, out);
-        else
-            printf("wrote %s (%s)\n", out, fmt);
-    }
+        snprintf(path, sizeof path, "/v1/jobs/%s/summary?format=%s%s", job, vtk ? "vtp" : fmt,
+                 q.p);
     free(job);
-    return rc;
+    gc_buf_free(&q);
+    rc = gc_download(cx, cmd.prog, path, NULL, out, NULL);
+    if (rc != GC_OK)
+        return rc;
+    FILE *rep = gc_report_stream(out); /* -o /dev/stdout: not after the data */
+    if (cx->json) {
+        cJSON *o = cJSON_CreateObject();
+        if (!o || !cJSON_AddStringToObject(o, "job_id", pos[0]) ||
+            !cJSON_AddStringToObject(o, "format", fmt) || !cJSON_AddStringToObject(o, "path", out)) {
+            cJSON_Delete(o);
+            o = NULL;
+        }
+        return gc_print_obj(rep, o) ? GC_EFILE : GC_OK;
+    }
+    fprintf(rep, "wrote %s (%s)\n", out, fmt);
+    return GC_OK;
 }

@@ -2,9 +2,19 @@
  * cmd_misc.c -- `gapsim gen` (the FE generator, gen/gen_cli.h, the same code
  * as gapsim-gen: its option table read by gc_args like every command's, with
  * the global options; its failure exit 1 becomes 5, a local file/model
- * error) and `gapsim health` (GET /healthz).
+ * error; its report held until the run ends, printed only when it succeeded,
+ * and an output directory it made removed when it failed) and `gapsim
+ * health` (GET /healthz).
  */
+#define _GNU_SOURCE /* memfd_create */
+#include <dirent.h>
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "args.h"
 #include "cli.h"
@@ -13,6 +23,90 @@
 #include "out.h"
 #include "progress.h"
 
+/* The shortest leading part of dir (cut at a '/', or dir itself) that is
+ * not there: the first directory gs_gen_run's mkdir -p will make
+ * (malloc'ed), or NULL when every part is there. */
+static char *first_missing(const char *dir)
+{
+    char *buf = strdup(dir);
+    const size_t len = buf ? strlen(buf) : 0;
+    for (size_t i = 1; buf && i <= len; i++) {
+        if (buf[i] != '/' && buf[i] != '\0')
+            continue;
+        const char c = buf[i];
+        buf[i] = '\0';
+        struct stat st;
+        if (lstat(buf, &st) != 0 && errno == ENOENT)
+            return buf;
+        buf[i] = c;
+    }
+    free(buf);
+    return NULL;
+}
+
+/* After a failed run: the directories it made (dir and its parents down to
+ * top, the first that was missing) removed, with the files the run left in
+ * dir (a model written before its gap cloud failed). Nothing else was
+ * there: the directories did not exist before the run. */
+static void remove_made(const char *dir, const char *top)
+{
+    DIR *d = opendir(dir);
+    for (struct dirent *ent; d && (ent = readdir(d));) {
+        char path[8192];
+        struct stat st;
+        if (!strcmp(ent->d_name, ".") || !strcmp(ent->d_name, "..") ||
+            (size_t)snprintf(path, sizeof path, "%s/%s", dir, ent->d_name) >= sizeof path)
+            continue;
+        if (lstat(path, &st) == 0 && S_ISREG(st.st_mode))
+            (void)unlink(path);
+    }
+    if (d)
+        closedir(d);
+    char *cur = strdup(dir);
+    const size_t top_len = strlen(top);
+    while (cur && strlen(cur) >= top_len) {
+        size_t len = strlen(cur);
+        while (len > 1 && cur[len - 1] == '/') /* "out/" is out */
+            cur[--len] = '\0';
+        if (len < top_len || rmdir(cur) != 0)
+            break;
+        char *slash = strrchr(cur, '/');
+        if (!slash)
+            break;
+        *slash = '\0';
+    }
+    free(cur);
+}
+
+/* gs_gen_run with its report (stdout) held in memory until it ends: printed
+ * only when the run succeeded, so that a failed one (exit 5: a full disk)
+ * prints nothing on stdout. A closed stdout, or no memfd: not held. */
+static int run_held(const char *prog, const gs_gen_args *ga)
+{
+    fflush(stdout);
+    const int saved = dup(STDOUT_FILENO);
+    const int mfd = saved >= 0 ? memfd_create("gapsim-gen-report", MFD_CLOEXEC) : -1;
+    if (mfd < 0 || dup2(mfd, STDOUT_FILENO) < 0) {
+        if (mfd >= 0)
+            close(mfd);
+        if (saved >= 0)
+            close(saved);
+        return gs_gen_run(prog, ga);
+    }
+    const int rc = gs_gen_run(prog, ga);
+    fflush(stdout);
+    dup2(saved, STDOUT_FILENO);
+    close(saved);
+    if (rc == 0 && lseek(mfd, 0, SEEK_SET) == 0) {
+        char buf[65536];
+        ssize_t n;
+        while ((n = read(mfd, buf, sizeof buf)) > 0)
+            fwrite(buf, 1, (size_t)n, stdout);
+    }
+    close(mfd);
+    return rc;
+}
+
 int gc_cmd_gen(gc_ctx *cx, int argc, char **argv)
 {
     char usage[96];
@@ -20,16 +114,25 @@ int gc_cmd_gen(gc_ctx *cx, int argc, char **argv)
     const gc_cmd cmd = {"gapsim gen", gs_gen_help, usage, 0, 0};
     gs_gen_args ga = {{0}, {0}};
     gc_opt opts[GS_GEN_NOPTS + 1] = {{0}}; /* the generator's table, read as every command's */
-    for (int k = 0; k < GS_GEN_NOPTS; k++)
+    int out_k = -1;
+    for (int k = 0; k < GS_GEN_NOPTS; k++) {
         opts[k] = (gc_opt){gs_gen_opts[k].name, NULL,
                            gs_gen_opts[k].has_value ? &ga.value[k] : NULL,
                            gs_gen_opts[k].has_value ? NULL : &ga.flag[k]};
+        if (!strcmp(gs_gen_opts[k].name, "--out"))
+            out_k = k;
+    }
     const char *pos[1];
     int npos;
     int rc = gc_args(cx, &cmd, opts, argc, argv, pos, &npos);
     if (rc >= 0)
         return rc;
-    rc = gs_gen_run(cmd.prog, &ga);
+    const char *dir = out_k >= 0 && ga.value[out_k] ? ga.value[out_k] : ".";
+    char *top = first_missing(dir); /* what the run will make, if anything */
+    rc = run_held(cmd.prog, &ga);
+    if (rc == 1 && top) /* a failed run leaves no directory of its own behind */
+        remove_made(dir, top);
+    free(top);
     return rc == 1 ? GC_EFILE : rc; /* 0 ok, 2 usage */
 }
 

@@ -9,7 +9,8 @@
  * the jig, is one node), the nominal gaps as a 1 x m .npy (--gaps-out), and
  * a report of what was paired on stderr. A pairing no model could load (no
  * upper-lower pair, a node with two normals) is refused before anything is
- * written (exit 2). docs/cli.md, docs/fe-import.md.
+ * written (exit 2); an output that cannot be written leaves none and prints
+ * nothing (exit 5). docs/cli.md, docs/fe-import.md.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +20,7 @@
 #include "cli.h"
 #include "fileio.h"
 #include "npy.h"
+#include "outfile.h"
 #include "pairing.h"
 
 #define GC_PAIR_MAX_NODES ((size_t)10000000)
@@ -36,7 +38,8 @@ static int pair_read(const char *prog, const char *path, gs_pnode **v, int *n)
         free(buf);
     }
     if (rc != GS_OK) {
-        fprintf(stderr, "%s: %s: %s\n", prog, path, e.msg);
+        gs_file_error_context(&e, path); /* "PATH: " unless the message names it */
+        fprintf(stderr, "%s: %s\n", prog, e.msg);
         return GC_EFILE;
     }
     return GC_OK;
@@ -100,41 +103,73 @@ static void pair_report_unpaired(const char *prog, const char *what, const gs_pn
     fprintf(stderr, "%s\n", n > 20 ? " ..." : "");
 }
 
-/* Write the JSON (-o, else stdout) and the nominal gaps (--gaps-out): both
- * files are opened first and committed together, so that an unwritable one
- * leaves neither. */
+/* Write the JSON (-o, else stdout) and the nominal gaps (--gaps-out)
+ * together: the JSON is built in memory, both files are opened (temporary
+ * files) and written, the .npy's bytes flushed to their file first (a full
+ * disk, /dev/full: reported here), then the JSON's; only when both are
+ * written are they committed (renamed), and the JSON goes to stdout only
+ * after that. So an output that cannot be written leaves neither, and
+ * prints nothing on stdout. */
 static int pair_write(const char *prog, const char *out_s, const char *gaps_s,
                       const gs_pnode *const set[3], const int part[3], const gs_pairing *pr,
                       const gs_pair_nodes *pn)
 {
     gs_error e;
     gs_wfile wj = {0}, wg = {0};
+    char *json = NULL;
+    size_t json_len = 0;
+    FILE *mem = open_memstream(&json, &json_len);
+    if (mem) {
+        pair_write_json(mem, set, part, pr, pn);
+        const int bad = ferror(mem);
+        if (fclose(mem) != 0 || bad) {
+            free(json);
+            json = NULL;
+        }
+    }
     double *g = malloc((size_t)(pr->np ? pr->np : 1) * sizeof *g);
     const size_t shape[2] = {1, (size_t)pr->np};
-    gs_err rc = g ? GS_OK : gs_errorf(&e, GS_ERR_NOMEM, "", "no memory");
-    for (int k = 0; g && k < pr->np; k++)
-        g[k] = pr->pairs[k].gap;
-    if (rc == GS_OK && out_s)
-        rc = gs_wfile_open(&wj, out_s, &e);
-    if (rc == GS_OK && gaps_s)
-        rc = gs_wfile_open(&wg, gaps_s, &e);
-    if (rc == GS_OK) {
-        pair_write_json(out_s ? wj.fp : stdout, set, part, pr, pn);
-        if (gaps_s)
-            rc = gs_npy_write_wfile(&wg, g, 2, shape, GS_NPY_ROW_MAJOR, &e);
-    }
-    if (rc == GS_OK && out_s)
-        rc = gs_wfile_commit(&wj, &e);
-    if (rc == GS_OK && gaps_s)
-        rc = gs_wfile_commit(&wg, &e);
-    gs_wfile_abort(&wj);
-    gs_wfile_abort(&wg);
-    free(g);
-    if (rc != GS_OK) {
-        fprintf(stderr, "%s: %s\n", prog, e.msg);
+    if (!json || !g) {
+        free(json);
+        free(g);
+        fprintf(stderr, "%s: out of memory\n", prog);
         return GC_EFILE;
     }
-    return GC_OK;
+    for (int k = 0; k < pr->np; k++)
+        g[k] = pr->pairs[k].gap;
+    int rc = GC_OK;
+    if (out_s)
+        rc = gc_out_open(prog, out_s, &wj);
+    if (rc == GC_OK && gaps_s)
+        rc = gc_out_open(prog, gaps_s, &wg);
+    if (rc == GC_OK && gaps_s) {
+        if (gs_npy_write_wfile(&wg, g, 2, shape, GS_NPY_ROW_MAJOR, &e) != GS_OK) {
+            fprintf(stderr, "%s: %s\n", prog, e.msg);
+            rc = GC_EFILE;
+        } else {
+            rc = gc_out_flush(prog, &wg);
+        }
+    }
+    if (rc == GC_OK && out_s) {
+        if (gs_wfile_write(&wj, json, json_len, &e) != GS_OK) {
+            fprintf(stderr, "%s: %s\n", prog, e.msg);
+            rc = GC_EFILE;
+        } else {
+            rc = gc_out_flush(prog, &wj);
+        }
+    }
+    /* both written: the commits (renames) */
+    if (rc == GC_OK && gaps_s)
+        rc = gc_out_commit(prog, &wg);
+    if (rc == GC_OK && out_s)
+        rc = gc_out_commit(prog, &wj);
+    gc_out_abort(&wj);
+    gc_out_abort(&wg);
+    free(g);
+    if (rc == GC_OK && !out_s)
+        fwrite(json, 1, json_len, stdout); /* a failed stdout: main's exit 5 */
+    free(json);
+    return rc;
 }
 
 /* The report on stderr: pairs, distances, nominal gaps, the nodes in two

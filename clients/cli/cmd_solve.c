@@ -116,9 +116,11 @@ static void print_result(const cJSON *r, const char *asked)
         gc_kv("cached", "yes");
 }
 
-/* Write r[field] (an array of numbers) to path as a 1-D .npy. */
+/* Write r[field] (an array of numbers) to path as a 1-D .npy; *n its
+ * length. Before anything is printed: a file that cannot be written is exit
+ * 5 with nothing on stdout. */
 static int write_field(const char *prog, const cJSON *r, const char *field, const char *path,
-                       int quiet)
+                       int *count)
 {
     const cJSON *arr = cJSON_GetObjectItemCaseSensitive(r, field);
     if (!cJSON_IsArray(arr)) {
@@ -134,8 +136,7 @@ static int write_field(const char *prog, const cJSON *r, const char *field, cons
             v[k++] = cJSON_IsNumber(x) ? x->valuedouble : 0.0;
     }
     int rc = v ? gc_npy_write_vec(prog, path, v, (size_t)n) : GC_EFILE;
-    if (rc == GC_OK && !quiet)
-        gc_kv(field, "%d values -> %s", n, path);
+    *count = n;
     free(v);
     return rc;
 }
@@ -162,6 +163,8 @@ int gc_cmd_solve(gc_ctx *cx, int argc, char **argv)
         return rc;
     if (!asm_id)
         return gc_usage_error(cmd.prog, "--assembly ID is required");
+    if (gc_arg_id(cmd.prog, "--assembly", asm_id))
+        return GC_EUSAGE;
     if (!gaps == !gjson)
         return gc_usage_error(cmd.prog, "give the gap with either --gaps or --g-json");
     if (row_s && !gaps)
@@ -212,13 +215,16 @@ int gc_cmd_solve(gc_ctx *cx, int argc, char **argv)
     gc_buf raw = {0};
     rc = gc_call_json(cx, cmd.prog, &rq, &ans, &raw);
     free(text);
+    int n_out = 0;
+    if (rc == GC_OK && out) /* the file first: nothing on stdout when it cannot be written */
+        rc = write_field(cmd.prog, ans, field, out, &n_out);
     if (rc == GC_OK) {
         if (cx->json)
             gc_print_body(&raw);
         else
             print_result(ans, so.solver);
-        if (out)
-            rc = write_field(cmd.prog, ans, field, out, cx->json);
+        if (out && !cx->json)
+            gc_kv(field, "%d values -> %s", n_out, out);
     }
     gc_buf_free(&raw);
     cJSON_Delete(ans);

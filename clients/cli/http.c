@@ -12,7 +12,9 @@
 #include <curl/curl.h>
 
 #include "fileio.h"
+#include "fmt_g17.h"
 #include "json_parse.h"
+#include "outfile.h"
 #include "progress.h"
 
 int gc_buf_add(gc_buf *b, const void *p, size_t len)
@@ -60,8 +62,16 @@ typedef struct {
     CURL *h;
     gc_resp *rs;
     FILE *sink;
-    int sink_failed, oom;
+    gc_peek *peek;
+    int sink_failed, sink_errno, oom;
 } write_ctx;
+
+static long last_status;
+
+long gc_last_status(void)
+{
+    return last_status;
+}
 
 static size_t on_write(char *data, size_t size, size_t nmemb, void *ud)
 {
@@ -70,9 +80,19 @@ static size_t on_write(char *data, size_t size, size_t nmemb, void *ud)
     long code = 0;
     curl_easy_getinfo(w->h, CURLINFO_RESPONSE_CODE, &code);
     if (w->sink && code >= 200 && code < 300) {
+        errno = 0;
         if (fwrite(data, 1, n, w->sink) != n) {
             w->sink_failed = 1;
+            w->sink_errno = errno ? errno : EIO;
             return 0; /* aborts the transfer */
+        }
+        gc_peek *p = w->peek;
+        if (p) {
+            size_t keep = p->cap - p->len < n ? p->cap - p->len : n;
+            if (keep)
+                memcpy(p->head + p->len, data, keep);
+            p->len += keep;
+            p->size += n;
         }
         return n;
     }
@@ -95,6 +115,7 @@ static size_t on_read(char *buf, size_t size, size_t nmemb, void *ud)
 int gc_http(const gc_ctx *cx, const char *prog, const gc_req *rq, gc_resp *rs)
 {
     memset(rs, 0, sizeof *rs);
+    last_status = 0;
     size_t slen = strlen(cx->server);
     while (slen > 0 && cx->server[slen - 1] == '/')
         slen--;
@@ -113,7 +134,7 @@ int gc_http(const gc_ctx *cx, const char *prog, const gc_req *rq, gc_resp *rs)
     struct curl_slist *hdrs = NULL;
     curl_mime *mime = NULL;
     FILE *body_f = NULL;
-    write_ctx w = {.h = h, .rs = rs, .sink = rq->sink};
+    write_ctx w = {.h = h, .rs = rs, .sink = rq->sink, .peek = rq->sink ? rq->peek : NULL};
     int rc = GC_OK;
 
     curl_easy_setopt(h, CURLOPT_URL, url);
@@ -186,13 +207,14 @@ int gc_http(const gc_ctx *cx, const char *prog, const gc_req *rq, gc_resp *rs)
     if (rc == GC_OK) {
         CURLcode cc = curl_easy_perform(h);
         curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &rs->status);
+        last_status = rs->status;
         const char *ct = NULL;
         if (curl_easy_getinfo(h, CURLINFO_CONTENT_TYPE, &ct) == CURLE_OK && ct)
             snprintf(rs->ctype, sizeof rs->ctype, "%s", ct);
         if (w.sink_failed || w.oom || cc != CURLE_OK)
             gs_progress_break(); /* the message gets a line of its own */
         if (w.sink_failed) {
-            fprintf(stderr, "%s: cannot write the answer: %s\n", prog, strerror(errno));
+            fprintf(stderr, "%s: cannot write the answer: %s\n", prog, strerror(w.sink_errno));
             rc = GC_EFILE;
         } else if (w.oom) {
             fprintf(stderr, "%s: out of memory for the answer\n", prog);
@@ -319,30 +341,44 @@ char *gc_escape(const char *s)
     return copy;
 }
 
+int gc_query_add(gc_buf *q, char sep, const char *key, const char *value)
+{
+    char *e = gc_escape(value);
+    int rc = !e || gc_buf_add(q, &sep, 1) || gc_buf_add(q, key, strlen(key)) ||
+             gc_buf_add(q, "=", 1) || gc_buf_add(q, e, strlen(e));
+    free(e);
+    return rc ? -1 : 0;
+}
+
+int gc_query_num(gc_buf *q, char sep, const char *key, double value)
+{
+    char num[GS_FMT_G17_MAX];
+    gs_fmt_g17(value, num);
+    return gc_query_add(q, sep, key, num);
+}
+
 int gc_download(const gc_ctx *cx, const char *prog, const char *path, const char *accept,
-                const char *out)
+                const char *out, gc_peek *peek)
 {
     gs_wfile wf = {0};
-    gs_error e;
-    if (gs_wfile_open(&wf, out, &e)) {
-        fprintf(stderr, "%s: %s\n", prog, e.msg);
-        return GC_EFILE;
-    }
-    gc_req rq = {.method = "GET", .path = path, .accept = accept, .sink = wf.fp};
+    int rc = gc_out_open(prog, out, &wf);
+    if (rc != GC_OK)
+        return rc;
+    if (peek)
+        peek->len = 0, peek->size = 0;
+    gc_req rq = {.method = "GET", .path = path, .accept = accept, .sink = wf.fp, .peek = peek};
     gc_resp rs;
-    int rc = gc_http(cx, prog, &rq, &rs);
+    rc = gc_http(cx, prog, &rq, &rs);
     if (rc == GC_OK && (rs.status < 200 || rs.status >= 300))
         rc = gc_report_error(cx, prog, &rs);
     gc_resp_free(&rs);
+    if (rc == GC_OK && peek && peek->check)
+        rc = peek->check(prog, peek, peek->ud);
     if (rc != GC_OK) {
-        gs_wfile_abort(&wf);
+        gc_out_abort(&wf);
         return rc;
     }
-    if (gs_wfile_commit(&wf, &e)) {
-        fprintf(stderr, "%s: %s\n", prog, e.msg);
-        return GC_EFILE;
-    }
-    return GC_OK;
+    return gc_out_commit(prog, &wf);
 }
 
 void gc_sleep(double s)

@@ -30,6 +30,20 @@ typedef struct {
     const char *type; /* Content-Type of the part, or NULL */
 } gc_part;
 
+/* What a download saw of a 2xx body as it passed (gc_download): its first
+ * bytes and its size, for a check of the answer without reading the output
+ * file again (a FIFO, /dev/stdout: it cannot be read back). */
+typedef struct gc_peek {
+    unsigned char *head;     /* the caller's buffer of cap bytes */
+    size_t cap, len;         /* len: the first bytes kept (at most cap) */
+    unsigned long long size; /* every byte of the body */
+    /* called when the transfer is complete, before the file is committed:
+     * GC_OK commits, another code (message printed) aborts it and is
+     * gc_download's answer; NULL: no check */
+    int (*check)(const char *prog, const struct gc_peek *p, void *ud);
+    void *ud;
+} gc_peek;
+
 typedef struct {
     const char *method;       /* "GET", "POST", "DELETE" */
     const char *path;         /* "/v1/..." with its query string */
@@ -41,6 +55,7 @@ typedef struct {
     int n_parts;
     const char *accept; /* Accept header, or NULL */
     FILE *sink;         /* a 2xx answer's body goes here instead of memory */
+    gc_peek *peek;      /* with sink: what went there (NULL: not kept) */
 } gc_req;
 
 typedef struct {
@@ -65,6 +80,10 @@ void gc_http_cleanup(void);
  * with gc_resp_free. */
 int gc_http(const gc_ctx *cx, const char *prog, const gc_req *rq, gc_resp *rs);
 void gc_resp_free(gc_resp *rs);
+/* The HTTP status of the last request gc_http made (0: no answer), for a
+ * caller of gc_call_json that tells a 404 apart (a job deleted while
+ * waited for). */
+long gc_last_status(void);
 
 /* Report an error answer: "PROG: error CODE (HTTP S) at FIELD: MESSAGE" on
  * stderr, and with --json the server's body as is on stdout. Returns
@@ -84,10 +103,12 @@ typedef void (*gc_printer)(const gc_ctx *cx, const cJSON *answer);
 int gc_call_print(const gc_ctx *cx, const char *prog, const gc_req *rq, gc_printer print);
 
 /* GET path (Accept: accept, or none when NULL) into the file out, written
- * atomically (fileio.h gs_wfile): on an error answer (reported) or a broken
- * transfer the file is not created. Returns an exit code. */
+ * atomically (outfile.h: fileio.h gs_wfile, its temporary file removed by
+ * a signal): on an error answer (reported), a broken transfer or a failed
+ * peek->check the file is not created. peek (NULL: none) sees the body as
+ * it passes. Returns an exit code. */
 int gc_download(const gc_ctx *cx, const char *prog, const char *path, const char *accept,
-                const char *out);
+                const char *out, gc_peek *peek);
 
 /* Print a response body as is on stdout (with a final newline). */
 void gc_print_body(const gc_buf *b);
@@ -101,6 +122,11 @@ int gc_stdout_errno(void);
 
 /* URL-escape s into a malloc'ed string (NULL on failure). */
 char *gc_escape(const char *s);
+/* Append "SEP KEY=VALUE" to q, VALUE URL-escaped ("1e+20": its '+' would
+ * read as a space); -1 out of memory. */
+int gc_query_add(gc_buf *q, char sep, const char *key, const char *value);
+/* The same with a number as the JSON body would carry it (%.17g). */
+int gc_query_num(gc_buf *q, char sep, const char *key, double value);
 
 /* Pause s seconds between two polls of the server. */
 void gc_sleep(double s);

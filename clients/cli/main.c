@@ -14,9 +14,10 @@
 #include "args.h"
 #include "cli.h"
 #include "http.h"
+#include "outfile.h"
 
 static const char top_help[] =
-    "usage: gapsim [--server URL] [--json] COMMAND [ARGS...]\n"
+    "usage: gapsim [--server URL] [--token T] [--cacert F] [--json] COMMAND [ARGS...]\n"
     "Command-line client of gapsimd (contact-QP solves on assemblies over HTTP).\n"
     "commands:\n"
     "  assembly upload MODEL.json [--wait]   upload a model (with its .npy files)\n"
@@ -28,7 +29,7 @@ static const char top_help[] =
     "  gen --kind lap|sandwich|lap-fine ...  build an FE assembly model (offline)\n"
     "  pair --upper UP.csv --lower LO.csv    contact pairs from two node sets (offline)\n"
     "  health                                the server's /healthz\n"
-    "global options (anywhere on the line):\n"
+    "global options (anywhere on the line; --opt=VALUE too):\n"
     "  --server URL   the daemon (default $GAPSIM_SERVER, else " GC_DEFAULT_SERVER ")\n"
     "  --token T      bearer token for a daemon with --token-file (default $GAPSIM_TOKEN)\n"
     "  --cacert F     PEM certificate(s) to trust for an https:// server (gapsimd\n"
@@ -46,8 +47,8 @@ static int run(int argc, char **argv)
     if (!cx.server || !*cx.server)
         cx.server = GC_DEFAULT_SERVER;
     int a = 1;
-    /* global options before the command */
-    for (; a < argc && argv[a][0] == '-'; a++) {
+    /* global options before the command (gc_args reads them after it) */
+    while (a < argc && argv[a][0] == '-') {
         const char *s = argv[a];
         if (!strcmp(s, "-h") || !strcmp(s, "--help"))
             return gc_group_help(top_help, 0);
@@ -55,17 +56,10 @@ static int run(int argc, char **argv)
             printf("gapsim %s (libcurl %s)\n", GAPSIM_VERSION, curl_version_info(CURLVERSION_NOW)->version);
             return GC_OK;
         }
-        if (!strcmp(s, "--json")) {
-            cx.json = 1;
-        } else if (!strcmp(s, "--server") && a + 1 < argc && argv[a + 1][0]) {
-            cx.server = argv[++a];
-        } else if (!strncmp(s, "--server=", 9) && s[9]) {
-            cx.server = s + 9;
-        } else if (!strcmp(s, "--token") && a + 1 < argc && argv[a + 1][0]) {
-            cx.token = argv[++a];
-        } else if (!strcmp(s, "--cacert") && a + 1 < argc && argv[a + 1][0]) {
-            cx.cacert = argv[++a];
-        } else {
+        const int g = gc_global_opt(&cx, "gapsim", argc, argv, &a);
+        if (g < 0)
+            return GC_EUSAGE;
+        if (g == 0) {
             fprintf(stderr, "gapsim: unknown option %s (see gapsim --help)\n", s);
             return GC_EUSAGE;
         }
@@ -78,6 +72,7 @@ static int run(int argc, char **argv)
     int sub_argc = argc - a;
     char **sub_argv = argv + a;
     int rc;
+    gc_catch_signals(); /* a signal removes the temporary file of an output (outfile.h) */
     gc_http_init();
     if (!strcmp(cmd, "assembly"))
         rc = gc_cmd_assembly(&cx, sub_argc, sub_argv);

@@ -8,7 +8,9 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "fileio.h"
 #include "npy.h"
+#include "outfile.h"
 
 /* Largest array the command reads whole (a Fortran-order cloud). */
 #define GC_NPY_MAX_ELEMS ((size_t)1 << 31)
@@ -19,7 +21,8 @@ int gc_npy_read_row(const char *prog, const char *path, long row, double **g, in
     gs_error e;
     *g = NULL;
     if (gs_npy_open(path, GC_NPY_MAX_ELEMS, &f, &e)) {
-        fprintf(stderr, "%s: %s: %s\n", prog, path, e.msg);
+        gs_file_error_context(&e, path); /* "PATH: " unless the message names it */
+        fprintf(stderr, "%s: %s\n", prog, e.msg);
         gs_npy_close(&f);
         return GC_EFILE;
     }
@@ -32,8 +35,8 @@ int gc_npy_read_row(const char *prog, const char *path, long row, double **g, in
         return GC_EFILE;
     }
     if (row < 0 || (size_t)row >= rows) {
-        fprintf(stderr, "%s: --row %ld is outside %s, which has %zu row%s (see --help)\n", prog,
-                row, path, rows, rows == 1 ? "" : "s");
+        fprintf(stderr, "%s: --row %ld is outside %s, which has %zu row%s (see %s --help)\n",
+                prog, row, path, rows, rows == 1 ? "" : "s", prog);
         gs_npy_close(&f);
         return GC_EUSAGE;
     }
@@ -49,7 +52,9 @@ int gc_npy_read_row(const char *prog, const char *path, long row, double **g, in
     } else if (v) {
         double *all = malloc(sizeof(double) * rows * cols);
         if (!all || gs_npy_read_data(&f, all, GS_NPY_ROW_MAJOR, &e)) {
-            fprintf(stderr, "%s: %s: %s\n", prog, path, all ? e.msg : "out of memory");
+            if (all)
+                gs_file_error_context(&e, path);
+            fprintf(stderr, "%s: %s\n", prog, all ? e.msg : "out of memory");
             rc = GC_EFILE;
         } else {
             for (size_t j = 0; j < cols; j++)
@@ -75,7 +80,8 @@ int gc_npy_shape(const char *prog, const char *path, size_t *k, size_t *m)
     gs_error e;
     /* the element limit is the server's business: only the header is read */
     if (gs_npy_open(path, (size_t)-1 / 16, &f, &e)) {
-        fprintf(stderr, "%s: %s: %s\n", prog, path, e.msg);
+        gs_file_error_context(&e, path);
+        fprintf(stderr, "%s: %s\n", prog, e.msg);
         gs_npy_close(&f);
         return GC_EFILE;
     }
@@ -89,9 +95,15 @@ int gc_npy_write_vec(const char *prog, const char *path, const double *v, size_t
 {
     gs_error e;
     size_t shape[1] = {n};
-    if (gs_npy_write_file(path, v, 1, shape, &e)) {
-        fprintf(stderr, "%s: %s: %s\n", prog, path, e.msg);
+    gs_wfile wf = {0};
+    int rc = gc_out_open(prog, path, &wf); /* a signal removes its temporary file */
+    if (rc != GC_OK)
+        return rc;
+    if (gs_npy_write_wfile(&wf, v, 1, shape, GS_NPY_ROW_MAJOR, &e)) {
+        gs_file_error_context(&e, path);
+        fprintf(stderr, "%s: %s\n", prog, e.msg);
+        gc_out_abort(&wf);
         return GC_EFILE;
     }
-    return GC_OK;
+    return gc_out_commit(prog, &wf);
 }

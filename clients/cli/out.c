@@ -7,8 +7,11 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "fmt_g17.h"
 #include "http.h"
@@ -136,4 +139,26 @@ char *gc_json_print(const cJSON *v)
         return NULL;
     }
     return b.p;
+}
+
+int gc_print_obj(FILE *fp, cJSON *o)
+{
+    char *text = o ? gc_json_print(o) : NULL;
+    cJSON_Delete(o);
+    if (!text) {
+        fprintf(stderr, "gapsim: out of memory\n");
+        return -1;
+    }
+    fprintf(fp, "%s\n", text);
+    free(text);
+    return 0;
+}
+
+FILE *gc_report_stream(const char *out)
+{
+    struct stat a, b;
+    if (fstat(STDOUT_FILENO, &a) == 0 && stat(out, &b) == 0 && a.st_dev == b.st_dev &&
+        a.st_ino == b.st_ino)
+        return stderr;
+    return stdout;
 }

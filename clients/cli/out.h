@@ -7,6 +7,7 @@
 #define GC_OUT_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include <cjson/cJSON.h>
 
@@ -26,6 +27,16 @@ int gc_jis_num(const cJSON *o, const char *k);
  * number printed exactly (%.17g: cJSON's own printer may round the last
  * digit, which would change a gap vector on its way to the server). */
 char *gc_json_print(const cJSON *v);
+
+/* A JSON object the command builds itself (the path it wrote, an id: any
+ * bytes, escaped as JSON needs) printed on fp as one line, then freed.
+ * 0, or -1 out of memory (o NULL too: a failed cJSON_CreateObject). */
+int gc_print_obj(FILE *fp, cJSON *o);
+
+/* Where the line saying what -o wrote goes: stdout, or stderr when the
+ * file written is the command's stdout itself (-o /dev/stdout): the line
+ * would be appended to the data. */
+FILE *gc_report_stream(const char *out);
 
 /* "key:" padded to a column, then the formatted value, newline (stdout). */
 void gc_kv(const char *key, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -3,7 +3,9 @@
 # junction (10 mm pitch, the upper surface 0.3 mm above the lower one, one
 # upper node far away) give 16 pairs with normal +z and nominal gaps 0.3 mm,
 # the report names the unpaired node, the JSON parses and its nodes / pairs
-# keys have the model JSON's shape; bad input gives the documented exit codes.
+# keys have the model JSON's shape; bad input gives the documented exit codes;
+# an output that cannot be written (/dev/full) leaves neither output, nothing
+# on stdout.
 # Usage: test_pair.sh BIN_DIR TMP_DIR
 . "$(dirname "$0")/lib.sh"
 cli_start cli_pair "$1" "$2"
@@ -50,5 +52,23 @@ check "collinear lower surface exits 2" test $? -eq 2
 check "collinear: names the node" grep -q "lower node 1" "$TMP/line.txt"
 "$BIN/gapsim" pair --upper "$TMP/upper.csv" --lower "$TMP/line.csv" --normal 0,0,1 > /dev/null 2>&1
 check "collinear with --normal exits 0" test $? -eq 0
+
+# an output that cannot be written (/dev/full: ENOSPC) leaves neither file
+# and prints nothing: -o was committed before the .npy failed, and without
+# -o the JSON went to stdout first
+rm -f "$TMP/p2.json"
+"$BIN/gapsim" pair --upper "$TMP/upper.csv" --lower "$TMP/lower.csv" -o "$TMP/p2.json" \
+  --gaps-out /dev/full > "$TMP/full.out" 2> "$TMP/full.txt"
+check "gaps-out /dev/full exits 5" test $? -eq 5
+check "gaps-out /dev/full: no -o file" test ! -e "$TMP/p2.json"
+check "gaps-out /dev/full: the reason" grep -q "No space left on device" "$TMP/full.txt"
+"$BIN/gapsim" pair --upper "$TMP/upper.csv" --lower "$TMP/lower.csv" \
+  --gaps-out /dev/full > "$TMP/full2.out" 2> /dev/null
+check "gaps-out /dev/full without -o exits 5" test $? -eq 5
+check "gaps-out /dev/full without -o: nothing on stdout" test ! -s "$TMP/full2.out"
+"$BIN/gapsim" pair --upper "$TMP/upper.csv" --lower "$TMP/lower.csv" -o /dev/full \
+  --gaps-out "$TMP/g2.npy" > /dev/null 2>&1
+check "-o /dev/full exits 5, no --gaps-out file" test $? -eq 5 -a ! -e "$TMP/g2.npy"
+check "no temporary file left" test -z "$(ls "$TMP" | grep '\.tmp\.')"
 
 cli_finish

@@ -11,6 +11,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import sqlite3
 import subprocess
 import tempfile
@@ -565,6 +566,295 @@ class CliTest(DaemonCase):
         r = self.cli(["cloud", "status", job, "--wait"], rc=4)
         self.assertIn("cancelled", r.stderr)
         self.assertRegex(r.stdout, r"status:\s+cancelled")
+
+    # ---- output files, stdout, signals ----------------------------------------------------------
+    def done_job(self):
+        """A finished 12-gap job of the class's assembly (made once)."""
+        cls = type(self)
+        if not getattr(cls, "_done_job", None):
+            r = self.cli(["cloud", "submit", "--assembly", self.asm, "--gaps", self.gaps,
+                          "--fraction", "0.5", "--wait", "-q"])
+            cls._done_job = r.stdout.strip()
+        return cls._done_job
+
+    def scratch(self, name):
+        d = os.path.join(self.dir, name)
+        shutil.rmtree(d, ignore_errors=True)
+        os.makedirs(d)
+        return d
+
+    def test_output_through_a_dangling_symlink(self):
+        """-o onto a symlink that names no file yet writes the file it names,
+        as the shell's > does, and keeps the link (it was replaced by a
+        regular file, the file it named never written); through a chain of
+        two links as well; a link into a missing directory is an error that
+        leaves the link as it was."""
+        job = self.done_job()
+        d = self.scratch("dangling")
+        csv = self.d.get("/v1/jobs/%s/summary?format=csv" % job).body
+        os.symlink("target.csv", os.path.join(d, "dl.csv"))
+        self.cli(["cloud", "export", job, "--format", "csv", "-o", os.path.join(d, "dl.csv")])
+        self.assertEqual(os.readlink(os.path.join(d, "dl.csv")), "target.csv")
+        with open(os.path.join(d, "target.csv"), "rb") as f:
+            self.assertEqual(f.read(), csv)
+        # cloud results -o, through a chain: l1 -> sub/l2 -> w.npy (sub/w.npy)
+        os.makedirs(os.path.join(d, "sub"))
+        os.symlink("sub/l2", os.path.join(d, "l1"))
+        os.symlink("w.npy", os.path.join(d, "sub", "l2"))
+        self.cli(["cloud", "results", job, "-o", os.path.join(d, "l1")])
+        self.assertEqual(os.readlink(os.path.join(d, "l1")), "sub/l2")
+        self.assertEqual(os.readlink(os.path.join(d, "sub", "l2")), "w.npy")
+        shape, _ = read_npy(os.path.join(d, "sub", "w.npy"))
+        self.assertEqual(shape, (12, self.m))
+        # solve -o
+        os.symlink("w0.npy", os.path.join(d, "w0link.npy"))
+        self.cli(["solve", "--assembly", self.asm, "--gaps", self.gaps, "-o",
+                  os.path.join(d, "w0link.npy")])
+        self.assertEqual(os.readlink(os.path.join(d, "w0link.npy")), "w0.npy")
+        self.assertEqual(read_npy(os.path.join(d, "w0.npy"))[0], (self.m,))
+        # a link whose file cannot be made: exit 5, the link untouched
+        os.symlink("no/such/dir/x.csv", os.path.join(d, "bad.csv"))
+        r = self.cli(["cloud", "export", job, "--format", "csv", "-o",
+                      os.path.join(d, "bad.csv")], rc=5)
+        self.assertIn("the symlink", r.stderr)
+        self.assertEqual(r.stdout, "")
+        self.assertEqual(os.readlink(os.path.join(d, "bad.csv")), "no/such/dir/x.csv")
+        self.assertEqual(sorted(os.listdir(d)),
+                         ["bad.csv", "dl.csv", "l1", "sub", "target.csv", "w0.npy", "w0link.npy"])
+        self.assertEqual(sorted(os.listdir(os.path.join(d, "sub"))), ["l2", "w.npy"])
+
+    def test_output_link_to_a_closed_stdout(self):
+        """mystdout -> /proc/self/fd/1 with fd 1 closed (as /dev/stdout is
+        then): the file cannot be made, exit 5 with the reason, and the link
+        stays a link (it was replaced by a regular file: over /dev/stdout,
+        the system's own link)."""
+        job = self.done_job()
+        d = self.scratch("closed-stdout")
+        link = os.path.join(d, "mystdout")
+        os.symlink("/proc/self/fd/1", link)
+        e = dict(os.environ, GAPSIM_SERVER=self.d.url)
+        for args in (["cloud", "export", job, "--format", "csv", "-o", link],
+                     ["cloud", "results", job, "-o", link]):
+            p = subprocess.run([GAPSIM] + args, env=e, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.PIPE, text=True, timeout=60,
+                               preexec_fn=lambda: os.close(1))
+            self.assertTrue(os.path.islink(link), "the link was replaced: " + p.stderr)
+            self.assertEqual(os.readlink(link), "/proc/self/fd/1")
+            self.assertEqual(os.listdir(d), ["mystdout"])
+            self.assertEqual(p.returncode, 5, p.stderr)
+            self.assertIn("cannot create '/proc/self/fd/1'", p.stderr)
+
+    def test_results_into_a_fifo_and_dev_stdout(self):
+        """cloud results -o FIFO delivers the .npy and ends (it hung reading
+        the FIFO back for the shape); -o /dev/stdout on a pipe is exit 0 with
+        the .npy on stdout and the 'wrote' line on stderr (it was exit 1, "is
+        not a regular file")."""
+        job = self.done_job()
+        d = self.scratch("fifo")
+        ref = os.path.join(d, "w.npy")
+        self.cli(["cloud", "results", job, "-o", ref])
+        with open(ref, "rb") as f:
+            want = f.read()
+        fifo = os.path.join(d, "fifo")
+        os.mkfifo(fifo)
+        got = []
+
+        def reader():
+            with open(fifo, "rb") as f:
+                got.append(f.read())
+        import threading
+        t = threading.Thread(target=reader, daemon=True)
+        t.start()
+        r = self.cli(["cloud", "results", job, "-o", fifo], timeout=30)
+        t.join(10)
+        self.assertEqual(r.stdout.strip(), "wrote %s: 12 x %d (w)" % (fifo, self.m))
+        self.assertEqual(got, [want])
+        e = dict(os.environ, GAPSIM_SERVER=self.d.url)
+        p = subprocess.run([GAPSIM, "cloud", "results", job, "-o", "/dev/stdout"], env=e,
+                           capture_output=True, timeout=60)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(p.stdout, want)
+        self.assertIn(b"wrote /dev/stdout: 12 x %d (w)" % self.m, p.stderr)
+        p = subprocess.run([GAPSIM, "--json", "cloud", "export", job, "--format", "csv", "-o",
+                            "/dev/stdout"], env=e, capture_output=True, timeout=60)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(p.stdout, self.d.get("/v1/jobs/%s/summary?format=csv" % job).body)
+        self.assertEqual(json.loads(p.stderr)["path"], "/dev/stdout")
+
+    def test_signal_removes_the_temporary_file(self):
+        """^C (SIGINT) or SIGTERM during an -o download: the temporary file
+        X.tmp.XXXXXX is removed (it was left, as large as what had arrived)
+        and the command ends by the signal. The server here sends the
+        headers and a part of the body, then stalls."""
+        import socket
+        import threading
+        srv = socket.socket()
+        srv.bind(("127.0.0.1", 0))
+        srv.listen(8)
+        port = srv.getsockname()[1]
+        conns = []
+
+        def serve():
+            while True:
+                try:
+                    c, _ = srv.accept()
+                except OSError:
+                    return
+                conns.append(c)
+                c.recv(65536)
+                c.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/csv\r\n"
+                          b"Content-Length: 50000000\r\n\r\n" + b"x" * 200000)
+        threading.Thread(target=serve, daemon=True).start()
+        d = self.scratch("signal")
+        out = os.path.join(d, "big.csv")
+        try:
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                p = subprocess.Popen([GAPSIM, "--server", "http://127.0.0.1:%d" % port, "cloud",
+                                      "export", "j_0123456789abcdef", "--format", "csv", "-o",
+                                      out], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                t0 = time.time()
+                tmp = []
+                while time.time() - t0 < 30:  # the temporary file has the bytes sent
+                    tmp = [f for f in os.listdir(d) if f.startswith("big.csv.tmp.")]
+                    if tmp and os.path.getsize(os.path.join(d, tmp[0])) >= 200000:
+                        break
+                    time.sleep(0.05)
+                self.assertTrue(tmp, "no temporary file")
+                p.send_signal(sig)
+                p.communicate(timeout=30)
+                self.assertEqual(p.returncode, -sig)
+                self.assertEqual(os.listdir(d), [])
+        finally:
+            srv.close()
+            for c in conns:
+                c.close()
+
+    def test_nothing_on_stdout_after_errors(self):
+        """Exit 3 and 5 (and 1 without --json) print nothing on stdout: solve
+        writes -o before its result block, cloud results prints the table's
+        header with the first page, gapsim gen its report once the files are
+        written (and a directory it made is removed when writing fails)."""
+        r = self.cli(["solve", "--assembly", self.asm, "--gaps", self.gaps, "-o",
+                      self.tmp("no/such/dir/w.npy")], rc=5)
+        self.assertEqual(r.stdout, "")
+        r = self.cli(["--json", "solve", "--assembly", self.asm, "--gaps", self.gaps, "-o",
+                      self.tmp("no/such/dir/w.npy")], rc=5)
+        self.assertEqual(r.stdout, "")
+        r = self.cli(["cloud", "results", "j_0123456789abcdef"], rc=3, server=False,
+                     env={"GAPSIM_SERVER": "http://127.0.0.1:1"})
+        self.assertEqual(r.stdout, "")
+        r = self.cli(["cloud", "results", "j_0123456789abcdef"], rc=1)
+        self.assertEqual(r.stdout, "")
+        d = self.scratch("gen-fails")
+        out = os.path.join(d, "new", "sub")
+        # a name too long for its temporary file: the first write fails
+        r = self.cli(["gen", "--kind", "lap", "--small", "--out", out, "--name", "x" * 240,
+                      "--gaps", "3", "--no-cond"], rc=5, server=False)
+        self.assertIn("cannot create a temporary file", r.stderr)
+        self.assertEqual(r.stdout, "")
+        self.assertEqual(os.listdir(d), [])
+        # ... and a directory that was there stays
+        os.makedirs(out)
+        self.cli(["gen", "--kind", "lap", "--small", "--out", out, "--name", "x" * 240,
+                  "--gaps", "3", "--no-cond"], rc=5, server=False)
+        self.assertEqual(os.listdir(out), [])
+
+    def test_json_lines_escape_paths(self):
+        """The --json lines the command builds itself (export -o, --series,
+        results -o) are JSON whatever the path holds (a quote and a backslash
+        made them invalid)."""
+        job = self.done_job()
+        d = self.scratch("json-paths")
+        weird = os.path.join(d, 'we"ird\\name')
+        j = self.cli_json(["cloud", "export", job, "--format", "csv", "-o", weird + ".csv"])
+        self.assertEqual(j, {"job_id": job, "format": "csv", "path": weird + ".csv"})
+        j = self.cli_json(["cloud", "results", job, "-o", weird + ".npy"])
+        self.assertEqual(j, {"job_id": job, "field": "w", "path": weird + ".npy",
+                             "shape": [12, self.m]})
+        j = self.cli_json(["cloud", "export", job, "--format", "vtk", "--series", weird + "-vtk"])
+        self.assertEqual(j, {"job_id": job, "format": "vtk", "files": 12,
+                             "path": "%s-vtk/%s.pvd" % (weird, job)})
+
+    def test_global_option_forms(self):
+        """--opt=VALUE before the command, and the global options between a
+        group and its command (gapsim cloud --json list)."""
+        url = self.d.url
+        self.assertEqual(self.cli_json(["--token=abc", "--server", url, "health"],
+                                       server=False)["status"], "ok")
+        self.assertEqual(self.cli_json(["--cacert=/nonexistent.pem", "--server=" + url, "health"],
+                                       server=False)["status"], "ok")
+        self.assertIn("jobs", json.loads(self.cli(["cloud", "--json", "list"]).stdout))
+        r = self.cli(["assembly", "--server", url, "list"], server=False)
+        self.assertIn(self.asm, r.stdout)
+        r = self.cli(["assembly", "--server=" + url, "--json", "show", self.asm], server=False)
+        self.assertEqual(json.loads(r.stdout)["id"], self.asm)
+        r = self.cli(["--server"], rc=2, server=False)
+        self.assertIn("--server needs a value", r.stderr)
+        r = self.cli(["cloud", "--bogus", "list"], rc=2)
+        self.assertIn("unknown option --bogus", r.stderr)
+        self.assertEqual(r.stdout, "")
+
+    def test_threshold_values_are_url_escaped(self):
+        """--threshold 1e20 goes as threshold=1e%2B20 (its '+' was read as a
+        space: 422)."""
+        job = self.done_job()
+        r = self.cli(["cloud", "summary", job, "--threshold", "1e20"])
+        self.assertRegex(r.stdout, r"threshold:\s+1e\+20 mm")
+        self.assertEqual(self.cli_json(["cloud", "summary", job, "--threshold", "1e20",
+                                        "--bins", "3"])["threshold"], 1e20)
+        out = self.tmp("thr.csv")
+        self.cli(["cloud", "export", job, "--format", "csv", "--threshold", "1e300", "-o", out])
+        self.assertTrue(os.path.getsize(out) > 0)
+
+    def test_help_says_what_the_commands_do(self):
+        """cloud list is oldest first (as the API); the summary's histogram
+        is of the open pairs' residuals."""
+        r = self.cli(["cloud", "list", "--help"], server=False)
+        self.assertIn("oldest first", r.stdout)
+        self.assertNotIn("newest first", r.stdout)
+        r = self.cli(["cloud", "summary", "--help"], server=False)
+        self.assertNotIn("histogram of all residuals", r.stdout)
+        self.assertIn("open pairs", r.stdout)
+
+    def test_quiet_wait_prints_only_the_id(self):
+        """cloud submit --wait -q: the id on stdout, no progress on stderr."""
+        r = self.cli(["cloud", "submit", "--assembly", self.asm, "--gaps", self.gaps,
+                      "--fraction", "0.3", "--wait", "-q"])
+        self.assertRegex(r.stdout, r"^j_[0-9a-f]{16}\n$")
+        self.assertEqual(r.stderr, "")
+
+    def test_wait_on_a_job_deleted_meanwhile(self):
+        """The job goes away during --wait (its assembly deleted): the
+        command says so, not that the job goes on and how to reattach."""
+        mp, _ = gen_model(self.dir, "lap", gaps=1, name="gone", extra=["--fast-load", "600"])
+        aid = self.cli(["assembly", "upload", mp, "--wait", "-q"]).stdout.strip()
+        self.assertNotEqual(aid, self.asm)
+        job = self.cli(["cloud", "submit", "--assembly", aid, "--generate", "50000", "--seed",
+                        "13", "--solver", "ipm", "-q"]).stdout.strip()
+        e = dict(os.environ, GAPSIM_SERVER=self.d.url)
+        p = subprocess.Popen([GAPSIM, "cloud", "status", job, "--wait"], env=e,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        time.sleep(0.5)
+        self.assertEqual(self.d.delete("/v1/assemblies/" + aid).status, 204)
+        out, err = p.communicate(timeout=120)
+        self.assertEqual(p.returncode, 1, err)
+        self.assertIn("stopped waiting: job %s was deleted on the server" % job, err)
+        self.assertNotIn("Reattach", err)
+        self.assertEqual(out, "")
+
+    def test_ids_and_messages(self):
+        """An id too long for any request is a usage error (it was cut to
+        the wrong URL); a file's message names it once; --row's error names
+        the command's help."""
+        for args in (["cloud", "status", "j_" + "0" * 600], ["assembly", "show", "a_" + "f" * 600],
+                     ["cloud", "results", "j_" + "0" * 600, "-o", self.tmp("long.npy")],
+                     ["solve", "--assembly", "a_" + "0" * 600, "--gaps", self.gaps]):
+            r = self.cli(args, rc=2)
+            self.assertIn("is no id", r.stderr)
+        r = self.cli(["solve", "--assembly", self.asm, "--gaps", self.model], rc=5)
+        self.assertEqual(r.stderr.count(self.model), 1, r.stderr)
+        r = self.cli(["solve", "--assembly", self.asm, "--gaps", self.gaps, "--row", "12"], rc=2)
+        self.assertIn("(see gapsim solve --help)", r.stderr)
 
     # ---- gen ------------------------------------------------------------------------------------
     def test_wait_interrupted_on_a_terminal(self):

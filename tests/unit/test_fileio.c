@@ -4,9 +4,12 @@
  * with their size cap, an aborted write leaving nothing, a directory
  * refused as a target when the write is opened; a device node or a FIFO
  * written into, never replaced (a full device's ENOSPC reported), a symlink
- * to a file kept and its file replaced; the probe of a write that leaves
- * nothing (and does not wait for a FIFO's reader); gs_file_same through
- * hard links, symlinks and names not there yet. Device nodes are made here with
+ * to a file kept and its file replaced, a dangling symlink followed as the
+ * shell's > follows it (its file created, through a chain of links; where
+ * it cannot be, an error and the link untouched); the probe of a write that leaves
+ * nothing (and does not wait for a FIFO's reader); a flush that reports a
+ * full device before any commit; gs_file_same through hard links, symlinks,
+ * dangling ones and names not there yet. Device nodes are made here with
  * mknod (root; skipped otherwise), never the system's. */
 #define _GNU_SOURCE /* mknod, makedev */
 #include <dirent.h>
@@ -211,6 +214,155 @@ GS_TEST(a_symlink_keeps_pointing_at_its_file)
     struct stat st;
     GS_CHECK(lstat(link, &st) == 0 && S_ISLNK(st.st_mode));
     GS_CHECK(stat(file, &st) == 0 && st.st_size == 20);
+    GS_CHECK_INT(entries(dir), 2);
+}
+
+/* lstat says a symlink whose text is want. */
+static int is_link_to(const char *path, const char *want)
+{
+    struct stat st;
+    char txt[600];
+    if (lstat(path, &st) != 0 || !S_ISLNK(st.st_mode))
+        return 0;
+    ssize_t n = readlink(path, txt, sizeof txt - 1);
+    if (n < 0)
+        return 0;
+    txt[n] = '\0';
+    return strcmp(txt, want) == 0;
+}
+
+static long file_size(const char *path)
+{
+    struct stat st;
+    return lstat(path, &st) == 0 && S_ISREG(st.st_mode) ? (long)st.st_size : -1;
+}
+
+/* A dangling symlink is followed as the shell's > follows it: the file it
+ * names is created (the temporary file beside it), the link stays a link
+ * (a rename over it made it a regular file, and target.csv never came). */
+GS_TEST(a_dangling_symlink_creates_its_file)
+{
+    char dir[512], link[600], target[600];
+    GS_CHECK(scratch(dir));
+    snprintf(link, sizeof link, "%s/dl.csv", dir);
+    snprintf(target, sizeof target, "%s/target.csv", dir);
+    GS_CHECK_INT(symlink("target.csv", link), 0);
+    gs_error e;
+    GS_CHECK_INT(gs_wfile_probe(link, &e), GS_OK);
+    GS_CHECK_INT(entries(dir), 1);
+    write_bytes(link, 30, 4);
+    GS_CHECK(is_link_to(link, "target.csv"));
+    GS_CHECK_INT(file_size(target), 30);
+    GS_CHECK_INT(entries(dir), 2); /* no temporary file left */
+    GS_CHECK_INT(gs_file_same(link, target), 1);
+    /* an absolute link text, the same */
+    char abs_link[600], abs_target[600];
+    snprintf(abs_link, sizeof abs_link, "%s/abs.csv", dir);
+    snprintf(abs_target, sizeof abs_target, "%s/abs_target.csv", dir);
+    GS_CHECK_INT(symlink(abs_target, abs_link), 0);
+    GS_CHECK_INT(gs_file_same(abs_link, abs_target), 1); /* both not there yet */
+    write_bytes(abs_link, 7, 1);
+    GS_CHECK(is_link_to(abs_link, abs_target));
+    GS_CHECK_INT(file_size(abs_target), 7);
+    GS_CHECK_INT(entries(dir), 4);
+}
+
+/* A chain of two dangling links, each one's text read from its own
+ * directory: l1 -> sub/l2 -> t.bin is sub/t.bin, not t.bin. */
+GS_TEST(a_chain_of_dangling_symlinks)
+{
+    char dir[512], sub[600], l1[600], l2[600], t[600], wrong[600];
+    GS_CHECK(scratch(dir));
+    snprintf(sub, sizeof sub, "%s/sub", dir);
+    snprintf(l1, sizeof l1, "%s/l1", dir);
+    snprintf(l2, sizeof l2, "%s/sub/l2", dir);
+    snprintf(t, sizeof t, "%s/sub/t.bin", dir);
+    snprintf(wrong, sizeof wrong, "%s/t.bin", dir);
+    GS_CHECK_INT(mkdir(sub, 0755), 0);
+    GS_CHECK_INT(symlink("sub/l2", l1), 0);
+    GS_CHECK_INT(symlink("t.bin", l2), 0);
+    write_bytes(l1, 11, 2);
+    GS_CHECK(is_link_to(l1, "sub/l2"));
+    GS_CHECK(is_link_to(l2, "t.bin"));
+    GS_CHECK_INT(file_size(t), 11);
+    GS_CHECK_INT(file_size(wrong), -1);
+    GS_CHECK_INT(entries(dir), 2);
+    GS_CHECK_INT(entries(sub), 2);
+    /* written again through the chain, now to an existing file */
+    write_bytes(l1, 5, 3);
+    GS_CHECK(is_link_to(l1, "sub/l2") && is_link_to(l2, "t.bin"));
+    GS_CHECK_INT(file_size(t), 5);
+    GS_CHECK_INT(entries(sub), 2);
+}
+
+/* A dangling link whose file cannot be created: a link into a missing
+ * directory, a loop, /proc/self/fd/N of a closed descriptor (as
+ * /dev/stdout is with fd 1 closed): the open and the probe fail, naming
+ * the link, and the link is left as it was. */
+GS_TEST(a_dangling_symlink_that_cannot_be_followed_stays)
+{
+    char dir[512], nodir[600], loop1[600], loop2[600], fdlink[600], fdtext[64];
+    GS_CHECK(scratch(dir));
+    snprintf(nodir, sizeof nodir, "%s/nodir.csv", dir);
+    snprintf(loop1, sizeof loop1, "%s/loop1", dir);
+    snprintf(loop2, sizeof loop2, "%s/loop2", dir);
+    snprintf(fdlink, sizeof fdlink, "%s/mystdout", dir);
+    int fd = 900; /* a descriptor number not open here */
+    while (fcntl(fd, F_GETFD) != -1)
+        fd++;
+    snprintf(fdtext, sizeof fdtext, "/proc/self/fd/%d", fd);
+    GS_CHECK_INT(symlink("no/such/dir/x.csv", nodir), 0);
+    GS_CHECK_INT(symlink("loop2", loop1), 0);
+    GS_CHECK_INT(symlink("loop1", loop2), 0);
+    GS_CHECK_INT(symlink(fdtext, fdlink), 0);
+    const char *links[3] = {nodir, loop1, fdlink};
+    for (int i = 0; i < 3; i++) {
+        gs_wfile wf = {0};
+        gs_error e = {0};
+        GS_CHECK_INT(gs_wfile_open(&wf, links[i], &e), GS_ERR_IO);
+        GS_CHECK(strstr(e.msg, links[i]) != NULL);
+        GS_CHECK(wf.fp == NULL && wf.tmp == NULL);
+        GS_CHECK_INT(gs_wfile_probe(links[i], &e), GS_ERR_IO);
+    }
+    gs_wfile wf = {0};
+    gs_error e = {0};
+    GS_CHECK_INT(gs_wfile_open(&wf, nodir, &e), GS_ERR_IO);
+    GS_CHECK(strstr(e.msg, "no/such/dir/x.csv") != NULL);
+    GS_CHECK(strstr(e.msg, "No such file or directory") != NULL);
+    GS_CHECK_INT(gs_wfile_open(&wf, loop1, &e), GS_ERR_IO);
+    GS_CHECK(strstr(e.msg, "Too many levels of symbolic links") != NULL);
+    GS_CHECK(is_link_to(nodir, "no/such/dir/x.csv"));
+    GS_CHECK(is_link_to(loop1, "loop2"));
+    GS_CHECK(is_link_to(loop2, "loop1"));
+    GS_CHECK(is_link_to(fdlink, fdtext));
+    GS_CHECK_INT(entries(dir), 4);
+}
+
+/* gs_wfile_flush reports a full device's ENOSPC before any commit (a
+ * program committing two files together aborts both then); on a regular
+ * file it is followed by the commit as usual. */
+GS_TEST(flush_reports_before_the_commit)
+{
+    char dir[512], path[600], full_dev[600];
+    GS_CHECK(scratch(dir));
+    snprintf(path, sizeof path, "%s/a.bin", dir);
+    gs_wfile wf = {0};
+    gs_error e = {0};
+    GS_CHECK_INT(gs_wfile_open(&wf, path, &e), GS_OK);
+    GS_CHECK_INT(gs_wfile_write(&wf, "abc", 3, &e), GS_OK);
+    GS_CHECK_INT(gs_wfile_flush(&wf, &e), GS_OK);
+    GS_CHECK_INT(file_size(path), -1); /* not committed yet */
+    GS_CHECK_INT(gs_wfile_commit(&wf, &e), GS_OK);
+    GS_CHECK_INT(file_size(path), 3);
+    GS_CHECK_INT(entries(dir), 1);
+    if (!make_dev(full_dev, sizeof full_dev, dir, "full", 7))
+        return;
+    GS_CHECK_INT(gs_wfile_open(&wf, full_dev, &e), GS_OK);
+    GS_CHECK_INT(gs_wfile_write(&wf, "abc", 3, &e), GS_OK); /* buffered */
+    GS_CHECK_INT(gs_wfile_flush(&wf, &e), GS_ERR_IO);
+    GS_CHECK_INT(e.sys_errno, ENOSPC);
+    gs_wfile_abort(&wf);
+    GS_CHECK(is_chr(full_dev));
     GS_CHECK_INT(entries(dir), 2);
 }
 
