@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -184,9 +185,52 @@ static gs_err open_tmp(gs_wfile *wf, const char *via, gs_error *err)
     return stream_on(wf, fd, wf->tmp, err);
 }
 
+/* The descriptor path names when it is one of this process's open ones
+ * (/dev/stdout 1, /dev/stderr 2, /dev/fd/N, /proc/self/fd/N), else -1.
+ * Such an output is written through a duplicate of it, where and as the
+ * shell opened it (after `>> file`: appended), never replaced: following
+ * the link to the file and renaming over it dropped what `>>` kept. */
+static int fd_alias(const char *path)
+{
+    static const char *const dir[] = {"/dev/fd/", "/proc/self/fd/"};
+    long fd = !strcmp(path, "/dev/stdout") ? 1 : !strcmp(path, "/dev/stderr") ? 2 : -1;
+    for (int i = 0; fd < 0 && i < 2; i++) {
+        const size_t dl = strlen(dir[i]);
+        char *end = NULL;
+        if (!strncmp(path, dir[i], dl) && path[dl] >= '0' && path[dl] <= '9') {
+            errno = 0;
+            const long v = strtol(path + dl, &end, 10);
+            fd = !errno && *end == '\0' && v <= INT_MAX ? v : -1;
+        }
+    }
+    return fd >= 0 && fcntl((int)fd, F_GETFL) != -1 ? (int)fd : -1;
+}
+
+/* wf writing into a duplicate of the open descriptor fd (fd_alias). */
+static gs_err open_alias(gs_wfile *wf, const char *path, int fd, gs_error *err)
+{
+    if (!(wf->path = strdup(path)))
+        return gs_errorf(err, GS_ERR_NOMEM, "", "no memory for the file name '%s'", path);
+    const int acc = fcntl(fd, F_GETFL) & O_ACCMODE;
+    if (acc == O_RDONLY)
+        return gs_errorf(err, GS_ERR_IO, "", "cannot write '%s': descriptor %d is open for "
+                         "reading only", path, fd);
+    const int dup = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+    if (dup < 0)
+        return gs_errorf(err, GS_ERR_IO, "", "cannot open '%s': %s", path, strerror(errno));
+    return stream_on(wf, dup, path, err);
+}
+
 gs_err gs_wfile_open(gs_wfile *wf, const char *path, gs_error *err)
 {
     memset(wf, 0, sizeof *wf);
+    const int fd = fd_alias(path);
+    if (fd >= 0) {
+        gs_err rc = open_alias(wf, path, fd, err);
+        if (rc)
+            gs_wfile_abort(wf);
+        return rc;
+    }
     int direct = 0, via_link = 0;
     gs_err rc = wfile_target(path, &wf->path, &direct, &via_link, err);
     if (!rc)
@@ -199,6 +243,13 @@ gs_err gs_wfile_open(gs_wfile *wf, const char *path, gs_error *err)
 gs_err gs_wfile_probe(const char *path, gs_error *err)
 {
     gs_wfile wf = {0};
+    if (fd_alias(path) >= 0) { /* written through a duplicate: opening it is the check */
+        gs_err rc = gs_wfile_open(&wf, path, err);
+        if (!rc)
+            fclose(wf.fp);
+        free(wf.path);
+        return rc;
+    }
     int direct = 0, via_link = 0;
     gs_err rc = wfile_target(path, &wf.path, &direct, &via_link, err);
     if (!rc && direct && access(wf.path, W_OK) != 0)

@@ -10,7 +10,10 @@
  * Targets that are not regular files are written into, never replaced: a
  * rename over a device node, a FIFO or /dev/stdout would put a regular file
  * in its place (as root: /dev/null or /dev/full themselves). A symlink to a
- * regular file stays: its file is replaced. A symlink that names no file
+ * regular file stays: its file is replaced. A name of one of the process's
+ * open descriptors (/dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N)
+ * is written through a duplicate of it, where and as the shell opened it
+ * (after `>> log`: appended to log). A symlink that names no file
  * yet (dangling) is followed as the shell's > follows it: its file is
  * created, the link stays; if that file cannot be created the write fails
  * and the link is untouched (a rename over it replaced /dev/stdout once).

@@ -58,8 +58,9 @@ int gc_global_opt(gc_ctx *cx, const char *prog, int argc, char **argv, int *a)
             gc_usage_error(prog, "%s needs a value", names[i]);
             return -1;
         }
-        if (i == 0 && !*v) {
-            gc_usage_error(prog, "--server needs a URL");
+        if (!*v) { /* an empty token or file name is a mistake, not "none" */
+            gc_usage_error(prog, "%s needs a %s, not an empty value", names[i],
+                           i == 0 ? "URL" : i == 1 ? "token" : "file");
             return -1;
         }
         *(i == 0 ? &cx->server : i == 1 ? &cx->token : &cx->cacert) = v;

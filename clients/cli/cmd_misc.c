@@ -3,11 +3,10 @@
  * as gapsim-gen: its option table read by gc_args like every command's, with
  * the global options; its failure exit 1 becomes 5, a local file/model
  * error; its report held until the run ends, printed only when it succeeded,
- * and an output directory it made removed when it failed) and `gapsim
- * health` (GET /healthz).
+ * and the output directories it made removed when it failed, if empty) and
+ * `gapsim health` (GET /healthz).
  */
 #define _GNU_SOURCE /* memfd_create */
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,11 +22,16 @@
 #include "out.h"
 #include "progress.h"
 
-/* The shortest leading part of dir (cut at a '/', or dir itself) that is
- * not there: the first directory gs_gen_run's mkdir -p will make
- * (malloc'ed), or NULL when every part is there. */
-static char *first_missing(const char *dir)
+/* The directories of dir (each leading part, cut at a '/', and dir
+ * itself) that this call creates, as mkdir -p would, recorded in *made
+ * (malloc'ed names, *n_made of them, parents first): only those that
+ * mkdir created, so a name that was there, also reached through "..", is
+ * never recorded. Best effort: a part that cannot be made stops it (the
+ * generator's own mkdir then reports why). */
+static void make_dirs_recorded(const char *dir, char ***made, int *n_made)
 {
+    *made = NULL;
+    *n_made = 0;
     char *buf = strdup(dir);
     const size_t len = buf ? strlen(buf) : 0;
     for (size_t i = 1; buf && i <= len; i++) {
@@ -35,47 +39,32 @@ static char *first_missing(const char *dir)
             continue;
         const char c = buf[i];
         buf[i] = '\0';
-        struct stat st;
-        if (lstat(buf, &st) != 0 && errno == ENOENT)
-            return buf;
+        if (mkdir(buf, 0777) == 0) {
+            char **grown = realloc(*made, (size_t)(*n_made + 1) * sizeof *grown);
+            char *name = grown ? strdup(buf) : NULL;
+            if (!name) { /* cannot record it: undo it now, the generator makes it again */
+                (void)rmdir(buf);
+                if (grown)
+                    *made = grown;
+                break;
+            }
+            *made = grown;
+            (*made)[(*n_made)++] = name;
+        } else if (errno != EEXIST) {
+            break;
+        }
         buf[i] = c;
     }
     free(buf);
-    return NULL;
 }
 
-/* After a failed run: the directories it made (dir and its parents down to
- * top, the first that was missing) removed, with the files the run left in
- * dir (a model written before its gap cloud failed). Nothing else was
- * there: the directories did not exist before the run. */
-static void remove_made(const char *dir, const char *top)
+/* After a failed run: the directories make_dirs_recorded made removed,
+ * deepest first, with rmdir only: a directory that holds anything (a file
+ * the run left, another process's) stays, and no file is ever deleted. */
+static void remove_made(char **made, int n_made)
 {
-    DIR *d = opendir(dir);
-    for (struct dirent *ent; d && (ent = readdir(d));) {
-        char path[8192];
-        struct stat st;
-        if (!strcmp(ent->d_name, ".") || !strcmp(ent->d_name, "..") ||
-            (size_t)snprintf(path, sizeof path, "%s/%s", dir, ent->d_name) >= sizeof path)
-            continue;
-        if (lstat(path, &st) == 0 && S_ISREG(st.st_mode))
-            (void)unlink(path);
-    }
-    if (d)
-        closedir(d);
-    char *cur = strdup(dir);
-    const size_t top_len = strlen(top);
-    while (cur && strlen(cur) >= top_len) {
-        size_t len = strlen(cur);
-        while (len > 1 && cur[len - 1] == '/') /* "out/" is out */
-            cur[--len] = '\0';
-        if (len < top_len || rmdir(cur) != 0)
-            break;
-        char *slash = strrchr(cur, '/');
-        if (!slash)
-            break;
-        *slash = '\0';
-    }
-    free(cur);
+    for (int i = n_made - 1; i >= 0; i--)
+        (void)rmdir(made[i]);
 }
 
 /* gs_gen_run with its report (stdout) held in memory until it ends: printed
@@ -128,11 +117,15 @@ int gc_cmd_gen(gc_ctx *cx, int argc, char **argv)
     if (rc >= 0)
         return rc;
     const char *dir = out_k >= 0 && ga.value[out_k] ? ga.value[out_k] : ".";
-    char *top = first_missing(dir); /* what the run will make, if anything */
+    char **made;
+    int n_made;
+    make_dirs_recorded(dir, &made, &n_made); /* to take back what a failed run made */
     rc = run_held(cmd.prog, &ga);
-    if (rc == 1 && top) /* a failed run leaves no directory of its own behind */
-        remove_made(dir, top);
-    free(top);
+    if (rc != 0) /* a failed run leaves no (empty) directory of its own behind */
+        remove_made(made, n_made);
+    for (int i = 0; i < n_made; i++)
+        free(made[i]);
+    free(made);
     return rc == 1 ? GC_EFILE : rc; /* 0 ok, 2 usage */
 }
 

@@ -12,6 +12,7 @@
  * written (exit 2); an output that cannot be written leaves none and prints
  * nothing (exit 5). docs/cli.md, docs/fe-import.md.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -138,7 +139,12 @@ static int pair_write(const char *prog, const char *out_s, const char *gaps_s,
     for (int k = 0; k < pr->np; k++)
         g[k] = pr->pairs[k].gap;
     int rc = GC_OK;
-    if (out_s)
+    if (out_s && gaps_s && gs_file_same(out_s, gaps_s)) { /* one would replace the other */
+        fprintf(stderr, "%s: -o '%s' and --gaps-out '%s' are the same file: name two files\n",
+                prog, out_s, gaps_s);
+        rc = GC_EUSAGE;
+    }
+    if (rc == GC_OK && out_s)
         rc = gc_out_open(prog, out_s, &wj);
     if (rc == GC_OK && gaps_s)
         rc = gc_out_open(prog, gaps_s, &wg);
@@ -158,6 +164,13 @@ static int pair_write(const char *prog, const char *out_s, const char *gaps_s,
             rc = gc_out_flush(prog, &wj);
         }
     }
+    /* without -o the JSON goes to stdout, before the commit: a stdout that
+     * cannot take it (a full disk) leaves no --gaps-out file either */
+    if (rc == GC_OK && !out_s &&
+        (fwrite(json, 1, json_len, stdout) != json_len || fflush(stdout) != 0)) {
+        fprintf(stderr, "%s: cannot write the JSON on stdout: %s\n", prog, strerror(errno));
+        rc = GC_EFILE;
+    }
     /* both written: the commits (renames) */
     if (rc == GC_OK && gaps_s)
         rc = gc_out_commit(prog, &wg);
@@ -166,8 +179,6 @@ static int pair_write(const char *prog, const char *out_s, const char *gaps_s,
     gc_out_abort(&wj);
     gc_out_abort(&wg);
     free(g);
-    if (rc == GC_OK && !out_s)
-        fwrite(json, 1, json_len, stdout); /* a failed stdout: main's exit 5 */
     free(json);
     return rc;
 }

@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -17,19 +18,33 @@
 #define TMP_SLOTS 4
 static char tmp_path[TMP_SLOTS][PATH_MAX + 32];
 static volatile sig_atomic_t tmp_armed[TMP_SLOTS];
+/* A temporary file is being created and armed: a signal then only records
+ * itself (pending) and the opener ends the command once its file is armed.
+ * No signal is blocked: the handler may run on any thread (OpenBLAS's
+ * workers exist from the start), and an open that waits (a FIFO's, for
+ * its reader) must stay interruptible. */
+static volatile sig_atomic_t creating, pending;
 
 static const int caught[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
 
 /* Async-signal-safe: unlink of names copied beforehand, then the signal
- * again with its default action (delivered when this handler returns: the
- * signal is blocked while it runs), which ends the command. */
-static void on_signal(int sig)
+ * again with its default action, which ends the command. */
+static void end_by(int sig)
 {
     for (int i = 0; i < TMP_SLOTS; i++)
         if (tmp_armed[i])
             (void)unlink(tmp_path[i]);
     signal(sig, SIG_DFL);
     raise(sig);
+}
+
+static void on_signal(int sig)
+{
+    if (creating) {
+        pending = sig;
+        return;
+    }
+    end_by(sig);
 }
 
 void gc_catch_signals(void)
@@ -46,16 +61,6 @@ void gc_catch_signals(void)
             continue; /* nohup: stays ignored */
         sigaction(caught[i], &sa, NULL);
     }
-}
-
-/* Block (how SIG_BLOCK) or restore the caught signals. */
-static void block_caught(int how, sigset_t *old)
-{
-    sigset_t set;
-    sigemptyset(&set);
-    for (size_t i = 0; i < sizeof caught / sizeof caught[0]; i++)
-        sigaddset(&set, caught[i]);
-    sigprocmask(how, how == SIG_BLOCK ? &set : old, how == SIG_BLOCK ? old : NULL);
 }
 
 static void arm(const char *tmp)
@@ -80,12 +85,17 @@ static void disarm(const char *tmp)
 int gc_out_open(const char *prog, const char *path, gs_wfile *wf)
 {
     gs_error e;
-    sigset_t old;
-    block_caught(SIG_BLOCK, &old); /* no signal between the file's creation and its arming */
+    /* an existing FIFO or device is written into (no temporary file): its
+     * open may wait for a reader, interruptible as any wait */
+    struct stat st;
+    const int direct = stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
+    creating = !direct;
     gs_err rc = gs_wfile_open(wf, path, &e);
     if (rc == GS_OK)
         arm(wf->tmp);
-    block_caught(SIG_SETMASK, &old);
+    creating = 0;
+    if (pending) /* a signal came while the file was made: end now, the file removed */
+        end_by(pending);
     if (rc != GS_OK) {
         fprintf(stderr, "%s: %s\n", prog, e.msg);
         return GC_EFILE;

@@ -202,6 +202,9 @@ static int parse_token(char *tok, bench_variant *v, int *nv, int cap, char *msg,
         v[(*nv)++] = (bench_variant){.method = GS_METHOD_AUTO, .ngaps = ngaps};
         return 0;
     }
+    const size_t tl = strlen(tok);
+    if (tok[0] == ':' || (tl && tok[tl - 1] == ':') || strstr(tok, "::"))
+        return gs_arg_msg(msg, mcap, "--methods: '%s': an empty field between ':'", whole), -1;
     char *save = NULL, *part = strtok_r(tok, ":", &save);
     gs_method m;
     if (!part || gs_method_parse(part, &m) != 0)

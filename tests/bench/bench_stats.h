@@ -24,7 +24,8 @@ double bench_median(const double *sorted, int n);
 /* Nearest rank of sorted v[0..n): the ceil(num n / den)-th smallest value
  * (at least the first), 0 <= num <= den; NaN for n = 0. */
 double bench_rank(const double *sorted, int n, int num, int den);
-/* Sorts v, then its median. */
+/* The median of the values of v[0..n) that are not NaN (v is reordered:
+ * those first, sorted); NaN when there is none. */
 double bench_median_of(double *v, int n);
 
 /* Seconds of the bound for one gap's multipliers lam (best of 3): dpotrf of

@@ -60,6 +60,10 @@ check "@0: the token and why" refused 2 "'gi@0': @K needs a gap count K >= 1" \
   "${small[@]}" --methods gi@0
 check "unknown method: the token and why" refused 2 "'foo': unknown method 'foo'" \
   "${small[@]}" --methods foo
+for t in 'gi:' 'gi::dual' ':gi'; do
+  check "empty field in '$t' refused" refused 2 "'$t': an empty field between ':'" \
+    "${small[@]}" --methods "$t"
+done
 for v in 0 -1e-7 abc; do
   check "--check $v refused" refused 2 "--check: '$v' is not" "${small[@]}" --check "$v"
 done

@@ -69,6 +69,27 @@ check "gaps-out /dev/full without -o: nothing on stdout" test ! -s "$TMP/full2.o
 "$BIN/gapsim" pair --upper "$TMP/upper.csv" --lower "$TMP/lower.csv" -o /dev/full \
   --gaps-out "$TMP/g2.npy" > /dev/null 2>&1
 check "-o /dev/full exits 5, no --gaps-out file" test $? -eq 5 -a ! -e "$TMP/g2.npy"
+# without -o the JSON goes to stdout: a stdout that cannot take it (a full
+# disk) leaves no --gaps-out file (it was committed first), no report
+"$BIN/gapsim" pair --upper "$TMP/upper.csv" --lower "$TMP/lower.csv" \
+  --gaps-out "$TMP/g3.npy" > /dev/full 2> "$TMP/full3.txt"
+check "stdout /dev/full exits 5, no --gaps-out file" test $? -eq 5 -a ! -e "$TMP/g3.npy"
+check "stdout /dev/full: the reason, no report" \
+  test "$(grep -c 'No space left on device' "$TMP/full3.txt")" -ge 1 -a \
+       "$(grep -c 'pairs' "$TMP/full3.txt")" -eq 0
+# -o and --gaps-out naming one file: the gaps were lost under the JSON
+"$BIN/gapsim" pair --upper "$TMP/upper.csv" --lower "$TMP/lower.csv" -o "$TMP/same" \
+  --gaps-out "$TMP/same" > /dev/null 2> "$TMP/same.txt"
+check "-o and --gaps-out the same file exits 2" test $? -eq 2
+check "-o and --gaps-out the same file: said, nothing written" \
+  test "$(grep -c 'are the same file' "$TMP/same.txt")" -eq 1 -a ! -e "$TMP/same"
+# a FIFO without a reader: the open waits, and ^C must still end it (the
+# signals were blocked around the open: only kill -9 ended it)
+mkfifo "$TMP/ff"
+OPENBLAS_NUM_THREADS=1 timeout -s INT -k 5 1 "$BIN/gapsim" pair --upper "$TMP/upper.csv" \
+  --lower "$TMP/lower.csv" -o "$TMP/ff" > /dev/null 2>&1
+check "-o FIFO without a reader: ^C ends it (124, not killed: 137)" test $? -eq 124
+rm -f "$TMP/ff"
 check "no temporary file left" test -z "$(ls "$TMP" | grep '\.tmp\.')"
 
 cli_finish

@@ -758,6 +758,20 @@ class CliTest(DaemonCase):
         self.cli(["gen", "--kind", "lap", "--small", "--out", out, "--name", "x" * 240,
                   "--gaps", "3", "--no-cond"], rc=5, server=False)
         self.assertEqual(os.listdir(out), [])
+        # ... also reached through "..": a failed run deleted every file of
+        # the directory that was there (it took "new/.." for a new directory)
+        mine = self.scratch("gen-mine")
+        for name in ("thesis.tex", "data.csv"):
+            with open(os.path.join(mine, name), "w") as f:
+                f.write(name)
+        os.mkdir(os.path.join(mine, "m.gaps.npy"))  # the gap file cannot be written
+        for via in ("new/..", "new/../../gen-mine"):
+            self.cli(["gen", "--kind", "lap", "--small", "--out", os.path.join(mine, via),
+                      "--name", "m", "--gaps", "3", "--no-cond"], rc=5, server=False)
+            for name in ("thesis.tex", "data.csv"):
+                with open(os.path.join(mine, name)) as f:
+                    self.assertEqual(f.read(), name, via)
+            self.assertNotIn("new", os.listdir(mine), via)  # made by the run: taken back
 
     def test_json_lines_escape_paths(self):
         """The --json lines the command builds itself (export -o, --series,

@@ -217,6 +217,46 @@ GS_TEST(a_symlink_keeps_pointing_at_its_file)
     GS_CHECK_INT(entries(dir), 2);
 }
 
+/* A name of an open descriptor (/dev/fd/N, /proc/self/fd/N; /dev/stdout is
+ * /dev/fd/1) is written through a duplicate: after `>> log` the bytes are
+ * appended to log, the same file (it was followed to log and log replaced:
+ * its earlier lines lost). */
+GS_TEST(an_open_descriptor_is_appended_to)
+{
+    char dir[512], log[600], name[64];
+    GS_CHECK(scratch(dir));
+    snprintf(log, sizeof log, "%s/log.txt", dir);
+    for (int k = 0; k < 2; k++) {
+        int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        GS_CHECK(fd >= 0 && write(fd, "keep\n", 5) == 5);
+        close(fd);
+        fd = open(log, O_WRONLY | O_APPEND); /* the shell's >> */
+        GS_CHECK(fd >= 0);
+        struct stat before, after;
+        GS_CHECK(fstat(fd, &before) == 0);
+        snprintf(name, sizeof name, k ? "/proc/self/fd/%d" : "/dev/fd/%d", fd);
+        gs_wfile wf;
+        gs_error e;
+        GS_CHECK_MSG(gs_wfile_open(&wf, name, &e) == GS_OK, "%s", e.msg);
+        GS_CHECK(wf.tmp == NULL); /* written into, no temporary file */
+        GS_CHECK(gs_wfile_write(&wf, "new\n", 4, &e) == GS_OK);
+        GS_CHECK(gs_wfile_commit(&wf, &e) == GS_OK);
+        GS_CHECK(fcntl(fd, F_GETFD) != -1); /* the caller's descriptor stays open */
+        close(fd);
+        char buf[32] = {0};
+        fd = open(log, O_RDONLY);
+        GS_CHECK(fd >= 0 && read(fd, buf, sizeof buf - 1) == 9);
+        close(fd);
+        GS_CHECK_MSG(!strcmp(buf, "keep\nnew\n"), "%s", buf);
+        GS_CHECK(stat(log, &after) == 0 && after.st_ino == before.st_ino);
+        GS_CHECK_INT(entries(dir), 1);
+    }
+    /* a closed descriptor's name is no alias: a new file beside nothing */
+    gs_wfile wf;
+    gs_error e;
+    GS_CHECK(gs_wfile_open(&wf, "/dev/fd/987", &e) != GS_OK);
+}
+
 /* lstat says a symlink whose text is want. */
 static int is_link_to(const char *path, const char *want)
 {
