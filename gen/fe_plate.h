@@ -137,8 +137,9 @@ gs_err gs_fe_plate_assemble(const gs_fe_plate *pl, int apply_bc, double q, doubl
 /* The stiffness of the free DOFs as a sparse matrix, uncondensed (what an FE
  * tool would export for the whole mesh): lower triangle (stype -1), rows in
  * DOF order with the fixed DOFs removed, row labels = FE node number + 1 and
- * components 3 (w, translation along z), 4 (theta_x), 5 (theta_y), the
- * Abaqus / Nastran numbering. row_of (ndof, may be NULL) receives each DOF's
+ * components 3 (w, translation along z: Abaqus's and Nastran's DOF 3), 4
+ * (theta_x = dw/dx) and 5 (theta_y = dw/dy): slopes, not Abaqus's or
+ * Nastran's rotations about x and y (their DOF 4 is dw/dy, 5 is -dw/dx). row_of (ndof, may be NULL) receives each DOF's
  * row, -1 for a fixed DOF. The entries are the sums gs_fe_plate_assemble
  * forms, in the same order. O(nx ny 144 + nnz). */
 gs_err gs_fe_plate_sparse(const gs_fe_plate *pl, gs_spmat *out, int *row_of, gs_error *err);

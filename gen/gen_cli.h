@@ -32,11 +32,17 @@ typedef struct {
 extern const char gs_gen_usage[];
 extern const char gs_gen_help[];
 
-/* Check the options (values, combinations), build the model, check the gap
- * cloud's mean and peak can be met, write the files and print the report;
- * prog prefixes the messages ("gapsim-gen", "gapsim gen"). Returns the exit
- * code: 0 ok, 1 failure (model not built or not written), 2 usage (nothing
- * written, nothing on stdout). */
+/* Check the options (values within generator.h's ranges, combinations the
+ * generator can build), the memory and the disk the run needs, build the
+ * model, check the gap cloud's mean and peak can be met and the matrix
+ * format can hold every part, write every file to its temporary file and
+ * commit them together (none on failure), then print the report; prog
+ * prefixes the messages ("gapsim-gen", "gapsim gen"). While it writes,
+ * SIGINT, SIGTERM, SIGHUP and SIGPIPE remove the temporary files, then go
+ * to the action the program had for them (gen_files.h; restored on
+ * return). Returns the exit code: 0 ok, 1 failure (model too large, not
+ * built or not written: no file of the run left; or stdout not written),
+ * 2 usage (nothing written, no directory made, nothing on stdout). */
 int gs_gen_run(const char *prog, const gs_gen_args *a);
 
 /* The checks of gs_gen_run alone (values, combinations), nothing built or

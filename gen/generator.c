@@ -137,24 +137,31 @@ void gs_gen_small_params(gs_gen_kind kind, gs_gen_params *p)
     }
 }
 
+/* lround(x), x >= 0, held within [0, 1e9] (no overflow of the int: a count
+ * that large is refused by the ranges anyway). */
+static int round_count(double x)
+{
+    return x < 1e9 ? (int)lround(x) : 1000000000;
+}
+
 void gs_gen_params_scale(gs_gen_params *p, double s)
 {
     if (!(s > 0.0) || !isfinite(s))
         return;
-    p->nx = (int)lround((p->nx - 1) * s) + 1;
+    p->nx = round_count((p->nx - 1) * s) + 1;
     if (p->nx < 4)
         p->nx = 4;
-    int nyj = (int)lround((p->ny_j - 1) * s) + 1;
+    int nyj = round_count((p->ny_j - 1) * s) + 1;
     if (nyj < 2)
         nyj = 2;
     p->hy *= (double)(p->ny_j - 1) / (nyj - 1);
     p->ny_j = nyj;
     if (p->kind == GS_GEN_SANDWICH) {
-        p->ny_c = (int)lround(p->ny_c * s);
+        p->ny_c = round_count(p->ny_c * s);
         if (p->ny_c < 1)
             p->ny_c = 1;
     }
-    p->fast_every = (int)lround(p->fast_every * s);
+    p->fast_every = round_count(p->fast_every * s);
     if (p->fast_every < 1)
         p->fast_every = 1;
 }
@@ -212,7 +219,10 @@ static int supports_pin(const int *si, const int *sj, int ns)
  * only the rigid modes pinned, but identical supports keep an SRI and a MITC4
  * model of the same parameters comparable node for node. Pinning the
  * checkerboard at the supports removes SRI's exact zero mode, not its
- * near-mechanism (fe_plate.h). */
+ * near-mechanism (fe_plate.h). A plate with a clamped edge (the LAP wing
+ * panel's optional extra row) is restrained by the clamp already: its
+ * points stay where they are placed (on one row they could never pin the
+ * modes by themselves: every point has the same j). */
 static gs_err place_supports(gs_fe_plate *pl, const part_desc *pd, gs_error *err)
 {
     int ns = pd->n_sup_rows * pd->n_sup;
@@ -230,8 +240,8 @@ static gs_err place_supports(gs_fe_plate *pl, const part_desc *pd, gs_error *err
             sj[k] = pd->sup_row[r];
             k++;
         }
-    int ok = 0;
-    for (int attempt = 0; attempt <= 2 * ns && !(ok = supports_pin(si, sj, ns)); attempt++) {
+    int ok = pd->clamp_y0 || pd->clamp_y1;
+    for (int attempt = 0; attempt <= 2 * ns && !ok && !(ok = supports_pin(si, sj, ns)); attempt++) {
         int q = attempt % ns;
         si[q] += si[q] < pl->nx ? 1 : -1;
     }
@@ -327,112 +337,153 @@ static int line_row(int l, int L, int nr)
     return (2 * l + 1) * nr / (2 * L);
 }
 
+/* x within [lo, hi] (NaN is not). */
+static int within(double x, double lo, double hi)
+{
+    return x >= lo && x <= hi;
+}
+
+int gs_gen_far_rows(const gs_gen_params *p, int b)
+{
+    if (b < 0 || b >= GS_GEN_MAX_PARTS)
+        return -1;
+    const double r = p->far_width[b] / p->hy; /* checked before lround: 1e300 / 1e-300 */
+    return r >= 0.0 && r < GS_GEN_ROWS_MAX + 0.5 ? (int)lround(r) : -1;
+}
+
+int gs_gen_far_rows_needed(const gs_gen_params *p, int b)
+{
+    if (p->kind == GS_GEN_SANDWICH)
+        return b == 0 ? 2 : b < 4 ? 1 : 0; /* wing: supports on rows 0 and nf / 2 */
+    if (b == 0) /* wing panel: its clamped edge, or support rows of their own */
+        return p->clamp_far && p->n_support == 0 ? 1 : 2;
+    return b == 1 ? 1 : 0; /* flange: its web line */
+}
+
+/* The ranges of generator.h and the jig's needs; 0 or the error. */
 static int check_params(const gs_gen_params *p, gs_error *err)
 {
     int sw = p->kind == GS_GEN_SANDWICH;
     if (p->kind != GS_GEN_LAP && p->kind != GS_GEN_SANDWICH && p->kind != GS_GEN_LAP_FINE)
         return gs_errorf(err, GS_ERR_INVALID, "kind", "unknown model kind %d", (int)p->kind);
-    if (p->nx < (sw ? 4 : 3) || p->nx > 20000)
-        return gs_errorf(err, GS_ERR_INVALID, "nx", "nx = %d out of range [%d, 20000]", p->nx,
-                         sw ? 4 : 3);
-    if (p->ny_j < 2 || p->ny_j > 2000)
-        return gs_errorf(err, GS_ERR_INVALID, "ny_j", "ny_j = %d out of range [2, 2000]", p->ny_j);
-    if (sw && (p->ny_c < 1 || p->ny_c > 2000))
-        return gs_errorf(err, GS_ERR_INVALID, "ny_c", "ny_c = %d out of range [1, 2000]", p->ny_c);
-    if (!(p->length > 0.0) || !(p->hy > 0.0) || !isfinite(p->length) || !isfinite(p->hy))
-        return gs_errorf(err, GS_ERR_INVALID, "length", "bad dimensions (length %g, hy %g)",
-                         p->length, p->hy);
+    if (p->nx < (sw ? 4 : 3) || p->nx > GS_GEN_NX_MAX)
+        return gs_errorf(err, GS_ERR_INVALID, "nx", "nx = %d out of range [%d, %d]", p->nx,
+                         sw ? 4 : 3, GS_GEN_NX_MAX);
+    if (p->ny_j < 2 || p->ny_j > GS_GEN_NY_MAX)
+        return gs_errorf(err, GS_ERR_INVALID, "ny_j", "ny_j = %d out of range [2, %d]", p->ny_j,
+                         GS_GEN_NY_MAX);
+    if (sw && (p->ny_c < 1 || p->ny_c > GS_GEN_NY_MAX))
+        return gs_errorf(err, GS_ERR_INVALID, "ny_c", "ny_c = %d out of range [1, %d]", p->ny_c,
+                         GS_GEN_NY_MAX);
+    if (!within(p->length, GS_GEN_LEN_MIN, GS_GEN_LEN_MAX) ||
+        !within(p->hy, GS_GEN_LEN_MIN, GS_GEN_LEN_MAX))
+        return gs_errorf(err, GS_ERR_INVALID, "length",
+                         "bad dimensions (length %g, hy %g): each within [%g, %g] mm", p->length,
+                         p->hy, GS_GEN_LEN_MIN, GS_GEN_LEN_MAX);
+    const double hx = p->length / (p->nx - 1), hy = p->hy;
+    if (!within(hx, GS_GEN_LEN_MIN, GS_GEN_LEN_MAX))
+        return gs_errorf(err, GS_ERR_INVALID, "length",
+                         "element size along x length / (nx - 1) = %g mm out of [%g, %g]", hx,
+                         GS_GEN_LEN_MIN, GS_GEN_LEN_MAX);
+    if (!within(hx / hy, 1.0 / GS_GEN_ASPECT_MAX, GS_GEN_ASPECT_MAX))
+        return gs_errorf(err, GS_ERR_INVALID, "hy",
+                         "element aspect ratio hx / hy = %g / %g out of [1/%g, %g]", hx, hy,
+                         GS_GEN_ASPECT_MAX, GS_GEN_ASPECT_MAX);
     int np = gs_gen_kind_parts(p->kind);
     for (int b = 0; b < np; b++) {
-        if (!(p->t[b] > 0.0) || !isfinite(p->t[b]))
-            return gs_errorf(err, GS_ERR_INVALID, "t", "thickness of part %d = %g", b, p->t[b]);
-        if (!(p->far_width[b] >= 0.0) || !isfinite(p->far_width[b]))
-            return gs_errorf(err, GS_ERR_INVALID, "far_width", "far width of part %d = %g", b,
-                             p->far_width[b]);
+        if (!within(p->t[b], GS_GEN_LEN_MIN, GS_GEN_LEN_MAX))
+            return gs_errorf(err, GS_ERR_INVALID, "t", "thickness of part %d = %g out of [%g, %g] mm",
+                             b, p->t[b], GS_GEN_LEN_MIN, GS_GEN_LEN_MAX);
+        if (!(p->t[b] >= GS_GEN_THIN_MIN * fmax(hx, hy)))
+            return gs_errorf(err, GS_ERR_INVALID, "t",
+                             "thickness of part %d = %g mm below %g x the element size %g mm",
+                             b, p->t[b], GS_GEN_THIN_MIN, fmax(hx, hy));
+        if (!within(p->far_width[b], 0.0, GS_GEN_LEN_MAX) || gs_gen_far_rows(p, b) < 0)
+            return gs_errorf(err, GS_ERR_INVALID, "far_width",
+                             "far width of part %d = %g mm: within [0, %g] mm and at most %d "
+                             "element rows of hy = %g mm", b, p->far_width[b], GS_GEN_LEN_MAX,
+                             GS_GEN_ROWS_MAX, hy);
     }
     if (p->element != GS_FE_SRI && p->element != GS_FE_MITC4)
         return gs_errorf(err, GS_ERR_INVALID, "element",
                          "plate element %d: GS_FE_SRI or GS_FE_MITC4", (int)p->element);
-    if (!(p->E > 0.0) || !(p->nu > -1.0 && p->nu < 0.5))
+    if (!(p->E > 0.0 && p->E <= GS_GEN_E_MAX) || !(p->nu > -1.0 && p->nu < 0.5))
         return gs_errorf(err, GS_ERR_INVALID, "E", "bad material E = %g, nu = %g", p->E, p->nu);
     if (p->fast_every < 1 || (p->fast_lines != 1 && p->fast_lines != 2))
         return gs_errorf(err, GS_ERR_INVALID, "fast_every",
                          "fastener spacing %d (>= 1) / lines %d (1 or 2)", p->fast_every,
                          p->fast_lines);
-    if (!(p->fast_load >= 0.0) || !isfinite(p->fast_load))
-        return gs_errorf(err, GS_ERR_INVALID, "fast_load", "fastener load %g", p->fast_load);
-    if (p->n_support < 0 || p->n_support > 32)
-        return gs_errorf(err, GS_ERR_INVALID, "n_support", "n_support = %d", p->n_support);
+    if (!within(p->fast_load, 0.0, GS_GEN_LOAD_MAX))
+        return gs_errorf(err, GS_ERR_INVALID, "fast_load", "fastener load %g out of [0, %g] N",
+                         p->fast_load, GS_GEN_LOAD_MAX);
+    if (p->n_support < 0 || p->n_support == 1 || p->n_support > GS_GEN_SUPPORTS_MAX)
+        return gs_errorf(err, GS_ERR_INVALID, "n_support", "n_support = %d: 0 or 2..%d",
+                         p->n_support, GS_GEN_SUPPORTS_MAX);
+    if (!sw && !p->clamp_far && p->n_support < 2)
+        return gs_errorf(err, GS_ERR_INVALID, "n_support",
+                         "an unclamped wing panel needs n_support >= 2, got %d", p->n_support);
+    if (sw && p->n_support < 2)
+        return gs_errorf(err, GS_ERR_INVALID, "n_support", "sandwich: n_support = %d, need >= 2",
+                         p->n_support);
+    for (int b = 0; b < np; b++) {
+        const int need = gs_gen_far_rows_needed(p, b);
+        if (gs_gen_far_rows(p, b) < need) {
+            char field[32];
+            snprintf(field, sizeof field, "far_width[%d]", b);
+            return gs_errorf(err, GS_ERR_INVALID, field,
+                             "part %d needs >= %d element row%s beyond the junction (%s), got "
+                             "far width %g mm / hy %g mm", b, need, need == 1 ? "" : "s",
+                             sw ? (b == 0 ? "its support rows" : b == 1 ? "its web line"
+                                                                        : "its support margin")
+                                : (b == 1 ? "its web" : need == 1 ? "its clamped edge"
+                                                                  : "its support rows"),
+                             p->far_width[b], hy);
+        }
+    }
     return GS_OK;
 }
 
-gs_err gs_gen_assembly(const gs_gen_params *p, gs_model **out, gs_gen_info *info,
-                       gs_error *err)
+/* The layout of a model: its parts, nodes, pairs and fastener candidates
+ * (for parameters check_params accepted). */
+typedef struct {
+    part_desc pd[GS_GEN_MAX_PARTS];
+    int np, n_nodes, m, n_fast;
+    int nst, off, lines_j, lines_c; /* fastener stations and lines */
+} gen_layout;
+
+static void plan_layout(const gs_gen_params *p, gen_layout *L)
 {
-    double t_start = gs_now();
-    gs_gen_info info0;
-    if (!info)
-        info = &info0;
-    memset(info, 0, sizeof *info);
-    *out = NULL;
-    gs_err rc = check_params(p, err);
-    if (rc != GS_OK)
-        return rc;
     int sw = p->kind == GS_GEN_SANDWICH;
     int nx = p->nx, nyj = p->ny_j, nyc = sw ? p->ny_c : 0;
     int nrow = nyj + nyc;
-    double hx = p->length / (nx - 1), hy = p->hy;
     int nf[GS_GEN_MAX_PARTS];
     for (int b = 0; b < GS_GEN_MAX_PARTS; b++)
-        nf[b] = (int)lround(p->far_width[b] / hy);
-    double yrow[4001];
-    if (nrow > 4000)
-        return gs_errorf(err, GS_ERR_LIMIT, "ny_j", "too many junction rows (%d)", nrow);
-    for (int r = 0; r < nrow; r++)
-        yrow[r] = sw ? (r - (nyj - 1)) * hy : r * hy;
-
-    part_desc pd[GS_GEN_MAX_PARTS];
-    memset(pd, 0, sizeof pd);
-    int np;
+        nf[b] = b < gs_gen_kind_parts(p->kind) ? gs_gen_far_rows(p, b) : 0;
+    part_desc *pd = L->pd;
+    memset(L, 0, sizeof *L);
     if (!sw) {
-        np = 2;
+        L->np = 2;
         /* 0: wing panel, upper, y in [-far0, y_max], clamped at y = -far0 */
         pd[0] = (part_desc){.i_lo = 0, .i_n = nx, .r_lo = 0, .r_n = nyj, .row_off = nf[0],
                             .nyel = nyj - 1 + nf[0], .t = p->t[0],
-                            .z = 0.5 * (p->t[0] + p->t[1]), .clamp_y0 = p->clamp_far};
+                            .z = 0.5 * (p->t[0] + p->t[1]), .clamp_y0 = p->clamp_far != 0};
         snprintf(pd[0].name, sizeof pd[0].name, "wing_panel");
-        if (!p->clamp_far && p->n_support < 2)
-            return gs_errorf(err, GS_ERR_INVALID, "n_support",
-                             "an unclamped wing panel needs n_support >= 2, got %d", p->n_support);
         if (!p->clamp_far || p->n_support > 0) {
-            if (nf[0] < 2)
-                return gs_errorf(err, GS_ERR_INVALID, "far_width[0]",
-                                 "support points need >= 2 element rows beyond the junction");
             pd[0].n_sup = p->n_support;
             pd[0].sup_row[0] = nf[0] / 2;
             pd[0].sup_row[1] = 0;
             pd[0].n_sup_rows = p->clamp_far ? 1 : 2;
         }
         /* 1: cruciform flange, lower, y in [0, y_max + far1], clamped at its web */
-        if (nf[1] < 1)
-            return gs_errorf(err, GS_ERR_INVALID, "far_width[1]",
-                             "the flange needs >= 1 element row beyond the junction (its web)");
         pd[1] = (part_desc){.i_lo = 0, .i_n = nx, .r_lo = 0, .r_n = nyj, .row_off = 0,
                             .nyel = nyj - 1 + nf[1], .t = p->t[1], .z = 0.0, .clamp_y1 = 1};
         snprintf(pd[1].name, sizeof pd[1].name, "cruciform_flange");
     } else {
-        np = 4;
-        if (nf[0] < 2 || nf[1] < 1 || nf[2] < 1 || nf[3] < 1)
-            return gs_errorf(err, GS_ERR_INVALID, "far_width",
-                             "sandwich: the wing needs >= 2, the triform and buttstraps >= 1 "
-                             "element rows beyond the junction");
-        if (p->n_support < 2)
-            return gs_errorf(err, GS_ERR_INVALID, "n_support",
-                             "sandwich: n_support = %d, need >= 2", p->n_support);
+        L->np = 4;
         /* 0: wing panel, middle layer z = 0, rows 0..nyj-1, supports (or clamp) far out */
         pd[0] = (part_desc){.i_lo = 0, .i_n = nx, .r_lo = 0, .r_n = nyj, .row_off = nf[0],
                             .nyel = nyj - 1 + nf[0], .t = p->t[0], .z = 0.0,
-                            .clamp_y0 = p->clamp_far};
+                            .clamp_y0 = p->clamp_far != 0};
         snprintf(pd[0].name, sizeof pd[0].name, "wing_panel");
         if (!p->clamp_far) {
             pd[0].n_sup = p->n_support;
@@ -458,19 +509,91 @@ gs_err gs_gen_assembly(const gs_gen_params *p, gs_model **out, gs_gen_info *info
             snprintf(pd[b].name, sizeof pd[b].name, "buttstrap_%d", s + 1);
         }
     }
-    int n_nodes = 0;
-    for (int b = 0; b < np; b++) {
-        pd[b].node0 = n_nodes;
-        n_nodes += pd[b].i_n * pd[b].r_n;
+    for (int b = 0; b < L->np; b++) {
+        pd[b].node0 = L->n_nodes;
+        L->n_nodes += pd[b].i_n * pd[b].r_n;
     }
     /* pairs */
-    int m = sw ? nx * (2 * nyj + 2 * nyc) : nx * nyj;
+    L->m = sw ? nx * (2 * nyj + 2 * nyc) : nx * nyj;
     /* fastener candidates: stations i = off + k * every, lines per region */
-    int every = p->fast_every, off = ((nx - 1) % every) / 2;
-    int nst = (nx - 1 - off) / every + 1;
-    int lines_j = p->fast_lines < nyj ? p->fast_lines : nyj;
-    int lines_c = sw ? (p->fast_lines < nyc ? p->fast_lines : nyc) : 0;
-    int n_fast = sw ? nst * 2 * (lines_j + lines_c) : nst * lines_j;
+    int every = p->fast_every;
+    L->off = ((nx - 1) % every) / 2;
+    L->nst = (nx - 1 - L->off) / every + 1;
+    L->lines_j = p->fast_lines < nyj ? p->fast_lines : nyj;
+    L->lines_c = sw ? (p->fast_lines < nyc ? p->fast_lines : nyc) : 0;
+    L->n_fast = sw ? L->nst * 2 * (L->lines_j + L->lines_c) : L->nst * L->lines_j;
+}
+
+gs_err gs_gen_plan(const gs_gen_params *p, gs_gen_plan_info *pi, gs_error *err)
+{
+    memset(pi, 0, sizeof *pi);
+    gs_err rc = check_params(p, err);
+    if (rc != GS_OK)
+        return rc;
+    gen_layout L;
+    plan_layout(p, &L);
+    pi->n_parts = L.np;
+    pi->m = L.m;
+    pi->n_fast = L.n_fast;
+    double peak_part = 0.0, max_block = 0.0;
+    for (int b = 0; b < L.np; b++) {
+        const part_desc *pd = &L.pd[b];
+        const long long nodes = (long long)pd->i_n * (pd->nyel + 1);
+        const double r = (double)pd->i_n * pd->r_n, N = (double)nodes;
+        pi->fe_nodes[b] = nodes;
+        pi->far_rows[b] = gs_gen_far_rows(p, b);
+        if (3 * nodes > 200000000LL || pd->nyel > 100000)
+            return gs_errorf(err, GS_ERR_LIMIT, pd->name,
+                             "%s: a plate of %lld nodes (%d x %d), beyond the FE mesh limit "
+                             "(3 x nodes <= 2e8)", pd->name, nodes, pd->i_n, pd->nyel + 1);
+        pi->ndof[b] = p->uncondensed ? (int)(3 * nodes) : (int)r;
+        pi->n += pi->ndof[b];
+        double block, work;
+        if (p->uncondensed) { /* ~14 entries a row in the lower triangle, COO triplets first */
+            block = 700.0 * N;
+            work = 2400.0 * N;
+        } else { /* the banded plate twice (whole, far field), the dense Schur
+                    complement onto w + boundary rotations, its window */
+            const double kd = 3.0 * (fmin(pd->i_n - 1, pd->nyel) + 2.0) + 2.0;
+            const double rb = r + 4.0 * (pd->i_n + pd->r_n);
+            block = 8.0 * r * r;
+            work = 8.0 * (2.0 * 3.0 * N * (kd + 1.0) + rb * rb + (kd + 256.0) * rb);
+            max_block = fmax(max_block, block);
+        }
+        pi->block_bytes += block;
+        peak_part = fmax(peak_part, work);
+    }
+    if (p->compute_cond) /* gs_spd_cond_est factors a copy of each dense block */
+        peak_part = fmax(peak_part, max_block);
+    pi->peak_bytes = pi->block_bytes + peak_part;
+    return GS_OK;
+}
+
+gs_err gs_gen_assembly(const gs_gen_params *p, gs_model **out, gs_gen_info *info,
+                       gs_error *err)
+{
+    double t_start = gs_now();
+    gs_gen_info info0;
+    if (!info)
+        info = &info0;
+    memset(info, 0, sizeof *info);
+    *out = NULL;
+    gs_err rc = check_params(p, err);
+    if (rc != GS_OK)
+        return rc;
+    int sw = p->kind == GS_GEN_SANDWICH;
+    int nx = p->nx, nyj = p->ny_j, nyc = sw ? p->ny_c : 0;
+    int nrow = nyj + nyc;
+    double hx = p->length / (nx - 1);
+    double yrow[2 * GS_GEN_NY_MAX + 1];
+    for (int r = 0; r < nrow; r++)
+        yrow[r] = sw ? (r - (nyj - 1)) * p->hy : r * p->hy;
+    gen_layout L;
+    plan_layout(p, &L);
+    const part_desc *pd = L.pd;
+    const int np = L.np, n_nodes = L.n_nodes, m = L.m, n_fast = L.n_fast;
+    const int every = p->fast_every, off = L.off, nst = L.nst, lines_j = L.lines_j,
+              lines_c = L.lines_c;
 
     gs_model *mdl = gs_model_new(np, n_nodes, m, n_fast, err);
     if (!mdl)
@@ -755,7 +878,7 @@ static void cloud_narrow(const double *logu, int cnt, double a, double b, double
 /* The rows of a cloud: with G, fill it (gs_gen_gap_cloud); without, narrow
  * range to the peak/mean ratios every row meets (gs_gen_cloud_ratio_range).
  * The random draws do not depend on cp->mean and cp->peak. */
-static gs_err cloud_run(const gs_model *mdl, int k, unsigned long long seed,
+static gs_err cloud_run(const gs_model *mdl, long long r0, int k, unsigned long long seed,
                         const gs_gen_cloud_params *cp_in, double *G, double range[2],
                         gs_error *err)
 {
@@ -764,17 +887,20 @@ static gs_err cloud_run(const gs_model *mdl, int k, unsigned long long seed,
         cp = *cp_in;
     else
         gs_gen_cloud_default(&cp);
-    if (!mdl || k < 0 || (k > 0 && !G && !range))
+    if (!mdl || k < 0 || r0 < 0 || (k > 0 && !G && !range))
         return gs_errorf(err, GS_ERR_INVALID, "gaps", "bad arguments (k = %d)", k);
-    if (!(cp.mean > 0.0) || !(cp.peak > cp.mean) || !(cp.corr_len > 0.0) ||
-        !(cp.spread >= 0.0 && cp.spread <= 0.9) || !(cp.fixed_scale > 0.0) || !isfinite(cp.peak) ||
-        !isfinite(cp.corr_len) || cp.n_modes < 0 || cp.n_bumps < 0 ||
+    if (!(cp.mean >= GS_GEN_GAP_MIN) || !(cp.peak > cp.mean) || !(cp.peak <= GS_GEN_LEN_MAX) ||
+        !within(cp.corr_len, GS_GEN_LEN_MIN, GS_GEN_CORR_MAX) ||
+        !(cp.spread >= 0.0 && cp.spread <= 0.9) || !within(cp.fixed_scale, 1e-6, 1e6) ||
+        cp.n_modes < 0 || cp.n_bumps < 0 ||
         cp.n_modes > GS_GEN_MAX_TERMS || cp.n_bumps > GS_GEN_MAX_TERMS ||
         cp.n_modes + cp.n_bumps < 1 || !(cp.scatter >= 0.0 && cp.scatter <= 1.0))
         return gs_errorf(err, GS_ERR_INVALID, "cloud",
-                         "bad gap cloud parameters (mean %g, peak %g > mean, corr_len %g, spread "
-                         "%g in [0, 0.9], fixed_scale %g, modes %d, bumps %d, scatter %g in [0, 1])",
-                         cp.mean, cp.peak, cp.corr_len, cp.spread, cp.fixed_scale, cp.n_modes,
+                         "bad gap cloud parameters (mean %g >= %g, peak %g > mean and <= %g, "
+                         "corr_len %g in [%g, %g], spread %g in [0, 0.9], fixed_scale %g in "
+                         "[1e-6, 1e6], modes %d, bumps %d, scatter %g in [0, 1])",
+                         cp.mean, GS_GEN_GAP_MIN, cp.peak, GS_GEN_LEN_MAX, cp.corr_len,
+                         GS_GEN_LEN_MIN, GS_GEN_CORR_MAX, cp.spread, cp.fixed_scale, cp.n_modes,
                          cp.n_bumps, cp.scatter);
     int m = mdl->m;
     if (m < 1 || k == 0)
@@ -829,7 +955,7 @@ static gs_err cloud_run(const gs_model *mdl, int k, unsigned long long seed,
             for (int r = 0; r < k; r++) {
                 double *g = G ? G + (size_t)r * m : NULL;
                 for (int gi = 0; gi < ng; gi++) {
-                    uint64_t rs = (uint64_t)seed ^ ((uint64_t)(r + 1) * 0xD1B54A32D192ED03ULL) ^
+                    uint64_t rs = (uint64_t)seed ^ ((uint64_t)(r0 + r + 1) * 0xD1B54A32D192ED03ULL) ^
                                   ((uint64_t)(gi + 1) * 0x8CB92BA72F3D8DD7ULL);
                     splitmix64(&rs);
                     double sc = gkey[2 * gi + 1] < 0 ? cp.fixed_scale : 1.0;
@@ -867,7 +993,13 @@ static gs_err cloud_run(const gs_model *mdl, int k, unsigned long long seed,
 gs_err gs_gen_gap_cloud(const gs_model *mdl, int k, unsigned long long seed,
                         const gs_gen_cloud_params *cp, double *G, gs_error *err)
 {
-    return cloud_run(mdl, k, seed, cp, G, NULL, err);
+    return cloud_run(mdl, 0, k, seed, cp, G, NULL, err);
+}
+
+gs_err gs_gen_gap_cloud_rows(const gs_model *mdl, long long r0, int k, unsigned long long seed,
+                             const gs_gen_cloud_params *cp, double *G, gs_error *err)
+{
+    return cloud_run(mdl, r0, k, seed, cp, G, NULL, err);
 }
 
 gs_err gs_gen_cloud_ratio_range(const gs_model *mdl, int k, unsigned long long seed,
@@ -875,7 +1007,7 @@ gs_err gs_gen_cloud_ratio_range(const gs_model *mdl, int k, unsigned long long s
                                 gs_error *err)
 {
     double range[2] = {1.0, INFINITY};
-    gs_err rc = cloud_run(mdl, k, seed, cp, NULL, range, err);
+    gs_err rc = cloud_run(mdl, 0, k, seed, cp, NULL, range, err);
     *r_min = range[0];
     *r_max = range[1];
     return rc;

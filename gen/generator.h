@@ -87,7 +87,10 @@ typedef struct {
                           (SANDWICH default; needs n_support >= 2) */
     int n_support;     /* support points (w = 0) per row, 0 or >= 2; rows:
                           wing panel: 2 rows in its far region when not clamped,
-                          1 extra row (optional, LAP) when clamped;
+                          1 extra row (optional, LAP) when clamped (the clamped
+                          edge restrains the plate: the points are placed
+                          evenly, not nudged to pin the rigid and checkerboard
+                          modes as on a plate resting on points only);
                           buttstraps: 1 row on each long-side margin (>= 2) */
     /* fastener candidates */
     int fast_every;    /* a candidate every fast_every junction stations (x), >= 1 */
@@ -97,10 +100,45 @@ typedef struct {
     int compute_cond;  /* 1: estimate cond_1 of every block (dpotrf+dpocon) */
     int uncondensed;   /* 1: each part keeps its whole FE plate stiffness, sparse
                           (free DOFs w, theta_x, theta_y of every node; labels =
-                          FE node + 1, components 3, 4, 5), instead of the block
+                          FE node + 1, components 3, 4, 5: 4 and 5 the slopes
+                          dw/dx, dw/dy, not an FE tool's rotations), instead of the block
                           condensed onto its junction nodes: the same Q, the
                           input an engineer exports from an FE tool */
 } gs_gen_params;
+
+/* The ranges gs_gen_assembly accepts (GS_ERR_INVALID outside them, naming
+ * the field; gapsim-gen refuses the options that lead outside them, exit 2,
+ * docs/generator.md "Ranges"). Outside them the plate stiffness over- or
+ * underflows or the condensation loses its digits (LAPACK's not-SPD and
+ * dpbtrf failures, NaN from dpotrf), or a count overflows:
+ *   length, hy, the element size along x hx = length / (nx - 1) and every
+ *   thickness t[b] within [GS_GEN_LEN_MIN, GS_GEN_LEN_MAX] mm, every
+ *   far_width[b] within [0, GS_GEN_LEN_MAX] mm and at most GS_GEN_ROWS_MAX
+ *   element rows of hy (the jig's needs: gs_gen_assembly);
+ *   the element aspect ratio hx / hy within [1/GS_GEN_ASPECT_MAX,
+ *   GS_GEN_ASPECT_MAX];
+ *   t[b] >= GS_GEN_THIN_MIN * max(hx, hy) (a thinner plate's shear
+ *   stiffness exceeds its bending stiffness by more than 1e6: the
+ *   condensation fails below about 1e-6, measured);
+ *   nx <= GS_GEN_NX_MAX, ny_j and ny_c <= GS_GEN_NY_MAX, n_support 0 or
+ *   2..GS_GEN_SUPPORTS_MAX, fast_load within [0, GS_GEN_LOAD_MAX] N,
+ *   E within (0, GS_GEN_E_MAX] N/mm^2.
+ * Gap clouds (gs_gen_gap_cloud): mean and peak within [GS_GEN_GAP_MIN,
+ * GS_GEN_LEN_MAX] mm, corr_len within [GS_GEN_LEN_MIN, GS_GEN_CORR_MAX] mm
+ * (a longer correlation length makes the field flat to double precision
+ * on an interface: no shape to map onto [0, peak]). */
+#define GS_GEN_LEN_MIN 1e-3
+#define GS_GEN_LEN_MAX 1e5
+#define GS_GEN_ASPECT_MAX 20.0
+#define GS_GEN_THIN_MIN 1e-3
+#define GS_GEN_NX_MAX 20000
+#define GS_GEN_NY_MAX 2000
+#define GS_GEN_ROWS_MAX 20000
+#define GS_GEN_SUPPORTS_MAX 32
+#define GS_GEN_LOAD_MAX 1e6
+#define GS_GEN_E_MAX 1e9
+#define GS_GEN_GAP_MIN 1e-6
+#define GS_GEN_CORR_MAX 1e6
 
 /* What gs_gen_assembly built and how long it took. */
 typedef struct {
@@ -135,6 +173,36 @@ void gs_gen_small_params(gs_gen_kind kind, gs_gen_params *p);
  * n grows ~ s^2. */
 void gs_gen_params_scale(gs_gen_params *p, double s);
 
+/* What gs_gen_assembly(p) will build, without building it: the sizes of
+ * the model and the memory the build needs at its peak (bytes: the dense
+ * blocks, the largest part's banded plate and condensation work space, the
+ * condition estimate's copy of a block; an estimate, within a factor of
+ * about 2). */
+typedef struct {
+    int n, m, n_parts, n_fast;
+    int ndof[GS_GEN_MAX_PARTS];          /* block size of each part: its junction
+                                            nodes, or (uncondensed) its free FE DOFs
+                                            at most (3 per plate node) */
+    long long fe_nodes[GS_GEN_MAX_PARTS];/* plate nodes of each part */
+    int far_rows[GS_GEN_MAX_PARTS];      /* element rows beyond the junction */
+    double block_bytes;                  /* the model's stiffness blocks */
+    double peak_bytes;                   /* the build's peak, blocks included */
+} gs_gen_plan_info;
+
+/* Check p against the ranges above and the jig's needs (as gs_gen_assembly
+ * does, the same errors) and fill *pi. GS_ERR_LIMIT when a part's plate
+ * exceeds the FE mesh limit (3 x nodes <= 2e8). O(1). */
+gs_err gs_gen_plan(const gs_gen_params *p, gs_gen_plan_info *pi, gs_error *err);
+
+/* Element rows of part b beyond the junction: far_width[b] / hy rounded,
+ * -1 when that is beyond GS_GEN_ROWS_MAX (or not a number). The rows the
+ * jig needs: gs_gen_far_rows_needed. */
+int gs_gen_far_rows(const gs_gen_params *p, int b);
+/* The fewest element rows beyond the junction part b needs for its jig (1:
+ * a clamped edge or a web line apart from the junction; 2: support points
+ * on rows of their own), 0 for a part without a far region. */
+int gs_gen_far_rows_needed(const gs_gen_params *p, int b);
+
 /* Build the assembly: FE plates, jig, static condensation, nodes, pairs,
  * fasteners; validates the model (gs_model_validate) before returning it.
  * info may be NULL. Cost: dominated by the condensation, O(N_e r^2 / 3)
@@ -155,6 +223,11 @@ gs_err gs_gen_assembly(const gs_gen_params *p, gs_model **out, gs_gen_info *info
  * reach gamma stops at its bound and the mean is the nearest reachable -
  * gs_gen_cloud_ratio_range tells the peak/mean ratios a cloud meets.
  * Interfaces against the fixed part use fixed_scale * (mean, peak). Every gap is >= 0 and some pair of every interface touches (g = 0).
+ * Ranges (GS_ERR_INVALID beyond): mean and peak within [GS_GEN_GAP_MIN,
+ * GS_GEN_LEN_MAX] mm, corr_len within [GS_GEN_LEN_MIN, GS_GEN_CORR_MAX] mm
+ * (longer: the field is flat to double precision over an interface and
+ * every row would be the constant mean). An interface of one pair, or whose
+ * pairs lie at one point, has no shape either: it gets the constant mean.
  * scatter < 1 makes the gaps of a cloud similar, like measured fields of one
  * production line: each raw field is scatter * (its own) + (1 - scatter) *
  * (one field common to the cloud) before the shift and the mapping (1: the
@@ -164,7 +237,7 @@ typedef struct {
     double peak;        /* mm, target maximum gap (default 2.5), > mean */
     double corr_len;    /* mm, correlation length (default 200) */
     double spread;      /* relative random variation of mean/peak per vector (0.2), in [0, 0.9] */
-    double fixed_scale; /* scale of gaps against the fixed part (0.25) */
+    double fixed_scale; /* scale of gaps against the fixed part (0.25), in [1e-6, 1e6] */
     int n_modes;        /* plane waves per field (8) */
     int n_bumps;        /* Gaussian bumps per field (3) */
     double scatter;     /* share of each gap's own field, in [0, 1] (1: independent gaps) */
@@ -178,6 +251,11 @@ void gs_gen_cloud_default(gs_gen_cloud_params *cp);
  * Cost O(k m (n_modes + n_bumps + log-bisection)). */
 gs_err gs_gen_gap_cloud(const gs_model *mdl, int k, unsigned long long seed,
                         const gs_gen_cloud_params *cp, double *G, gs_error *err);
+/* Rows r0 .. r0 + k - 1 of the same cloud into G (k x m): for a cloud
+ * written in chunks (gapsim-gen streams its K x m file), equal bit for bit
+ * to those rows of gs_gen_gap_cloud(mdl, r0 + k, ...). r0 >= 0. */
+gs_err gs_gen_gap_cloud_rows(const gs_model *mdl, long long r0, int k, unsigned long long seed,
+                             const gs_gen_cloud_params *cp, double *G, gs_error *err);
 
 /* The nominal ratios cp->peak / cp->mean for which every row of
  * gs_gen_gap_cloud(mdl, k, seed, cp) meets its mean exactly: [*r_min,

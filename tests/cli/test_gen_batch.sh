@@ -169,4 +169,114 @@ check "no word prints the usage" grep -q "^usage: gapsim-batch MODEL.json" "$TMP
 "$BIN/gapsim-gen" --kind nope > /dev/null 2>&1
 check "unknown kind exits 2" test $? -eq 2
 
+# ---- gapsim-gen's defects of the 2026-11-28 review ---------------------------
+# the clamped lap panel with the optional support points (refused for any N):
+# built, the points there (the panel's block changes, the flange's does not),
+# and the model solves
+"$BIN/gapsim-gen" --kind lap --small --out "$TMP/s0" --gaps 20 > /dev/null 2>&1
+"$BIN/gapsim-gen" --kind lap --small --supports 3 --out "$TMP/s3" --gaps 20 > "$TMP/s3.out" 2>&1
+check "lap --supports 3 with the clamped edge exit 0" test $? -eq 0
+check "lap --supports 3: three w fewer in the panel" grep -Eq "part 0 +wing_panel .* FE +309 free DOFs" "$TMP/s3.out"
+check "lap --supports 3: the panel's block changed" bash -c "! cmp -s '$TMP/s0/lap.part0.npy' '$TMP/s3/lap.part0.npy'"
+check "lap --supports 3: the flange's block did not" cmp -s "$TMP/s0/lap.part1.npy" "$TMP/s3/lap.part1.npy"
+"$BIN/gapsim-batch" "$TMP/s3/lap.json" --gaps "$TMP/s3/lap.gaps.npy" --fraction 0.5 --threads 2 \
+  > "$TMP/s3b.out" 2>&1
+check "lap --supports 3 solves, all optimal" grep -q "gaps solved          20 (20 optimal)" "$TMP/s3b.out"
+
+# usage errors (exit 2, nothing on stdout, no directory made) naming the option
+gen_usage() { # NAME WORDS ARGS...: exit 2, WORDS on stderr, nothing on stdout or in never/
+  local name=$1 words=$2; shift 2
+  "$BIN/gapsim-gen" "$@" --out "$TMP/never" > "$TMP/u.out" 2> "$TMP/u.err"
+  local rc=$?
+  check "$name exits 2" test $rc -eq 2
+  check "$name names $words" grep -qF -- "$words" "$TMP/u.err"
+  check "$name: nothing on stdout, nothing made" test ! -s "$TMP/u.out" -a ! -e "$TMP/never"
+}
+gen_usage "--uncondensed --matrix-format npy" "--matrix-format npy writes dense blocks, and --uncondensed" \
+  --kind lap --small --uncondensed --matrix-format npy
+gen_usage "abaqus-user-element of a point-supported plate" "--matrix-format abaqus-user-element cannot hold part 2" \
+  --kind sandwich --small --clamp 1 --uncondensed --matrix-format abaqus-user-element
+gen_usage "--nx 1" "bad value for --nx: '1' (an integer within [3, 20000])" --kind lap --small --nx 1
+gen_usage "--thickness 0" "bad value for --thickness: '0'" --kind lap --small --thickness 0
+gen_usage "--thickness 1e300" "bad value for --thickness: '1e300'" --kind lap --small --thickness 1e300
+gen_usage "--far -1" "bad value for --far: '-1'" --kind lap --small --far -1
+gen_usage "--far 1e300" "bad value for --far: '1e300'" --kind lap --small --far 1e300
+gen_usage "--hy 1e-300" "bad value for --hy: '1e-300'" --kind lap --small --hy 1e-300
+gen_usage "--length 1e-300" "bad value for --length: '1e-300'" --kind lap --small --length 1e-300
+gen_usage "--length 1e-5" "bad value for --length: '1e-5'" --kind lap --small --length 1e-5
+gen_usage "elements of aspect 40" "--hy 0.5: the elements would be 20 x 0.5 mm" --kind lap --small --hy 0.5
+gen_usage "too thin for its elements" "--thickness 0.01: the wing panel (part 0) would be 0.01 mm thick" \
+  --kind lap --small --thickness 0.01
+gen_usage "--clamp 0 without supports" "--clamp 0 leaves the wing panel on support points only: give --supports" \
+  --kind lap --small --clamp 0
+gen_usage "sandwich --supports 0" "--supports 0: the sandwich's buttstraps" --kind sandwich --small --supports 0
+gen_usage "sandwich --scale 0.2" "--scale 0.2 is too small for the sandwich kind" --kind sandwich --scale 0.2
+gen_usage "lap --scale 0.05" "--scale 0.05 is too small for the lap kind" --kind lap --scale 0.05
+gen_usage "--far 4,40" "--far 4,40: the wing panel (part 0) extends 4 mm beyond the junction" \
+  --kind lap --small --far 4,40
+gen_usage "--corr 1e300" "bad value for --corr: '1e300'" --kind lap --small --corr 1e300
+gen_usage "--fast-load 1e308" "bad value for --fast-load: '1e308'" --kind lap --small --fast-load 1e308
+gen_usage "--name ." "--name must be non-empty without '/', and not '.' or '..'" --kind lap --small --name .
+gen_usage "--name .." "--name must be non-empty" --kind lap --small --name ..
+"$BIN/gapsim-gen" --kind lap --small --out= > "$TMP/u.out" 2> "$TMP/u.err"
+check "--out= exits 2" test $? -eq 2
+check "--out= says it is empty" grep -q "^gapsim-gen: --out must not be empty" "$TMP/u.err"
+"$BIN/gapsim-gen" --kind lap --small --out "$TMP/$(printf 'd%.0s' $(seq 4100))" > "$TMP/u.out" 2> "$TMP/u.err"
+check "a 4100-byte --out exits 2" test $? -eq 2
+check "a 4100-byte --out is too long" grep -q "^gapsim-gen: --out is too long" "$TMP/u.err"
+touch "$TMP/afile"
+for d in "$TMP/afile" /dev/full; do
+  "$BIN/gapsim-gen" --kind lap --small --gaps 1 --out "$d" > "$TMP/u.out" 2> "$TMP/u.err"
+  check "--out $d (a file) exits 1" test $? -eq 1
+  check "--out $d: not a directory" grep -q "^gapsim-gen: --out $d: not a directory" "$TMP/u.err"
+done
+# a model too large for the memory is refused before it is built, naming the options
+"$BIN/gapsim-gen" --kind lap --nx 20000 --ny 2000 --length 100000 --hy 5 --gaps 1 --out "$TMP/huge" \
+  > "$TMP/u.out" 2> "$TMP/u.err"
+check "a model beyond the memory exits 1" test $? -eq 1
+check "a model beyond the memory: too_large naming --nx" grep -q "^gapsim-gen: too_large: building this model needs about .*(--nx, --ny" "$TMP/u.err"
+check "a model beyond the memory: nothing made" test ! -e "$TMP/huge" -a ! -s "$TMP/u.out"
+
+# a failed write leaves none of the files, and no report on stdout: a full
+# device as the gap file, a directory where the JSON or the pattern goes
+nothing_left() { # DIR KEEP: DIR holds KEEP only (no model file, no temporary file)
+  test "$(ls -A "$1")" = "$2"
+}
+mkdir -p "$TMP/df" "$TMP/dj/lap.json" "$TMP/dp/lap.pattern.npy"
+ln -s /dev/full "$TMP/df/lap.gaps.npy"
+"$BIN/gapsim-gen" --kind lap --small --out "$TMP/df" > "$TMP/df.out" 2> "$TMP/df.err"
+check "gap file on /dev/full exits 1" test $? -eq 1
+check "gap file on /dev/full: no space" grep -q "No space left on device" "$TMP/df.err"
+check "gap file on /dev/full: no model file left, no report" nothing_left "$TMP/df" lap.gaps.npy -a ! -s "$TMP/df.out"
+check "gap file on /dev/full: the link stays" test -L "$TMP/df/lap.gaps.npy"
+"$BIN/gapsim-gen" --kind lap --small --out "$TMP/dj" > "$TMP/dj.out" 2> "$TMP/dj.err"
+check "JSON name a directory exits 1" test $? -eq 1
+check "JSON name a directory: nothing left" nothing_left "$TMP/dj" lap.json
+"$BIN/gapsim-gen" --kind lap --small --fraction 0.5 --out "$TMP/dp" > "$TMP/dp.out" 2> "$TMP/dp.err"
+check "pattern name a directory exits 1" test $? -eq 1
+check "pattern name a directory: nothing left" nothing_left "$TMP/dp" lap.pattern.npy
+# a signal removes the temporary files: the gap file is a FIFO nobody reads,
+# the run waits in its open with the model's files written to temporaries
+mkdir -p "$TMP/ff"
+mkfifo "$TMP/ff/lap.gaps.npy"
+"$BIN/gapsim-gen" --kind lap --small --out "$TMP/ff" > /dev/null 2>&1 &
+pid=$!
+for _ in $(seq 300); do
+  compgen -G "$TMP/ff/lap.json.tmp.*" > /dev/null && break
+  sleep 0.1
+done
+has_files() { compgen -G "$1" > /dev/null; }
+check "waiting on the FIFO, the model is in temporary files" has_files "$TMP/ff/lap.json.tmp.*"
+kill -TERM "$pid"
+wait "$pid"
+check "SIGTERM ends the run by the signal" test $? -eq 143
+check "SIGTERM leaves no file, no temporary file" nothing_left "$TMP/ff" lap.gaps.npy
+# the report's failure (stdout on a full device) is exit 1
+"$BIN/gapsim-gen" --kind lap --small --gaps 2 --out "$TMP/so" > /dev/full 2> "$TMP/so.err"
+check "stdout on /dev/full exits 1" test $? -eq 1
+check "stdout on /dev/full is named" grep -q "cannot write the report to stdout" "$TMP/so.err"
+# a thickness below 0.1 mm is printed as it is (was "t 0.0 mm")
+"$BIN/gapsim-gen" --kind lap --small --gaps 2 --thickness 0.04 --hy 20 --out "$TMP/thin" > "$TMP/thin.out" 2>&1
+check "thickness 0.04 reported as 0.04" grep -q "wing_panel .* t 0.04 mm" "$TMP/thin.out"
+
 cli_finish

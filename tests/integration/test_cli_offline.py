@@ -248,6 +248,64 @@ class GenTest(OfflineCase):
         self.assertRegex(r.stdout, r"cond\(K\)    [0-9.]+e\+0[1-9]")
 
 
+    def test_gen_bad_values_name_the_option(self):
+        # a value out of its range, or options the generator cannot build
+        # together, is a usage error naming the option (was exit 1 naming an
+        # internal field, or a LAPACK failure): gapsim gen and gapsim-gen alike
+        cases = ((["--kind", "lap", "--small", "--nx", "1"], "bad value for --nx: '1'"),
+                 (["--kind", "lap", "--small", "--thickness", "1e300"], "bad value for --thickness"),
+                 (["--kind", "lap", "--small", "--length", "1e-5"], "bad value for --length"),
+                 (["--kind", "lap", "--small", "--clamp", "0"], "--clamp 0 leaves the wing panel"),
+                 (["--kind", "sandwich", "--scale", "0.2"], "--scale 0.2 is too small"),
+                 (["--kind", "lap", "--small", "--far", "4,40"], "--far 4,40: the wing panel"),
+                 (["--kind", "lap", "--small", "--corr", "1e300"], "bad value for --corr"),
+                 (["--kind", "lap", "--small", "--uncondensed", "--matrix-format", "npy"],
+                  "--matrix-format npy writes dense blocks"),
+                 (["--kind", "lap", "--small", "--name", ".."], "--name must be non-empty"))
+        for exe in ([binary("gapsim-gen")], [binary("gapsim"), "gen"]):
+            for args, words in cases:
+                r = self.check(exe + args + ["--out", self.path("never")], 2)
+                self.assertIn(words, r.stderr, (exe, args))
+            self.assertFalse(os.path.exists(self.path("never")))
+
+    def test_gen_failure_leaves_no_file(self):
+        # the gap file cannot be written (a symlink to /dev/full): none of the
+        # run's files is left and nothing is printed (gapsim gen: exit 5)
+        for exe, rc in (([binary("gapsim-gen")], 1), ([binary("gapsim"), "gen"], 5)):
+            d = self.path("full-%d" % rc)
+            os.makedirs(d)
+            os.symlink("/dev/full", os.path.join(d, "lap.gaps.npy"))
+            r = self.check(exe + ["--kind", "lap", "--small", "--out", d], rc)
+            self.assertIn("No space left on device", r.stderr)
+            self.assertEqual(r.stdout, "")
+            self.assertEqual(sorted(os.listdir(d)), ["lap.gaps.npy"], exe)
+
+    def test_gen_signal_removes_temporary_files(self):
+        # the gap file is a FIFO nobody reads: the run waits in its open with
+        # the model written to temporary files; SIGTERM removes them all
+        import signal
+        import time
+        for exe in ([binary("gapsim-gen")], [binary("gapsim"), "gen"]):
+            d = tempfile.mkdtemp(prefix="sig-", dir=self.dir)
+            os.mkfifo(os.path.join(d, "lap.gaps.npy"))
+            p = subprocess.Popen(exe + ["--kind", "lap", "--small", "--out", d],
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            try:
+                for _ in range(300):
+                    if any(n.startswith("lap.json.tmp") for n in os.listdir(d)):
+                        break
+                    time.sleep(0.1)
+                self.assertTrue(any(n.startswith("lap.json.tmp") for n in os.listdir(d)),
+                                os.listdir(d))
+                p.send_signal(signal.SIGTERM)
+                self.assertEqual(p.wait(timeout=60), -signal.SIGTERM, exe)
+            finally:
+                if p.poll() is None:
+                    p.kill()
+                    p.wait()
+            self.assertEqual(os.listdir(d), ["lap.gaps.npy"], exe)
+
+
 class PagingTest(unittest.TestCase):
     """`gapsim cloud results` reads a job's results page after page, going
     where each page's next_offset says: an answer whose next_offset does not

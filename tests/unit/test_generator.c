@@ -20,7 +20,12 @@
  * (gs_gen_cloud_ratio_range) hold the defaults, do not depend on mean and
  * peak, stay below the pair count of the interface, and are tight: just
  * inside them every row's mean is the requested one to 1e-9, just beyond
- * the largest it is not.
+ * the largest it is not. The lap wing panel clamped with extra support
+ * points is built, the points there; values beyond generator.h's ranges
+ * are GS_ERR_INVALID naming the field (also a clamped edge without an
+ * element row, a correlation length the cloud cannot honour); rows of a
+ * cloud alone equal those rows of the whole cloud; gs_gen_plan tells the
+ * sizes gs_gen_assembly builds.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -566,6 +571,220 @@ GS_TEST(patterns_by_position_hand_made)
     GS_CHECK_INT(gs_gen_pattern(mdl, 0.5, inst, &e), GS_ERR_RANGE);
     GS_CHECK_STR(e.field, "fasteners");
     gs_model_free(mdl);
+}
+
+/* ---- 2026-11-28 review: supports on a clamped panel, ranges, clouds ------ */
+
+/* The lap joint's wing panel with its far edge clamped (the default) and
+ * the optional support points: the model is built (the supports were
+ * refused: one row of points can never pin the rigid and checkerboard
+ * modes, which the clamp pins anyway), and the points are there: 3 w DOFs
+ * fewer, the wing block stiffer (K1 - K0 positive semidefinite, not zero),
+ * the flange's block the same to the bit. */
+GS_TEST(lap_clamped_with_supports)
+{
+    gs_gen_params p;
+    gs_gen_small_params(GS_GEN_LAP, &p);
+    GS_CHECK_INT(p.clamp_far, 1);
+    gs_model *m0 = NULL, *m1 = NULL;
+    gs_gen_info i0, i1;
+    gs_error e;
+    GS_CHECK_INT(gs_gen_assembly(&p, &m0, &i0, &e), GS_OK);
+    p.n_support = 3;
+    gs_err rc = gs_gen_assembly(&p, &m1, &i1, &e);
+    GS_CHECK_MSG(rc == GS_OK, "--supports 3 on the clamped panel: %s: %s", e.field, e.msg);
+    if (!m0 || !m1) {
+        gs_model_free(m0);
+        gs_model_free(m1);
+        return;
+    }
+    GS_CHECK(m1->validated);
+    GS_CHECK_INT(i1.fe_ndof[0], i0.fe_ndof[0] - 3); /* three points, w fixed */
+    GS_CHECK_INT(i1.fe_ndof[1], i0.fe_ndof[1]);
+    const int n = m0->parts[0].ndof;
+    GS_CHECK_INT(m1->parts[0].ndof, n);
+    GS_CHECK(memcmp(m0->parts[1].K, m1->parts[1].K, (size_t)n * n * sizeof(double)) == 0);
+    double *D = malloc((size_t)n * n * sizeof *D), *w = malloc((size_t)n * sizeof *w);
+    for (size_t q = 0; q < (size_t)n * n; q++)
+        D[q] = m1->parts[0].K[q] - m0->parts[0].K[q];
+    GS_CHECK_INT(LAPACKE_dsyev(LAPACK_COL_MAJOR, 'N', 'L', n, D, n, w), 0);
+    const double scale = gs_sym_norm1(m0->parts[0].K, n, n);
+    GS_CHECK_MSG(w[0] >= -1e-9 * scale, "lowest eigenvalue of K1 - K0 %g", w[0]);
+    GS_CHECK_MSG(w[n - 1] > 1e-3 * scale, "largest eigenvalue of K1 - K0 %g", w[n - 1]);
+    free(D);
+    free(w);
+    gs_model_free(m0);
+    gs_model_free(m1);
+}
+
+/* Values beyond the ranges of generator.h: GS_ERR_INVALID naming the field,
+ * not a LAPACK failure (not_spd, dpbtrf) or an overflowed row count blamed
+ * on another part. */
+GS_TEST(ranges_refused)
+{
+    static const struct {
+        int what;
+        double v;
+        const char *field;
+    } cases[] = {
+        {0, 1e300, "t"},       {0, 1e-5, "t"},         {1, 0.01, "t"}, /* thin: 0.01 / 20 mm */
+        {2, 1e-5, "length"},   {2, 1e-300, "length"},  {3, 1e-300, "length"},
+        {3, 0.5, "hy"},        {4, 1e300, "far_width"}, {5, 1e300, "far_width"},
+        {6, 1e308, "fast_load"}, {7, 1e300, "E"},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        gs_gen_params p;
+        gs_gen_small_params(GS_GEN_LAP, &p);
+        const double v = cases[c].v;
+        switch (cases[c].what) {
+        case 0: p.t[0] = v; break;
+        case 1: p.t[1] = v; break;
+        case 2: p.length = v; break;
+        case 3: p.hy = v; break; /* 0.5: elements 20 x 0.5 mm, aspect 40 */
+        case 4: p.far_width[0] = v; break;
+        case 5: p.far_width[1] = v; break;
+        case 6: p.fast_load = v; break;
+        default: p.E = v; break;
+        }
+        gs_model *mdl = NULL;
+        gs_error e;
+        gs_error_clear(&e);
+        gs_err rc = gs_gen_assembly(&p, &mdl, NULL, &e);
+        GS_CHECK_MSG(rc == GS_ERR_INVALID && !strcmp(e.field, cases[c].field),
+                     "case %zu (%g): %s at %s: %s", c, v, gs_err_name(rc), e.field, e.msg);
+        gs_model_free(mdl);
+    }
+}
+
+/* The clamped far edge of the lap wing panel needs one element row beyond
+ * the junction: refused naming far_width[0] (was "retained node 0 has its
+ * w fixed by the jig"). */
+GS_TEST(clamped_edge_needs_a_row)
+{
+    gs_gen_params p;
+    gs_gen_small_params(GS_GEN_LAP, &p);
+    p.far_width[0] = 4.0; /* 0.2 rows of 20 mm */
+    gs_model *mdl = NULL;
+    gs_error e;
+    gs_error_clear(&e);
+    GS_CHECK_INT(gs_gen_assembly(&p, &mdl, NULL, &e), GS_ERR_INVALID);
+    GS_CHECK_STR(e.field, "far_width[0]");
+    gs_model_free(mdl);
+    p.far_width[0] = 10.0; /* 0.5 rows: one */
+    GS_CHECK_INT(gs_gen_assembly(&p, &mdl, NULL, &e), GS_OK);
+    gs_model_free(mdl);
+}
+
+/* A correlation length the cloud cannot honour (the field flat to double
+ * precision: every row the constant mean) is refused; the largest allowed,
+ * 1e6 mm, still gives rows from 0 to their peak. */
+GS_TEST(gap_cloud_corr_range)
+{
+    gs_gen_info info;
+    gs_model *mdl = build(GS_GEN_LAP, 1, &info);
+    const int k = 5, m = mdl->m;
+    double *G = malloc((size_t)k * m * sizeof *G);
+    gs_gen_cloud_params cp;
+    gs_gen_cloud_default(&cp);
+    gs_error e;
+    cp.corr_len = 1e300;
+    GS_CHECK_INT(gs_gen_gap_cloud(mdl, k, 1, &cp, G, &e), GS_ERR_INVALID);
+    cp.corr_len = 1e6;
+    GS_CHECK_INT(gs_gen_gap_cloud(mdl, k, 1, &cp, G, &e), GS_OK);
+    for (int r = 0; r < k; r++) {
+        double mn = INFINITY, mx = 0.0;
+        for (int q = 0; q < m; q++) {
+            mn = fmin(mn, G[(size_t)r * m + q]);
+            mx = fmax(mx, G[(size_t)r * m + q]);
+        }
+        GS_CHECK_MSG(mn == 0.0 && mx >= 2.0, "row %d: min %g max %g", r, mn, mx);
+    }
+    free(G);
+    gs_model_free(mdl);
+}
+
+/* Rows r0 .. r0 + k - 1 alone (gapsim-gen writes its cloud in chunks) are
+ * those rows of the whole cloud, bit for bit. */
+GS_TEST(gap_cloud_rows_match)
+{
+    gs_gen_info info;
+    gs_model *mdl = build(GS_GEN_SANDWICH, 1, &info);
+    const int k = 7, m = mdl->m;
+    double *G = malloc((size_t)k * m * sizeof *G), *H = malloc((size_t)k * m * sizeof *H);
+    gs_gen_cloud_params cp;
+    gs_gen_cloud_default(&cp);
+    cp.scatter = 0.3;
+    gs_error e;
+    GS_CHECK_INT(gs_gen_gap_cloud(mdl, k, 9, &cp, G, &e), GS_OK);
+    GS_CHECK_INT(gs_gen_gap_cloud_rows(mdl, 2, 4, 9, &cp, H, &e), GS_OK);
+    GS_CHECK(memcmp(G + (size_t)2 * m, H, (size_t)4 * m * sizeof *H) == 0);
+    GS_CHECK_INT(gs_gen_gap_cloud_rows(mdl, 6, 1, 9, &cp, H, &e), GS_OK);
+    GS_CHECK(memcmp(G + (size_t)6 * m, H, (size_t)m * sizeof *H) == 0);
+    GS_CHECK_INT(gs_gen_gap_cloud_rows(mdl, -1, 1, 9, &cp, H, &e), GS_ERR_INVALID);
+    free(G);
+    free(H);
+    gs_model_free(mdl);
+}
+
+/* gs_gen_plan tells the sizes gs_gen_assembly builds, and the memory, before
+ * anything is built; a plate beyond the FE mesh limit is GS_ERR_LIMIT; far
+ * widths far beyond the rows are -1 rows, not an overflowed int; a huge
+ * --scale saturates the counts (refused), no overflow. */
+GS_TEST(plan_matches_build)
+{
+    const gs_gen_kind kinds[3] = {GS_GEN_LAP, GS_GEN_LAP_FINE, GS_GEN_SANDWICH};
+    for (int q = 0; q < 3; q++)
+        for (int unc = 0; unc < 2; unc++) {
+            gs_gen_params p;
+            gs_gen_small_params(kinds[q], &p);
+            p.uncondensed = unc;
+            gs_gen_plan_info pi;
+            gs_gen_info info;
+            gs_model *mdl = NULL;
+            gs_error e;
+            GS_CHECK_INT(gs_gen_plan(&p, &pi, &e), GS_OK);
+            GS_CHECK_INT(gs_gen_assembly(&p, &mdl, &info, &e), GS_OK);
+            if (!mdl)
+                continue;
+            GS_CHECK_INT(pi.m, info.m);
+            GS_CHECK_INT(pi.n_parts, info.n_parts);
+            GS_CHECK_INT(pi.n_fast, info.n_fast);
+            double blocks = 0.0;
+            for (int b = 0; b < info.n_parts; b++) {
+                GS_CHECK(pi.fe_nodes[b] == info.fe_nodes[b]);
+                if (unc) {
+                    GS_CHECK(pi.ndof[b] >= info.ndof[b]);
+                } else {
+                    GS_CHECK_INT(pi.ndof[b], info.ndof[b]);
+                    blocks += 8.0 * info.ndof[b] * info.ndof[b];
+                }
+            }
+            if (!unc) {
+                GS_CHECK_INT(pi.n, info.n);
+                GS_CHECK_NEAR(pi.block_bytes, blocks, 0.5);
+            }
+            GS_CHECK(pi.peak_bytes > pi.block_bytes && pi.block_bytes > 0.0);
+            gs_model_free(mdl);
+        }
+    gs_gen_params p;
+    gs_gen_default_params(GS_GEN_LAP, &p);
+    p.nx = 20000;
+    p.ny_j = 2000;
+    p.length = 1e5; /* hx = 5 mm */
+    p.hy = 5.0;
+    gs_gen_plan_info pi;
+    gs_error e;
+    GS_CHECK_INT(gs_gen_plan(&p, &pi, &e), GS_OK); /* planned, never built: 4e7 DOFs */
+    GS_CHECK(pi.peak_bytes > 1e16);
+    p.far_width[0] = 1e5; /* 20000 rows: 20000 x 22000 plate nodes */
+    GS_CHECK_INT(gs_gen_plan(&p, &pi, &e), GS_ERR_LIMIT);
+    p.far_width[0] = 1e300;
+    GS_CHECK_INT(gs_gen_far_rows(&p, 0), -1);
+    GS_CHECK_INT(gs_gen_plan(&p, &pi, &e), GS_ERR_INVALID);
+    gs_gen_small_params(GS_GEN_LAP, &p);
+    gs_gen_params_scale(&p, 1e300);
+    GS_CHECK(p.nx > GS_GEN_NX_MAX && p.ny_j > GS_GEN_NY_MAX);
+    GS_CHECK_INT(gs_gen_plan(&p, &pi, &e), GS_ERR_INVALID);
 }
 
 GS_TEST_MAIN()
