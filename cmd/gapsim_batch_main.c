@@ -14,7 +14,6 @@
 #include <limits.h>
 #include <math.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +21,7 @@
 
 #include "cloudstats.h"
 #include "fileio.h"
+#include "tmpguard.h"
 #include "generator.h"
 #include "json_parse.h"
 #include "kkt.h"
@@ -68,58 +68,6 @@ static void usage(FILE *f)
             "Exit codes: 0 all gaps optimal and certified, 1 error (stdout not written\n"
             "included), 2 usage, 3 some gaps not optimal or failing the KKT certificate (the\n"
             "summary's kkt_failed). A signal (^C, SIGTERM) removes the temporary output files.\n");
-}
-
-/* ---- the temporary files of the outputs, removed when a signal ends the run ---- */
-
-/* "<path>.tmp.XXXXXX" of --out and --summary (fileio.h gs_wfile) while they
- * exist; the handler of SIGINT, SIGTERM, SIGHUP and SIGPIPE unlinks them
- * (async-signal-safe: unlink of paths copied here beforehand) and re-raises
- * the signal with its default action, so the run still ends by it (a
- * shell's 130 for ^C). A kill -9 cannot be caught: it leaves them
- * (docs/scale-out.md). */
-#define TMP_SLOTS 2
-static char tmp_path[TMP_SLOTS][PATH_MAX + 32];
-static volatile sig_atomic_t tmp_armed[TMP_SLOTS];
-
-static void on_signal(int sig)
-{
-    for (int i = 0; i < TMP_SLOTS; i++)
-        if (tmp_armed[i])
-            (void)unlink(tmp_path[i]);
-    signal(sig, SIG_DFL);
-    raise(sig);
-}
-
-static void arm_tmp(int slot, const gs_wfile *wf)
-{
-    if (!wf->tmp || strlen(wf->tmp) >= sizeof tmp_path[slot])
-        return;
-    memcpy(tmp_path[slot], wf->tmp, strlen(wf->tmp) + 1);
-    tmp_armed[slot] = 1;
-}
-
-/* After the commit or abort of slot's file (the temporary name is gone:
- * a late signal unlinks a name nobody has, harmless). */
-static void disarm_tmp(int slot)
-{
-    tmp_armed[slot] = 0;
-}
-
-static void catch_signals(void)
-{
-    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
-        struct sigaction old;
-        /* a signal ignored by the caller (nohup) stays ignored */
-        if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN)
-            continue;
-        sigaction(sigs[i], &sa, NULL);
-    }
 }
 
 /* stdout (the report) must have been written: a full disk or /dev/full is
@@ -358,15 +306,14 @@ int main(int argc, char **argv)
         return fail("outputs", &e);
     /* the outputs are opened before the work: an unwritable path costs no solve */
     gs_wfile out_wf = {0}, sum_wf = {0};
-    catch_signals(); /* before the temporary files exist */
-    if ((out_path && gs_wfile_open(&out_wf, out_path, &e) != GS_OK) ||
-        (summary_path && gs_wfile_open(&sum_wf, summary_path, &e) != GS_OK)) {
+    /* their temporary files removed when a signal ends the run (core/tmpguard.h) */
+    gs_tmpguard_install();
+    if ((out_path && gs_tmpguard_open(&out_wf, out_path, &e) != GS_OK) ||
+        (summary_path && gs_tmpguard_open(&sum_wf, summary_path, &e) != GS_OK)) {
         const char *bad = out_path && !out_wf.fp ? out_path : summary_path;
-        gs_wfile_abort(&out_wf);
+        gs_tmpguard_abort(&out_wf);
         return fail(bad, &e);
     }
-    arm_tmp(0, &out_wf);
-    arm_tmp(1, &sum_wf);
 
     gs_model_limits lim;
     gs_model_limits_default(&lim);
@@ -381,10 +328,8 @@ int main(int argc, char **argv)
         mrc = gs_run_check_files(&files, &e);
     }
     if (mrc != GS_OK) {
-        gs_wfile_abort(&out_wf);
-        gs_wfile_abort(&sum_wf);
-        disarm_tmp(0);
-        disarm_tmp(1);
+        gs_tmpguard_abort(&out_wf);
+        gs_tmpguard_abort(&sum_wf);
         gs_model_free(mdl);
         return fail(what, &e);
     }
@@ -517,7 +462,7 @@ int main(int argc, char **argv)
     if (summary_path) {
         gs_err wrc = gs_wfile_write(&sum_wf, sb.p, sb.len, &e);
         if (!wrc)
-            wrc = gs_wfile_commit(&sum_wf, &e);
+            wrc = gs_tmpguard_commit(&sum_wf, &e);
         if (wrc)
             rc = fail(summary_path, &e);
         else
@@ -527,7 +472,7 @@ int main(int argc, char **argv)
     if (out_path) {
         size_t shape[2] = {(size_t)k, (size_t)mdl->m};
         if (gs_npy_write_wfile(&out_wf, ms.W, 2, shape, GS_NPY_ROW_MAJOR, &e) != GS_OK ||
-            gs_wfile_commit(&out_wf, &e) != GS_OK)
+            gs_tmpguard_commit(&out_wf, &e) != GS_OK)
             rc = fail(out_path, &e);
         else
             printf("           residual gaps written to %s\n", out_path);
@@ -535,10 +480,8 @@ int main(int argc, char **argv)
     if (rc == 0 && (optimal != k || uncertified))
         rc = 3;
 out:
-    gs_wfile_abort(&out_wf); /* no-op after a commit */
-    gs_wfile_abort(&sum_wf);
-    disarm_tmp(0);
-    disarm_tmp(1);
+    gs_tmpguard_abort(&out_wf); /* no-op after a commit */
+    gs_tmpguard_abort(&sum_wf);
     if (stdout_failed())
         rc = 1;
     free(inst);

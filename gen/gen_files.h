@@ -16,11 +16,9 @@
  *
  * Signals: while a set of files is open, SIGINT, SIGTERM, SIGHUP and
  * SIGPIPE remove its temporary files and the staging directory (with what
- * the writers had in it), then take their previous action (a handler the
- * program had, e.g. the gapsim client's, runs; otherwise the default ends
- * the process). The previous actions are restored at gen_files_end. A
- * signal ignored by the caller (nohup) stays ignored. SIGKILL cannot be
- * caught: it leaves the temporary files (*.tmp.XXXXXX, .gapsim-gen.XXXXXX).
+ * the writers had in it) and end the process by the signal
+ * (core/tmpguard.h, shared with the gapsim client's outputs). SIGKILL
+ * cannot be caught: it leaves them (*.tmp.XXXXXX, .gapsim-gen.XXXXXX).
  */
 #ifndef GS_GEN_FILES_H
 #define GS_GEN_FILES_H
@@ -39,7 +37,8 @@ typedef struct {
 } gen_files;
 
 /* Start a set of files in dir (an existing directory) and catch the
- * signals. 0, or an error (no memory). gen_files_end always follows. */
+ * signals (gs_tmpguard_install). 0, or an error (no memory).
+ * gen_files_end always follows. */
 gs_err gen_files_begin(gen_files *fs, const char *dir, gs_error *err);
 /* The staging directory for the writers that commit their own files
  * (*stage: its path, valid until gen_files_end). */
@@ -56,7 +55,7 @@ gs_err gen_files_adopt_staged(gen_files *fs, gs_error *err);
  * files committed before it stay; the error says which). */
 gs_err gen_files_commit(gen_files *fs, gs_error *err);
 /* Abort what was not committed, remove the staging directory, restore the
- * signals' actions, free. */
+ * signals' actions (gs_tmpguard_uninstall), free. */
 void gen_files_end(gen_files *fs);
 
 #endif
