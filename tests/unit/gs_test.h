@@ -14,11 +14,13 @@
 #ifndef GS_TEST_H
 #define GS_TEST_H
 
+#include <dirent.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 typedef void (*gs_test_fn)(void);
 struct gs_test_entry { const char *name; gs_test_fn fn; };
@@ -96,6 +98,31 @@ static inline const char *gs_test_tmp_path(char *buf, size_t len, const char *na
     const char *dir = getenv("GS_TEST_TMP");
     snprintf(buf, len, "%s/%s", dir && *dir ? dir : "/tmp", name);
     return buf;
+}
+
+/* GS_TEST_TMP/name made afresh (removed with what it held, then created):
+ * a scratch directory of the test's own, in buf (512 bytes); NULL if it
+ * cannot be made. */
+static inline const char *gs_test_scratch_dir(char buf[512], const char *name)
+{
+    gs_test_tmp_path(buf, 512, name);
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", buf);
+    if (system(cmd) != 0 || mkdir(buf, 0755) != 0)
+        return NULL;
+    return buf;
+}
+
+/* Entries of dir besides "." and ".." (0 if it cannot be read). */
+static inline int gs_test_entries(const char *dir)
+{
+    DIR *d = opendir(dir);
+    int n = 0;
+    for (struct dirent *e; d && (e = readdir(d));)
+        n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+    if (d)
+        closedir(d);
+    return n;
 }
 
 /* Runs test i; returns 1 if it passed. setjmp lives here so that the

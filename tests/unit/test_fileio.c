@@ -22,28 +22,6 @@
 #include "fileio.h"
 #include "gs_test.h"
 
-/* A scratch directory of its own, emptied. */
-static const char *scratch(char dir[512])
-{
-    gs_test_tmp_path(dir, 512, "fileio");
-    char cmd[600];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    if (system(cmd) != 0 || mkdir(dir, 0755) != 0)
-        return NULL;
-    return dir;
-}
-
-static int entries(const char *dir)
-{
-    DIR *d = opendir(dir);
-    int n = 0;
-    for (struct dirent *e; d && (e = readdir(d));)
-        n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
-    if (d)
-        closedir(d);
-    return n;
-}
-
 static void write_bytes(const char *path, size_t len, int salt)
 {
     gs_wfile wf = {0};
@@ -59,7 +37,7 @@ static void write_bytes(const char *path, size_t len, int salt)
 GS_TEST(copy_is_byte_identical_and_replaces)
 {
     char dir[512], src[600], dst[600];
-    GS_CHECK(scratch(dir));
+    GS_CHECK(gs_test_scratch_dir(dir, "fileio"));
     snprintf(src, sizeof src, "%s/src.npy", dir);
     snprintf(dst, sizeof dst, "%s/dst.npy", dir);
     const size_t len = 300007; /* several 64 KiB chunks and a tail */
@@ -76,7 +54,7 @@ GS_TEST(copy_is_byte_identical_and_replaces)
     GS_CHECK(memcmp(a, b, len) == 0);
     free(a);
     free(b);
-    GS_CHECK_INT(entries(dir), 2); /* no temporary file left */
+    GS_CHECK_INT(gs_test_entries(dir), 2); /* no temporary file left */
     /* the cap of the read is checked before anything is read */
     GS_CHECK_INT(gs_file_read_all(dst, len - 1, &a, &la, &e), GS_ERR_LIMIT);
 }
@@ -84,34 +62,34 @@ GS_TEST(copy_is_byte_identical_and_replaces)
 GS_TEST(copy_failures_leave_nothing)
 {
     char dir[512], src[600], dst[600], bad[600];
-    GS_CHECK(scratch(dir));
+    GS_CHECK(gs_test_scratch_dir(dir, "fileio"));
     snprintf(src, sizeof src, "%s/absent.npy", dir);
     snprintf(dst, sizeof dst, "%s/dst.npy", dir);
     gs_error e;
     GS_CHECK_INT(gs_file_copy(src, dst, &e), GS_ERR_IO);
     GS_CHECK(strstr(e.msg, "absent.npy") != NULL);
-    GS_CHECK_INT(entries(dir), 0);
+    GS_CHECK_INT(gs_test_entries(dir), 0);
     snprintf(src, sizeof src, "%s/src.npy", dir);
     write_bytes(src, 1000, 3);
     snprintf(bad, sizeof bad, "%s/no/such/dir/dst.npy", dir);
     GS_CHECK_INT(gs_file_copy(src, bad, &e), GS_ERR_IO);
-    GS_CHECK_INT(entries(dir), 1);
+    GS_CHECK_INT(gs_test_entries(dir), 1);
     /* a directory is no source */
     GS_CHECK(gs_file_copy(dir, dst, &e) != GS_OK);
-    GS_CHECK_INT(entries(dir), 1);
+    GS_CHECK_INT(gs_test_entries(dir), 1);
 }
 
 GS_TEST(aborted_write_leaves_nothing)
 {
     char dir[512], path[600];
-    GS_CHECK(scratch(dir));
+    GS_CHECK(gs_test_scratch_dir(dir, "fileio"));
     snprintf(path, sizeof path, "%s/x.bin", dir);
     gs_wfile wf = {0};
     gs_error e;
     GS_CHECK_INT(gs_wfile_open(&wf, path, &e), GS_OK);
     GS_CHECK_INT(gs_wfile_write(&wf, "abc", 3, &e), GS_OK);
     gs_wfile_abort(&wf);
-    GS_CHECK_INT(entries(dir), 0);
+    GS_CHECK_INT(gs_test_entries(dir), 0);
     gs_wfile_abort(&wf); /* a second abort is a no-op */
 }
 
@@ -121,7 +99,7 @@ GS_TEST(aborted_write_leaves_nothing)
 GS_TEST(a_directory_is_refused_at_open)
 {
     char dir[512], sub[600];
-    GS_CHECK(scratch(dir));
+    GS_CHECK(gs_test_scratch_dir(dir, "fileio"));
     snprintf(sub, sizeof sub, "%s/d", dir);
     GS_CHECK_INT(mkdir(sub, 0755), 0);
     gs_wfile wf = {0};
@@ -129,8 +107,8 @@ GS_TEST(a_directory_is_refused_at_open)
     GS_CHECK_INT(gs_wfile_open(&wf, sub, &e), GS_ERR_IO);
     GS_CHECK(strstr(e.msg, "is a directory") != NULL);
     GS_CHECK(wf.fp == NULL && wf.tmp == NULL);
-    GS_CHECK_INT(entries(dir), 1);
-    GS_CHECK_INT(entries(sub), 0);
+    GS_CHECK_INT(gs_test_entries(dir), 1);
+    GS_CHECK_INT(gs_test_entries(sub), 0);
     gs_wfile_abort(&wf); /* no-op */
 }
 
@@ -158,13 +136,13 @@ static int is_chr(const char *path)
 GS_TEST(a_device_is_written_into_not_replaced)
 {
     char dir[512], null_dev[600], full_dev[600];
-    GS_CHECK(scratch(dir));
+    GS_CHECK(gs_test_scratch_dir(dir, "fileio"));
     if (!make_dev(null_dev, sizeof null_dev, dir, "null", 3) ||
         !make_dev(full_dev, sizeof full_dev, dir, "full", 7))
         return;
     write_bytes(null_dev, 100000, 5);
     GS_CHECK(is_chr(null_dev));
-    GS_CHECK_INT(entries(dir), 2);
+    GS_CHECK_INT(gs_test_entries(dir), 2);
     gs_wfile wf = {0};
     gs_error e = {0};
     GS_CHECK_INT(gs_wfile_open(&wf, full_dev, &e), GS_OK);
@@ -174,14 +152,14 @@ GS_TEST(a_device_is_written_into_not_replaced)
     GS_CHECK(strstr(e.msg, full_dev) != NULL);
     GS_CHECK(strstr(e.msg, "No space left on device") != NULL);
     GS_CHECK(is_chr(full_dev));
-    GS_CHECK_INT(entries(dir), 2);
+    GS_CHECK_INT(gs_test_entries(dir), 2);
 }
 
 /* A FIFO receives the bytes (a reader holds it open here) and stays a FIFO. */
 GS_TEST(a_fifo_receives_the_bytes)
 {
     char dir[512], fifo[600];
-    GS_CHECK(scratch(dir));
+    GS_CHECK(gs_test_scratch_dir(dir, "fileio"));
     snprintf(fifo, sizeof fifo, "%s/fifo", dir);
     GS_CHECK_INT(mkfifo(fifo, 0644), 0);
     int rd = open(fifo, O_RDONLY | O_NONBLOCK); /* a reader: the writer's open does not wait */
@@ -197,7 +175,7 @@ GS_TEST(a_fifo_receives_the_bytes)
     GS_CHECK(memcmp(got, "results", 7) == 0);
     struct stat st;
     GS_CHECK(lstat(fifo, &st) == 0 && S_ISFIFO(st.st_mode));
-    GS_CHECK_INT(entries(dir), 1);
+    GS_CHECK_INT(gs_test_entries(dir), 1);
 }
 
 /* A symlink to a regular file stays a symlink: its file gets the new bytes
@@ -205,7 +183,7 @@ GS_TEST(a_fifo_receives_the_bytes)
 GS_TEST(a_symlink_keeps_pointing_at_its_file)
 {
     char dir[512], file[600], link[600];
-    GS_CHECK(scratch(dir));
+    GS_CHECK(gs_test_scratch_dir(dir, "fileio"));
     snprintf(file, sizeof file, "%s/w.npy", dir);
     snprintf(link, sizeof link, "%s/latest.npy", dir);
     write_bytes(file, 10, 1);
@@ -214,7 +192,7 @@ GS_TEST(a_symlink_keeps_pointing_at_its_file)
     struct stat st;
     GS_CHECK(lstat(link, &st) == 0 && S_ISLNK(st.st_mode));
     GS_CHECK(stat(file, &st) == 0 && st.st_size == 20);
-    GS_CHECK_INT(entries(dir), 2);
+    GS_CHECK_INT(gs_test_entries(dir), 2);
 }
 
 /* A name of an open descriptor (/dev/fd/N, /proc/self/fd/N; /dev/stdout is
@@ -224,7 +202,7 @@ GS_TEST(a_symlink_keeps_pointing_at_its_file)
 GS_TEST(an_open_descriptor_is_appended_to)
 {
     char dir[512], log[600], name[64];
-    GS_CHECK(scratch(dir));
+    GS_CHECK(gs_test_scratch_dir(dir, "fileio"));
     snprintf(log, sizeof log, "%s/log.txt", dir);
     for (int k = 0; k < 2; k++) {
         int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -249,7 +227,7 @@ GS_TEST(an_open_descriptor_is_appended_to)
         close(fd);
         GS_CHECK_MSG(!strcmp(buf, "keep\nnew\n"), "%s", buf);
         GS_CHECK(stat(log, &after) == 0 && after.st_ino == before.st_ino);
-        GS_CHECK_INT(entries(dir), 1);
+        GS_CHECK_INT(gs_test_entries(dir), 1);
     }
     /* a closed descriptor's name is no alias: a new file beside nothing */
     gs_wfile wf;
@@ -283,17 +261,17 @@ static long file_size(const char *path)
 GS_TEST(a_dangling_symlink_creates_its_file)
 {
     char dir[512], link[600], target[600];
-    GS_CHECK(scratch(dir));
+    GS_CHECK(gs_test_scratch_dir(dir, "fileio"));
     snprintf(link, sizeof link, "%s/dl.csv", dir);
     snprintf(target, sizeof target, "%s/target.csv", dir);
     GS_CHECK_INT(symlink("target.csv", link), 0);
     gs_error e;
     GS_CHECK_INT(gs_wfile_probe(link, &e), GS_OK);
-    GS_CHECK_INT(entries(dir), 1);
+    GS_CHECK_INT(gs_test_entries(dir), 1);
     write_bytes(link, 30, 4);
     GS_CHECK(is_link_to(link, "target.csv"));
     GS_CHECK_INT(file_size(target), 30);
-    GS_CHECK_INT(entries(dir), 2); /* no temporary file left */
+    GS_CHECK_INT(gs_test_entries(dir), 2); /* no temporary file left */
     GS_CHECK_INT(gs_file_same(link, target), 1);
     /* an absolute link text, the same */
     char abs_link[600], abs_target[600];
@@ -304,7 +282,7 @@ GS_TEST(a_dangling_symlink_creates_its_file)
     write_bytes(abs_link, 7, 1);
     GS_CHECK(is_link_to(abs_link, abs_target));
     GS_CHECK_INT(file_size(abs_target), 7);
-    GS_CHECK_INT(entries(dir), 4);
+    GS_CHECK_INT(gs_test_entries(dir), 4);
 }
 
 /* A chain of two dangling links, each one's text read from its own
@@ -312,7 +290,7 @@ GS_TEST(a_dangling_symlink_creates_its_file)
 GS_TEST(a_chain_of_dangling_symlinks)
 {
     char dir[512], sub[600], l1[600], l2[600], t[600], wrong[600];
-    GS_CHECK(scratch(dir));
+    GS_CHECK(gs_test_scratch_dir(dir, "fileio"));
     snprintf(sub, sizeof sub, "%s/sub", dir);
     snprintf(l1, sizeof l1, "%s/l1", dir);
     snprintf(l2, sizeof l2, "%s/sub/l2", dir);
@@ -326,13 +304,13 @@ GS_TEST(a_chain_of_dangling_symlinks)
     GS_CHECK(is_link_to(l2, "t.bin"));
     GS_CHECK_INT(file_size(t), 11);
     GS_CHECK_INT(file_size(wrong), -1);
-    GS_CHECK_INT(entries(dir), 2);
-    GS_CHECK_INT(entries(sub), 2);
+    GS_CHECK_INT(gs_test_entries(dir), 2);
+    GS_CHECK_INT(gs_test_entries(sub), 2);
     /* written again through the chain, now to an existing file */
     write_bytes(l1, 5, 3);
     GS_CHECK(is_link_to(l1, "sub/l2") && is_link_to(l2, "t.bin"));
     GS_CHECK_INT(file_size(t), 5);
-    GS_CHECK_INT(entries(sub), 2);
+    GS_CHECK_INT(gs_test_entries(sub), 2);
 }
 
 /* A dangling link whose file cannot be created: a link into a missing
@@ -342,7 +320,7 @@ GS_TEST(a_chain_of_dangling_symlinks)
 GS_TEST(a_dangling_symlink_that_cannot_be_followed_stays)
 {
     char dir[512], nodir[600], loop1[600], loop2[600], fdlink[600], fdtext[64];
-    GS_CHECK(scratch(dir));
+    GS_CHECK(gs_test_scratch_dir(dir, "fileio"));
     snprintf(nodir, sizeof nodir, "%s/nodir.csv", dir);
     snprintf(loop1, sizeof loop1, "%s/loop1", dir);
     snprintf(loop2, sizeof loop2, "%s/loop2", dir);
@@ -375,7 +353,7 @@ GS_TEST(a_dangling_symlink_that_cannot_be_followed_stays)
     GS_CHECK(is_link_to(loop1, "loop2"));
     GS_CHECK(is_link_to(loop2, "loop1"));
     GS_CHECK(is_link_to(fdlink, fdtext));
-    GS_CHECK_INT(entries(dir), 4);
+    GS_CHECK_INT(gs_test_entries(dir), 4);
 }
 
 /* gs_wfile_flush reports a full device's ENOSPC before any commit (a
@@ -384,7 +362,7 @@ GS_TEST(a_dangling_symlink_that_cannot_be_followed_stays)
 GS_TEST(flush_reports_before_the_commit)
 {
     char dir[512], path[600], full_dev[600];
-    GS_CHECK(scratch(dir));
+    GS_CHECK(gs_test_scratch_dir(dir, "fileio"));
     snprintf(path, sizeof path, "%s/a.bin", dir);
     gs_wfile wf = {0};
     gs_error e = {0};
@@ -394,7 +372,7 @@ GS_TEST(flush_reports_before_the_commit)
     GS_CHECK_INT(file_size(path), -1); /* not committed yet */
     GS_CHECK_INT(gs_wfile_commit(&wf, &e), GS_OK);
     GS_CHECK_INT(file_size(path), 3);
-    GS_CHECK_INT(entries(dir), 1);
+    GS_CHECK_INT(gs_test_entries(dir), 1);
     if (!make_dev(full_dev, sizeof full_dev, dir, "full", 7))
         return;
     GS_CHECK_INT(gs_wfile_open(&wf, full_dev, &e), GS_OK);
@@ -403,7 +381,7 @@ GS_TEST(flush_reports_before_the_commit)
     GS_CHECK_INT(e.sys_errno, ENOSPC);
     gs_wfile_abort(&wf);
     GS_CHECK(is_chr(full_dev));
-    GS_CHECK_INT(entries(dir), 2);
+    GS_CHECK_INT(gs_test_entries(dir), 2);
 }
 
 /* The probe reports what the open would (a missing directory, a directory)
@@ -411,7 +389,7 @@ GS_TEST(flush_reports_before_the_commit)
 GS_TEST(probe_leaves_nothing)
 {
     char dir[512], path[600], fifo[600];
-    GS_CHECK(scratch(dir));
+    GS_CHECK(gs_test_scratch_dir(dir, "fileio"));
     gs_error e;
     snprintf(path, sizeof path, "%s/no/w.npy", dir);
     GS_CHECK_INT(gs_wfile_probe(path, &e), GS_ERR_IO);
@@ -420,17 +398,17 @@ GS_TEST(probe_leaves_nothing)
     GS_CHECK(strstr(e.msg, "is a directory") != NULL);
     snprintf(path, sizeof path, "%s/w.npy", dir);
     GS_CHECK_INT(gs_wfile_probe(path, &e), GS_OK);
-    GS_CHECK_INT(entries(dir), 0);
+    GS_CHECK_INT(gs_test_entries(dir), 0);
     snprintf(fifo, sizeof fifo, "%s/fifo", dir);
     GS_CHECK_INT(mkfifo(fifo, 0644), 0);
     GS_CHECK_INT(gs_wfile_probe(fifo, &e), GS_OK);
-    GS_CHECK_INT(entries(dir), 1);
+    GS_CHECK_INT(gs_test_entries(dir), 1);
 }
 
 GS_TEST(same_file_through_links_and_new_names)
 {
     char dir[512], a[600], hard[600], sym[600], b[600], fresh[600], fresh2[600];
-    GS_CHECK(scratch(dir));
+    GS_CHECK(gs_test_scratch_dir(dir, "fileio"));
     snprintf(a, sizeof a, "%s/g.npy", dir);
     snprintf(hard, sizeof hard, "%s/hard.npy", dir);
     snprintf(sym, sizeof sym, "%s/sym.npy", dir);
@@ -448,7 +426,7 @@ GS_TEST(same_file_through_links_and_new_names)
     GS_CHECK_INT(gs_file_same(fresh, fresh2), 1);  /* one new name, spelled twice */
     GS_CHECK_INT(gs_file_same(fresh, a), 0);
     GS_CHECK_INT(gs_file_same(fresh, dir), 0);     /* a new name and its directory */
-    GS_CHECK_INT(entries(dir), 4);
+    GS_CHECK_INT(gs_test_entries(dir), 4);
 }
 
 GS_TEST_MAIN()

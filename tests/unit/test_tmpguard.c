@@ -15,28 +15,6 @@
 #include "gs_test.h"
 #include "tmpguard.h"
 
-/* A scratch directory of its own, emptied. */
-static const char *scratch(char dir[512], const char *name)
-{
-    gs_test_tmp_path(dir, 512, name);
-    char cmd[600];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    if (system(cmd) != 0 || mkdir(dir, 0755) != 0)
-        return NULL;
-    return dir;
-}
-
-static int entries(const char *dir)
-{
-    DIR *d = opendir(dir);
-    int n = 0;
-    for (struct dirent *e; d && (e = readdir(d));)
-        n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
-    if (d)
-        closedir(d);
-    return n;
-}
-
 /* The child: one file committed (kept), one open (armed), a staging
  * directory with a file in it, then SIGTERM. */
 static void child_then_signal(const char *dir)
@@ -63,7 +41,7 @@ static void child_then_signal(const char *dir)
 GS_TEST(a_signal_removes_the_armed_files_and_directory)
 {
     char dir[512];
-    GS_CHECK(scratch(dir, "tmpguard1"));
+    GS_CHECK(gs_test_scratch_dir(dir, "tmpguard1"));
     const pid_t pid = fork();
     GS_CHECK(pid >= 0);
     if (pid == 0)
@@ -75,7 +53,7 @@ GS_TEST(a_signal_removes_the_armed_files_and_directory)
     snprintf(kept, sizeof kept, "%s/kept.bin", dir);
     struct stat sb;
     GS_CHECK(stat(kept, &sb) == 0 && sb.st_size == 1); /* committed: stays */
-    GS_CHECK_INT(entries(dir), 1); /* no open.bin.tmp.*, no staging directory */
+    GS_CHECK_INT(gs_test_entries(dir), 1); /* no open.bin.tmp.*, no staging directory */
 }
 
 /* An aborted file leaves nothing; nested installs keep the handler until
@@ -83,7 +61,7 @@ GS_TEST(a_signal_removes_the_armed_files_and_directory)
 GS_TEST(abort_and_nested_installs)
 {
     char dir[512], path[600];
-    GS_CHECK(scratch(dir, "tmpguard2"));
+    GS_CHECK(gs_test_scratch_dir(dir, "tmpguard2"));
     snprintf(path, sizeof path, "%s/x.bin", dir);
     struct sigaction before, now;
     GS_CHECK(sigaction(SIGHUP, NULL, &before) == 0);
@@ -93,7 +71,7 @@ GS_TEST(abort_and_nested_installs)
     gs_error e;
     GS_CHECK(gs_tmpguard_open(&wf, path, &e) == GS_OK);
     gs_tmpguard_abort(&wf);
-    GS_CHECK_INT(entries(dir), 0);
+    GS_CHECK_INT(gs_test_entries(dir), 0);
     gs_tmpguard_abort(&wf); /* a zeroed wf: no-op */
     gs_tmpguard_uninstall();
     GS_CHECK(sigaction(SIGHUP, NULL, &now) == 0);
