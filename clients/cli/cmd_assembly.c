@@ -193,9 +193,10 @@ static int wait_precompute(gc_ctx *cx, const char *prog, int quiet, cJSON **ans,
         gc_sleep(0.25);
         cJSON *next = NULL;
         gc_buf b = {0};
-        gc_req rq = {.method = "GET", .path = path};
+        long status = 0;
+        gc_req rq = {.method = "GET", .path = path, .status = &status};
         const int rc = gc_call_json(cx, prog, &rq, &next, &b);
-        if (rc == GC_ESERVER && gc_last_status() == 404) {
+        if (rc == GC_ESERVER && status == 404) {
             fprintf(stderr, "%s: stopped waiting: assembly %s was deleted on the server\n", prog,
                     id);
             return rc;

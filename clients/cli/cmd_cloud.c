@@ -92,13 +92,14 @@ static int wait_job(gc_ctx *cx, const char *prog, const char *job, int quiet, cJ
     for (;;) {
         cJSON *j = NULL;
         gc_buf b = {0};
-        gc_req rq = {.method = "GET", .path = can_wait ? held : base};
+        long status = 0;
+        gc_req rq = {.method = "GET", .path = can_wait ? held : base, .status = &status};
         const double asked = gs_now();
         int rc = gc_call_json(cx, prog, &rq, &j, &b);
         if (rc != GC_OK) { /* the error is printed on a line of its own (gs_progress_break) */
             if (!quiet)
                 gs_progress_end(&pg);
-            if (rc == GC_ESERVER && gc_last_status() == 404) /* its assembly deleted, say */
+            if (rc == GC_ESERVER && status == 404) /* its assembly deleted, say */
                 fprintf(stderr, "%s: stopped waiting: job %s was deleted on the server\n", prog,
                         job);
             else

@@ -66,13 +66,6 @@ typedef struct {
     int sink_failed, sink_errno, oom;
 } write_ctx;
 
-static long last_status;
-
-long gc_last_status(void)
-{
-    return last_status;
-}
-
 static size_t on_write(char *data, size_t size, size_t nmemb, void *ud)
 {
     write_ctx *w = ud;
@@ -115,7 +108,8 @@ static size_t on_read(char *buf, size_t size, size_t nmemb, void *ud)
 int gc_http(const gc_ctx *cx, const char *prog, const gc_req *rq, gc_resp *rs)
 {
     memset(rs, 0, sizeof *rs);
-    last_status = 0;
+    if (rq->status)
+        *rq->status = 0;
     size_t slen = strlen(cx->server);
     while (slen > 0 && cx->server[slen - 1] == '/')
         slen--;
@@ -207,7 +201,8 @@ int gc_http(const gc_ctx *cx, const char *prog, const gc_req *rq, gc_resp *rs)
     if (rc == GC_OK) {
         CURLcode cc = curl_easy_perform(h);
         curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &rs->status);
-        last_status = rs->status;
+        if (rq->status)
+            *rq->status = rs->status;
         const char *ct = NULL;
         if (curl_easy_getinfo(h, CURLINFO_CONTENT_TYPE, &ct) == CURLE_OK && ct)
             snprintf(rs->ctype, sizeof rs->ctype, "%s", ct);

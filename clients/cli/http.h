@@ -56,6 +56,8 @@ typedef struct {
     const char *accept; /* Accept header, or NULL */
     FILE *sink;         /* a 2xx answer's body goes here instead of memory */
     gc_peek *peek;      /* with sink: what went there (NULL: not kept) */
+    long *status;       /* if set: the answer's HTTP status (0: none), for a caller of
+                           gc_call_json that tells a 404 apart (deleted while waited for) */
 } gc_req;
 
 typedef struct {
@@ -80,10 +82,6 @@ void gc_http_cleanup(void);
  * with gc_resp_free. */
 int gc_http(const gc_ctx *cx, const char *prog, const gc_req *rq, gc_resp *rs);
 void gc_resp_free(gc_resp *rs);
-/* The HTTP status of the last request gc_http made (0: no answer), for a
- * caller of gc_call_json that tells a 404 apart (a job deleted while
- * waited for). */
-long gc_last_status(void);
 
 /* Report an error answer: "PROG: error CODE (HTTP S) at FIELD: MESSAGE" on
  * stderr, and with --json the server's body as is on stdout. Returns

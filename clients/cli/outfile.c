@@ -15,34 +15,31 @@ void gc_catch_signals(void)
     gs_tmpguard_install();
 }
 
+/* GC_OK for GS_OK, else GC_EFILE after "PROG: reason" on stderr. */
+static int reported(const char *prog, gs_err rc, const gs_error *e)
+{
+    if (rc == GS_OK)
+        return GC_OK;
+    fprintf(stderr, "%s: %s\n", prog, e->msg);
+    return GC_EFILE;
+}
+
 int gc_out_open(const char *prog, const char *path, gs_wfile *wf)
 {
     gs_error e;
-    if (gs_tmpguard_open(wf, path, &e) != GS_OK) {
-        fprintf(stderr, "%s: %s\n", prog, e.msg);
-        return GC_EFILE;
-    }
-    return GC_OK;
+    return reported(prog, gs_tmpguard_open(wf, path, &e), &e);
 }
 
 int gc_out_flush(const char *prog, gs_wfile *wf)
 {
     gs_error e;
-    if (gs_wfile_flush(wf, &e) != GS_OK) {
-        fprintf(stderr, "%s: %s\n", prog, e.msg);
-        return GC_EFILE;
-    }
-    return GC_OK;
+    return reported(prog, gs_wfile_flush(wf, &e), &e);
 }
 
 int gc_out_commit(const char *prog, gs_wfile *wf)
 {
     gs_error e;
-    if (gs_tmpguard_commit(wf, &e) != GS_OK) {
-        fprintf(stderr, "%s: %s\n", prog, e.msg);
-        return GC_EFILE;
-    }
-    return GC_OK;
+    return reported(prog, gs_tmpguard_commit(wf, &e), &e);
 }
 
 void gc_out_abort(gs_wfile *wf)
