@@ -11,7 +11,6 @@
  * cluster; all three run on the same runner.
  */
 #include <errno.h>
-#include <limits.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
